@@ -1,0 +1,19 @@
+"""Private numba kernels: pure functions on contiguous float64 arrays.
+
+Every kernel has a slow, literal twin in ``tests/reference/naive.py``.
+"""
+
+from .ivap import ivap_lookup, ivap_tables, ivap_upper
+from .pava import pava_blocks, pava_fit
+from .summary import merge_summaries, summarize_by_order, summarize_sorted_classes
+
+__all__ = [
+    "ivap_lookup",
+    "ivap_tables",
+    "ivap_upper",
+    "merge_summaries",
+    "pava_blocks",
+    "pava_fit",
+    "summarize_by_order",
+    "summarize_sorted_classes",
+]

@@ -1,0 +1,146 @@
+"""Inductive Venn-Abers tables F0, F1 in O(k') and their O(log k') lookup.
+
+Notation (paper 000, section 2): the calibration summary has distinct scores
+``s'_1 < ... < s'_k'`` with weights ``w_j > 0`` and positive weights ``a_j``.
+``F1[i]`` is the value at ``s'_i`` of the isotonic regression fitted to the
+calibration data plus one test observation ``(s'_i, 1)`` of weight 1, and
+``F0[i]`` the same with ``(s'_i, 0)``.  A test score strictly between ``s'_i``
+and ``s'_{i+1}`` gets ``(p0, p1) = (F0[i], F1[i+1])``; below every calibration
+score ``p0 = 0``, above every one ``p1 = 1``.
+
+``F1`` is computed by the paper's Algorithms 1 and 2 (a Graham scan for the
+greatest convex minorant, then a sweep that moves the test observation from
+the far left to the right past one calibration score at a time).  ``F0``
+follows from ``F1`` by the symmetry ``F0(s, w, a) = 1 - F1(-s, w, w - a)``.
+Weights need not be integers; the test observation always weighs 1 (the
+weights are frequency weights, in units of observations).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import jit
+
+
+@jit
+def _cross(ox, oy, ax, ay, bx, by):
+    # z-component of (A - O) x (B - O): > 0 iff O, A, B make a left turn.
+    return (ax - ox) * (by - oy) - (ay - oy) * (bx - ox)
+
+
+@jit
+def ivap_upper(w, a):
+    """Return ``F1``, the upper Venn-Abers table (paper 000, Algorithms 1-2).
+
+    Parameters
+    ----------
+    w, a : ndarray of float64 of shape (k,)
+        Weights (> 0) and positive weights (0 <= a <= w) of the sorted
+        distinct calibration scores.
+
+    Returns
+    -------
+    F1 : ndarray of float64 of shape (k,)
+    """
+    k = w.shape[0]
+    # Cumulative sum diagram P_j = (X[j], Y[j]), j = 0..k, of the calibration
+    # blocks alone.
+    X = np.empty(k + 1)
+    Y = np.empty(k + 1)
+    X[0] = 0.0
+    Y[0] = 0.0
+    for j in range(k):
+        X[j + 1] = X[j] + w[j]
+        Y[j + 1] = Y[j] + a[j]
+
+    # Algorithm 1: corners of the greatest convex minorant of the diagram with
+    # the test observation (1, 1) in front, i.e. of (-1, -1), P_0, ..., P_k.
+    hx = np.empty(k + 2)
+    hy = np.empty(k + 2)
+    hx[0] = -1.0
+    hy[0] = -1.0
+    hx[1] = 0.0
+    hy[1] = 0.0
+    h = 2
+    for j in range(1, k + 1):
+        while h > 1 and _cross(hx[h - 2], hy[h - 2], hx[h - 1], hy[h - 1], X[j], Y[j]) <= 0.0:
+            h -= 1
+        hx[h] = X[j]
+        hy[h] = Y[j]
+        h += 1
+
+    # Algorithm 2.  The stack (sx, sy) holds, from the top (index t - 1)
+    # down, the active corner and then every corner of the current minorant to
+    # the right of the active interval.  Before iteration i the test block sits
+    # just before calibration block i: the points to its left are the shifted
+    # (X[j] - 1, Y[j] - 1), j < i, those to its right (X[j], Y[j]), j >= i.
+    sx = np.empty(k + 2)
+    sy = np.empty(k + 2)
+    for t in range(h):
+        sx[t] = hx[h - 1 - t]
+        sy[t] = hy[h - 1 - t]
+    t = h
+    F1 = np.empty(k)
+    for i in range(1, k + 1):
+        # The minorant's slope over the active (test) interval.
+        F1[i - 1] = (sy[t - 2] - sy[t - 1]) / (sx[t - 2] - sx[t - 1])
+        # Swap the test block and calibration block i: the new corner
+        # candidate is the left end of the test block.
+        qx = X[i] - 1.0
+        qy = Y[i] - 1.0
+        if _cross(sx[t - 1], sy[t - 1], sx[t - 2], sy[t - 2], qx, qy) >= 0.0:
+            continue  # q is on or above the minorant, which is unchanged
+        t -= 1  # q is strictly below: it replaces the active corner
+        while t > 1 and _cross(qx, qy, sx[t - 1], sy[t - 1], sx[t - 2], sy[t - 2]) <= 0.0:
+            t -= 1
+        sx[t] = qx
+        sy[t] = qy
+        t += 1
+    return F1
+
+
+@jit
+def ivap_tables(w, a):
+    """Return ``(F0, F1)`` for a calibration summary (see module docstring)."""
+    k = w.shape[0]
+    F1 = ivap_upper(w, a)
+    rw = np.empty(k)
+    rb = np.empty(k)
+    for j in range(k):
+        rw[j] = w[k - 1 - j]
+        rb[j] = max(w[k - 1 - j] - a[k - 1 - j], 0.0)
+    G = ivap_upper(rw, rb)
+    F0 = np.empty(k)
+    for j in range(k):
+        F0[j] = 1.0 - G[k - 1 - j]
+    return F0, F1
+
+
+@jit
+def ivap_lookup(s, F0, F1, queries, p0, p1):
+    """Write the Venn-Abers pair of every query score into ``p0`` and ``p1``.
+
+    One binary search per query finds ``l``, the number of calibration
+    scores below the query.  A query equal to ``s[l]`` gets ``(F0[l], F1[l])``;
+    otherwise it lies between ``s[l-1]`` and ``s[l]`` and gets
+    ``(F0[l-1], F1[l])``, with ``F0[-1] := 0`` and ``F1[k] := 1``.
+    """
+    k = s.shape[0]
+    for q in range(queries.shape[0]):
+        v = queries[q]
+        lo = 0
+        hi = k
+        # Invariant: s[:lo] < v <= s[hi:].
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if s[mid] < v:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo < k and s[lo] == v:
+            p0[q] = F0[lo]
+            p1[q] = F1[lo]
+        else:
+            p0[q] = F0[lo - 1] if lo > 0 else 0.0
+            p1[q] = F1[lo] if lo < k else 1.0

@@ -1,0 +1,69 @@
+"""Weighted pool-adjacent-violators algorithm (PAVA).
+
+Isotonic (non-decreasing) least-squares regression of ordered values with
+positive weights.  The fit is a step function that is constant on blocks of
+adjacent points; a block's value is the weighted mean of its points (paper 001,
+proof of Lemma 1).  Here the data are given as sums: point ``i`` carries the
+weighted sum ``num[i]`` (for calibration, the positive weight ``a_i``) and the
+weight ``den[i] > 0``, so that its value is ``num[i] / den[i]``.  Blocks keep
+exact sums, never running averages.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import jit
+
+
+@jit
+def pava_blocks(num, den):
+    """Return the blocks of the isotonic fit.
+
+    Parameters
+    ----------
+    num, den : ndarray of float64 of shape (n,)
+        Weighted sums and positive weights of ordered points.
+
+    Returns
+    -------
+    ends : ndarray of intp of shape (m,)
+        One past the last index of each block (blocks are contiguous and start
+        where the previous one ends).
+    bnum, bden : ndarray of float64 of shape (m,)
+        Summed ``num`` and ``den`` of each block; the fitted value of a block
+        is ``bnum / bden``, strictly increasing from block to block.
+    """
+    n = num.shape[0]
+    ends = np.empty(n, dtype=np.intp)
+    bnum = np.empty(n)
+    bden = np.empty(n)
+    top = -1
+    # Invariant: blocks 0..top cover points 0..i-1 and their means are
+    # strictly increasing, i.e. they are the isotonic fit of that prefix.
+    for i in range(n):
+        top += 1
+        ends[top] = i + 1
+        bnum[top] = num[i]
+        bden[top] = den[i]
+        while top > 0 and bnum[top - 1] / bden[top - 1] >= bnum[top] / bden[top]:
+            bnum[top - 1] += bnum[top]
+            bden[top - 1] += bden[top]
+            ends[top - 1] = ends[top]
+            top -= 1
+    m = top + 1
+    return ends[:m].copy(), bnum[:m].copy(), bden[:m].copy()
+
+
+@jit
+def pava_fit(num, den):
+    """Return the isotonic fit at every point (see :func:`pava_blocks`)."""
+    ends, bnum, bden = pava_blocks(num, den)
+    out = np.empty(num.shape[0])
+    start = 0
+    for b in range(ends.shape[0]):
+        value = bnum[b] / bden[b]
+        for i in range(start, ends[b]):
+            out[i] = value
+        start = ends[b]
+    return out

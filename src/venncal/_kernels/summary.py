@@ -1,0 +1,150 @@
+"""Score-summary kernels: sorted distinct scores with total and positive weight.
+
+A summary of calibration data ``(s_i, y_i, w_i)`` is three arrays of equal
+length ``k'``: the distinct scores ``s'_1 < ... < s'_k'``, the total weight
+``w_j`` of the observations with score ``s'_j`` and their positive weight
+``a_j`` (the weight of those labelled 1).  Observations of zero weight are
+dropped: they change no isotonic fit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import jit
+
+
+@jit
+def summarize_sorted_classes(neg, pos):
+    """Summarize unit-weight data given the sorted scores of each class.
+
+    Parameters
+    ----------
+    neg, pos : ndarray of float64, sorted ascending
+        Scores of the observations labelled 0 and 1.
+
+    Returns
+    -------
+    s, w, a : ndarray of float64
+    """
+    n0 = neg.shape[0]
+    n1 = pos.shape[0]
+    s = np.empty(n0 + n1)
+    w = np.empty(n0 + n1)
+    a = np.empty(n0 + n1)
+    i = 0
+    j = 0
+    k = -1
+    # Invariant: s[:k+1] holds the distinct values of neg[:i] and pos[:j], in
+    # order, with their counts in w and their positive counts in a.
+    while i < n0 or j < n1:
+        if j >= n1 or (i < n0 and neg[i] <= pos[j]):
+            v = neg[i]
+            i += 1
+            pos_inc = 0.0
+        else:
+            v = pos[j]
+            j += 1
+            pos_inc = 1.0
+        if k >= 0 and s[k] == v:
+            w[k] += 1.0
+            a[k] += pos_inc
+        else:
+            k += 1
+            s[k] = v
+            w[k] = 1.0
+            a[k] = pos_inc
+    return s[: k + 1].copy(), w[: k + 1].copy(), a[: k + 1].copy()
+
+
+@jit
+def summarize_by_order(scores, y01, weights, order):
+    """Summarize weighted data given an ascending sort order of the scores.
+
+    Parameters
+    ----------
+    scores : ndarray of float64
+    y01 : ndarray of bool
+        True where the label is the positive class.
+    weights : ndarray of float64, non-negative
+    order : ndarray of intp
+        A permutation that sorts ``scores`` ascending.
+
+    Returns
+    -------
+    s, w, a : ndarray of float64
+        Zero-weight observations are left out.
+    """
+    n = order.shape[0]
+    s = np.empty(n)
+    w = np.empty(n)
+    a = np.empty(n)
+    k = -1
+    # Invariant: s[:k+1] are the distinct scores of positive weight among the
+    # first t observations in sorted order, with their weights.
+    for t in range(n):
+        idx = order[t]
+        wt = weights[idx]
+        if wt == 0.0:
+            continue
+        v = scores[idx]
+        if k >= 0 and s[k] == v:
+            w[k] += wt
+            if y01[idx]:
+                a[k] += wt
+        else:
+            k += 1
+            s[k] = v
+            w[k] = wt
+            a[k] = wt if y01[idx] else 0.0
+    return s[: k + 1].copy(), w[: k + 1].copy(), a[: k + 1].copy()
+
+
+@jit
+def merge_summaries(s1, w1, a1, s2, w2, a2):
+    """Merge two summaries; equal scores add their weights.
+
+    Returns
+    -------
+    s, w, a : ndarray of float64
+    """
+    n1 = s1.shape[0]
+    n2 = s2.shape[0]
+    s = np.empty(n1 + n2)
+    w = np.empty(n1 + n2)
+    a = np.empty(n1 + n2)
+    i = 0
+    j = 0
+    k = 0
+    # Invariant: s[:k] is the sorted union of s1[:i] and s2[:j].
+    while i < n1 and j < n2:
+        if s1[i] < s2[j]:
+            s[k] = s1[i]
+            w[k] = w1[i]
+            a[k] = a1[i]
+            i += 1
+        elif s2[j] < s1[i]:
+            s[k] = s2[j]
+            w[k] = w2[j]
+            a[k] = a2[j]
+            j += 1
+        else:
+            s[k] = s1[i]
+            w[k] = w1[i] + w2[j]
+            a[k] = a1[i] + a2[j]
+            i += 1
+            j += 1
+        k += 1
+    while i < n1:
+        s[k] = s1[i]
+        w[k] = w1[i]
+        a[k] = a1[i]
+        i += 1
+        k += 1
+    while j < n2:
+        s[k] = s2[j]
+        w[k] = w2[j]
+        a[k] = a2[j]
+        j += 1
+        k += 1
+    return s[:k].copy(), w[:k].copy(), a[:k].copy()
