@@ -5,7 +5,12 @@ Every kernel has a slow, literal twin in ``tests/reference/naive.py``.
 
 from .ivap import ivap_lookup, ivap_tables, ivap_upper
 from .pava import pava_blocks, pava_fit
-from .summary import merge_summaries, summarize_by_order, summarize_sorted_classes
+from .summary import (
+    merge_summaries,
+    split_by_label,
+    summarize_by_order,
+    summarize_sorted_classes,
+)
 
 __all__ = [
     "ivap_lookup",
@@ -14,6 +19,7 @@ __all__ = [
     "merge_summaries",
     "pava_blocks",
     "pava_fit",
+    "split_by_label",
     "summarize_by_order",
     "summarize_sorted_classes",
 ]

@@ -30,6 +30,70 @@ def _cross(ox, oy, ax, ay, bx, by):
 
 
 @jit
+def upper_sweep_into(w, a, flip, out, hx, hy):
+    """Paper 000, Algorithms 1-2, on the blocks taken in order or flipped.
+
+    With ``flip=False`` this writes ``F1`` into ``out``.  With ``flip=True``
+    it runs on the mirrored data (blocks in reverse order, positive weight
+    ``w - a``) and writes ``1 - value`` back in the original order, which is
+    ``F0`` by the symmetry ``F0(s, w, a) = 1 - F1(-s, w, w - a)``.
+    """
+    k = w.shape[0]
+    # hx, hy: scratch of length k + 2.
+    # Algorithm 1: corners of the greatest convex minorant of the cumulative
+    # sum diagram with the test observation (1, 1) in front, i.e. of the
+    # points (-1, -1), P_0 = (0, 0), P_1, ..., P_k with P_j = (X_j, Y_j) the
+    # cumulative weight and positive weight of the first j blocks.
+    hx[0] = -1.0
+    hy[0] = -1.0
+    hx[1] = 0.0
+    hy[1] = 0.0
+    h = 2
+    X = 0.0
+    Y = 0.0
+    for j in range(k):
+        jj = k - 1 - j if flip else j
+        X += w[jj]
+        Y += (w[jj] - a[jj]) if flip else a[jj]
+        while h > 1 and _cross(hx[h - 2], hy[h - 2], hx[h - 1], hy[h - 1], X, Y) <= 0.0:
+            h -= 1
+        hx[h] = X
+        hy[h] = Y
+        h += 1
+
+    # Algorithm 2.  Reverse the corners into a stack whose top (index t - 1)
+    # is the active corner; below it lie the corners of the current minorant
+    # to the right of the active interval.  Before iteration i the test block
+    # sits just before block i: the points to its left are (X_j - 1, Y_j - 1),
+    # j < i, and those to its right (X_j, Y_j), j >= i.
+    for t in range(h // 2):
+        hx[t], hx[h - 1 - t] = hx[h - 1 - t], hx[t]
+        hy[t], hy[h - 1 - t] = hy[h - 1 - t], hy[t]
+    t = h
+    slope = (hy[t - 2] - hy[t - 1]) / (hx[t - 2] - hx[t - 1])
+    X = 0.0
+    Y = 0.0
+    for i in range(k):
+        ii = k - 1 - i if flip else i
+        # The minorant's slope over the active (test) interval.
+        out[ii] = 1.0 - slope if flip else slope
+        # Swap the test block and block i; the new corner candidate is the
+        # left end of the test block.
+        X += w[ii]
+        Y += (w[ii] - a[ii]) if flip else a[ii]
+        qx = X - 1.0
+        qy = Y - 1.0
+        if _cross(hx[t - 1], hy[t - 1], hx[t - 2], hy[t - 2], qx, qy) >= 0.0:
+            continue  # q is on or above the minorant, which is unchanged
+        t -= 1  # q is strictly below: it replaces the active corner
+        while t > 1 and _cross(qx, qy, hx[t - 1], hy[t - 1], hx[t - 2], hy[t - 2]) <= 0.0:
+            t -= 1
+        hx[t] = qx
+        hy[t] = qy
+        t += 1
+        slope = (hy[t - 2] - hy[t - 1]) / (hx[t - 2] - hx[t - 1])
+
+
 def ivap_upper(w, a):
     """Return ``F1``, the upper Venn-Abers table (paper 000, Algorithms 1-2).
 
@@ -44,76 +108,20 @@ def ivap_upper(w, a):
     F1 : ndarray of float64 of shape (k,)
     """
     k = w.shape[0]
-    # Cumulative sum diagram P_j = (X[j], Y[j]), j = 0..k, of the calibration
-    # blocks alone.
-    X = np.empty(k + 1)
-    Y = np.empty(k + 1)
-    X[0] = 0.0
-    Y[0] = 0.0
-    for j in range(k):
-        X[j + 1] = X[j] + w[j]
-        Y[j + 1] = Y[j] + a[j]
-
-    # Algorithm 1: corners of the greatest convex minorant of the diagram with
-    # the test observation (1, 1) in front, i.e. of (-1, -1), P_0, ..., P_k.
-    hx = np.empty(k + 2)
-    hy = np.empty(k + 2)
-    hx[0] = -1.0
-    hy[0] = -1.0
-    hx[1] = 0.0
-    hy[1] = 0.0
-    h = 2
-    for j in range(1, k + 1):
-        while h > 1 and _cross(hx[h - 2], hy[h - 2], hx[h - 1], hy[h - 1], X[j], Y[j]) <= 0.0:
-            h -= 1
-        hx[h] = X[j]
-        hy[h] = Y[j]
-        h += 1
-
-    # Algorithm 2.  The stack (sx, sy) holds, from the top (index t - 1)
-    # down, the active corner and then every corner of the current minorant to
-    # the right of the active interval.  Before iteration i the test block sits
-    # just before calibration block i: the points to its left are the shifted
-    # (X[j] - 1, Y[j] - 1), j < i, those to its right (X[j], Y[j]), j >= i.
-    sx = np.empty(k + 2)
-    sy = np.empty(k + 2)
-    for t in range(h):
-        sx[t] = hx[h - 1 - t]
-        sy[t] = hy[h - 1 - t]
-    t = h
-    F1 = np.empty(k)
-    for i in range(1, k + 1):
-        # The minorant's slope over the active (test) interval.
-        F1[i - 1] = (sy[t - 2] - sy[t - 1]) / (sx[t - 2] - sx[t - 1])
-        # Swap the test block and calibration block i: the new corner
-        # candidate is the left end of the test block.
-        qx = X[i] - 1.0
-        qy = Y[i] - 1.0
-        if _cross(sx[t - 1], sy[t - 1], sx[t - 2], sy[t - 2], qx, qy) >= 0.0:
-            continue  # q is on or above the minorant, which is unchanged
-        t -= 1  # q is strictly below: it replaces the active corner
-        while t > 1 and _cross(qx, qy, sx[t - 1], sy[t - 1], sx[t - 2], sy[t - 2]) <= 0.0:
-            t -= 1
-        sx[t] = qx
-        sy[t] = qy
-        t += 1
-    return F1
+    out = np.empty(k)
+    upper_sweep_into(w, a, False, out, np.empty(k + 2), np.empty(k + 2))
+    return out
 
 
-@jit
 def ivap_tables(w, a):
     """Return ``(F0, F1)`` for a calibration summary (see module docstring)."""
     k = w.shape[0]
-    F1 = ivap_upper(w, a)
-    rw = np.empty(k)
-    rb = np.empty(k)
-    for j in range(k):
-        rw[j] = w[k - 1 - j]
-        rb[j] = max(w[k - 1 - j] - a[k - 1 - j], 0.0)
-    G = ivap_upper(rw, rb)
     F0 = np.empty(k)
-    for j in range(k):
-        F0[j] = 1.0 - G[k - 1 - j]
+    F1 = np.empty(k)
+    hx = np.empty(k + 2)
+    hy = np.empty(k + 2)
+    upper_sweep_into(w, a, True, F0, hx, hy)
+    upper_sweep_into(w, a, False, F1, hx, hy)
     return F0, F1
 
 

@@ -5,6 +5,11 @@ length ``k'``: the distinct scores ``s'_1 < ... < s'_k'``, the total weight
 ``w_j`` of the observations with score ``s'_j`` and their positive weight
 ``a_j`` (the weight of those labelled 1).  Observations of zero weight are
 dropped: they change no isotonic fit.
+
+The jitted ``*_into`` kernels write into buffers allocated by their Python
+wrappers: numpy's allocator asks the kernel for huge pages, which makes a
+fresh multi-megabyte buffer several times cheaper to fill than one
+allocated inside a kernel.
 """
 
 from __future__ import annotations
@@ -14,31 +19,45 @@ import numpy as np
 from ._jit import jit
 
 
+def _buffers(n):
+    return np.empty(n), np.empty(n), np.empty(n)
+
+
+def _trim(s, w, a, k):
+    # Keep the first k entries.  Copy only when that frees at least half of the
+    # buffers; a view of a buffer at most twice its size wastes little memory,
+    # and a copy of a large array is not free.
+    if 2 * k < s.shape[0]:
+        return s[:k].copy(), w[:k].copy(), a[:k].copy()
+    return s[:k], w[:k], a[:k]
+
+
 @jit
-def summarize_sorted_classes(neg, pos):
-    """Summarize unit-weight data given the sorted scores of each class.
+def split_by_label_into(scores, y01, neg, pos):
+    """Copy the scores with ``y01`` False into ``neg`` and True into ``pos``, in order."""
+    i = 0
+    j = 0
+    for t in range(scores.shape[0]):
+        if y01[t]:
+            pos[j] = scores[t]
+            j += 1
+        else:
+            neg[i] = scores[t]
+            i += 1
 
-    Parameters
-    ----------
-    neg, pos : ndarray of float64, sorted ascending
-        Scores of the observations labelled 0 and 1.
 
-    Returns
-    -------
-    s, w, a : ndarray of float64
-    """
+@jit
+def summarize_sorted_classes_into(neg, pos, s, w, a):
+    """Summarize unit-weight data from the sorted scores of each class; return k'."""
     n0 = neg.shape[0]
     n1 = pos.shape[0]
-    s = np.empty(n0 + n1)
-    w = np.empty(n0 + n1)
-    a = np.empty(n0 + n1)
     i = 0
     j = 0
     k = -1
     # Invariant: s[:k+1] holds the distinct values of neg[:i] and pos[:j], in
     # order, with their counts in w and their positive counts in a.
-    while i < n0 or j < n1:
-        if j >= n1 or (i < n0 and neg[i] <= pos[j]):
+    while i < n0 and j < n1:
+        if neg[i] <= pos[j]:
             v = neg[i]
             i += 1
             pos_inc = 0.0
@@ -54,35 +73,37 @@ def summarize_sorted_classes(neg, pos):
             s[k] = v
             w[k] = 1.0
             a[k] = pos_inc
-    return s[: k + 1].copy(), w[: k + 1].copy(), a[: k + 1].copy()
+    while i < n0:
+        v = neg[i]
+        i += 1
+        if k >= 0 and s[k] == v:
+            w[k] += 1.0
+        else:
+            k += 1
+            s[k] = v
+            w[k] = 1.0
+            a[k] = 0.0
+    while j < n1:
+        v = pos[j]
+        j += 1
+        if k >= 0 and s[k] == v:
+            w[k] += 1.0
+            a[k] += 1.0
+        else:
+            k += 1
+            s[k] = v
+            w[k] = 1.0
+            a[k] = 1.0
+    return k + 1
 
 
 @jit
-def summarize_by_order(scores, y01, weights, order):
-    """Summarize weighted data given an ascending sort order of the scores.
-
-    Parameters
-    ----------
-    scores : ndarray of float64
-    y01 : ndarray of bool
-        True where the label is the positive class.
-    weights : ndarray of float64, non-negative
-    order : ndarray of intp
-        A permutation that sorts ``scores`` ascending.
-
-    Returns
-    -------
-    s, w, a : ndarray of float64
-        Zero-weight observations are left out.
-    """
-    n = order.shape[0]
-    s = np.empty(n)
-    w = np.empty(n)
-    a = np.empty(n)
+def summarize_by_order_into(scores, y01, weights, order, s, w, a):
+    """Summarize weighted data given an ascending sort order; return k'."""
     k = -1
     # Invariant: s[:k+1] are the distinct scores of positive weight among the
     # first t observations in sorted order, with their weights.
-    for t in range(n):
+    for t in range(order.shape[0]):
         idx = order[t]
         wt = weights[idx]
         if wt == 0.0:
@@ -97,22 +118,14 @@ def summarize_by_order(scores, y01, weights, order):
             s[k] = v
             w[k] = wt
             a[k] = wt if y01[idx] else 0.0
-    return s[: k + 1].copy(), w[: k + 1].copy(), a[: k + 1].copy()
+    return k + 1
 
 
 @jit
-def merge_summaries(s1, w1, a1, s2, w2, a2):
-    """Merge two summaries; equal scores add their weights.
-
-    Returns
-    -------
-    s, w, a : ndarray of float64
-    """
+def merge_summaries_into(s1, w1, a1, s2, w2, a2, s, w, a):
+    """Merge two summaries into ``(s, w, a)``; equal scores add up.  Return k'."""
     n1 = s1.shape[0]
     n2 = s2.shape[0]
-    s = np.empty(n1 + n2)
-    w = np.empty(n1 + n2)
-    a = np.empty(n1 + n2)
     i = 0
     j = 0
     k = 0
@@ -147,4 +160,64 @@ def merge_summaries(s1, w1, a1, s2, w2, a2):
         a[k] = a2[j]
         j += 1
         k += 1
-    return s[:k].copy(), w[:k].copy(), a[:k].copy()
+    return k
+
+
+def split_by_label(scores, y01):
+    """Return ``(scores[~y01], scores[y01])`` in one pass."""
+    n1 = int(np.count_nonzero(y01))
+    neg = np.empty(scores.shape[0] - n1)
+    pos = np.empty(n1)
+    split_by_label_into(scores, y01, neg, pos)
+    return neg, pos
+
+
+def summarize_sorted_classes(neg, pos):
+    """Summarize unit-weight data given the sorted scores of each class.
+
+    Parameters
+    ----------
+    neg, pos : ndarray of float64, sorted ascending
+        Scores of the observations labelled 0 and 1.
+
+    Returns
+    -------
+    s, w, a : ndarray of float64
+    """
+    bufs = _buffers(neg.shape[0] + pos.shape[0])
+    k = summarize_sorted_classes_into(neg, pos, *bufs)
+    return _trim(*bufs, k)
+
+
+def summarize_by_order(scores, y01, weights, order):
+    """Summarize weighted data given an ascending sort order of the scores.
+
+    Parameters
+    ----------
+    scores : ndarray of float64
+    y01 : ndarray of bool
+        True where the label is the positive class.
+    weights : ndarray of float64, non-negative
+    order : ndarray of intp
+        A permutation that sorts ``scores`` ascending.
+
+    Returns
+    -------
+    s, w, a : ndarray of float64
+        Zero-weight observations are left out.
+    """
+    bufs = _buffers(order.shape[0])
+    k = summarize_by_order_into(scores, y01, weights, order, *bufs)
+    return _trim(*bufs, k)
+
+
+def merge_summaries(s1, w1, a1, s2, w2, a2):
+    """Merge two summaries; equal scores add their weights.
+
+    Returns
+    -------
+    s, w, a : ndarray of float64
+    """
+    bufs = _buffers(s1.shape[0] + s2.shape[0])
+    k = merge_summaries_into(s1, w1, a1, s2, w2, a2, *bufs)
+    return _trim(*bufs, k)

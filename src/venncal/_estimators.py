@@ -1,0 +1,158 @@
+"""Helpers shared by the estimator wrappers: rows, fit parameters, scores."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.linear_model import LogisticRegression
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import column_or_1d, has_fit_parameter
+
+__all__ = [
+    "RESPONSE_METHODS",
+    "binary_targets",
+    "check_weighted_classes",
+    "default_estimator",
+    "fit_estimator",
+    "n_samples",
+    "positive_scores",
+    "take_rows",
+]
+
+RESPONSE_METHODS = ("auto", "predict_proba", "decision_function")
+
+
+def default_estimator():
+    """The base estimator used when none is given: logistic regression."""
+    return LogisticRegression()
+
+
+def as_rows(X):
+    """Return ``X`` in a form that supports row selection."""
+    if hasattr(X, "iloc"):
+        return X
+    if sp.issparse(X):
+        return X if X.format in ("csr", "csc") else X.tocsr()
+    return np.asarray(X)
+
+
+def n_samples(X) -> int:
+    """Number of rows of ``X``."""
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) > 0:
+        return int(shape[0])
+    return len(X)
+
+
+def take_rows(X, idx):
+    """Rows ``idx`` of an array, sparse matrix or DataFrame."""
+    if hasattr(X, "iloc"):
+        return X.iloc[idx]
+    return X[idx]
+
+
+def binary_targets(estimator_name: str, y):
+    """Validate classification targets; return ``(y, classes_, y01)``.
+
+    Raises the errors a scikit-learn classifier raises: ``ValueError`` for
+    continuous targets, for a single class, and (binary only) for more than
+    two classes.
+    """
+    y = column_or_1d(y, warn=True)
+    if y.shape[0] == 0:
+        raise ValueError(f"{estimator_name} needs at least one sample; got 0 samples")
+    if y.dtype.kind == "f" and not np.isfinite(y).all():
+        raise ValueError("Input y contains NaN or infinity; labels must be two classes")
+    check_classification_targets(y)
+    classes = np.unique(y)
+    if classes.shape[0] < 2:
+        raise ValueError(
+            f"{estimator_name} needs samples of at least 2 classes in the data, but the data "
+            f"contains only one class: {classes[0]!r}"
+        )
+    if classes.shape[0] > 2 or type_of_target(y) != "binary":
+        raise ValueError(
+            f"Only binary classification is supported. The type of the target is "
+            f"{type_of_target(y)} ({classes.shape[0]} classes); {estimator_name} needs two. "
+            "Wrap it in sklearn.multiclass.OneVsRestClassifier for more classes."
+        )
+    return y, classes, y == classes[1]
+
+
+def check_weighted_classes(estimator_name: str, classes, y01, sample_weight) -> None:
+    """Raise if a class has zero total weight (it is then absent from the data)."""
+    if sample_weight is None:
+        return
+    for label, mask in ((classes[0], ~y01), (classes[1], y01)):
+        if not (sample_weight[mask] > 0).any():
+            raise ValueError(
+                f"{estimator_name} needs samples of at least 2 classes with positive weight; "
+                f"class {label!r} has zero total sample_weight"
+            )
+
+
+def slice_fit_params(fit_params: dict, idx, n: int) -> dict:
+    """Select rows ``idx`` of every fit parameter that has one value per sample."""
+    out = {}
+    for key, value in fit_params.items():
+        if value is not None and not np.isscalar(value) and hasattr(value, "__len__"):
+            if n_samples(value) == n:
+                out[key] = take_rows(as_rows(value), idx)
+                continue
+        out[key] = value
+    return out
+
+
+def fit_estimator(estimator, X, y, sample_weight, fit_params):
+    """Fit ``estimator``, passing ``sample_weight`` only when given."""
+    if sample_weight is not None:
+        if has_fit_parameter(estimator, "sample_weight"):
+            return estimator.fit(X, y, sample_weight=sample_weight, **fit_params)
+        warnings.warn(
+            f"{type(estimator).__name__} does not accept sample_weight; the weights are used "
+            "only for the calibration",
+            UserWarning,
+            stacklevel=3,
+        )
+    return estimator.fit(X, y, **fit_params)
+
+
+def positive_scores(estimator, X, positive_label, response_method: str) -> np.ndarray:
+    """Scores of the positive class from a fitted binary classifier.
+
+    ``response_method="auto"`` uses ``predict_proba`` when the estimator has
+    it and ``decision_function`` otherwise.
+    """
+    if response_method == "auto":
+        response_method = (
+            "predict_proba" if hasattr(estimator, "predict_proba") else "decision_function"
+        )
+    if not hasattr(estimator, response_method):
+        raise AttributeError(
+            f"{type(estimator).__name__} has no {response_method}; choose another "
+            "response_method"
+        )
+    out = np.asarray(getattr(estimator, response_method)(X))
+    classes = getattr(estimator, "classes_", None)
+    if response_method == "predict_proba":
+        if classes is None:
+            col = 1
+        else:
+            hits = np.flatnonzero(np.asarray(classes) == positive_label)
+            if hits.shape[0] == 0:
+                raise ValueError(
+                    f"the base estimator was fitted without the positive class {positive_label!r}"
+                )
+            col = int(hits[0])
+        return np.ascontiguousarray(out[:, col], dtype=np.float64)
+    if out.ndim == 2:
+        if out.shape[1] != 1:
+            raise ValueError(
+                f"decision_function returned shape {out.shape}; a binary classifier's is (n,)"
+            )
+        out = out[:, 0]
+    if classes is not None and len(classes) == 2 and classes[1] != positive_label:
+        out = -out
+    return np.ascontiguousarray(out, dtype=np.float64)

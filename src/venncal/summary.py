@@ -1,0 +1,139 @@
+"""The score summary: sorted distinct scores with total and positive weight."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._kernels import (
+    merge_summaries,
+    split_by_label,
+    summarize_by_order,
+    summarize_sorted_classes,
+)
+from ._validation import check_sample_weight, check_scores
+
+__all__ = ["ScoreSummary"]
+
+
+def summarize(scores: np.ndarray, y01: np.ndarray, weights: np.ndarray | None):
+    """Reduce validated arrays to ``(s, w, a)`` (see :class:`ScoreSummary`)."""
+    if weights is None:
+        neg, pos = split_by_label(scores, y01)
+        neg.sort()
+        pos.sort()
+        return summarize_sorted_classes(neg, pos)
+    order = np.argsort(scores)
+    return summarize_by_order(scores, y01, weights, order)
+
+
+class ScoreSummary:
+    """Calibration data reduced to sorted distinct scores and their weights.
+
+    Every batch calibrator in venncal depends on the calibration data only
+    through this summary, and two summaries merge exactly, so calibration
+    data can be reduced in pieces (for example per partition of a
+    distributed data set) and merged before fitting.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (k,)
+        Strictly increasing distinct scores.
+    weights : ndarray of shape (k,)
+        Total (frequency) weight of the observations at each score, > 0.
+    positive_weights : ndarray of shape (k,)
+        Weight of the observations labelled 1 at each score.
+
+    Examples
+    --------
+    >>> from venncal import ScoreSummary
+    >>> s = ScoreSummary.from_arrays([0.3, 0.1, 0.3, 0.9], [1, 0, 0, 1])
+    >>> s.scores, s.weights, s.positive_weights
+    (array([0.1, 0.3, 0.9]), array([1., 2., 1.]), array([0., 1., 1.]))
+    >>> s.merge(ScoreSummary.from_arrays([0.3], [1])).weights
+    array([1., 3., 1.])
+    """
+
+    __slots__ = ("positive_weights", "scores", "weights")
+
+    def __init__(self, scores, weights, positive_weights):
+        s = np.ascontiguousarray(scores, dtype=np.float64)
+        w = np.ascontiguousarray(weights, dtype=np.float64)
+        a = np.ascontiguousarray(positive_weights, dtype=np.float64)
+        if s.ndim != 1 or s.shape != w.shape or s.shape != a.shape:
+            raise ValueError("scores, weights and positive_weights must be 1-D of equal length")
+        if s.shape[0] and not (np.all(np.isfinite(s)) and np.all(np.diff(s) > 0)):
+            raise ValueError("summary scores must be finite and strictly increasing")
+        if not (np.all(w > 0) and np.all(a >= 0) and np.all(a <= w)):
+            raise ValueError("summary weights must satisfy 0 <= positive_weights <= weights, 0 < weights")
+        self.scores = s
+        self.weights = w
+        self.positive_weights = a
+
+    @classmethod
+    def from_arrays(cls, scores, y, sample_weight=None) -> ScoreSummary:
+        """Summarize scores with labels in {0, 1} (or booleans).
+
+        Parameters
+        ----------
+        scores : array-like of shape (n_samples,)
+        y : array-like of shape (n_samples,)
+            Labels 0 and 1, or booleans (True is positive).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative frequency weights; observations of zero weight are
+            dropped.
+
+        Returns
+        -------
+        ScoreSummary
+        """
+        s = check_scores(scores)
+        y = np.asarray(y)
+        if y.ndim != 1 or y.shape[0] != s.shape[0]:
+            raise ValueError(
+                f"y must be 1-D with the length of scores ({s.shape[0]}); got shape {y.shape}"
+            )
+        if y.dtype.kind not in "biuf" or not np.isin(y, (0, 1)).all():
+            raise ValueError("y must hold only 0 and 1 (or booleans) to build a ScoreSummary")
+        w = check_sample_weight(sample_weight, s.shape[0])
+        return cls._from_validated(s, y.astype(bool), w)
+
+    @classmethod
+    def _from_validated(cls, scores, y01, weights) -> ScoreSummary:
+        out = cls.__new__(cls)
+        out.scores, out.weights, out.positive_weights = summarize(scores, y01, weights)
+        return out
+
+    def merge(self, other: ScoreSummary) -> ScoreSummary:
+        """Return the summary of both data sets together (exact)."""
+        if not isinstance(other, ScoreSummary):
+            raise TypeError(f"can only merge with a ScoreSummary, not {type(other).__name__}")
+        out = ScoreSummary.__new__(ScoreSummary)
+        out.scores, out.weights, out.positive_weights = merge_summaries(
+            self.scores, self.weights, self.positive_weights,
+            other.scores, other.weights, other.positive_weights,
+        )
+        return out
+
+    @property
+    def n_distinct(self) -> int:
+        """Number of distinct scores."""
+        return int(self.scores.shape[0])
+
+    @property
+    def total_weight(self) -> float:
+        """Total weight of the summarized observations."""
+        return float(self.weights.sum())
+
+    @property
+    def positive_weight(self) -> float:
+        """Total weight of the observations labelled 1."""
+        return float(self.positive_weights.sum())
+
+    def __len__(self) -> int:
+        return self.n_distinct
+
+    def __repr__(self) -> str:
+        return (
+            f"ScoreSummary(n_distinct={self.n_distinct}, total_weight={self.total_weight:g}, "
+            f"positive_weight={self.positive_weight:g})"
+        )

@@ -1,0 +1,216 @@
+"""The full Venn-Abers predictor (paper 001, Algorithm 1)."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from joblib import Parallel, delayed
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils import get_tags
+from sklearn.utils.validation import check_is_fitted
+
+from .._estimators import (
+    RESPONSE_METHODS,
+    as_rows,
+    binary_targets,
+    check_weighted_classes,
+    default_estimator,
+    fit_estimator,
+    n_samples,
+    positive_scores,
+    take_rows,
+)
+from .._validation import check_sample_weight
+from ._calibrator import VennAbersCalibrator
+from ._merge import MERGES, merge_folds
+
+__all__ = ["FullVennAbersClassifier"]
+
+
+def _append_row(X, x):
+    """``X`` with the one-row ``x`` appended."""
+    if hasattr(X, "iloc"):
+        import pandas as pd  # only reached for DataFrame input
+
+        return pd.concat([X, x], axis=0, ignore_index=True)
+    if sp.issparse(X):
+        return sp.vstack([X, x], format="csr")
+    return np.concatenate([X, x], axis=0)
+
+
+def _full_pair(estimator, X, y, classes, sample_weight, fit_params, x, response_method):
+    """``(p0, p1)`` for the one-row ``x`` by refitting with each postulated label."""
+    X_ext = _append_row(X, x)
+    w_ext = None if sample_weight is None else np.append(sample_weight, 1.0)
+    pair = np.empty(2)
+    for label in (0, 1):
+        y_ext = np.append(y, classes[label])
+        est = clone(estimator)
+        fit_estimator(est, X_ext, y_ext, w_ext, fit_params)
+        scores = positive_scores(est, X_ext, classes[1], response_method)
+        # p_label: the isotonic calibrator of the training scores plus
+        # (s(x), label), read at s(x); the calibrator pools a tie with s(x).
+        cal = VennAbersCalibrator(classes=classes).fit(scores[:-1], y, sample_weight=sample_weight)
+        pair[label] = cal.predict_interval(scores[-1:])[0, label]
+    return pair
+
+
+class FullVennAbersClassifier(ClassifierMixin, BaseEstimator):
+    """The full Venn-Abers predictor: refit the estimator for every test object.
+
+    For each test object ``x`` and each label ``y`` in {0, 1}, the base
+    estimator is refitted on the training set plus ``(x, y)``, every training
+    object and ``x`` are scored, isotonic regression is fitted to the scores
+    with their labels plus ``(s(x), y)``, and ``p_y`` is its value at
+    ``s(x)`` (paper 001, Algorithm 1).  A Venn predictor, so perfectly
+    calibrated in the sense of paper 001, Theorem 1.
+
+    Slow by nature: two fits of the base estimator per test object, and
+    :meth:`fit` only stores the training data.  Test objects are processed
+    in parallel with joblib (``n_jobs``).  For large data use
+    :class:`VennAbersClassifier` (IVAP or CVAP).
+
+    Parameters
+    ----------
+    estimator : estimator object, default=None
+        A scikit-learn classifier; ``None`` means ``LogisticRegression()``.
+    merge : {"log", "brier"}, default="log"
+        Minimax merge of ``(p0, p1)`` for :meth:`predict_proba`.
+    response_method : {"auto", "predict_proba", "decision_function"}, default="auto"
+        Which output of the base estimator is the score.
+    n_jobs : int, default=None
+        Test objects processed in parallel (``None`` means 1, -1 all cores).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+    n_features_in_ : int
+        Number of columns of the training data (2-D input).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from venncal import FullVennAbersClassifier
+    >>> X, y = make_classification(n_samples=60, random_state=0)
+    >>> clf = FullVennAbersClassifier().fit(X[:50], y[:50])
+    >>> clf.predict_interval(X[50:52]).shape
+    (2, 2)
+    """
+
+    def __init__(self, estimator=None, *, merge="log", response_method="auto", n_jobs=None):
+        self.estimator = estimator
+        self.merge = merge
+        self.response_method = response_method
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y, sample_weight=None, **fit_params):
+        """Store the training data (the work happens at prediction time).
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Two classes.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Frequency weights; each test object counts with weight 1.
+        **fit_params : dict
+            Passed unchanged to every refit of the base estimator (so they
+            must not be per-sample arrays).
+
+        Returns
+        -------
+        self : FullVennAbersClassifier
+        """
+        if self.merge not in MERGES:
+            raise ValueError(f"merge must be one of {MERGES}; got {self.merge!r}")
+        if self.response_method not in RESPONSE_METHODS:
+            raise ValueError(
+                f"response_method must be one of {RESPONSE_METHODS}; got {self.response_method!r}"
+            )
+        X = as_rows(X)
+        if not (hasattr(X, "iloc") or sp.issparse(X)) and X.ndim != 2:
+            raise ValueError(f"Expected 2D array, got an array of shape {X.shape} instead")
+        y, classes, y01 = binary_targets(type(self).__name__, y)
+        n = n_samples(X)
+        if y.shape[0] != n:
+            raise ValueError(f"X has {n} rows but y has {y.shape[0]} labels")
+        for key, value in fit_params.items():
+            if hasattr(value, "__len__") and not isinstance(value, str) and len(value) == n:
+                raise ValueError(
+                    f"fit parameter {key!r} has one value per sample; the full Venn-Abers "
+                    "predictor cannot extend it to the test object"
+                )
+        self.X_ = X
+        self.y_ = y
+        self.sample_weight_ = check_sample_weight(sample_weight, n)
+        check_weighted_classes(type(self).__name__, classes, y01, self.sample_weight_)
+        self.fit_params_ = dict(fit_params)
+        self.classes_ = classes
+        self.n_features_in_ = int(X.shape[1])
+        if hasattr(X, "columns"):
+            self.feature_names_in_ = np.asarray(X.columns, dtype=object)
+        # Fail early, as a classifier should, if the estimator cannot be fitted.
+        base = default_estimator() if self.estimator is None else self.estimator
+        fit_estimator(clone(base), X, y, self.sample_weight_, self.fit_params_)
+        return self
+
+    def predict_interval(self, X) -> np.ndarray:
+        """Return the Venn-Abers pair ``(p0, p1)`` for each row (2 refits per row).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+        """
+        check_is_fitted(self, "X_")
+        X = as_rows(X)
+        if not (hasattr(X, "iloc") or sp.issparse(X)) and X.ndim != 2:
+            raise ValueError(
+                f"Expected 2D array, got an array of shape {X.shape} instead. Reshape your "
+                "data with array.reshape(-1, 1) for one feature or array.reshape(1, -1) for "
+                "one sample."
+            )
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                f"{self.n_features_in_} features as input."
+            )
+        m = n_samples(X)
+        if m == 0:
+            return np.empty((0, 2))
+        base = default_estimator() if self.estimator is None else self.estimator
+        pairs = Parallel(n_jobs=self.n_jobs)(
+            delayed(_full_pair)(
+                base, self.X_, self.y_, self.classes_, self.sample_weight_, self.fit_params_,
+                take_rows(X, slice(i, i + 1)), self.response_method,
+            )
+            for i in range(m)
+        )
+        return np.vstack(pairs)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Return merged probabilities, columns for ``classes_[0]`` and ``classes_[1]``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+        """
+        pair = self.predict_interval(X)
+        p = merge_folds(pair[:, :1].T, pair[:, 1:].T, merge=self.merge)[0]
+        return np.column_stack((1.0 - p, p))
+
+    def predict(self, X) -> np.ndarray:
+        """Return the more probable label for each row (``classes_[0]`` on a tie)."""
+        p = self.predict_proba(X)[:, 1]
+        return self.classes_[(p > 0.5).astype(np.intp)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        base = default_estimator() if self.estimator is None else self.estimator
+        tags.input_tags = get_tags(base).input_tags
+        tags.classifier_tags.multi_class = False
+        tags.non_deterministic = get_tags(base).non_deterministic
+        return tags
