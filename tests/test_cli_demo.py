@@ -1,0 +1,287 @@
+"""Tests for the shipped Adult data, its loader and the ``venncal`` command line."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import re
+import shutil
+import subprocess
+import sys
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import venncal
+from venncal.cli import build_parser, main
+from venncal.datasets import load_adult
+
+SHARED_DATASETS = Path("/work/shared/datasets")
+
+N_TRAIN, POS_TRAIN = 32_561, 7_841
+N_TEST, POS_TEST = 16_281, 3_846
+N_FEATURES = 105  # 6 continuous + 99 one-hot columns
+
+SHA256 = {
+    "adult.data.gz": "c7a2b4716a97f930123e0baf879188d701e798172631a654fc703d4b082907f3",
+    "adult.test.gz": "8a2c1bffa6e7ce5abfa43881ae5e87c4311ebc2b3cd526c9c40a43f19f06f799",
+}
+
+
+@pytest.fixture(scope="module")
+def train():
+    return load_adult("train")
+
+
+@pytest.fixture(scope="module")
+def test():
+    return load_adult("test")
+
+
+# ------------------------------------------------------------------------------ data files
+
+
+@pytest.mark.parametrize("name", sorted(SHA256))
+def test_packaged_files_checksums(name):
+    data = resources.files("venncal.datasets").joinpath("data", name).read_bytes()
+    assert hashlib.sha256(data).hexdigest() == SHA256[name]
+
+
+def test_packaged_readme_names_source_and_licence():
+    text = resources.files("venncal.datasets").joinpath("data", "README.md").read_text("utf-8")
+    assert "Becker" in text
+    assert "Kohavi" in text
+    assert "CC BY 4.0" in text
+    for digest in SHA256.values():
+        assert digest in text
+
+
+# ----------------------------------------------------------------------------------- loader
+
+
+def test_train_shape_and_positives(train):
+    X, y, names = train
+    assert X.shape == (N_TRAIN, N_FEATURES)
+    assert X.dtype == np.float64
+    assert y.shape == (N_TRAIN,)
+    assert y.dtype.kind == "i"
+    assert set(np.unique(y)) == {0, 1}
+    assert int(y.sum()) == POS_TRAIN
+    assert len(names) == N_FEATURES
+    assert len(set(names)) == N_FEATURES
+
+
+def test_test_shape_and_positives(test):
+    X, y, _ = test
+    assert X.shape == (N_TEST, N_FEATURES)
+    assert int(y.sum()) == POS_TEST
+    assert set(np.unique(y)) == {0, 1}
+
+
+def test_train_and_test_encodings_agree(train, test):
+    assert train[0].shape[1] == test[0].shape[1]
+    assert train[2] == test[2]
+
+
+def test_all_is_train_then_test(train, test):
+    X, y, names = load_adult("all")
+    assert X.shape == (N_TRAIN + N_TEST, N_FEATURES)
+    assert int(y.sum()) == POS_TRAIN + POS_TEST
+    np.testing.assert_array_equal(X[:N_TRAIN], train[0])
+    np.testing.assert_array_equal(X[N_TRAIN:], test[0])
+    np.testing.assert_array_equal(y, np.concatenate([train[1], test[1]]))
+    assert names == train[2]
+
+
+def test_deterministic(train):
+    X, y, names = load_adult("train")
+    np.testing.assert_array_equal(X, train[0])
+    np.testing.assert_array_equal(y, train[1])
+    assert names == train[2]
+
+
+def test_first_rows_in_file_order(train, test):
+    X, y, names = train
+    col = {name: j for j, name in enumerate(names)}
+    # adult.data line 1: 39, State-gov, 77516, Bachelors, 13, Never-married, Adm-clerical,
+    # Not-in-family, White, Male, 2174, 0, 40, United-States, <=50K
+    row = X[0]
+    assert row[col["age"]] == 39
+    assert row[col["fnlwgt"]] == 77516
+    assert row[col["education-num"]] == 13
+    assert row[col["capital-gain"]] == 2174
+    assert row[col["capital-loss"]] == 0
+    assert row[col["hours-per-week"]] == 40
+    for one in (
+        "workclass=State-gov",
+        "education=Bachelors",
+        "occupation=Adm-clerical",
+        "native-country=United-States",
+        "sex=Male",
+    ):
+        assert row[col[one]] == 1.0
+    assert y[0] == 0
+    # adult.test data line 1 (after '|1x3 Cross validator'): 25, Private, 226802, 11th, ...
+    # <=50K.; data line 3: 28, Local-gov, 336951, ..., >50K.
+    assert test[0][0, col["age"]] == 25
+    assert test[0][0, col["fnlwgt"]] == 226802
+    assert test[1][0] == 0
+    assert test[0][2, col["age"]] == 28
+    assert test[1][2] == 1
+
+
+def test_one_hot_blocks_sum_to_one(train, test):
+    names = train[2]
+    prefixes = sorted({n.split("=", 1)[0] for n in names if "=" in n})
+    assert len(prefixes) == 8
+    for X in (train[0], test[0]):
+        for prefix in prefixes:
+            cols = [j for j, n in enumerate(names) if n.startswith(prefix + "=")]
+            np.testing.assert_array_equal(X[:, cols].sum(axis=1), 1.0)
+    assert not any(n.endswith("=?") for n in names)
+
+
+def test_missing_values_replaced_by_train_mode(train):
+    X, _, names = train
+    col = {name: j for j, name in enumerate(names)}
+    # adult.data line 28: 54, ?, 180211, Some-college, 10, Married-civ-spouse, ?, Husband,
+    # Asian-Pac-Islander, Male, 0, 0, 60, South, >50K
+    row = X[27]
+    assert row[col["age"]] == 54
+    assert row[col["workclass=Private"]] == 1.0
+    assert row[col["occupation=Prof-specialty"]] == 1.0
+
+
+def test_invalid_split():
+    with pytest.raises(ValueError, match="split"):
+        load_adult("validation")
+
+
+def test_data_dir_shared_store(train, test):
+    if not (SHARED_DATASETS / "adult").is_dir():
+        pytest.skip(f"{SHARED_DATASETS / 'adult'} is not available")
+    for split, expected in (("train", train), ("test", test)):
+        X, y, names = load_adult(split, data_dir=SHARED_DATASETS)
+        np.testing.assert_array_equal(X, expected[0])
+        np.testing.assert_array_equal(y, expected[1])
+        assert names == expected[2]
+
+
+def test_data_dir_uncompressed_files(tmp_path, test):
+    folder = tmp_path / "adult"
+    folder.mkdir()
+    for name in ("adult.data", "adult.test"):
+        data = resources.files("venncal.datasets").joinpath("data", name + ".gz").read_bytes()
+        (folder / name).write_bytes(gzip.decompress(data))
+    X, y, _ = load_adult("test", data_dir=tmp_path)
+    np.testing.assert_array_equal(X, test[0])
+    np.testing.assert_array_equal(y, test[1])
+
+
+def test_data_dir_missing_test_file(tmp_path):
+    folder = tmp_path / "adult"
+    folder.mkdir()
+    src = resources.files("venncal.datasets").joinpath("data", "adult.data.gz")
+    with src.open("rb") as fsrc, open(folder / "adult.data.gz", "wb") as fdst:
+        shutil.copyfileobj(fsrc, fdst)
+    X, _, _ = load_adult("train", data_dir=tmp_path)  # the test file is not needed
+    assert X.shape == (N_TRAIN, N_FEATURES)
+    with pytest.raises(FileNotFoundError, match=r"adult\.test\.gz"):
+        load_adult("test", data_dir=tmp_path)
+    with pytest.raises(FileNotFoundError, match=r"adult\.test\.gz"):
+        load_adult("all", data_dir=str(tmp_path))
+
+
+def test_data_dir_missing_train_file(tmp_path):
+    with pytest.raises(FileNotFoundError, match=r"adult\.data\.gz"):
+        load_adult("train", data_dir=tmp_path)
+
+
+def test_malformed_file_raises(tmp_path):
+    folder = tmp_path / "adult"
+    folder.mkdir()
+    (folder / "adult.data").write_text("39, State-gov, 77516, <=50K\n")
+    with pytest.raises(ValueError, match="expected 15"):
+        load_adult("train", data_dir=tmp_path)
+
+
+# -------------------------------------------------------------------------------------- cli
+
+
+def test_version(capsys):
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"venncal {venncal.__version__}"
+
+
+def test_no_command_prints_help(capsys):
+    assert main([]) == 2
+    assert "demo" in capsys.readouterr().err
+
+
+def test_unknown_option_is_usage_error(capsys):
+    assert main(["demo", "--no-such-option"]) == 2
+    assert "unrecognized arguments" in capsys.readouterr().err
+
+
+def test_module_entry_point_version():
+    result = subprocess.run(
+        [sys.executable, "-m", "venncal.cli", "--version"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"venncal {venncal.__version__}"
+
+
+def _check_demo_output(out: str, n_train: int, n_test: int, seed: int) -> None:
+    assert "Adult" in out
+    assert f"train: {n_train:,} rows" in out
+    assert f"test:  {n_test:,} rows" in out
+    assert re.search(rf"^  seed: +{seed}$", out, flags=re.MULTILINE)
+    assert "elapsed:" in out
+    for title in ("Logistic regression", "Gaussian naive Bayes", "Random forest"):
+        assert title in out
+    assert out.count("log loss") >= 3
+    lines = out.splitlines()
+    for label in ("raw", "IVAP", "CVAP (5 folds)"):
+        rows = [line for line in lines if line.startswith(f"  {label} ")]
+        assert len(rows) == 3, label
+        for line in rows:
+            values = line.strip()[len(label) :].split()
+            assert len(values) == 3
+            log_loss, brier = float(values[0]), float(values[1])  # "inf" parses too
+            assert log_loss > 0
+            assert 0 <= brier <= 1
+            if label == "raw":
+                assert values[2] == "-"
+            else:
+                # Venn-Abers probabilities are never exactly 0 or 1: finite log loss.
+                assert np.isfinite(log_loss)
+                assert np.isfinite(float(values[2]))
+
+
+def test_demo_quick(capsys):
+    assert main(["demo", "--quick"]) == 0
+    captured = capsys.readouterr()
+    _check_demo_output(captured.out, 5_000, 5_000, seed=0)
+    assert captured.err == ""
+
+
+def test_demo_options_are_parsed():
+    args = build_parser().parse_args(["demo", "--seed", "3", "--quick"])
+    assert args.command == "demo"
+    assert args.seed == 3
+    assert args.quick is True
+    args = build_parser().parse_args(["demo"])
+    assert args.seed == 0
+    assert args.quick is False
+
+
+@pytest.mark.slow
+def test_demo_full(capsys):
+    assert main(["demo"]) == 0
+    _check_demo_output(capsys.readouterr().out, N_TRAIN, N_TEST, seed=0)

@@ -1,0 +1,46 @@
+"""Every docstring example in the installed package and in the README runs."""
+
+import doctest
+import importlib
+import pkgutil
+from pathlib import Path
+
+import pytest
+
+import venncal
+
+FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def _modules():
+    names = ["venncal"]
+    for info in pkgutil.walk_packages(venncal.__path__, prefix="venncal."):
+        if not info.name.endswith("__main__"):
+            names.append(info.name)
+    return names
+
+
+@pytest.mark.parametrize("name", _modules())
+def test_docstring_examples(name):
+    module = importlib.import_module(name)
+    finder = doctest.DocTestFinder()
+    runner = doctest.DocTestRunner(optionflags=FLAGS)
+    for test in finder.find(module, name):
+        runner.run(test)
+    result = runner.summarize(verbose=False)
+    assert result.failed == 0, f"{result.failed} docstring example(s) failed in {name}"
+
+
+def test_public_objects_have_examples():
+    for name in venncal.__all__:
+        obj = getattr(venncal, name)
+        if callable(obj):
+            assert ">>>" in (obj.__doc__ or ""), f"venncal.{name} has no Examples section"
+
+
+@pytest.mark.skipif(not README.exists(), reason="README.md is not next to the tests")
+def test_readme_examples():
+    result = doctest.testfile(str(README), module_relative=False, optionflags=FLAGS)
+    assert result.failed == 0
+    assert result.attempted > 0
