@@ -13,7 +13,11 @@ greatest convex minorant, then a sweep that moves the test observation from
 the far left to the right past one calibration score at a time).  ``F0``
 follows from ``F1`` by the symmetry ``F0(s, w, a) = 1 - F1(-s, w, w - a)``.
 Weights need not be integers; the test observation always weighs 1 (the
-weights are frequency weights, in units of observations).
+weights are frequency weights, in units of observations).  With integer
+weights every coordinate is an exact integer (up to 2**53) and each table
+entry is a correctly rounded ratio; with non-integer weights the cumulative
+sums round, and an entry's error is about machine epsilon times the total
+weight divided by the weight of the pooled block.
 """
 
 from __future__ import annotations
@@ -75,8 +79,11 @@ def upper_sweep_into(w, a, flip, out, hx, hy):
     Y = 0.0
     for i in range(k):
         ii = k - 1 - i if flip else i
-        # The minorant's slope over the active (test) interval.
-        out[ii] = 1.0 - slope if flip else slope
+        # The minorant's slope over the active (test) interval, a weighted
+        # mean of labels: in [0, 1] exactly, so clip the rounding of the
+        # cumulative sums (non-integer weights) back into it.
+        value = min(max(slope, 0.0), 1.0)
+        out[ii] = 1.0 - value if flip else value
         # Swap the test block and block i; the new corner candidate is the
         # left end of the test block.
         X += w[ii]

@@ -1,0 +1,185 @@
+import numpy as np
+import pytest
+
+from venncal import ScoreSummary, VennAbersCalibrator
+
+BAD = (ValueError, TypeError)
+
+S = np.array([0.1, 0.4, 0.35, 0.8, 0.5])
+Y = np.array([0, 0, 1, 1, 0])
+W = np.array([1.0, 2.0, 0.5, 1.0, 3.0])
+
+
+def with_value(arr, i, value):
+    out = np.array(arr, dtype=np.float64)
+    out[i] = value
+    return out
+
+
+def anyof(*words):
+    # Case-insensitive regex matching any of the key words.
+    return "(?i)" + "|".join(words)
+
+
+FINITE = anyof("finite", "nan", "inf")
+LENGTH = anyof("length", "inconsistent", "shape", "samples")
+SHAPE = anyof("1-?d", "2-?d", "shape", "dimension")
+SHAPE_OR_LENGTH = anyof("1-?d", "2-?d", "shape", "dimension", "length", "inconsistent")
+EMPTY = anyof("empty", "at least", "0 sample")
+
+# (id, scores, y, sample_weight, match)
+BAD_FIT_INPUTS = [
+    ("nan-score", with_value(S, 2, np.nan), Y, None, FINITE),
+    ("inf-score", with_value(S, 0, np.inf), Y, None, FINITE),
+    ("neg-inf-score", with_value(S, 4, -np.inf), Y, None, FINITE),
+    ("nan-weight", S, Y, with_value(W, 1, np.nan), FINITE),
+    ("inf-weight", S, Y, with_value(W, 3, np.inf), FINITE),
+    ("negative-weight", S, Y, with_value(W, 2, -0.5), r"(?i)negative"),
+    ("tiny-negative-weight", S, Y, with_value(W, 2, -1e-300), r"(?i)negative"),
+    ("three-classes", S, np.array([0, 1, 2, 1, 0]), None, r"(?i)class"),
+    ("three-string-classes", S, np.array(["a", "b", "c", "a", "b"]), None, r"(?i)class"),
+    ("y-too-short", S, Y[:-1], None, LENGTH),
+    ("y-too-long", S, np.append(Y, 1), None, LENGTH),
+    ("weight-too-short", S, Y, W[:-1], LENGTH),
+    ("weight-too-long", S, Y, np.append(W, 1.0), LENGTH),
+    ("empty", np.array([]), np.array([]), None, EMPTY),
+    ("empty-list", [], [], None, EMPTY),
+    ("2d-scores", np.column_stack([S, S]), Y, None, SHAPE),
+    ("2d-scores-one-column", S[:, None], Y, None, SHAPE),
+    ("0d-scores", np.float64(0.5), np.array([1]), None, SHAPE),
+    ("2d-y", S, np.column_stack([Y, Y]), None, SHAPE),
+    ("2d-weights", S, Y, np.column_stack([W, W]), SHAPE_OR_LENGTH),
+    ("string-scores", np.array(["a", "b", "c", "d", "e"]), Y, None, r"(?i)real|numer|float"),
+    ("complex-scores", S + 1j, Y, None, r"(?i)real|complex"),
+    ("nan-label", S, np.array([0.0, 1.0, np.nan, 1.0, 0.0]), None, r"(?i)nan|class"),
+    ("single-class-not-01", S, np.full(5, 2), None, r"(?i)class"),
+    ("single-string-class", S, np.full(5, "yes"), None, r"(?i)class"),
+    ("all-zero-weights", S, Y, np.zeros(5), r"(?i)zero|positive|empty|weight"),
+]
+
+
+@pytest.mark.parametrize(
+    ("scores", "y", "sample_weight", "match"),
+    [case[1:] for case in BAD_FIT_INPUTS],
+    ids=[case[0] for case in BAD_FIT_INPUTS],
+)
+def test_fit_rejects_bad_input(scores, y, sample_weight, match):
+    with pytest.raises(BAD, match=match):
+        VennAbersCalibrator().fit(scores, y, sample_weight=sample_weight)
+
+
+def test_fit_error_names_the_offending_index():
+    with pytest.raises(ValueError, match="index 2"):
+        VennAbersCalibrator().fit(with_value(S, 2, np.nan), Y)
+
+
+def test_failed_fit_does_not_touch_a_fitted_model():
+    cal = VennAbersCalibrator().fit(S, Y)
+    before = cal.predict_interval(S)
+    with pytest.raises(BAD):
+        cal.fit(with_value(S, 0, np.nan), Y)
+    np.testing.assert_array_equal(cal.predict_interval(S), before)
+
+
+@pytest.mark.parametrize("merge", ["mean", "Log", None, 1])
+def test_bad_merge_parameter(merge):
+    with pytest.raises(BAD, match=r"(?i)merge"):
+        VennAbersCalibrator(merge=merge).fit(S, Y)
+
+
+@pytest.mark.parametrize(
+    "classes",
+    [[0, 1, 2], [1, 1], [0], "ab"],
+    ids=["three", "duplicate", "one", "string"],
+)
+def test_bad_classes_parameter(classes):
+    with pytest.raises(BAD, match=r"(?i)class"):
+        VennAbersCalibrator(classes=classes).fit(S, Y)
+
+
+def test_labels_outside_given_classes():
+    with pytest.raises(BAD, match=r"(?i)class"):
+        VennAbersCalibrator(classes=[1, 2]).fit(S, Y)
+
+
+def test_scalar_sample_weight():
+    with pytest.raises(BAD, match=r"(?i)sample_weight|weight"):
+        VennAbersCalibrator().fit(S, Y, sample_weight=2.0)
+
+
+BAD_PREDICT_INPUTS = [
+    ("nan", np.array([0.2, np.nan]), FINITE),
+    ("inf", np.array([np.inf, 0.2]), FINITE),
+    ("neg-inf", np.array([-np.inf]), FINITE),
+    ("empty", np.array([]), EMPTY),
+    ("2d", np.column_stack([S, S]), SHAPE),
+    ("2d-one-column", S[:, None], SHAPE),
+    ("strings", np.array(["x", "y"]), r"(?i)real|numer|float"),
+    ("complex", np.array([0.1 + 1j]), r"(?i)real|complex"),
+]
+PREDICT_METHODS = ["predict_interval", "predict_proba", "predict"]
+
+
+@pytest.mark.parametrize("method", PREDICT_METHODS)
+@pytest.mark.parametrize(
+    ("scores", "match"),
+    [case[1:] for case in BAD_PREDICT_INPUTS],
+    ids=[case[0] for case in BAD_PREDICT_INPUTS],
+)
+def test_predict_rejects_bad_input(method, scores, match):
+    cal = VennAbersCalibrator().fit(S, Y)
+    with pytest.raises(BAD, match=match):
+        getattr(cal, method)(scores)
+
+
+@pytest.mark.parametrize("method", PREDICT_METHODS)
+def test_predict_before_fit(method):
+    with pytest.raises(BAD, match=r"(?i)fit"):
+        getattr(VennAbersCalibrator(), method)(S)
+
+
+# (id, scores, y, sample_weight, match)
+BAD_SUMMARY_INPUTS = [
+    ("nan-score", with_value(S, 2, np.nan), Y, None, FINITE),
+    ("inf-score", with_value(S, 0, np.inf), Y, None, FINITE),
+    ("nan-weight", S, Y, with_value(W, 1, np.nan), FINITE),
+    ("inf-weight", S, Y, with_value(W, 3, -np.inf), FINITE),
+    ("negative-weight", S, Y, with_value(W, 2, -1.0), r"(?i)negative"),
+    ("label-2", S, np.array([0, 1, 2, 1, 0]), None, r"(?i)0 and 1|label|class|y"),
+    ("label-minus-1", S, np.array([0, 1, -1, 1, 0]), None, r"(?i)0 and 1|label|class|y"),
+    ("string-labels", S, np.array(["a", "b", "a", "b", "a"]), None, r"(?i)0 and 1|label|class"),
+    ("y-too-short", S, Y[:-1], None, LENGTH),
+    ("weight-too-long", S, Y, np.append(W, 1.0), LENGTH),
+    ("2d-scores", np.column_stack([S, S]), Y, None, SHAPE),
+    ("2d-y", S, np.column_stack([Y, Y]), None, SHAPE_OR_LENGTH),
+    ("empty", np.array([]), np.array([]), None, EMPTY),
+    ("string-scores", np.array(["a", "b", "c", "d", "e"]), Y, None, r"(?i)real|numer|float"),
+    ("all-zero-weights", S, Y, np.zeros(5), r"(?i)zero|positive|empty|weight"),
+]
+
+
+@pytest.mark.parametrize(
+    ("scores", "y", "sample_weight", "match"),
+    [case[1:] for case in BAD_SUMMARY_INPUTS],
+    ids=[case[0] for case in BAD_SUMMARY_INPUTS],
+)
+def test_score_summary_rejects_bad_input(scores, y, sample_weight, match):
+    with pytest.raises(BAD, match=match):
+        ScoreSummary.from_arrays(scores, y, sample_weight=sample_weight)
+
+
+def test_score_summary_merge_rejects_other_types():
+    summary = ScoreSummary.from_arrays(S, Y)
+    with pytest.raises(TypeError, match=r"(?i)ScoreSummary"):
+        summary.merge((S, W, W))
+
+
+def test_valid_edge_inputs_are_accepted():
+    # Not errors: zero weights mixed with positive ones, a single observation,
+    # bool labels, integer scores, float labels 0.0/1.0.
+    VennAbersCalibrator().fit(S, Y, sample_weight=with_value(W, 0, 0.0))
+    VennAbersCalibrator().fit([0.5], [1])
+    VennAbersCalibrator().fit(S, Y.astype(bool))
+    VennAbersCalibrator().fit(np.arange(5), Y)
+    VennAbersCalibrator().fit(S, Y.astype(float))
+    ScoreSummary.from_arrays(S, Y.astype(bool), sample_weight=with_value(W, 0, 0.0))
