@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import os
 import re
 import shutil
 import subprocess
@@ -18,7 +19,14 @@ import venncal
 from venncal.cli import build_parser, main
 from venncal.datasets import load_adult
 
-SHARED_DATASETS = Path("/work/shared/datasets")
+def _shared_datasets() -> Path:
+    """The shared data store: $VENNCAL_DATA, else ``shared/datasets`` beside the repository."""
+    if os.environ.get("VENNCAL_DATA"):
+        return Path(os.environ["VENNCAL_DATA"])
+    return Path(__file__).resolve().parents[2] / "shared" / "datasets"
+
+
+SHARED_DATASETS = _shared_datasets()
 
 N_TRAIN, POS_TRAIN = 32_561, 7_841
 N_TEST, POS_TEST = 16_281, 3_846

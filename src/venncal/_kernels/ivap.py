@@ -13,11 +13,10 @@ greatest convex minorant, then a sweep that moves the test observation from
 the far left to the right past one calibration score at a time).  ``F0``
 follows from ``F1`` by the symmetry ``F0(s, w, a) = 1 - F1(-s, w, w - a)``.
 Weights need not be integers; the test observation always weighs 1 (the
-weights are frequency weights, in units of observations).  With integer
-weights every coordinate is an exact integer (up to 2**53) and each table
-entry is a correctly rounded ratio; with non-integer weights the cumulative
-sums round, and an entry's error is about machine epsilon times the total
-weight divided by the weight of the pooled block.
+weights are frequency weights, in units of observations).  Cumulative sums
+are carried in double-double arithmetic, so each entry is accurate to a few
+ulps whatever the total weight; with integer weights (below 2**53) every
+coordinate is exact and each entry is a correctly rounded ratio.
 """
 
 from __future__ import annotations
@@ -28,41 +27,88 @@ from ._jit import jit
 
 
 @jit
-def _cross(ox, oy, ax, ay, bx, by):
-    # z-component of (A - O) x (B - O): > 0 iff O, A, B make a left turn.
-    return (ax - ox) * (by - oy) - (ay - oy) * (bx - ox)
+def _two_sum(a, b):
+    # s + e == a + b exactly, s = fl(a + b) (Knuth's TwoSum).
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
 
 
 @jit
-def upper_sweep_into(w, a, flip, out, hx, hy):
+def _add(precise, ah, al, b):
+    # (ah + al) + b; in plain double arithmetic unless precise.
+    if precise:
+        s, e = _two_sum(ah, b)
+        return s, al + e
+    return ah + b, al
+
+
+@jit
+def _diff(precise, ah, al, bh, bl):
+    # (ah + al) - (bh + bl) for double-double numbers, to a few ulps of the
+    # difference (not of the operands); plain ah - bh unless precise.
+    if precise:
+        s, e = _two_sum(ah, -bh)
+        return s + (e + (al - bl))
+    return ah - bh
+
+
+@jit
+def _cross(precise, oxh, oxl, oyh, oyl, axh, axl, ayh, ayl, bxh, bxl, byh, byl):
+    # z-component of (A - O) x (B - O), > 0 iff O, A, B make a left turn.
+    ax = _diff(precise, axh, axl, oxh, oxl)
+    ay = _diff(precise, ayh, ayl, oyh, oyl)
+    bx = _diff(precise, bxh, bxl, oxh, oxl)
+    by = _diff(precise, byh, byl, oyh, oyl)
+    return ax * by - ay * bx
+
+
+@jit
+def upper_sweep_into(w, a, flip, precise, out, xh, xl, yh, yl):
     """Paper 000, Algorithms 1-2, on the blocks taken in order or flipped.
 
     With ``flip=False`` this writes ``F1`` into ``out``.  With ``flip=True``
     it runs on the mirrored data (blocks in reverse order, positive weight
     ``w - a``) and writes ``1 - value`` back in the original order, which is
     ``F0`` by the symmetry ``F0(s, w, a) = 1 - F1(-s, w, w - a)``.
+
+    ``xh, xl, yh, yl`` are scratch arrays of length k + 2 holding a stack of
+    points (x high and low part, y high and low part).  With ``precise=True``
+    the cumulative sums are carried in double-double arithmetic, so that
+    slopes and turns are accurate relative to the differences they use,
+    whatever the total weight; ``precise=False`` (the low parts are then
+    neither read nor written) is exact, and faster, when every partial sum is
+    an integer below 2**53.
     """
     k = w.shape[0]
-    # hx, hy: scratch of length k + 2.
     # Algorithm 1: corners of the greatest convex minorant of the cumulative
     # sum diagram with the test observation (1, 1) in front, i.e. of the
     # points (-1, -1), P_0 = (0, 0), P_1, ..., P_k with P_j = (X_j, Y_j) the
     # cumulative weight and positive weight of the first j blocks.
-    hx[0] = -1.0
-    hy[0] = -1.0
-    hx[1] = 0.0
-    hy[1] = 0.0
+    xh[0] = -1.0
+    yh[0] = -1.0
+    xh[1] = 0.0
+    yh[1] = 0.0
+    if precise:
+        xl[0] = xl[1] = yl[0] = yl[1] = 0.0
     h = 2
-    X = 0.0
-    Y = 0.0
+    Xh = Xl = Yh = Yl = 0.0
     for j in range(k):
         jj = k - 1 - j if flip else j
-        X += w[jj]
-        Y += (w[jj] - a[jj]) if flip else a[jj]
-        while h > 1 and _cross(hx[h - 2], hy[h - 2], hx[h - 1], hy[h - 1], X, Y) <= 0.0:
+        Xh, Xl = _add(precise, Xh, Xl, w[jj])
+        Yh, Yl = _add(precise, Yh, Yl, (w[jj] - a[jj]) if flip else a[jj])
+        while h > 1 and _cross(
+            precise,
+            xh[h - 2], xl[h - 2], yh[h - 2], yl[h - 2],
+            xh[h - 1], xl[h - 1], yh[h - 1], yl[h - 1],
+            Xh, Xl, Yh, Yl,
+        ) <= 0.0:
             h -= 1
-        hx[h] = X
-        hy[h] = Y
+        xh[h] = Xh
+        yh[h] = Yh
+        if precise:
+            xl[h] = Xl
+            yl[h] = Yl
         h += 1
 
     # Algorithm 2.  Reverse the corners into a stack whose top (index t - 1)
@@ -70,35 +116,69 @@ def upper_sweep_into(w, a, flip, out, hx, hy):
     # to the right of the active interval.  Before iteration i the test block
     # sits just before block i: the points to its left are (X_j - 1, Y_j - 1),
     # j < i, and those to its right (X_j, Y_j), j >= i.
-    for t in range(h // 2):
-        hx[t], hx[h - 1 - t] = hx[h - 1 - t], hx[t]
-        hy[t], hy[h - 1 - t] = hy[h - 1 - t], hy[t]
+    xh[:h] = xh[:h][::-1].copy()
+    yh[:h] = yh[:h][::-1].copy()
+    if precise:
+        xl[:h] = xl[:h][::-1].copy()
+        yl[:h] = yl[:h][::-1].copy()
     t = h
-    slope = (hy[t - 2] - hy[t - 1]) / (hx[t - 2] - hx[t - 1])
-    X = 0.0
-    Y = 0.0
+    slope = _diff(precise, yh[t - 2], yl[t - 2], yh[t - 1], yl[t - 1]) / _diff(
+        precise, xh[t - 2], xl[t - 2], xh[t - 1], xl[t - 1]
+    )
+    Xh = Xl = Yh = Yl = 0.0
     for i in range(k):
         ii = k - 1 - i if flip else i
         # The minorant's slope over the active (test) interval, a weighted
-        # mean of labels: in [0, 1] exactly, so clip the rounding of the
-        # cumulative sums (non-integer weights) back into it.
+        # mean of labels: in [0, 1] exactly, so clip any rounding back into it.
         value = min(max(slope, 0.0), 1.0)
         out[ii] = 1.0 - value if flip else value
-        # Swap the test block and block i; the new corner candidate is the
-        # left end of the test block.
-        X += w[ii]
-        Y += (w[ii] - a[ii]) if flip else a[ii]
-        qx = X - 1.0
-        qy = Y - 1.0
-        if _cross(hx[t - 1], hy[t - 1], hx[t - 2], hy[t - 2], qx, qy) >= 0.0:
+        # Swap the test block and block i; the new corner candidate q is the
+        # left end of the test block, (X_{i+1} - 1, Y_{i+1} - 1).
+        Xh, Xl = _add(precise, Xh, Xl, w[ii])
+        Yh, Yl = _add(precise, Yh, Yl, (w[ii] - a[ii]) if flip else a[ii])
+        qxh, qxl = _add(precise, Xh, Xl, -1.0)
+        qyh, qyl = _add(precise, Yh, Yl, -1.0)
+        if _cross(
+            precise,
+            xh[t - 1], xl[t - 1], yh[t - 1], yl[t - 1],
+            xh[t - 2], xl[t - 2], yh[t - 2], yl[t - 2],
+            qxh, qxl, qyh, qyl,
+        ) >= 0.0:
             continue  # q is on or above the minorant, which is unchanged
         t -= 1  # q is strictly below: it replaces the active corner
-        while t > 1 and _cross(qx, qy, hx[t - 1], hy[t - 1], hx[t - 2], hy[t - 2]) <= 0.0:
+        while t > 1 and _cross(
+            precise,
+            qxh, qxl, qyh, qyl,
+            xh[t - 1], xl[t - 1], yh[t - 1], yl[t - 1],
+            xh[t - 2], xl[t - 2], yh[t - 2], yl[t - 2],
+        ) <= 0.0:
             t -= 1
-        hx[t] = qx
-        hy[t] = qy
+        xh[t] = qxh
+        yh[t] = qyh
+        if precise:
+            xl[t] = qxl
+            yl[t] = qyl
         t += 1
-        slope = (hy[t - 2] - hy[t - 1]) / (hx[t - 2] - hx[t - 1])
+        slope = _diff(precise, yh[t - 2], yl[t - 2], qyh, qyl) / _diff(
+            precise, xh[t - 2], xl[t - 2], qxh, qxl
+        )
+
+
+def _scratch(k):
+    return np.empty(k + 2), np.empty(k + 2), np.empty(k + 2), np.empty(k + 2)
+
+
+@jit
+def _needs_precision(w, a):
+    # Plain double sums are exact when every weight is an integer and the
+    # total (plus the test observation) stays below 2**52; otherwise use
+    # double-double.
+    total = 0.0
+    for j in range(w.shape[0]):
+        if w[j] != np.floor(w[j]) or a[j] != np.floor(a[j]):
+            return True
+        total += w[j]
+    return total >= 2.0**52
 
 
 def ivap_upper(w, a):
@@ -116,7 +196,7 @@ def ivap_upper(w, a):
     """
     k = w.shape[0]
     out = np.empty(k)
-    upper_sweep_into(w, a, False, out, np.empty(k + 2), np.empty(k + 2))
+    upper_sweep_into(w, a, False, _needs_precision(w, a), out, *_scratch(k))
     return out
 
 
@@ -125,10 +205,10 @@ def ivap_tables(w, a):
     k = w.shape[0]
     F0 = np.empty(k)
     F1 = np.empty(k)
-    hx = np.empty(k + 2)
-    hy = np.empty(k + 2)
-    upper_sweep_into(w, a, True, F0, hx, hy)
-    upper_sweep_into(w, a, False, F1, hx, hy)
+    scratch = _scratch(k)
+    precise = _needs_precision(w, a)
+    upper_sweep_into(w, a, True, precise, F0, *scratch)
+    upper_sweep_into(w, a, False, precise, F1, *scratch)
     return F0, F1
 
 
