@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from .._base import ScoreCalibrator
 from .._kernels import ivap_lookup, ivap_tables
-from .._validation import check_labels, check_sample_weight, check_scores
-from ..summary import ScoreSummary, summarize
+from .._validation import check_scores
 from ._merge import MERGES, brier_minimax, log_minimax
 
 __all__ = ["VennAbersCalibrator"]
 
 
-class VennAbersCalibrator(BaseEstimator):
+class VennAbersCalibrator(ScoreCalibrator):
     """Inductive Venn-Abers predictor on scores (IVAP; Vovk et al. 2015).
 
     Fitted on the scores and labels of a calibration set, it predicts for a
@@ -78,56 +77,14 @@ class VennAbersCalibrator(BaseEstimator):
         self.merge = merge
         self.classes = classes
 
-    def fit(self, scores, y, sample_weight=None):
-        """Fit the Venn-Abers tables on calibration scores and labels.
+    _state = ("scores_", "weights_", "positive_weights_", "p0_", "p1_",
+              "n_negative_", "n_positive_")
 
-        Parameters
-        ----------
-        scores : array-like of shape (n_samples,)
-            Calibration scores (any finite reals; higher means more likely
-            positive).
-        y : array-like of shape (n_samples,)
-            Labels of two classes (any two values).
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative frequency weights.
-
-        Returns
-        -------
-        self : VennAbersCalibrator
-        """
-        self._check_merge()
-        s = check_scores(scores)
-        classes, y01 = check_labels(y, s.shape[0], self.classes)
-        w = check_sample_weight(sample_weight, s.shape[0])
-        self._set_tables(summarize(s, y01, w), classes)
-        return self
-
-    def fit_summary(self, summary: ScoreSummary):
-        """Fit from a :class:`~venncal.ScoreSummary` (labels 0 and 1).
-
-        ``classes_`` is ``classes`` when given, else ``[0, 1]``.
-
-        Returns
-        -------
-        self : VennAbersCalibrator
-        """
-        self._check_merge()
-        if not isinstance(summary, ScoreSummary):
-            raise TypeError(f"summary must be a ScoreSummary, not {type(summary).__name__}")
-        if summary.n_distinct == 0:
-            raise ValueError("the summary is empty: at least one calibration score is needed")
-        classes = np.array([0, 1]) if self.classes is None else check_labels(
-            np.asarray(self.classes), None, self.classes)[0]
-        self._set_tables((summary.scores, summary.weights, summary.positive_weights), classes)
-        return self
-
-    def _check_merge(self):
+    def _check_params(self):
         if self.merge not in MERGES:
             raise ValueError(f"merge must be one of {MERGES}; got {self.merge!r}")
 
-    def _set_tables(self, sums, classes):
-        s, w, a = sums
-        self.classes_ = classes
+    def _fit_sums(self, s, w, a):
         self.scores_ = s
         self.weights_ = w
         self.positive_weights_ = a
@@ -148,28 +105,13 @@ class VennAbersCalibrator(BaseEstimator):
             Columns ``p0 <= p1``: lower and upper probability of ``classes_[1]``.
         """
         check_is_fitted(self, "p1_")
-        q = check_scores(scores)
+        return self._pair(check_scores(scores)).T
+
+    def _pair(self, q):
         out = np.empty((2, q.shape[0]))
         ivap_lookup(self.scores_, self.p0_, self.p1_, q, out[0], out[1])
-        return out.T
+        return out
 
-    def predict_proba(self, scores) -> np.ndarray:
-        """Return merged probabilities, columns for ``classes_[0]`` and ``classes_[1]``.
-
-        Parameters
-        ----------
-        scores : array-like of shape (n_samples,)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, 2)
-        """
-        pair = self.predict_interval(scores)
-        merge = log_minimax if self.merge == "log" else brier_minimax
-        p = merge(pair[:, 0], pair[:, 1])
-        return np.column_stack((1.0 - p, p))
-
-    def predict(self, scores) -> np.ndarray:
-        """Return the more probable label (``classes_[0]`` on a tie)."""
-        p = self.predict_proba(scores)[:, 1]
-        return self.classes_[(p > 0.5).astype(np.intp)]
+    def _predict_p(self, q):
+        p0, p1 = self._pair(q)
+        return (log_minimax if self.merge == "log" else brier_minimax)(p0, p1)

@@ -1,0 +1,106 @@
+"""The contract shared by every score-level calibrator."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
+
+from ._validation import check_labels, check_sample_weight, check_scores
+from .summary import ScoreSummary, summarize
+
+__all__ = ["ScoreCalibrator"]
+
+
+class ScoreCalibrator(BaseEstimator):
+    """Base class of the score-level calibrators (no model inside).
+
+    A subclass implements ``_fit_sums(s, w, a)`` (fit from a score summary:
+    sorted distinct scores ``s``, weights ``w > 0``, positive weights ``a``)
+    and ``_predict_p(q)`` (probability of ``classes_[1]`` for validated
+    float64 scores ``q``), and lists in ``_state`` the names of the fitted
+    attributes (besides ``classes_``) that define it, all plain numbers or
+    arrays, so that the calibrator saves and reloads exactly.
+
+    Parameters are those of the subclass; ``classes`` (the two labels, needed
+    only when the calibration labels show a single class other than 0 or 1)
+    is a parameter of every subclass.
+    """
+
+    _state: tuple[str, ...] = ()
+
+    def fit(self, scores, y, sample_weight=None):
+        """Fit on calibration scores and labels.
+
+        Parameters
+        ----------
+        scores : array-like of shape (n_samples,)
+            Calibration scores (any finite reals; higher means more likely
+            positive).
+        y : array-like of shape (n_samples,)
+            Labels of two classes (any two values).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative frequency weights.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        s = check_scores(scores)
+        classes, y01 = check_labels(y, s.shape[0], getattr(self, "classes", None))
+        w = check_sample_weight(sample_weight, s.shape[0])
+        self.classes_ = classes
+        self._fit_sums(*summarize(s, y01, w))
+        return self
+
+    def fit_summary(self, summary: ScoreSummary):
+        """Fit from a :class:`~venncal.ScoreSummary` (labels 0 and 1).
+
+        ``classes_`` is the ``classes`` parameter when given, else ``[0, 1]``.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        if not isinstance(summary, ScoreSummary):
+            raise TypeError(f"summary must be a ScoreSummary, not {type(summary).__name__}")
+        if summary.n_distinct == 0:
+            raise ValueError("the summary is empty: at least one calibration score is needed")
+        given = getattr(self, "classes", None)
+        self.classes_ = np.array([0, 1]) if given is None else check_labels(
+            np.asarray(given), None, given)[0]
+        self._fit_sums(summary.scores, summary.weights, summary.positive_weights)
+        return self
+
+    def predict_proba(self, scores) -> np.ndarray:
+        """Return calibrated probabilities, columns for ``classes_[0]`` and ``classes_[1]``.
+
+        Parameters
+        ----------
+        scores : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+        """
+        check_is_fitted(self, "classes_")
+        p = self._predict_p(check_scores(scores))
+        return np.column_stack((1.0 - p, p))
+
+    def predict(self, scores) -> np.ndarray:
+        """Return the more probable label (``classes_[0]`` on a tie)."""
+        p = self.predict_proba(scores)[:, 1]
+        return self.classes_[(p > 0.5).astype(np.intp)]
+
+    # -- for subclasses -------------------------------------------------------
+
+    def _check_params(self) -> None:
+        """Raise ``ValueError`` for invalid parameters (override as needed)."""
+
+    def _fit_sums(self, s: np.ndarray, w: np.ndarray, a: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def _predict_p(self, q: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
