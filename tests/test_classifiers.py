@@ -291,3 +291,34 @@ def test_calibrator_fitted_on_single_class_folds_allowed():
     cal = VennAbersCalibrator(classes=["neg", "pos"]).fit([0.2, 0.5], ["pos", "pos"])
     p0, p1 = ivap_by_definition([0.2, 0.5], [1, 1], None, [0.1, 0.5, 0.7])
     np.testing.assert_allclose(cal.predict_interval([0.1, 0.5, 0.7]), np.column_stack((p0, p1)))
+
+
+def test_score_level_cvap_equals_merge_of_reference_ivaps():
+    from venncal import CrossVennAbersCalibrator
+
+    rng = np.random.default_rng(4)
+    n, K = 200, 4
+    scores = rng.normal(size=n)
+    y = (rng.random(n) < 1 / (1 + np.exp(-scores))).astype(int)
+    folds = rng.integers(0, K, n) * 10  # any fold identifiers
+    test = rng.normal(size=(30, K))
+    cal = CrossVennAbersCalibrator().fit(scores, np.where(y == 1, "pos", "neg"), folds)
+    assert list(cal.folds_) == [0, 10, 20, 30]
+    p0s, p1s = [], []
+    for k, fold in enumerate(cal.folds_):
+        rows = folds == fold
+        p0, p1 = ivap_by_definition(scores[rows], y[rows], None, test[:, k])
+        p0s.append(p0)
+        p1s.append(p1)
+    np.testing.assert_allclose(cal.predict_proba(test)[:, 1], cvap_merge(p0s, p1s), atol=TOL)
+    np.testing.assert_allclose(cal.predict_interval(test), cvap_interval(p0s, p1s), atol=TOL)
+    assert set(cal.predict(test)) <= {"neg", "pos"}
+    # one column used for every fold
+    np.testing.assert_array_equal(
+        cal.predict_proba(test[:, 0]),
+        cal.predict_proba(np.repeat(test[:, :1], K, axis=1)),
+    )
+    with pytest.raises(ValueError, match="one column per fold"):
+        cal.predict_proba(test[:, :2])
+    with pytest.raises(ValueError, match="folds"):
+        CrossVennAbersCalibrator().fit(scores, y, folds[:-1])

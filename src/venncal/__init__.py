@@ -6,6 +6,7 @@ estimator wrappers are scikit-learn classifiers around any base estimator.
 
 from .summary import ScoreSummary
 from .venn_abers import (
+    CrossVennAbersCalibrator,
     FullVennAbersClassifier,
     VennAbersCalibrator,
     VennAbersClassifier,
@@ -17,6 +18,7 @@ from .venn_abers import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "CrossVennAbersCalibrator",
     "FullVennAbersClassifier",
     "ScoreSummary",
     "VennAbersCalibrator",
