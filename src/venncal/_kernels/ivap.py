@@ -116,11 +116,13 @@ def upper_sweep_into(w, a, flip, precise, out, xh, xl, yh, yl):
     # to the right of the active interval.  Before iteration i the test block
     # sits just before block i: the points to its left are (X_j - 1, Y_j - 1),
     # j < i, and those to its right (X_j, Y_j), j >= i.
-    xh[:h] = xh[:h][::-1].copy()
-    yh[:h] = yh[:h][::-1].copy()
-    if precise:
-        xl[:h] = xl[:h][::-1].copy()
-        yl[:h] = yl[:h][::-1].copy()
+    for j in range(h // 2):
+        r = h - 1 - j
+        xh[j], xh[r] = xh[r], xh[j]
+        yh[j], yh[r] = yh[r], yh[j]
+        if precise:
+            xl[j], xl[r] = xl[r], xl[j]
+            yl[j], yl[r] = yl[r], yl[j]
     t = h
     slope = _diff(precise, yh[t - 2], yl[t - 2], yh[t - 1], yl[t - 1]) / _diff(
         precise, xh[t - 2], xl[t - 2], xh[t - 1], xl[t - 1]
