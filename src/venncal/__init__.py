@@ -4,6 +4,13 @@ The score-level calibrators fit on scores and labels (no model inside); the
 estimator wrappers are scikit-learn classifiers around any base estimator.
 """
 
+from .baselines import (
+    BBQCalibrator,
+    HistogramBinningCalibrator,
+    IsotonicCalibrator,
+    PlattCalibrator,
+)
+from .calibrated import CalibratedClassifier
 from .summary import ScoreSummary
 from .venn_abers import (
     CrossVennAbersCalibrator,
@@ -18,13 +25,18 @@ from .venn_abers import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "BBQCalibrator",
+    "CalibratedClassifier",
     "CrossVennAbersCalibrator",
     "FullVennAbersClassifier",
+    "HistogramBinningCalibrator",
+    "IsotonicCalibrator",
+    "PlattCalibrator",
     "ScoreSummary",
     "VennAbersCalibrator",
     "VennAbersClassifier",
-    "__version__",
     "brier_minimax",
     "log_minimax",
     "merge_folds",
+    "__version__",
 ]

@@ -1,0 +1,162 @@
+"""Names of the score-level calibrators, resolved lazily to their classes.
+
+Two names lead to each calibrator: the short *method* name used on the command
+line (``"ivap"``), and the public dotted *class path* written in saved models
+(``"venncal.venn_abers.VennAbersCalibrator"``).  Classes are imported only
+when asked for, so a calibrator whose module is not installed (or not written
+yet) makes only its own names fail, with a message saying which module is
+missing.  Saved models are loaded only through this table: a model file can
+never make venncal import anything else.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+__all__ = [
+    "CALIBRATORS",
+    "available_methods",
+    "calibrator_class",
+    "class_path",
+    "method_class",
+    "method_of",
+]
+
+#: Method name -> public dotted path of the class (module path + class name).
+CALIBRATORS: dict[str, str] = {
+    "ivap": "venncal.venn_abers.VennAbersCalibrator",
+    "cvap": "venncal.venn_abers.CrossVennAbersCalibrator",
+    "platt": "venncal.baselines.PlattCalibrator",
+    "isotonic": "venncal.baselines.IsotonicCalibrator",
+    "histogram": "venncal.baselines.HistogramBinningCalibrator",
+    "bbq": "venncal.baselines.BBQCalibrator",
+}
+
+
+def _import(path: str) -> type:
+    module_name, _, name = path.rpartition(".")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        # Only a missing venncal module (or one of its parents) is "not
+        # available"; a missing third-party dependency inside it is reported
+        # as such.
+        missing = exc.name or ""
+        if missing and module_name.startswith(missing):
+            raise ImportError(
+                f"calibrator class {path} is not available: module {module_name} "
+                "is not part of this installation of venncal"
+            ) from exc
+        raise
+    try:
+        return getattr(module, name)
+    except AttributeError:
+        raise ImportError(
+            f"calibrator class {path} is not available: module {module_name} "
+            f"has no attribute {name!r}"
+        ) from None
+
+
+def available_methods() -> tuple[str, ...]:
+    """Return every registered method name, in registry order.
+
+    Examples
+    --------
+    >>> available_methods()[:2]
+    ('ivap', 'cvap')
+    """
+    return tuple(CALIBRATORS)
+
+
+def method_class(method: str) -> type:
+    """Return the calibrator class registered under a method name.
+
+    Parameters
+    ----------
+    method : str
+        A method name such as ``"ivap"`` (see :func:`available_methods`).
+
+    Raises
+    ------
+    ValueError
+        For an unknown name; the message lists the known ones.
+    ImportError
+        If the class's module is not available; the message names it.
+
+    Examples
+    --------
+    >>> method_class("ivap").__name__
+    'VennAbersCalibrator'
+    """
+    try:
+        path = CALIBRATORS[method]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"unknown calibration method {method!r}; available methods: " + ", ".join(CALIBRATORS)
+        ) from None
+    return _import(path)
+
+
+def calibrator_class(path: str) -> type:
+    """Return the class named by a dotted class path from a saved model.
+
+    Only paths in :data:`CALIBRATORS` are accepted.
+
+    Raises
+    ------
+    ValueError
+        For a path that is not registered; the message lists the known ones.
+    ImportError
+        If the class's module is not available; the message names it.
+
+    Examples
+    --------
+    >>> calibrator_class("venncal.venn_abers.VennAbersCalibrator").__name__
+    'VennAbersCalibrator'
+    """
+    if path not in CALIBRATORS.values():
+        raise ValueError(
+            f"unknown calibrator class {path!r}; known classes: " + ", ".join(CALIBRATORS.values())
+        )
+    return _import(path)
+
+
+def class_path(cls: type) -> str:
+    """Return the registered dotted path of a calibrator class.
+
+    Raises
+    ------
+    TypeError
+        If ``cls`` (exactly; not a subclass) is not registered.
+
+    Examples
+    --------
+    >>> from venncal import VennAbersCalibrator
+    >>> class_path(VennAbersCalibrator)
+    'venncal.venn_abers.VennAbersCalibrator'
+    """
+    for path in CALIBRATORS.values():
+        if path.rpartition(".")[2] != cls.__name__:
+            continue
+        try:
+            if _import(path) is cls:
+                return path
+        except ImportError:
+            continue
+    raise TypeError(
+        f"{cls.__module__}.{cls.__qualname__} is not a registered venncal calibrator; "
+        "registered classes: " + ", ".join(CALIBRATORS.values())
+    )
+
+
+def method_of(cls: type) -> str:
+    """Return the method name of a registered calibrator class.
+
+    Examples
+    --------
+    >>> from venncal import VennAbersCalibrator
+    >>> method_of(VennAbersCalibrator)
+    'ivap'
+    """
+    path = class_path(cls)
+    return next(m for m, p in CALIBRATORS.items() if p == path)

@@ -1,0 +1,491 @@
+"""Bayesian Binning into Quantiles (BBQ; Naeini, Cooper & Hauskrecht 2015)."""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+from scipy.special import gammaln
+from sklearn.utils.validation import check_is_fitted
+
+from .._base import ScoreCalibrator
+
+__all__ = ["BBQCalibrator", "candidate_bin_counts"]
+
+BIN_PRIORS = ("auto", "midpoint", "base_rate")
+
+# Prior positive rates are clipped to [_PRIOR_EPS, 1 - _PRIOR_EPS]: a rate of
+# exactly 0 or 1 (one-class data, or a bin midpoint that rounds to 1) would
+# make a Beta parameter 0 and the marginal likelihood undefined.  A bin
+# estimate moves by less than _PRIOR_EPS.
+_PRIOR_EPS = 1e-6
+
+# Fitting holds a few arrays of this many boundaries (~0.5 GB at 5e7); the
+# default range reaches it near a total weight of 1e9.
+_MAX_LEVELS = 50_000_000
+
+
+def _gap_points(lo, hi):
+    """Points in ``[lo, hi)`` near the midpoints of ``lo < hi`` (elementwise).
+
+    ``0.5*lo + 0.5*hi`` cannot overflow and, rounding being monotonic, is
+    ``>= lo``; for adjacent floats it can round up to ``hi``, and then ``lo``
+    is used, so a test score equal to ``hi`` is always above the point.
+    """
+    mid = 0.5 * lo + 0.5 * hi
+    return np.where(mid < hi, mid, lo)
+
+
+def candidate_bin_counts(total_weight, n_distinct, bin_range=None, range_factor=10.0):
+    """Return the numbers of bins ``B`` of the BBQ binning models.
+
+    ``N`` is the total calibration weight (the number of observations for
+    unit weights).  By default ``B`` runs from ``round(N**(1/3) / C)`` to
+    ``round(C * N**(1/3))`` with ``C = range_factor`` (rounding half up), and
+    always ``1 <= B <= max(1, min(floor(N), n_distinct))``.
+
+    Parameters
+    ----------
+    total_weight : float
+        Total calibration weight ``N`` (> 0).
+    n_distinct : int
+        Number of distinct calibration scores.
+    bin_range : tuple of (int, int), default=None
+        ``(smallest, largest)`` number of bins, replacing the default range
+        (still clipped as above).
+    range_factor : float, default=10.0
+        ``C`` of the default range (>= 1).
+
+    Returns
+    -------
+    ndarray of int64
+        Consecutive bin counts, increasing.
+    """
+    cap = max(1, min(int(n_distinct), math.floor(total_weight)))
+    if bin_range is None:
+        root = math.cbrt(total_weight)
+        lo = math.floor(root / range_factor + 0.5)
+        hi = math.floor(root * range_factor + 0.5)
+    else:
+        lo, hi = (int(v) for v in bin_range)
+    lo = min(max(lo, 1), cap)
+    hi = min(max(hi, lo), cap)
+    return np.arange(lo, hi + 1, dtype=np.int64)
+
+
+class BBQCalibrator(ScoreCalibrator):
+    r"""Bayesian Binning into Quantiles (BBQ; Naeini, Cooper & Hauskrecht 2015).
+
+    BBQ averages equal-frequency histogram-binning models with different
+    numbers of bins, each weighted by its Bayesian (BDeu) marginal
+    likelihood.  For a model ``M`` with bins ``b = 1, ..., B``, where bin
+    ``b`` holds calibration weight ``N_b``, of which ``m_b`` positive and
+    ``n_b = N_b - m_b`` negative,
+
+    .. math::
+
+        \mathrm{Score}(M) = P(M) \prod_{b=1}^{B}
+            \frac{\Gamma(N'/B)}{\Gamma(N_b + N'/B)}
+            \frac{\Gamma(m_b + \alpha_b)}{\Gamma(\alpha_b)}
+            \frac{\Gamma(n_b + \beta_b)}{\Gamma(\beta_b)},
+        \qquad \alpha_b = \tfrac{N'}{B} p_b,\quad
+               \beta_b = \tfrac{N'}{B} (1 - p_b),
+
+    with ``N'`` the prior equivalent sample size (``prior_strength``), ``p_b``
+    the prior positive rate of bin ``b`` and ``P(M)`` uniform.  The
+    calibrated probability of a test score ``s`` is
+
+    .. math::
+
+        P(z = 1 \mid s) = \sum_M \frac{\mathrm{Score}(M)}{\sum_{M'} \mathrm{Score}(M')}
+            \, \frac{m_{b(s)} + \alpha_{b(s)}}{N_{b(s)} + \alpha_{b(s)} + \beta_{b(s)}},
+
+    where ``b(s)`` is the bin of model ``M`` that contains ``s`` (the
+    posterior mean of the bin's Beta distribution).
+
+    Parameters
+    ----------
+    bin_range : tuple of (int, int), default=None
+        Smallest and largest number of bins ``B`` of the binning models; one
+        model per integer in between.  None: the paper's range
+        ``N**(1/3) / C`` to ``C * N**(1/3)`` (rounded to the nearest
+        integers), with ``N`` the total calibration weight and ``C =
+        range_factor``.  Either way ``B`` is clipped to
+        ``[1, max(1, min(floor(N), k))]``, ``k`` the number of distinct
+        calibration scores.  Fitting takes time and memory proportional to
+        the sum of the bin counts and refuses more than 5e7 bin boundaries
+        in all (a total weight near 1e9 with the default range).
+    range_factor : float, default=10.0
+        ``C`` in the default range (at least 1).  Ignored when ``bin_range``
+        is given.
+    prior_strength : float, default=2.0
+        The prior equivalent sample size ``N'`` (> 0), shared equally by the
+        bins of a model.
+    bin_prior : {"auto", "midpoint", "base_rate"}, default="auto"
+        Prior positive rate ``p_b`` of each bin.  ``"midpoint"``: the midpoint
+        of the bin's score interval, the bins partitioning ``[0, 1]`` (needs
+        calibration scores in ``[0, 1]``).  ``"base_rate"``: the positive
+        fraction of the calibration weight, for every bin.  ``"auto"``:
+        ``"midpoint"`` when every calibration score lies in ``[0, 1]``, else
+        ``"base_rate"``.  Either way ``p_b`` is clipped to ``[1e-6, 1 - 1e-6]``.
+    classes : array-like of shape (2,), default=None
+        The two labels.  Needed only when the calibration labels show a
+        single class other than 0 or 1.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The labels, sorted; probabilities are those of ``classes_[1]``.
+    n_bins_ : ndarray of shape (n_models,)
+        Number of (non-empty) bins of each distinct binning model.
+    bin_edges_ : ndarray of shape (n_bins_.sum() - n_models,)
+        Inner bin edges of all models, concatenated: model ``i`` owns the
+        ``n_bins_[i] - 1`` edges starting at ``n_bins_[:i].sum() - i``.
+    bin_values_ : ndarray of shape (n_bins_.sum(),)
+        Bin estimates ``(m_b + alpha_b) / (N_b + alpha_b + beta_b)`` of all
+        models, concatenated: model ``i`` owns the ``n_bins_[i]`` values
+        starting at ``n_bins_[:i].sum()``.
+    log_evidence_ : ndarray of shape (n_models,)
+        Log marginal likelihood ``log P(D | M)`` of each model.
+    model_weights_ : ndarray of shape (n_models,)
+        Posterior model weights ``Score(M) / sum Score(M')`` (sum to 1).
+    thresholds_ : ndarray of shape (t,)
+        Increasing breakpoints of the averaged step function: every inner
+        edge of a model of positive weight.
+    values_ : ndarray of shape (t + 1,)
+        The averaged probability below ``thresholds_[0]``, between
+        consecutive thresholds and above ``thresholds_[-1]``.
+
+    Notes
+    -----
+    **Which models.**  One equal-frequency model per bin count ``B`` from
+    ``N**(1/3) / C`` to ``C * N**(1/3)``, ``C = 10`` (the paper's range;
+    ``N = 10**6`` gives ``B = 10, ..., 1000``), with a uniform prior over
+    the distinct models.  ``N'`` defaults to 2, the paper's choice.
+
+    **Binning and ties.**  With ``W`` the total weight and ``C_j`` the
+    cumulative weight up to the ``j``-th smallest distinct score (weight
+    ``w_j``), the ``B``-bin model puts distinct score ``j`` in bin
+    ``#{b in 1..B-1 : b W / B <= C_j - w_j / 2}``: the equal-weight bin that
+    holds the middle of the score's cumulative-weight interval (the rule of
+    :class:`~venncal.baselines.HistogramBinningCalibrator`).  So tied scores
+    are never split across bins; a score heavier than ``W / B`` swallows the
+    bins around it, and bins that receive no score are dropped: the model
+    then has fewer bins ``B``, and ``N'`` is shared among the bins it has.
+    Bin counts that yield the same partition (possible only with ties or
+    weights) give one model.  For ``n`` unit-weight distinct scores, every
+    ``B <= n`` gives ``B`` non-empty bins of ``floor(n/B)`` or
+    ``ceil(n/B)`` scores.  The comparison is exact for integer (indeed
+    dyadic) weights; for other weights it is made in floating point, so a
+    score whose middle lies on a level in exact arithmetic may go to either
+    side of it.
+
+    **Bin intervals and prior rates.**  The edge between two adjacent bins
+    is the midpoint between the last calibration score of one and the first
+    of the next (rounded to a float strictly below the latter); a test score
+    on an edge belongs to the lower bin, and test scores outside the
+    calibration range go to the first or last bin.  For
+    ``bin_prior="midpoint"`` the first bin extends down to 0 and the last up
+    to 1, so the bins partition ``[0, 1]`` and ``p_b`` is the midpoint of
+    the bin's interval, as in the paper.  Scores that are not probabilities
+    define no such interval; there every bin gets the calibration base rate
+    as prior rate (the ENIR paper instead maps such scores into ``[0, 1]``
+    with a sigmoid; apply one before fitting to get that).  Rates are
+    clipped to ``[1e-6, 1 - 1e-6]``, so one-class data (base rate 0 or 1)
+    and bins next to 0 or 1 keep both Beta parameters positive; this moves
+    a bin estimate by less than ``1e-6``.
+
+    **Weights and computation.**  Sample weights are frequency weights: a
+    weight of 2 is the same as the row repeated, and ``N`` is the total
+    weight (so weights that sum to less than 2 leave a single bin).  Scores
+    are computed in log space (``gammaln``) and normalised as in
+    ``logsumexp`` (shifted by the largest, exponentiated, divided by their
+    sum).  Fitting builds prefix sums of the weights once; the ``B``-bin
+    model then costs ``O(B log k)``, in all ``O(k + sum_B B log k)``.  The
+    weighted average of the models' step functions is itself a step
+    function, tabulated at fit time (``thresholds_``, ``values_``), so
+    prediction is one binary search and a gather, whatever the number of
+    models.  Outputs lie strictly between 0 and 1.
+
+    References
+    ----------
+    M. P. Naeini, G. F. Cooper, M. Hauskrecht. Obtaining well calibrated
+    probabilities using Bayesian binning. AAAI 2015.
+
+    M. P. Naeini, G. F. Cooper. Binary classifier calibration using an
+    ensemble of near isotonic regression models. ICDM 2016 (section I
+    summarises BBQ).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from venncal.baselines.bbq import BBQCalibrator
+    >>> rng = np.random.default_rng(0)
+    >>> scores = rng.uniform(size=10_000)
+    >>> y = rng.uniform(size=10_000) < scores**2  # true probability: score squared
+    >>> cal = BBQCalibrator().fit(scores, y)
+    >>> len(cal.n_bins_), int(cal.n_bins_.min()), int(cal.n_bins_.max())
+    (214, 2, 215)
+    >>> best = cal.model_weights_.argmax()
+    >>> int(cal.n_bins_[best]), round(float(cal.model_weights_[best]), 2)
+    (11, 0.68)
+    >>> cal.predict_proba([0.1, 0.5, 0.9])[:, 1].round(3)
+    array([0.014, 0.249, 0.735])
+    """
+
+    def __init__(
+        self,
+        *,
+        bin_range=None,
+        range_factor=10.0,
+        prior_strength=2.0,
+        bin_prior="auto",
+        classes=None,
+    ):
+        self.bin_range = bin_range
+        self.range_factor = range_factor
+        self.prior_strength = prior_strength
+        self.bin_prior = bin_prior
+        self.classes = classes
+
+    _state = (
+        "n_bins_",
+        "bin_edges_",
+        "bin_values_",
+        "log_evidence_",
+        "model_weights_",
+        "thresholds_",
+        "values_",
+    )
+
+    def _check_params(self):
+        if self.bin_range is not None:
+            ok = (
+                isinstance(self.bin_range, (tuple, list))
+                and len(self.bin_range) == 2
+                and all(
+                    isinstance(v, numbers.Integral) and not isinstance(v, bool)
+                    for v in self.bin_range
+                )
+            )
+            if not ok or not 1 <= self.bin_range[0] <= self.bin_range[1]:
+                raise ValueError(
+                    "bin_range must be None or a pair of integers (smallest, largest) with "
+                    f"1 <= smallest <= largest; got {self.bin_range!r}"
+                )
+        if (
+            not _is_real(self.range_factor)
+            or not self.range_factor >= 1.0
+            or not math.isfinite(self.range_factor)
+        ):
+            raise ValueError(
+                f"range_factor must be a finite number >= 1; got {self.range_factor!r}"
+            )
+        if (
+            not _is_real(self.prior_strength)
+            or not self.prior_strength > 0.0
+            or not math.isfinite(self.prior_strength)
+        ):
+            raise ValueError(
+                f"prior_strength must be a finite number > 0; got {self.prior_strength!r}"
+            )
+        if not isinstance(self.bin_prior, str) or self.bin_prior not in BIN_PRIORS:
+            raise ValueError(f"bin_prior must be one of {BIN_PRIORS}; got {self.bin_prior!r}")
+
+    def _fit_sums(self, s, w, a):
+        k = s.shape[0]
+        in_unit = bool(s[0] >= 0.0 and s[-1] <= 1.0)
+        use_midpoint = self.bin_prior == "midpoint" or (self.bin_prior == "auto" and in_unit)
+        if use_midpoint and not in_unit:
+            raise ValueError(
+                'bin_prior="midpoint" needs calibration scores in [0, 1]; got scores in '
+                f'[{s[0]!r}, {s[-1]!r}] (use bin_prior="base_rate" or "auto")'
+            )
+
+        cum_w = np.cumsum(w)
+        total = float(cum_w[-1])
+        # Prefix sums with a leading 0: the weight of scores lo..hi-1 is
+        # prefix[hi] - prefix[lo].  Positive and negative weights are kept
+        # apart so that neither is a difference of the other (no cancellation);
+        # cumulative sums of non-negative terms never decrease, so every
+        # difference is >= 0.
+        pre_pos = np.zeros(k + 1)
+        np.cumsum(a, out=pre_pos[1:])
+        pre_neg = np.zeros(k + 1)
+        np.cumsum(w - a, out=pre_neg[1:])
+        # Twice the middle of each score's cumulative-weight interval.
+        key = 2.0 * cum_w - w
+
+        counts = candidate_bin_counts(total, k, self.bin_range, float(self.range_factor))
+        n_levels = int(counts.sum()) - counts.shape[0]
+        if n_levels > _MAX_LEVELS:
+            raise ValueError(
+                f"the binning models would have {n_levels} bin boundaries in all (bin counts "
+                f"{counts[0]} to {counts[-1]}, from a total weight of {total:g}); pass a smaller "
+                "bin_range (weights are frequencies: their total sets the default range)"
+            )
+        cuts, first_cut, n_cuts = _quantile_cuts(key, total, counts)
+        keep = _distinct_models(cuts, first_cut, n_cuts)
+        if keep.shape[0] < n_cuts.shape[0]:
+            cuts = np.concatenate([cuts[first_cut[i] : first_cut[i] + n_cuts[i]] for i in keep])
+        n_bins = n_cuts[keep] + 1
+        n_models = n_bins.shape[0]
+
+        # Bin b of all models, concatenated, covers distinct scores lo[b]..hi[b]-1.
+        offsets = np.zeros(n_models + 1, dtype=np.int64)
+        np.cumsum(n_bins, out=offsets[1:])
+        first = np.zeros(offsets[-1], dtype=bool)
+        first[offsets[:-1]] = True
+        last = np.zeros(offsets[-1], dtype=bool)
+        last[offsets[1:] - 1] = True
+        lo = np.zeros(offsets[-1], dtype=np.int64)
+        lo[~first] = cuts
+        hi = np.full(offsets[-1], k, dtype=np.int64)
+        hi[~last] = cuts
+
+        gaps = _gap_points(s[:-1], s[1:])  # gaps[j] separates scores j and j + 1
+        edges = gaps[cuts - 1]
+
+        if use_midpoint:
+            lower = np.zeros(offsets[-1])
+            lower[~first] = edges
+            upper = np.ones(offsets[-1])
+            upper[~last] = edges
+            prior = 0.5 * lower + 0.5 * upper
+        else:
+            prior = np.full(offsets[-1], float(pre_pos[-1]) / total)
+        prior = np.clip(prior, _PRIOR_EPS, 1.0 - _PRIOR_EPS)
+
+        pos = pre_pos[hi] - pre_pos[lo]
+        neg = pre_neg[hi] - pre_neg[lo]
+        size = pos + neg
+        strength = np.repeat(float(self.prior_strength) / n_bins, n_bins)
+        alpha = strength * prior
+        beta = strength * (1.0 - prior)
+        terms = (
+            (gammaln(strength) - gammaln(size + strength))
+            + (gammaln(pos + alpha) - gammaln(alpha))
+            + (gammaln(neg + beta) - gammaln(beta))
+        )
+        log_evidence = np.add.reduceat(terms, offsets[:-1])
+        values = (pos + alpha) / (size + alpha + beta)
+        # logsumexp-style normalisation: shift by the maximum, then divide by
+        # the sum (rather than subtract logsumexp, whose absolute error at log
+        # evidences of order -1e5 would leave the weights summing to 1 +- 1e-11).
+        model_weights = np.exp(log_evidence - log_evidence.max())
+        model_weights /= model_weights.sum()
+
+        self.n_bins_ = n_bins
+        self.bin_edges_ = edges
+        self.bin_values_ = values
+        self.log_evidence_ = log_evidence
+        self.model_weights_ = model_weights
+        self.thresholds_, self.values_ = _average_steps(
+            k, gaps, cuts, values, offsets, first, model_weights
+        )
+
+    def _predict_p(self, q):
+        return self.values_[np.searchsorted(self.thresholds_, q, side="left")]
+
+    def _check_state(self):
+        """Raise ``ValueError`` if the fitted arrays do not fit together."""
+        check_is_fitted(self, "values_")
+        n_bins = np.asarray(self.n_bins_)
+        n_models = n_bins.shape[0]
+        shapes = {
+            "bin_edges_": n_bins.sum() - n_models,
+            "bin_values_": n_bins.sum(),
+            "log_evidence_": n_models,
+            "model_weights_": n_models,
+            "values_": np.asarray(self.thresholds_).shape[0] + 1,
+        }
+        if n_bins.ndim != 1 or n_models == 0 or (n_bins < 1).any():
+            raise ValueError("n_bins_ must be a non-empty 1-D array of positive integers")
+        for name, size in shapes.items():
+            arr = np.asarray(getattr(self, name))
+            if arr.ndim != 1 or arr.shape[0] != size:
+                raise ValueError(f"{name} must be 1-D of length {size}; got shape {arr.shape}")
+        if (np.diff(self.thresholds_) <= 0).any():
+            raise ValueError("thresholds_ must be strictly increasing")
+        if not ((self.values_ > 0) & (self.values_ < 1)).all():
+            raise ValueError("values_ must lie strictly between 0 and 1")
+
+
+def _is_real(v):
+    return isinstance(v, numbers.Real) and not isinstance(v, bool)
+
+
+def _quantile_cuts(key, total, counts):
+    """Bin boundaries of the equal-weight models with ``counts`` bins.
+
+    Returns ``(cuts, first_cut, n_cuts)``: model ``i`` has the increasing
+    cuts ``cuts[first_cut[i]:first_cut[i] + n_cuts[i]]`` in ``1..k-1`` (a cut
+    ``c`` puts distinct scores ``< c`` and ``>= c`` in different bins), one
+    per non-empty bin but the first.  Score ``j`` lies in bin
+    ``#{b : 2 b W / B <= key[j]}``, so level ``b`` cuts at
+    ``#{j : key[j] < 2 b W / B}``.  For integer weights ``key`` holds
+    integers and ``2 b W / B`` is either an integer (computed exactly) or at
+    least ``1/B`` away from one, so the comparison is exact.
+    """
+    k = key.shape[0]
+    per_model = counts - 1
+    starts = np.zeros(counts.shape[0], dtype=np.int64)
+    np.cumsum(per_model[:-1], out=starts[1:])
+    model = np.repeat(np.arange(counts.shape[0]), per_model)
+    level = np.arange(model.shape[0]) - starts[model] + 1
+    raw = np.searchsorted(key, (2.0 * total) * level / counts[model], side="left")
+    # Drop cuts that leave an empty bin: at 0 or k, or equal to the previous
+    # cut of the same model (raw cuts never decrease within a model).
+    prev = np.empty_like(raw)
+    prev[1:] = raw[:-1]
+    prev[starts[per_model > 0]] = 0
+    keep = (raw > 0) & (raw < k) & (raw != prev)
+    n_cuts = np.bincount(model[keep], minlength=counts.shape[0])
+    first_cut = np.zeros(counts.shape[0], dtype=np.int64)
+    np.cumsum(n_cuts[:-1], out=first_cut[1:])
+    return raw[keep], first_cut, n_cuts
+
+
+def _distinct_models(cuts, first_cut, n_cuts):
+    """Return the index of the first model of each distinct partition, in order."""
+    if np.unique(n_cuts).shape[0] == n_cuts.shape[0]:
+        return np.arange(n_cuts.shape[0])  # different bin counts: all distinct
+    seen = set()
+    keep = []
+    for i in range(n_cuts.shape[0]):
+        key = cuts[first_cut[i] : first_cut[i] + n_cuts[i]].tobytes()
+        if key not in seen:
+            seen.add(key)
+            keep.append(i)
+    return np.asarray(keep, dtype=np.int64)
+
+
+def _average_steps(k, gaps, cuts, values, offsets, first, model_weights):
+    """Tabulate the weighted average of the models' step functions.
+
+    On the scores' index axis each model is a step function of the distinct
+    score index that jumps at its cuts; the average starts at the weighted
+    first-bin values and jumps by the weighted differences of consecutive
+    bin values.  Only cuts of models of positive weight become thresholds.
+    """
+    n_models = model_weights.shape[0]
+    model_of_bin = np.repeat(np.arange(n_models), np.diff(offsets))
+    start = float(np.dot(model_weights, values[offsets[:-1]]))
+    later = ~first
+    jump = model_weights[model_of_bin[later]] * (values[later] - values[np.flatnonzero(later) - 1])
+    live = model_weights[model_of_bin[later]] > 0
+    at = cuts[live]
+    present = np.zeros(k, dtype=bool)
+    present[at] = True
+    where = np.flatnonzero(present)
+    steps = np.bincount(at, weights=jump[live], minlength=k)[where]
+    table = np.empty(where.shape[0] + 1)
+    table[0] = start
+    np.cumsum(steps, out=table[1:])
+    table[1:] += start
+    # The average lies between the smallest and largest value it averages;
+    # clipping removes the rounding of the running sum (and keeps 0 < p < 1).
+    contributing = model_weights[model_of_bin] > 0
+    np.clip(table, values[contributing].min(), values[contributing].max(), out=table)
+    return gaps[where - 1], table

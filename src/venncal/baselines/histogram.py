@@ -1,0 +1,174 @@
+"""Histogram binning (Zadrozny & Elkan 2001)."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .._base import ScoreCalibrator
+
+__all__ = ["HistogramBinningCalibrator"]
+
+STRATEGIES = ("quantile", "uniform")
+
+
+def _gap_midpoints(lo, hi):
+    """Points strictly below ``hi`` and at least ``lo`` (``lo < hi``), near the midpoints."""
+    mid = 0.5 * lo + 0.5 * hi  # no overflow; >= lo since rounding is monotonic
+    # For adjacent floats the rounded midpoint can be hi itself.
+    return np.where(mid < hi, mid, lo)
+
+
+def _uniform_edges(lo, hi, n_bins):
+    """``n_bins + 1`` equal-width edges from ``lo`` to ``hi`` (``lo < hi``)."""
+    with np.errstate(over="ignore"):
+        span = hi - lo
+    if np.isfinite(span):
+        edges = np.linspace(lo, hi, n_bins + 1)
+    else:
+        # The range overflows float64: work with half-widths.
+        half = (hi / 2 - lo / 2) * (np.arange(n_bins + 1) / n_bins)
+        edges = (lo + half) + half
+    edges[0], edges[-1] = lo, hi
+    return edges
+
+
+class HistogramBinningCalibrator(ScoreCalibrator):
+    """Histogram binning (Zadrozny & Elkan 2001).
+
+    Partitions the score axis into bins and predicts, for a test score, the
+    (weighted) fraction of positive calibration observations in its bin.
+
+    Parameters
+    ----------
+    n_bins : int, default=10
+        Number of bins (at least 1).  With ``strategy="quantile"`` fewer bins
+        result when distinct scores carry more than ``1/n_bins`` of the
+        weight or there are fewer than ``n_bins`` distinct scores.
+    strategy : {"quantile", "uniform"}, default="quantile"
+        ``"quantile"``: bins of (about) equal calibration weight.
+        ``"uniform"``: bins of equal width over the range of the calibration
+        scores.
+    classes : array-like of shape (2,), default=None
+        The two labels.  Needed only when the calibration labels show a
+        single class other than 0 or 1.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The labels, sorted; probabilities are those of ``classes_[1]``.
+    bin_edges_ : ndarray of shape (m + 1,)
+        Non-decreasing edges; ``bin_edges_[0]`` and ``bin_edges_[-1]`` are
+        the smallest and largest calibration score.  Bin ``b`` is the
+        interval ``(bin_edges_[b], bin_edges_[b + 1]]``, except that the
+        first bin also holds every score up to ``bin_edges_[1]`` and the last
+        every score above ``bin_edges_[-2]`` (test scores outside the
+        calibration range go to the first or last bin).
+    bin_values_ : ndarray of shape (m,)
+        Predicted probability in each bin.
+    bin_weights_ : ndarray of shape (m,)
+        Calibration weight in each bin (0 for an empty bin).
+
+    Notes
+    -----
+    **Quantile bins.**  With ``W`` the total weight, the ``j``-th smallest
+    distinct score covers the interval ``(C_j - w_j, C_j]`` of cumulative
+    weight; it goes to bin ``floor(n_bins * (C_j - w_j/2) / W)`` (capped at
+    ``n_bins - 1``), the equal-weight bin holding the midpoint of its
+    interval.  Thus a distinct score is never split, and bins that receive
+    no score are dropped (fewer, never empty bins).  For ``n`` unit-weight
+    distinct scores and ``n_bins`` dividing ``n``, every bin holds
+    ``n / n_bins`` of them; a score heavier than ``W / n_bins`` gets a bin
+    of its own.  The edge between two bins is the midpoint between the last
+    calibration score of one and the first of the next (rounded to a float
+    strictly below the latter), and a test score on an edge belongs to the
+    lower bin.
+
+    **Uniform bins.**  ``n_bins`` bins of equal width over ``[min, max]`` of
+    the calibration scores; a score on an inner edge belongs to the lower
+    bin.  An empty bin predicts the value of the nearest non-empty bin (the
+    lower one of two equally near).
+
+    Each bin's value is its positive weight over its weight, so it can be
+    exactly 0 or 1 (infinite log loss is possible, as for isotonic
+    regression).  Fitting is linear in the number of distinct scores.
+
+    References
+    ----------
+    B. Zadrozny, C. Elkan. Obtaining calibrated probability estimates from
+    decision trees and naive Bayesian classifiers. ICML 2001.
+
+    Examples
+    --------
+    >>> from venncal.baselines import HistogramBinningCalibrator
+    >>> scores = [0.1, 0.2, 0.3, 0.4, 0.6, 0.7, 0.8, 0.9]
+    >>> y = [0, 0, 1, 0, 1, 0, 1, 1]
+    >>> cal = HistogramBinningCalibrator(n_bins=2).fit(scores, y)
+    >>> cal.bin_edges_, cal.bin_values_
+    (array([0.1, 0.5, 0.9]), array([0.25, 0.75]))
+    >>> cal.predict_proba([0.0, 0.5, 0.55, 2.0])[:, 1]
+    array([0.25, 0.25, 0.75, 0.75])
+    >>> HistogramBinningCalibrator(n_bins=4, strategy="uniform").fit(scores, y).bin_edges_
+    array([0.1, 0.3, 0.5, 0.7, 0.9])
+    """
+
+    def __init__(self, *, n_bins=10, strategy="quantile", classes=None):
+        self.n_bins = n_bins
+        self.strategy = strategy
+        self.classes = classes
+
+    _state = ("bin_edges_", "bin_values_", "bin_weights_")
+
+    def _check_params(self):
+        if (
+            not isinstance(self.n_bins, numbers.Integral)
+            or isinstance(self.n_bins, bool)
+            or self.n_bins < 1
+        ):
+            raise ValueError(f"n_bins must be an integer >= 1; got {self.n_bins!r}")
+        if not isinstance(self.strategy, str) or self.strategy not in STRATEGIES:
+            raise ValueError(f"strategy must be one of {STRATEGIES}; got {self.strategy!r}")
+
+    def _fit_sums(self, s, w, a):
+        n_bins = int(self.n_bins)
+        k = s.shape[0]
+        if k == 1:
+            edges = np.array([s[0], s[0]])
+        elif self.strategy == "quantile":
+            cum = np.cumsum(w)
+            # Bin of score j: the number of levels b W / n_bins (b = 1, ...,
+            # n_bins - 1) at or below the midpoint C_j - w_j / 2 of its weight,
+            # compared as 2 b W <= n_bins (2 C_j - w_j): exact for integer weights.
+            rank = np.searchsorted(
+                2.0 * cum[-1] * np.arange(1, n_bins), n_bins * (2.0 * cum - w), side="right"
+            )
+            ends = np.flatnonzero(np.diff(rank)) + 1  # first score of each later bin
+            edges = np.concatenate(([s[0]], _gap_midpoints(s[ends - 1], s[ends]), [s[-1]]))
+        else:
+            edges = _uniform_edges(s[0], s[-1], n_bins)
+        m = edges.shape[0] - 1
+        bins = np.searchsorted(edges[1:-1], s, side="left")
+        weights = np.bincount(bins, weights=w, minlength=m)
+        positive = np.bincount(bins, weights=a, minlength=m)
+        filled = weights > 0
+        values = np.zeros(m)
+        values[filled] = np.clip(positive[filled] / weights[filled], 0.0, 1.0)
+        if not filled.all():
+            values = values[_nearest_filled(filled)]
+        self.bin_edges_ = edges
+        self.bin_values_ = values
+        self.bin_weights_ = weights
+
+    def _predict_p(self, q):
+        return self.bin_values_[np.searchsorted(self.bin_edges_[1:-1], q, side="left")]
+
+
+def _nearest_filled(filled):
+    """Index of the nearest True of ``filled`` for every position (ties: lower)."""
+    pos = np.arange(filled.shape[0])
+    where = np.flatnonzero(filled)
+    nxt = np.searchsorted(where, pos, side="left")  # first filled at or after pos
+    below = where[np.maximum(nxt - 1, 0)]
+    above = where[np.minimum(nxt, where.shape[0] - 1)]
+    return np.where((above - pos) < (pos - below), above, below)

@@ -1,0 +1,189 @@
+"""Isotonic regression calibration (Zadrozny & Elkan 2002; DIR of paper 001)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._base import ScoreCalibrator
+from .._kernels import pava_blocks, pava_fit
+from .._validation import check_scores
+
+__all__ = ["IsotonicCalibrator", "isotonic_regression"]
+
+INTERPOLATIONS = ("nearest", "linear")
+
+
+def isotonic_regression(y, sample_weight=None) -> np.ndarray:
+    """Return the non-decreasing least-squares fit of an ordered sequence.
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+        Values, in the order of the independent variable.
+    sample_weight : array-like of shape (n,), default=None
+        Positive weights; all ones when None.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The fit: non-decreasing, the weighted mean of ``y`` on each block of
+        equal values, minimizing ``sum(w * (y - fit)**2)``.
+
+    Examples
+    --------
+    >>> from venncal.baselines import isotonic_regression
+    >>> isotonic_regression([1.0, 3.0, 2.0, 4.0, 0.0])
+    array([1.  , 2.25, 2.25, 2.25, 2.25])
+    >>> isotonic_regression([1.0, 3.0, 2.0], sample_weight=[1.0, 1.0, 3.0])
+    array([1.  , 2.25, 2.25])
+    """
+    y = check_scores(y, name="y")
+    if sample_weight is None:
+        w = np.ones_like(y)
+    else:
+        w = check_scores(sample_weight, name="sample_weight")
+        if w.shape != y.shape:
+            raise ValueError(
+                f"sample_weight has length {w.shape[0]}, but y has length {y.shape[0]}"
+            )
+        if not (w > 0).all():
+            raise ValueError("sample_weight must be positive")
+    return pava_fit(y * w, w)
+
+
+def _nearer_lower(lo, q, hi):
+    """Whether ``q - lo <= hi - q`` in exact arithmetic (``lo <= q <= hi``).
+
+    Each difference is represented exactly as a rounded value plus its
+    rounding error (Knuth's two-sum), and the pairs compare
+    lexicographically: rounding is monotonic, so unequal rounded values
+    already order the exact ones.  Where a difference would overflow, all
+    three numbers are halved first (exact for such large numbers).
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        d_lo, e_lo = _two_diff(q, lo)
+        d_hi, e_hi = _two_diff(hi, q)
+        huge = ~(np.isfinite(d_lo) & np.isfinite(d_hi) & np.isfinite(e_lo) & np.isfinite(e_hi))
+        if huge.any():
+            d_lo[huge], e_lo[huge] = _two_diff(q[huge] / 2, lo[huge] / 2)
+            d_hi[huge], e_hi[huge] = _two_diff(hi[huge] / 2, q[huge] / 2)
+    return (d_lo < d_hi) | ((d_lo == d_hi) & (e_lo <= e_hi))
+
+
+def _two_diff(x, y):
+    """``x - y`` as ``(d, e)`` with ``d = fl(x - y)`` and ``d + e == x - y`` exactly."""
+    d = x - y
+    z = d - x
+    e = (x - (d - z)) - (y + z)
+    return d, e
+
+
+class IsotonicCalibrator(ScoreCalibrator):
+    """Isotonic regression calibration (Zadrozny & Elkan 2002).
+
+    Fits the non-decreasing step function of the calibration scores that is
+    closest to the labels in weighted least squares (pool-adjacent-violators
+    algorithm on the score summary, one pass) and evaluates it at the test
+    scores.
+
+    Parameters
+    ----------
+    interpolation : {"nearest", "linear"}, default="nearest"
+        How the fit, defined at the calibration scores, extends to other
+        scores.  ``"nearest"`` is the direct isotonic regression (DIR) of
+        paper 001, section 3: a test score takes the fitted value at the
+        nearest calibration score, the smaller one when two are equally near.
+        ``"linear"`` interpolates linearly between calibration scores
+        (scikit-learn's ``IsotonicRegression(out_of_bounds="clip")``).
+        Either way a score below (above) every calibration score takes the
+        fitted value at the smallest (largest) one.
+    classes : array-like of shape (2,), default=None
+        The two labels.  Needed only when the calibration labels show a
+        single class other than 0 or 1.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The labels, sorted; probabilities are those of ``classes_[1]``.
+    thresholds_ : ndarray of shape (m,)
+        Increasing calibration scores at which the fit is stored: the
+        smallest and largest score of each block of the fit (one score for a
+        block of one score).  Between two consecutive thresholds inside a
+        block the fit is constant, so these determine every prediction.
+    values_ : ndarray of shape (m,)
+        The fit at ``thresholds_``, non-decreasing, in ``[0, 1]``.
+
+    Notes
+    -----
+    The fit takes the values 0 and 1 whenever the lowest (highest) scores
+    are all of one class, and so do the predictions: the log loss of a test
+    observation can be infinite.  This is the overfitting that Venn-Abers
+    predictors regularize (paper 000, section 5.2); see
+    :class:`~venncal.VennAbersCalibrator`.
+
+    Ties of calibration scores are pooled (one point per distinct score,
+    with the weighted mean label), as in scikit-learn.  With
+    ``interpolation="nearest"`` the nearest calibration score is decided in
+    exact arithmetic.
+
+    References
+    ----------
+    B. Zadrozny, C. Elkan. Transforming classifier scores into accurate
+    multiclass probability estimates. KDD 2002.
+
+    Examples
+    --------
+    >>> from venncal.baselines import IsotonicCalibrator
+    >>> scores, y = [0.1, 0.2, 0.4, 0.6, 0.8], [0, 1, 0, 1, 1]
+    >>> cal = IsotonicCalibrator().fit(scores, y)
+    >>> cal.thresholds_
+    array([0.1, 0.2, 0.4, 0.6, 0.8])
+    >>> cal.values_
+    array([0. , 0.5, 0.5, 1. , 1. ])
+    >>> cal.predict_proba([0.0, 0.15, 0.5, 0.55])[:, 1]
+    array([0. , 0. , 0.5, 1. ])
+    >>> lin = IsotonicCalibrator(interpolation="linear").fit(scores, y)
+    >>> lin.predict_proba([0.0, 0.15, 0.5, 0.55])[:, 1]
+    array([0.   , 0.25 , 0.75 , 0.875])
+    """
+
+    def __init__(self, *, interpolation="nearest", classes=None):
+        self.interpolation = interpolation
+        self.classes = classes
+
+    _state = ("thresholds_", "values_")
+
+    def _check_params(self):
+        if not isinstance(self.interpolation, str) or self.interpolation not in INTERPOLATIONS:
+            raise ValueError(
+                f"interpolation must be one of {INTERPOLATIONS}; got {self.interpolation!r}"
+            )
+
+    def _fit_sums(self, s, w, a):
+        ends, bnum, bden = pava_blocks(a, w)
+        starts = np.empty_like(ends)
+        starts[0] = 0
+        starts[1:] = ends[:-1]
+        lasts = ends - 1
+        # Each block contributes its first and (if different) its last score.
+        idx = np.column_stack((starts, lasts)).ravel()
+        keep = np.ones(idx.shape[0], dtype=bool)
+        keep[1::2] = lasts != starts
+        idx = idx[keep]
+        # bnum / bden is in [0, 1] up to rounding; clip to be sure.
+        block_values = np.clip(bnum / bden, 0.0, 1.0)
+        self.thresholds_ = np.ascontiguousarray(s[idx])
+        self.values_ = np.repeat(block_values, np.where(lasts != starts, 2, 1))
+
+    def _predict_p(self, q):
+        t, v = self.thresholds_, self.values_
+        if self.interpolation == "linear":
+            return np.interp(q, t, v)
+        # Nearest threshold (DIR): t[i - 1] < q <= t[i].
+        i = np.searchsorted(t, q, side="left")
+        inside = (i > 0) & (i < t.shape[0])
+        j = np.minimum(i, t.shape[0] - 1)
+        lower = i[inside] - 1
+        take_lower = _nearer_lower(t[lower], q[inside], t[i[inside]])
+        j[inside] = np.where(take_lower, lower, i[inside])
+        return v[j]
