@@ -10,7 +10,9 @@ from .baselines import (
     IsotonicCalibrator,
     PlattCalibrator,
 )
+from . import persist
 from .calibrated import CalibratedClassifier
+from .persist import load, save
 from .summary import ScoreSummary
 from .venn_abers import (
     CrossVennAbersCalibrator,
@@ -36,7 +38,10 @@ __all__ = [
     "VennAbersCalibrator",
     "VennAbersClassifier",
     "brier_minimax",
+    "load",
     "log_minimax",
     "merge_folds",
+    "persist",
+    "save",
     "__version__",
 ]

@@ -9,7 +9,28 @@ from sklearn.utils.validation import check_is_fitted
 from ._validation import check_labels, check_sample_weight, check_scores
 from .summary import ScoreSummary, summarize
 
-__all__ = ["ScoreCalibrator"]
+__all__ = ["ScoreCalibrator", "check_float_arrays"]
+
+
+def check_float_arrays(owner, names, *, length=None, unit_interval=()):
+    """Check that fitted attributes are finite 1-D float64 arrays of one length.
+
+    Those named in ``unit_interval`` must also lie in [0, 1].  Returns the
+    common length.
+    """
+    for name in names:
+        arr = getattr(owner, name)
+        if not isinstance(arr, np.ndarray) or arr.dtype != np.float64 or arr.ndim != 1:
+            raise ValueError(f"{name} must be a 1-D float64 array")
+        if length is None:
+            length = arr.shape[0]
+        if arr.shape[0] != length:
+            raise ValueError(f"{name} must have length {length}; got {arr.shape[0]}")
+        if not np.isfinite(arr).all():
+            raise ValueError(f"{name} must be finite")
+        if name in unit_interval and not ((arr >= 0) & (arr <= 1)).all():
+            raise ValueError(f"{name} must lie in [0, 1]")
+    return length
 
 
 class ScoreCalibrator(BaseEstimator):
@@ -95,6 +116,17 @@ class ScoreCalibrator(BaseEstimator):
         return self.classes_[(p > 0.5).astype(np.intp)]
 
     # -- for subclasses -------------------------------------------------------
+
+    def _check_state(self) -> None:
+        """Raise ``ValueError`` unless the fitted state is consistent.
+
+        Called by :func:`venncal.persist.load` on a reloaded calibrator, so a
+        corrupt model file fails loudly instead of predicting nonsense.
+        Subclasses extend it for their own attributes.
+        """
+        classes = np.asarray(self.classes_)
+        if classes.ndim != 1 or classes.shape[0] != 2 or classes[0] == classes[1]:
+            raise ValueError("classes_ must hold two distinct labels")
 
     def _check_params(self) -> None:
         """Raise ``ValueError`` for invalid parameters (override as needed)."""

@@ -111,7 +111,7 @@ def check_labels(y, n: int | None = None, classes=None) -> tuple[np.ndarray, np.
     arr = _as_label_array(y, n)
     observed = _unique_labels(arr)
     if observed.shape[0] > 2:
-        shown = ", ".join(repr(v) for v in observed[:5].tolist())
+        shown = ", ".join(repr(v) for v in observed[:5].tolist())  # plain Python values
         more = ", ..." if observed.shape[0] > 5 else ""
         raise ValueError(
             f"y has {observed.shape[0]} classes ({shown}{more}); venncal calibrates binary "
@@ -128,7 +128,7 @@ def check_labels(y, n: int | None = None, classes=None) -> tuple[np.ndarray, np.
     elif observed.shape[0] == 2:
         cls = observed
     else:
-        only = observed[0]
+        only = observed[0].item()
         if arr.dtype.kind in "biuf" and only in (0, 1):
             cls = np.array([0, 1], dtype=arr.dtype)
         else:

@@ -391,6 +391,7 @@ class BBQCalibrator(ScoreCalibrator):
     def _check_state(self):
         """Raise ``ValueError`` if the fitted arrays do not fit together."""
         check_is_fitted(self, "values_")
+        super()._check_state()
         n_bins = np.asarray(self.n_bins_)
         n_models = n_bins.shape[0]
         shapes = {

@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 
-from .._base import ScoreCalibrator
+from .._base import ScoreCalibrator, check_float_arrays
 
 __all__ = ["HistogramBinningCalibrator"]
 
@@ -159,6 +159,15 @@ class HistogramBinningCalibrator(ScoreCalibrator):
         self.bin_edges_ = edges
         self.bin_values_ = values
         self.bin_weights_ = weights
+
+    def _check_state(self):
+        super()._check_state()
+        m = check_float_arrays(
+            self, ("bin_values_", "bin_weights_"), unit_interval=("bin_values_",)
+        )
+        check_float_arrays(self, ("bin_edges_",), length=m + 1)
+        if m == 0 or (np.diff(self.bin_edges_) < 0).any() or (self.bin_weights_ < 0).any():
+            raise ValueError("bin_edges_ must be non-decreasing and bin_weights_ non-negative")
 
     def _predict_p(self, q):
         return self.bin_values_[np.searchsorted(self.bin_edges_[1:-1], q, side="left")]

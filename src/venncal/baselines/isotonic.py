@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._base import ScoreCalibrator
+from .._base import ScoreCalibrator, check_float_arrays
 from .._kernels import pava_blocks, pava_fit
 from .._validation import check_scores
 
@@ -174,6 +174,12 @@ class IsotonicCalibrator(ScoreCalibrator):
         block_values = np.clip(bnum / bden, 0.0, 1.0)
         self.thresholds_ = np.ascontiguousarray(s[idx])
         self.values_ = np.repeat(block_values, np.where(lasts != starts, 2, 1))
+
+    def _check_state(self):
+        super()._check_state()
+        k = check_float_arrays(self, ("thresholds_", "values_"), unit_interval=("values_",))
+        if k == 0 or (np.diff(self.thresholds_) < 0).any() or (np.diff(self.values_) < 0).any():
+            raise ValueError("thresholds_ and values_ must be non-empty and non-decreasing")
 
     def _predict_p(self, q):
         t, v = self.thresholds_, self.values_

@@ -216,6 +216,13 @@ class PlattCalibrator(ScoreCalibrator):
         self.a_ = float(-alpha / scale) + 0.0  # + 0.0 turns -0.0 into 0.0
         self.b_ = float(alpha * center / scale - beta) + 0.0
 
+    def _check_state(self):
+        super()._check_state()
+        for name in ("a_", "b_"):
+            value = getattr(self, name)
+            if not isinstance(value, float) or not np.isfinite(value):
+                raise ValueError(f"{name} must be a finite float")
+
     def _predict_p(self, q):
         return expit(-(self.a_ * q + self.b_))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import ScoreCalibrator
+from .._base import ScoreCalibrator, check_float_arrays
 from .._kernels import ivap_lookup, ivap_tables
 from .._validation import check_scores
 from ._merge import MERGES, brier_minimax, log_minimax
@@ -91,6 +91,20 @@ class VennAbersCalibrator(ScoreCalibrator):
         self.p0_, self.p1_ = ivap_tables(w, a)
         self.n_positive_ = float(a.sum())
         self.n_negative_ = float(w.sum() - self.n_positive_)
+
+    def _check_state(self):
+        super()._check_state()
+        k = check_float_arrays(
+            self, ("scores_", "weights_", "positive_weights_", "p0_", "p1_"),
+            unit_interval=("p0_", "p1_"),
+        )
+        if k == 0 or (np.diff(self.scores_) <= 0).any():
+            raise ValueError("scores_ must be non-empty and strictly increasing")
+        if not ((self.weights_ > 0).all() and (self.positive_weights_ >= 0).all()
+                and (self.positive_weights_ <= self.weights_).all()):
+            raise ValueError("weights must satisfy 0 <= positive_weights_ <= weights_, 0 < weights_")
+        if (self.p0_ > self.p1_).any():
+            raise ValueError("p0_ must not exceed p1_")
 
     def predict_interval(self, scores) -> np.ndarray:
         """Return the Venn-Abers pair ``(p0, p1)`` for each test score.

@@ -106,6 +106,20 @@ class CrossVennAbersCalibrator(BaseEstimator):
         self.calibrators_ = calibrators
         return self
 
+    def _check_state(self):
+        classes = np.asarray(self.classes_)
+        if classes.ndim != 1 or classes.shape[0] != 2 or classes[0] == classes[1]:
+            raise ValueError("classes_ must hold two distinct labels")
+        folds = np.asarray(self.folds_)
+        if folds.ndim != 1 or folds.shape[0] != len(self.calibrators_) or folds.shape[0] == 0:
+            raise ValueError("folds_ must be 1-D with one fold per calibrator")
+        for cal in self.calibrators_:
+            if not isinstance(cal, VennAbersCalibrator):
+                raise ValueError("calibrators_ must hold VennAbersCalibrator objects")
+            cal._check_state()
+            if list(np.asarray(cal.classes_)) != list(classes):
+                raise ValueError("every fold's classes_ must equal classes_")
+
     def _fold_scores(self, scores) -> list[np.ndarray]:
         check_is_fitted(self, "calibrators_")
         arr = np.asarray(scores)

@@ -1,0 +1,277 @@
+"""``venncal evaluate``: metrics table and reliability diagram of predicted probabilities."""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from ._io import CLIError, add_sep_option, command, open_table, read_columns
+from ._progress import Reporter, add_output_options
+
+__all__ = ["add_parser", "binary_labels", "run"]
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Register the ``evaluate`` subcommand.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        The object returned by ``ArgumentParser.add_subparsers``.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The ``evaluate`` parser.
+    """
+    parser = subparsers.add_parser(
+        "evaluate",
+        help="print calibration metrics of predicted probabilities, draw a reliability diagram",
+        description=(
+            "Compare predicted probabilities with the true labels: log loss (bits), Brier "
+            "loss, RMSE, ECE and MCE over bins, AUC, accuracy and, with --p0-col and "
+            "--p1-col, the mean Venn-Abers interval width. The labels may be any two "
+            "values; the positive class (whose probability is in --prob-col) is the larger "
+            "one (numbers compared as numbers, text as text) unless --pos-label names it."
+        ),
+        epilog="Example: venncal evaluate out.csv --prob-col p --label-col label --plot "
+        "reliability.png",
+    )
+    parser.add_argument(
+        "data", metavar="DATA", help="table (.csv, .csv.gz, .parquet, or - for CSV on stdin)"
+    )
+    parser.add_argument(
+        "--prob-col",
+        required=True,
+        metavar="COL",
+        help="column of predicted probabilities of the positive class, in [0, 1]",
+    )
+    parser.add_argument(
+        "--label-col",
+        required=True,
+        metavar="COL",
+        help="column of the true labels (any two values)",
+    )
+    parser.add_argument(
+        "--p0-col", metavar="COL", help="column of Venn-Abers lower probabilities (with --p1-col)"
+    )
+    parser.add_argument(
+        "--p1-col", metavar="COL", help="column of Venn-Abers upper probabilities (with --p0-col)"
+    )
+    parser.add_argument(
+        "--weight-col", metavar="COL", help="column of non-negative weights for every metric"
+    )
+    parser.add_argument(
+        "--pos-label",
+        metavar="LABEL",
+        help="the positive class (default: the larger of the two labels)",
+    )
+    parser.add_argument(
+        "--bins",
+        type=_positive_int,
+        default=10,
+        metavar="N",
+        help="number of bins for ECE, MCE and the diagram (default: 10)",
+    )
+    parser.add_argument(
+        "--strategy",
+        choices=("uniform", "quantile"),
+        default="uniform",
+        help="equal-width or equal-count bins (default: uniform)",
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print a JSON object keyed by metric name instead of a table "
+        "(non-finite values as the strings inf, -inf, nan)",
+    )
+    parser.add_argument(
+        "--plot",
+        metavar="FILE.png",
+        help="write the reliability diagram to this image file (needs "
+        "matplotlib; the format follows the extension: png, pdf, svg, ...)",
+    )
+    add_sep_option(parser)
+    add_output_options(parser)
+    parser.set_defaults(func=run)
+    return parser
+
+
+def _matches(label, text: str) -> bool:
+    if isinstance(label, (bool, np.bool_)):
+        return text.strip().lower() == str(bool(label)).lower()
+    if isinstance(label, (int, float, np.number)):
+        try:
+            return float(text) == label
+        except ValueError:
+            return False
+    return str(label) == text
+
+
+def binary_labels(y: np.ndarray, pos_label: str | None, source: str, column: str) -> tuple:
+    """Map labels to booleans (True = positive); return ``(y01, positive_label)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> binary_labels(np.array(["no", "yes", "no"]), None, "t.csv", "y")
+    (array([False,  True, False]), 'yes')
+    >>> binary_labels(np.array([2, 10, 2]), "2", "t.csv", "y")
+    (array([ True, False,  True]), 2)
+    """
+    try:
+        labels = np.unique(y)
+    except TypeError:
+        raise CLIError(f"{source}: column {column!r} mixes labels of different types") from None
+    if labels.shape[0] > 2:
+        shown = ", ".join(repr(v) for v in labels[:5].tolist())
+        more = ", ..." if labels.shape[0] > 5 else ""
+        raise CLIError(
+            f"{source}: column {column!r} has {labels.shape[0]} distinct labels ({shown}{more}); "
+            "two are needed"
+        )
+    values = labels.tolist()
+    if pos_label is not None:
+        found = [v for v in values if _matches(v, pos_label)]
+        if found:
+            positive = found[0]
+        elif len(values) == 1:  # one class observed, and it is the negative one
+            return np.zeros(y.shape[0], dtype=bool), pos_label
+        else:
+            raise CLIError(
+                f"--pos-label {pos_label!r} is not one of the labels {values!r} in column "
+                f"{column!r}"
+            )
+    elif len(values) == 2:
+        positive = values[1]
+    else:
+        only = values[0]
+        if isinstance(only, bool) or (isinstance(only, (int, float)) and only in (0, 1)):
+            positive = True if isinstance(only, bool) else 1
+        else:
+            raise CLIError(
+                f"{source}: column {column!r} holds a single label ({only!r}); name the "
+                "positive class with --pos-label"
+            )
+    return y == positive, positive
+
+
+def _check_unit_interval(values: np.ndarray, source: str, column: str) -> None:
+    bad = (values < 0) | (values > 1)
+    if bad.any():
+        i = int(bad.argmax())
+        raise CLIError(
+            f"{source}: column {column!r}, row {i + 1:,}: {float(values[i])!r} is not a probability "
+            "(values must lie in [0, 1])"
+        )
+
+
+@command("evaluate")
+def run(args: argparse.Namespace) -> int:
+    """Evaluate; return the exit code."""
+    report = Reporter.from_args(args)
+    if (args.p0_col is None) != (args.p1_col is None):
+        raise CLIError("--p0-col and --p1-col go together: give both or neither")
+    try:
+        from ..metrics import evaluate
+    except ImportError as exc:  # pragma: no cover - only in a broken installation
+        raise CLIError(f"venncal.metrics is not available: {exc}") from None
+
+    table = open_table(args.data, sep=args.sep)
+    try:
+        numeric = [args.prob_col]
+        table.check_columns([args.prob_col], "--prob-col")
+        table.check_columns([args.label_col], "--label-col")
+        if args.p0_col:
+            table.check_columns([args.p0_col], "--p0-col")
+            table.check_columns([args.p1_col], "--p1-col")
+            numeric += [args.p0_col, args.p1_col]
+        if args.weight_col:
+            table.check_columns([args.weight_col], "--weight-col")
+            numeric.append(args.weight_col)
+        with report.progress(f"reading {table.source}") as progress:
+            columns = read_columns(table, numeric, [args.label_col], progress)
+    finally:
+        table.close()
+
+    source = table.source
+    p = columns[args.prob_col]
+    _check_unit_interval(p, source, args.prob_col)
+    interval = None
+    if args.p0_col:
+        p0, p1 = columns[args.p0_col], columns[args.p1_col]
+        _check_unit_interval(p0, source, args.p0_col)
+        _check_unit_interval(p1, source, args.p1_col)
+        unordered = p0 > p1
+        if unordered.any():
+            i = int(unordered.argmax())
+            raise CLIError(
+                f"{source}: row {i + 1:,}: p0 = {float(p0[i])!r} > p1 = {float(p1[i])!r}; the interval width "
+                "needs p0 <= p1 (the merged pair of a cvap model can be unordered: leave out "
+                "--p0-col and --p1-col)"
+            )
+        interval = np.column_stack((p0, p1))
+    weights = None
+    if args.weight_col:
+        weights = columns[args.weight_col]
+        if (weights < 0).any():
+            i = int((weights < 0).argmax())
+            raise CLIError(
+                f"{source}: column {args.weight_col!r}, row {i + 1:,}: negative weight "
+                f"{float(weights[i])!r} (weights must be >= 0)"
+            )
+    y01, positive = binary_labels(columns[args.label_col], args.pos_label, source, args.label_col)
+
+    try:
+        result = evaluate(
+            y01,
+            p,
+            interval=interval,
+            n_bins=args.bins,
+            strategy=args.strategy,
+            sample_weight=weights,
+        )
+    except (ValueError, TypeError) as exc:
+        raise CLIError(f"cannot evaluate {source}: {exc}") from None
+    report.info(
+        f"{source}: {p.shape[0]:,} rows, positive class {positive!r} "
+        f"({int(y01.sum()):,} rows), {args.bins} {args.strategy} bins"
+    )
+    print(result.to_json() if args.json else result.to_text())
+
+    if args.plot:
+        _plot(y01, p, args, weights)
+        report.info(f"reliability diagram written to {args.plot}")
+    return 0
+
+
+def _plot(y01, p, args, weights) -> None:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise CLIError('--plot needs matplotlib: pip install "venncal[plot]"') from None
+    from ..plotting import reliability_diagram
+
+    ax = reliability_diagram(
+        y01, p, n_bins=args.bins, strategy=args.strategy, sample_weight=weights
+    )
+    fig = ax.figure
+    try:
+        fig.savefig(args.plot, dpi=150)
+    except (ValueError, OSError) as exc:
+        raise CLIError(f"{args.plot}: cannot write the plot: {exc}") from None
+    finally:
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)

@@ -1,0 +1,238 @@
+"""``venncal fit``: fit a calibrator on a table of scores and labels, save it as JSON."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ._io import CLIError, add_sep_option, command, open_table, read_columns
+from ._progress import Reporter, add_output_options
+
+__all__ = ["add_parser", "parse_param", "run"]
+
+METHOD_HELP = {
+    "ivap": "inductive Venn-Abers predictor (p and the interval p0, p1)",
+    "cvap": "cross Venn-Abers predictor, one IVAP per fold (needs --fold-col)",
+    "platt": "Platt scaling (logistic regression on the score)",
+    "isotonic": "isotonic regression",
+    "histogram": "histogram binning",
+    "bbq": "Bayesian binning into quantiles",
+}
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Register the ``fit`` subcommand.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        The object returned by ``ArgumentParser.add_subparsers``.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The ``fit`` parser.
+    """
+    from .._registry import available_methods
+
+    methods = available_methods()
+    parser = subparsers.add_parser(
+        "fit",
+        help="fit a calibrator on scores and labels and save it as a JSON model",
+        description=(
+            "Fit a calibrator on the scores and labels of a calibration table (CSV, CSV.gz "
+            "or Parquet, by file name) and save it as a venncal JSON model "
+            "(see docs/model-format.md). The labels may be any two values; the model "
+            "remembers them (sorted: numbers as numbers, text as text), and the "
+            "probability p predicted later is that of the second, larger one."
+        ),
+        epilog="methods: "
+        + "; ".join(f"{m}: {METHOD_HELP.get(m, '')}" for m in methods)
+        + ". Example: venncal fit cal.csv --score-col score --label-col label "
+        "--method ivap -o model.json",
+    )
+    parser.add_argument(
+        "data",
+        metavar="DATA",
+        help="calibration table (.csv, .csv.gz, .parquet, or - for CSV on stdin)",
+    )
+    parser.add_argument(
+        "--score-col",
+        required=True,
+        metavar="COL",
+        help="column of the model's scores (any real numbers, higher = more "
+        "likely the larger label)",
+    )
+    parser.add_argument(
+        "--label-col",
+        required=True,
+        metavar="COL",
+        help="column of the true labels (any two values)",
+    )
+    parser.add_argument(
+        "--weight-col",
+        metavar="COL",
+        help="column of non-negative frequency weights (default: all 1)",
+    )
+    parser.add_argument(
+        "--fold-col",
+        metavar="COL",
+        help="column of fold ids, for --method cvap (required there): the "
+        "scores of fold k come from the model not trained on fold k",
+    )
+    parser.add_argument(
+        "--method",
+        required=True,
+        choices=methods,
+        metavar="METHOD",
+        help="calibration method: " + ", ".join(methods),
+    )
+    parser.add_argument(
+        "--merge",
+        choices=("log", "brier"),
+        help="how Venn-Abers models (ivap, cvap) merge p0, p1 into p: "
+        "log-loss or Brier-loss minimax (default: log)",
+    )
+    parser.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        type=parse_param,
+        help="a parameter of the calibrator class, repeatable (e.g. "
+        "--param n_bins=15); numbers, true/false and none are parsed, "
+        "a comma makes a list (classes=no,yes)",
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="MODEL.json",
+        help="where to write the model (.json, or .json.gz to compress; - for stdout)",
+    )
+    add_sep_option(parser)
+    add_output_options(parser)
+    parser.set_defaults(func=run)
+    return parser
+
+
+def _scalar(text: str):
+    lowered = text.strip().lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    if lowered in ("none", "null"):
+        return None
+    for convert in (int, float):
+        try:
+            return convert(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_param(text: str) -> tuple[str, object]:
+    """Parse ``key=value`` into ``(key, value)``.
+
+    Examples
+    --------
+    >>> parse_param("n_bins=15"), parse_param("merge=brier"), parse_param("classes=0,1")
+    (('n_bins', 15), ('merge', 'brier'), ('classes', [0, 1]))
+    """
+    key, eq, value = text.partition("=")
+    key = key.strip()
+    if not eq or not key.isidentifier():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    if "," in value:
+        return key, [_scalar(v) for v in value.split(",")]
+    return key, _scalar(value)
+
+
+def _build(method: str, merge: str | None, params: list[tuple[str, object]]):
+    from .._registry import method_class
+
+    try:
+        cls = method_class(method)
+    except (ValueError, ImportError) as exc:
+        raise CLIError(str(exc)) from None
+    names = sorted(cls._get_param_names())
+    kwargs = dict(params)
+    if merge is not None:
+        if "merge" not in names:
+            raise CLIError(f"--merge applies to Venn-Abers methods (ivap, cvap), not {method}")
+        kwargs["merge"] = merge
+    unknown = [k for k in kwargs if k not in names]
+    if unknown:
+        raise CLIError(
+            f"{cls.__name__} ({method}) has no parameter {unknown[0]!r}; its parameters: "
+            + ", ".join(names)
+        )
+    return cls(**kwargs)
+
+
+@command("fit")
+def run(args: argparse.Namespace) -> int:
+    """Fit and save; return the exit code."""
+    from .. import persist
+
+    report = Reporter.from_args(args)
+    method = args.method
+    if method == "cvap" and not args.fold_col:
+        raise CLIError("--method cvap needs --fold-col (the fold of each calibration row)")
+    if method != "cvap" and args.fold_col:
+        raise CLIError(f"--fold-col is used only by --method cvap, not {method}")
+    calibrator = _build(method, args.merge, args.param)
+
+    table = open_table(args.data, sep=args.sep)
+    try:
+        table.check_columns([args.score_col], "--score-col")
+        table.check_columns([args.label_col], "--label-col")
+        numeric = [args.score_col]
+        if args.weight_col:
+            table.check_columns([args.weight_col], "--weight-col")
+            numeric.append(args.weight_col)
+        labels = [args.label_col]
+        if args.fold_col:
+            table.check_columns([args.fold_col], "--fold-col")
+            labels.append(args.fold_col)
+        with report.progress(f"reading {table.source}") as progress:
+            columns = read_columns(table, numeric, labels, progress)
+    finally:
+        table.close()
+
+    scores = columns[args.score_col]
+    y = columns[args.label_col]
+    weights = None
+    if args.weight_col:
+        weights = columns[args.weight_col]
+        negative = weights < 0
+        if negative.any():
+            i = int(negative.argmax())
+            raise CLIError(
+                f"{table.source}: column {args.weight_col!r}, row {i + 1:,}: negative weight "
+                f"{float(weights[i])!r} (weights must be >= 0)"
+            )
+    n = scores.shape[0]
+    with report.stage(f"fitting {method} on {n:,} rows"):
+        try:
+            if method == "cvap":
+                calibrator.fit(scores, y, columns[args.fold_col], sample_weight=weights)
+            else:
+                calibrator.fit(scores, y, sample_weight=weights)
+        except (ValueError, TypeError) as exc:
+            hint = ""
+            if "classes=" in str(exc):
+                hint = " (on the command line: --param classes=NEGATIVE,POSITIVE)"
+            raise CLIError(f"cannot fit {method} on {table.source}: {exc}{hint}") from None
+
+    try:
+        persist.save(calibrator, sys.stdout if args.output == "-" else args.output)
+    except OSError as exc:
+        raise CLIError(f"{args.output}: cannot write the model: {exc.strerror or exc}") from None
+    negative_class, positive_class = calibrator.classes_.tolist()
+    where = "stdout" if args.output == "-" else args.output
+    report.info(
+        f"fitted {method} ({type(calibrator).__name__}) on {n:,} rows of {table.source}; "
+        f"classes {negative_class!r} and {positive_class!r}: p is the probability of "
+        f"{positive_class!r}; model written to {where}"
+    )
+    return 0

@@ -1,0 +1,35 @@
+"""Scores of binary probability predictions.
+
+Losses (:func:`log_loss`, :func:`brier_loss`, :func:`rmse`), calibration
+errors over bins (:func:`ece`, :func:`mce`), discrimination
+(:func:`roc_auc`, :func:`accuracy`), the mean width of Venn-Abers intervals
+(:func:`interval_width`) and all of them at once (:func:`evaluate`).  Each
+takes labels ``y`` in {0, 1} (or booleans, or any two labels with
+``pos_label=``) and the probability ``p`` of the positive class.
+"""
+
+from ._scores import (
+    Evaluation,
+    accuracy,
+    brier_loss,
+    ece,
+    evaluate,
+    interval_width,
+    log_loss,
+    mce,
+    rmse,
+    roc_auc,
+)
+
+__all__ = [
+    "Evaluation",
+    "accuracy",
+    "brier_loss",
+    "ece",
+    "evaluate",
+    "interval_width",
+    "log_loss",
+    "mce",
+    "rmse",
+    "roc_auc",
+]

@@ -1,0 +1,612 @@
+"""Saving and loading calibrators: venncal.persist and docs/model-format.md."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import math
+import pickle
+import re
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
+
+import venncal
+from venncal import _registry, persist
+from venncal.persist import ModelFormatError
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+METHODS = _registry.available_methods()
+
+
+def _class_or_skip(method):
+    try:
+        return _registry.method_class(method)
+    except ImportError as exc:
+        pytest.skip(str(exc))
+
+
+def _data(kind: str, n: int = 300, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    scores = rng.normal(size=n)
+    scores[::7] = np.round(scores[::7], 1)  # ties
+    hit = rng.random(n) < 1 / (1 + np.exp(-2 * scores))
+    labels = {
+        "int": np.where(hit, 1, 0),
+        "int-pm": np.where(hit, 1, -1),
+        "str": np.where(hit, "yes", "no"),
+        "bool": hit,
+        "float": np.where(hit, 2.5, -0.5),
+    }[kind]
+    folds = rng.integers(0, 4, n)
+    weights = rng.integers(0, 4, n).astype(float) + 0.5
+    return scores, labels, folds, weights
+
+
+def _fit(method, kind="int", weighted=False):
+    cls = _class_or_skip(method)
+    scores, labels, folds, weights = _data(kind)
+    w = weights if weighted else None
+    if method == "cvap":
+        return cls().fit(scores, labels, folds, sample_weight=w)
+    return cls().fit(scores, labels, sample_weight=w)
+
+
+def _float_bits(x: float) -> bytes:
+    return struct.pack("<d", x)
+
+
+def assert_identical(a, b, where="value"):
+    """The two values are equal bit for bit, with the same types and dtypes."""
+    assert type(a) is type(b), f"{where}: {type(a)} != {type(b)}"
+    if isinstance(a, np.ndarray):
+        assert a.dtype == b.dtype, f"{where}: dtype {a.dtype} != {b.dtype}"
+        assert a.shape == b.shape, where
+        nan_a = np.isnan(a) if a.dtype.kind == "f" else np.zeros(a.shape, bool)
+        nan_b = np.isnan(b) if b.dtype.kind == "f" else np.zeros(b.shape, bool)
+        np.testing.assert_array_equal(nan_a, nan_b)
+        if not nan_a.any():
+            assert a.tobytes() == b.tobytes(), where
+            assert np.array_equal(a, b), where
+        else:
+            assert a[~nan_a].tobytes() == b[~nan_b].tobytes(), where
+    elif isinstance(a, np.generic):
+        assert a.dtype == b.dtype, where
+        assert_identical(np.asarray(a), np.asarray(b), where)
+    elif isinstance(a, float):
+        assert math.isnan(a) == math.isnan(b), where
+        if not math.isnan(a):
+            assert _float_bits(a) == _float_bits(b), where
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            assert_identical(x, y, f"{where}[{i}]")
+    elif isinstance(a, dict):
+        assert list(a) == list(b), where
+        for k in a:
+            assert_identical(a[k], b[k], f"{where}[{k!r}]")
+    elif isinstance(a, BaseEstimator):
+        assert_same_calibrator(a, b, where)
+    else:
+        assert a == b, where
+
+
+def assert_same_calibrator(a, b, where="calibrator"):
+    assert type(a) is type(b)
+    pa, pb = a.get_params(deep=False), b.get_params(deep=False)
+    assert list(pa) == list(pb)
+    for k in pa:
+        if pa[k] is None or isinstance(pa[k], (str, bool, int, float, np.ndarray)):
+            assert_identical(pa[k], pb[k], f"{where}.params.{k}")
+        else:  # e.g. a list given by the user comes back as a list
+            assert_identical(pa[k], pb[k], f"{where}.params.{k}")
+    for name in ("classes_", *type(a)._state):
+        assert_identical(getattr(a, name), getattr(b, name), f"{where}.{name}")
+
+
+def _test_scores(model):
+    q = np.concatenate([np.linspace(-4, 4, 101), model_scores_of(model), [-1e300, 1e300]])
+    if hasattr(model, "calibrators_"):
+        return [q, np.column_stack([q + 0.01 * k for k in range(len(model.calibrators_))])]
+    return [q]
+
+
+def model_scores_of(model):
+    for name in ("scores_", "thresholds_", "bin_edges_"):
+        if hasattr(model, name):
+            return np.asarray(getattr(model, name), dtype=float)
+    return np.array([0.0])
+
+
+def assert_same_predictions(a, b):
+    for q in _test_scores(a):
+        assert a.predict_proba(q).tobytes() == b.predict_proba(q).tobytes()
+        np.testing.assert_array_equal(a.predict(q), b.predict(q))
+        if hasattr(a, "predict_interval"):
+            assert a.predict_interval(q).tobytes() == b.predict_interval(q).tobytes()
+
+
+def _round_trip(model, path):
+    persist.save(model, path)
+    return persist.load(path)
+
+
+# ------------------------------------------------------------------------ round trips
+
+
+@pytest.mark.parametrize("kind", ["int", "int-pm", "str", "bool", "float"])
+@pytest.mark.parametrize("method", METHODS)
+def test_round_trip_every_calibrator(method, kind, tmp_path):
+    model = _fit(method, kind)
+    copy = _round_trip(model, tmp_path / "model.json")
+    assert_same_calibrator(model, copy)
+    assert_same_predictions(model, copy)
+    assert copy.classes_.dtype == model.classes_.dtype
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_round_trip_weighted_gzip_and_file_objects(method, tmp_path):
+    model = _fit(method, "str", weighted=True)
+    gz = tmp_path / "model.json.gz"
+    persist.save(model, gz)
+    assert gz.read_bytes()[:2] == b"\x1f\x8b"
+    assert_same_calibrator(model, persist.load(gz))
+    # gzip is recognised from the content, not the name
+    renamed = tmp_path / "model.json"
+    renamed.write_bytes(gz.read_bytes())
+    assert_same_predictions(model, persist.load(str(renamed)))
+    buffer = io.StringIO()
+    persist.save(model, buffer)
+    assert_same_calibrator(model, persist.load(io.StringIO(buffer.getvalue())))
+    assert_same_calibrator(model, persist.load(io.BytesIO(buffer.getvalue().encode())))
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_saving_is_deterministic(method, tmp_path):
+    model = _fit(method)
+    for name in ("a.json", "b.json", "a.json.gz", "b.json.gz"):
+        persist.save(model, tmp_path / name)
+    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+    assert (tmp_path / "a.json.gz").read_bytes() == (tmp_path / "b.json.gz").read_bytes()
+    # and loading then saving again reproduces the document
+    persist.save(persist.load(tmp_path / "a.json"), tmp_path / "c.json")
+    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "c.json").read_bytes()
+
+
+def test_document_members(tmp_path):
+    model = venncal.VennAbersCalibrator(merge="brier").fit([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1])
+    persist.save(model, tmp_path / "m.json")
+    doc = json.loads((tmp_path / "m.json").read_text("utf-8"))
+    assert list(doc) == ["format", "format_version", "venncal_version", "class", "params", "state"]
+    assert doc["format"] == "venncal.calibrator" == persist.FORMAT
+    assert doc["format_version"] == 1 == persist.FORMAT_VERSION
+    assert doc["venncal_version"] == venncal.__version__
+    assert doc["class"] == "venncal.venn_abers.VennAbersCalibrator"
+    assert doc["params"] == {"classes": None, "merge": "brier"}
+    assert set(doc["state"]) == {"classes_", *venncal.VennAbersCalibrator._state}
+    assert doc["state"]["scores_"] == {
+        "type": "ndarray",
+        "dtype": "<f8",
+        "shape": [4],
+        "data": [0.1, 0.35, 0.4, 0.8],
+    }
+    assert doc["state"]["classes_"]["dtype"] == np.dtype(int).newbyteorder("<").str
+
+
+def test_nested_cvap(tmp_path):
+    cls = _class_or_skip("cvap")
+    scores, labels, _, weights = _data("str")
+    folds = np.array(["b", "a", "c"])[np.arange(scores.size) % 3]
+    model = cls(merge="brier").fit(scores, labels, folds, sample_weight=weights)
+    persist.save(model, tmp_path / "cvap.json")
+    doc = json.loads((tmp_path / "cvap.json").read_text("utf-8"))
+    nested = doc["state"]["calibrators_"]
+    assert len(nested) == 3
+    assert all(d["format"] == "venncal.calibrator" for d in nested)
+    assert all(d["class"] == "venncal.venn_abers.VennAbersCalibrator" for d in nested)
+    copy = persist.load(tmp_path / "cvap.json")
+    assert all(type(c) is venncal.VennAbersCalibrator for c in copy.calibrators_)
+    assert copy.folds_.tolist() == ["a", "b", "c"]
+    assert_same_calibrator(model, copy)
+    assert_same_predictions(model, copy)
+
+
+# -------------------------------------------------------- every value type, generically
+
+
+class Dummy(BaseEstimator):
+    """A registered stand-in holding every kind of value the format can hold."""
+
+    _state = ("arrays_", "scalars_", "misc_", "children_")
+
+    def __init__(
+        self,
+        *,
+        flag=True,
+        name="x",
+        count=3,
+        ratio=0.5,
+        limit=math.inf,
+        pair=(1, "a"),
+        options=None,
+        values=None,
+    ):
+        self.flag = flag
+        self.name = name
+        self.count = count
+        self.ratio = ratio
+        self.limit = limit
+        self.pair = pair
+        self.options = options
+        self.values = values
+
+    def fit(self):
+        return self  # the test sets the state by hand
+
+
+@pytest.fixture
+def dummy_registered(monkeypatch):
+    monkeypatch.setitem(_registry.CALIBRATORS, "dummy", f"{__name__}.Dummy")
+
+
+def _dummy():
+    child = venncal.VennAbersCalibrator().fit([0.0, 1.0, 2.0], [0, 1, 1])
+    d = Dummy(
+        options={"a": [1, 2.5, None], "b": {"c": -math.inf}},
+        values=np.array([1.5, 2]),
+        pair=(True, -0.0, "s", 10**30),
+    )
+    d.classes_ = np.array([False, True])
+    special = np.array(
+        [
+            0.0,
+            -0.0,
+            math.inf,
+            -math.inf,
+            math.nan,
+            5e-324,
+            1.7976931348623157e308,
+            0.1,
+            1 / 3,
+            -2.2250738585072014e-308,
+        ]
+    )
+    d.arrays_ = [
+        special,
+        np.array([0.0, -0.0, math.inf, -math.inf, math.nan, 1e-45, 3.4e38, 0.1], np.float32),
+        np.array([0.0, -0.0, math.inf, -math.inf, math.nan, 6e-8, 65504.0, 0.1], np.float16),
+        np.arange(12, dtype=np.int32).reshape(3, 4),
+        np.array([np.iinfo(np.int64).min, np.iinfo(np.int64).max]),
+        np.array([np.iinfo(np.uint64).max], dtype=np.uint64),
+        np.array([-128, 127], dtype=np.int8),
+        np.array([[True, False]]),
+        np.array(["", "é", "long string"], dtype="<U20"),
+        np.empty((0, 3)),
+        np.array(3.25),
+        np.array([1.0, 2.0]).astype(">f8"),  # big-endian in, little-endian out
+        np.asfortranarray(np.arange(6.0).reshape(2, 3)),
+    ]
+    d.scalars_ = (
+        np.float64(-0.0),
+        np.float32(0.1),
+        np.int16(-7),
+        np.bool_(True),
+        np.str_("abc"),
+        np.float64(math.nan),
+        np.uint8(255),
+    )
+    d.misc_ = {
+        "inf": math.inf,
+        "nan": math.nan,
+        "neg": -math.inf,
+        "zero": -0.0,
+        "big": 2**70,
+        "none": None,
+        "list": [1, [2, [3.5]]],
+        "t": (),
+        "s": "text",
+    }
+    d.children_ = [child, child]
+    return d
+
+
+def test_every_value_type_round_trips(dummy_registered, tmp_path):
+    model = _dummy()
+    copy = _round_trip(model, tmp_path / "dummy.json")
+    for name in ("classes_", *Dummy._state):
+        original = getattr(model, name)
+        if name == "arrays_":
+            # big-endian and Fortran-ordered arrays come back native and C-ordered
+            original = [np.array(a, dtype=a.dtype.newbyteorder("="), order="C") for a in original]
+        assert_identical(original, getattr(copy, name), name)
+    assert_identical(model.get_params(), copy.get_params(), "params")
+    text = (tmp_path / "dummy.json").read_text("utf-8")
+    assert "Infinity" not in text
+    assert "NaN" not in text
+    json.loads(text, parse_constant=lambda c: pytest.fail(f"non-standard constant {c}"))
+
+
+def test_non_finite_floats_are_strings(dummy_registered, tmp_path):
+    persist.save(_dummy(), tmp_path / "dummy.json")
+    doc = json.loads((tmp_path / "dummy.json").read_text("utf-8"))
+    special = doc["state"]["arrays_"][0]
+    assert special["data"][2:5] == ["inf", "-inf", "nan"]
+    assert special["data"][1] == -0.0
+    assert math.copysign(1, special["data"][1]) == -1
+    assert doc["state"]["misc_"] == {
+        "type": "dict",
+        "items": {
+            "inf": {"type": "float", "value": "inf"},
+            "nan": {"type": "float", "value": "nan"},
+            "neg": {"type": "float", "value": "-inf"},
+            "zero": -0.0,
+            "big": 2**70,
+            "none": None,
+            "list": [1, [2, [3.5]]],
+            "t": {"type": "tuple", "items": []},
+            "s": "text",
+        },
+    }
+    assert doc["params"]["limit"] == {"type": "float", "value": "inf"}
+    assert doc["state"]["scalars_"]["items"][2] == {"type": "scalar", "dtype": "<i2", "value": -7}
+
+
+@given(
+    hnp.arrays(
+        dtype=st.sampled_from([np.float64, np.float32, np.float16]),
+        shape=hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=5),
+        elements={"allow_nan": True, "allow_infinity": True, "allow_subnormal": True},
+    )
+)
+def test_float_arrays_bit_exact(arr):
+    out = persist._decode(persist._encode(arr, "x"), "x")
+    json_out = persist._decode(json.loads(json.dumps(persist._encode(arr, "x"))), "x")
+    for got in (out, json_out):
+        assert got.dtype == arr.dtype.newbyteorder("=")
+        assert got.shape == arr.shape
+        nan = np.isnan(arr)
+        np.testing.assert_array_equal(np.isnan(got), nan)
+        assert arr[~nan].tobytes() == got[~nan].tobytes()
+
+
+# ------------------------------------------------------------------------ refusals
+
+
+def _ivap_doc(tmp_path) -> dict:
+    model = venncal.VennAbersCalibrator().fit([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1])
+    persist.save(model, tmp_path / "ok.json")
+    return json.loads((tmp_path / "ok.json").read_text("utf-8"))
+
+
+def _load_doc(doc, tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text(doc if isinstance(doc, str) else json.dumps(doc), "utf-8")
+    return persist.load(path)
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda d: d.update(format="something.else"), "not a venncal calibrator"),
+        (lambda d: d.pop("format"), "not a venncal calibrator"),
+        (lambda d: d.update(format_version=2), r"format_version 2 is newer .*upgrade venncal"),
+        (lambda d: d.update(format_version="1"), "invalid format_version '1'"),
+        (lambda d: d.update(format_version=0), "invalid format_version 0"),
+        (lambda d: d.pop("format_version"), "invalid format_version None"),
+        (lambda d: d.update(extra=1), "unknown member.*'extra'"),
+        (lambda d: d.pop("params"), "missing member.*'params'"),
+        (lambda d: d.update({"class": "os.system"}), "unknown calibrator class 'os.system'"),
+        (lambda d: d.update({"class": "pickle.loads"}), "known classes: venncal.venn_abers"),
+        (lambda d: d.update({"class": 3}), "class must be a string"),
+        (
+            lambda d: d["params"].update(bogus=1),
+            "unknown parameter.*bogus.*parameters: classes, merge",
+        ),
+        (lambda d: d["state"].pop("p0_"), r"VennAbersCalibrator\.state: missing member.*'p0_'"),
+        (lambda d: d["state"].update(x_=1), "unknown member.*'x_'"),
+        (lambda d: d["state"]["p0_"].update(dtype="|O"), "unsupported dtype '|O'"),
+        (lambda d: d["state"]["p0_"].update(dtype="<c16"), "unsupported dtype"),
+        (lambda d: d["state"]["p0_"].update(dtype="nonsense"), "unknown dtype 'nonsense'"),
+        (lambda d: d["state"]["p0_"].update(shape=[5]), "data must be a list of 5 values"),
+        (lambda d: d["state"]["p0_"].update(shape=[-4]), "shape must be a list of non-negative"),
+        (
+            lambda d: d["state"]["p0_"]["data"].__setitem__(1, "x"),
+            r"state\.p0_\.data\[1\]: expected a number",
+        ),
+        (lambda d: d["state"]["p0_"]["data"].__setitem__(1, True), "expected a number"),
+        (lambda d: d["state"]["classes_"]["data"].__setitem__(0, 0.5), r"expected int, got 0\.5"),
+        (lambda d: d["state"]["classes_"]["data"].__setitem__(0, False), "expected int"),
+        (lambda d: d["state"]["classes_"].update(dtype="|i1", data=[0, 300]), "does not fit"),
+        (lambda d: d["state"]["classes_"].update(dtype="<U1", data=["a", "bb"]), "longer than"),
+        (lambda d: d["state"]["p0_"].update(type="pickle"), "unknown value type 'pickle'"),
+        (lambda d: d["state"]["p0_"].pop("type"), "unknown value type None"),
+        (lambda d: d["state"]["p0_"].update(extra=1), "unknown member"),
+        (
+            lambda d: d["state"].update(n_negative_={"type": "float", "value": "Infinity"}),
+            "expected a number or one of 'inf'",
+        ),
+        (lambda d: d.update(state=[]), "params and state must be JSON objects"),
+    ],
+)
+def test_refuses_bad_documents(edit, message, tmp_path):
+    doc = _ivap_doc(tmp_path)
+    edit(doc)
+    with pytest.raises(ModelFormatError, match=message):
+        _load_doc(doc, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("", "not JSON"),
+        ("score,label\n0.1,0\n", "not JSON"),
+        ("[1, 2]", "not a venncal calibrator"),
+        ('"venncal.calibrator"', "not a venncal calibrator"),
+        ('{"format": "venncal.calibrator", "format_version": NaN}', "not valid JSON"),
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply|not JSON"),
+    ],
+)
+def test_refuses_what_is_not_a_document(content, message, tmp_path):
+    with pytest.raises(ModelFormatError, match=message):
+        _load_doc(content, tmp_path)
+
+
+def test_refuses_pickles_and_binary(tmp_path):
+    model = venncal.VennAbersCalibrator().fit([0.1, 0.4], [0, 1])
+    path = tmp_path / "model.pkl"
+    path.write_bytes(pickle.dumps(model))
+    with pytest.raises(ModelFormatError, match="not a venncal calibrator"):
+        persist.load(path)
+    path.write_bytes(gzip.compress(b"\xff\xfe\x00garbage"))
+    with pytest.raises(ModelFormatError, match="not UTF-8"):
+        persist.load(path)
+    path.write_bytes(b"\x1f\x8b\x08\x00broken")
+    with pytest.raises(ModelFormatError, match="gzip"):
+        persist.load(path)
+
+
+def test_refuses_deeply_nested_documents(tmp_path):
+    inner = json.dumps(_ivap_doc(tmp_path))
+    head = (
+        '{"format": "venncal.calibrator", "format_version": 1, "venncal_version": "0", '
+        '"class": "venncal.venn_abers.VennAbersCalibrator", "params": {"classes": '
+    )
+    text = head * 3000 + inner + '}, "state": {}}' * 3000
+    with pytest.raises(ModelFormatError, match="nested too deeply"):
+        _load_doc(text, tmp_path)
+    text = head * 300 + inner + '}, "state": {}}' * 300  # parses, fails on the state
+    with pytest.raises(ModelFormatError, match="missing member"):
+        _load_doc(text, tmp_path)
+
+
+def test_nested_error_says_where(tmp_path):
+    cls = _class_or_skip("cvap")
+    scores, labels, folds, _ = _data("int")
+    persist.save(cls().fit(scores, labels, folds), tmp_path / "cvap.json")
+    doc = json.loads((tmp_path / "cvap.json").read_text("utf-8"))
+    doc["state"]["calibrators_"][1]["state"]["p1_"]["data"][0] = "bad"
+    with pytest.raises(
+        ModelFormatError, match=r"calibrators_\[1\]\.VennAbersCalibrator\.state\.p1_\.data\[0\]"
+    ):
+        _load_doc(doc, tmp_path)
+    doc["state"]["calibrators_"][1]["format_version"] = 9
+    with pytest.raises(ModelFormatError, match=r"calibrators_\[1\]: format_version 9 is newer"):
+        _load_doc(doc, tmp_path)
+
+
+def test_registered_class_that_is_not_installed(monkeypatch, tmp_path):
+    monkeypatch.setitem(_registry.CALIBRATORS, "ghost", "venncal.no_such_module.GhostCalibrator")
+    doc = _ivap_doc(tmp_path)
+    doc["class"] = "venncal.no_such_module.GhostCalibrator"
+    with pytest.raises(ModelFormatError, match=r"module venncal\.no_such_module is not part"):
+        _load_doc(doc, tmp_path)
+    monkeypatch.setitem(_registry.CALIBRATORS, "ghost", "venncal.venn_abers.GhostCalibrator")
+    doc["class"] = "venncal.venn_abers.GhostCalibrator"
+    with pytest.raises(ModelFormatError, match="has no attribute 'GhostCalibrator'"):
+        _load_doc(doc, tmp_path)
+
+
+def test_missing_file():
+    with pytest.raises(FileNotFoundError):
+        persist.load("/nonexistent/model.json")
+
+
+def test_save_refuses_unfitted_unregistered_and_unsupported(tmp_path, dummy_registered):
+    with pytest.raises(NotFittedError):
+        persist.save(venncal.VennAbersCalibrator(), tmp_path / "m.json")
+
+    class Sub(venncal.VennAbersCalibrator):
+        pass
+
+    with pytest.raises(TypeError, match="not a registered venncal calibrator"):
+        persist.save(Sub().fit([0.0, 1.0], [0, 1]), tmp_path / "m.json")
+    for bad in (
+        np.array([object()]),
+        np.array([1 + 2j]),
+        np.array([b"x"]),
+        np.array(["2020-01-01"], dtype="datetime64[D]"),
+        {1: 2},
+        {1.5},
+        object(),
+    ):
+        model = _dummy()
+        model.misc_ = bad
+        with pytest.raises(TypeError, match="cannot save"):
+            persist.save(model, tmp_path / "m.json")
+    assert not (tmp_path / "m.json").exists()
+
+
+# ------------------------------------------------------------------------ registry
+
+
+def test_registry_errors():
+    with pytest.raises(
+        ValueError,
+        match="unknown calibration method 'nope'; available methods: "
+        "ivap, cvap, platt, isotonic, histogram, bbq",
+    ):
+        _registry.method_class("nope")
+    assert _registry.method_class("ivap") is venncal.VennAbersCalibrator
+    assert _registry.method_of(venncal.VennAbersCalibrator) == "ivap"
+    with pytest.raises(TypeError, match="not a registered"):
+        _registry.class_path(dict)
+
+
+# ------------------------------------------------------------------------ the spec's example
+
+
+def test_model_format_example_loads():
+    text = (DOCS / "model-format.md").read_text("utf-8")
+    block = re.search(r"```json\n(.*?)```", text, flags=re.DOTALL).group(1)
+    model = persist.load(io.StringIO(block))
+    expected = venncal.VennAbersCalibrator().fit([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1])
+    assert_same_calibrator(expected, model)
+    buffer = io.StringIO()
+    persist.save(expected, buffer)
+    assert json.loads(buffer.getvalue())["state"] == json.loads(block)["state"]
+    np.testing.assert_allclose(model.predict_interval([0.5]), [[1 / 3, 1.0]])
+
+
+@pytest.mark.parametrize(
+    ("dtype", "value"), [("<f4", 0.1), ("<f4", 1e39), ("<f2", 70000.0), ("<f2", 0.1)]
+)
+def test_refuses_floats_that_do_not_fit(dtype, value, tmp_path):
+    doc = _ivap_doc(tmp_path)
+    doc["state"]["p0_"].update(dtype=dtype, shape=[1], data=[value])
+    with pytest.raises(ModelFormatError, match=f"does not fit in dtype {dtype}"):
+        _load_doc(doc, tmp_path)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_inconsistent_state_is_refused_where_the_class_checks_it(method, tmp_path):
+    model = _fit(method)
+    if not hasattr(model, "_check_state"):
+        pytest.skip(f"{type(model).__name__} has no _check_state")
+    persist.save(model, tmp_path / "m.json")
+    doc = json.loads((tmp_path / "m.json").read_text("utf-8"))
+    name = next(
+        (
+            k
+            for k in type(model)._state
+            if isinstance(doc["state"][k], dict) and doc["state"][k]["shape"][0] > 1
+        ),
+        None,
+    )
+    if name is None:  # scalar state only (Platt): make one number non-finite
+        name = type(model)._state[0]
+        setattr(model, name, float("inf"))
+        persist.save(model, tmp_path / "m.json")
+        doc = json.loads((tmp_path / "m.json").read_text("utf-8"))
+    else:
+        doc["state"][name]["shape"][0] -= 1
+        doc["state"][name]["data"].pop()
+    with pytest.raises(ModelFormatError, match="inconsistent state"):
+        _load_doc(doc, tmp_path)
