@@ -255,28 +255,32 @@ def _check_demo_output(out: str, n_train: int, n_test: int, seed: int) -> None:
         assert title in out
     assert out.count("log loss") >= 3
     lines = out.splitlines()
-    for label in ("raw", "IVAP", "CVAP (5 folds)"):
+    for label in ("raw", "Platt", "isotonic", "IVAP", "CVAP (5 folds)"):
         rows = [line for line in lines if line.startswith(f"  {label} ")]
         assert len(rows) == 3, label
         for line in rows:
             values = line.strip()[len(label) :].split()
-            assert len(values) == 3
-            log_loss, brier = float(values[0]), float(values[1])  # "inf" parses too
+            assert len(values) == 6  # log loss, Brier, ECE, AUC, accuracy, width
+            log_loss, brier, ece, auc, acc = (float(v) for v in values[:5])  # "inf" parses
             assert log_loss > 0
-            assert 0 <= brier <= 1
-            if label == "raw":
-                assert values[2] == "-"
-            else:
+            assert 0 <= brier <= 1 and 0 <= ece <= 1 and 0.5 < auc <= 1 and 0.5 < acc <= 1
+            if label in ("IVAP", "CVAP (5 folds)"):
                 # Venn-Abers probabilities are never exactly 0 or 1: finite log loss.
                 assert np.isfinite(log_loss)
-                assert np.isfinite(float(values[2]))
+                assert np.isfinite(float(values[5]))
+            else:
+                assert values[5] == "-"
 
 
-def test_demo_quick(capsys):
-    assert main(["demo", "--quick"]) == 0
+def test_demo_quick(capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "reliability.png"
+    assert main(["demo", "--quick", "--plot", str(png)]) == 0
     captured = capsys.readouterr()
     _check_demo_output(captured.out, 5_000, 5_000, seed=0)
     assert captured.err == ""
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"reliability diagrams: {png}" in captured.out
 
 
 def test_demo_options_are_parsed():
@@ -287,9 +291,11 @@ def test_demo_options_are_parsed():
     args = build_parser().parse_args(["demo"])
     assert args.seed == 0
     assert args.quick is False
+    assert args.plot == "venncal-demo-reliability.png"
+    assert build_parser().parse_args(["demo", "--no-plot"]).plot is None
 
 
 @pytest.mark.slow
 def test_demo_full(capsys):
-    assert main(["demo"]) == 0
+    assert main(["demo", "--no-plot"]) == 0
     _check_demo_output(capsys.readouterr().out, N_TRAIN, N_TEST, seed=0)

@@ -15,6 +15,7 @@ QUICK_TRAIN_ROWS = 5_000
 QUICK_TEST_ROWS = 5_000
 CV_FOLDS = 5
 CALIBRATION_SIZE = 0.2
+DEFAULT_PLOT = "venncal-demo-reliability.png"
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -32,9 +33,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     """
     description = (
         "Train logistic regression, Gaussian naive Bayes and a random forest on the UCI "
-        "Adult training file shipped with venncal, calibrate them with the inductive "
-        "(IVAP) and cross (CVAP, 5 folds) Venn-Abers predictors, and print the test-set "
-        "log loss (bits), Brier loss and mean Venn-Abers interval width."
+        "Adult training file shipped with venncal, calibrate them with Platt scaling, "
+        "isotonic regression, the inductive (IVAP) and the cross (CVAP, 5 folds) "
+        "Venn-Abers predictors, print the test-set metrics and write reliability diagrams."
     )
     parser = subparsers.add_parser(
         "demo",
@@ -56,26 +57,20 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
             f"{QUICK_TEST_ROWS:,} test rows (a few seconds instead of ~20)"
         ),
     )
+    parser.add_argument(
+        "--plot",
+        default=DEFAULT_PLOT,
+        metavar="PATH",
+        help=(
+            "write the reliability diagrams (one panel per model) to this PNG "
+            f"(default: {DEFAULT_PLOT}; needs matplotlib: pip install \"venncal[plot]\")"
+        ),
+    )
+    parser.add_argument(
+        "--no-plot", dest="plot", action="store_const", const=None, help="write no figure"
+    )
     parser.set_defaults(func=run)
     return parser
-
-
-# ------------------------------------------------------------------------------- metrics
-
-
-def _log_loss_bits(y: np.ndarray, proba: np.ndarray) -> float:
-    """Mean negative base-2 log of the probability given to the true label.
-
-    No clipping: a probability of exactly 0 for the true label gives ``inf``.
-    """
-    p_true = np.where(y == 1, proba[:, 1], proba[:, 0])
-    with np.errstate(divide="ignore"):
-        return float(-np.mean(np.log2(p_true)))
-
-
-def _brier(y: np.ndarray, proba: np.ndarray) -> float:
-    """Mean squared difference between the label and the probability of class 1."""
-    return float(np.mean((y - proba[:, 1]) ** 2))
 
 
 # -------------------------------------------------------------------------------- models
@@ -117,12 +112,30 @@ def _fmt(value: float, digits: int = 4) -> str:
     return "inf" if np.isinf(value) else f"{value:.{digits}f}"
 
 
-def _table(rows: Sequence[tuple[str, float, float, float | None]]) -> list[str]:
-    lines = [f"  {'method':<16}{'log loss':>10}{'Brier':>10}{'width':>10}"]
-    for name, log_loss, brier, width in rows:
-        w = "-" if width is None else _fmt(width)
-        lines.append(f"  {name:<16}{_fmt(log_loss):>10}{_fmt(brier):>10}{w:>10}")
+COLUMNS = ("log loss", "Brier", "ECE", "AUC", "accuracy", "width")
+
+
+def _table(rows: Sequence[tuple[str, dict[str, float | None]]]) -> list[str]:
+    lines = [f"  {'method':<16}" + "".join(f"{c:>10}" for c in COLUMNS)]
+    for name, values in rows:
+        cells = "".join(
+            f"{'-' if values[c] is None else _fmt(values[c]):>10}" for c in COLUMNS
+        )
+        lines.append(f"  {name:<16}{cells}")
     return lines
+
+
+def _scores(y: np.ndarray, p: np.ndarray, interval: np.ndarray | None) -> dict[str, float | None]:
+    from ..metrics import accuracy, brier_loss, ece, log_loss, roc_auc
+
+    return {
+        "log loss": log_loss(y, p, base=2),
+        "Brier": brier_loss(y, p),
+        "ECE": ece(y, p, n_bins=10),
+        "AUC": roc_auc(y, p),
+        "accuracy": accuracy(y, p),
+        "width": None if interval is None else float(np.mean(interval[:, 1] - interval[:, 0])),
+    }
 
 
 # ------------------------------------------------------------------------------------ run
@@ -134,7 +147,8 @@ def run(args: argparse.Namespace, *, echo: Callable[[str], None] = print) -> int
     Parameters
     ----------
     args : argparse.Namespace
-        Parsed arguments with ``seed`` (int) and ``quick`` (bool).
+        Parsed arguments with ``seed`` (int), ``quick`` (bool) and ``plot``
+        (a path, or None for no figure).
     echo : callable, default=print
         Called with each output line.
 
@@ -148,14 +162,19 @@ def run(args: argparse.Namespace, *, echo: Callable[[str], None] = print) -> int
     start = time.perf_counter()
     # Multithreaded BLAS only slows down problems this small (a lot, on a busy machine).
     with threadpool_limits(limits=1, user_api="blas"):
-        return _run(int(args.seed), bool(args.quick), echo, start)
+        return _run(int(args.seed), bool(args.quick), getattr(args, "plot", None), echo, start)
 
 
-def _run(seed: int, quick: bool, echo: Callable[[str], None], start: float) -> int:
+def _run(
+    seed: int, quick: bool, plot: str | None, echo: Callable[[str], None], start: float
+) -> int:
     from sklearn.base import clone
+    from sklearn.model_selection import train_test_split
 
     from .. import VennAbersClassifier, __version__
+    from ..baselines import IsotonicCalibrator, PlattCalibrator
     from ..datasets import load_adult
+    from ..venn_abers import VennAbersCalibrator
 
     X_train, y_train, names = load_adult("train")
     X_test, y_test, _ = load_adult("test")
@@ -170,40 +189,85 @@ def _run(seed: int, quick: bool, echo: Callable[[str], None], start: float) -> i
     echo(f"  test:  {len(y_test):,} rows, {how}adult.test ({np.mean(y_test):.2%} positive)")
     echo(f"  features: {len(names)} (6 continuous, 8 categorical one-hot encoded)")
     echo(f"  seed:  {seed}")
-    echo("raw   model fitted on the whole training set")
+    echo("raw       model fitted on the whole training set")
     echo(
-        f"IVAP  model fitted on {1 - CALIBRATION_SIZE:.0%} of it, "
-        f"Venn-Abers calibration on the other {CALIBRATION_SIZE:.0%}"
+        f"Platt, isotonic, IVAP: one model fitted on {1 - CALIBRATION_SIZE:.0%} of it, "
+        f"calibrated on the other {CALIBRATION_SIZE:.0%}"
     )
-    echo(f"CVAP  cross Venn-Abers predictor, {CV_FOLDS} folds, log-loss minimax merge")
+    echo("          (isotonic = the papers' direct isotonic regression, nearest score)")
+    echo(f"CVAP      cross Venn-Abers predictor, {CV_FOLDS} folds, log-loss minimax merge")
     echo("log loss: test-set mean of -log2 p(true label), no clipping (inf if p = 0)")
-    echo("Brier:    test-set mean of (y - p)^2")
+    echo("Brier:    mean of (y - p)^2;  ECE: 10 equal-width bins;  accuracy: p > 0.5")
     echo("width:    mean of p1 - p0; for CVAP (p0, p1) = (1 - GM(1 - p0), GM(p1)) over the")
     echo("          folds (GM = geometric mean), a pair that can be unordered")
 
+    proper, cal = train_test_split(
+        np.arange(len(y_train)), test_size=CALIBRATION_SIZE, stratify=y_train, random_state=seed
+    )
+    proper, cal = np.sort(proper), np.sort(cal)
+    panels: list[tuple[str, dict[str, np.ndarray]]] = []
     for title, estimator in _models(seed):
         t0 = time.perf_counter()
-        raw = clone(estimator).fit(X_train, y_train)
-        rows: list[tuple[str, float, float, float | None]] = []
-        proba = raw.predict_proba(X_test)
-        rows.append(("raw", _log_loss_bits(y_test, proba), _brier(y_test, proba), None))
-        for label, method in (("IVAP", "ivap"), (f"CVAP ({CV_FOLDS} folds)", "cvap")):
-            va = VennAbersClassifier(
-                clone(estimator),
-                method=method,
-                cv=CV_FOLDS,
-                calibration_size=CALIBRATION_SIZE,
-                random_state=seed,
-            ).fit(X_train, y_train)
-            proba = va.predict_proba(X_test)
-            interval = va.predict_interval(X_test)
-            width = float(np.mean(interval[:, 1] - interval[:, 0]))
-            rows.append((label, _log_loss_bits(y_test, proba), _brier(y_test, proba), width))
+        rows: list[tuple[str, dict[str, float | None]]] = []
+        probs: dict[str, np.ndarray] = {}
+
+        p_raw = clone(estimator).fit(X_train, y_train).predict_proba(X_test)[:, 1]
+        rows.append(("raw", _scores(y_test, p_raw, None)))
+        probs["raw"] = p_raw
+
+        model = clone(estimator).fit(X_train[proper], y_train[proper])
+        s_cal = model.predict_proba(X_train[cal])[:, 1]
+        s_test = model.predict_proba(X_test)[:, 1]
+        for label, calibrator in (
+            ("Platt", PlattCalibrator()),
+            ("isotonic", IsotonicCalibrator()),
+        ):
+            p = calibrator.fit(s_cal, y_train[cal]).predict_proba(s_test)[:, 1]
+            rows.append((label, _scores(y_test, p, None)))
+            probs[label] = p
+        ivap = VennAbersCalibrator().fit(s_cal, y_train[cal])
+        p = ivap.predict_proba(s_test)[:, 1]
+        rows.append(("IVAP", _scores(y_test, p, ivap.predict_interval(s_test))))
+        probs["IVAP"] = p
+
+        cvap = VennAbersClassifier(
+            clone(estimator), method="cvap", cv=CV_FOLDS, random_state=seed
+        ).fit(X_train, y_train)
+        p = cvap.predict_proba(X_test)[:, 1]
+        rows.append((f"CVAP ({CV_FOLDS} folds)", _scores(y_test, p, cvap.predict_interval(X_test))))
+        probs["CVAP"] = p
+
         echo("")
         echo(f"{title}  [{time.perf_counter() - t0:.1f} s]")
         for line in _table(rows):
             echo(line)
+        panels.append((title, probs))
 
+    if plot:
+        echo("")
+        echo(_write_plot(plot, y_test, panels))
     echo("")
     echo(f"elapsed: {time.perf_counter() - start:.1f} s")
     return 0
+
+
+def _write_plot(path: str, y: np.ndarray, panels) -> str:
+    """Write one reliability diagram per model; return the line to print."""
+    try:
+        import matplotlib
+    except ImportError:
+        return 'reliability diagrams: skipped (matplotlib missing: pip install "venncal[plot]")'
+    if "matplotlib.pyplot" not in __import__("sys").modules:
+        matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ..plotting import reliability_diagram
+
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 5.2), squeeze=False)
+    for ax, (title, probs) in zip(axes[0], panels):
+        reliability_diagram(y, probs, n_bins=10, ax=ax)
+        ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return f"reliability diagrams: {path}"
