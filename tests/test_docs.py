@@ -44,3 +44,13 @@ def test_readme_examples():
     result = doctest.testfile(str(README), module_relative=False, optionflags=FLAGS)
     assert result.failed == 0
     assert result.attempted > 0
+
+
+@pytest.mark.skipif(not README.exists(), reason="README.md is not next to the tests")
+def test_readme_commands_are_run_by_the_cli_tests():
+    # tests/test_cli.py runs every "$ venncal" line of docs/cli.md.
+    cli_doc = (README.parent / "docs" / "cli.md").read_text("utf-8").splitlines()
+    lines = [line for line in README.read_text("utf-8").splitlines() if line.startswith("$ venncal ")]
+    assert lines
+    for line in lines:
+        assert line in cli_doc, line
