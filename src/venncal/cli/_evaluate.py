@@ -213,14 +213,8 @@ def run(args: argparse.Namespace) -> int:
         p0, p1 = columns[args.p0_col], columns[args.p1_col]
         _check_unit_interval(p0, source, args.p0_col)
         _check_unit_interval(p1, source, args.p1_col)
-        unordered = p0 > p1
-        if unordered.any():
-            i = int(unordered.argmax())
-            raise CLIError(
-                f"{source}: row {i + 1:,}: p0 = {float(p0[i])!r} > p1 = {float(p1[i])!r}; the interval width "
-                "needs p0 <= p1 (the merged pair of a cvap model can be unordered: leave out "
-                "--p0-col and --p1-col)"
-            )
+        # No p0 <= p1 check: the merged pair of a cvap model can be unordered,
+        # and its width is then negative (see venncal.metrics.interval_width).
         interval = np.column_stack((p0, p1))
     weights = None
     if args.weight_col:

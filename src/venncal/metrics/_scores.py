@@ -543,7 +543,10 @@ def interval_width(
     Parameters
     ----------
     p0, p1 : array-like of shape (n_samples,)
-        Lower and upper probabilities, in [0, 1], with ``p0 <= p1``.
+        Lower and upper probabilities, in [0, 1].  An IVAP always has
+        ``p0 <= p1``; the pair a cross Venn-Abers predictor reports,
+        ``(1 - GM(1 - p0), GM(p1))`` over its folds, can be unordered, and
+        then contributes a negative width.
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative weights.
 
@@ -561,10 +564,6 @@ def interval_width(
     hi = _check_probabilities(p1, "p1")
     if lo.shape != hi.shape:
         raise ValueError(f"p0 and p1 have different lengths: {lo.shape[0]} and {hi.shape[0]}")
-    bad = lo > hi
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"p0 must not exceed p1; got p0={lo[i]!r} > p1={hi[i]!r} at index {i}")
     return _mean(hi - lo, check_sample_weight(sample_weight, lo.shape[0]))
 
 
