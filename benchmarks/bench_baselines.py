@@ -1,0 +1,99 @@
+"""Speed of the baseline calibrators beside scikit-learn's isotonic regression.
+
+Times fit and predict of venncal's Platt, isotonic (nearest and linear),
+histogram binning and BBQ calibrators, and of
+``sklearn.isotonic.IsotonicRegression(out_of_bounds="clip")``, on the same
+data in the same run: k calibration scores
+``s ~ U[0, 1]``, labels ``y ~ Bernoulli(s)``, k fresh test scores.  Best of N
+calls after a warm-up call.
+
+This is a script, not a test::
+
+    python benchmarks/bench_baselines.py                  # 1e4, 1e5, 1e6
+    python benchmarks/bench_baselines.py --sizes 1e6 --min-time 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import time
+
+import numpy as np
+import sklearn
+from sklearn.isotonic import IsotonicRegression
+
+import venncal
+from venncal import (
+    BBQCalibrator,
+    HistogramBinningCalibrator,
+    IsotonicCalibrator,
+    PlattCalibrator,
+)
+
+
+def best_of(fn, min_time):
+    fn()  # warm-up (and numba compilation)
+    times = []
+    start = time.perf_counter()
+    while len(times) < 3 or time.perf_counter() - start < min_time:
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def fmt(t):
+    return f"{t * 1e3:.1f} ms" if t < 1 else f"{t:.2f} s"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", nargs="+", default=["1e4", "1e5", "1e6"])
+    parser.add_argument("--min-time", type=float, default=1.0)
+    args = parser.parse_args(argv)
+    print(
+        f"# venncal {venncal.__version__}, scikit-learn {sklearn.__version__}, numpy "
+        f"{np.__version__}, Python {platform.python_version()}, {platform.machine()}"
+    )
+    contenders = {
+        "venncal Platt": lambda: PlattCalibrator(),
+        "venncal isotonic (nearest)": lambda: IsotonicCalibrator(),
+        "venncal isotonic (linear)": lambda: IsotonicCalibrator(interpolation="linear"),
+        "venncal histogram (10 bins)": lambda: HistogramBinningCalibrator(),
+        "venncal BBQ": lambda: BBQCalibrator(),
+    }
+    print("| k | calibrator | fit | predict (k scores) |")
+    print("|---:|---|---:|---:|")
+    for size in args.sizes:
+        k = int(float(size))
+        rng = np.random.default_rng(0)
+        s = rng.random(k)
+        y = (rng.random(k) < s).astype(int)
+        q = rng.random(k)
+        rows = []
+        for name, make in contenders.items():
+            fitted = make().fit(s, y)
+            rows.append(
+                (
+                    name,
+                    best_of(lambda make=make: make().fit(s, y), args.min_time),
+                    best_of(lambda fitted=fitted: fitted.predict_proba(q), args.min_time),
+                )
+            )
+        iso = IsotonicRegression(out_of_bounds="clip").fit(s, y)
+        rows.append(
+            (
+                "scikit-learn IsotonicRegression",
+                best_of(lambda: IsotonicRegression(out_of_bounds="clip").fit(s, y), args.min_time),
+                best_of(lambda: iso.predict(q), args.min_time),
+            )
+        )
+        rows.append(("np.sort (floor)", best_of(lambda: np.sort(s), args.min_time), float("nan")))
+        for name, fit_t, pred_t in rows:
+            pred = "-" if pred_t != pred_t else fmt(pred_t)
+            print(f"| {k:.0e} | {name} | {fmt(fit_t)} | {pred} |")
+
+
+if __name__ == "__main__":
+    main()
