@@ -70,6 +70,31 @@ def _nearer_lower(lo, q, hi):
     return (d_lo < d_hi) | ((d_lo == d_hi) & (e_lo <= e_hi))
 
 
+def _nearest_steps(t, v):
+    """Split points and values of the nearest-threshold step function.
+
+    A query ``q`` takes ``steps[j]`` with ``j`` the number of split points
+    below ``q``.  Only gaps where the value changes need a split; there it is
+    the largest float ``m`` with ``m - lo <= hi - m`` in exact arithmetic
+    (ties go to the lower threshold), found from the rounded midpoint by
+    moving one ulp at a time, which takes at most a few steps.
+    """
+    change = np.flatnonzero(v[1:] != v[:-1])
+    lo, hi = t[change], t[change + 1]
+    m = np.clip(0.5 * lo + 0.5 * hi, lo, hi)
+    for _ in range(64):
+        below = ~_nearer_lower(lo, m, hi)
+        m = np.where(below, np.nextafter(m, -np.inf), m)
+        up = np.minimum(np.nextafter(m, np.inf), hi)
+        above = _nearer_lower(lo, up, hi) & (up > m)
+        m = np.where(above, up, m)
+        if not (below.any() or above.any()):
+            break
+    else:  # pragma: no cover - the rounded midpoint is within an ulp or two
+        raise RuntimeError("nearest-threshold split points did not converge")
+    return m, np.concatenate((v[:1], v[change + 1]))
+
+
 def _two_diff(x, y):
     """``x - y`` as ``(d, e)`` with ``d = fl(x - y)`` and ``d + e == x - y`` exactly."""
     d = x - y
@@ -185,11 +210,22 @@ class IsotonicCalibrator(ScoreCalibrator):
         t, v = self.thresholds_, self.values_
         if self.interpolation == "linear":
             return np.interp(q, t, v)
-        # Nearest threshold (DIR): t[i - 1] < q <= t[i].
-        i = np.searchsorted(t, q, side="left")
-        inside = (i > 0) & (i < t.shape[0])
-        j = np.minimum(i, t.shape[0] - 1)
-        lower = i[inside] - 1
-        take_lower = _nearer_lower(t[lower], q[inside], t[i[inside]])
-        j[inside] = np.where(take_lower, lower, i[inside])
-        return v[j]
+        # Nearest threshold (DIR): a step function whose steps sit at the
+        # exact midpoints between blocks, computed once per fitted state.
+        splits, steps = self._nearest_steps()
+        return steps[np.searchsorted(splits, q, side="left")]
+
+    def _nearest_steps(self):
+        # Cached with the very arrays it was computed from (held, so that a
+        # refit or a reload, which sets new arrays, always recomputes).
+        t, v = self.thresholds_, self.values_
+        cache = self.__dict__.get("_steps_cache")
+        if cache is None or cache[0] is not t or cache[1] is not v:
+            cache = (t, v, *_nearest_steps(t, v))
+            self.__dict__["_steps_cache"] = cache
+        return cache[2], cache[3]
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        state.pop("_steps_cache", None)
+        return state
