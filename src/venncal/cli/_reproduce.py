@@ -1,0 +1,278 @@
+"""``venncal reproduce NAME``: rerun a published experiment and compare with the paper."""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import itertools
+import math
+import platform
+import shlex
+import sys
+import time
+from pathlib import Path
+
+__all__ = ["add_parser", "run"]
+
+DEFAULT_OUT = "venncal-reproduce"
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Register the ``reproduce`` subcommand.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        The object returned by ``ArgumentParser.add_subparsers``.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The ``reproduce`` parser.
+    """
+    from ..experiments import EXPERIMENTS, PLANNED
+
+    lines = [f"  {name}: {summary}" for name, (_, summary) in EXPERIMENTS.items()]
+    lines += [f"  {name}: not yet available ({summary})" for name, summary in PLANNED.items()]
+    parser = subparsers.add_parser(
+        "reproduce",
+        help="rerun a published experiment and write a report beside the paper's numbers",
+        description=(
+            "Rerun an experiment of a calibration paper, print our tables beside the "
+            "paper's and write DIR/report.md.\n\nexperiments:\n" + "\n".join(lines)
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("name", metavar="NAME", help="the experiment to run (see above)")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="smaller grids and a subsample of the test set (well under a minute)",
+    )
+    parser.add_argument(
+        "--out",
+        default=DEFAULT_OUT,
+        metavar="DIR",
+        help=f"folder for report.md (created if needed; default: {DEFAULT_OUT})",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run the learners on N processes (joblib; default: 1)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        metavar="S",
+        help="seed of the learners and of the test subsample (default: 0)",
+    )
+    parser.add_argument(
+        "--data-dir",
+        default=None,
+        metavar="DIR",
+        help="read the data from this folder instead of the files shipped with venncal",
+    )
+    # Internal: shrink the test set further (used by the test suite).
+    parser.add_argument("--max-test-rows", type=int, default=None, help=argparse.SUPPRESS)
+    parser.set_defaults(func=run)
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``venncal reproduce``; return the exit code (2 for an unknown experiment)."""
+    from ..experiments import EXPERIMENTS, PLANNED
+
+    name = args.name
+    if name in PLANNED:
+        print(f"venncal reproduce: experiment {name!r} is not yet available", file=sys.stderr)
+        return 2
+    if name not in EXPERIMENTS:
+        known = ", ".join(EXPERIMENTS)
+        print(
+            f"venncal reproduce: unknown experiment {name!r} (available: {known})", file=sys.stderr
+        )
+        return 2
+    if args.jobs < 1:
+        print("venncal reproduce: --jobs must be at least 1", file=sys.stderr)
+        return 2
+    if name == "vovk2015-adult-small":
+        return _adult_small(args)
+    raise AssertionError(name)  # pragma: no cover
+
+
+# ------------------------------------------------------------------------- adult small
+
+
+def _fmt(v: float) -> str:
+    return "inf" if math.isinf(v) else f"{v:.4f}"
+
+
+def _ranking(values, methods) -> str:
+    """Methods from best to worst; ties (e.g. two infinities) joined by '='."""
+    order = sorted(range(len(methods)), key=lambda i: values[i])
+    out = methods[order[0]]
+    for a, b in itertools.pairwise(order):
+        out += ("=" if values[a] == values[b] else " < ") + methods[b]
+    return out
+
+
+def _tables(results, paper, methods, losses):
+    """Markdown lines of one table per loss, and a plain-text rendering."""
+    md, txt = [], []
+    for loss in losses:
+        head = "| learner | " + " | ".join(f"{m} ours | {m} paper" for m in methods)
+        head += " | ranking ours | ranking paper |"
+        md += [f"### Mean {loss}", "", head, "|" + "---|" * (1 + 2 * len(methods) + 2)]
+        txt += [
+            f"Mean {loss}: ours (paper)",
+            f"  {'learner':<17}" + "".join(f"{m:>20}" for m in methods),
+        ]
+        for r in results:
+            ours = [r.losses[loss][m] for m in methods]
+            theirs = list(paper[loss][r.learner])
+            rank_o, rank_p = _ranking(ours, methods), _ranking(theirs, methods)
+            best_o, best_p = min(ours), min(theirs)
+            cells = []
+            for o, p in zip(ours, theirs, strict=False):
+                co = f"**{_fmt(o)}**" if o == best_o else _fmt(o)
+                cp = f"**{_fmt(p)}**" if p == best_p else _fmt(p)
+                if math.isinf(o) != math.isinf(p):
+                    co += " ⚠"
+                cells += [co, cp]
+            flag = "" if rank_o == rank_p else " ⚠"
+            md.append(f"| {r.learner} | " + " | ".join(cells) + f" | {rank_o}{flag} | {rank_p} |")
+            txt.append(
+                f"  {r.learner:<17}"
+                + "".join(
+                    f"{_fmt(o) + ' (' + _fmt(p) + ')':>20}"
+                    for o, p in zip(ours, theirs, strict=False)
+                )
+                + ("   ranking differs" if flag else "")
+            )
+        md.append("")
+        txt.append("")
+    return md, txt
+
+
+def _adult_small(args: argparse.Namespace) -> int:
+    import numpy as np
+    import sklearn
+
+    from .. import __version__
+    from ..experiments import vovk2015_adult_small as exp
+
+    start = time.perf_counter()
+    out_dir = Path(args.out)
+    print(f"venncal reproduce {args.name}{' --quick' if args.quick else ''}")
+    result = exp.run(
+        quick=args.quick,
+        seed=args.seed,
+        jobs=args.jobs,
+        data_dir=args.data_dir,
+        max_test_rows=args.max_test_rows,
+        echo=print,
+    )
+    results = result["results"]
+    md_tables, txt_tables = _tables(results, exp.PAPER_TABLES, exp.METHODS, exp.LOSSES)
+    print()
+    print("\n".join(txt_tables))
+    elapsed = time.perf_counter() - start
+
+    import joblib
+    import scipy
+
+    command = (
+        "venncal " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+        if Path(sys.argv[0]).name in ("venncal", "__main__.py")
+        else f"venncal reproduce {args.name}"
+        + (" --quick" if args.quick else "")
+        + f" --seed {args.seed} --jobs {args.jobs}"
+    )
+    mode = "quick" if args.quick else "full"
+    md = [
+        f"# Reproduction: {args.name} ({mode} mode)",
+        "",
+        (
+            "Paper 000 (Vovk, Petej & Fedorova, *Large-scale probabilistic predictors with and "
+            "without guarantees of validity*, 2015), section 6, Tables 1 (log loss) and 2 "
+            "(Brier loss): the first 5,000 adult training rows (rows 1-4,000 proper training, "
+            "4,001-5,000 calibration; CVAP: 5 contiguous folds over the 5,000 rows); test set "
+            "= the rest of the training file and the whole test file. Mean log loss in base 2; "
+            "mean Brier loss 4(y-p)^2 (the paper's scaling: predicting 1/2 costs 1)."
+        ),
+        "",
+        f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}",
+        (
+            f"- machine: {platform.node()} ({platform.platform()}, {platform.machine()}, "
+            f"{_cpus()} CPUs)"
+        ),
+        f"- command: `{command}`",
+        (
+            f"- versions: venncal {__version__}, Python {platform.python_version()}, "
+            f"numpy {np.__version__}, scipy {scipy.__version__}, scikit-learn "
+            f"{sklearn.__version__}, joblib {joblib.__version__}"
+        ),
+        f"- seed {args.seed}, jobs {args.jobs}, runtime {elapsed:.1f} s",
+        f"- test rows: {result['n_test']:,} of {result['n_test_total']:,}"
+        + (" (seeded random subsample)" if result["n_test"] < result["n_test_total"] else ""),
+        "",
+        (
+            "The learners are scikit-learn stand-ins for the paper's Weka learners, so equal "
+            "numbers are not expected. Cells: ours, then the paper's; **bold** marks the best "
+            "method of the row; ⚠ after a ranking marks a row whose method ranking differs from "
+            "the paper's, ⚠ after a loss marks a finite/infinite mismatch with the paper."
+        ),
+        "",
+    ]
+    md += md_tables
+    md += [
+        "### Learners and chosen parameters",
+        "",
+        (
+            "| learner | grid | chosen (calibration set) | chosen (CVAP folds) "
+            "| ConvergenceWarnings | seconds |"
+        ),
+        "|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        md.append(
+            f"| {r.learner} | {_grid_text(exp.grid(r.learner, args.quick))} "
+            f"| {r.params['calibration set']} | {r.params['CVAP folds']} "
+            f"| {r.convergence_warnings} | {r.seconds:.1f} |"
+        )
+    md += [
+        "",
+        (
+            "Stand-ins: J48 = DecisionTreeClassifier(criterion='entropy') (min_samples_leaf "
+            "instead of the pruning confidence); J48 bagging = BaggingClassifier of 10 such "
+            "trees; logistic = LogisticRegression on standardized features (C = 1/ridge); "
+            "naive Bayes = GaussianNB; neural networks = MLPClassifier (one hidden layer of 53 "
+            "units, SGD, learning rate and momentum tuned) on standardized features; SVM = "
+            "LinearSVC on standardized features, decision_function scores. Parameters minimise "
+            "the Brier loss of the learner's own probabilities on the calibration set (CVAP: "
+            "cumulative over the 5 held-out folds); for the SVM, of a Platt sigmoid fitted on "
+            "those same rows. Platt = PlattCalibrator, IR = IsotonicCalibrator(interpolation="
+            "'nearest'), IVAP = VennAbersCalibrator(merge='log'), CVAP = merge_folds(..., "
+            "merge='log')."
+        ),
+        "",
+    ]
+    out_dir.mkdir(parents=True, exist_ok=True)
+    report = out_dir / "report.md"
+    report.write_text("\n".join(md), encoding="utf-8")
+    print(f"report written to {report} ({elapsed:.1f} s)")
+    return 0
+
+
+def _grid_text(settings) -> str:
+    keys = list(settings[0])
+    return "; ".join(f"{k} in {sorted({s[k] for s in settings})}" for k in keys)
+
+
+def _cpus() -> str:
+    import os
+
+    return str(os.cpu_count() or "?")

@@ -1,0 +1,30 @@
+"""Reproductions of published calibration experiments (``venncal reproduce NAME``).
+
+Each experiment lives in its own module exposing ``run(...)``; the pure split logic
+shared by the experiments (which rows are proper training, calibration and test rows,
+contiguous cross-validation folds) is in :mod:`venncal.experiments._protocols` and is
+testable without any data. Heavy imports (scikit-learn, data) happen inside ``run``.
+"""
+
+from __future__ import annotations
+
+from ._protocols import AdultSmallRows, adult_small_rows, contiguous_folds
+
+__all__ = ["EXPERIMENTS", "PLANNED", "AdultSmallRows", "adult_small_rows", "contiguous_folds"]
+
+#: Available experiments: name -> (module under ``venncal.experiments``, one-line summary).
+EXPERIMENTS = {
+    "vovk2015-adult-small": (
+        "vovk2015_adult_small",
+        (
+            "paper 000 (Vovk et al. 2015), Tables 1-2: six learners x Platt/IR/IVAP/CVAP "
+            "on the first 5,000 adult training rows"
+        ),
+    ),
+}
+
+#: Experiments announced but not implemented yet: name -> one-line summary.
+PLANNED = {
+    "vovk2015-adult-ratios": "paper 000, Figures 1-2 and 13-14: adult, proper:calibration ratios",
+    "vovk2014-uci": "Vovk & Petej 2014, Tables 1-2: nine small UCI data sets",
+}

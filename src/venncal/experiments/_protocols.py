@@ -1,0 +1,100 @@
+"""Pure split logic of the reproduced experiments (no data, no scikit-learn)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = [
+    "ADULT_N_TEST",
+    "ADULT_N_TRAIN",
+    "AdultSmallRows",
+    "adult_small_rows",
+    "contiguous_folds",
+]
+
+#: Rows of the UCI adult training file (``adult.data``) and test file (``adult.test``).
+ADULT_N_TRAIN = 32_561
+ADULT_N_TEST = 16_281
+
+
+class AdultSmallRows(NamedTuple):
+    """Row ranges of the small-adult protocol, indexing ``load_adult("all")``.
+
+    ``load_adult("all")`` holds the training file's rows followed by the test file's.
+    """
+
+    #: Rows 1-4,000 of the training file (0-based 0..3999): the proper training set.
+    proper: range
+    #: Rows 4,001-5,000 (0-based 4000..4999): the calibration set.
+    calibration: range
+    #: Rows 1-5,000: the whole small training set (CVAP folds are taken over it).
+    training: range
+    #: All other rows: the rest of the training file, then the whole test file.
+    test: range
+
+
+def adult_small_rows(n_train: int = ADULT_N_TRAIN, n_test: int = ADULT_N_TEST) -> AdultSmallRows:
+    """Index ranges of the paper 000 Tables 1-2 protocol (section 6).
+
+    The first 5,000 adult training observations form the new training set: the first
+    4,000 are the proper training set, the following 1,000 the calibration set; all
+    other observations (the remaining training and all test observations) are the test
+    set.
+
+    Parameters
+    ----------
+    n_train, n_test : int
+        Number of rows of the training and of the test file (defaults: the UCI files).
+
+    Returns
+    -------
+    AdultSmallRows
+        Ranges into the concatenation ``train rows + test rows``.
+
+    Examples
+    --------
+    >>> rows = adult_small_rows()
+    >>> rows.proper, rows.calibration, rows.test
+    (range(0, 4000), range(4000, 5000), range(5000, 48842))
+    """
+    if n_train < 5_000 or n_test < 0:
+        raise ValueError("the protocol needs at least 5,000 training rows and n_test >= 0")
+    return AdultSmallRows(
+        proper=range(4_000),
+        calibration=range(4_000, 5_000),
+        training=range(5_000),
+        test=range(5_000, n_train + n_test),
+    )
+
+
+def contiguous_folds(n: int, n_folds: int) -> list[np.ndarray]:
+    """Split ``0..n-1`` into `n_folds` contiguous folds (paper 000, section 6).
+
+    The first ``n mod K`` folds hold ``ceil(n/K)`` rows and the others ``floor(n/K)``,
+    exactly as :func:`numpy.array_split`.
+
+    Parameters
+    ----------
+    n : int
+        Number of observations, at least `n_folds`.
+    n_folds : int
+        Number K of folds, at least 1.
+
+    Returns
+    -------
+    list of ndarray of int
+        The row indices of each fold, in order.
+
+    Examples
+    --------
+    >>> [f.tolist() for f in contiguous_folds(7, 3)]
+    [[0, 1, 2], [3, 4], [5, 6]]
+    """
+    n, n_folds = int(n), int(n_folds)
+    if n_folds < 1:
+        raise ValueError(f"n_folds must be at least 1, got {n_folds}")
+    if n < n_folds:
+        raise ValueError(f"cannot split {n} observations into {n_folds} non-empty folds")
+    return np.array_split(np.arange(n), n_folds)
