@@ -8,9 +8,25 @@ testable without any data. Heavy imports (scikit-learn, data) happen inside ``ru
 
 from __future__ import annotations
 
-from ._protocols import AdultSmallRows, adult_small_rows, contiguous_folds
+from ._protocols import (
+    RATIOS,
+    AdultSmallRows,
+    RatioRows,
+    adult_small_rows,
+    contiguous_folds,
+    ratio_rows,
+)
 
-__all__ = ["EXPERIMENTS", "PLANNED", "AdultSmallRows", "adult_small_rows", "contiguous_folds"]
+__all__ = [
+    "EXPERIMENTS",
+    "PLANNED",
+    "RATIOS",
+    "AdultSmallRows",
+    "RatioRows",
+    "adult_small_rows",
+    "contiguous_folds",
+    "ratio_rows",
+]
 
 #: Available experiments: name -> (module under ``venncal.experiments``, one-line summary).
 EXPERIMENTS = {
@@ -21,10 +37,16 @@ EXPERIMENTS = {
             "on the first 5,000 adult training rows"
         ),
     ),
+    "vovk2015-adult-ratios": (
+        "vovk2015_adult_ratios",
+        (
+            "paper 000, Figures 1-2 and 13-14: adult, proper training : calibration "
+            "ratios 1:9 ... 9:1 and all, raw learner and Platt/IR/IVAP/CVAP"
+        ),
+    ),
 }
 
 #: Experiments announced but not implemented yet: name -> one-line summary.
 PLANNED = {
-    "vovk2015-adult-ratios": "paper 000, Figures 1-2 and 13-14: adult, proper:calibration ratios",
     "vovk2014-uci": "Vovk & Petej 2014, Tables 1-2: nine small UCI data sets",
 }

@@ -9,9 +9,12 @@ import numpy as np
 __all__ = [
     "ADULT_N_TEST",
     "ADULT_N_TRAIN",
+    "RATIOS",
     "AdultSmallRows",
+    "RatioRows",
     "adult_small_rows",
     "contiguous_folds",
+    "ratio_rows",
 ]
 
 #: Rows of the UCI adult training file (``adult.data``) and test file (``adult.test``).
@@ -98,3 +101,60 @@ def contiguous_folds(n: int, n_folds: int) -> list[np.ndarray]:
     if n < n_folds:
         raise ValueError(f"cannot split {n} observations into {n_folds} non-empty folds")
     return np.array_split(np.arange(n), n_folds)
+
+
+#: Proper training : calibration ratios of paper 000, Figures 13-14, left to right
+#: (1:9, 1:8, ..., 1:2, 1:1, 2:1, ..., 9:1); the column "all" is added separately.
+RATIOS: tuple[tuple[int, int], ...] = tuple((1, b) for b in range(9, 0, -1)) + tuple(
+    (a, 1) for a in range(2, 10)
+)
+
+
+class RatioRows(NamedTuple):
+    """Proper training and calibration rows of one ratio column (indices into training)."""
+
+    #: Column label, e.g. ``"4:1"`` or ``"all"``.
+    label: str
+    proper: range
+    calibration: range
+
+
+def ratio_rows(n_train: int, ratio: tuple[int, int] | str) -> RatioRows:
+    """Split ``0..n_train-1`` contiguously for a proper training : calibration ratio.
+
+    For ``ratio = (a, b)`` the first ``ceil(a * n_train / (a + b))`` rows are the proper
+    training set and the rest the calibration set (paper 000, section 6: "the first
+    ceil((K-1)/K N_train) training observations" for ratio K-1:1). For ``"all"`` both
+    sets are the whole training set (the paper's simplified, in-sample column).
+
+    Parameters
+    ----------
+    n_train : int
+        Number of training rows, at least 2.
+    ratio : (int, int) or "all"
+        Positive parts of the proper training and calibration sets, or ``"all"``.
+
+    Returns
+    -------
+    RatioRows
+
+    Examples
+    --------
+    >>> ratio_rows(10, (1, 9))
+    RatioRows(label='1:9', proper=range(0, 1), calibration=range(1, 10))
+    >>> ratio_rows(7, (1, 1))
+    RatioRows(label='1:1', proper=range(0, 4), calibration=range(4, 7))
+    >>> ratio_rows(5, "all")
+    RatioRows(label='all', proper=range(0, 5), calibration=range(0, 5))
+    """
+    n_train = int(n_train)
+    if n_train < 2:
+        raise ValueError(f"need at least 2 training rows, got {n_train}")
+    if ratio == "all":
+        return RatioRows("all", range(n_train), range(n_train))
+    a, b = (int(v) for v in ratio)
+    if a < 1 or b < 1:
+        raise ValueError(f"ratio parts must be positive, got {a}:{b}")
+    m = -(-a * n_train // (a + b))  # ceil without floating point
+    m = min(max(m, 1), n_train - 1)  # both sets non-empty
+    return RatioRows(f"{a}:{b}", range(m), range(m, n_train))
