@@ -185,6 +185,8 @@ def plot_learner(result: RatioResult, path) -> None:
     import matplotlib.pyplot as plt
 
     styles = {"raw": ":", "Platt": "--", "IR": "-.", "IVAP": "-", "CVAP": "-"}
+    # One colour per method in both panels, whichever lines are drawn.
+    colors = {m: f"C{i}" for i, m in enumerate(METHODS)}
     x = np.arange(len(result.columns))
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
     try:
@@ -194,7 +196,10 @@ def plot_learner(result: RatioResult, path) -> None:
                 v = np.where(np.isfinite(v), v, np.nan)
                 if np.isnan(v).all():
                     continue
-                ax.plot(x, v, styles[method], marker="o", markersize=3, label=method)
+                ax.plot(
+                    x, v, styles[method], color=colors[method], marker="o", markersize=3,
+                    label=method,
+                )
             ax.set_xticks(x, result.columns, rotation=45 if len(x) > 6 else 0)
             ax.set_xlabel("proper training : calibration")
             ax.set_ylabel(f"mean {loss}")
