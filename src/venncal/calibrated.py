@@ -7,7 +7,7 @@ from sklearn.utils.metaestimators import available_if
 
 from ._folds import FoldCalibratedClassifier
 from ._registry import available_methods, method_class
-from .venn_abers import merge_folds
+from .venn_abers._merge import fold_pairs, merge_folds
 
 __all__ = ["CalibratedClassifier"]
 
@@ -123,16 +123,12 @@ class CalibratedClassifier(FoldCalibratedClassifier):
         """
         scores = self._fold_scores(X)
         if _is_venn_abers(self):
-            p = merge_folds(*self._pairs(scores), merge=self.calibrators_[0].merge)[0]
+            p = merge_folds(*fold_pairs(self.calibrators_, scores), merge=self.calibrators_[0].merge)[0]
         else:
             p = np.mean(
                 [cal.predict_proba(s)[:, 1] for cal, s in zip(self.calibrators_, scores)], axis=0
             )
         return np.column_stack((1.0 - p, p))
-
-    def _pairs(self, scores):
-        pairs = [cal.predict_interval(s) for cal, s in zip(self.calibrators_, scores)]
-        return np.stack([p[:, 0] for p in pairs]), np.stack([p[:, 1] for p in pairs])
 
     @available_if(_is_venn_abers)
     def predict_interval(self, X) -> np.ndarray:
@@ -143,4 +139,4 @@ class CalibratedClassifier(FoldCalibratedClassifier):
         ndarray of shape (n_samples, 2)
         """
         scores = self._fold_scores(X)
-        return merge_folds(*self._pairs(scores), merge=self.calibrators_[0].merge)[1]
+        return merge_folds(*fold_pairs(self.calibrators_, scores), merge=self.calibrators_[0].merge)[1]

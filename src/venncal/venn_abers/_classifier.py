@@ -6,7 +6,7 @@ import numpy as np
 
 from .._folds import FoldCalibratedClassifier
 from ._calibrator import VennAbersCalibrator
-from ._merge import MERGES, merge_folds
+from ._merge import MERGES, fold_pairs, merge_folds
 
 __all__ = ["VennAbersClassifier"]
 
@@ -120,9 +120,8 @@ class VennAbersClassifier(FoldCalibratedClassifier):
         return VennAbersCalibrator(merge=self.merge, classes=classes)
 
     def _fold_pairs(self, X):
-        scores = self._fold_scores(X)
-        pairs = [cal.predict_interval(s) for cal, s in zip(self.calibrators_, scores)]
-        return np.stack([p[:, 0] for p in pairs]), np.stack([p[:, 1] for p in pairs])
+        scores = self._fold_scores(X)  # checks that the model is fitted
+        return fold_pairs(self.calibrators_, scores)
 
     def predict_interval(self, X) -> np.ndarray:
         """Return the Venn-Abers pair for each row.

@@ -8,7 +8,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_labels, check_sample_weight, check_scores
 from ._calibrator import VennAbersCalibrator
-from ._merge import MERGES, merge_folds
+from ._merge import MERGES, fold_pairs, merge_folds
 
 __all__ = ["CrossVennAbersCalibrator"]
 
@@ -134,10 +134,8 @@ class CrossVennAbersCalibrator(BaseEstimator):
         )
 
     def _pairs(self, scores):
-        pairs = [
-            cal.predict_interval(q) for cal, q in zip(self.calibrators_, self._fold_scores(scores))
-        ]
-        return np.stack([p[:, 0] for p in pairs]), np.stack([p[:, 1] for p in pairs])
+        fold_scores = self._fold_scores(scores)  # checks that the model is fitted
+        return fold_pairs(self.calibrators_, fold_scores)
 
     def predict_interval(self, scores) -> np.ndarray:
         """Return ``(1 - GM(1 - p0), GM(p1))`` over the folds for each row.

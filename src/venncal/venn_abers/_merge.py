@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["MERGES", "brier_minimax", "log_minimax", "merge_folds"]
+__all__ = ["MERGES", "brier_minimax", "fold_pairs", "log_minimax", "merge_folds"]
 
 MERGES = ("log", "brier")
 
@@ -81,3 +81,21 @@ def merge_folds(p0, p1, merge: str = "log"):
     else:
         raise ValueError(f"merge must be one of {MERGES}; got {merge!r}")
     return p, interval
+
+
+def fold_pairs(calibrators, scores):
+    """Stack each fold's Venn-Abers pair on its own scores.
+
+    Parameters
+    ----------
+    calibrators : sequence of K fitted VennAbersCalibrator
+    scores : sequence of K arrays of shape (n,)
+        The test scores of each fold's model.
+
+    Returns
+    -------
+    p0, p1 : ndarray of shape (K, n)
+        Ready for :func:`merge_folds`.
+    """
+    pairs = [cal.predict_interval(s) for cal, s in zip(calibrators, scores)]
+    return np.stack([p[:, 0] for p in pairs]), np.stack([p[:, 1] for p in pairs])
