@@ -297,23 +297,28 @@ def _check_binning(n_bins, strategy) -> None:
         raise ValueError(f"strategy must be 'uniform' or 'quantile'; got {strategy!r}")
 
 
-def _bin_edges(p: np.ndarray, w: np.ndarray | None, n_bins: int, strategy: str) -> np.ndarray:
+def _bin_ids(
+    p: np.ndarray, w: np.ndarray | None, n_bins: int, strategy: str
+) -> tuple[np.ndarray, np.ndarray]:
     if strategy == "uniform":
-        return np.arange(n_bins + 1, dtype=np.float64) / n_bins
-    n = p.shape[0]
-    ps = np.sort(p)
-    # Give the observation of rank r (in sorted order) the bin
-    # floor(n_bins * mass_before(r) / total_mass); bin j starts at the first
-    # rank given bin >= j, and its lower edge is the value at that rank.
+        edges = np.arange(n_bins + 1, dtype=np.float64) / n_bins
+        return edges, np.searchsorted(edges[1:-1], p, side="right")
+    # Quantile bins are assigned per distinct value v: ceil(K * mass(p <= v) / mass) - 1,
+    # the bin holding the top of v's run of ties.  Ties are never split, integer
+    # weights bin like repeated rows, and the largest value is in the last bin.
+    values, inv = np.unique(p, return_inverse=True)
     if w is None:
-        rank_bin = (np.arange(n) * n_bins) // n
+        upto = np.cumsum(np.bincount(inv))
+        value_bin = (upto * n_bins - 1) // p.shape[0]
     else:
-        ws = w[np.argsort(p, kind="stable")]
-        before = np.concatenate(([0.0], np.cumsum(ws)[:-1]))
-        rank_bin = np.minimum(np.floor(before * n_bins / ws.sum()), n_bins - 1)
-    starts = np.searchsorted(rank_bin, np.arange(1, n_bins), side="left")
-    inner = ps[np.minimum(starts, n - 1)]
-    return np.concatenate(([0.0], inner, [1.0]))
+        upto = np.cumsum(np.bincount(inv, weights=w))
+        value_bin = np.ceil(upto * n_bins / upto[-1]).astype(np.intp) - 1
+        value_bin = np.clip(value_bin, 0, n_bins - 1)
+    # Bin j starts at its smallest value, so bin k is [edges[k], edges[k+1]) as for
+    # "uniform"; empty bins have zero width.
+    starts = np.searchsorted(value_bin, np.arange(1, n_bins), side="left")
+    inner = values[np.minimum(starts, values.shape[0] - 1)]
+    return np.concatenate(([0.0], inner, [1.0])), value_bin[inv]
 
 
 def _calibration_bins(
@@ -321,14 +326,15 @@ def _calibration_bins(
 ) -> _Bins:
     """Bin validated predictions; the one binning behind ECE, MCE and the plots.
 
-    Bin ``k`` holds ``edges[k] <= p < edges[k+1]`` (the last bin also
-    ``p == 1``).  "uniform": ``edges[k] = k / n_bins``.  "quantile": the
-    inner edges are values of ``p`` at the equal-mass split ranks, so a run of
-    equal values is never split: it goes wholly to the upper bin, which can
-    leave bins empty under heavy ties.
+    Bin ``k`` holds ``edges[k] <= p < edges[k+1]``, the last bin also
+    ``p == 1``.  "uniform": ``edges[k] = k / K`` (computed so in floating
+    point).  "quantile": every ``p == v`` goes to bin
+    ``ceil(K * m(p <= v) / m) - 1``, with ``m`` the count (or total weight):
+    equal-mass bins by rank, where a run of ties that straddles a split goes
+    wholly to the upper bin, so heavy ties leave some bins empty; the inner
+    edges are the smallest ``p`` of each bin.
     """
-    edges = _bin_edges(p, w, n_bins, strategy)
-    ids = np.searchsorted(edges[1:-1], p, side="right")
+    edges, ids = _bin_ids(p, w, n_bins, strategy)
     count = np.bincount(ids, minlength=n_bins)
     wt = np.ones_like(p) if w is None else w
     weight = np.bincount(ids, weights=wt, minlength=n_bins)
@@ -354,9 +360,11 @@ _BINNING_DOC = """
         ``[(K-1)/K, 1]``, so ``p`` on an edge goes to the bin above it and
         ``p = 1`` to the last bin.  "quantile": ``K`` bins of (nearly) equal
         counts (equal total weight with ``sample_weight``) by sorted ``p``;
-        equal values of ``p`` always share a bin: a run of ties that straddles
-        a split goes wholly to the upper bin, so heavy ties give fewer,
-        larger bins.
+        equal values of ``p`` always share a bin: all ``p == v`` go to bin
+        ``ceil(K * m(p <= v) / m) - 1``, where ``m`` counts observations (sums
+        weights), so a run of ties that straddles a split goes wholly to the
+        upper bin (as a value on a uniform edge does) and heavy ties give
+        fewer, larger bins.  Integer weights bin like repeated rows.
     pos_label : label, default=None
         The positive class, for labels other than 0/1 and booleans.
     sample_weight : array-like of shape (n_samples,), default=None
@@ -383,12 +391,13 @@ def ece(
     pos_label=None,
     sample_weight: ArrayLike | None = None,
 ) -> float:
-    r"""Expected calibration error ``sum_k P(k) |o_k - e_k|`` (paper 004, IV-A).
+    r"""Return the expected calibration error ``sum_k P(k) |o_k - e_k|`` (paper 004, IV-A).
 
     ``P(k)`` is the fraction of observations in bin ``k``, ``o_k`` the
     fraction of positives there and ``e_k`` the mean prediction; the sum runs
     over the non-empty bins.
     {binning}
+
     Examples
     --------
     >>> from venncal.metrics import ece
@@ -415,6 +424,7 @@ def mce(
     ``o_k`` is the fraction of positives in bin ``k`` and ``e_k`` its mean
     prediction.
     {binning}
+
     Examples
     --------
     >>> from venncal.metrics import mce
@@ -675,7 +685,8 @@ def evaluate(
     p : array-like of shape (n_samples,)
         Predicted probabilities of the positive class, in [0, 1].
     interval : array-like of shape (n_samples, 2), default=None
-        Venn-Abers intervals, columns ``p0 <= p1``; adds "interval_width".
+        Venn-Abers pairs, columns ``p0`` and ``p1``; adds "interval_width"
+        (see :func:`interval_width`).
     n_bins : int, default=10
         Bins for "ece" and "mce".
     strategy : {"uniform", "quantile"}, default="uniform"

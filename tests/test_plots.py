@@ -1,0 +1,144 @@
+"""venncal.plotting renders headless and draws exactly the metric's bins."""
+
+import doctest
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+matplotlib = pytest.importorskip("matplotlib")
+import matplotlib.pyplot as plt
+
+from venncal import plotting
+from venncal.metrics._scores import _calibration_bins
+from venncal.plotting import reliability_diagram, roc_curve
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    p = rng.random(400)
+    y = rng.random(400) < p
+    return y, p, {"raw": p, "squared": p**2, "rounded": np.round(p * 4) / 4}
+
+
+def _curve(ax, name):
+    (line,) = [ln for ln in ax.get_lines() if ln.get_label() == name]
+    return line.get_xydata()
+
+
+def _save(ax, path):
+    ax.figure.savefig(path)
+    assert path.exists()
+    assert path.stat().st_size > 0
+
+
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+def test_reliability_points_are_the_metric_bins(data, tmp_path, strategy):
+    y, _, preds = data
+    ax = reliability_diagram(y, preds, n_bins=8, strategy=strategy)
+    _save(ax, tmp_path / f"reliability_{strategy}.png")
+    labels = [ln.get_label() for ln in ax.get_lines()]
+    assert labels == ["perfectly calibrated", *preds]
+    for name, p in preds.items():
+        bins = _calibration_bins(y, p, None, 8, strategy)
+        ne = bins.weight > 0
+        expected = np.column_stack((bins.mean_pred[ne], bins.frac_pos[ne]))
+        np.testing.assert_array_equal(_curve(ax, name), expected)
+
+
+def test_reliability_counts_on_twin_axes(data, tmp_path):
+    y, p, _ = data
+    ax = reliability_diagram(y, p, label="raw", n_bins=5)
+    _save(ax, tmp_path / "single.png")
+    assert len(ax.figure.axes) == 2  # the diagram and the counts
+    counts_ax = next(a for a in ax.figure.axes if a is not ax)
+    heights = [patch.get_data().values for patch in counts_ax.patches]
+    bins = _calibration_bins(y, p, None, 5, "uniform")
+    for h in heights:
+        np.testing.assert_array_equal(h, bins.weight)
+    ax2 = reliability_diagram(y, p, show_counts=False)
+    assert len(ax2.figure.axes) == 1
+
+
+def test_reliability_on_given_axes(data, tmp_path):
+    y, p, _ = data
+    _, axes = plt.subplots(1, 2)
+    out = reliability_diagram(y, p, ax=axes[1], label="raw")
+    assert out is axes[1]
+    assert axes[0].get_lines() == []
+    _save(out, tmp_path / "given.png")
+
+
+def test_reliability_rejects_label_with_dict_and_bad_input(data):
+    y, p, preds = data
+    with pytest.raises(ValueError, match="label"):
+        reliability_diagram(y, preds, label="x")
+    with pytest.raises(ValueError, match="empty"):
+        reliability_diagram(y, {})
+    with pytest.raises(ValueError, match="n_bins"):
+        reliability_diagram(y, p, n_bins=0)
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        reliability_diagram(y, {"bad": p + 1})
+
+
+def test_roc_curve_lines_and_auc(data, tmp_path):
+    from venncal.metrics import roc_auc
+
+    y, _, preds = data
+    ax = roc_curve(y, preds)
+    _save(ax, tmp_path / "roc.png")
+    lines = ax.get_lines()[1:]
+    assert len(lines) == len(preds)
+    for line, (name, p) in zip(lines, preds.items(), strict=True):
+        assert line.get_label() == f"{name} (AUC {roc_auc(y, p):.3f})"
+        fpr, tpr = line.get_xydata().T
+        assert (fpr[0], tpr[0], fpr[-1], tpr[-1]) == (0, 0, 1, 1)
+        area = np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1]) / 2)
+        assert area == pytest.approx(roc_auc(y, p), abs=1e-12)
+    single = roc_curve(y, preds["raw"])
+    assert single.get_lines()[1].get_label().startswith("AUC ")
+
+
+def test_docstring_examples_run_with_matplotlib():
+    # The examples are skipped by the doctest run (matplotlib is optional); run them here.
+    parser = doctest.DocTestParser()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    for func in (reliability_diagram, roc_curve):
+        test = parser.get_doctest(func.__doc__, {}, func.__name__, None, 0)
+        for example in test.examples:
+            example.options = {}
+        runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0
+
+
+def test_import_is_lazy_and_headless(tmp_path):
+    code = (
+        "import sys, numpy as np\n"
+        "import venncal.plotting as vp\n"
+        "assert 'matplotlib' not in sys.modules\n"
+        "ax = vp.reliability_diagram([0, 1, 1], [0.2, 0.6, 0.9])\n"
+        f"ax.figure.savefig({str(tmp_path / 'sub.png')!r})\n"
+        "import matplotlib; print(matplotlib.get_backend())\n"
+    )
+    hidden = ("MPLBACKEND", "DISPLAY", "WAYLAND_DISPLAY")
+    env = {k: v for k, v in os.environ.items() if k not in hidden}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
+    assert out.stdout.strip().lower() == "agg"
+    assert (tmp_path / "sub.png").stat().st_size > 0
+
+
+def test_missing_matplotlib_hint(monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # makes the import fail
+    with pytest.raises(ImportError, match=r'pip install "venncal\[plot\]"'):
+        plotting.reliability_diagram([0, 1], [0.2, 0.8])
