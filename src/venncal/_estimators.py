@@ -7,11 +7,13 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 from sklearn.linear_model import LogisticRegression
+from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import column_or_1d, has_fit_parameter
 
 __all__ = [
     "RESPONSE_METHODS",
+    "WrapperMixin",
     "binary_targets",
     "check_weighted_classes",
     "default_estimator",
@@ -27,6 +29,29 @@ RESPONSE_METHODS = ("auto", "predict_proba", "decision_function")
 def default_estimator():
     """The base estimator used when none is given: logistic regression."""
     return LogisticRegression()
+
+
+class WrapperMixin:
+    """What every estimator wrapper shares: its base estimator, ``predict``, tags.
+
+    Put it before scikit-learn's ``ClassifierMixin`` and ``BaseEstimator``.
+    """
+
+    def _base_estimator(self):
+        return default_estimator() if self.estimator is None else self.estimator
+
+    def predict(self, X) -> np.ndarray:
+        """Return the more probable label for each row (``classes_[0]`` on a tie)."""
+        p = self.predict_proba(X)[:, 1]
+        return self.classes_[(p > 0.5).astype(np.intp)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        base_tags = get_tags(self._base_estimator())
+        tags.input_tags = base_tags.input_tags
+        tags.classifier_tags.multi_class = False
+        tags.non_deterministic = base_tags.non_deterministic
+        return tags
 
 
 def as_rows(X):

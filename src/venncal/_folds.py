@@ -8,15 +8,14 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import StratifiedKFold, check_cv, train_test_split
-from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
 from ._estimators import (
     RESPONSE_METHODS,
+    WrapperMixin,
     as_rows,
     binary_targets,
     check_weighted_classes,
-    default_estimator,
     fit_estimator,
     n_samples,
     positive_scores,
@@ -41,7 +40,7 @@ def _fit_fold(estimator, calibrator, X, y, sample_weight, fit_params, train, cal
     return estimator, calibrator
 
 
-class FoldCalibratedClassifier(ClassifierMixin, BaseEstimator):
+class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
     """Base of the wrappers: fit the base estimator and a calibrator per fold.
 
     Subclasses set the parameters ``estimator``, ``cv``, ``calibration_size``,
@@ -114,7 +113,7 @@ class FoldCalibratedClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"X has {n} rows but y has {y.shape[0]} labels")
         sw = check_sample_weight(sample_weight, n)
         check_weighted_classes(name, classes, y01, sw)
-        base = default_estimator() if self.estimator is None else self.estimator
+        base = self._base_estimator()
         fitted = Parallel(n_jobs=self.n_jobs)(
             delayed(_fit_fold)(
                 clone(base), self._new_calibrator(classes), X, y, sw, fit_params, train, cal,
@@ -140,15 +139,3 @@ class FoldCalibratedClassifier(ClassifierMixin, BaseEstimator):
             positive_scores(est, X, self.classes_[1], self.response_method)
             for est in self.estimators_
         ]
-
-    def predict(self, X) -> np.ndarray:
-        """Return the more probable label for each row (``classes_[0]`` on a tie)."""
-        p = self.predict_proba(X)[:, 1]
-        return self.classes_[(p > 0.5).astype(np.intp)]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        base = default_estimator() if self.estimator is None else self.estimator
-        tags.input_tags = get_tags(base).input_tags
-        tags.classifier_tags.multi_class = False
-        return tags

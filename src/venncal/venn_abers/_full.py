@@ -6,15 +6,14 @@ import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
 from .._estimators import (
     RESPONSE_METHODS,
+    WrapperMixin,
     as_rows,
     binary_targets,
     check_weighted_classes,
-    default_estimator,
     fit_estimator,
     n_samples,
     positive_scores,
@@ -55,7 +54,7 @@ def _full_pair(estimator, X, y, classes, sample_weight, fit_params, x, response_
     return pair
 
 
-class FullVennAbersClassifier(ClassifierMixin, BaseEstimator):
+class FullVennAbersClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
     """The full Venn-Abers predictor: refit the estimator for every test object.
 
     For each test object ``x`` and each label ``y`` in {0, 1}, the base
@@ -150,7 +149,7 @@ class FullVennAbersClassifier(ClassifierMixin, BaseEstimator):
         if hasattr(X, "columns"):
             self.feature_names_in_ = np.asarray(X.columns, dtype=object)
         # Fail early, as a classifier should, if the estimator cannot be fitted.
-        base = default_estimator() if self.estimator is None else self.estimator
+        base = self._base_estimator()
         fit_estimator(clone(base), X, y, self.sample_weight_, self.fit_params_)
         return self
 
@@ -181,7 +180,7 @@ class FullVennAbersClassifier(ClassifierMixin, BaseEstimator):
         m = n_samples(X)
         if m == 0:
             return np.empty((0, 2))
-        base = default_estimator() if self.estimator is None else self.estimator
+        base = self._base_estimator()
         pairs = Parallel(n_jobs=self.n_jobs)(
             delayed(_full_pair)(
                 base, self.X_, self.y_, self.classes_, self.sample_weight_, self.fit_params_,
@@ -201,16 +200,3 @@ class FullVennAbersClassifier(ClassifierMixin, BaseEstimator):
         pair = self.predict_interval(X)
         p = merge_folds(pair[:, :1].T, pair[:, 1:].T, merge=self.merge)[0]
         return np.column_stack((1.0 - p, p))
-
-    def predict(self, X) -> np.ndarray:
-        """Return the more probable label for each row (``classes_[0]`` on a tie)."""
-        p = self.predict_proba(X)[:, 1]
-        return self.classes_[(p > 0.5).astype(np.intp)]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        base = default_estimator() if self.estimator is None else self.estimator
-        tags.input_tags = get_tags(base).input_tags
-        tags.classifier_tags.multi_class = False
-        tags.non_deterministic = get_tags(base).non_deterministic
-        return tags
