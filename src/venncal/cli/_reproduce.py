@@ -47,7 +47,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument(
         "--quick",
         action="store_true",
-        help="smaller grids and a subsample of the test set (well under a minute)",
+        help="smaller grids, fewer splits and a subsample of the test set (a few minutes)",
     )
     parser.add_argument(
         "--out",
@@ -60,23 +60,32 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         type=int,
         default=1,
         metavar="N",
-        help="run the learners on N processes (joblib; default: 1)",
+        help="run the learners (vovk2014-uci: data set x learner tasks) on N processes "
+        "(joblib; default: 1)",
     )
     parser.add_argument(
         "--seed",
         type=int,
         default=0,
         metavar="S",
-        help="seed of the learners and of the test subsample (default: 0)",
+        help="seed of the learners, the random splits and the test subsample (default: 0)",
     )
     parser.add_argument(
         "--data-dir",
         default=None,
         metavar="DIR",
-        help="read the data from this folder instead of the files shipped with venncal",
+        help=(
+            "read the data from this folder (laid out as the shared data store) instead of "
+            "the files shipped with venncal; vovk2014-uci needs it or VENNCAL_DATA"
+        ),
     )
-    # Internal: shrink the test set further (used by the test suite).
+    # Internal: shrink the run further (used by the test suite). --max-test-rows caps the
+    # test rows (vovk2014-uci: the VA test rows per split); --datasets and --learners take
+    # comma-separated subsets and --reps "N,M" the splits of vovk2014-uci.
     parser.add_argument("--max-test-rows", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--datasets", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--learners", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--reps", default=None, help=argparse.SUPPRESS)
     parser.set_defaults(func=run)
     return parser
 
@@ -102,6 +111,10 @@ def run(args: argparse.Namespace) -> int:
         return _adult_small(args)
     if name == "vovk2015-adult-ratios":
         return _adult_ratios(args)
+    if name == "vovk2014-uci":
+        from ._reproduce_uci import run_uci
+
+        return run_uci(args)
     raise AssertionError(name)  # pragma: no cover
 
 
@@ -160,10 +173,6 @@ def _tables(results, paper, methods, losses):
 
 
 def _adult_small(args: argparse.Namespace) -> int:
-    import numpy as np
-    import sklearn
-
-    from .. import __version__
     from ..experiments import vovk2015_adult_small as exp
 
     start = time.perf_counter()
@@ -183,20 +192,9 @@ def _adult_small(args: argparse.Namespace) -> int:
     print("\n".join(txt_tables))
     elapsed = time.perf_counter() - start
 
-    import joblib
-    import scipy
-
-    command = (
-        "venncal " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-        if Path(sys.argv[0]).name in ("venncal", "__main__.py")
-        else f"venncal reproduce {args.name}"
-        + (" --quick" if args.quick else "")
-        + f" --seed {args.seed} --jobs {args.jobs}"
-    )
-    mode = "quick" if args.quick else "full"
-    md = [
-        f"# Reproduction: {args.name} ({mode} mode)",
-        "",
+    md = [f"# Reproduction: {args.name} ({_mode(args)} mode)", ""]
+    md += header(
+        args,
         (
             "Paper 000 (Vovk, Petej & Fedorova, *Large-scale probabilistic predictors with and "
             "without guarantees of validity*, 2015), section 6, Tables 1 (log loss) and 2 "
@@ -205,19 +203,9 @@ def _adult_small(args: argparse.Namespace) -> int:
             "= the rest of the training file and the whole test file. Mean log loss in base 2; "
             "mean Brier loss 4(y-p)^2 (the paper's scaling: predicting 1/2 costs 1)."
         ),
-        "",
-        f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}",
-        (
-            f"- machine: {platform.node()} ({platform.platform()}, {platform.machine()}, "
-            f"{_cpus()} CPUs)"
-        ),
-        f"- command: `{command}`",
-        (
-            f"- versions: venncal {__version__}, Python {platform.python_version()}, "
-            f"numpy {np.__version__}, scipy {scipy.__version__}, scikit-learn "
-            f"{sklearn.__version__}, joblib {joblib.__version__}"
-        ),
-        f"- seed {args.seed}, jobs {args.jobs}, runtime {elapsed:.1f} s",
+        elapsed,
+    )
+    md += [
         f"- test rows: {result['n_test']:,} of {result['n_test_total']:,}"
         + (" (seeded random subsample)" if result["n_test"] < result["n_test_total"] else ""),
         "",
@@ -270,10 +258,6 @@ def _adult_small(args: argparse.Namespace) -> int:
 
 
 def _adult_ratios(args: argparse.Namespace) -> int:
-    import numpy as np
-    import sklearn
-
-    from .. import __version__
     from ..experiments import vovk2015_adult_ratios as exp
 
     start = time.perf_counter()
@@ -310,10 +294,9 @@ def _adult_ratios(args: argparse.Namespace) -> int:
         exp.plot_learner(r, png)
         plots.append(png.name)
     elapsed = time.perf_counter() - start
-    mode = "quick" if args.quick else "full"
-    md = [
-        f"# Reproduction: {args.name} ({mode} mode)",
-        "",
+    md = [f"# Reproduction: {args.name} ({_mode(args)} mode)", ""]
+    md += header(
+        args,
         (
             "Paper 000 (Vovk, Petej & Fedorova 2015), section 6, Figures 1-2 and 13-14: adult, "
             "the training file split contiguously into proper training and calibration sets "
@@ -324,18 +307,9 @@ def _adult_ratios(args: argparse.Namespace) -> int:
             "per-column tuning, unlike the paper). Mean log loss in base 2; mean Brier loss "
             "4(y-p)^2. The paper gives its results only as plots."
         ),
-        "",
-        f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}",
-        f"- machine: {platform.node()} ({platform.platform()}, {_cpus()} CPUs)",
-        (
-            f"- command: `venncal reproduce {args.name}{' --quick' if args.quick else ''} "
-            f"--seed {args.seed} --jobs {args.jobs}`"
-        ),
-        (
-            f"- versions: venncal {__version__}, Python {platform.python_version()}, "
-            f"numpy {np.__version__}, scikit-learn {sklearn.__version__}"
-        ),
-        f"- seed {args.seed}, jobs {args.jobs}, runtime {elapsed:.1f} s",
+        elapsed,
+    )
+    md += [
         (
             f"- training rows: {result['n_train']:,}; test rows: {result['n_test']:,} of "
             f"{result['n_test_total']:,}"
@@ -354,6 +328,48 @@ def _adult_ratios(args: argparse.Namespace) -> int:
     report.write_text("\n".join(md), encoding="utf-8")
     print(f"report written to {report} ({elapsed:.1f} s)")
     return 0
+
+
+def _mode(args: argparse.Namespace) -> str:
+    return "quick" if args.quick else "full"
+
+
+def command_line(args: argparse.Namespace) -> str:
+    """Return the command that reproduces this run (the real one when run as ``venncal``)."""
+    if Path(sys.argv[0]).name in ("venncal", "__main__.py"):
+        return "venncal " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    return (
+        f"venncal reproduce {args.name}"
+        + (" --quick" if args.quick else "")
+        + f" --seed {args.seed} --jobs {args.jobs}"
+    )
+
+
+def header(args: argparse.Namespace, description: str, elapsed: float) -> list[str]:
+    """Markdown lines shared by every report: protocol, date, machine, command, versions."""
+    import joblib
+    import numpy as np
+    import scipy
+    import sklearn
+
+    from .. import __version__
+
+    return [
+        description,
+        "",
+        f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}",
+        (
+            f"- machine: {platform.node()} ({platform.platform()}, {platform.machine()}, "
+            f"{_cpus()} CPUs)"
+        ),
+        f"- command: `{command_line(args)}`",
+        (
+            f"- versions: venncal {__version__}, Python {platform.python_version()}, "
+            f"numpy {np.__version__}, scipy {scipy.__version__}, scikit-learn "
+            f"{sklearn.__version__}, joblib {joblib.__version__}"
+        ),
+        f"- seed {args.seed}, jobs {args.jobs}, runtime {elapsed:.1f} s",
+    ]
 
 
 def _grid_text(settings) -> str:

@@ -14,6 +14,7 @@ from ._protocols import (
     RatioRows,
     adult_small_rows,
     contiguous_folds,
+    holdout_splits,
     ratio_rows,
 )
 
@@ -25,6 +26,7 @@ __all__ = [
     "RatioRows",
     "adult_small_rows",
     "contiguous_folds",
+    "holdout_splits",
     "ratio_rows",
 ]
 
@@ -44,9 +46,14 @@ EXPERIMENTS = {
             "ratios 1:9 ... 9:1 and all, raw learner and Platt/IR/IVAP/CVAP"
         ),
     ),
+    "vovk2014-uci": (
+        "vovk2014_uci",
+        (
+            "paper 001 (Vovk & Petej 2014), Tables 1-3: nine small UCI data sets x six "
+            "learners, W/VA/SVA/DIR over random 2/3-1/3 splits (needs --data-dir)"
+        ),
+    ),
 }
 
 #: Experiments announced but not implemented yet: name -> one-line summary.
-PLANNED = {
-    "vovk2014-uci": "Vovk & Petej 2014, Tables 1-2: nine small UCI data sets",
-}
+PLANNED: dict[str, str] = {}

@@ -14,6 +14,7 @@ __all__ = [
     "RatioRows",
     "adult_small_rows",
     "contiguous_folds",
+    "holdout_splits",
     "ratio_rows",
 ]
 
@@ -158,3 +159,61 @@ def ratio_rows(n_train: int, ratio: tuple[int, int] | str) -> RatioRows:
     m = -(-a * n_train // (a + b))  # ceil without floating point
     m = min(max(m, 1), n_train - 1)  # both sets non-empty
     return RatioRows(f"{a}:{b}", range(m), range(m, n_train))
+
+
+def holdout_splits(
+    y, n_reps: int, rng: np.random.Generator, train_fraction: float = 2 / 3
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Random training/test splits of paper 001, section 5.
+
+    "In each experiment we randomly permute the dataset and use the first 2/3
+    observations for training and the remaining 1/3 for testing." The training part
+    holds ``round(train_fraction * n)`` rows. A permutation whose training part holds a
+    single class (no calibration is defined for it) is redrawn; this only matters for
+    tiny or extremely unbalanced data.
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+        Labels (any two values); only used to avoid one-class training parts.
+    n_reps : int
+        Number of splits, at least 0.
+    rng : numpy.random.Generator
+        Source of the permutations (the splits are a function of its state).
+    train_fraction : float, default=2/3
+        Fraction of rows in the training part, in (0, 1).
+
+    Returns
+    -------
+    list of (ndarray, ndarray)
+        ``(train, test)`` row indices of each split, each in permuted order.
+
+    Examples
+    --------
+    >>> splits = holdout_splits([0, 1] * 6, 2, np.random.default_rng(0))
+    >>> [(len(tr), len(te)) for tr, te in splits]
+    [(8, 4), (8, 4)]
+    >>> sorted(np.concatenate(splits[0]).tolist()) == list(range(12))
+    True
+    """
+    y = np.asarray(y)
+    n = len(y)
+    if not 0.0 < train_fraction < 1.0:
+        raise ValueError(f"train_fraction must be in (0, 1), got {train_fraction}")
+    if int(n_reps) < 0:
+        raise ValueError(f"n_reps must be non-negative, got {n_reps}")
+    n_train = round(train_fraction * n)
+    if n_train < 2 or n_train >= n:
+        raise ValueError(f"cannot split {n} observations into training and test parts")
+    if len(np.unique(y)) < 2:
+        raise ValueError("the labels hold a single class")
+    splits = []
+    for _ in range(int(n_reps)):
+        for _attempt in range(1_000):
+            perm = rng.permutation(n)
+            if len(np.unique(y[perm[:n_train]])) == 2:
+                break
+        else:  # pragma: no cover - needs a one-in-many single-class training part 1,000 times
+            raise RuntimeError("could not draw a training part holding both classes")
+        splits.append((perm[:n_train], perm[n_train:]))
+    return splits

@@ -197,7 +197,12 @@ def plot_learner(result: RatioResult, path) -> None:
                 if np.isnan(v).all():
                     continue
                 ax.plot(
-                    x, v, styles[method], color=colors[method], marker="o", markersize=3,
+                    x,
+                    v,
+                    styles[method],
+                    color=colors[method],
+                    marker="o",
+                    markersize=3,
                     label=method,
                 )
             ax.set_xticks(x, result.columns, rotation=45 if len(x) > 6 else 0)
