@@ -4,13 +4,13 @@ The score-level calibrators fit on scores and labels (no model inside); the
 estimator wrappers are scikit-learn classifiers around any base estimator.
 """
 
+from . import persist
 from .baselines import (
     BBQCalibrator,
     HistogramBinningCalibrator,
     IsotonicCalibrator,
     PlattCalibrator,
 )
-from . import persist
 from .calibrated import CalibratedClassifier
 from .persist import load, save
 from .summary import ScoreSummary
@@ -37,11 +37,11 @@ __all__ = [
     "ScoreSummary",
     "VennAbersCalibrator",
     "VennAbersClassifier",
+    "__version__",
     "brier_minimax",
     "load",
     "log_minimax",
     "merge_folds",
     "persist",
     "save",
-    "__version__",
 ]

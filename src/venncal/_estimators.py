@@ -27,7 +27,7 @@ RESPONSE_METHODS = ("auto", "predict_proba", "decision_function")
 
 
 def default_estimator():
-    """The base estimator used when none is given: logistic regression."""
+    """Return the base estimator used when none is given: logistic regression."""
     return LogisticRegression()
 
 
@@ -64,7 +64,7 @@ def as_rows(X):
 
 
 def n_samples(X) -> int:
-    """Number of rows of ``X``."""
+    """Return the number of rows of ``X``."""
     shape = getattr(X, "shape", None)
     if shape is not None and len(shape) > 0:
         return int(shape[0])
@@ -122,11 +122,8 @@ def slice_fit_params(fit_params: dict, idx, n: int) -> dict:
     """Select rows ``idx`` of every fit parameter that has one value per sample."""
     out = {}
     for key, value in fit_params.items():
-        if value is not None and not np.isscalar(value) and hasattr(value, "__len__"):
-            if n_samples(value) == n:
-                out[key] = take_rows(as_rows(value), idx)
-                continue
-        out[key] = value
+        per_sample = value is not None and not np.isscalar(value) and hasattr(value, "__len__")
+        out[key] = take_rows(as_rows(value), idx) if per_sample and n_samples(value) == n else value
     return out
 
 

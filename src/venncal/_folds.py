@@ -132,7 +132,7 @@ class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
         return self
 
     def _fold_scores(self, X):
-        """The base estimators' scores of ``X``, one array per fold."""
+        """Return the base estimators' scores of ``X``, one array per fold."""
         check_is_fitted(self, "calibrators_")
         X = as_rows(X)
         return [

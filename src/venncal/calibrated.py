@@ -126,7 +126,7 @@ class CalibratedClassifier(FoldCalibratedClassifier):
             p = merge_folds(*fold_pairs(self.calibrators_, scores), merge=self.calibrators_[0].merge)[0]
         else:
             p = np.mean(
-                [cal.predict_proba(s)[:, 1] for cal, s in zip(self.calibrators_, scores)], axis=0
+                [cal.predict_proba(s)[:, 1] for cal, s in zip(self.calibrators_, scores, strict=True)], axis=0
             )
         return np.column_stack((1.0 - p, p))
 

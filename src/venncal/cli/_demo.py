@@ -264,7 +264,7 @@ def _write_plot(path: str, y: np.ndarray, panels) -> str:
     from ..plotting import reliability_diagram
 
     fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 5.2), squeeze=False)
-    for ax, (title, probs) in zip(axes[0], panels):
+    for ax, (title, probs) in zip(axes[0], panels, strict=True):
         reliability_diagram(y, probs, n_bins=10, ax=ax)
         ax.set_title(title)
     fig.tight_layout()

@@ -115,7 +115,8 @@ class CrossVennAbersCalibrator(BaseEstimator):
             raise ValueError("folds_ must be 1-D with one fold per calibrator")
         for cal in self.calibrators_:
             if not isinstance(cal, VennAbersCalibrator):
-                raise ValueError("calibrators_ must hold VennAbersCalibrator objects")
+                # ValueError like every other invalid-state check of a loaded model
+                raise ValueError("calibrators_ must hold VennAbersCalibrator objects")  # noqa: TRY004
             cal._check_state()
             if list(np.asarray(cal.classes_)) != list(classes):
                 raise ValueError("every fold's classes_ must equal classes_")

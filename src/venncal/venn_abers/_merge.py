@@ -97,5 +97,5 @@ def fold_pairs(calibrators, scores):
     p0, p1 : ndarray of shape (K, n)
         Ready for :func:`merge_folds`.
     """
-    pairs = [cal.predict_interval(s) for cal, s in zip(calibrators, scores)]
+    pairs = [cal.predict_interval(s) for cal, s in zip(calibrators, scores, strict=True)]
     return np.stack([p[:, 0] for p in pairs]), np.stack([p[:, 1] for p in pairs])
