@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._naive_bayes import MixedNaiveBayes, groups_from_names
 from ._protocols import holdout_splits
 
 __all__ = [
@@ -74,14 +75,16 @@ _TREE = {"criterion": "entropy", "min_samples_leaf": 2, "ccp_alpha": 0.01}
 # ------------------------------------------------------------------------------ learners
 
 
-def make_learner(code: str, n_features: int, seed: int):
+def make_learner(code: str, n_features: int, seed: int, groups: list[list[int]] | None = None):
     """Return the scikit-learn stand-in for the paper's Weka learner `code`.
 
     Weka's defaults are kept where scikit-learn has them: J48's minimum of 2 rows per
     leaf and leaf frequencies without Laplace correction (so leaves may predict 0 or 1),
     with cost-complexity pruning (``ccp_alpha=0.01``) standing in for J48's pruning; 10
     bags of such trees; a nearly unpenalised logistic regression (Weka's ridge 1e-8,
-    ``C = 1e8``); Gaussian naive Bayes; one hidden layer of ``(attributes + classes) / 2``
+    ``C = 1e8``); naive Bayes with frequency tables for nominal attributes and normal
+    distributions for numeric ones (:class:`~venncal.experiments._naive_bayes.MixedNaiveBayes`,
+    as Weka's ``NaiveBayes``); one hidden layer of ``(attributes + classes) / 2``
     units, trained by L-BFGS with an L2 penalty (``alpha=1``) instead of Weka's 500
     epochs of back-propagation (6 times cheaper, which the full Venn-Abers predictor's
     refits need, and not interpolating the training set); SMO's ``C = 1`` on normalised
@@ -94,6 +97,8 @@ def make_learner(code: str, n_features: int, seed: int):
         Number of columns of the (one-hot encoded) data, for the hidden layer size.
     seed : int
         ``random_state`` of the randomised learners.
+    groups : list of list of int, optional
+        Column groups of the one-hot encoded nominal attributes (for naive Bayes).
 
     Returns
     -------
@@ -108,7 +113,6 @@ def make_learner(code: str, n_features: int, seed: int):
     """
     from sklearn.ensemble import BaggingClassifier
     from sklearn.linear_model import LogisticRegression
-    from sklearn.naive_bayes import GaussianNB
     from sklearn.neural_network import MLPClassifier
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
@@ -124,7 +128,7 @@ def make_learner(code: str, n_features: int, seed: int):
     if code == "LR":
         return make_pipeline(StandardScaler(), LogisticRegression(C=1e8, max_iter=1000))
     if code == "NB":
-        return GaussianNB()
+        return MixedNaiveBayes(groups=groups)
     if code == "NN":
         hidden = max(1, (n_features + 2) // 2)
         mlp = MLPClassifier(
@@ -190,6 +194,7 @@ def run_task(
     n_reps: int,
     seed: int = 0,
     max_test_rows: int | None = None,
+    groups: list[list[int]] | None = None,
 ) -> TaskResult:
     """Run one learner on one data set over the splits of one kind.
 
@@ -208,6 +213,8 @@ def run_task(
         same splits; the learners' ``random_state`` is ``seed + rep``.
     max_test_rows : int, optional
         Keep at most this many test rows per split (seeded random subsample).
+    groups : list of list of int, optional
+        Column groups of the nominal attributes (see :func:`make_learner`).
 
     Returns
     -------
@@ -235,7 +242,7 @@ def run_task(
             if max_test_rows is not None and len(test) > max_test_rows:
                 test = np.sort(rng.choice(test, size=max_test_rows, replace=False))
             n_test = len(test)
-            model = make_learner(learner, X.shape[1], seed + rep)
+            model = make_learner(learner, X.shape[1], seed + rep, groups)
             X_tr, y_tr, X_te, y_te = X[train], y[train], X[test], y[test]
             preds: dict[str, tuple[np.ndarray, np.ndarray]] = {}
             if kind == "va":
@@ -335,14 +342,20 @@ def run(
     va_rows = (
         max_test_rows if max_test_rows is not None else (QUICK_VA_TEST_ROWS if quick else None)
     )
-    data = {name: load_dataset(name, data_dir=data_dir)[:2] for name in datasets}
+    data, groups = {}, {}
+    for name in datasets:
+        X, y, names = load_dataset(name, data_dir=data_dir)
+        data[name], groups[name] = (X, y), groups_from_names(names)
     # VA tasks first (they are the long ones), biggest data sets first, for load balance.
     order = sorted(datasets, key=lambda d: -len(data[d][1]))
     todo = [(d, c, "va", n_va, va_rows) for d in order for c in learners]
     todo += [(d, c, "shared", n_shared, None) for d in order for c in learners]
     tasks = []
     parallel = Parallel(n_jobs=jobs, return_as="generator_unordered")
-    calls = (delayed(run_task)(d, c, kind, *data[d], n, seed, rows) for d, c, kind, n, rows in todo)
+    calls = (
+        delayed(run_task)(d, c, kind, *data[d], n, seed, rows, groups[d])
+        for d, c, kind, n, rows in todo
+    )
     for i, r in enumerate(parallel(calls), 1):
         tasks.append(r)
         echo(
