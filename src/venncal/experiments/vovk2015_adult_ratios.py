@@ -63,6 +63,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._naive_bayes import groups_from_names
 from ._protocols import RATIOS, contiguous_folds, ratio_rows
 from .vovk2015_adult_small import (
     LEARNERS,
@@ -164,19 +165,20 @@ class RatioResult:
     notes: list[str] = field(default_factory=list)
 
 
-def _fit_split(learner, params, seed, quick, X, y, proper, cal, X_test, counter):
+def _fit_split(learner, params, seed, quick, X, y, proper, cal, X_test, counter, groups):
     """Fit on `proper`; return calibration scores, rows, test scores and selection loss."""
-    model = _fit(learner, params, seed, quick, X[proper], y[proper], counter)
+    model = _fit(learner, params, seed, quick, X[proper], y[proper], counter, groups)
     s_cal = _scores(model, X[cal])
     return s_cal, cal, _scores(model, X_test), _selection_loss(learner, s_cal, y[cal])
 
 
-def run_column(learner, column, X, y, n_train, test, seed, quick) -> dict:
+def run_column(learner, column, X, y, n_train, test, seed, quick, groups=None) -> dict:
     """Choose the parameters and measure every method in one column (module docstring).
 
     Rows ``0..n_train-1`` of `X`, `y` are the training set, rows `test` the test set.
     Returns the column's ``label``, ``folds`` (K), chosen ``params`` and ``cvap_params``,
     ``losses`` (loss name -> method -> mean test loss), ``warnings`` and ``seconds``.
+    `groups`: the column groups of the nominal attributes, for naive Bayes.
     """
     from threadpoolctl import threadpool_limits
 
@@ -203,7 +205,7 @@ def run_column(learner, column, X, y, n_train, test, seed, quick) -> dict:
     with threadpool_limits(limits=1, user_api="blas"):
         for params in grid(learner, quick):
             fitted = [
-                _fit_split(learner, params, seed, quick, X, y, p, c, X_test, counter)
+                _fit_split(learner, params, seed, quick, X, y, p, c, X_test, counter, groups)
                 for p, c in splits
             ]
             if best is None or fitted[j][3] < best[0]:
@@ -336,8 +338,9 @@ def run(
     unknown = set(learners) - set(LEARNERS)
     if unknown:
         raise ValueError(f"unknown learners: {sorted(unknown)}")
-    X_train, y_train, _ = load_adult("train", data_dir=data_dir)
+    X_train, y_train, names = load_adult("train", data_dir=data_dir)
     X_test, y_test, _ = load_adult("test", data_dir=data_dir)
+    groups = groups_from_names(names)
     n_train = min(len(y_train), QUICK_TRAIN_ROWS) if quick else len(y_train)
     X = np.vstack([X_train[:n_train], X_test])
     y = np.concatenate([y_train[:n_train], y_test])
@@ -357,7 +360,7 @@ def run(
     order = sorted(columns, key=lambda c: -sum(len(p) for p, _ in cvap_splits(n_train, c)))
     tasks = [(name, column) for column in order for name in learners]
     outs = Parallel(n_jobs=jobs)(
-        delayed(run_column)(name, column, X, y, n_train, test, seed, quick)
+        delayed(run_column)(name, column, X, y, n_train, test, seed, quick, groups)
         for name, column in tasks
     )
     by_task = dict(zip(tasks, outs, strict=True))

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._naive_bayes import MixedNaiveBayes, groups_from_names
 from ._protocols import adult_small_rows, contiguous_folds
 
 __all__ = [
@@ -88,8 +89,9 @@ _GRIDS: dict[str, tuple[dict[str, list], dict[str, list]]] = {
     ),
     # Weka's ridge R corresponds to 1/C.
     "logistic": ({"C": [0.001, 0.01, 0.1, 1.0, 10.0]}, {"C": [0.01, 1.0]}),
-    # The paper's naive Bayes has no parameters; we tune the variance smoothing.
-    "naive Bayes": ({"var_smoothing": [1e-9, 1e-6, 1e-3]}, {"var_smoothing": [1e-9]}),
+    # Weka's naive Bayes (frequency tables with Laplace smoothing, normal densities) has
+    # no parameter; we tune the pseudo-count of the frequency tables (Laplace = 1).
+    "naive Bayes": ({"alpha": [0.5, 1.0, 2.0]}, {"alpha": [1.0]}),
     # Weka MultilayerPerceptron's L (learning rate) and M (momentum), SGD.
     "neural networks": (
         {"learning_rate_init": [0.01, 0.1, 0.3], "momentum": [0.2, 0.5]},
@@ -114,10 +116,9 @@ def grid(learner: str, quick: bool = False) -> list[dict[str, object]]:
     ]
 
 
-def _make(learner: str, params: dict, seed: int, quick: bool):
+def _make(learner: str, params: dict, seed: int, quick: bool, groups=None):
     from sklearn.ensemble import BaggingClassifier
     from sklearn.linear_model import LogisticRegression
-    from sklearn.naive_bayes import GaussianNB
     from sklearn.neural_network import MLPClassifier
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
@@ -134,7 +135,7 @@ def _make(learner: str, params: dict, seed: int, quick: bool):
     if learner == "logistic":
         return make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000, **params))
     if learner == "naive Bayes":
-        return GaussianNB(**params)
+        return MixedNaiveBayes(groups=groups, **params)
     if learner == "neural networks":
         # Weka's default hidden layer: (attributes + classes) / 2 units.
         mlp = MLPClassifier(
@@ -184,12 +185,12 @@ class LearnerResult:
     notes: list[str] = field(default_factory=list)
 
 
-def _fit(learner, params, seed, quick, X, y, counter):
+def _fit(learner, params, seed, quick, X, y, counter, groups=None):
     from sklearn.exceptions import ConvergenceWarning
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
-        model = _make(learner, params, seed, quick).fit(X, y)
+        model = _make(learner, params, seed, quick, groups).fit(X, y)
     for w in caught:
         if issubclass(w.category, ConvergenceWarning):
             counter[0] += 1
@@ -198,8 +199,12 @@ def _fit(learner, params, seed, quick, X, y, counter):
     return model
 
 
-def run_learner(learner, X, y, rows, test, seed, quick) -> LearnerResult:
-    """Run one learner through Platt, IR, IVAP and CVAP (see the module docstring)."""
+def run_learner(learner, X, y, rows, test, seed, quick, groups=None) -> LearnerResult:
+    """Run one learner through Platt, IR, IVAP and CVAP (see the module docstring).
+
+    `groups` are the column groups of adult's one-hot encoded nominal attributes (for
+    naive Bayes, :func:`~venncal.experiments._naive_bayes.groups_from_names`).
+    """
     from threadpoolctl import threadpool_limits
 
     from ..baselines import IsotonicCalibrator, PlattCalibrator
@@ -214,7 +219,7 @@ def run_learner(learner, X, y, rows, test, seed, quick) -> LearnerResult:
         # --- Platt, IR, IVAP: one model on the proper training set
         best = (np.inf, None, None)
         for params in grid(learner, quick):
-            model = _fit(learner, params, seed, quick, X[proper], y[proper], counter)
+            model = _fit(learner, params, seed, quick, X[proper], y[proper], counter, groups)
             s_cal = _scores(model, X[cal])
             loss = _selection_loss(learner, s_cal, y[cal])
             if loss < best[0]:
@@ -235,7 +240,7 @@ def run_learner(learner, X, y, rows, test, seed, quick) -> LearnerResult:
             loss, fitted = 0.0, []
             for k, held in enumerate(folds):
                 rest = np.concatenate([f for j, f in enumerate(folds) if j != k])
-                m = _fit(learner, params, seed, quick, X[rest], y[rest], counter)
+                m = _fit(learner, params, seed, quick, X[rest], y[rest], counter, groups)
                 s_held = _scores(m, X[held])
                 loss += _selection_loss(learner, s_held, y[held])
                 fitted.append((m, s_held, held))
@@ -300,7 +305,7 @@ def run(
 
     from ..datasets import load_adult
 
-    X_train, y_train, _ = load_adult("train", data_dir=data_dir)
+    X_train, y_train, names = load_adult("train", data_dir=data_dir)
     X_test, y_test, _ = load_adult("test", data_dir=data_dir)
     X = np.vstack([X_train, X_test])
     y = np.concatenate([y_train, y_test])
@@ -318,7 +323,8 @@ def run(
     unknown = set(learners) - set(LEARNERS)
     if unknown:
         raise ValueError(f"unknown learners: {sorted(unknown)}")
-    tasks = (delayed(run_learner)(name, X, y, rows, test, seed, quick) for name in learners)
+    groups = groups_from_names(names)
+    tasks = (delayed(run_learner)(name, X, y, rows, test, seed, quick, groups) for name in learners)
     results = Parallel(n_jobs=jobs)(tasks)
     for r in results:
         echo(f"  {r.learner:<16} {r.seconds:6.1f} s  params {r.params}")
