@@ -20,6 +20,7 @@ from venncal.metrics import (
     rmse,
     roc_auc,
 )
+from venncal.metrics._binned import _calibration_bins
 
 TOL = 1e-12
 
@@ -105,7 +106,23 @@ def random_data(seed, n=300, ties=False):
     return y, p
 
 
+def edge_cases():
+    """Samples of 1 to 1000, p on a 0.1 grid (on the edges of 2 and 10 bins), near certainty."""
+    rng = np.random.default_rng(0)
+    out = []
+    for n in (1, 2, 7, 100, 1000):
+        p = rng.random(n)
+        out.append(((rng.random(n) < p).astype(int), p))
+    p = np.round(rng.random(300), 1)  # heavy ties, values on bin edges
+    out.append(((rng.random(300) < p).astype(int), p))
+    y = rng.integers(0, 2, 50)
+    out.append((y, y.astype(float) * 0.98 + 0.01))  # nearly perfect
+    out.append((y, 1.0 - y * 0.98 - 0.01))  # nearly worst
+    return out
+
+
 CASES = [random_data(s) for s in range(3)] + [random_data(s, ties=True) for s in range(3)]
+CASES += edge_cases()  # the samples of 1 and 2 hold one class only
 PERFECT = (np.array([0, 1, 0, 1]), np.array([0.0, 1.0, 0.0, 1.0]))
 WORST = (np.array([0, 1, 0, 1]), np.array([1.0, 0.0, 1.0, 0.0]))
 
@@ -116,8 +133,7 @@ WORST = (np.array([0, 1, 0, 1]), np.array([1.0, 0.0, 1.0, 0.0]))
 @pytest.mark.parametrize("base", [2, 10, np.e, "e"])
 @pytest.mark.parametrize("case", range(len(CASES)))
 def test_log_loss_matches_formula(case, base):
-    y, p = CASES[case]
-    p = np.clip(p, 0.01, 0.99)
+    y, p = CASES[case]  # unclipped: some cases predict exactly 0 or 1, always rightly
     ref_base = math.e if base == "e" else float(base)
     assert log_loss(y, p, base=base) == pytest.approx(ref_log_loss(y, p, ref_base), abs=TOL)
 
@@ -200,7 +216,7 @@ def test_weighted_metrics_equal_repeated_rows():
 # -- ECE and MCE -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("n_bins", [1, 5, 10, 49])
+@pytest.mark.parametrize("n_bins", [1, 2, 5, 10, 15, 49])
 @pytest.mark.parametrize("case", range(len(CASES)))
 def test_ece_mce_uniform_match_formula(case, n_bins):
     y, p = CASES[case]
@@ -221,8 +237,6 @@ def test_ece_mce_quantile_match_formula(case, n_bins):
 
 
 def test_uniform_edges_go_to_the_bin_above_and_one_to_the_last():
-    from venncal.metrics._scores import _calibration_bins
-
     k_bins = 49  # 1/49 * 49 != 1 in floating point: edges must not be found by p * K
     p = np.arange(k_bins + 1) / k_bins  # every edge, 0 and 1 included
     y = np.zeros(p.shape[0], dtype=bool)
@@ -232,6 +246,11 @@ def test_uniform_edges_go_to_the_bin_above_and_one_to_the_last():
     np.testing.assert_array_equal(bins.edges, p)
     # At K = 10: 0.0 -> bin 0, 0.1 -> bin 1, 1.0 -> bin 9.
     assert ece([0, 0, 1], [0.0, 0.1, 1.0]) == pytest.approx(0.1 / 3, abs=TOL)
+    # At K = 2: bin [0, 0.5) holds p = 0 (gap 0); bin [0.5, 1] holds 0.5, 1, 0.5: o = 1, e = 2/3.
+    y, p = [0, 1, 1, 1], [0.0, 0.5, 1.0, 0.5]
+    assert ece(y, p, n_bins=2) == pytest.approx(0.75 * (1 - 2 / 3), abs=TOL)
+    assert mce(y, p, n_bins=2) == pytest.approx(1 / 3, abs=TOL)
+    assert mce(y, p, n_bins=1) == pytest.approx(abs(0.75 - 0.5), abs=TOL)
 
 
 def test_all_in_one_bin_and_extremes():
@@ -248,8 +267,6 @@ def test_all_in_one_bin_and_extremes():
 
 
 def test_quantile_heavy_ties_never_split_equal_values():
-    from venncal.metrics._scores import _calibration_bins
-
     p = np.array([0.0] * 45 + [0.3] * 30 + [0.5] * 20 + [0.9, 0.95, 0.97, 0.99, 1.0])
     y = np.arange(p.shape[0]) % 3 == 0
     bins = _calibration_bins(y, p, None, 10, "quantile")
@@ -278,8 +295,6 @@ def test_quantile_ties_straddling_a_split_go_up():
 
 
 def test_quantile_bins_have_equal_counts_without_ties():
-    from venncal.metrics._scores import _calibration_bins
-
     p = np.random.default_rng(3).permutation(1003) / 1003
     bins = _calibration_bins(np.zeros(1003, bool), p, None, 10, "quantile")
     assert set(bins.count.tolist()) <= {100, 101}
@@ -297,6 +312,10 @@ def test_quantile_more_bins_than_points():
 @pytest.mark.parametrize("case", range(len(CASES)))
 def test_roc_auc_matches_pairs_and_sklearn(case):
     y, p = CASES[case]
+    if len(set(y.tolist())) < 2:
+        with pytest.raises(ValueError, match="both classes"):
+            roc_auc(y, p)
+        return
     assert roc_auc(y, p) == pytest.approx(ref_auc(y, p), abs=TOL)
     assert roc_auc(y, p) == pytest.approx(roc_auc_score(y, p), abs=TOL)
     w = np.random.default_rng(case).random(len(y))
@@ -354,6 +373,7 @@ def test_boolean_float_and_pos_label_labels():
     assert brier_loss(y.astype(float), p) == ref
     named = np.where(y == 1, "yes", "no")
     assert brier_loss(named, p, pos_label="yes") == ref
+    assert log_loss(named, p, pos_label="yes") == log_loss(y, p)
     assert roc_auc(named, p, pos_label="yes") == roc_auc(y, p)
     assert brier_loss(np.where(y == 1, 0, 1), p, pos_label=0) == pytest.approx(ref, abs=TOL)
     # One class is fine when it is named: all negative.
@@ -379,8 +399,12 @@ def test_evaluate_collects_every_metric():
     assert ev["auc"] == roc_auc(y, p)
     assert ev["accuracy"] == accuracy(y, p)
     assert ev["interval_width"] == pytest.approx(0.1, abs=TOL)
-    assert "interval_width" not in evaluate(y, p)
-    assert len(evaluate(y, p)) == 7
+    default = evaluate(y, p)  # the defaults are those of the metrics
+    assert "interval_width" not in default
+    assert len(default) == 7
+    assert default["log_loss"] == log_loss(y, p)
+    assert default["brier"] == brier_loss(y, p)
+    assert default["ece"] == ece(y, p)
 
 
 def test_evaluation_is_read_only_and_converts():

@@ -12,8 +12,10 @@ matplotlib = pytest.importorskip("matplotlib")
 import matplotlib.pyplot as plt
 
 from venncal import plotting
-from venncal.metrics._scores import _calibration_bins
+from venncal.metrics._binned import _calibration_bins
 from venncal.plotting import reliability_diagram, roc_curve
+
+PNG = b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.fixture(autouse=True)
@@ -37,8 +39,7 @@ def _curve(ax, name):
 
 def _save(ax, path):
     ax.figure.savefig(path)
-    assert path.exists()
-    assert path.stat().st_size > 0
+    assert path.read_bytes()[:8] == PNG
 
 
 @pytest.mark.parametrize("strategy", ["uniform", "quantile"])

@@ -17,12 +17,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .metrics._scores import (
-    _calibration_bins,
-    _check_binning,
-    _check_inputs,
-    _roc_points,
-)
+from .metrics._binned import _calibration_bins, _check_binning
+from .metrics._checks import _check_inputs
+from .metrics._discrimination import _roc_points
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

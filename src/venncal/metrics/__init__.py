@@ -8,18 +8,11 @@ takes labels ``y`` in {0, 1} (or booleans, or any two labels with
 ``pos_label=``) and the probability ``p`` of the positive class.
 """
 
-from ._scores import (
-    Evaluation,
-    accuracy,
-    brier_loss,
-    ece,
-    evaluate,
-    interval_width,
-    log_loss,
-    mce,
-    rmse,
-    roc_auc,
-)
+from ._binned import ece, mce
+from ._discrimination import accuracy, roc_auc
+from ._evaluate import Evaluation, evaluate
+from ._interval import interval_width
+from ._losses import brier_loss, log_loss, rmse
 
 __all__ = [
     "Evaluation",

@@ -1,0 +1,111 @@
+"""Discrimination: the area under the ROC curve and accuracy at a threshold."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ._checks import _check_inputs, _check_real, _mean
+
+__all__ = ["accuracy", "roc_auc"]
+
+
+def _class_weights_by_value(y01, p, w):
+    """Distinct sorted ``p`` with the positive and negative weight at each."""
+    values, inv = np.unique(p, return_inverse=True)
+    wt = np.ones_like(p) if w is None else w
+    pos = np.bincount(inv, weights=wt * y01, minlength=values.shape[0])
+    neg = np.bincount(inv, weights=wt * ~y01, minlength=values.shape[0])
+    if not (pos.sum() > 0 and neg.sum() > 0):
+        raise ValueError("the ROC curve and AUC need both classes in y (with positive weight)")
+    return values, pos, neg
+
+
+def _roc_points(y01, p, w) -> tuple[np.ndarray, np.ndarray]:
+    """``(fpr, tpr)`` from (0, 0) to (1, 1), one point per distinct ``p``, descending."""
+    _, pos, neg = _class_weights_by_value(y01, p, w)
+    tp = np.concatenate(([0.0], np.cumsum(pos[::-1])))
+    fp = np.concatenate(([0.0], np.cumsum(neg[::-1])))
+    return fp / fp[-1], tp / tp[-1]
+
+
+def roc_auc(
+    y: ArrayLike, p: ArrayLike, *, pos_label=None, sample_weight: ArrayLike | None = None
+) -> float:
+    """Area under the ROC curve, exact, with ties counted 1/2.
+
+    This is the Mann-Whitney statistic ``U / (n_pos * n_neg)``: the fraction
+    of (positive, negative) pairs with ``p_pos > p_neg``, a tie counting 1/2
+    (with ``sample_weight``, pairs are weighted by the product of weights).
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Labels 0 and 1, or booleans (or any two labels with ``pos_label``).
+    p : array-like of shape (n_samples,)
+        Predicted probabilities (any increasing score works as well, but the
+        shared validation asks for [0, 1]).
+    pos_label : label, default=None
+        The positive class, for labels other than 0/1 and booleans.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If ``y`` holds only one class.
+
+    Examples
+    --------
+    >>> from venncal.metrics import roc_auc
+    >>> roc_auc([0, 0, 1, 1], [0.1, 0.4, 0.4, 0.8])
+    0.875
+    """
+    y01, p, w = _check_inputs(y, p, pos_label, sample_weight)
+    _, pos, neg = _class_weights_by_value(y01, p, w)
+    neg_below = np.concatenate(([0.0], np.cumsum(neg)[:-1]))
+    return float(np.sum(pos * (neg_below + 0.5 * neg)) / (pos.sum() * neg.sum()))
+
+
+def accuracy(
+    y: ArrayLike,
+    p: ArrayLike,
+    *,
+    threshold: float = 0.5,
+    pos_label=None,
+    sample_weight: ArrayLike | None = None,
+) -> float:
+    """Fraction of correct predictions when predicting the positive class iff ``p > threshold``.
+
+    A tie ``p == threshold`` predicts the negative class, as ``predict`` of
+    venncal's calibrators does (``classes_[0]`` on ``p == 0.5``).
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Labels 0 and 1, or booleans (or any two labels with ``pos_label``).
+    p : array-like of shape (n_samples,)
+        Predicted probabilities of the positive class, in [0, 1].
+    threshold : float in [0, 1], default=0.5
+    pos_label : label, default=None
+        The positive class, for labels other than 0/1 and booleans.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from venncal.metrics import accuracy
+    >>> accuracy([0, 1, 1, 0], [0.2, 0.7, 0.5, 0.5])
+    0.75
+    """
+    y01, p, w = _check_inputs(y, p, pos_label, sample_weight)
+    t = _check_real(threshold, "threshold", 0.0, 1.0)
+    return _mean((p > t) == y01, w)

@@ -1,0 +1,42 @@
+"""Mean width of Venn-Abers probability intervals."""
+
+from __future__ import annotations
+
+from numpy.typing import ArrayLike
+
+from .._validation import check_sample_weight
+from ._checks import _check_probabilities, _mean
+
+__all__ = ["interval_width"]
+
+
+def interval_width(
+    p0: ArrayLike, p1: ArrayLike, *, sample_weight: ArrayLike | None = None
+) -> float:
+    """Mean width ``p1 - p0`` of Venn-Abers probability intervals.
+
+    Parameters
+    ----------
+    p0, p1 : array-like of shape (n_samples,)
+        Lower and upper probabilities, in [0, 1].  An IVAP always has
+        ``p0 <= p1``; the pair a cross Venn-Abers predictor reports,
+        ``(1 - GM(1 - p0), GM(p1))`` over its folds, can be unordered, and
+        then contributes a negative width.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from venncal.metrics import interval_width
+    >>> round(interval_width([0.1, 0.5], [0.3, 0.6]), 12)
+    0.15
+    """
+    lo = _check_probabilities(p0, "p0")
+    hi = _check_probabilities(p1, "p1")
+    if lo.shape != hi.shape:
+        raise ValueError(f"p0 and p1 have different lengths: {lo.shape[0]} and {hi.shape[0]}")
+    return _mean(hi - lo, check_sample_weight(sample_weight, lo.shape[0]))

@@ -1,0 +1,171 @@
+"""Proper losses: log loss, Brier loss and RMSE.
+
+Nothing is clipped behind the user's back: a confident wrong prediction has an
+infinite log loss, as in the papers (000, section 6; 001, section 5).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ._checks import _check_inputs, _check_real, _mean
+
+__all__ = ["brier_loss", "log_loss", "rmse"]
+
+
+def _log_of_base(base) -> float:
+    if isinstance(base, str):
+        if base == "e":
+            return 1.0
+    elif not isinstance(base, bool) and isinstance(base, numbers.Real):
+        if base == 2:
+            return math.log(2.0)
+        if base == 10:
+            return math.log(10.0)
+        if base == math.e:
+            return 1.0
+    raise ValueError(f"base must be 2, 10 or e (np.e or 'e'); got {base!r}")
+
+
+def log_loss(
+    y: ArrayLike,
+    p: ArrayLike,
+    *,
+    base: float | str = 2,
+    eps: float | None = None,
+    pos_label=None,
+    sample_weight: ArrayLike | None = None,
+) -> float:
+    """Mean log loss ``-log_base(p_y)``, where ``p_y`` is the probability of the true label.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Labels 0 and 1, or booleans (or any two labels with ``pos_label``).
+    p : array-like of shape (n_samples,)
+        Predicted probabilities of the positive class, in [0, 1].
+    base : {2, 10, e}, default=2
+        Base of the logarithm; ``np.e``, ``math.e`` or ``"e"`` give the natural
+        log.  Base 2 (paper 000, eq. (11)) makes the constant prediction 1/2
+        lose exactly 1; paper 001, eq. (12), uses the natural log.
+    eps : float in (0, 0.5], default=None
+        If given, ``p`` is first clipped to ``[eps, 1 - eps]``.  By default
+        nothing is clipped.
+    pos_label : label, default=None
+        The positive class, for labels other than 0/1 and booleans.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights; the loss is then the weighted mean.
+
+    Returns
+    -------
+    float
+        The mean loss; ``inf`` (without a warning) if some observation with
+        positive weight was predicted wrongly with certainty (``p = 0`` for
+        label 1, or ``p = 1`` for label 0).
+
+    Examples
+    --------
+    >>> from venncal.metrics import log_loss
+    >>> log_loss([0, 1], [0.5, 0.5])
+    1.0
+    >>> round(log_loss([0, 1], [0.2, 0.9], base="e"), 6)
+    0.164252
+    >>> log_loss([0, 1], [0.0, 0.0])
+    inf
+    >>> round(log_loss([0, 1], [0.0, 0.0], eps=0.01), 4)
+    3.3292
+    """
+    y01, p, w = _check_inputs(y, p, pos_label, sample_weight)
+    ln_base = _log_of_base(base)
+    if eps is not None:
+        p = np.clip(p, _check_real(eps, "eps", 0.0, 0.5, low_open=True), 1.0 - eps)
+    p_true = np.where(y01, p, 1.0 - p)
+    certain_wrong = p_true == 0.0
+    if w is not None:
+        certain_wrong &= w > 0
+    if certain_wrong.any():
+        return math.inf
+    # Rows still at p_true == 0 have zero weight: leave their loss at 0.
+    nll = np.zeros_like(p)
+    pos = y01 & (p_true > 0.0)
+    neg = ~y01 & (p_true > 0.0)
+    nll[pos] = -np.log(p[pos])
+    nll[neg] = -np.log1p(-p[neg])
+    return _mean(nll, w) / ln_base
+
+
+def brier_loss(
+    y: ArrayLike,
+    p: ArrayLike,
+    *,
+    scale: float = 1,
+    pos_label=None,
+    sample_weight: ArrayLike | None = None,
+) -> float:
+    """Mean Brier loss ``scale * (y - p)**2``.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Labels 0 and 1, or booleans (or any two labels with ``pos_label``).
+    p : array-like of shape (n_samples,)
+        Predicted probabilities of the positive class, in [0, 1].
+    scale : float, default=1
+        Positive factor.  Paper 000, eq. (12), uses 4, so that the constant
+        prediction 1/2 loses exactly 1.
+    pos_label : label, default=None
+        The positive class, for labels other than 0/1 and booleans.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights; the loss is then the weighted mean.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from venncal.metrics import brier_loss
+    >>> brier_loss([0, 1], [0.5, 0.5], scale=4)
+    1.0
+    >>> round(brier_loss([0, 1, 1], [0.1, 0.8, 1.0]), 6)
+    0.016667
+    """
+    y01, p, w = _check_inputs(y, p, pos_label, sample_weight)
+    scale = _check_real(scale, "scale", 0.0, math.inf, low_open=True)
+    if math.isinf(scale):
+        raise ValueError("scale must be finite")
+    return scale * _mean((y01 - p) ** 2, w)
+
+
+def rmse(
+    y: ArrayLike, p: ArrayLike, *, pos_label=None, sample_weight: ArrayLike | None = None
+) -> float:
+    """Root mean square error ``sqrt(mean((y - p)**2))`` (paper 001, eq. (13)).
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Labels 0 and 1, or booleans (or any two labels with ``pos_label``).
+    p : array-like of shape (n_samples,)
+        Predicted probabilities of the positive class, in [0, 1].
+    pos_label : label, default=None
+        The positive class, for labels other than 0/1 and booleans.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights for a weighted mean under the root.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from venncal.metrics import rmse
+    >>> rmse([0, 1], [0.5, 0.5])
+    0.5
+    """
+    y01, p, w = _check_inputs(y, p, pos_label, sample_weight)
+    return math.sqrt(_mean((y01 - p) ** 2, w))
