@@ -250,6 +250,11 @@ def run_column(learner, column, X, y, n_train, test, seed, quick, groups=None) -
     }
 
 
+def _keyed(key, *args):
+    """Run :func:`run_column` and return ``(key, result)`` (tasks finish in any order)."""
+    return key, run_column(*args)
+
+
 def plot_learner(result: RatioResult, path) -> None:
     """Write a two-panel PNG (log loss, Brier loss vs ratio; one line per method).
 
@@ -359,11 +364,14 @@ def run(
     # last; the order only affects the schedule, not the results.
     order = sorted(columns, key=lambda c: -sum(len(p) for p, _ in cvap_splits(n_train, c)))
     tasks = [(name, column) for column in order for name in learners]
-    outs = Parallel(n_jobs=jobs)(
-        delayed(run_column)(name, column, X, y, n_train, test, seed, quick, groups)
+    calls = (
+        delayed(_keyed)((name, column), name, column, X, y, n_train, test, seed, quick, groups)
         for name, column in tasks
     )
-    by_task = dict(zip(tasks, outs, strict=True))
+    by_task = {}
+    for i, (key, out) in enumerate(Parallel(n_jobs=jobs, return_as="generator_unordered")(calls)):
+        by_task[key] = out
+        echo(f"  [{i + 1:>3}/{len(tasks)}] {key[0]:<16} {out['label']:<4} {out['seconds']:7.1f} s")
     results = []
     for name in learners:
         cols = [by_task[name, column] for column in columns]

@@ -325,7 +325,9 @@ def run(
         raise ValueError(f"unknown learners: {sorted(unknown)}")
     groups = groups_from_names(names)
     tasks = (delayed(run_learner)(name, X, y, rows, test, seed, quick, groups) for name in learners)
-    results = Parallel(n_jobs=jobs)(tasks)
-    for r in results:
+    results = []
+    for r in Parallel(n_jobs=jobs, return_as="generator_unordered")(tasks):
         echo(f"  {r.learner:<16} {r.seconds:6.1f} s  params {r.params}")
-    return {"results": list(results), "n_test": len(test), "n_test_total": n_total}
+        results.append(r)
+    results.sort(key=lambda r: learners.index(r.learner))  # finishing order varies
+    return {"results": results, "n_test": len(test), "n_test_total": n_total}
