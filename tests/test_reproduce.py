@@ -104,6 +104,8 @@ def test_reproduce_adult_small_quick_end_to_end(tmp_path, capsys):
     assert main(argv) == 0
     printed = capsys.readouterr().out
     report = (out / "report.md").read_text(encoding="utf-8")
+    assert (out / "adult-small-vs-paper.png").read_bytes().startswith(b"\x89PNG")
+    assert "![ours against the paper's](adult-small-vs-paper.png)" in report
     for learner in exp.LEARNERS:
         assert f"| {learner} |" in report
         assert learner in printed

@@ -253,6 +253,16 @@ def _adult_small(args: argparse.Namespace) -> int:
         "",
     ]
     out_dir.mkdir(parents=True, exist_ok=True)
+    png = out_dir / "adult-small-vs-paper.png"
+    panels = {
+        f"mean {loss}": {
+            m: [(exp.PAPER_TABLES[loss][r.learner][i], r.losses[loss][m]) for r in results]
+            for i, m in enumerate(exp.METHODS)
+        }
+        for loss in exp.LOSSES
+    }
+    if scatter_vs_paper(panels, png):
+        md += [f"![ours against the paper's]({png.name})", ""]
     report = out_dir / "report.md"
     report.write_text("\n".join(md), encoding="utf-8")
     print(f"report written to {report} ({elapsed:.1f} s)")
@@ -394,6 +404,58 @@ def header(args: argparse.Namespace, description: str, elapsed: float) -> list[s
         ),
         f"- seed {args.seed}, jobs {args.jobs}, runtime {elapsed:.1f} s",
     ]
+
+
+def scatter_vs_paper(panels: dict, path: Path) -> bool:
+    """Write a PNG of our values against the paper's, one panel per loss, one colour per method.
+
+    Parameters
+    ----------
+    panels : dict
+        ``loss -> method -> list of (paper's value, our value)``; pairs where either value
+        is missing (None) or not finite are left out.
+    path : Path
+        The PNG to write.
+
+    Returns
+    -------
+    bool
+        False (and nothing written) when matplotlib is not installed.
+    """
+    try:
+        import matplotlib
+    except ImportError:
+        return False
+    if "matplotlib.pyplot" not in sys.modules:
+        matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4.6), squeeze=False)
+    try:
+        for ax, (loss, by_method) in zip(axes[0], panels.items(), strict=True):
+            lo, hi = math.inf, -math.inf
+            for i, (method, pairs) in enumerate(by_method.items()):
+                kept = [
+                    (p, o)
+                    for p, o in pairs
+                    if p is not None and o is not None and math.isfinite(p) and math.isfinite(o)
+                ]
+                if not kept:
+                    continue
+                xs, ys = zip(*kept, strict=True)
+                ax.scatter(xs, ys, s=14, color=f"C{i}", label=method, alpha=0.8)
+                lo, hi = min(lo, *xs, *ys), max(hi, *xs, *ys)
+            if math.isfinite(lo):
+                ax.plot([lo, hi], [lo, hi], color="0.5", lw=0.8)
+            ax.set_xlabel(f"paper's {loss}")
+            ax.set_ylabel(f"our {loss}")
+            ax.set_title(f"{loss}: finite values (below the line: ours is lower)", fontsize=10)
+            ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(path, dpi=110)
+    finally:
+        plt.close(fig)
+    return True
 
 
 def _grid_text(settings) -> str:

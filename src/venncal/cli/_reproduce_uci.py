@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from ._reproduce import header
+from ._reproduce import header, scatter_vs_paper
 
 __all__ = ["run_uci"]
 
@@ -207,42 +207,18 @@ def _claims_table(result, paper, exp) -> tuple[list[str], list[str]]:
 
 def _figure(result, paper, exp, path: Path) -> bool:
     """Scatter our means against the paper's (finite cells), one panel per loss."""
-    try:
-        import matplotlib
-    except ImportError:
-        return False
-    if "matplotlib.pyplot" not in sys.modules:
-        matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, len(exp.LOSSES), figsize=(10, 4.6))
-    try:
-        for ax, loss in zip(axes, exp.LOSSES, strict=True):
-            lo, hi = math.inf, -math.inf
-            for i, m in enumerate(exp.METHODS):
-                xs, ys = [], []
-                for c in result["learners"]:
-                    for d in result["datasets"]:
-                        o = result["table"][loss][c][d].get(m)
-                        p = paper[loss].get(c, {}).get(d, {}).get(m)
-                        if o is None or p is None or not (math.isfinite(o) and math.isfinite(p)):
-                            continue
-                        xs.append(p)
-                        ys.append(o)
-                if xs:
-                    ax.scatter(xs, ys, s=14, color=f"C{i}", label=m, alpha=0.8)
-                    lo, hi = min(lo, *xs, *ys), max(hi, *xs, *ys)
-            if math.isfinite(lo):
-                ax.plot([lo, hi], [lo, hi], color="0.5", lw=0.8)
-            ax.set_xlabel(f"paper's mean {loss}")
-            ax.set_ylabel(f"our mean {loss}")
-            ax.set_title(f"{loss}: finite cells (below the line: ours is lower)")
-            ax.legend(fontsize=8)
-        fig.tight_layout()
-        fig.savefig(path, dpi=110)
-    finally:
-        plt.close(fig)
-    return True
+    panels = {
+        f"mean {loss}": {
+            m: [
+                (paper[loss].get(c, {}).get(d, {}).get(m), result["table"][loss][c][d].get(m))
+                for c in result["learners"]
+                for d in result["datasets"]
+            ]
+            for m in exp.METHODS
+        }
+        for loss in exp.LOSSES
+    }
+    return scatter_vs_paper(panels, path)
 
 
 def run_uci(args: argparse.Namespace) -> int:
