@@ -32,7 +32,7 @@ import math
 import time
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -171,7 +171,6 @@ class TaskResult:
     n_test: int
     convergence_warnings: int = 0
     seconds: float = 0.0
-    notes: list[str] = field(default_factory=list)
 
 
 def _split_rng(seed: int, dataset: str, kind: str) -> np.random.Generator:
