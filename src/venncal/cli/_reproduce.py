@@ -121,8 +121,11 @@ def run(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------------- adult small
 
 
-def _fmt(v: float) -> str:
-    return "inf" if math.isinf(v) else f"{v:.4f}"
+def fmt_loss(v: float | None, digits: int = 4) -> str:
+    """Format a loss for the reports: ``?`` for a missing value, ``inf``, ``nan`` or digits."""
+    if v is None:
+        return "?"
+    return "inf" if math.isinf(v) else f"{v:.{digits}f}"
 
 
 def _ranking(values, methods) -> str:
@@ -152,8 +155,8 @@ def _tables(results, paper, methods, losses):
             best_o, best_p = min(ours), min(theirs)
             cells = []
             for o, p in zip(ours, theirs, strict=False):
-                co = f"**{_fmt(o)}**" if o == best_o else _fmt(o)
-                cp = f"**{_fmt(p)}**" if p == best_p else _fmt(p)
+                co = f"**{fmt_loss(o)}**" if o == best_o else fmt_loss(o)
+                cp = f"**{fmt_loss(p)}**" if p == best_p else fmt_loss(p)
                 if math.isinf(o) != math.isinf(p):
                     co += " ⚠"
                 cells += [co, cp]
@@ -162,7 +165,7 @@ def _tables(results, paper, methods, losses):
             txt.append(
                 f"  {r.learner:<17}"
                 + "".join(
-                    f"{_fmt(o) + ' (' + _fmt(p) + ')':>20}"
+                    f"{fmt_loss(o) + ' (' + fmt_loss(p) + ')':>20}"
                     for o, p in zip(ours, theirs, strict=False)
                 )
                 + ("   ranking differs" if flag else "")
@@ -296,7 +299,9 @@ def _adult_ratios(args: argparse.Namespace) -> int:
                 "|" + "---|" * (1 + len(r.columns)),
             ]
             for m in exp.METHODS:
-                tables.append(f"| {m} | " + " | ".join(_fmt(v) for v in r.losses[loss][m]) + " |")
+                tables.append(
+                    f"| {m} | " + " | ".join(fmt_loss(v) for v in r.losses[loss][m]) + " |"
+                )
             tables.append("")
     print()
     print("\n".join(line for line in tables if line.startswith(("|", "#", "**"))))

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from ._reproduce import header, scatter_vs_paper
+from ._reproduce import fmt_loss, header, scatter_vs_paper
 
 __all__ = ["run_uci"]
 
@@ -47,13 +47,7 @@ _CLAIM_TEXT = {
 
 
 def _fmt(v) -> str:
-    if v is None:
-        return "?"
-    if math.isinf(v):
-        return "inf"
-    if math.isnan(v):
-        return "nan"
-    return f"{v:.3f}"
+    return fmt_loss(v, digits=3)
 
 
 def _same_kind(a, b) -> bool:
