@@ -25,7 +25,7 @@ from sklearn.frozen import FrozenEstimator
 from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import LogisticRegression
 
-from venncal import ScoreSummary
+from venncal import BBQCalibrator, ScoreSummary, VennAbersCalibrator, metrics
 from venncal.baselines import (
     HistogramBinningCalibrator,
     IsotonicCalibrator,
@@ -268,10 +268,36 @@ def test_isotonic_regression_function():
         scipy_isotonic_regression(y, weights=w).x,
         atol=1e-12,
     )
-    with pytest.raises(ValueError, match="positive"):
-        isotonic_regression([1.0, 2.0], sample_weight=[1.0, 0.0])
+    with pytest.raises(ValueError, match="negative"):
+        isotonic_regression([1.0, 2.0], sample_weight=[1.0, -1.0])
     with pytest.raises(ValueError, match="length"):
         isotonic_regression([1.0, 2.0], sample_weight=[1.0])
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_zero_weights_are_dropped_everywhere(seed):
+    # One rule for zero weights: the row counts as absent, for the isotonic
+    # function as for every calibrator and metric.
+    rng = np.random.default_rng(seed)
+    n = 60
+    s = rng.normal(size=n)
+    y = (rng.random(n) < 0.5).astype(int)
+    w = rng.integers(0, 3, n).astype(float)
+    w[0] = w[-1] = 0.0
+    keep = w > 0
+    fit = isotonic_regression(y.astype(float), sample_weight=w)
+    assert_allclose(fit[keep], isotonic_regression(y[keep].astype(float), w[keep]), atol=1e-15)
+    assert (np.diff(fit) >= 0).all()
+    calibrators = (IsotonicCalibrator, PlattCalibrator, HistogramBinningCalibrator,
+                   BBQCalibrator, VennAbersCalibrator)
+    for cls in calibrators:
+        full = cls().fit(s, y, sample_weight=w).predict_proba(s)
+        dropped = cls().fit(s[keep], y[keep], sample_weight=w[keep]).predict_proba(s)
+        assert_allclose(full, dropped, atol=1e-12)
+    p = rng.random(n)
+    for metric in (metrics.log_loss, metrics.brier_loss, metrics.ece, metrics.roc_auc):
+        assert metric(y, p, sample_weight=w) == pytest.approx(
+            metric(y[keep], p[keep], sample_weight=w[keep]), abs=1e-12)
 
 
 # ------------------------------------------------------------- histogram

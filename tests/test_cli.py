@@ -442,7 +442,7 @@ def test_evaluate_labels_and_pos_label(data, capsys, tmp_path):
         "p",
         "--label-col",
         "y",
-        match="single label .*--pos-label",
+        match="single class .*--pos-label",
     )
     write_csv(tmp_path / "three.csv", ["p", "y"], [["0.9", "1"], ["0.2", "2"], ["0.3", "3"]])
     fails(
@@ -453,7 +453,7 @@ def test_evaluate_labels_and_pos_label(data, capsys, tmp_path):
         "p",
         "--label-col",
         "y",
-        match=r"column 'y' has 3 distinct labels \(1, 2, 3\); two are needed",
+        match=r"column 'y': y has 3 classes \(1, 2, 3\); venncal calibrates binary",
     )
     write_csv(tmp_path / "big.csv", ["p", "y"], [["1.5", "1"], ["0.2", "0"]])
     fails(
@@ -974,7 +974,7 @@ def test_method_option_errors(data, capsys):
     fails(
         capsys,
         *_fit_args("cal.csv", "--param", "merge=median"),
-        match="cannot fit ivap on cal.csv: merge must be one of",
+        match="cannot fit ivap on cal.csv: VennAbersCalibrator: merge must be one of",
     )
     fails(capsys, *_fit_args("cal.csv", "--param", "novalue"), match="expected KEY=VALUE")
     fails(

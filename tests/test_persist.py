@@ -610,3 +610,23 @@ def test_inconsistent_state_is_refused_where_the_class_checks_it(method, tmp_pat
         doc["state"][name]["data"].pop()
     with pytest.raises(ModelFormatError, match="inconsistent state"):
         _load_doc(doc, tmp_path)
+
+
+
+@pytest.mark.parametrize(
+    ("cls", "param", "value"),
+    [
+        (venncal.VennAbersCalibrator, "merge", "banana"),
+        (venncal.HistogramBinningCalibrator, "n_bins", 0),
+        (venncal.PlattCalibrator, "targets", "x"),
+    ],
+)
+def test_load_rejects_invalid_parameters(tmp_path, cls, param, value):
+    # A model file edited by hand must not load and then predict nonsense.
+    path = tmp_path / "m.json"
+    persist.save(cls().fit([0.1, 0.5, 0.9], [0, 1, 1]), path)
+    doc = json.loads(path.read_text())
+    doc["params"][param] = value
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ModelFormatError, match=f"invalid parameter: .*{param}"):
+        persist.load(path)

@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_labels, check_sample_weight, check_scores
+from ._validation import check_labels, check_sample_weight, check_scores, validate_params
 from .summary import ScoreSummary, summarize
 
 __all__ = ["ScoreCalibrator", "check_float_arrays"]
@@ -41,7 +41,10 @@ class ScoreCalibrator(BaseEstimator):
     and ``_predict_p(q)`` (probability of ``classes_[1]`` for validated
     float64 scores ``q``), and lists in ``_state`` the names of the fitted
     attributes (besides ``classes_``) that define it, all plain numbers or
-    arrays, so that the calibrator saves and reloads exactly.
+    arrays, so that the calibrator saves and reloads exactly.  Parameter
+    rules go in ``_parameter_constraints`` (see
+    :func:`venncal._validation.validate_params`), checked by ``fit``, by
+    ``fit_summary`` and when a saved model is loaded.
 
     Parameters are those of the subclass; ``classes`` (the two labels, needed
     only when the calibration labels show a single class other than 0 or 1)
@@ -49,6 +52,7 @@ class ScoreCalibrator(BaseEstimator):
     """
 
     _state: tuple[str, ...] = ()
+    _parameter_constraints: dict = {}
 
     def fit(self, scores, y, sample_weight=None):
         """Fit on calibration scores and labels.
@@ -129,7 +133,10 @@ class ScoreCalibrator(BaseEstimator):
             raise ValueError("classes_ must hold two distinct labels")
 
     def _check_params(self) -> None:
-        """Raise ``ValueError`` for invalid parameters (override as needed)."""
+        """Raise ``ValueError`` for parameters that break ``_parameter_constraints``."""
+        validate_params(
+            type(self).__name__, self.get_params(deep=False), self._parameter_constraints
+        )
 
     def _fit_sums(self, s: np.ndarray, w: np.ndarray, a: np.ndarray) -> None:
         raise NotImplementedError

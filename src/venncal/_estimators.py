@@ -8,14 +8,11 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils import get_tags
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import column_or_1d, has_fit_parameter
+from sklearn.utils.validation import has_fit_parameter
 
 __all__ = [
     "RESPONSE_METHODS",
     "WrapperMixin",
-    "binary_targets",
-    "check_weighted_classes",
     "default_estimator",
     "fit_estimator",
     "n_samples",
@@ -76,46 +73,6 @@ def take_rows(X, idx):
     if hasattr(X, "iloc"):
         return X.iloc[idx]
     return X[idx]
-
-
-def binary_targets(estimator_name: str, y):
-    """Validate classification targets; return ``(y, classes_, y01)``.
-
-    Raises the errors a scikit-learn classifier raises: ``ValueError`` for
-    continuous targets, for a single class, and (binary only) for more than
-    two classes.
-    """
-    y = column_or_1d(y, warn=True)
-    if y.shape[0] == 0:
-        raise ValueError(f"{estimator_name} needs at least one sample; got 0 samples")
-    if y.dtype.kind == "f" and not np.isfinite(y).all():
-        raise ValueError("Input y contains NaN or infinity; labels must be two classes")
-    check_classification_targets(y)
-    classes = np.unique(y)
-    if classes.shape[0] < 2:
-        raise ValueError(
-            f"{estimator_name} needs samples of at least 2 classes in the data, but the data "
-            f"contains only one class: {classes[0]!r}"
-        )
-    if classes.shape[0] > 2 or type_of_target(y) != "binary":
-        raise ValueError(
-            f"Only binary classification is supported. The type of the target is "
-            f"{type_of_target(y)} ({classes.shape[0]} classes); {estimator_name} needs two. "
-            "Wrap it in sklearn.multiclass.OneVsRestClassifier for more classes."
-        )
-    return y, classes, y == classes[1]
-
-
-def check_weighted_classes(estimator_name: str, classes, y01, sample_weight) -> None:
-    """Raise if a class has zero total weight (it is then absent from the data)."""
-    if sample_weight is None:
-        return
-    for label, mask in ((classes[0], ~y01), (classes[1], y01)):
-        if not (sample_weight[mask] > 0).any():
-            raise ValueError(
-                f"{estimator_name} needs samples of at least 2 classes with positive weight; "
-                f"class {label!r} has zero total sample_weight"
-            )
 
 
 def slice_fit_params(fit_params: dict, idx, n: int) -> dict:

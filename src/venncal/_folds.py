@@ -14,15 +14,17 @@ from ._estimators import (
     RESPONSE_METHODS,
     WrapperMixin,
     as_rows,
-    binary_targets,
-    check_weighted_classes,
     fit_estimator,
     n_samples,
     positive_scores,
     slice_fit_params,
     take_rows,
 )
-from ._validation import check_sample_weight
+from ._validation import (
+    check_classifier_targets,
+    check_sample_weight,
+    check_weighted_classes,
+)
 
 __all__ = ["FoldCalibratedClassifier"]
 
@@ -107,7 +109,7 @@ class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
         self._check_params()
         name = type(self).__name__
         X = as_rows(X)
-        y, classes, y01 = binary_targets(name, y)
+        y, classes, y01 = check_classifier_targets(name, y)
         n = n_samples(X)
         if y.shape[0] != n:
             raise ValueError(f"X has {n} rows but y has {y.shape[0]} labels")

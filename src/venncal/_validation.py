@@ -1,33 +1,58 @@
-"""Input checks shared by every calibrator: scores, labels and weights.
+"""Every input check of venncal: scores, probabilities, labels, weights, parameters.
 
-Bad input gets a clear ``ValueError`` or ``TypeError``, never a silently
-wrong answer.
+One rule each, used by the calibrators, the score summary, the metrics, the
+estimator wrappers, :func:`~venncal.baselines.isotonic_regression` and the
+command line, so that the same bad input gets the same clear ``ValueError``
+or ``TypeError`` everywhere, never a silently wrong answer.
+
+- Scores: finite reals, 1-D, non-empty (:func:`check_scores`).
+- Probabilities: reals in ``[0, 1]``, 1-D, non-empty (:func:`check_probabilities`).
+- Weights: frequency weights, finite and non-negative, not all zero;
+  **a zero weight drops its row**, wherever weights are taken
+  (:func:`check_sample_weight`, :func:`nonzero_rows`).
+- Labels: any two values at the score level (:func:`check_labels`), 0/1 or a
+  named positive label for metrics (:func:`check_binary_labels`), and
+  scikit-learn's conventions for classifiers (:func:`check_classifier_targets`).
+- Parameters: a small table of constraints per class or function, checked by
+  :func:`validate_params` (in the spirit of scikit-learn's
+  ``_parameter_constraints``, which is private there).
 """
 
 from __future__ import annotations
 
+import math
 import numbers
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["check_labels", "check_sample_weight", "check_scores"]
+__all__ = [
+    "Check",
+    "Interval",
+    "Options",
+    "check_binary_labels",
+    "check_classifier_targets",
+    "check_labels",
+    "check_probabilities",
+    "check_sample_weight",
+    "check_scores",
+    "check_weighted_classes",
+    "nonzero_rows",
+    "validate_params",
+]
 
 
-def _first_bad(mask: np.ndarray) -> int:
+# -- real arrays ----------------------------------------------------------------
+
+
+def _first(mask: np.ndarray) -> int:
     return int(np.flatnonzero(mask)[0])
 
 
-def check_scores(scores, *, name: str = "scores") -> np.ndarray:
-    """Return ``scores`` as a finite, contiguous 1-D float64 array.
-
-    Raises
-    ------
-    TypeError
-        If the values are not real numbers.
-    ValueError
-        If the array is not 1-D, is empty, or holds NaN or infinite values.
-    """
-    arr = np.asarray(scores)
+def _real_1d(values, name: str, what: str) -> np.ndarray:
+    """``values`` as a contiguous, non-empty 1-D float64 array (not yet checked for NaN)."""
+    arr = np.asarray(values)
     if arr.dtype.kind in "OUS":
         try:
             arr = arr.astype(np.float64)
@@ -42,49 +67,140 @@ def check_scores(scores, *, name: str = "scores") -> np.ndarray:
     if arr.ndim != 1:
         hint = ""
         if arr.ndim == 2 and arr.shape[1] == 2:
-            hint = " (for the output of predict_proba, pass its column of the positive class)"
+            hint = f" (for the output of predict_proba, pass {name}[:, 1], the positive class)"
         raise ValueError(
             f"{name} must be a 1-D array of shape (n_samples,); got shape {arr.shape}{hint}"
         )
     if arr.shape[0] == 0:
-        raise ValueError(f"{name} is empty: at least one value is needed")
-    arr = np.ascontiguousarray(arr, dtype=np.float64)
+        raise ValueError(f"{name} is empty: at least one {what} is needed")
+    return np.ascontiguousarray(arr, dtype=np.float64)
+
+
+def check_scores(scores, *, name: str = "scores") -> np.ndarray:
+    """Return ``scores`` as a finite, contiguous 1-D float64 array.
+
+    Raises
+    ------
+    TypeError
+        If the values are not real numbers.
+    ValueError
+        If the array is not 1-D, is empty, or holds NaN or infinite values.
+
+    Examples
+    --------
+    >>> check_scores([1, 2.5])
+    array([1. , 2.5])
+    >>> check_scores([0.1, float("nan")])
+    Traceback (most recent call last):
+    ...
+    ValueError: scores must be finite; found 1 NaN or infinite value(s), the first at index 1 (nan)
+    """
+    arr = _real_1d(scores, name, "value")
     finite = np.isfinite(arr)
     if not finite.all():
-        bad = ~finite
-        i = _first_bad(bad)
+        i = _first(~finite)
         raise ValueError(
-            f"{name} must be finite; found {int(bad.sum())} NaN or infinite value(s), "
-            f"the first at index {i} ({arr[i]!r})"
+            f"{name} must be finite; found {int((~finite).sum())} NaN or infinite value(s), "
+            f"the first at index {i} ({float(arr[i])!r})"
         )
     return arr
 
 
-def _as_label_array(y, n: int | None) -> np.ndarray:
+def check_probabilities(p, *, name: str = "p") -> np.ndarray:
+    """Return ``p`` as a contiguous 1-D float64 array of probabilities in ``[0, 1]``.
+
+    Raises
+    ------
+    TypeError
+        If the values are not real numbers.
+    ValueError
+        If the array is not 1-D, is empty, holds NaN, or a value outside ``[0, 1]``.
+
+    Examples
+    --------
+    >>> check_probabilities([0, 0.25, 1])
+    array([0.  , 0.25, 1.  ])
+    """
+    arr = _real_1d(p, name, "prediction")
+    nan = np.isnan(arr)
+    if nan.any():
+        raise ValueError(
+            f"{name} contains {int(nan.sum())} NaN value(s), the first at index {_first(nan)}"
+        )
+    out = (arr < 0.0) | (arr > 1.0)
+    if out.any():
+        i = _first(out)
+        raise ValueError(f"{name} must lie in [0, 1]; got {float(arr[i])!r} at index {i}")
+    return arr
+
+
+def check_sample_weight(sample_weight, n: int, *, name: str = "sample_weight") -> np.ndarray | None:
+    """Return frequency weights as a float64 array, or None for unit weights.
+
+    Weights are frequency weights: 2 is the same as the row repeated, and a
+    row of weight 0 is dropped (:func:`nonzero_rows`).
+
+    Raises
+    ------
+    TypeError
+        For a scalar or non-real weights.
+    ValueError
+        For a wrong shape or length, NaN, infinite or negative weights, or a
+        zero total.
+    """
+    if sample_weight is None:
+        return None
+    if isinstance(sample_weight, numbers.Number):
+        raise TypeError(f"{name} must be an array of shape (n_samples,) or None")
+    w = check_scores(sample_weight, name=name)
+    if w.shape[0] != n:
+        raise ValueError(f"{name} has length {w.shape[0]}, but there are {n} scores")
+    negative = w < 0
+    if negative.any():
+        i = _first(negative)
+        raise ValueError(f"{name} must be non-negative; got {float(w[i])!r} at index {i}")
+    if not (w > 0).any():
+        raise ValueError(f"{name} sums to zero: at least one positive weight is needed")
+    return w
+
+
+def nonzero_rows(sample_weight: np.ndarray | None) -> np.ndarray | None:
+    """Indices of the rows that count (positive weight), or None when all do.
+
+    The one rule for zero weights: such a row is dropped, exactly as if it
+    were absent from the data.
+    """
+    if sample_weight is None or (sample_weight > 0).all():
+        return None
+    return np.flatnonzero(sample_weight > 0)
+
+
+# -- labels -----------------------------------------------------------------------
+
+
+def _label_array(y, n: int | None, other: str = "scores") -> np.ndarray:
     arr = np.asarray(y)
     if arr.ndim != 1:
         raise ValueError(f"y must be a 1-D array of shape (n_samples,); got shape {arr.shape}")
     if n is not None and arr.shape[0] != n:
-        raise ValueError(f"scores and y have different lengths: {n} and {arr.shape[0]}")
+        raise ValueError(f"{other} and y have different lengths: {n} and {arr.shape[0]}")
     if arr.shape[0] == 0:
         raise ValueError("y is empty: at least one label is needed")
-    if arr.dtype.kind == "f" and np.isnan(arr).any():
-        raise ValueError("y contains NaN; labels must be two distinct classes")
     if arr.dtype.kind == "c":
         raise TypeError("y must hold class labels; got complex values")
+    if arr.dtype.kind == "f" and np.isnan(arr).any():
+        raise ValueError("y contains NaN; labels must be two distinct classes")
     return arr
 
 
-def _unique_labels(arr: np.ndarray) -> np.ndarray:
+def _distinct(arr: np.ndarray) -> np.ndarray:
     if arr.dtype.kind in "biuf":
-        # Fast path for numeric labels: no sort of the whole array.
-        lo = arr.min()
-        hi = arr.max()
+        # Numeric labels: two passes instead of a sort of the whole array.
+        lo, hi = arr.min(), arr.max()
         if lo == hi:
             return np.array([lo], dtype=arr.dtype)
         if ((arr == lo) | (arr == hi)).all():
             return np.array([lo, hi], dtype=arr.dtype)
-        return np.unique(arr)
     try:
         return np.unique(arr)
     except TypeError:
@@ -93,30 +209,45 @@ def _unique_labels(arr: np.ndarray) -> np.ndarray:
         ) from None
 
 
-def check_labels(y, n: int | None = None, classes=None) -> tuple[np.ndarray, np.ndarray]:
-    """Return ``(classes_, y01)`` for binary labels.
+def _shown(values: np.ndarray, most: int = 5) -> str:
+    more = ", ..." if values.shape[0] > most else ""
+    return ", ".join(repr(v) for v in values[:most].tolist()) + more
 
-    ``classes_`` holds the two labels, sorted; ``y01`` is a boolean array, True
-    where the label is ``classes_[1]`` (the positive class).
 
-    A single observed class is accepted when it is 0 or 1 (or a bool), or
-    when ``classes`` names the two labels.
+def _two_classes(observed: np.ndarray) -> None:
+    if observed.shape[0] > 2:
+        raise ValueError(
+            f"y has {observed.shape[0]} classes ({_shown(observed)}); venncal calibrates "
+            "binary classifiers and needs exactly two classes"
+        )
+
+
+def check_labels(
+    y, n: int | None = None, classes=None, *, advice: str = "pass classes=[negative, positive]"
+) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(classes_, y01)`` for the labels of a calibration set.
+
+    ``classes_`` holds the two labels, sorted; ``y01`` is a boolean array,
+    True where the label is ``classes_[1]`` (the positive class).  A single
+    observed class is accepted when it is 0 or 1 (or a bool), or when
+    ``classes`` names the two labels; otherwise the error ends with
+    ``advice`` (how the caller names the classes).
 
     Raises
     ------
     ValueError
         For more than two classes, labels outside ``classes``, NaN labels,
         empty or mismatched input, or one class that cannot be placed.
+
+    Examples
+    --------
+    >>> classes, y01 = check_labels(["no", "yes", "yes"])
+    >>> classes, y01
+    (array(['no', 'yes'], dtype='<U3'), array([False,  True,  True]))
     """
-    arr = _as_label_array(y, n)
-    observed = _unique_labels(arr)
-    if observed.shape[0] > 2:
-        shown = ", ".join(repr(v) for v in observed[:5].tolist())  # plain Python values
-        more = ", ..." if observed.shape[0] > 5 else ""
-        raise ValueError(
-            f"y has {observed.shape[0]} classes ({shown}{more}); venncal calibrates binary "
-            "classifiers and needs exactly two classes"
-        )
+    arr = _label_array(y, n)
+    observed = _distinct(arr)
+    _two_classes(observed)
     if classes is not None:
         cls = np.asarray(classes)
         if cls.ndim != 1 or cls.shape[0] != 2 or cls[0] == cls[1]:
@@ -127,37 +258,222 @@ def check_labels(y, n: int | None = None, classes=None) -> tuple[np.ndarray, np.
             raise ValueError(f"y holds label(s) {unknown!r} that are not in classes={classes!r}")
     elif observed.shape[0] == 2:
         cls = observed
+    elif arr.dtype.kind in "biuf" and observed[0].item() in (0, 1):
+        cls = np.array([0, 1], dtype=arr.dtype)
     else:
-        only = observed[0].item()
-        if arr.dtype.kind in "biuf" and only in (0, 1):
-            cls = np.array([0, 1], dtype=arr.dtype)
-        else:
-            raise ValueError(
-                f"y holds a single class ({only!r}), and it is not 0 or 1, so it is unknown "
-                "whether it is the positive class; pass classes=[negative, positive]"
-            )
-    y01 = arr == cls[1]
-    return cls, y01
+        raise ValueError(
+            f"y holds a single class ({observed[0].item()!r}), and it is not 0 or 1, so it is "
+            f"unknown whether it is the positive class; {advice}"
+        )
+    return cls, arr == cls[1]
 
 
-def check_sample_weight(sample_weight, n: int) -> np.ndarray | None:
-    """Return frequency weights as a float64 array, or None for unit weights.
+def check_binary_labels(y, n: int, pos_label=None) -> np.ndarray:
+    """Return labels as a boolean array (True: positive) for a metric.
+
+    Without ``pos_label`` the labels must be 0 and 1 (or booleans); with it,
+    any two labels, ``pos_label`` being the positive one.
 
     Raises
     ------
     ValueError
-        For a wrong shape, NaN, infinite or negative weights, or a zero total.
+        For other labels, more than two classes, NaN, a wrong shape or a
+        length other than ``n``.
+
+    Examples
+    --------
+    >>> check_binary_labels([0, 1, 1], 3)
+    array([False,  True,  True])
+    >>> check_binary_labels(["a", "b"], 2, pos_label="a")
+    array([ True, False])
     """
+    arr = _label_array(y, n, other="p")
+    if pos_label is None:
+        if arr.dtype.kind == "b":
+            return arr
+        if arr.dtype.kind in "iuf" and ((arr == 0) | (arr == 1)).all():
+            return arr == 1
+        raise ValueError(
+            f"y must hold the labels 0 and 1 (or booleans); got {_shown(_distinct(arr), 4)}. "
+            "For other labels name the positive class with pos_label="
+        )
+    observed = _distinct(arr)
+    _two_classes(observed)
+    if observed.shape[0] == 2 and pos_label not in observed.tolist():
+        raise ValueError(
+            f"pos_label={pos_label!r} is not one of the labels {observed.tolist()!r}"
+        )
+    return arr == pos_label
+
+
+def check_classifier_targets(estimator_name: str, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Validate a classifier's targets; return ``(y, classes_, y01)``.
+
+    Raises the errors scikit-learn's classifiers raise (its estimator checks
+    test them): continuous targets, a single class, more than two classes.
+    """
+    from sklearn.utils.multiclass import check_classification_targets, type_of_target
+    from sklearn.utils.validation import column_or_1d
+
+    y = column_or_1d(y, warn=True)
+    if y.shape[0] == 0:
+        raise ValueError(f"{estimator_name} needs at least one sample; got 0 samples")
+    if y.dtype.kind == "f" and not np.isfinite(y).all():
+        raise ValueError("Input y contains NaN or infinity; labels must be two classes")
+    check_classification_targets(y)
+    classes = np.unique(y)
+    if classes.shape[0] < 2:
+        raise ValueError(
+            f"{estimator_name} needs samples of at least 2 classes in the data, but the data "
+            f"contains only one class: {classes[0]!r}"
+        )
+    if classes.shape[0] > 2 or type_of_target(y) != "binary":
+        raise ValueError(
+            f"Only binary classification is supported. The type of the target is "
+            f"{type_of_target(y)} ({classes.shape[0]} classes); {estimator_name} needs two. "
+            "Wrap it in sklearn.multiclass.OneVsRestClassifier for more classes."
+        )
+    return y, classes, y == classes[1]
+
+
+def check_weighted_classes(estimator_name: str, classes, y01, sample_weight) -> None:
+    """Raise if a class has zero total weight (it is then absent from the data)."""
     if sample_weight is None:
-        return None
-    if isinstance(sample_weight, numbers.Number):
-        raise TypeError("sample_weight must be an array of shape (n_samples,) or None")
-    w = check_scores(sample_weight, name="sample_weight")
-    if w.shape[0] != n:
-        raise ValueError(f"sample_weight has length {w.shape[0]}, but there are {n} scores")
-    if (w < 0).any():
-        i = _first_bad(w < 0)
-        raise ValueError(f"sample_weight must be non-negative; got {w[i]!r} at index {i}")
-    if not (w > 0).any():
-        raise ValueError("sample_weight sums to zero: at least one positive weight is needed")
-    return w
+        return
+    for label, mask in ((classes[0], ~y01), (classes[1], y01)):
+        if not (sample_weight[mask] > 0).any():
+            raise ValueError(
+                f"{estimator_name} needs samples of at least 2 classes with positive weight; "
+                f"class {label!r} has zero total sample_weight"
+            )
+
+
+# -- parameters ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Interval:
+    """Integers (``kind="int"``) or finite reals (``kind="real"``) in a range.
+
+    ``closed`` says which ends belong to it: "both", "left", "right" or
+    "neither"; ``None`` for an end means unbounded.
+    """
+
+    kind: str
+    low: float | None = None
+    high: float | None = None
+    closed: str = "both"
+
+    def __call__(self, value) -> bool:
+        if isinstance(value, bool):
+            return False
+        if self.kind == "int":
+            if not isinstance(value, numbers.Integral):
+                return False
+        elif not isinstance(value, numbers.Real) or not math.isfinite(value):
+            return False
+        low_ok = self.low is None or (
+            value >= self.low if self.closed in ("both", "left") else value > self.low
+        )
+        high_ok = self.high is None or (
+            value <= self.high if self.closed in ("both", "right") else value < self.high
+        )
+        return low_ok and high_ok
+
+    def __str__(self) -> str:
+        what = "an integer" if self.kind == "int" else "a finite real number"
+        left = ">=" if self.closed in ("both", "left") else ">"
+        right = "<=" if self.closed in ("both", "right") else "<"
+        if self.low is not None and self.high is not None:
+            brackets = ("[" if left == ">=" else "(", "]" if right == "<=" else ")")
+            return f"{what} in {brackets[0]}{self.low:g}, {self.high:g}{brackets[1]}"
+        if self.low is not None:
+            return f"{what} {left} {self.low:g}"
+        if self.high is not None:
+            return f"{what} {right} {self.high:g}"
+        return what
+
+
+@dataclass(frozen=True)
+class Options:
+    """One of a fixed set of values (compared by equality, types kept strict)."""
+
+    values: tuple
+
+    def __call__(self, value) -> bool:
+        return any(isinstance(value, type(v)) and value == v for v in self.values)
+
+    def __str__(self) -> str:
+        return f"one of {self.values!r}"
+
+
+@dataclass(frozen=True)
+class Check:
+    """Any other rule: a predicate and the words that describe it."""
+
+    predicate: Callable[[object], bool]
+    description: str
+
+    def __call__(self, value) -> bool:
+        return bool(self.predicate(value))
+
+    def __str__(self) -> str:
+        return self.description
+
+
+def _is_none(value) -> bool:
+    return value is None
+
+
+NONE = Check(_is_none, "None")
+BOOLEAN = Check(lambda v: isinstance(v, (bool, np.bool_)), "True or False")
+DICT = Check(lambda v: isinstance(v, Mapping), "a dict")
+RANDOM_STATE = Check(
+    lambda v: v is None or isinstance(v, (numbers.Integral, np.random.RandomState))
+    and not isinstance(v, bool),
+    "an int, a numpy RandomState or None",
+)
+N_JOBS = Check(
+    lambda v: v is None or isinstance(v, numbers.Integral) and not isinstance(v, bool) and v != 0,
+    "a non-zero integer or None",
+)
+
+
+def validate_params(owner: str, params: Mapping[str, object], constraints: Mapping) -> None:
+    """Raise unless every parameter meets one of its constraints.
+
+    Parameters
+    ----------
+    owner : str
+        Who the parameters belong to, for the message (a class or function name).
+    params : mapping
+        Parameter name -> value; names without constraints are not checked.
+    constraints : mapping
+        Parameter name -> list of constraints (:class:`Interval`,
+        :class:`Options`, :class:`Check`, or the module's ``NONE``,
+        ``BOOLEAN``, ...); the value must satisfy at least one.
+
+    Raises
+    ------
+    ValueError
+        Naming the owner, the parameter, what it must be and what it got.
+
+    Examples
+    --------
+    >>> validate_params("f", {"merge": "log"}, {"merge": [Options(("log", "brier"))]})
+    >>> validate_params("f", {"merge": "banana"}, {"merge": [Options(("log", "brier"))]})
+    Traceback (most recent call last):
+    ...
+    ValueError: f: merge must be one of ('log', 'brier'); got 'banana'
+    """
+    for name, allowed in constraints.items():
+        if name not in params:
+            continue
+        value = params[name]
+        try:
+            ok = any(rule(value) for rule in allowed)
+        except TypeError:  # a comparison the value does not support
+            ok = False
+        if not ok:
+            wanted = " or ".join(str(rule) for rule in allowed)
+            raise ValueError(f"{owner}: {name} must be {wanted}; got {value!r}")

@@ -364,12 +364,12 @@ def _from_document(doc, where: str = ""):
     _check_keys(state, {"classes_", *getattr(cls, "_state", ())}, f"{inner}.state")
     for name, value in state.items():
         setattr(calibrator, name, _decode(value, f"{inner}.state.{name}"))
-    check = getattr(calibrator, "_check_state", None)
-    if check is not None:
-        try:
-            check()
-        except (TypeError, ValueError) as exc:
-            raise _fail(inner, f"inconsistent state: {exc}") from None
+    for check, what in (("_check_params", "invalid parameter"), ("_check_state", "inconsistent state")):
+        if hasattr(calibrator, check):
+            try:
+                getattr(calibrator, check)()
+            except (TypeError, ValueError) as exc:
+                raise _fail(inner, f"{what}: {exc}") from None
     return calibrator
 
 

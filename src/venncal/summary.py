@@ -10,7 +10,7 @@ from ._kernels import (
     summarize_by_order,
     summarize_sorted_classes,
 )
-from ._validation import check_sample_weight, check_scores
+from ._validation import check_binary_labels, check_sample_weight, check_scores
 
 __all__ = ["ScoreSummary"]
 
@@ -87,15 +87,9 @@ class ScoreSummary:
         ScoreSummary
         """
         s = check_scores(scores)
-        y = np.asarray(y)
-        if y.ndim != 1 or y.shape[0] != s.shape[0]:
-            raise ValueError(
-                f"y must be 1-D with the length of scores ({s.shape[0]}); got shape {y.shape}"
-            )
-        if y.dtype.kind not in "biuf" or not np.isin(y, (0, 1)).all():
-            raise ValueError("y must hold only 0 and 1 (or booleans) to build a ScoreSummary")
+        y01 = check_binary_labels(y, s.shape[0])
         w = check_sample_weight(sample_weight, s.shape[0])
-        return cls._from_validated(s, y.astype(bool), w)
+        return cls._from_validated(s, y01, w)
 
     @classmethod
     def _from_validated(cls, scores, y01, weights) -> ScoreSummary:

@@ -3,7 +3,7 @@
 Every kernel has a slow, literal twin in ``tests/reference/naive.py``.
 """
 
-from .ivap import ivap_lookup, ivap_tables, ivap_upper
+from .ivap import ivap_lookup, ivap_tables
 from .pava import pava_blocks, pava_fit
 from .summary import (
     merge_summaries,
@@ -15,7 +15,6 @@ from .summary import (
 __all__ = [
     "ivap_lookup",
     "ivap_tables",
-    "ivap_upper",
     "merge_summaries",
     "pava_blocks",
     "pava_fit",

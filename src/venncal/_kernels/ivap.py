@@ -183,25 +183,6 @@ def _needs_precision(w, a):
     return total >= 2.0**52
 
 
-def ivap_upper(w, a):
-    """Return ``F1``, the upper Venn-Abers table (paper 000, Algorithms 1-2).
-
-    Parameters
-    ----------
-    w, a : ndarray of float64 of shape (k,)
-        Weights (> 0) and positive weights (0 <= a <= w) of the sorted
-        distinct calibration scores.
-
-    Returns
-    -------
-    F1 : ndarray of float64 of shape (k,)
-    """
-    k = w.shape[0]
-    out = np.empty(k)
-    upper_sweep_into(w, a, False, _needs_precision(w, a), out, *_scratch(k))
-    return out
-
-
 def ivap_tables(w, a):
     """Return ``(F0, F1)`` for a calibration summary (see module docstring)."""
     k = w.shape[0]

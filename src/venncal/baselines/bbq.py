@@ -10,6 +10,7 @@ from scipy.special import gammaln
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import ScoreCalibrator
+from .._validation import NONE, Check, Interval, Options
 
 __all__ = ["BBQCalibrator", "candidate_bin_counts"]
 
@@ -24,6 +25,15 @@ _PRIOR_EPS = 1e-6
 # Fitting holds a few arrays of this many boundaries (~0.5 GB at 5e7); the
 # default range reaches it near a total weight of 1e9.
 _MAX_LEVELS = 50_000_000
+
+
+def _is_bin_range(value) -> bool:
+    return (
+        isinstance(value, (tuple, list))
+        and len(value) == 2
+        and all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in value)
+        and 1 <= value[0] <= value[1]
+    )
 
 
 def _gap_points(lo, hi):
@@ -258,40 +268,13 @@ class BBQCalibrator(ScoreCalibrator):
         "thresholds_",
         "values_",
     )
-
-    def _check_params(self):
-        if self.bin_range is not None:
-            ok = (
-                isinstance(self.bin_range, (tuple, list))
-                and len(self.bin_range) == 2
-                and all(
-                    isinstance(v, numbers.Integral) and not isinstance(v, bool)
-                    for v in self.bin_range
-                )
-            )
-            if not ok or not 1 <= self.bin_range[0] <= self.bin_range[1]:
-                raise ValueError(
-                    "bin_range must be None or a pair of integers (smallest, largest) with "
-                    f"1 <= smallest <= largest; got {self.bin_range!r}"
-                )
-        if (
-            not _is_real(self.range_factor)
-            or not self.range_factor >= 1.0
-            or not math.isfinite(self.range_factor)
-        ):
-            raise ValueError(
-                f"range_factor must be a finite number >= 1; got {self.range_factor!r}"
-            )
-        if (
-            not _is_real(self.prior_strength)
-            or not self.prior_strength > 0.0
-            or not math.isfinite(self.prior_strength)
-        ):
-            raise ValueError(
-                f"prior_strength must be a finite number > 0; got {self.prior_strength!r}"
-            )
-        if not isinstance(self.bin_prior, str) or self.bin_prior not in BIN_PRIORS:
-            raise ValueError(f"bin_prior must be one of {BIN_PRIORS}; got {self.bin_prior!r}")
+    _parameter_constraints: dict = {
+        "bin_range": [NONE, Check(_is_bin_range, "a pair of integers (smallest, largest) "
+                                  "with 1 <= smallest <= largest")],
+        "range_factor": [Interval("real", 1.0, None)],
+        "prior_strength": [Interval("real", 0.0, None, closed="neither")],
+        "bin_prior": [Options(BIN_PRIORS)],
+    }
 
     def _fit_sums(self, s, w, a):
         k = s.shape[0]
@@ -411,10 +394,6 @@ class BBQCalibrator(ScoreCalibrator):
             raise ValueError("thresholds_ must be strictly increasing")
         if not ((self.values_ > 0) & (self.values_ < 1)).all():
             raise ValueError("values_ must lie strictly between 0 and 1")
-
-
-def _is_real(v):
-    return isinstance(v, numbers.Real) and not isinstance(v, bool)
 
 
 def _quantile_cuts(key, total, counts):

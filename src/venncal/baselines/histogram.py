@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from .._base import ScoreCalibrator, check_float_arrays
+from .._validation import Interval, Options
 
 __all__ = ["HistogramBinningCalibrator"]
 
@@ -119,16 +118,10 @@ class HistogramBinningCalibrator(ScoreCalibrator):
         self.classes = classes
 
     _state = ("bin_edges_", "bin_values_", "bin_weights_")
-
-    def _check_params(self):
-        if (
-            not isinstance(self.n_bins, numbers.Integral)
-            or isinstance(self.n_bins, bool)
-            or self.n_bins < 1
-        ):
-            raise ValueError(f"n_bins must be an integer >= 1; got {self.n_bins!r}")
-        if not isinstance(self.strategy, str) or self.strategy not in STRATEGIES:
-            raise ValueError(f"strategy must be one of {STRATEGIES}; got {self.strategy!r}")
+    _parameter_constraints: dict = {
+        "n_bins": [Interval("int", 1, None)],
+        "strategy": [Options(STRATEGIES)],
+    }
 
     def _fit_sums(self, s, w, a):
         n_bins = int(self.n_bins)

@@ -6,7 +6,7 @@ import numpy as np
 
 from .._base import ScoreCalibrator, check_float_arrays
 from .._kernels import pava_blocks, pava_fit
-from .._validation import check_scores
+from .._validation import Options, check_sample_weight, check_scores, nonzero_rows
 
 __all__ = ["IsotonicCalibrator", "isotonic_regression"]
 
@@ -21,7 +21,11 @@ def isotonic_regression(y, sample_weight=None) -> np.ndarray:
     y : array-like of shape (n,)
         Values, in the order of the independent variable.
     sample_weight : array-like of shape (n,), default=None
-        Positive weights; all ones when None.
+        Non-negative weights; all ones when None.  A value of weight 0 is
+        dropped, as everywhere in venncal: the fit is that of the other
+        values, and at a dropped position it repeats the fit at the nearest
+        kept position before it (after it, for leading ones), which keeps it
+        non-decreasing and costs nothing in the weighted loss.
 
     Returns
     -------
@@ -36,19 +40,20 @@ def isotonic_regression(y, sample_weight=None) -> np.ndarray:
     array([1.  , 2.25, 2.25, 2.25, 2.25])
     >>> isotonic_regression([1.0, 3.0, 2.0], sample_weight=[1.0, 1.0, 3.0])
     array([1.  , 2.25, 2.25])
+    >>> isotonic_regression([1.0, 3.0, 9.0, 2.0], sample_weight=[1.0, 1.0, 0.0, 3.0])
+    array([1.  , 2.25, 2.25, 2.25])
     """
     y = check_scores(y, name="y")
-    if sample_weight is None:
-        w = np.ones_like(y)
-    else:
-        w = check_scores(sample_weight, name="sample_weight")
-        if w.shape != y.shape:
-            raise ValueError(
-                f"sample_weight has length {w.shape[0]}, but y has length {y.shape[0]}"
-            )
-        if not (w > 0).all():
-            raise ValueError("sample_weight must be positive")
-    return pava_fit(y * w, w)
+    w = check_sample_weight(sample_weight, y.shape[0])
+    if w is None:
+        return pava_fit(y.copy(), np.ones_like(y))
+    keep = nonzero_rows(w)
+    if keep is None:
+        return pava_fit(y * w, w)
+    fit = pava_fit(y[keep] * w[keep], w[keep])
+    # Position i repeats the fit at the last kept position <= i (the first kept one before it).
+    nearest = np.maximum(np.searchsorted(keep, np.arange(y.shape[0]), side="right") - 1, 0)
+    return fit[nearest]
 
 
 def _nearer_lower(lo, q, hi):
@@ -177,12 +182,7 @@ class IsotonicCalibrator(ScoreCalibrator):
         self.classes = classes
 
     _state = ("thresholds_", "values_")
-
-    def _check_params(self):
-        if not isinstance(self.interpolation, str) or self.interpolation not in INTERPOLATIONS:
-            raise ValueError(
-                f"interpolation must be one of {INTERPOLATIONS}; got {self.interpolation!r}"
-            )
+    _parameter_constraints: dict = {"interpolation": [Options(INTERPOLATIONS)]}
 
     def _fit_sums(self, s, w, a):
         ends, bnum, bden = pava_blocks(a, w)

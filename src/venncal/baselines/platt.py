@@ -9,6 +9,7 @@ from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
 
 from .._base import ScoreCalibrator
+from .._validation import Options
 
 __all__ = ["PlattCalibrator"]
 
@@ -180,10 +181,7 @@ class PlattCalibrator(ScoreCalibrator):
         self.classes = classes
 
     _state = ("a_", "b_")
-
-    def _check_params(self):
-        if not isinstance(self.targets, str) or self.targets not in TARGETS:
-            raise ValueError(f"targets must be one of {TARGETS}; got {self.targets!r}")
+    _parameter_constraints: dict = {"targets": [Options(TARGETS)]}
 
     def _fit_sums(self, s, w, a):
         neg = w - a

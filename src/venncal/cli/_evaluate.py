@@ -6,6 +6,7 @@ import argparse
 
 import numpy as np
 
+from .._validation import check_binary_labels, check_labels
 from ._io import CLIError, add_sep_option, command, open_table, read_columns
 from ._progress import Reporter, add_output_options
 
@@ -122,6 +123,10 @@ def _matches(label, text: str) -> bool:
 def binary_labels(y: np.ndarray, pos_label: str | None, source: str, column: str) -> tuple:
     """Map labels to booleans (True = positive); return ``(y01, positive_label)``.
 
+    ``pos_label`` is the text given on the command line, matched against the
+    labels as read (so ``"1"`` names the number 1); the checks are those of
+    every other venncal entry point.
+
     Examples
     --------
     >>> import numpy as np
@@ -131,40 +136,18 @@ def binary_labels(y: np.ndarray, pos_label: str | None, source: str, column: str
     (array([ True, False,  True]), 2)
     """
     try:
-        labels = np.unique(y)
-    except TypeError:
-        raise CLIError(f"{source}: column {column!r} mixes labels of different types") from None
-    if labels.shape[0] > 2:
-        shown = ", ".join(repr(v) for v in labels[:5].tolist())
-        more = ", ..." if labels.shape[0] > 5 else ""
-        raise CLIError(
-            f"{source}: column {column!r} has {labels.shape[0]} distinct labels ({shown}{more}); "
-            "two are needed"
-        )
-    values = labels.tolist()
-    if pos_label is not None:
+        if pos_label is None:
+            classes, y01 = check_labels(y, advice="name the positive class with --pos-label")
+            return y01, classes[1].item()
+        values = np.unique(y).tolist()
         found = [v for v in values if _matches(v, pos_label)]
-        if found:
-            positive = found[0]
-        elif len(values) == 1:  # one class observed, and it is the negative one
-            return np.zeros(y.shape[0], dtype=bool), pos_label
-        else:
-            raise CLIError(
-                f"--pos-label {pos_label!r} is not one of the labels {values!r} in column "
-                f"{column!r}"
-            )
-    elif len(values) == 2:
-        positive = values[1]
-    else:
-        only = values[0]
-        if isinstance(only, bool) or (isinstance(only, (int, float)) and only in (0, 1)):
-            positive = True if isinstance(only, bool) else 1
-        else:
-            raise CLIError(
-                f"{source}: column {column!r} holds a single label ({only!r}); name the "
-                "positive class with --pos-label"
-            )
-    return y == positive, positive
+        if not found and len(values) == 2:
+            raise ValueError(f"--pos-label {pos_label!r} is not one of the labels {values!r}")
+        # A single observed label that is not --pos-label is the negative class.
+        positive = found[0] if found else pos_label
+        return check_binary_labels(y, y.shape[0], pos_label=positive), positive
+    except (TypeError, ValueError) as exc:
+        raise CLIError(f"{source}: column {column!r}: {exc}") from None
 
 
 def _check_unit_interval(values: np.ndarray, source: str, column: str) -> None:

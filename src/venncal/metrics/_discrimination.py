@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._checks import _check_inputs, _check_real, _mean
+from .._validation import Interval, validate_params
+from ._checks import _check_inputs, _mean
 
 __all__ = ["accuracy", "roc_auc"]
 
@@ -107,5 +108,5 @@ def accuracy(
     0.75
     """
     y01, p, w = _check_inputs(y, p, pos_label, sample_weight)
-    t = _check_real(threshold, "threshold", 0.0, 1.0)
-    return _mean((p > t) == y01, w)
+    validate_params("accuracy", {"threshold": threshold}, {"threshold": [Interval("real", 0, 1)]})
+    return _mean((p > threshold) == y01, w)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from numpy.typing import ArrayLike
 
-from .._validation import check_sample_weight
-from ._checks import _check_probabilities, _mean
+from .._validation import check_probabilities, check_sample_weight
+from ._checks import _mean
 
 __all__ = ["interval_width"]
 
@@ -35,8 +35,8 @@ def interval_width(
     >>> round(interval_width([0.1, 0.5], [0.3, 0.6]), 12)
     0.15
     """
-    lo = _check_probabilities(p0, "p0")
-    hi = _check_probabilities(p1, "p1")
+    lo = check_probabilities(p0, name="p0")
+    hi = check_probabilities(p1, name="p1")
     if lo.shape != hi.shape:
         raise ValueError(f"p0 and p1 have different lengths: {lo.shape[0]} and {hi.shape[0]}")
     return _mean(hi - lo, check_sample_weight(sample_weight, lo.shape[0]))

@@ -12,7 +12,8 @@ import numbers
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._checks import _check_inputs, _check_real, _mean
+from .._validation import Interval, validate_params
+from ._checks import _check_inputs, _mean
 
 __all__ = ["brier_loss", "log_loss", "rmse"]
 
@@ -82,7 +83,8 @@ def log_loss(
     y01, p, w = _check_inputs(y, p, pos_label, sample_weight)
     ln_base = _log_of_base(base)
     if eps is not None:
-        p = np.clip(p, _check_real(eps, "eps", 0.0, 0.5, low_open=True), 1.0 - eps)
+        validate_params("log_loss", {"eps": eps}, {"eps": [Interval("real", 0, 0.5, "right")]})
+        p = np.clip(p, eps, 1.0 - eps)
     p_true = np.where(y01, p, 1.0 - p)
     certain_wrong = p_true == 0.0
     if w is not None:
@@ -135,9 +137,7 @@ def brier_loss(
     0.016667
     """
     y01, p, w = _check_inputs(y, p, pos_label, sample_weight)
-    scale = _check_real(scale, "scale", 0.0, math.inf, low_open=True)
-    if math.isinf(scale):
-        raise ValueError("scale must be finite")
+    validate_params("brier_loss", {"scale": scale}, {"scale": [Interval("real", 0, None, "neither")]})
     return scale * _mean((y01 - p) ** 2, w)
 
 

@@ -7,7 +7,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import ScoreCalibrator, check_float_arrays
 from .._kernels import ivap_lookup, ivap_tables
-from .._validation import check_scores
+from .._validation import Options, check_scores
 from ._merge import MERGES, brier_minimax, log_minimax
 
 __all__ = ["VennAbersCalibrator"]
@@ -79,10 +79,7 @@ class VennAbersCalibrator(ScoreCalibrator):
 
     _state = ("scores_", "weights_", "positive_weights_", "p0_", "p1_",
               "n_negative_", "n_positive_")
-
-    def _check_params(self):
-        if self.merge not in MERGES:
-            raise ValueError(f"merge must be one of {MERGES}; got {self.merge!r}")
+    _parameter_constraints: dict = {"merge": [Options(MERGES)]}
 
     def _fit_sums(self, s, w, a):
         self.scores_ = s

@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_labels, check_sample_weight, check_scores
+from .._validation import Options, check_labels, check_sample_weight, check_scores, validate_params
 from ._calibrator import VennAbersCalibrator
 from ._merge import MERGES, fold_pairs, merge_folds
 
@@ -59,6 +59,7 @@ class CrossVennAbersCalibrator(BaseEstimator):
     """
 
     _state = ("folds_", "calibrators_")
+    _parameter_constraints: dict = {"merge": [Options(MERGES)]}
 
     def __init__(self, *, merge="log", classes=None):
         self.merge = merge
@@ -82,8 +83,7 @@ class CrossVennAbersCalibrator(BaseEstimator):
         -------
         self : CrossVennAbersCalibrator
         """
-        if self.merge not in MERGES:
-            raise ValueError(f"merge must be one of {MERGES}; got {self.merge!r}")
+        self._check_params()
         s = check_scores(scores)
         classes, y01 = check_labels(y, s.shape[0], self.classes)
         w = check_sample_weight(sample_weight, s.shape[0])
@@ -105,6 +105,11 @@ class CrossVennAbersCalibrator(BaseEstimator):
         self.folds_ = ids
         self.calibrators_ = calibrators
         return self
+
+    def _check_params(self) -> None:
+        validate_params(
+            type(self).__name__, self.get_params(deep=False), self._parameter_constraints
+        )
 
     def _check_state(self):
         classes = np.asarray(self.classes_)

@@ -12,14 +12,16 @@ from .._estimators import (
     RESPONSE_METHODS,
     WrapperMixin,
     as_rows,
-    binary_targets,
-    check_weighted_classes,
     fit_estimator,
     n_samples,
     positive_scores,
     take_rows,
 )
-from .._validation import check_sample_weight
+from .._validation import (
+    check_classifier_targets,
+    check_sample_weight,
+    check_weighted_classes,
+)
 from ._calibrator import VennAbersCalibrator
 from ._merge import MERGES, merge_folds
 
@@ -129,7 +131,7 @@ class FullVennAbersClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
         X = as_rows(X)
         if not (hasattr(X, "iloc") or sp.issparse(X)) and X.ndim != 2:
             raise ValueError(f"Expected 2D array, got an array of shape {X.shape} instead")
-        y, classes, y01 = binary_targets(type(self).__name__, y)
+        y, classes, y01 = check_classifier_targets(type(self).__name__, y)
         n = n_samples(X)
         if y.shape[0] != n:
             raise ValueError(f"X has {n} rows but y has {y.shape[0]} labels")

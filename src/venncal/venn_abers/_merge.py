@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import Options, validate_params
+
 __all__ = ["MERGES", "brier_minimax", "fold_pairs", "log_minimax", "merge_folds"]
 
 MERGES = ("log", "brier")
@@ -61,6 +63,7 @@ def merge_folds(p0, p1, merge: str = "log"):
     >>> p.round(4), interval.round(4)
     (array([0.3586]), array([[0.3072, 0.3873]]))
     """
+    validate_params("merge_folds", {"merge": merge}, {"merge": [Options(MERGES)]})
     p0 = np.asarray(p0, dtype=np.float64)
     p1 = np.asarray(p1, dtype=np.float64)
     if p0.shape != p1.shape or p0.ndim != 2:
@@ -76,10 +79,8 @@ def merge_folds(p0, p1, merge: str = "log"):
         interval = np.column_stack((p0[0], p1[0]))
     if merge == "log":
         p = gm1 / (gm0 + gm1)
-    elif merge == "brier":
-        p = np.mean(brier_minimax(p0, p1), axis=0)
     else:
-        raise ValueError(f"merge must be one of {MERGES}; got {merge!r}")
+        p = np.mean(brier_minimax(p0, p1), axis=0)
     return p, interval
 
 
