@@ -464,7 +464,7 @@ def test_evaluate_labels_and_pos_label(data, capsys, tmp_path):
         "p",
         "--label-col",
         "y",
-        match=r"column 'p', row 1: 1\.5 is not a probability",
+        match=r"column 'p' must lie in \[0, 1\]; got 1\.5 in row 1",
     )
     fails(
         capsys,
@@ -873,7 +873,7 @@ def test_bad_labels_and_weights(data, capsys, tmp_path):
     fails(
         capsys,
         *_fit_args("bad.csv", "--weight-col", "w"),
-        match=r"column 'w', row 2: negative weight -2\.0",
+        match=r"column 'w' must be non-negative; got -2\.0 in row 2",
     )
     write_csv(
         tmp_path / "bad.csv", ["score", "label"], [["0.1", "no"], ["0.5", "yes"], ["0.6", "maybe"]]

@@ -50,6 +50,11 @@ def _first(mask: np.ndarray) -> int:
     return int(np.flatnonzero(mask)[0])
 
 
+def _at(i: int, row_base: int | None) -> str:
+    # Arrays count from index 0; tables, for their readers, from row 1.
+    return f"at index {i}" if row_base is None else f"in row {i + row_base:,}"
+
+
 def _real_1d(values, name: str, what: str) -> np.ndarray:
     """``values`` as a contiguous, non-empty 1-D float64 array (not yet checked for NaN)."""
     arr = np.asarray(values)
@@ -106,8 +111,11 @@ def check_scores(scores, *, name: str = "scores") -> np.ndarray:
     return arr
 
 
-def check_probabilities(p, *, name: str = "p") -> np.ndarray:
+def check_probabilities(p, *, name: str = "p", row_base: int | None = None) -> np.ndarray:
     """Return ``p`` as a contiguous 1-D float64 array of probabilities in ``[0, 1]``.
+
+    Errors name the first bad value by its index, or by its row counted from
+    ``row_base`` when given (1 for a table read by the command line).
 
     Raises
     ------
@@ -125,20 +133,23 @@ def check_probabilities(p, *, name: str = "p") -> np.ndarray:
     nan = np.isnan(arr)
     if nan.any():
         raise ValueError(
-            f"{name} contains {int(nan.sum())} NaN value(s), the first at index {_first(nan)}"
+            f"{name} contains {int(nan.sum())} NaN value(s), the first {_at(_first(nan), row_base)}"
         )
     out = (arr < 0.0) | (arr > 1.0)
     if out.any():
         i = _first(out)
-        raise ValueError(f"{name} must lie in [0, 1]; got {float(arr[i])!r} at index {i}")
+        raise ValueError(f"{name} must lie in [0, 1]; got {float(arr[i])!r} {_at(i, row_base)}")
     return arr
 
 
-def check_sample_weight(sample_weight, n: int, *, name: str = "sample_weight") -> np.ndarray | None:
+def check_sample_weight(
+    sample_weight, n: int, *, name: str = "sample_weight", row_base: int | None = None
+) -> np.ndarray | None:
     """Return frequency weights as a float64 array, or None for unit weights.
 
     Weights are frequency weights: 2 is the same as the row repeated, and a
-    row of weight 0 is dropped (:func:`nonzero_rows`).
+    row of weight 0 is dropped (:func:`nonzero_rows`).  Errors name the first
+    bad weight as :func:`check_probabilities` does.
 
     Raises
     ------
@@ -158,7 +169,7 @@ def check_sample_weight(sample_weight, n: int, *, name: str = "sample_weight") -
     negative = w < 0
     if negative.any():
         i = _first(negative)
-        raise ValueError(f"{name} must be non-negative; got {float(w[i])!r} at index {i}")
+        raise ValueError(f"{name} must be non-negative; got {float(w[i])!r} {_at(i, row_base)}")
     if not (w > 0).any():
         raise ValueError(f"{name} sums to zero: at least one positive weight is needed")
     return w

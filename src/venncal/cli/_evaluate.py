@@ -7,7 +7,15 @@ import argparse
 import numpy as np
 
 from .._validation import check_binary_labels, check_labels
-from ._io import CLIError, add_sep_option, command, open_table, read_columns
+from ._io import (
+    CLIError,
+    add_sep_option,
+    command,
+    open_table,
+    probability_column,
+    read_columns,
+    weight_column,
+)
 from ._progress import Reporter, add_output_options
 
 __all__ = ["add_parser", "binary_labels", "run"]
@@ -21,6 +29,16 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
     return value
+
+
+#: Column options: flag -> (required, help).
+COLUMNS = {
+    "--prob-col": (True, "column of predicted probabilities of the positive class, in [0, 1]"),
+    "--label-col": (True, "column of the true labels (any two values)"),
+    "--p0-col": (False, "column of Venn-Abers lower probabilities (with --p1-col)"),
+    "--p1-col": (False, "column of Venn-Abers upper probabilities (with --p0-col)"),
+    "--weight-col": (False, "column of non-negative weights for every metric"),
+}
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -52,32 +70,21 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument(
         "data", metavar="DATA", help="table (.csv, .csv.gz, .parquet, or - for CSV on stdin)"
     )
-    parser.add_argument(
-        "--prob-col",
-        required=True,
-        metavar="COL",
-        help="column of predicted probabilities of the positive class, in [0, 1]",
-    )
-    parser.add_argument(
-        "--label-col",
-        required=True,
-        metavar="COL",
-        help="column of the true labels (any two values)",
-    )
-    parser.add_argument(
-        "--p0-col", metavar="COL", help="column of Venn-Abers lower probabilities (with --p1-col)"
-    )
-    parser.add_argument(
-        "--p1-col", metavar="COL", help="column of Venn-Abers upper probabilities (with --p0-col)"
-    )
-    parser.add_argument(
-        "--weight-col", metavar="COL", help="column of non-negative weights for every metric"
-    )
+    for flag, (required, text) in COLUMNS.items():
+        parser.add_argument(flag, required=required, metavar="COL", help=text)
     parser.add_argument(
         "--pos-label",
         metavar="LABEL",
         help="the positive class (default: the larger of the two labels)",
     )
+    _add_metric_options(parser)
+    add_sep_option(parser)
+    add_output_options(parser)
+    parser.set_defaults(func=run)
+    return parser
+
+
+def _add_metric_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--bins",
         type=_positive_int,
@@ -103,10 +110,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help="write the reliability diagram to this image file (needs "
         "matplotlib; the format follows the extension: png, pdf, svg, ...)",
     )
-    add_sep_option(parser)
-    add_output_options(parser)
-    parser.set_defaults(func=run)
-    return parser
 
 
 def _matches(label, text: str) -> bool:
@@ -150,14 +153,20 @@ def binary_labels(y: np.ndarray, pos_label: str | None, source: str, column: str
         raise CLIError(f"{source}: column {column!r}: {exc}") from None
 
 
-def _check_unit_interval(values: np.ndarray, source: str, column: str) -> None:
-    bad = (values < 0) | (values > 1)
-    if bad.any():
-        i = int(bad.argmax())
-        raise CLIError(
-            f"{source}: column {column!r}, row {i + 1:,}: {float(values[i])!r} is not a probability "
-            "(values must lie in [0, 1])"
-        )
+def _read(args: argparse.Namespace, report: Reporter) -> tuple[str, dict[str, np.ndarray]]:
+    """Read the columns named by the options; return ``(source, columns)``."""
+    named = {flag: getattr(args, flag[2:].replace("-", "_")) for flag in COLUMNS}
+    table = open_table(args.data, sep=args.sep)
+    try:
+        for option, column in named.items():
+            if column is not None:
+                table.check_columns([column], option)
+        numeric = [c for o, c in named.items() if c is not None and o != "--label-col"]
+        with report.progress(f"reading {table.source}") as progress:
+            columns = read_columns(table, numeric, [args.label_col], progress)
+    finally:
+        table.close()
+    return table.source, columns
 
 
 @command("evaluate")
@@ -166,59 +175,24 @@ def run(args: argparse.Namespace) -> int:
     report = Reporter.from_args(args)
     if (args.p0_col is None) != (args.p1_col is None):
         raise CLIError("--p0-col and --p1-col go together: give both or neither")
-    try:
-        from ..metrics import evaluate
-    except ImportError as exc:  # pragma: no cover - only in a broken installation
-        raise CLIError(f"venncal.metrics is not available: {exc}") from None
+    from ..metrics import evaluate
 
-    table = open_table(args.data, sep=args.sep)
-    try:
-        numeric = [args.prob_col]
-        table.check_columns([args.prob_col], "--prob-col")
-        table.check_columns([args.label_col], "--label-col")
-        if args.p0_col:
-            table.check_columns([args.p0_col], "--p0-col")
-            table.check_columns([args.p1_col], "--p1-col")
-            numeric += [args.p0_col, args.p1_col]
-        if args.weight_col:
-            table.check_columns([args.weight_col], "--weight-col")
-            numeric.append(args.weight_col)
-        with report.progress(f"reading {table.source}") as progress:
-            columns = read_columns(table, numeric, [args.label_col], progress)
-    finally:
-        table.close()
-
-    source = table.source
-    p = columns[args.prob_col]
-    _check_unit_interval(p, source, args.prob_col)
+    source, columns = _read(args, report)
+    p = probability_column(columns[args.prob_col], source, args.prob_col)
     interval = None
     if args.p0_col:
-        p0, p1 = columns[args.p0_col], columns[args.p1_col]
-        _check_unit_interval(p0, source, args.p0_col)
-        _check_unit_interval(p1, source, args.p1_col)
         # No p0 <= p1 check: the merged pair of a cvap model can be unordered,
         # and its width is then negative (see venncal.metrics.interval_width).
-        interval = np.column_stack((p0, p1))
+        interval = np.column_stack([
+            probability_column(columns[col], source, col) for col in (args.p0_col, args.p1_col)
+        ])
     weights = None
     if args.weight_col:
-        weights = columns[args.weight_col]
-        if (weights < 0).any():
-            i = int((weights < 0).argmax())
-            raise CLIError(
-                f"{source}: column {args.weight_col!r}, row {i + 1:,}: negative weight "
-                f"{float(weights[i])!r} (weights must be >= 0)"
-            )
+        weights = weight_column(columns[args.weight_col], source, args.weight_col)
     y01, positive = binary_labels(columns[args.label_col], args.pos_label, source, args.label_col)
-
     try:
-        result = evaluate(
-            y01,
-            p,
-            interval=interval,
-            n_bins=args.bins,
-            strategy=args.strategy,
-            sample_weight=weights,
-        )
+        result = evaluate(y01, p, interval=interval, n_bins=args.bins, strategy=args.strategy,
+                          sample_weight=weights)
     except (ValueError, TypeError) as exc:
         raise CLIError(f"cannot evaluate {source}: {exc}") from None
     report.info(
@@ -226,7 +200,6 @@ def run(args: argparse.Namespace) -> int:
         f"({int(y01.sum()):,} rows), {args.bins} {args.strategy} bins"
     )
     print(result.to_json() if args.json else result.to_text())
-
     if args.plot:
         _plot(y01, p, args, weights)
         report.info(f"reliability diagram written to {args.plot}")

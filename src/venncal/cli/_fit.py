@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._io import CLIError, add_sep_option, command, open_table, read_columns
+from ._io import CLIError, add_sep_option, command, open_table, read_columns, weight_column
 from ._progress import Reporter, add_output_options
 
 __all__ = ["add_parser", "parse_param", "run"]
@@ -203,14 +203,7 @@ def run(args: argparse.Namespace) -> int:
     y = columns[args.label_col]
     weights = None
     if args.weight_col:
-        weights = columns[args.weight_col]
-        negative = weights < 0
-        if negative.any():
-            i = int(negative.argmax())
-            raise CLIError(
-                f"{table.source}: column {args.weight_col!r}, row {i + 1:,}: negative weight "
-                f"{float(weights[i])!r} (weights must be >= 0)"
-            )
+        weights = weight_column(columns[args.weight_col], table.source, args.weight_col)
     n = scores.shape[0]
     with report.stage(f"fitting {method} on {n:,} rows"):
         try:

@@ -28,6 +28,8 @@ from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
+from .._validation import check_probabilities, check_sample_weight
+
 __all__ = [
     "BATCH_ROWS",
     "CLIError",
@@ -36,7 +38,9 @@ __all__ = [
     "command",
     "open_table",
     "open_writer",
+    "probability_column",
     "read_columns",
+    "weight_column",
 ]
 
 #: Rows per batch when streaming a table.
@@ -449,6 +453,22 @@ def read_columns(
     for name in labels:
         out[name] = as_labels(parts[name], typed=table.typed)
     return out
+
+
+def weight_column(values: np.ndarray, source: str, column: str) -> np.ndarray:
+    """Check a column of frequency weights as every venncal entry point does."""
+    try:
+        return check_sample_weight(values, values.shape[0], name=f"column {column!r}", row_base=1)
+    except (TypeError, ValueError) as exc:
+        raise CLIError(f"{source}: {exc}") from None
+
+
+def probability_column(values: np.ndarray, source: str, column: str) -> np.ndarray:
+    """Check a column of probabilities as every venncal entry point does."""
+    try:
+        return check_probabilities(values, name=f"column {column!r}", row_base=1)
+    except (TypeError, ValueError) as exc:
+        raise CLIError(f"{source}: {exc}") from None
 
 
 # -------------------------------------------------------------------------------- write
