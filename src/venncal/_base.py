@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
@@ -52,7 +54,7 @@ class ScoreCalibrator(BaseEstimator):
     """
 
     _state: tuple[str, ...] = ()
-    _parameter_constraints: dict = {}
+    _parameter_constraints: ClassVar[dict] = {}
 
     def fit(self, scores, y, sample_weight=None):
         """Fit on calibration scores and labels.

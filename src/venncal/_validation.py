@@ -176,7 +176,7 @@ def check_sample_weight(
 
 
 def nonzero_rows(sample_weight: np.ndarray | None) -> np.ndarray | None:
-    """Indices of the rows that count (positive weight), or None when all do.
+    """Return the indices of the rows that count (positive weight), or None when all do.
 
     The one rule for zero weights: such a row is dropped, exactly as if it
     were absent from the data.
@@ -440,12 +440,12 @@ NONE = Check(_is_none, "None")
 BOOLEAN = Check(lambda v: isinstance(v, (bool, np.bool_)), "True or False")
 DICT = Check(lambda v: isinstance(v, Mapping), "a dict")
 RANDOM_STATE = Check(
-    lambda v: v is None or isinstance(v, (numbers.Integral, np.random.RandomState))
-    and not isinstance(v, bool),
+    lambda v: v is None or (isinstance(v, (numbers.Integral, np.random.RandomState))
+    and not isinstance(v, bool)),
     "an int, a numpy RandomState or None",
 )
 N_JOBS = Check(
-    lambda v: v is None or isinstance(v, numbers.Integral) and not isinstance(v, bool) and v != 0,
+    lambda v: v is None or (isinstance(v, numbers.Integral) and not isinstance(v, bool) and v != 0),
     "a non-zero integer or None",
 )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import ClassVar
 
 import numpy as np
 from scipy.special import gammaln
@@ -268,7 +269,7 @@ class BBQCalibrator(ScoreCalibrator):
         "thresholds_",
         "values_",
     )
-    _parameter_constraints: dict = {
+    _parameter_constraints: ClassVar[dict] = {
         "bin_range": [NONE, Check(_is_bin_range, "a pair of integers (smallest, largest) "
                                   "with 1 <= smallest <= largest")],
         "range_factor": [Interval("real", 1.0, None)],

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from .._base import ScoreCalibrator, check_float_arrays
@@ -118,7 +120,7 @@ class HistogramBinningCalibrator(ScoreCalibrator):
         self.classes = classes
 
     _state = ("bin_edges_", "bin_values_", "bin_weights_")
-    _parameter_constraints: dict = {
+    _parameter_constraints: ClassVar[dict] = {
         "n_bins": [Interval("int", 1, None)],
         "strategy": [Options(STRATEGIES)],
     }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
@@ -79,7 +81,7 @@ class VennAbersCalibrator(ScoreCalibrator):
 
     _state = ("scores_", "weights_", "positive_weights_", "p0_", "p1_",
               "n_negative_", "n_positive_")
-    _parameter_constraints: dict = {"merge": [Options(MERGES)]}
+    _parameter_constraints: ClassVar[dict] = {"merge": [Options(MERGES)]}
 
     def _fit_sums(self, s, w, a):
         self.scores_ = s

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
@@ -59,7 +61,7 @@ class CrossVennAbersCalibrator(BaseEstimator):
     """
 
     _state = ("folds_", "calibrators_")
-    _parameter_constraints: dict = {"merge": [Options(MERGES)]}
+    _parameter_constraints: ClassVar[dict] = {"merge": [Options(MERGES)]}
 
     def __init__(self, *, merge="log", classes=None):
         self.merge = merge

@@ -77,10 +77,7 @@ def merge_folds(p0, p1, merge: str = "log"):
     interval = np.column_stack((1.0 - gm0, gm1))
     if p0.shape[0] == 1:
         interval = np.column_stack((p0[0], p1[0]))
-    if merge == "log":
-        p = gm1 / (gm0 + gm1)
-    else:
-        p = np.mean(brier_minimax(p0, p1), axis=0)
+    p = gm1 / (gm0 + gm1) if merge == "log" else np.mean(brier_minimax(p0, p1), axis=0)
     return p, interval
 
 
