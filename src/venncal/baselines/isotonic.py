@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from .._base import ScoreCalibrator, check_float_arrays
@@ -182,7 +184,7 @@ class IsotonicCalibrator(ScoreCalibrator):
         self.classes = classes
 
     _state = ("thresholds_", "values_")
-    _parameter_constraints: dict = {"interpolation": [Options(INTERPOLATIONS)]}
+    _parameter_constraints: ClassVar[dict] = {"interpolation": [Options(INTERPOLATIONS)]}
 
     def _fit_sums(self, s, w, a):
         ends, bnum, bden = pava_blocks(a, w)

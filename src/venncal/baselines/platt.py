@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from typing import ClassVar
 
 import numpy as np
 from scipy.special import expit
@@ -181,7 +182,7 @@ class PlattCalibrator(ScoreCalibrator):
         self.classes = classes
 
     _state = ("a_", "b_")
-    _parameter_constraints: dict = {"targets": [Options(TARGETS)]}
+    _parameter_constraints: ClassVar[dict] = {"targets": [Options(TARGETS)]}
 
     def _fit_sums(self, s, w, a):
         neg = w - a
