@@ -507,3 +507,37 @@ def test_non_numeric_p_is_a_type_error():
         brier_loss([0, 1], ["low", "high"])
     with pytest.raises(TypeError, match="real numbers"):
         brier_loss([0, 1], np.array([0.1j, 0.2j]))
+
+
+# -- the public bins: the shared top rule, with weights -------------------------------
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_weighted_quantile_bins_follow_the_top_rule_exactly(seed):
+    # All p == v go to bin ceil(K * m(p <= v) / m) - 1 (m: total positive weight);
+    # rows of weight zero are dropped for the binning, as everywhere.
+    rng = np.random.default_rng(seed)
+    p = np.round(rng.random(80) * 12) / 12
+    y = rng.random(80) < p
+    w = rng.integers(0, 4, 80).astype(float)
+    w[0] = 1.0
+    for k_bins in (1, 3, 7, 20):
+        bins = calibration_bins(y, p, n_bins=k_bins, strategy="quantile", sample_weight=w)
+        kept = w > 0
+        total = Fraction(int(w.sum()))
+        for pi, wi, bi in zip(p[kept], w[kept], bins.ids[kept], strict=True):
+            upto = Fraction(int(w[p <= pi].sum()))
+            assert bi == math.ceil(k_bins * upto / total) - 1
+        assert np.all(np.diff(bins.edges) >= 0)
+        assert bins.weight.sum() == w.sum()
+        ref = ece(y, p, n_bins=k_bins, strategy="quantile", sample_weight=w)
+        ne = bins.nonempty
+        gap = np.abs(bins.frac_pos[ne] - bins.mean_pred[ne])
+        assert ref == float(np.sum(bins.weight[ne] * gap) / np.sum(bins.weight))
+
+
+def test_calibration_bins_checks_its_parameters():
+    with pytest.raises(ValueError, match="calibration_bins: n_bins"):
+        calibration_bins([0, 1], [0.2, 0.8], n_bins=0)
+    with pytest.raises(ValueError, match="strategy"):
+        calibration_bins([0, 1], [0.2, 0.8], strategy="equal")

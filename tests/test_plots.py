@@ -121,6 +121,18 @@ def test_docstring_examples_run_with_matplotlib():
     assert runner.summarize(verbose=False).failed == 0
 
 
+def test_figures_use_the_agg_canvas_without_pyplot(data):
+    # The fast check: every figure comes from plotting._figure (object API, Agg canvas),
+    # so no pyplot figure manager is created and nothing needs plt.close.
+    y, p, _ = data
+    before = plt.get_fignums()
+    for ax in (reliability_diagram(y, p), roc_curve(y, p)):
+        assert type(ax.figure.canvas).__name__ == "FigureCanvasAgg"
+        assert ax.figure.canvas.manager is None
+    assert plt.get_fignums() == before
+
+
+@pytest.mark.slow
 def test_import_is_lazy_and_headless(tmp_path):
     code = (
         "import sys, numpy as np\n"
