@@ -12,6 +12,7 @@ from venncal.metrics import (
     Evaluation,
     accuracy,
     brier_loss,
+    calibration_bins,
     ece,
     evaluate,
     interval_width,
@@ -20,7 +21,6 @@ from venncal.metrics import (
     rmse,
     roc_auc,
 )
-from venncal.metrics import calibration_bins
 
 TOL = 1e-12
 
@@ -525,7 +525,7 @@ def test_weighted_quantile_bins_follow_the_top_rule_exactly(seed):
         bins = calibration_bins(y, p, n_bins=k_bins, strategy="quantile", sample_weight=w)
         kept = w > 0
         total = Fraction(int(w.sum()))
-        for pi, wi, bi in zip(p[kept], w[kept], bins.ids[kept], strict=True):
+        for pi, bi in zip(p[kept], bins.ids[kept], strict=True):
             upto = Fraction(int(w[p <= pi].sum()))
             assert bi == math.ceil(k_bins * upto / total) - 1
         assert np.all(np.diff(bins.edges) >= 0)
