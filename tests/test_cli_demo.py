@@ -18,6 +18,8 @@ import pytest
 import venncal
 from venncal.cli import build_parser, main
 from venncal.datasets import load_adult
+from venncal.experiments import demo
+
 
 def _shared_datasets() -> Path:
     """The shared data store: $VENNCAL_DATA, else ``shared/datasets`` beside the repository."""
@@ -263,7 +265,10 @@ def _check_demo_output(out: str, n_train: int, n_test: int, seed: int) -> None:
             assert len(values) == 6  # log loss, Brier, ECE, AUC, accuracy, width
             log_loss, brier, ece, auc, acc = (float(v) for v in values[:5])  # "inf" parses
             assert log_loss > 0
-            assert 0 <= brier <= 1 and 0 <= ece <= 1 and 0.5 < auc <= 1 and 0.5 < acc <= 1
+            assert 0 <= brier <= 1
+            assert 0 <= ece <= 1
+            assert 0.5 < auc <= 1
+            assert 0.5 < acc <= 1
             if label in ("IVAP", "CVAP (5 folds)"):
                 # Venn-Abers probabilities are never exactly 0 or 1: finite log loss.
                 assert np.isfinite(log_loss)
@@ -272,6 +277,43 @@ def _check_demo_output(out: str, n_train: int, n_test: int, seed: int) -> None:
                 assert values[5] == "-"
 
 
+def test_demo_run_and_report_smoke(tmp_path):
+    pytest.importorskip("matplotlib")
+    result = demo.run(seed=1, max_train_rows=1_000, max_test_rows=600)
+    assert (result.n_train, result.n_test) == (1_000, 600)
+    assert result.subsampled
+    png = tmp_path / "reliability.png"
+    written = demo.report(result, plot=png)
+    _check_demo_output(written.text, 1_000, 600, seed=1)
+    assert written.figures == (png,)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"reliability diagrams: {png}" in written.text
+    assert written.markdown is None
+
+
+def test_demo_command_prints_the_report(monkeypatch, capsys):
+    # The command only parses, runs and prints: shrink the run it asks for.
+    real_run = demo.run
+
+    def small_run(**kwargs):
+        assert kwargs == {"seed": 3, "quick": True}
+        return real_run(**kwargs, max_train_rows=800, max_test_rows=500)
+
+    monkeypatch.setattr(demo, "run", small_run)
+    assert main(["demo", "--quick", "--seed", "3", "--no-plot"]) == 0
+    captured = capsys.readouterr()
+    _check_demo_output(captured.out, 800, 500, seed=3)
+    assert "reliability diagrams" not in captured.out
+    assert captured.err == ""
+
+
+def test_quick_sizes_agree_with_the_help():
+    from venncal.cli import _demo as cli_demo  # the parser's copy of the quick sizes
+
+    assert cli_demo.QUICK_ROWS == demo.QUICK_TRAIN_ROWS == demo.QUICK_TEST_ROWS
+
+
+@pytest.mark.slow
 def test_demo_quick(capsys, tmp_path):
     pytest.importorskip("matplotlib")
     png = tmp_path / "reliability.png"
