@@ -175,7 +175,7 @@ def learner_scores(model, X) -> np.ndarray:
 def selection_loss(learner: str, s: np.ndarray, y: np.ndarray) -> float:
     """Return the summed Brier loss 4(y-p)^2 of the learner's probabilities on `y`."""
     if learner == "SVM":
-        from ..baselines import PlattCalibrator
+        from .. import PlattCalibrator
 
         s = PlattCalibrator().fit(s, y).predict_proba(s)[:, 1]
     return float(np.sum(4.0 * (y - s) ** 2))

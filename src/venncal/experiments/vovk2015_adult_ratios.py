@@ -242,8 +242,7 @@ def _select(learner, column, X, y, n_train, X_test, seed, quick, counter, groups
 
 def _predictions(learner, y, best, best_cv, n_test) -> dict[str, np.ndarray | None]:
     """Test probabilities of every method (None where the method has none)."""
-    from ..baselines import IsotonicCalibrator, PlattCalibrator
-    from ..venn_abers import VennAbersCalibrator, merge_folds
+    from .. import IsotonicCalibrator, PlattCalibrator, VennAbersCalibrator, merge_folds
 
     s_cal, cal, s_test, _ = best[2]
     y_cal = y[cal]
@@ -281,7 +280,17 @@ def _test_losses(y_test, preds) -> dict[str, dict[str, float]]:
     }
 
 
-def run_column(learner, column, X, y, n_train, test, seed, quick, groups=None) -> ColumnResult:
+def run_column(
+    learner: str,
+    column: tuple[int, int] | str,
+    X: np.ndarray,
+    y: np.ndarray,
+    n_train: int,
+    test: np.ndarray,
+    seed: int,
+    quick: bool,
+    groups: list[list[int]] | None = None,
+) -> ColumnResult:
     """Choose the parameters and measure every method in one column (module docstring).
 
     Rows ``0..n_train-1`` of `X`, `y` are the training set, rows `test` the test set.

@@ -41,7 +41,7 @@ from ._adult import (
     selection_loss,
     subsample,
 )
-from ._protocols import adult_small_rows, contiguous_folds
+from ._protocols import AdultSmallRows, adult_small_rows, contiguous_folds
 from ._report import Report, RunInfo, fmt_loss, header, scatter_vs_paper, write_report
 
 __all__ = [
@@ -142,8 +142,7 @@ def _calibration_set_predictions(learner, X, y, proper, cal, X_test, seed, quick
 
     Returns the predictions and the parameters chosen on the calibration set.
     """
-    from ..baselines import IsotonicCalibrator, PlattCalibrator
-    from ..venn_abers import VennAbersCalibrator
+    from .. import IsotonicCalibrator, PlattCalibrator, VennAbersCalibrator
 
     best = (np.inf, None, None)
     for params in grid(learner, quick):
@@ -170,7 +169,7 @@ def _cvap_predictions(learner, X, y, train, X_test, seed, quick, counter, groups
 
     Returns the log-merged CVAP predictions and the chosen parameters.
     """
-    from ..venn_abers import VennAbersCalibrator, merge_folds
+    from .. import VennAbersCalibrator, merge_folds
 
     folds = [train[f] for f in contiguous_folds(len(train), N_FOLDS)]
     best_cv = (np.inf, None, None)
@@ -194,7 +193,16 @@ def _cvap_predictions(learner, X, y, train, X_test, seed, quick, counter, groups
     return merge_folds(p0, p1, merge="log")[0], chosen_cv
 
 
-def run_learner(learner, X, y, rows, test, seed, quick, groups=None) -> LearnerResult:
+def run_learner(
+    learner: str,
+    X: np.ndarray,
+    y: np.ndarray,
+    rows: AdultSmallRows,
+    test: np.ndarray,
+    seed: int,
+    quick: bool,
+    groups: list[list[int]] | None = None,
+) -> LearnerResult:
     """Run one learner through Platt, IR, IVAP and CVAP (see the module docstring).
 
     `rows` are the protocol's :class:`~venncal.experiments.AdultSmallRows`, `test` the
