@@ -105,9 +105,7 @@ def test_bad_jobs_is_a_usage_error(capsys):
 def test_list_prints_the_registry(capsys):
     assert main(["reproduce", "--list"]) == 0
     out = capsys.readouterr().out
-    assert out.splitlines() == [
-        f"  {name}: {entry.summary}" for name, entry in EXPERIMENTS.items()
-    ]
+    assert out.splitlines() == [f"  {name}: {entry.summary}" for name, entry in EXPERIMENTS.items()]
 
 
 def test_help_lists_the_experiments_and_no_hidden_options(capsys):

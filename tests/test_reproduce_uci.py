@@ -150,7 +150,10 @@ def test_shared_task_follows_the_definitions(code):
     assert result.n_test == 15
     for rep, (train, test) in enumerate(splits):
         model = exp.make_learner(code, 3, 5 + rep).fit(X[train], y[train])
-        s_tr, s_te = exp.learner_scores(model, X[train], code), exp.learner_scores(model, X[test], code)
+        s_tr, s_te = (
+            exp.learner_scores(model, X[train], code),
+            exp.learner_scores(model, X[test], code),
+        )
         if code == "SVM":
             p_w = PlattCalibrator().fit(s_tr, y[train]).predict_proba(s_te)[:, 1]
         else:

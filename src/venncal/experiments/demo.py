@@ -10,7 +10,6 @@ one reliability diagram per model.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -146,7 +145,6 @@ def run(
     quick: bool = False,
     max_train_rows: int | None = None,
     max_test_rows: int | None = None,
-    echo: Callable[[str], None] = lambda _: None,
 ) -> DemoResult:
     """Fit, calibrate and measure the demo's models.
 
@@ -160,8 +158,6 @@ def run(
     max_train_rows, max_test_rows : int, optional
         Keep at most this many rows (a seeded random subsample); override the quick
         sizes.
-    echo : callable, optional
-        Receives one progress line per model.
 
     Returns
     -------
@@ -193,7 +189,6 @@ def run(
             models.append(
                 _run_model(title, estimator, X_train, y_train, X_test, y_test, proper, cal, seed)
             )
-            echo(f"  fitted {title} ({models[-1].seconds:.1f} s)")
     return DemoResult(
         seed=seed,
         n_train=len(y_train),
