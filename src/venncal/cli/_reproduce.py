@@ -123,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
         result = experiment.run(
             quick=args.quick, seed=args.seed, jobs=args.jobs, data_dir=args.data_dir, echo=print
         )
-    except (FileNotFoundError, ValueError) as exc:  # missing data, malformed data file
+    except FileNotFoundError as exc:  # no data folder, or a data file missing from it
         return _error(str(exc))
     written = experiment.report(result, args.out, command=_command_line(args))
     print()
