@@ -277,27 +277,30 @@ def _check_demo_output(out: str, n_train: int, n_test: int, seed: int) -> None:
                 assert values[5] == "-"
 
 
-def test_demo_run_and_report_smoke(tmp_path):
+@pytest.fixture(scope="module")
+def small_demo():
+    # One fast run through the real data, shared by the report and command tests.
+    return demo.run(seed=3, max_train_rows=800, max_test_rows=500)
+
+
+def test_demo_run_and_report_smoke(small_demo, tmp_path):
     pytest.importorskip("matplotlib")
-    result = demo.run(seed=1, max_train_rows=1_000, max_test_rows=600)
-    assert (result.n_train, result.n_test) == (1_000, 600)
-    assert result.subsampled
+    assert (small_demo.n_train, small_demo.n_test) == (800, 500)
+    assert small_demo.subsampled
     png = tmp_path / "reliability.png"
-    written = demo.report(result, plot=png)
-    _check_demo_output(written.text, 1_000, 600, seed=1)
+    written = demo.report(small_demo, plot=png)
+    _check_demo_output(written.text, 800, 500, seed=3)
     assert written.figures == (png,)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert f"reliability diagrams: {png}" in written.text
     assert written.markdown is None
 
 
-def test_demo_command_prints_the_report(monkeypatch, capsys):
-    # The command only parses, runs and prints: shrink the run it asks for.
-    real_run = demo.run
-
+def test_demo_command_prints_the_report(small_demo, monkeypatch, capsys):
+    # The command only parses, runs and prints: hand it the small run.
     def small_run(**kwargs):
         assert kwargs == {"seed": 3, "quick": True}
-        return real_run(**kwargs, max_train_rows=800, max_test_rows=500)
+        return small_demo
 
     monkeypatch.setattr(demo, "run", small_run)
     assert main(["demo", "--quick", "--seed", "3", "--no-plot"]) == 0
