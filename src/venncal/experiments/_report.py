@@ -138,14 +138,15 @@ def write_report(
 def new_figure(ncols: int, figsize: tuple[float, float]) -> tuple[Any, Any] | None:
     """Return a figure and its row of `ncols` axes, or None without matplotlib.
 
-    The figure is a bare :class:`matplotlib.figure.Figure`: it renders with Agg when
-    saved, needs no display and is not registered with pyplot (nothing to close).
+    The figure comes from venncal's one headless figure helper (Agg canvas,
+    object API, nothing registered with pyplot, nothing to close).
     """
+    from ..plotting import _figure
+
     try:
-        from matplotlib.figure import Figure
+        fig = _figure(figsize, layout=None)
     except ImportError:
         return None
-    fig = Figure(figsize=figsize)
     return fig, fig.subplots(1, ncols, squeeze=False)[0]
 
 
