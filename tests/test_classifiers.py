@@ -302,7 +302,7 @@ def test_score_level_cvap_equals_merge_of_reference_ivaps():
     y = (rng.random(n) < 1 / (1 + np.exp(-scores))).astype(int)
     folds = rng.integers(0, K, n) * 10  # any fold identifiers
     test = rng.normal(size=(30, K))
-    cal = CrossVennAbersCalibrator().fit(scores, np.where(y == 1, "pos", "neg"), folds)
+    cal = CrossVennAbersCalibrator().fit(scores, np.where(y == 1, "pos", "neg"), folds=folds)
     assert list(cal.folds_) == [0, 10, 20, 30]
     p0s, p1s = [], []
     for k, fold in enumerate(cal.folds_):
@@ -321,4 +321,4 @@ def test_score_level_cvap_equals_merge_of_reference_ivaps():
     with pytest.raises(ValueError, match="one column per fold"):
         cal.predict_proba(test[:, :2])
     with pytest.raises(ValueError, match="folds"):
-        CrossVennAbersCalibrator().fit(scores, y, folds[:-1])
+        CrossVennAbersCalibrator().fit(scores, y, folds=folds[:-1])

@@ -13,12 +13,8 @@ from venncal.baselines import IsotonicCalibrator, PlattCalibrator
 from venncal.cli import main
 from venncal.experiments import holdout_splits
 from venncal.experiments import vovk2014_uci as exp
-from venncal.venn_abers import (
-    FullVennAbersClassifier,
-    VennAbersCalibrator,
-    brier_minimax,
-    log_minimax,
-)
+from venncal.estimators import FullVennAbersClassifier
+from venncal.venn_abers import VennAbersCalibrator, brier_minimax, log_minimax
 
 _DEFAULT_DIR = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 DATA_DIR = Path(os.environ.get("VENNCAL_DATA") or _DEFAULT_DIR)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import ScoreCalibrator, check_float_arrays
 from .._kernels import ivap_lookup, ivap_tables
 from .._validation import Options, check_scores
-from ._merge import MERGES, brier_minimax, log_minimax
+from ._merge import MERGES, minimax
 
 __all__ = ["VennAbersCalibrator"]
 
@@ -79,7 +81,7 @@ class VennAbersCalibrator(ScoreCalibrator):
 
     _state = ("scores_", "weights_", "positive_weights_", "p0_", "p1_",
               "n_negative_", "n_positive_")
-    _parameter_constraints: dict = {"merge": [Options(MERGES)]}
+    _parameter_constraints: ClassVar[dict] = {"merge": [Options(MERGES)]}
 
     def _fit_sums(self, s, w, a):
         self.scores_ = s
@@ -125,4 +127,4 @@ class VennAbersCalibrator(ScoreCalibrator):
 
     def _predict_p(self, q):
         p0, p1 = self._pair(q)
-        return (log_minimax if self.merge == "log" else brier_minimax)(p0, p1)
+        return minimax(p0, p1, self.merge)
