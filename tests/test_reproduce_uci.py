@@ -11,9 +11,9 @@ import pytest
 
 from venncal.baselines import IsotonicCalibrator, PlattCalibrator
 from venncal.cli import main
+from venncal.estimators import FullVennAbersClassifier
 from venncal.experiments import holdout_splits
 from venncal.experiments import vovk2014_uci as exp
-from venncal.estimators import FullVennAbersClassifier
 from venncal.venn_abers import VennAbersCalibrator, brier_minimax, log_minimax
 
 _DEFAULT_DIR = Path(__file__).resolve().parents[2] / "shared" / "datasets"

@@ -51,9 +51,10 @@ __all__ = ["CV", "FoldCalibratedClassifier"]
 
 
 def _is_splitter(value) -> bool:
-    return hasattr(value, "split") or (
-        hasattr(value, "__iter__") and not isinstance(value, (str, bytes))
-    )
+    # str has a .split method and is iterable, but is never a splitter
+    if isinstance(value, (str, bytes)):
+        return False
+    return hasattr(value, "split") or hasattr(value, "__iter__")
 
 
 #: ``cv``: K >= 2 folds, None (5 folds), a splitter or an iterable of splits.
