@@ -169,6 +169,22 @@ def _build(method: str, merge: str | None, params: list[tuple[str, object]]):
     return cls(**kwargs)
 
 
+def _group_param(calibrator, method: str, fold_col: str | None) -> str | None:
+    """Return the calibrator's per-row group argument of ``fit``; check ``--fold-col`` against it.
+
+    A calibrator fitted per group of rows (CVAP: one IVAP per fold) names
+    that argument in ``_group_param``; ``--fold-col`` gives its column.
+    """
+    group = calibrator._group_param
+    if group is not None and not fold_col:
+        raise CLIError(f"--method {method} needs --fold-col (the fold of each calibration row)")
+    if group is None and fold_col:
+        raise CLIError(
+            f"--fold-col is used only by --method {'/'.join(_grouped_methods())}, not {method}"
+        )
+    return group
+
+
 def _grouped_methods() -> list[str]:
     """Return the methods whose calibrator is fitted per group of rows (``--fold-col``)."""
     from .._registry import available_methods, method_class
@@ -191,13 +207,7 @@ def run(args: argparse.Namespace) -> int:
     report = Reporter.from_args(args)
     method = args.method
     calibrator = _build(method, args.merge, args.param)
-    group = calibrator._group_param  # e.g. "folds": one group id per row
-    if group is not None and not args.fold_col:
-        raise CLIError(f"--method {method} needs --fold-col (the fold of each calibration row)")
-    if group is None and args.fold_col:
-        raise CLIError(
-            f"--fold-col is used only by --method {'/'.join(_grouped_methods())}, not {method}"
-        )
+    group = _group_param(calibrator, method, args.fold_col)
 
     table = open_table(args.data, sep=args.sep)
     try:
