@@ -47,8 +47,9 @@ class CalibratedClassifier(FoldCalibratedClassifier):
         A scikit-learn classifier with ``predict_proba`` or
         ``decision_function``; ``None`` means ``LogisticRegression()``.
     method : {"isotonic", "platt", "histogram", "bbq", "ivap"}, default="isotonic"
-        The score-level calibrator (see ``venncal.baselines`` and
-        :class:`~venncal.VennAbersCalibrator`).
+        The score-level calibrator (see ``venncal.baselines``); ``"ivap"``
+        is the alias described above.  ``"cvap"`` is refused with a message
+        naming ``VennAbersClassifier(method="cvap")``.
     cv : int, cross-validation generator, iterable or "split", default=5
         An int K gives ``StratifiedKFold(K, shuffle=True,
         random_state=random_state)``; ``"split"`` one stratified split into a
@@ -76,6 +77,10 @@ class CalibratedClassifier(FoldCalibratedClassifier):
     calibrators_ : list of score-level calibrators
         The fitted calibrators, one per fold (for ``method="ivap"`` the
         folds' IVAPs, ``calibrator_.calibrators_``).
+
+    See Also
+    --------
+    VennAbersClassifier : The Venn-Abers route (IVAP, CVAP, SVA).
 
     Examples
     --------
