@@ -1,7 +1,9 @@
 """venncal: exact, fast probability calibration for binary classifiers.
 
-The score-level calibrators fit on scores and labels (no model inside); the
-estimator wrappers are scikit-learn classifiers around any base estimator.
+The score-level calibrators (:mod:`venncal.venn_abers`, :mod:`venncal.baselines`)
+fit on scores and labels (no model inside); the estimator wrappers
+(:mod:`venncal.estimators`) are scikit-learn classifiers around any base
+estimator.
 """
 
 from . import persist
@@ -11,14 +13,12 @@ from .baselines import (
     IsotonicCalibrator,
     PlattCalibrator,
 )
-from .calibrated import CalibratedClassifier
+from .estimators import CalibratedClassifier, FullVennAbersClassifier, VennAbersClassifier
 from .persist import load, save
 from .summary import ScoreSummary
 from .venn_abers import (
     CrossVennAbersCalibrator,
-    FullVennAbersClassifier,
     VennAbersCalibrator,
-    VennAbersClassifier,
     brier_minimax,
     log_minimax,
     merge_folds,

@@ -169,6 +169,36 @@ def _build(method: str, merge: str | None, params: list[tuple[str, object]]):
     return cls(**kwargs)
 
 
+def _group_param(calibrator, method: str, fold_col: str | None) -> str | None:
+    """Return the calibrator's per-row group argument of ``fit``; check ``--fold-col`` against it.
+
+    A calibrator fitted per group of rows (CVAP: one IVAP per fold) names
+    that argument in ``_group_param``; ``--fold-col`` gives its column.
+    """
+    group = calibrator._group_param
+    if group is not None and not fold_col:
+        raise CLIError(f"--method {method} needs --fold-col (the fold of each calibration row)")
+    if group is None and fold_col:
+        raise CLIError(
+            f"--fold-col is used only by --method {'/'.join(_grouped_methods())}, not {method}"
+        )
+    return group
+
+
+def _grouped_methods() -> list[str]:
+    """Return the methods whose calibrator is fitted per group of rows (``--fold-col``)."""
+    from .._registry import available_methods, method_class
+
+    grouped = []
+    for method in available_methods():
+        try:
+            if method_class(method)._group_param is not None:
+                grouped.append(method)
+        except ImportError:
+            continue
+    return grouped
+
+
 @command("fit")
 def run(args: argparse.Namespace) -> int:
     """Fit and save; return the exit code."""
@@ -176,11 +206,8 @@ def run(args: argparse.Namespace) -> int:
 
     report = Reporter.from_args(args)
     method = args.method
-    if method == "cvap" and not args.fold_col:
-        raise CLIError("--method cvap needs --fold-col (the fold of each calibration row)")
-    if method != "cvap" and args.fold_col:
-        raise CLIError(f"--fold-col is used only by --method cvap, not {method}")
     calibrator = _build(method, args.merge, args.param)
+    group = _group_param(calibrator, method, args.fold_col)
 
     table = open_table(args.data, sep=args.sep)
     try:
@@ -207,10 +234,8 @@ def run(args: argparse.Namespace) -> int:
     n = scores.shape[0]
     with report.stage(f"fitting {method} on {n:,} rows"):
         try:
-            if method == "cvap":
-                calibrator.fit(scores, y, columns[args.fold_col], sample_weight=weights)
-            else:
-                calibrator.fit(scores, y, sample_weight=weights)
+            groups = {} if group is None else {group: columns[args.fold_col]}
+            calibrator.fit(scores, y, sample_weight=weights, **groups)
         except (ValueError, TypeError) as exc:
             hint = ""
             if "classes=" in str(exc):

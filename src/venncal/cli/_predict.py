@@ -93,9 +93,11 @@ def run(args: argparse.Namespace) -> int:
     report = Reporter.from_args(args)
     model = load_model(args.model)
     score_cols = [c.strip() for c in args.score_col.split(",")]
-    n_models = len(getattr(model, "calibrators_", ())) or 1
+    # A model fitted per fold (CVAP) takes one score column per fold model.
+    grouped = getattr(model, "_group_param", None) is not None
+    n_models = len(model.folds_) if grouped else 1
     if len(score_cols) > 1:
-        if not hasattr(model, "calibrators_"):
+        if not grouped:
             raise CLIError(
                 f"several score columns are for cvap models; {args.model} holds a "
                 f"{type(model).__name__}, give one column"

@@ -7,7 +7,7 @@ test set:
 
 - **W**: the learner's own probabilities (for the SVM: a Platt sigmoid fitted on the
   training set's decision values, as Weka's SMO does with its logistic models);
-- **VA**: the full Venn-Abers predictor (:class:`~venncal.venn_abers.FullVennAbersClassifier`:
+- **VA**: the full Venn-Abers predictor (:class:`~venncal.FullVennAbersClassifier`:
   the learner is retrained on the training set plus the test object, once with each
   label, for every test object);
 - **SVA**: the simplified Venn-Abers predictor (the learner trained once; the training
