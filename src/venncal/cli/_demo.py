@@ -17,18 +17,7 @@ QUICK_ROWS = 5_000
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """Register the ``demo`` subcommand.
-
-    Parameters
-    ----------
-    subparsers : argparse._SubParsersAction
-        The object returned by ``ArgumentParser.add_subparsers``.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        The ``demo`` parser.
-    """
+    """Register ``venncal demo`` on ``subparsers`` (from ``add_subparsers``); return its parser."""
     description = (
         "Train logistic regression, Gaussian naive Bayes and a random forest on the UCI "
         "Adult training file shipped with venncal, calibrate them with Platt scaling, "

@@ -42,18 +42,7 @@ COLUMNS = {
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """Register the ``evaluate`` subcommand.
-
-    Parameters
-    ----------
-    subparsers : argparse._SubParsersAction
-        The object returned by ``ArgumentParser.add_subparsers``.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        The ``evaluate`` parser.
-    """
+    """Register ``venncal evaluate`` on ``subparsers`` (from ``add_subparsers``); return its parser."""
     parser = subparsers.add_parser(
         "evaluate",
         help="print calibration metrics of predicted probabilities, draw a reliability diagram",

@@ -20,19 +20,24 @@ METHOD_HELP = {
 }
 
 
+#: Column options: flag -> (required, help).
+COLUMNS = {
+    "--score-col": (
+        True,
+        "column of the model's scores (any real numbers, higher = more likely the larger label)",
+    ),
+    "--label-col": (True, "column of the true labels (any two values)"),
+    "--weight-col": (False, "column of non-negative frequency weights (default: all 1)"),
+    "--fold-col": (
+        False,
+        ("column of fold ids, for --method cvap (required there): the scores of fold k come "
+        "from the model not trained on fold k"),
+    ),
+}
+
+
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """Register the ``fit`` subcommand.
-
-    Parameters
-    ----------
-    subparsers : argparse._SubParsersAction
-        The object returned by ``ArgumentParser.add_subparsers``.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        The ``fit`` parser.
-    """
+    """Register ``venncal fit`` on ``subparsers`` (from ``add_subparsers``); return its parser."""
     from .._registry import available_methods
 
     methods = available_methods()
@@ -56,30 +61,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         metavar="DATA",
         help="calibration table (.csv, .csv.gz, .parquet, or - for CSV on stdin)",
     )
-    parser.add_argument(
-        "--score-col",
-        required=True,
-        metavar="COL",
-        help="column of the model's scores (any real numbers, higher = more "
-        "likely the larger label)",
-    )
-    parser.add_argument(
-        "--label-col",
-        required=True,
-        metavar="COL",
-        help="column of the true labels (any two values)",
-    )
-    parser.add_argument(
-        "--weight-col",
-        metavar="COL",
-        help="column of non-negative frequency weights (default: all 1)",
-    )
-    parser.add_argument(
-        "--fold-col",
-        metavar="COL",
-        help="column of fold ids, for --method cvap (required there): the "
-        "scores of fold k come from the model not trained on fold k",
-    )
+    for flag, (required, text) in COLUMNS.items():
+        parser.add_argument(flag, required=required, metavar="COL", help=text)
     parser.add_argument(
         "--method",
         required=True,

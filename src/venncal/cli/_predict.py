@@ -13,18 +13,7 @@ __all__ = ["add_parser", "load_model", "run"]
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """Register the ``predict`` subcommand.
-
-    Parameters
-    ----------
-    subparsers : argparse._SubParsersAction
-        The object returned by ``ArgumentParser.add_subparsers``.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        The ``predict`` parser.
-    """
+    """Register ``venncal predict`` on ``subparsers`` (from ``add_subparsers``); return its parser."""
     parser = subparsers.add_parser(
         "predict",
         help="add calibrated probabilities to a table of scores",

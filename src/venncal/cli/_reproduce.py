@@ -25,18 +25,7 @@ def _listing() -> str:
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """Register the ``reproduce`` subcommand.
-
-    Parameters
-    ----------
-    subparsers : argparse._SubParsersAction
-        The object returned by ``ArgumentParser.add_subparsers``.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        The ``reproduce`` parser.
-    """
+    """Register ``venncal reproduce`` on ``subparsers`` (from ``add_subparsers``); return its parser."""
     parser = subparsers.add_parser(
         "reproduce",
         help="rerun a published experiment and write a report beside the paper's numbers",
