@@ -4,44 +4,74 @@ The score-level calibrators (:mod:`venncal.venn_abers`, :mod:`venncal.baselines`
 fit on scores and labels (no model inside); the estimator wrappers
 (:mod:`venncal.estimators`) are scikit-learn classifiers around any base
 estimator.
+
+Names are imported on first use (PEP 562), so ``import venncal`` and the
+command line's ``--help`` stay fast: scikit-learn, scipy and numba load only
+when a calibrator is asked for.
 """
 
-from . import persist
-from .baselines import (
-    BBQCalibrator,
-    HistogramBinningCalibrator,
-    IsotonicCalibrator,
-    PlattCalibrator,
-)
-from .estimators import CalibratedClassifier, FullVennAbersClassifier, VennAbersClassifier
-from .persist import load, save
-from .summary import ScoreSummary
-from .venn_abers import (
-    CrossVennAbersCalibrator,
-    VennAbersCalibrator,
-    brier_minimax,
-    log_minimax,
-    merge_folds,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "BBQCalibrator",
-    "CalibratedClassifier",
-    "CrossVennAbersCalibrator",
-    "FullVennAbersClassifier",
-    "HistogramBinningCalibrator",
-    "IsotonicCalibrator",
-    "PlattCalibrator",
-    "ScoreSummary",
-    "VennAbersCalibrator",
-    "VennAbersClassifier",
-    "__version__",
-    "brier_minimax",
-    "load",
-    "log_minimax",
-    "merge_folds",
-    "persist",
-    "save",
-]
+#: Public name -> the module that defines it.
+_EXPORTS = {
+    "BBQCalibrator": "venncal.baselines",
+    "HistogramBinningCalibrator": "venncal.baselines",
+    "IsotonicCalibrator": "venncal.baselines",
+    "PlattCalibrator": "venncal.baselines",
+    "CalibratedClassifier": "venncal.estimators",
+    "FullVennAbersClassifier": "venncal.estimators",
+    "VennAbersClassifier": "venncal.estimators",
+    "CrossVennAbersCalibrator": "venncal.venn_abers",
+    "VennAbersCalibrator": "venncal.venn_abers",
+    "brier_minimax": "venncal.venn_abers",
+    "log_minimax": "venncal.venn_abers",
+    "merge_folds": "venncal.venn_abers",
+    "ScoreSummary": "venncal.summary",
+    "load": "venncal.persist",
+    "save": "venncal.persist",
+}
+
+#: Subpackages reachable as attributes of ``venncal`` without an import of their own.
+_SUBMODULES = ("baselines", "estimators", "metrics", "persist", "plotting", "venn_abers")
+
+__all__ = sorted([*_EXPORTS, "__version__", "persist"])
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f"venncal.{name}")
+    else:
+        raise AttributeError(f"module 'venncal' has no attribute {name!r}")
+    globals()[name] = value  # the next access is a plain attribute lookup
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS, *_SUBMODULES})
+
+
+if TYPE_CHECKING:  # for type checkers and IDEs; never executed
+    from . import persist
+    from .baselines import (
+        BBQCalibrator,
+        HistogramBinningCalibrator,
+        IsotonicCalibrator,
+        PlattCalibrator,
+    )
+    from .estimators import CalibratedClassifier, FullVennAbersClassifier, VennAbersClassifier
+    from .persist import load, save
+    from .summary import ScoreSummary
+    from .venn_abers import (
+        CrossVennAbersCalibrator,
+        VennAbersCalibrator,
+        brier_minimax,
+        log_minimax,
+        merge_folds,
+    )
