@@ -39,7 +39,25 @@ _EXPORTS = {
 #: Subpackages reachable as attributes of ``venncal`` without an import of their own.
 _SUBMODULES = ("baselines", "estimators", "metrics", "persist", "plotting", "venn_abers")
 
-__all__ = sorted([*_EXPORTS, "__version__", "persist"])
+__all__ = [
+    "BBQCalibrator",
+    "CalibratedClassifier",
+    "CrossVennAbersCalibrator",
+    "FullVennAbersClassifier",
+    "HistogramBinningCalibrator",
+    "IsotonicCalibrator",
+    "PlattCalibrator",
+    "ScoreSummary",
+    "VennAbersCalibrator",
+    "VennAbersClassifier",
+    "__version__",
+    "brier_minimax",
+    "load",
+    "log_minimax",
+    "merge_folds",
+    "persist",
+    "save",
+]
 
 
 def __getattr__(name: str):
