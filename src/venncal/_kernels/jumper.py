@@ -44,7 +44,7 @@ import numpy as np
 
 from ._jit import jit
 
-__all__ = ["jumper_run"]
+__all__ = ["jumper_predict", "jumper_run"]
 
 _LN10 = math.log(10.0)
 
@@ -63,6 +63,62 @@ def _compensated_add(hi, lo, x):
     else:
         lo += (x - t) + hi
     return t, lo
+
+
+@jit
+def _rate_weights(cap, mix):
+    """Fill ``mix`` with ``softmax(cap)``; return ``log sum exp(cap)``.
+
+    ``cap[r]`` is ``log S_r``; ``mix[r] = S_r / sum S`` is rate ``r``'s share
+    of the Mean Jumper's capital (uniform if every ``S_r`` is 0).
+    """
+    R = cap.shape[0]
+    if R == 1:
+        mix[0] = 1.0
+        return cap[0]
+    top = cap[0]
+    for r in range(1, R):
+        top = max(top, cap[r])
+    total = 0.0
+    for r in range(R):
+        mix[r] = math.exp(cap[r] - top) if top > -np.inf else 1.0
+        total += mix[r]
+    for r in range(R):
+        mix[r] /= total
+    return top + math.log(total) if top > -np.inf else -np.inf
+
+
+@jit
+def jumper_predict(table, rates, weights, log_cap, log_err, out_proba):
+    """Mean Jumper predictions ``p'`` for base probabilities at a fixed state.
+
+    ``out_proba[i]`` is what :func:`jumper_run` would output as ``p'`` if
+    the column ``table[:, i]`` came next (same arithmetic, bit for bit); the
+    state (arguments as in :func:`jumper_run`) is not modified.
+    """
+    n = table.shape[1]
+    K = table.shape[0]
+    R = rates.shape[0]
+    mix = np.empty(R)
+    cap = np.empty(R)
+    for r in range(R):
+        cap[r] = log_cap[r] + log_err[r]
+    _rate_weights(cap, mix)
+    for i in range(n):
+        proba = 0.0
+        for r in range(R):
+            stay = 1.0 - rates[r]
+            jump = rates[r] / K
+            q1 = 0.0
+            q0 = 0.0
+            # Algorithms 1 line 4 and 2 lines 5-6, without storing the weights.
+            for k in range(K):
+                wk = stay * weights[r, k] + jump
+                f = table[k, i]
+                q1 += wk * f
+                q0 += wk * (1.0 - f)
+            proba += mix[r] * (q1 / (q0 + q1))
+        out_proba[i] = proba
 
 
 @jit
@@ -98,32 +154,20 @@ def jumper_run(p, y, table, rates, weights, log_cap, log_err, out_log10, out_pro
     K = table.shape[0]
     R = rates.shape[0]
     log_R = math.log(R)
-    pr = np.empty(R)  # this step's p'_r of each rate
     mix = np.empty(R)  # weight of each rate in the Mean Jumper's prediction
     cap = np.empty(R)  # log S_r, collapsed
     for r in range(R):
         cap[r] = log_cap[r] + log_err[r]
+    _rate_weights(cap, mix)
     # Loop invariant, at the top of step i for every rate r: weights[r] is the
     # normalised capital distribution C_eps / C of Algorithm 1 after line 6 of
-    # step i-1 (= Algorithm 2's C_eps after its lines 3-4 of step i), and
-    # log_cap[r] + log_err[r] = cap[r] = log S_{i-1} of rate r.
+    # step i-1 (= Algorithm 2's C_eps after its lines 3-4 of step i),
+    # log_cap[r] + log_err[r] = cap[r] = log S_{i-1} of rate r, and
+    # mix = softmax(cap): the Mean Jumper predicts with each rate's p'
+    # weighted by its capital S_{r,i-1} (its gale over the base gale).
     for i in range(n):
         yi = y[i]
         base = p[i] if yi else 1.0 - p[i]  # B_{p_i}({y_i}), > 0 by precondition
-        # Mean Jumper: each rate predicts with weight proportional to its
-        # capital S_{r,i-1} (its gale over the base gale), a softmax of cap.
-        if R == 1:
-            mix[0] = 1.0
-        else:
-            top = cap[0]
-            for r in range(1, R):
-                top = max(top, cap[r])
-            total = 0.0
-            for r in range(R):
-                mix[r] = math.exp(cap[r] - top) if top > -np.inf else 1.0
-                total += mix[r]
-            for r in range(R):
-                mix[r] /= total
         proba = 0.0
         for r in range(R):
             J = rates[r]
@@ -142,8 +186,7 @@ def jumper_run(p, y, table, rates, weights, log_cap, log_err, out_log10, out_pro
                 q0 += wk * (1.0 - f)
             # Algorithm 2 line 6: p'_i = sum_eps f_eps(p_i) C_eps (the weights
             # sum to q0 + q1 = 1 up to rounding; dividing keeps p' in [0, 1]).
-            pr[r] = q1 / (q0 + q1)
-            proba += mix[r] * pr[r]
+            proba += mix[r] * (q1 / (q0 + q1))
             # Algorithm 1 lines 5-6: S_i = S_{i-1} * sum_eps w_eps B_{f_eps}(y_i) / B_{p_i}(y_i)
             #                            = S_{i-1} * B_{p'_i}(y_i) / B_{p_i}(y_i).
             qy = q1 if yi else q0
@@ -167,17 +210,6 @@ def jumper_run(p, y, table, rates, weights, log_cap, log_err, out_log10, out_pro
                 log_err[r] = 0.0
             cap[r] = log_cap[r] + log_err[r]
         out_proba[i] = proba
-        # Mean Jumper: S_i = (1/R) sum_r S_{r,i}, by log-sum-exp.
-        if R == 1:
-            out_log10[i] = cap[0] / _LN10
-        else:
-            top = cap[0]
-            for r in range(1, R):
-                top = max(top, cap[r])
-            if top == -np.inf:
-                out_log10[i] = -np.inf
-            else:
-                total = 0.0
-                for r in range(R):
-                    total += math.exp(cap[r] - top)
-                out_log10[i] = (top + math.log(total) - log_R) / _LN10
+        # Mean Jumper: S_i = (1/R) sum_r S_{r,i}, by log-sum-exp (which also
+        # gives the next step's mix).
+        out_log10[i] = (_rate_weights(cap, mix) - log_R) / _LN10
