@@ -60,7 +60,8 @@ def _is_pair(v) -> bool:
 
 def _is_rates(v) -> bool:
     rate = Interval("real", 0.0, 1.0, closed="right")
-    return isinstance(v, (tuple, list)) and len(v) > 0 and all(rate(x) for x in v)
+    return (isinstance(v, (tuple, list, np.ndarray)) and len(v) > 0
+            and all(rate(x) for x in np.asarray(v).tolist()))
 
 
 def _is_classes(v) -> bool:
@@ -80,11 +81,14 @@ class _Jumper:
         "classes": [NONE, Check(_is_classes, "a pair of two distinct labels")],
     }
 
-    def _setup(self, rates: Sequence[float]) -> None:
+    def _setup(self) -> None:
         validate_params(type(self).__name__, self.get_params(), self._parameter_constraints)
         self.family_ = self.family if self.family is not None else quadratic()
-        self._rates = np.array(rates, dtype=np.float64)
+        self._rates = np.array(self._rate_values(), dtype=np.float64)
         self.reset()
+
+    def _rate_values(self) -> tuple[float, ...]:
+        return (self.jump_rate,)
 
     # -- parameters -------------------------------------------------------------
 
@@ -122,7 +126,12 @@ class _Jumper:
 
     @property
     def value(self) -> Decimal:
-        """``S_n`` itself, as a ``Decimal`` (17 digits; no overflow at ``10^1000``)."""
+        """``S_n`` itself, as a ``Decimal`` (no overflow at ``10^1000`` and beyond).
+
+        Computed from :attr:`log10_value`, so its relative accuracy is that of
+        ``10^x`` for a float ``x``: about ``2.3 * ulp(x)``, e.g. ``3e-13`` at
+        ``S = 10^919``.
+        """
         if self._log10 == -math.inf:
             return Decimal(0)
         with localcontext() as ctx:
@@ -337,7 +346,7 @@ class JumperMartingale(_Jumper):
         self.jump_rate = jump_rate
         self.clip = clip
         self.classes = classes
-        self._setup((jump_rate,))
+        self._setup()
 
 
 class JumperPredictor(_Jumper):
@@ -383,7 +392,7 @@ class JumperPredictor(_Jumper):
         self.jump_rate = jump_rate
         self.clip = clip
         self.classes = classes
-        self._setup((jump_rate,))
+        self._setup()
 
 
 class MeanJumper(_Jumper):
@@ -439,4 +448,7 @@ class MeanJumper(_Jumper):
         self.jump_rates = jump_rates
         self.clip = clip
         self.classes = classes
-        self._setup(tuple(jump_rates) if _is_rates(jump_rates) else (0.5,))
+        self._setup()
+
+    def _rate_values(self) -> tuple[float, ...]:
+        return tuple(self.jump_rates)
