@@ -228,3 +228,19 @@ def test_expert_with_zero_probability_and_a_dead_martingale():
     log10_s, proba, _ = run(p, y, table, [0.5, 1.0])
     assert (log10_s == -np.inf).all()
     assert_allclose(proba, [0.0, 0.5, 0.5])
+
+
+def test_mean_jumper_keeps_a_rate_far_behind_exactly():
+    # A rate 10^1000 behind the others is tracked exactly, not lost to
+    # underflow: each rate's state evolves as if it ran alone.
+    p, y = random_stream(13, 3000, bias=0.2)
+    table = quadratic_table(p)
+    behind = -1000 * math.log(10)
+    state = (np.full((2, 5), 0.2), np.array([0.0, behind]), np.zeros(2))
+    log10_s, _, (w, hi, lo) = run(p, y, table, [1.0, 0.3], state=state)
+    alone = run(p, y, table, [0.3], state=(np.full((1, 5), 0.2), np.array([behind]), np.zeros(1)))
+    assert_array_equal(w[1], alone[2][0][0])
+    assert hi[1] == alone[2][1][0]
+    assert lo[1] == alone[2][2][0]
+    assert_allclose(log10_s, np.logaddexp(0.0, alone[0] * math.log(10)) / math.log(10)
+                    - math.log10(2), rtol=1e-13, atol=1e-13)

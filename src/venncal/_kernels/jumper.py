@@ -3,7 +3,10 @@
 One kernel, :func:`jumper_run`, runs ``R`` Jumpers with jumping rates
 ``rates[0], ..., rates[R-1]`` over a recorded stream and averages them: the
 Mean Jumper.  With ``R = 1`` it is the plain Jumper, exactly (the average of
-one number is that number, bit for bit).
+one number is that number, bit for bit).  :func:`jumper_predict` gives the
+next step's forecasts at a fixed state, by the same arithmetic.  The state
+is passed in and updated in place, so a stream can be continued in any
+number of calls with bit-for-bit the same results.
 
 Representation (why it is exact at ``S = 10^1000`` and far beyond)
 ------------------------------------------------------------------
@@ -21,14 +24,19 @@ float64 after ``10^308``.  Here every capital is factored as
 
 This is the scaled forward recursion of a hidden Markov model: the mixing step
 (Algorithm 1 line 4) acts on the normalised weights as ``w := (1 - J) w + J/|E|``
-because their total is 1, so it needs no log-sum-exp, and the weights, being
-a probability vector, neither overflow nor lose relative precision (log
-weights would: ``exp(lw)`` with ``lw ~ -700`` carries an error of
-``700 eps``).  The only quantity that grows without bound, ``S``, lives in log
-space.  Per step and rate, one logarithm: the log of the growth factor
-``B_{p'}(y) / B_p(y)`` (Algorithm 1 lines 5-6 summed over the experts).
+because their total is 1, so it is the log-sum-exp of
+``log(1 - J) + log w_eps`` and ``log(J/|E|)`` evaluated without leaving
+linear space.  The weights, a probability vector, cannot overflow; after
+mixing each is at least ``J/|E|``, and they keep full relative precision
+(log weights would not: ``exp(lw)`` with ``lw ~ -700`` carries an error of
+``700 eps``), so nothing is lost by not storing their logarithms.  The only
+quantity that grows without bound, ``S``, lives in log space.  Per step and
+rate there is one logarithm, of the growth factor ``B_{p'}(y) / B_p(y)``
+(Algorithm 1 lines 5-6 summed over the experts).
 
-The Mean Jumper's ``log S`` is the log-sum-exp of the rates' ``log S_r``
+The Mean Jumper keeps each rate's state apart (not one joint normalised
+vector, in which a rate ``10^400`` behind the best would underflow to 0 and
+never recover).  Its ``log S`` is the log-sum-exp of the rates' ``log S_r``
 minus ``log R``, recomputed at every step from the per-rate values, and its
 prediction mixes the rates' predictions ``p'_r`` with weights proportional to
 ``S_r`` before the label (a softmax of ``log S_r``): its gale is the average
