@@ -199,6 +199,31 @@ def test_ville_alarm_rate_under_the_null(make):
         alarms += obj.alarm(alpha) is not None
     rate = alarms / streams
     assert rate <= alpha + 3 * math.sqrt(alpha * (1 - alpha) / streams)
+    # Not vacuous: when the base model underestimates, alarms are the rule.
+    alarms = 0
+    for _ in range(200):
+        p = rng.uniform(0.05, 0.75, n)
+        obj.reset()
+        obj.run(p, (rng.random(n) < p + 0.25).astype(int))
+        alarms += obj.alarm(alpha) is not None
+    assert alarms / 200 > 0.5
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("J", [1.0, 0.1, 0.01, 0.001])
+def test_ville_long_streams(J):
+    # 4000 streams of 5000 steps: the alarm rate at alpha = 0.05 stays below
+    # alpha (Ville bounds the probability of *ever* crossing 1/alpha).
+    rng = np.random.default_rng(20)
+    alpha, streams, n = 0.05, 4000, 5000
+    mart = JumperMartingale(quadratic((-1, -0.5, 0.5, 1)), jump_rate=J)
+    alarms = 0
+    for _ in range(streams):
+        p = rng.uniform(0.01, 0.99, n)
+        mart.reset()
+        mart.run(p, rng.random(n) < p)
+        alarms += mart.alarm(alpha) is not None
+    assert alarms / streams <= alpha + 3 * math.sqrt(alpha * (1 - alpha) / streams)
 
 
 # -------------------------------------------------------------------- families

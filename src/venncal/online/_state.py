@@ -20,7 +20,7 @@ def alarm_level(alpha: float) -> float:
     return -math.log10(alpha)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class JumperResult:
     """The trajectory of a Jumper over a recorded stream (returned by ``run``).
 
