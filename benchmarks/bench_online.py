@@ -85,7 +85,8 @@ def time_stream(n: int, repeat: int) -> list[tuple[str, int, float, float, str]]
         res = go()
         gap = log10_loss(p, y == 1) - log10_loss(res.protected_proba, y == 1)
         rel = abs(res.log10_final - gap) / abs(gap)
-        rows.append((name, n, wall, cpu, f"log10 S_N = {res.log10_final:.1f}; identity rel err {rel:.1e}"))
+        note = f"log10 S_N = {res.log10_final:.1f}; identity rel err {rel:.1e}"
+        rows.append((name, n, wall, cpu, note))
     fam = quadratic()
     wall, cpu = best(lambda: fam.table(p), repeat)
     rows.append(("family table (K=5)", n, wall, cpu, "numpy, one (5, n) table"))
@@ -158,7 +159,8 @@ def machine() -> str:
     cpu = "unknown CPU"
     try:
         with open("/proc/cpuinfo") as fh:
-            cpu = next(line.split(":", 1)[1].strip() for line in fh if line.startswith("model name"))
+            cpu = next(line.split(":", 1)[1].strip() for line in fh
+                       if line.startswith("model name"))
     except (OSError, StopIteration):
         pass
     versions = ", ".join(f"{m} {importlib.metadata.version(m)}"

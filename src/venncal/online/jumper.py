@@ -165,9 +165,9 @@ class _Jumper:
             i = int(impossible[0])
             raise ValueError(
                 f"p[{i}] = {p[i]:g} (step {self.n_seen_ + i + 1} of the stream) gave probability "
-                f"0 to its label {np.asarray(y)[i].item()!r}: its log loss is infinite and the martingale is "
-                f"undefined. Keep base forecasts away from 0 and 1, e.g. with clip=(0.1, 0.9) "
-                f"(paper 002, section 5)"
+                f"0 to its label {np.asarray(y)[i].item()!r}: its log loss is infinite and the "
+                f"martingale is undefined. Keep base forecasts away from 0 and 1, e.g. with "
+                f"clip=(0.1, 0.9) (paper 002, section 5)"
             )
         return p, y01, classes
 
@@ -320,6 +320,15 @@ class JumperMartingale(_Jumper):
     JumperPredictor : the same object, used for its protected forecasts.
     MeanJumper : the average over several jumping rates.
 
+    Notes
+    -----
+    ``J = 1`` redraws the capital's distribution uniformly at every step, so
+    the Jumper learns nothing: ``p'_n`` is the plain average of
+    ``f_eps(p_n)`` over the family and ``S_n = prod B_{p'_i}(y_i) / B_{p_i}(y_i)``.
+    For a family whose average is the identity (the quadratic family with
+    ``E`` symmetric about 0, e.g. the default) this gives ``p' = p`` and
+    ``S_n = 1`` at every step.  The paper allows ``J`` in ``(0, 1]``.
+
     Examples
     --------
     The base model says 0.2, but the positive label comes up half the time:
@@ -358,6 +367,22 @@ class JumperPredictor(_Jumper):
     (section 4) at most the loss of the best *sequence* of family functions
     plus a price per switch.  The parameters, attributes and methods are those
     of :class:`JumperMartingale` (the two are the same computation).
+
+    Notes
+    -----
+    Regret (section 4).  For every sequence ``theta_1, ..., theta_n`` of
+    family functions with ``k`` switches, in natural-log loss,
+
+        Loss(p') <= Loss(f_theta(p)) + log|E| + k log(|E|/J)
+                    + (n - k - 1) log(1 / (1 - J + J/|E|)),
+
+    the negative log of the prior probability of ``theta`` under Algorithm
+    1, which redraws the state from *all* of ``E`` with probability ``J``.
+    The paper prints ``k log(|E|-1) + k log(1/J) + (n-k-1) log(1/(1-J))``,
+    the bound of fixed share to the *other* experts (Herbster and Warmuth):
+    weaker when switches are rare (it then follows from this one), it fails
+    for Algorithm 1 when they are frequent (tests/test_jumper_kernel.py has
+    an example).
 
     Parameters
     ----------
