@@ -14,8 +14,9 @@ Algorithm 1 keeps unnormalised capitals ``C_eps`` whose sum ``S_n`` overflows
 float64 after ``10^308``.  Here every capital is factored as
 ``C_eps = S * w_eps``:
 
-* ``S`` is kept **only as its natural logarithm** ``log S`` (a compensated,
-  Kahan-Babuska-Neumaier sum of the per-step log increments, so its rounding
+* ``S`` is kept **only as its natural logarithm** ``log S`` (a compensated
+  sum of the per-step log increments, with the errors of the additions
+  collected by TwoSum, :mod:`venncal._kernels.dd`, so that its rounding
   error does not grow with the length of the stream); it is never
   exponentiated.
 * ``w`` is the normalised distribution of the capital over the experts
@@ -51,6 +52,7 @@ import math
 import numpy as np
 
 from ._jit import jit
+from .dd import two_sum_jit
 
 __all__ = ["jumper_predict", "jumper_run"]
 
@@ -59,18 +61,17 @@ _LN10 = math.log(10.0)
 
 @jit
 def _compensated_add(hi, lo, x):
-    """Return ``(hi, lo)`` with ``hi + lo`` = old ``hi + lo + x`` (Neumaier's sum).
+    """Return ``(hi, lo)`` with ``hi + lo`` = old ``hi + lo + x``, compensated.
 
-    ``-inf`` is absorbing: a capital that has reached 0 stays 0.
+    ``hi`` carries the running sum and ``lo`` the exact rounding errors of
+    its additions (TwoSum), so the error of ``hi + lo`` does not grow with
+    the number of terms.  ``-inf`` is absorbing: a capital that has reached 0
+    stays 0.
     """
     if hi == -np.inf or x == -np.inf:
         return -np.inf, 0.0
-    t = hi + x
-    if abs(hi) >= abs(x):
-        lo += (hi - t) + x
-    else:
-        lo += (x - t) + hi
-    return t, lo
+    s, e = two_sum_jit(hi, x)
+    return s, lo + e
 
 
 @jit
