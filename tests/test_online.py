@@ -347,3 +347,16 @@ def test_probabilities_and_parameters():
     for make, message in bad:
         with pytest.raises(ValueError, match=message):
             make()
+
+
+def test_user_guide_examples_run():
+    import doctest
+    from pathlib import Path
+
+    guide = Path(__file__).resolve().parent.parent / "docs" / "online.md"
+    if not guide.exists():
+        pytest.skip("docs/online.md is not next to the tests")
+    flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+    result = doctest.testfile(str(guide), module_relative=False, optionflags=flags)
+    assert result.attempted > 0
+    assert result.failed == 0
