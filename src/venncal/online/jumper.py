@@ -193,10 +193,12 @@ class _Jumper:
         return result
 
     def run(self, p, y) -> JumperResult:
-        """Process a recorded stream, in order, in one kernel call; return its trajectory.
+        """Process a recorded stream, in order, in compiled code; return its trajectory.
 
-        The stream continues the object's state (call :meth:`reset` first
-        for a fresh start); ``learn_one`` afterwards continues it exactly.
+        One kernel call per block of 65,536 steps (one for the Bank stream),
+        which bounds the memory of the family's ``(K, n)`` table.  The stream
+        continues the object's state (call :meth:`reset` first for a fresh
+        start); ``learn_one`` afterwards continues it exactly.
 
         Parameters
         ----------
