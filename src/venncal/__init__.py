@@ -12,6 +12,7 @@ from .baselines import (
     PlattCalibrator,
 )
 from .calibrated import CalibratedClassifier
+from .enir import near_isotonic_path
 from .persist import load, save
 from .summary import ScoreSummary
 from .venn_abers import (
@@ -42,6 +43,7 @@ __all__ = [
     "load",
     "log_minimax",
     "merge_folds",
+    "near_isotonic_path",
     "persist",
     "save",
 ]
