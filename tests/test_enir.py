@@ -18,10 +18,11 @@ from reference.neariso_naive import (
     solve_dual,
     solve_exact,
 )
+from scipy.special import xlogy
 
 import venncal
 from venncal.baselines import isotonic_regression
-from venncal.enir import NearIsotonicPath, near_isotonic_path
+from venncal.enir import ENIRCalibrator, NearIsotonicPath, near_isotonic_path
 
 
 def random_problem(rng, n, kind):
@@ -280,7 +281,7 @@ def test_exported():
 
 @st.composite
 def problems(draw):
-    n = draw(st.integers(1, 25))
+    n = draw(st.integers(1, 15))
     z = draw(st.lists(st.sampled_from([0.0, 1.0, 0.25, -2.0]) | st.floats(-5, 5), min_size=n,
                       max_size=n))
     w = draw(st.lists(st.sampled_from([1.0, 2.0]) | st.floats(0.05, 10), min_size=n, max_size=n))
@@ -300,7 +301,216 @@ def test_properties(problem):
         assert (b >= z.min() - 1e-12).all()
         assert (b <= z.max() + 1e-12).all()
         assert_allclose(np.sum(w * b), np.sum(w * z), rtol=1e-10, atol=1e-10)
-        if n <= 25:
-            assert_allclose(b, solve_dual(z, w, lam), atol=1e-8)
+        assert_allclose(b, solve_dual(z, w, lam), atol=1e-8)
     assert_allclose(path.solution(np.inf), isotonic_regression(z, sample_weight=w),
                     rtol=1e-12, atol=1e-12)
+
+
+# ================================================================ ENIRCalibrator
+
+
+def labelled(rng, n, ties=True):
+    s = rng.uniform(size=n)
+    if ties:
+        s[::5] = np.round(s[::5], 1)
+    y = rng.uniform(size=n) < np.clip(s + 0.25 * np.sin(9 * s), 0.02, 0.98)
+    return s, y.astype(int)
+
+
+def literal_models(scores, y, weights, lambdas, prior_strength=1.0):
+    """Score every model on every row (the definition), and its smoothed rows."""
+    w = np.ones_like(scores) if weights is None else weights
+    path = near_isotonic_path(scores, y, w)
+    row = np.searchsorted(path.scores, scores)
+    total = w.sum()
+    bic = []
+    smoothed = []
+    for lam in lambdas:
+        fit = np.clip(path.solution(lam), 0, 1)
+        p = fit[row]
+        loglik = np.sum(w * (xlogy(y, p) + xlogy(1 - y, 1 - p)))
+        n_bins = 1 + int(np.sum(fit[1:] != fit[:-1]))
+        bic.append(-2 * loglik + n_bins * np.log(total))
+        # Smoothed bin values at the distinct scores: prior = mean score of the bin.
+        starts = path.groups(lam)
+        sizes = np.diff(np.append(starts, path.scores.shape[0]))
+        bin_of = np.repeat(np.arange(starts.shape[0]), sizes)
+        W = np.bincount(bin_of, weights=path.weights)
+        prior = np.clip(np.bincount(bin_of, weights=path.weights * path.scores) / W, 1e-6, 1 - 1e-6)
+        v = fit[starts]
+        smoothed.append(((W * v + prior_strength * prior) / (W + prior_strength))[bin_of])
+    bic = np.array(bic)
+    weights_ = np.exp(-0.5 * (bic - bic.min()))
+    return bic, weights_ / weights_.sum(), np.array(smoothed)
+
+
+@pytest.mark.parametrize(("n", "weighted"), [(40, False), (200, True), (3000, False)])
+def test_weights_equal_literal_bic_computation(n, weighted):
+    rng = np.random.default_rng(n)
+    s, y = labelled(rng, n)
+    w = rng.integers(0, 4, n).astype(float) if weighted else None
+    cal = ENIRCalibrator().fit(s, y, sample_weight=w)
+    keep = np.ones(n, bool) if w is None else w > 0
+    path = near_isotonic_path(s[keep], y[keep], None if w is None else w[keep])
+    assert_array_equal(cal.lambdas_, path.knots[path.knots > 0])
+    bic, weights, smoothed = literal_models(s[keep], y[keep], None if w is None else w[keep],
+                                            cal.lambdas_)
+    assert_allclose(cal.model_weights_, weights, rtol=1e-9, atol=1e-20)
+    scored = np.isfinite(cal.bic_)
+    assert_allclose(cal.bic_[scored], bic[scored], rtol=1e-9)
+    # Unscored models are provably negligible.
+    assert (weights[~scored] < 1e-26).all()
+    assert_allclose(cal.values_, weights @ smoothed, rtol=1e-12, atol=1e-15)
+    if n == 3000:
+        assert (~scored).sum() > 0.5 * scored.shape[0]  # most models were never scored
+    best = ENIRCalibrator(model="best").fit(s, y, sample_weight=w)
+    assert_array_equal(best.model_weights_, np.eye(bic.shape[0])[np.argmin(bic)])
+    assert_allclose(best.values_, smoothed[np.argmin(bic)], rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("scores", "y"),
+    [
+        ([0.5], [1]),
+        ([0.2, 0.7], [1, 0]),
+        ([0.2, 0.7], [0, 1]),
+        ([0.1, 0.2, 0.3, 0.4], [0, 0, 1, 1]),  # separable
+        ([0.1, 0.2, 0.3], [1, 1, 1]),  # one class
+        ([0.0, 0.0, 1.0, 1.0], [0, 0, 1, 1]),  # ties, scores at 0 and 1
+        ([-3.0, 0.5, 7.0, 7.0, 9.0], [1, 0, 1, 0, 0]),  # scores outside [0, 1]
+    ],
+)
+def test_probabilities_strictly_inside_unit_interval(scores, y):
+    cal = ENIRCalibrator(classes=[0, 1]).fit(scores, y)
+    grid = np.concatenate([np.asarray(scores, float), [-1e300, -5, 0.05, 0.5, 5, 1e300]])
+    p = cal.predict_proba(grid)[:, 1]
+    assert np.isfinite(p).all()
+    assert ((p > 0) & (p < 1)).all()
+    assert_allclose(cal.model_weights_.sum(), 1.0)
+
+
+def test_monotone_where_every_model_is():
+    rng = np.random.default_rng(3)
+    s, y = labelled(rng, 400)
+    # A negligible prior isolates the average of the fits.
+    cal = ENIRCalibrator(prior_strength=1e-12).fit(s, y)
+    path = near_isotonic_path(s, y)
+    used = cal.lambdas_[cal.model_weights_ > 0]
+    fits = np.array([path.solution(lam) for lam in used])
+    step_up = (np.diff(fits, axis=1) >= 0).all(axis=0)
+    assert step_up.any()
+    assert (np.diff(cal.values_)[step_up] >= -1e-12).all()
+    # Isotonic data: one model, monotone predictions.
+    s = np.sort(rng.uniform(size=300))
+    y = (rng.uniform(size=300) < s).astype(int)
+    y.sort()
+    cal = ENIRCalibrator().fit(s, y)
+    assert (np.diff(cal.predict_proba(np.linspace(-1, 2, 500))[:, 1]) >= 0).all()
+
+
+def test_prediction_interpolates_and_is_flat_outside():
+    rng = np.random.default_rng(4)
+    s, y = labelled(rng, 300)
+    cal = ENIRCalibrator().fit(s, y)
+    t, v = cal.thresholds_, cal.values_
+    assert_array_equal(cal.predict_proba(t)[:, 1], v)
+    mid = 0.5 * (t[:-1] + t[1:])
+    assert_allclose(cal.predict_proba(mid)[:, 1], 0.5 * (v[:-1] + v[1:]), rtol=1e-12)
+    assert_array_equal(cal.predict_proba([t[0] - 1, t[-1] + 1])[:, 1], [v[0], v[-1]])
+
+
+def test_calibrator_contract():
+    rng = np.random.default_rng(5)
+    s, y = labelled(rng, 300)
+    counts = rng.integers(0, 3, 300)
+    weighted = ENIRCalibrator().fit(s, y, sample_weight=counts.astype(float))
+    repeated = ENIRCalibrator().fit(np.repeat(s, counts), np.repeat(y, counts))
+    assert_allclose(weighted.values_, repeated.values_, rtol=1e-12)
+    assert_allclose(weighted.model_weights_, repeated.model_weights_, rtol=1e-9, atol=1e-20)
+    keep = counts > 0
+    dropped = ENIRCalibrator().fit(s[keep], y[keep], sample_weight=counts[keep].astype(float))
+    assert_array_equal(weighted.values_, dropped.values_)
+    summary = venncal.ScoreSummary.from_arrays(s, y)
+    assert_array_equal(ENIRCalibrator().fit_summary(summary).values_,
+                       ENIRCalibrator().fit(s, y).values_)
+    named = ENIRCalibrator().fit(s, np.where(y == 1, "yes", "no"))
+    assert named.classes_.tolist() == ["no", "yes"]
+    assert named.predict(s[:3]).tolist() == np.where(
+        named.predict_proba(s[:3])[:, 1] > 0.5, "yes", "no").tolist()
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"model": "mean"}, "model must be one of"),
+        ({"prior_strength": 0.0}, "prior_strength"),
+        ({"bin_prior": "midpoint"}, "bin_prior"),
+    ],
+)
+def test_bad_parameters(params, message):
+    with pytest.raises(ValueError, match=message):
+        ENIRCalibrator(**params).fit([0.1, 0.2], [0, 1])
+
+
+def test_bad_input_and_score_prior_outside_unit_interval():
+    with pytest.raises(ValueError, match="finite"):
+        ENIRCalibrator().fit([0.1, np.nan], [0, 1])
+    with pytest.raises(ValueError, match="different lengths"):
+        ENIRCalibrator().fit([0.1, 0.2], [0, 1, 1])
+    with pytest.raises(ValueError, match=r'bin_prior="score" needs calibration scores in \[0, 1\]'):
+        ENIRCalibrator(bin_prior="score").fit([0.1, 2.0], [0, 1])
+
+
+def test_save_load_round_trip_and_registry(tmp_path):
+    rng = np.random.default_rng(6)
+    s, y = labelled(rng, 500)
+    cal = ENIRCalibrator(model="average", prior_strength=2.0).fit(s, y)
+    venncal.save(cal, tmp_path / "enir.json")
+    back = venncal.load(tmp_path / "enir.json")
+    for name in ENIRCalibrator._state:
+        assert getattr(back, name).tobytes() == getattr(cal, name).tobytes()
+    q = rng.normal(0.5, 0.5, 1000)
+    assert back.predict_proba(q).tobytes() == cal.predict_proba(q).tobytes()
+    assert venncal._registry.method_class("enir") is ENIRCalibrator
+
+
+def test_calibrated_classifier_and_cli(tmp_path, monkeypatch):
+    from sklearn.datasets import make_classification
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = make_classification(n_samples=600, random_state=0)
+    clf = venncal.CalibratedClassifier(LogisticRegression(), method="enir", cv="split",
+                                       random_state=0).fit(X, y)
+    p = clf.predict_proba(X)[:, 1]
+    assert ((p > 0) & (p < 1)).all()
+
+    from venncal.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(7)
+    s, lab = labelled(rng, 200)
+    with open("cal.csv", "w") as f:
+        f.write("score,label\n" + "".join(f"{float(a)!r},{b}\n" for a, b in zip(s, lab, strict=True)))
+    assert main(["fit", "cal.csv", "--score-col", "score", "--label-col", "label",
+                 "--method", "enir", "-o", "model.json"]) == 0
+    model = venncal.load("model.json")
+    assert_array_equal(model.values_, ENIRCalibrator().fit(s, lab).values_)
+
+
+@pytest.mark.slow
+def test_beats_isotonic_on_non_monotone_truth():
+    # The issue's benchmark: scores sigmoid(z), truth with a sine wiggle.
+    rng = np.random.default_rng(8)
+
+    def draw(n):
+        z = rng.normal(0, 2, n)
+        truth = np.clip(1 / (1 + np.exp(-(0.6 * z + 0.4))) + 0.1 * np.sin(3 * z), 0.01, 0.99)
+        return 1 / (1 + np.exp(-z)), (rng.uniform(size=n) < truth).astype(int), truth
+
+    s, y, _ = draw(10_000)
+    t, yt, truth = draw(100_000)
+    enir = ENIRCalibrator().fit(s, y).predict_proba(t)[:, 1]
+    iso = np.clip(venncal.IsotonicCalibrator().fit(s, y).predict_proba(t)[:, 1], 1e-15, 1 - 1e-15)
+    loss = lambda p: -np.mean(xlogy(yt, p) + xlogy(1 - yt, 1 - p))
+    assert loss(enir) <= loss(iso)
+    assert np.sqrt(np.mean((enir - truth) ** 2)) <= np.sqrt(np.mean((iso - truth) ** 2))

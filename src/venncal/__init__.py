@@ -12,7 +12,7 @@ from .baselines import (
     PlattCalibrator,
 )
 from .calibrated import CalibratedClassifier
-from .enir import near_isotonic_path
+from .enir import ENIRCalibrator, near_isotonic_path
 from .persist import load, save
 from .summary import ScoreSummary
 from .venn_abers import (
@@ -31,6 +31,7 @@ __all__ = [
     "BBQCalibrator",
     "CalibratedClassifier",
     "CrossVennAbersCalibrator",
+    "ENIRCalibrator",
     "FullVennAbersClassifier",
     "HistogramBinningCalibrator",
     "IsotonicCalibrator",
