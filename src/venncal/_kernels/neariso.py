@@ -57,74 +57,119 @@ _EPS = 2.0**-52
 _TIE_ULPS = 64.0
 
 
+# The per-group fields used by every merge, one 64-byte row per group (so a
+# merge touches a handful of cache lines, not one per field; ids and slopes
+# are exact in float64): target sum, weight, slope numerator, alive
+# neighbours (-1: none), death time, time of the pending merge with the
+# right neighbour.
+_A, _W, _D, _PREV, _NEXT, _DEATH, _PEND = 0, 1, 2, 3, 4, 5, 6
+
+
 @jit
-def _merge_time(A, W, d, g, h, lam):
+def _merge_time(G, g, h, lam):
     """Return when adjacent groups ``g`` (left) and ``h`` (right) meet, from ``lam`` on.
 
     ``lam`` itself if their values are equal at ``lam`` (to rounding), ``inf``
     if their lines are parallel or moving apart.  Paper 004, eq. (8).
     """
-    wg = W[g]
-    wh = W[h]
-    vg = (A[g] + lam * d[g]) / wg
-    vh = (A[h] + lam * d[h]) / wh
+    ag, wg, dg = G[g, _A], G[g, _W], G[g, _D]
+    ah, wh, dh = G[h, _A], G[h, _W], G[h, _D]
+    vg = (ag + lam * dg) / wg
+    vh = (ah + lam * dh) / wh
     gap = vg - vh
-    size = abs(vg) + abs(vh) + lam * (abs(d[g]) / wg + abs(d[h]) / wh)
+    size = abs(vg) + abs(vh) + lam * (abs(dg) / wg + abs(dh) / wh)
     if abs(gap) <= _TIE_ULPS * _EPS * size:
         return lam
-    rate = d[g] / wg - d[h] / wh  # d(gap) / d(lam)
+    rate = dg / wg - dh / wh  # d(gap) / d(lam)
     if rate == 0.0 or (gap > 0.0) == (rate > 0.0):
         return np.inf
     # Where the lines meet, from the sums alone (not from ``lam``), so that
     # the same rational gives the same float for every pair that meets there.
-    t = (A[h] * wg - A[g] * wh) / (d[g] * wh - d[h] * wg)
+    t = (ah * wg - ag * wh) / (dg * wh - dh * wg)
     return max(lam, t)
 
 
+# The heap of pending merges is 4-ary and stores each entry as one row
+# ``[time, group]`` of a (capacity, 2) float64 array (group ids < 2**53 are
+# exact), so that an entry is 16 bytes and the four children of a node share
+# a cache line: the heap is the memory-bound part of the path.
+_ARITY = 4
+
+
 @jit
-def _heap_push(key, left, right, size, t, g, h):
-    """Push ``(t, g, h)`` on the binary min-heap of ``size`` entries; return the new size."""
-    i = size
-    # Sift up: parents hold keys <= their children's.
-    while i > 0:
-        parent = (i - 1) // 2
-        if key[parent] <= t:
+def _heap_sift_down(heap, size, i):
+    """Restore the heap order below node ``i`` (its subtrees are heaps)."""
+    t = heap[i, 0]
+    g = heap[i, 1]
+    # Invariant: every node but i holds a time <= its children's; (t, g)
+    # is the entry looking for its place, i the hole.
+    while True:
+        first = _ARITY * i + 1
+        if first >= size:
             break
-        key[i] = key[parent]
-        left[i] = left[parent]
-        right[i] = right[parent]
+        child = first
+        for c in range(first + 1, min(first + _ARITY, size)):
+            if heap[c, 0] < heap[child, 0]:
+                child = c
+        if heap[child, 0] >= t:
+            break
+        heap[i, 0] = heap[child, 0]
+        heap[i, 1] = heap[child, 1]
+        i = child
+    heap[i, 0] = t
+    heap[i, 1] = g
+
+
+@jit
+def _heap_push(heap, size, t, g):
+    """Push ``(t, g)`` on the heap of ``size`` entries; return the new size."""
+    i = size
+    # Sift up: parents hold times <= their children's.
+    while i > 0:
+        parent = (i - 1) // _ARITY
+        if heap[parent, 0] <= t:
+            break
+        heap[i, 0] = heap[parent, 0]
+        heap[i, 1] = heap[parent, 1]
         i = parent
-    key[i] = t
-    left[i] = g
-    right[i] = h
+    heap[i, 0] = t
+    heap[i, 1] = g
     return size + 1
 
 
 @jit
-def _heap_pop(key, left, right, size):
+def _heap_pop(heap, size):
     """Remove the root of the heap of ``size`` entries (which the caller has read)."""
     size -= 1
-    t = key[size]
-    g = left[size]
-    h = right[size]
-    i = 0
-    # Sift the last entry down from the root.
-    while True:
-        child = 2 * i + 1
-        if child >= size:
-            break
-        if child + 1 < size and key[child + 1] < key[child]:
-            child += 1
-        if key[child] >= t:
-            break
-        key[i] = key[child]
-        left[i] = left[child]
-        right[i] = right[child]
-        i = child
-    key[i] = t
-    left[i] = g
-    right[i] = h
+    heap[0, 0] = heap[size, 0]
+    heap[0, 1] = heap[size, 1]
+    _heap_sift_down(heap, size, 0)
     return size
+
+
+@jit
+def _merge(G, start, end, birth, left, right, g, h, c, t):
+    """Make group ``c`` of the adjacent alive groups ``g`` (left) and ``h`` at ``t``."""
+    G[c, _A] = G[g, _A] + G[h, _A]
+    G[c, _W] = G[g, _W] + G[h, _W]
+    G[c, _D] = G[g, _D] + G[h, _D]
+    G[c, _DEATH] = np.inf
+    G[c, _PEND] = np.inf
+    start[c] = start[g]
+    end[c] = end[h]
+    birth[c] = t
+    G[g, _DEATH] = t
+    G[h, _DEATH] = t
+    left[c] = g
+    right[c] = h
+    p = np.int64(G[g, _PREV])
+    q = np.int64(G[h, _NEXT])
+    G[c, _PREV] = p
+    G[c, _NEXT] = q
+    if p >= 0:
+        G[p, _NEXT] = c
+    if q >= 0:
+        G[q, _PREV] = c
 
 
 @jit
@@ -153,96 +198,106 @@ def neariso_path(num, den):
     """
     k = num.shape[0]
     cap = max(2 * k - 1, 0)
-    A = np.empty(cap)
-    W = np.empty(cap)
-    d = np.zeros(cap, dtype=np.int64)
+    G = np.empty((cap, 8))
     start = np.empty(cap, dtype=np.int64)
     end = np.empty(cap, dtype=np.int64)
     birth = np.zeros(cap)
-    death = np.full(cap, np.inf)
     left = np.full(cap, -1, dtype=np.int64)
     right = np.full(cap, -1, dtype=np.int64)
-    prev = np.empty(cap, dtype=np.int64)  # alive neighbour on the left (-1: none)
-    nxt = np.empty(cap, dtype=np.int64)  # alive neighbour on the right (-1: none)
 
     # Algorithm 1, lines 1-7: one group per point, p_i = z_i at lam = 0.
     for i in range(k):
-        A[i] = num[i]
-        W[i] = den[i]
+        G[i, _A] = num[i]
+        G[i, _W] = den[i]
+        G[i, _D] = 0.0
+        G[i, _PREV] = i - 1
+        G[i, _NEXT] = i + 1 if i + 1 < k else -1
+        G[i, _DEATH] = np.inf
+        G[i, _PEND] = np.inf
         start[i] = i
         end[i] = i + 1
-        prev[i] = i - 1
-        nxt[i] = i + 1 if i + 1 < k else -1
     # Eq. (7): slope numerators from the order of the neighbouring targets.
     for i in range(k - 1):
         if num[i] / den[i] > num[i + 1] / den[i + 1]:
-            d[i] -= 1
-            d[i + 1] += 1
+            G[i, _D] -= 1.0
+            G[i + 1, _D] += 1.0
 
-    # Eqs. (8)-(9): the merge times of adjacent pairs in a min-heap (lazy
-    # deletion: an entry whose group has died is skipped when popped).  At
-    # most k - 1 initial entries and 2 per merge.
-    hcap = max(3 * k, 1)
-    hkey = np.empty(hcap)
-    hleft = np.empty(hcap, dtype=np.int64)
-    hright = np.empty(hcap, dtype=np.int64)
-    size = 0
-    for i in range(k - 1):
-        t = _merge_time(A, W, d, i, i + 1, 0.0)
-        if t < np.inf:
-            size = _heap_push(hkey, hleft, hright, size, t, i, i + 1)
-
+    # Merges at lam = 0 of runs of equal targets, left to right, without the
+    # heap (with 0/1 labels about half of all merges).
     m = k
+    head = 0 if k > 0 else -1  # the leftmost alive group
+    g = head
+    while g >= 0:
+        h = np.int64(G[g, _NEXT])
+        if h >= 0 and num[start[h]] / den[start[h]] == num[start[g]] / den[start[g]]:
+            _merge(G, start, end, birth, left, right, g, h, m, 0.0)
+            if g == head:
+                head = m
+            g = m
+            m += 1
+        else:
+            g = h
+
+    # Eqs. (8)-(9): the merge time of each alive group with its right
+    # neighbour, in a min-heap built in O(k) (Floyd).  An entry (t, g) is
+    # stale once g has died or its pending time is no longer t (its right
+    # neighbour has merged since).
+    heap = np.empty((max(2 * k, 1), 2))
+    size = 0
+    g = head
+    while g >= 0:
+        h = np.int64(G[g, _NEXT])
+        if h >= 0:
+            t = _merge_time(G, g, h, 0.0)
+            G[g, _PEND] = t
+            if t < np.inf:
+                heap[size, 0] = t
+                heap[size, 1] = g
+                size += 1
+        g = h
+    for i in range((size - 2) // _ARITY, -1, -1):
+        _heap_sift_down(heap, size, i)
+
     now = 0.0  # the current knot
     # Loop invariant: the alive groups (death = inf) partition 0..k-1, linked
-    # by prev/nxt in order; each is the group of the fit on
+    # by prev/next in order; each is the group of the fit on
     # [birth, next merge time), and every alive adjacent pair that ever meets
     # has its meeting time in the heap, which pops in non-decreasing time.
     while size > 0:
         # Algorithm 1, "compute lam* and I*": the earliest pending merge.
-        t = hkey[0]
-        g = hleft[0]
-        h = hright[0]
-        size = _heap_pop(hkey, hleft, hright, size)
-        if death[g] < np.inf or death[h] < np.inf:
-            continue  # stale: g or h has merged since this entry was pushed
-        if t > now and _merge_time(A, W, d, g, h, now) == now:
+        t = heap[0, 0]
+        g = np.int64(heap[0, 1])
+        size = _heap_pop(heap, size)
+        if G[g, _DEATH] < np.inf or G[g, _PEND] != t:
+            continue  # stale
+        h = np.int64(G[g, _NEXT])
+        if t > now and _merge_time(G, g, h, now) == now:
             t = now  # equal at the current knot (rounding put t an ulp or so later)
         now = t
-        # "Merge appropriate bins": g and h become group c; values move
+        # "Merge appropriate bins": g and h become group m; values move
         # along their lines, so nothing else is updated (lazy evaluation).
         c = m
         m += 1
-        A[c] = A[g] + A[h]
-        W[c] = W[g] + W[h]
-        d[c] = d[g] + d[h]
-        start[c] = start[g]
-        end[c] = end[h]
-        birth[c] = t
-        death[g] = t
-        death[h] = t
-        left[c] = g
-        right[c] = h
-        p = prev[g]
-        q = nxt[h]
-        prev[c] = p
-        nxt[c] = q
+        _merge(G, start, end, birth, left, right, g, h, c, t)
         # "Update the slopes and merging values": only c's two new pairs
         # change; a pair meeting at t (a simultaneous merge) is pushed at t.
+        p = np.int64(G[c, _PREV])
+        q = np.int64(G[c, _NEXT])
         if p >= 0:
-            nxt[p] = c
-            tp = _merge_time(A, W, d, p, c, t)
+            tp = _merge_time(G, p, c, t)
+            G[p, _PEND] = tp
             if tp < np.inf:
-                size = _heap_push(hkey, hleft, hright, size, tp, p, c)
+                size = _heap_push(heap, size, tp, p)
         if q >= 0:
-            prev[q] = c
-            tq = _merge_time(A, W, d, c, q, t)
+            tq = _merge_time(G, c, q, t)
+            G[c, _PEND] = tq
             if tq < np.inf:
-                size = _heap_push(hkey, hleft, hright, size, tq, c, q)
+                size = _heap_push(heap, size, tq, c)
     # "Terminate": no pair meets any more; the alive groups are the isotonic fit.
     return (
-        A[:m].copy(), W[:m].copy(), d[:m].copy(), start[:m].copy(), end[:m].copy(),
-        birth[:m].copy(), death[:m].copy(), left[:m].copy(), right[:m].copy(),
+        G[:m, _A].copy(), G[:m, _W].copy(), G[:m, _D].astype(np.int64),
+        start[:m].copy(), end[:m].copy(), birth[:m].copy(), G[:m, _DEATH].copy(),
+        left[:m].copy(), right[:m].copy(),
     )
 
 
