@@ -89,9 +89,10 @@ class ENIRCalibrator(ScoreCalibrator):
         probability 0 on an observed label.
     model_weights_ : ndarray of shape (n_models,)
         Normalised model weights (sum to 1).
-    thresholds_ : ndarray of shape (k,)
-        The distinct calibration scores, increasing.
-    values_ : ndarray of shape (k,)
+    thresholds_ : ndarray of shape (t,)
+        Increasing distinct calibration scores: all of them but those inside
+        a run of equal averaged values, which would change no prediction.
+    values_ : ndarray of shape (t,)
         The averaged smoothed probability at each of them.
 
     Notes
@@ -111,7 +112,8 @@ class ENIRCalibrator(ScoreCalibrator):
     does not, and neither does this class.
 
     **Between and beyond the calibration scores.**  ``values_`` is the
-    averaged model at the distinct calibration scores; between two of them
+    averaged model at the distinct calibration scores (but the middle of
+    flat runs); between two of them
     the prediction interpolates linearly (as the authors' ``predict``), and
     below the smallest or above the largest it is the value there.  So no
     score range predicts 0 or 1, and where every model is monotone the
@@ -126,7 +128,8 @@ class ENIRCalibrator(ScoreCalibrator):
     ``O(B_t)`` from the merge tree, and scoring stops once the bound exceeds
     the best BIC by the cutoff above: the weights equal those of scoring
     every model, to rounding.  The average is tabulated at fit time, so
-    prediction is ``np.interp`` (a binary search and a gather).
+    prediction is ``np.interp`` (a binary search and a gather) on a table
+    of at most ``k`` points, usually far fewer (the models' bin edges).
 
     **Weights.**  Sample weights are frequency weights: ``N`` is the total
     weight and a weight of 2 is the same as the row repeated.
@@ -217,8 +220,12 @@ class ENIRCalibrator(ScoreCalibrator):
         self.n_bins_ = n_bins.astype(np.int64)
         self.bic_ = bic
         self.model_weights_ = weights
-        self.thresholds_ = s.copy()
-        self.values_ = values
+        # Inside a run of equal values a point changes nothing in the linear
+        # interpolation (bit for bit): keep the ends of runs only.
+        keep = np.ones(k, dtype=bool)
+        keep[1:-1] = (values[1:-1] != values[:-2]) | (values[1:-1] != values[2:])
+        self.thresholds_ = s[keep]
+        self.values_ = values[keep]
 
     def _predict_p(self, q):
         return np.interp(q, self.thresholds_, self.values_)
