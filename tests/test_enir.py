@@ -272,6 +272,19 @@ def test_bad_input(args, message):
         near_isotonic_path(*args)
 
 
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (([0.1, 0.2], [1.0, 0.0], [0.0, 0.0]), "positive"),
+        (([0.2, 0.1], [1.0, 1.0], [0.0, 0.0]), "strictly increasing"),
+        (([0.1, 0.2], [1.0], [0.0, 0.0]), "one length"),
+    ],
+)
+def test_bad_sums(args, message):
+    with pytest.raises(ValueError, match=message):
+        NearIsotonicPath(*args)
+
+
 @pytest.mark.parametrize("lam", [-1.0, np.nan])
 def test_bad_lambda(lam):
     path = near_isotonic_path([1, 2], [1, 0])

@@ -108,9 +108,16 @@ class NearIsotonicPath:
     """
 
     def __init__(self, scores, weights, weighted_targets):
-        self.scores = np.ascontiguousarray(scores, dtype=np.float64)
-        self.weights = np.ascontiguousarray(weights, dtype=np.float64)
-        num = np.ascontiguousarray(weighted_targets, dtype=np.float64)
+        self.scores = check_scores(scores)
+        self.weights = check_scores(weights, name="weights")
+        num = check_scores(weighted_targets, name="weighted_targets")
+        k = self.scores.shape[0]
+        if self.weights.shape[0] != k or num.shape[0] != k:
+            raise ValueError("scores, weights and weighted_targets must have one length")
+        if not (self.weights > 0).all():
+            raise ValueError("weights must be positive")
+        if (np.diff(self.scores) <= 0).any():
+            raise ValueError("scores must be strictly increasing (pool tied scores first)")
         self.targets = num / self.weights
         (self._A, self._W, self._d, self._start, self._end,
          self._birth, self._death, self._left, self._right) = neariso_path(num, self.weights)
