@@ -132,7 +132,8 @@ class ENIRCalibrator(ScoreCalibrator):
     of at most ``k`` points, usually far fewer (the models' bin edges).
 
     **Weights.**  Sample weights are frequency weights: ``N`` is the total
-    weight and a weight of 2 is the same as the row repeated.
+    weight and a weight of 2 is the same as the row repeated (a total weight
+    ``N <= 1`` gives no penalty: ``log N`` is taken as 0).
 
     References
     ----------
