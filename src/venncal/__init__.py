@@ -23,6 +23,8 @@ _EXPORTS = {
     "HistogramBinningCalibrator": "venncal.baselines",
     "IsotonicCalibrator": "venncal.baselines",
     "PlattCalibrator": "venncal.baselines",
+    "ENIRCalibrator": "venncal.enir",
+    "near_isotonic_path": "venncal.enir",
     "CalibratedClassifier": "venncal.estimators",
     "FullVennAbersClassifier": "venncal.estimators",
     "VennAbersClassifier": "venncal.estimators",
@@ -37,12 +39,13 @@ _EXPORTS = {
 }
 
 #: Subpackages reachable as attributes of ``venncal`` without an import of their own.
-_SUBMODULES = ("baselines", "estimators", "metrics", "persist", "plotting", "venn_abers")
+_SUBMODULES = ("baselines", "enir", "estimators", "metrics", "persist", "plotting", "venn_abers")
 
 __all__ = [
     "BBQCalibrator",
     "CalibratedClassifier",
     "CrossVennAbersCalibrator",
+    "ENIRCalibrator",
     "FullVennAbersClassifier",
     "HistogramBinningCalibrator",
     "IsotonicCalibrator",
@@ -55,6 +58,7 @@ __all__ = [
     "load",
     "log_minimax",
     "merge_folds",
+    "near_isotonic_path",
     "persist",
     "save",
 ]
@@ -83,6 +87,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; never executed
         IsotonicCalibrator,
         PlattCalibrator,
     )
+    from .enir import ENIRCalibrator, near_isotonic_path
     from .estimators import CalibratedClassifier, FullVennAbersClassifier, VennAbersClassifier
     from .persist import load, save
     from .summary import ScoreSummary

@@ -17,6 +17,7 @@ METHOD_HELP = {
     "isotonic": "isotonic regression",
     "histogram": "histogram binning",
     "bbq": "Bayesian binning into quantiles",
+    "enir": "ensemble of near-isotonic regression models (BIC-weighted)",
 }
 
 
