@@ -113,11 +113,8 @@ def assert_same_calibrator(a, b, where="calibrator"):
     assert type(a) is type(b)
     pa, pb = a.get_params(deep=False), b.get_params(deep=False)
     assert list(pa) == list(pb)
-    for k in pa:
-        if pa[k] is None or isinstance(pa[k], (str, bool, int, float, np.ndarray)):
-            assert_identical(pa[k], pb[k], f"{where}.params.{k}")
-        else:  # e.g. a list given by the user comes back as a list
-            assert_identical(pa[k], pb[k], f"{where}.params.{k}")
+    for k in pa:  # e.g. a list given by the user comes back as a list
+        assert_identical(pa[k], pb[k], f"{where}.params.{k}")
     for name in ("classes_", *type(a)._state):
         assert_identical(getattr(a, name), getattr(b, name), f"{where}.{name}")
 
