@@ -622,7 +622,6 @@ def test_inconsistent_state_is_refused(method, tmp_path):
         _load_doc(doc, tmp_path)
 
 
-
 @pytest.mark.parametrize(
     ("cls", "param", "value"),
     [
