@@ -10,6 +10,7 @@ from .baselines import (
     HistogramBinningCalibrator,
     IsotonicCalibrator,
     PlattCalibrator,
+    QuantizedIsotonicCalibrator,
 )
 from .calibrated import CalibratedClassifier
 from .persist import load, save
@@ -34,6 +35,7 @@ __all__ = [
     "HistogramBinningCalibrator",
     "IsotonicCalibrator",
     "PlattCalibrator",
+    "QuantizedIsotonicCalibrator",
     "ScoreSummary",
     "VennAbersCalibrator",
     "VennAbersClassifier",

@@ -17,6 +17,7 @@ METHOD_HELP = {
     "isotonic": "isotonic regression",
     "histogram": "histogram binning",
     "bbq": "Bayesian binning into quantiles",
+    "quantized-isotonic": "isotonic regression projected onto levels (--param levels=K or a list)",
 }
 
 
