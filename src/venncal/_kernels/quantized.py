@@ -1,0 +1,363 @@
+"""Sequential quantized isotonic regression (paper 003, sections IV and V).
+
+A *group* is a run of consecutive distinct scores mapped to one level; it is
+stored as one row ``(num, den, lo, hi)`` of a float64 array (weighted sum of
+the targets, total weight, first and last score) with its *cell*, the index
+of the level nearest to ``num / den`` (``searchsorted(splits, num / den)``,
+ties going to the lower level).  A list of groups is *reduced* when the cells
+strictly increase; it then has at most K groups.
+
+**Why merging reduced lists is exact.**  Start from one group per distinct
+score and merge adjacent groups ``G1 G2`` whenever ``cell(G1) >= cell(G2)``
+(a violation of monotonicity or an equal level: paper 003, Lemma 1 and
+Theorem 2), in any order, until the list is reduced.  Every group so made
+has, for every split point ``t``: all its prefixes have ``sum w (y - t) > 0``
+if its mean exceeds ``t``, all its suffixes ``sum w (y - t) <= 0`` if not
+(true of one score; kept by both kinds of merge).  Hence the first group of
+a reduced list with mean above ``t`` starts at the last maximizer of the
+suffix sums ``sum w (y - t)``, which is where the isotonic regression first
+exceeds ``t``.  So the levels of a reduced list are those of the isotonic
+regression projected onto the levels, whatever the merge order; and a merge
+that was allowed stays allowed when data are added outside the two groups.
+The ordered stream (section IV) and the tree (section V) both rely on this:
+a parent's groups are its children's reduced lists concatenated and reduced.
+
+The tree (:func:`tree_insert`) is a complete binary tree over ``C`` *buckets*
+(a power of two) that hold the distinct scores in sorted order, each bucket
+at most ``B`` scores with their total weight and weighted target sum.  Node
+``v`` (root 1, bucket ``b`` at node ``C + b``) keeps the reduced groups of
+the scores below it (rows ``v*K`` to ``v*K + ng[v] - 1``) and their number of
+scores ``cnt[v]``.  Buckets with room take new scores; a full bucket is
+spread over the smallest enclosing window of buckets whose fill is below a
+density bound (1 at the buckets, 1/2 at the root: a packed-memory array), and
+a root beyond its bound makes the caller double ``C``.  An update rebuilds
+one bucket (O(B)) and its ``log2 C`` ancestors (O(K) each).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import jit
+
+NUM, DEN, LO, HI = 0, 1, 2, 3
+
+
+@jit
+def level_cell(v, splits):
+    """Index of the level nearest to ``v``: the number of split points below ``v``."""
+    lo, hi = 0, splits.shape[0]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if splits[mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@jit
+def push_group(G, GC, base, top, num, den, lo, hi, splits):
+    """Append a group after rows ``base .. base+top-1`` and reduce; return the new count.
+
+    Invariant: rows ``base .. base+top-1`` are reduced (cells strictly
+    increasing) and the new group follows them in score order.
+    """
+    c = level_cell(num / den, splits)
+    while top > 0 and GC[base + top - 1] >= c:
+        j = base + top - 1
+        num += G[j, NUM]
+        den += G[j, DEN]
+        lo = G[j, LO]
+        c = level_cell(num / den, splits)
+        top -= 1
+    j = base + top
+    G[j, NUM] = num
+    G[j, DEN] = den
+    G[j, LO] = lo
+    G[j, HI] = hi
+    GC[j] = c
+    return top + 1
+
+
+@jit
+def ordered_learn(G, GC, top, pending, scores, ys, ws, splits):
+    """Learn observations in non-decreasing score order (paper 003, section IV).
+
+    ``G[:top]`` are the reduced groups of every score below ``pending[0]``;
+    ``pending`` is ``[score, weight, weighted sum, seen]`` of the largest
+    score so far, kept apart because later observations may tie with it.
+    Each pushed group is merged at most once, so the cost is amortised O(1)
+    per observation (``log K`` for the level of a merged group).  Zero
+    weights are skipped; the caller has checked the order.  Returns ``top``.
+    """
+    for i in range(scores.shape[0]):
+        w = ws[i]
+        if w == 0.0:
+            continue
+        s = scores[i]
+        if pending[3] > 0.0 and s == pending[0]:
+            pending[1] += w
+            pending[2] += w * ys[i]
+            continue
+        if pending[3] > 0.0:
+            top = push_group(G, GC, 0, top, pending[2], pending[1], pending[0], pending[0], splits)
+        pending[0] = s
+        pending[1] = w
+        pending[2] = w * ys[i]
+        pending[3] = 1.0
+    return top
+
+
+# ------------------------------------------------------------------------ the tree
+
+
+@jit
+def _build_bucket(E, G, GC, ng, cnt, b, splits):
+    C = ng.shape[0] // 2
+    B = E.shape[0] // C
+    K = G.shape[0] // ng.shape[0]
+    node = C + b
+    top = 0
+    for i in range(b * B, b * B + cnt[node]):
+        top = push_group(G, GC, node * K, top, E[i, 2], E[i, 1], E[i, 0], E[i, 0], splits)
+    ng[node] = top
+
+
+@jit
+def _build_node(G, GC, ng, cnt, v, splits):
+    K = G.shape[0] // ng.shape[0]
+    base, left, right = v * K, 2 * v * K, (2 * v + 1) * K
+    nl, nr = ng[2 * v], ng[2 * v + 1]
+    for j in range(nl):
+        G[base + j] = G[left + j]
+        GC[base + j] = GC[left + j]
+    top = nl
+    j = 0
+    while j < nr:
+        src = right + j
+        before = top
+        top = push_group(G, GC, base, top, G[src, NUM], G[src, DEN], G[src, LO], G[src, HI],
+                         splits)
+        j += 1
+        if top == before + 1:
+            break  # no merge: the rest of the right list is reduced after it
+    for k in range(j, nr):
+        G[base + top] = G[right + k]
+        GC[base + top] = GC[right + k]
+        top += 1
+    ng[v] = top
+    cnt[v] = cnt[2 * v] + cnt[2 * v + 1]
+
+
+@jit
+def _update_path(G, GC, ng, cnt, node, splits):
+    v = node >> 1
+    while v >= 1:
+        _build_node(G, GC, ng, cnt, v, splits)
+        v >>= 1
+
+
+@jit
+def _find_bucket(G, ng, s):
+    """Return the bucket where score ``s`` is or belongs (descending by first scores)."""
+    C = ng.shape[0] // 2
+    K = G.shape[0] // ng.shape[0]
+    v = 1
+    while v < C:
+        r = 2 * v + 1
+        v = r if ng[r] > 0 and s >= G[r * K, LO] else 2 * v
+    return v - C
+
+
+@jit
+def _position(E, cnt, C, B, b, s):
+    """First index of bucket ``b`` whose score is ``>= s`` (absolute row of ``E``)."""
+    lo, hi = b * B, b * B + cnt[C + b]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if E[mid, 0] < s:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@jit
+def _distribute(E, EK, G, GC, ng, cnt, b0, size, tmpE, tmpK, splits):
+    """Spread ``tmpE`` (sorted scores) evenly over buckets ``b0 .. b0+size-1`` and build them."""
+    C = ng.shape[0] // 2
+    B = E.shape[0] // C
+    m = tmpE.shape[0]
+    for j in range(size):
+        start, stop = j * m // size, (j + 1) * m // size
+        b = b0 + j
+        for k in range(stop - start):
+            E[b * B + k] = tmpE[start + k]
+            EK[b * B + k] = tmpK[start + k]
+        cnt[C + b] = stop - start
+        _build_bucket(E, G, GC, ng, cnt, b, splits)
+
+
+@jit
+def _build_above(G, GC, ng, cnt, v, h, splits):
+    """Rebuild the internal nodes of the height-``h`` subtree at ``v``, then its ancestors."""
+    for lev in range(h - 1, -1, -1):
+        first = v << lev
+        for u in range(first, first + (1 << lev)):
+            _build_node(G, GC, ng, cnt, u, splits)
+    _update_path(G, GC, ng, cnt, v, splits)
+
+
+@jit
+def _rebalance(E, EK, G, GC, ng, cnt, b, splits):
+    """Make room in full bucket ``b``; return False when the whole tree is too full."""
+    C = ng.shape[0] // 2
+    B = E.shape[0] // C
+    H = 0
+    while (1 << H) < C:
+        H += 1
+    v, h = C + b, 0
+    while v > 1:
+        v >>= 1
+        h += 1
+        size = 1 << h
+        limit = size * B * (1.0 - 0.5 * h / H)
+        if cnt[v] + 1 <= limit and (cnt[v] + size) // size < B:
+            b0 = (v << h) - C
+            tmpE = np.empty((cnt[v], 3))
+            tmpK = np.empty(cnt[v], dtype=np.int64)
+            k = 0
+            for bb in range(b0, b0 + size):
+                for i in range(bb * B, bb * B + cnt[C + bb]):
+                    tmpE[k] = E[i]
+                    tmpK[k] = EK[i]
+                    k += 1
+            _distribute(E, EK, G, GC, ng, cnt, b0, size, tmpE, tmpK, splits)
+            _build_above(G, GC, ng, cnt, v, h, splits)
+            return True
+    return False
+
+
+@jit
+def tree_entries(E, EK, ng, cnt):
+    """Every stored score in order, as ``(rows of E, keys)`` copies."""
+    C = ng.shape[0] // 2
+    B = E.shape[0] // C
+    m = cnt[1] if C > 1 else cnt[C]
+    outE = np.empty((m, 3))
+    outK = np.empty(m, dtype=np.int64)
+    k = 0
+    for b in range(C):
+        for i in range(b * B, b * B + cnt[C + b]):
+            outE[k] = E[i]
+            outK[k] = EK[i]
+            k += 1
+    return outE, outK
+
+
+@jit
+def tree_fill(E, EK, G, GC, ng, cnt, tmpE, tmpK, splits):
+    """Build an empty tree from sorted entries spread evenly over all buckets."""
+    C = ng.shape[0] // 2
+    H = 0
+    while (1 << H) < C:
+        H += 1
+    _distribute(E, EK, G, GC, ng, cnt, 0, C, tmpE, tmpK, splits)
+    if C > 1:
+        _build_above(G, GC, ng, cnt, 1, H, splits)
+
+
+@jit
+def tree_insert(E, EK, G, GC, ng, cnt, obs, s, y, w, splits):
+    """Add weight ``w`` of observation ``(s, y)``; return False (nothing done) if full.
+
+    ``obs`` maps each ``(score, target)`` present to its total weight; ``EK``
+    counts, per stored score, its distinct targets, so that a score leaves
+    the tree exactly when its last observation is deleted.
+    """
+    C = ng.shape[0] // 2
+    B = E.shape[0] // C
+    b = _find_bucket(G, ng, s)
+    pos = _position(E, cnt, C, B, b, s)
+    if pos == b * B + cnt[C + b] or E[pos, 0] != s:
+        if cnt[C + b] == B:
+            if C == 1 or not _rebalance(E, EK, G, GC, ng, cnt, b, splits):
+                return False
+            b = _find_bucket(G, ng, s)
+            pos = _position(E, cnt, C, B, b, s)
+        for i in range(b * B + cnt[C + b], pos, -1):
+            E[i] = E[i - 1]
+            EK[i] = EK[i - 1]
+        E[pos, 0], E[pos, 1], E[pos, 2] = s, 0.0, 0.0
+        EK[pos] = 0
+        cnt[C + b] += 1
+    key = (s, y)
+    old = obs.get(key, 0.0)
+    if old == 0.0:
+        EK[pos] += 1
+    obs[key] = old + w
+    E[pos, 1] += w
+    E[pos, 2] += w * y
+    _build_bucket(E, G, GC, ng, cnt, b, splits)
+    _update_path(G, GC, ng, cnt, C + b, splits)
+    return True
+
+
+@jit
+def tree_delete(E, EK, G, GC, ng, cnt, obs, s, y, w, splits):
+    """Remove weight ``w`` of observation ``(s, y)``; return False if it is not there."""
+    key = (s, y)
+    old = obs.get(key, -1.0)
+    if old < w:
+        return False
+    C = ng.shape[0] // 2
+    B = E.shape[0] // C
+    b = _find_bucket(G, ng, s)
+    pos = _position(E, cnt, C, B, b, s)
+    if old - w <= 0.0:
+        obs.pop(key)
+        EK[pos] -= 1
+    else:
+        obs[key] = old - w
+    if EK[pos] == 0:  # the score's last observation: drop it exactly
+        end = b * B + cnt[C + b] - 1
+        for i in range(pos, end):
+            E[i] = E[i + 1]
+            EK[i] = EK[i + 1]
+        cnt[C + b] -= 1
+    else:
+        E[pos, 1] -= w
+        E[pos, 2] -= w * y
+    _build_bucket(E, G, GC, ng, cnt, b, splits)
+    _update_path(G, GC, ng, cnt, C + b, splits)
+    return True
+
+
+@jit
+def tree_learn(E, EK, G, GC, ng, cnt, obs, ring, state, scores, ys, ws, start, splits):
+    """Insert observations ``start ..``; return the index where the tree got full, or n.
+
+    With a window (``ring`` of shape (W, 3); ``state`` = [head, count]), each
+    insert beyond ``W`` observations also deletes the oldest one, so the tree
+    holds exactly the last ``W``.  Zero weights are skipped.
+    """
+    W = ring.shape[0]
+    for i in range(start, scores.shape[0]):
+        if ws[i] == 0.0:
+            continue
+        if not tree_insert(E, EK, G, GC, ng, cnt, obs, scores[i], ys[i], ws[i], splits):
+            return i
+        if W == 0:
+            continue
+        head, count = state[0], state[1]
+        if count == W:
+            tree_delete(E, EK, G, GC, ng, cnt, obs, ring[head, 0], ring[head, 1], ring[head, 2],
+                        splits)
+            slot = head
+            state[0] = (head + 1) % W
+        else:
+            slot = (head + count) % W
+            state[1] = count + 1
+        ring[slot, 0], ring[slot, 1], ring[slot, 2] = scores[i], ys[i], ws[i]
+    return scores.shape[0]
