@@ -45,8 +45,30 @@ NUM, DEN, LO, HI = 0, 1, 2, 3
 
 @jit
 def level_cell(v, splits):
-    """Index of the level nearest to ``v``: the number of split points below ``v``."""
-    lo, hi = 0, splits.shape[0]
+    """Index of the level nearest to ``v``: the number of split points below ``v``.
+
+    A guess from the position of ``v`` between the end split points (exact
+    for evenly spaced levels) is checked against its neighbours; binary
+    search otherwise.
+    """
+    n = splits.shape[0]
+    if n == 0:
+        return 0
+    lo, hi = 0, n
+    span = splits[n - 1] - splits[0]
+    if span > 0.0 and splits[0] < v <= splits[n - 1]:
+        g = min(max(int((v - splits[0]) / span * (n - 1)) + 1, 1), n - 1)
+        # The answer is g when splits[g-1] < v <= splits[g].
+        if splits[g - 1] < v:
+            if v <= splits[g]:
+                return g
+            lo = g + 1
+        else:
+            hi = g - 1
+    elif v <= splits[0]:
+        return 0
+    elif v > splits[n - 1]:
+        return n
     while lo < hi:
         mid = (lo + hi) >> 1
         if splits[mid] < v:
@@ -63,7 +85,12 @@ def push_group(G, GC, base, top, num, den, lo, hi, splits):
     Invariant: rows ``base .. base+top-1`` are reduced (cells strictly
     increasing) and the new group follows them in score order.
     """
-    c = level_cell(num / den, splits)
+    return push_cell(G, GC, base, top, num, den, lo, hi, level_cell(num / den, splits), splits)
+
+
+@jit
+def push_cell(G, GC, base, top, num, den, lo, hi, c, splits):
+    """:func:`push_group` for a group whose cell ``c`` is known."""
     while top > 0 and GC[base + top - 1] >= c:
         j = base + top - 1
         num += G[j, NUM]
@@ -90,6 +117,7 @@ def ordered_learn(G, GC, top, pending, scores, ys, ws, splits):
     Each pushed group is merged at most once, so the cost is amortised O(1)
     per observation (``log K`` for the level of a merged group).  Zero
     weights are skipped; the caller has checked the order.  Returns ``top``.
+    Steps refer to paper 003, section IV (step 2 receives, step 3 joins).
     """
     for i in range(scores.shape[0]):
         w = ws[i]
@@ -100,8 +128,18 @@ def ordered_learn(G, GC, top, pending, scores, ys, ws, splits):
             pending[1] += w
             pending[2] += w * ys[i]
             continue
-        if pending[3] > 0.0:
-            top = push_group(G, GC, 0, top, pending[2], pending[1], pending[0], pending[0], splits)
+        if pending[3] > 0.0:  # the pending score is complete: push it (step 3)
+            num, den, lo = pending[2], pending[1], pending[0]
+            c = level_cell(num / den, splits)
+            while top > 0 and GC[top - 1] >= c:
+                num += G[top - 1, NUM]
+                den += G[top - 1, DEN]
+                lo = G[top - 1, LO]
+                c = level_cell(num / den, splits)
+                top -= 1
+            G[top, NUM], G[top, DEN], G[top, LO], G[top, HI] = num, den, lo, pending[0]
+            GC[top] = c
+            top += 1
         pending[0] = s
         pending[1] = w
         pending[2] = w * ys[i]
@@ -113,38 +151,77 @@ def ordered_learn(G, GC, top, pending, scores, ys, ws, splits):
 
 
 @jit
+def _copy_entry(dstE, dstK, d, srcE, srcK, s):
+    dstE[d, 0] = srcE[s, 0]
+    dstE[d, 1] = srcE[s, 1]
+    dstE[d, 2] = srcE[s, 2]
+    dstK[d] = srcK[s]
+
+
+@jit
 def _build_bucket(E, G, GC, ng, cnt, b, splits):
+    """Reduce the scores of bucket ``b`` into its node's groups (push loop inlined)."""
     C = ng.shape[0] // 2
     B = E.shape[0] // C
     K = G.shape[0] // ng.shape[0]
     node = C + b
+    base = node * K
     top = 0
     for i in range(b * B, b * B + cnt[node]):
-        top = push_group(G, GC, node * K, top, E[i, 2], E[i, 1], E[i, 0], E[i, 0], splits)
+        num, den, lo = E[i, 2], E[i, 1], E[i, 0]
+        c = level_cell(num / den, splits)
+        # Invariant: rows base .. base+top-1 reduce the bucket's scores before i.
+        while top > 0 and GC[base + top - 1] >= c:
+            j = base + top - 1
+            num += G[j, NUM]
+            den += G[j, DEN]
+            lo = G[j, LO]
+            c = level_cell(num / den, splits)
+            top -= 1
+        j = base + top
+        G[j, NUM], G[j, DEN], G[j, LO], G[j, HI] = num, den, lo, E[i, 0]
+        GC[j] = c
+        top += 1
     ng[node] = top
 
 
 @jit
 def _build_node(G, GC, ng, cnt, v, splits):
+    """Reduce the concatenated groups of the children of ``v`` into ``v`` (inlined)."""
     K = G.shape[0] // ng.shape[0]
     base, left, right = v * K, 2 * v * K, (2 * v + 1) * K
     nl, nr = ng[2 * v], ng[2 * v + 1]
     for j in range(nl):
-        G[base + j] = G[left + j]
+        G[base + j, NUM], G[base + j, DEN] = G[left + j, NUM], G[left + j, DEN]
+        G[base + j, LO], G[base + j, HI] = G[left + j, LO], G[left + j, HI]
         GC[base + j] = GC[left + j]
     top = nl
-    j = 0
-    while j < nr:
-        src = right + j
-        before = top
-        top = push_group(G, GC, base, top, G[src, NUM], G[src, DEN], G[src, LO], G[src, HI],
-                         splits)
-        j += 1
-        if top == before + 1:
-            break  # no merge: the rest of the right list is reduced after it
-    for k in range(j, nr):
-        G[base + top] = G[right + k]
-        GC[base + top] = GC[right + k]
+    k = 0
+    # Push the right child's groups; once one goes in without a merge, the
+    # rest (cells strictly increasing after it) are copied as they are.
+    while k < nr:
+        src = right + k
+        num, den, lo, c = G[src, NUM], G[src, DEN], G[src, LO], GC[src]
+        merged = False
+        while top > 0 and GC[base + top - 1] >= c:
+            j = base + top - 1
+            num += G[j, NUM]
+            den += G[j, DEN]
+            lo = G[j, LO]
+            c = level_cell(num / den, splits)
+            top -= 1
+            merged = True
+        j = base + top
+        G[j, NUM], G[j, DEN], G[j, LO], G[j, HI] = num, den, lo, G[src, HI]
+        GC[j] = c
+        top += 1
+        k += 1
+        if not merged:
+            break
+    for i in range(k, nr):
+        G[base + top, NUM], G[base + top, DEN] = G[right + i, NUM], G[right + i, DEN]
+        G[base + top, LO], G[base + top, HI] = G[right + i, LO], G[right + i, HI]
+        GC[base + top] = GC[right + i]
         top += 1
     ng[v] = top
     cnt[v] = cnt[2 * v] + cnt[2 * v + 1]
@@ -193,8 +270,7 @@ def _distribute(E, EK, G, GC, ng, cnt, b0, size, tmpE, tmpK, splits):
         start, stop = j * m // size, (j + 1) * m // size
         b = b0 + j
         for k in range(stop - start):
-            E[b * B + k] = tmpE[start + k]
-            EK[b * B + k] = tmpK[start + k]
+            _copy_entry(E, EK, b * B + k, tmpE, tmpK, start + k)
         cnt[C + b] = stop - start
         _build_bucket(E, G, GC, ng, cnt, b, splits)
 
@@ -230,8 +306,7 @@ def _rebalance(E, EK, G, GC, ng, cnt, b, splits):
             k = 0
             for bb in range(b0, b0 + size):
                 for i in range(bb * B, bb * B + cnt[C + bb]):
-                    tmpE[k] = E[i]
-                    tmpK[k] = EK[i]
+                    _copy_entry(tmpE, tmpK, k, E, EK, i)
                     k += 1
             _distribute(E, EK, G, GC, ng, cnt, b0, size, tmpE, tmpK, splits)
             _build_above(G, GC, ng, cnt, v, h, splits)
@@ -250,8 +325,7 @@ def tree_entries(E, EK, ng, cnt):
     k = 0
     for b in range(C):
         for i in range(b * B, b * B + cnt[C + b]):
-            outE[k] = E[i]
-            outK[k] = EK[i]
+            _copy_entry(outE, outK, k, E, EK, i)
             k += 1
     return outE, outK
 
@@ -287,8 +361,7 @@ def tree_insert(E, EK, G, GC, ng, cnt, obs, s, y, w, splits):
             b = _find_bucket(G, ng, s)
             pos = _position(E, cnt, C, B, b, s)
         for i in range(b * B + cnt[C + b], pos, -1):
-            E[i] = E[i - 1]
-            EK[i] = EK[i - 1]
+            _copy_entry(E, EK, i, E, EK, i - 1)
         E[pos, 0], E[pos, 1], E[pos, 2] = s, 0.0, 0.0
         EK[pos] = 0
         cnt[C + b] += 1
@@ -323,8 +396,7 @@ def tree_delete(E, EK, G, GC, ng, cnt, obs, s, y, w, splits):
     if EK[pos] == 0:  # the score's last observation: drop it exactly
         end = b * B + cnt[C + b] - 1
         for i in range(pos, end):
-            E[i] = E[i + 1]
-            EK[i] = EK[i + 1]
+            _copy_entry(E, EK, i, E, EK, i + 1)
         cnt[C + b] -= 1
     else:
         E[pos, 1] -= w
