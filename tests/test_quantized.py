@@ -176,7 +176,7 @@ def test_calibrated_classifier_and_cli(tmp_path):
 def small_buckets(model, size=2):
     """Tiny buckets, so that short streams exercise spreading and doubling."""
     model._bucket = size
-    model._allocate(1)
+    model._allocate(2)
     return model
 
 

@@ -22,16 +22,18 @@ that was allowed stays allowed when data are added outside the two groups.
 The ordered stream (section IV) and the tree (section V) both rely on this:
 a parent's groups are its children's reduced lists concatenated and reduced.
 
-The tree (:func:`tree_insert`) is a complete binary tree over ``C`` *buckets*
-(a power of two) that hold the distinct scores in sorted order, each bucket
-at most ``B`` scores with their total weight and weighted target sum.  Node
-``v`` (root 1, bucket ``b`` at node ``C + b``) keeps the reduced groups of
-the scores below it (rows ``v*K`` to ``v*K + ng[v] - 1``) and their number of
-scores ``cnt[v]``.  Buckets with room take new scores; a full bucket is
+The tree (:func:`tree_insert`) is a complete binary tree over ``C >= 2``
+*buckets* (a power of two) that hold the distinct scores in sorted order,
+each bucket at most ``B`` scores (rows of ``E``: score, total weight,
+weighted target sum).  Invariant: internal node ``v`` (root 1; bucket ``b``
+is leaf ``C + b``) keeps the reduced groups of the scores below it (rows
+``v*K`` to ``v*K + ng[v] - 1`` of ``G``), and every node its number of
+scores ``cnt[v]``; leaves keep no groups (their parents reduce the two
+buckets' scores directly), which halves the memory.  Buckets with room take new scores; a full bucket is
 spread over the smallest enclosing window of buckets whose fill is below a
 density bound (1 at the buckets, 1/2 at the root: a packed-memory array), and
 a root beyond its bound makes the caller double ``C``.  An update rebuilds
-one bucket (O(B)) and its ``log2 C`` ancestors (O(K) each).
+the ``log2 C`` ancestors of one bucket (O(B) for the lowest, O(K) each above).
 """
 
 from __future__ import annotations
@@ -159,36 +161,41 @@ def _copy_entry(dstE, dstK, d, srcE, srcK, s):
 
 
 @jit
-def _build_bucket(E, G, GC, ng, cnt, b, splits):
-    """Reduce the scores of bucket ``b`` into its node's groups (push loop inlined)."""
+def _build_from_buckets(E, G, GC, ng, cnt, v, splits):
+    """Reduce the scores of the two buckets below node ``v`` into its groups (inlined)."""
     C = ng.shape[0] // 2
     B = E.shape[0] // C
-    K = G.shape[0] // ng.shape[0]
-    node = C + b
-    base = node * K
+    K = G.shape[0] // C
+    base = v * K
     top = 0
-    for i in range(b * B, b * B + cnt[node]):
-        num, den, lo = E[i, 2], E[i, 1], E[i, 0]
-        c = level_cell(num / den, splits)
-        # Invariant: rows base .. base+top-1 reduce the bucket's scores before i.
-        while top > 0 and GC[base + top - 1] >= c:
-            j = base + top - 1
-            num += G[j, NUM]
-            den += G[j, DEN]
-            lo = G[j, LO]
+    for b in (2 * v - C, 2 * v + 1 - C):
+        for i in range(b * B, b * B + cnt[C + b]):
+            num, den, lo = E[i, 2], E[i, 1], E[i, 0]
             c = level_cell(num / den, splits)
-            top -= 1
-        j = base + top
-        G[j, NUM], G[j, DEN], G[j, LO], G[j, HI] = num, den, lo, E[i, 0]
-        GC[j] = c
-        top += 1
-    ng[node] = top
+            # Invariant: rows base .. base+top-1 reduce the scores before i.
+            while top > 0 and GC[base + top - 1] >= c:
+                j = base + top - 1
+                num += G[j, NUM]
+                den += G[j, DEN]
+                lo = G[j, LO]
+                c = level_cell(num / den, splits)
+                top -= 1
+            j = base + top
+            G[j, NUM], G[j, DEN], G[j, LO], G[j, HI] = num, den, lo, E[i, 0]
+            GC[j] = c
+            top += 1
+    ng[v] = top
+    cnt[v] = cnt[2 * v] + cnt[2 * v + 1]
 
 
 @jit
-def _build_node(G, GC, ng, cnt, v, splits):
+def _build_node(E, G, GC, ng, cnt, v, splits):
     """Reduce the concatenated groups of the children of ``v`` into ``v`` (inlined)."""
-    K = G.shape[0] // ng.shape[0]
+    C = ng.shape[0] // 2
+    if 2 * v >= C:
+        _build_from_buckets(E, G, GC, ng, cnt, v, splits)
+        return
+    K = G.shape[0] // C
     base, left, right = v * K, 2 * v * K, (2 * v + 1) * K
     nl, nr = ng[2 * v], ng[2 * v + 1]
     for j in range(nl):
@@ -228,22 +235,26 @@ def _build_node(G, GC, ng, cnt, v, splits):
 
 
 @jit
-def _update_path(G, GC, ng, cnt, node, splits):
+def _update_path(E, G, GC, ng, cnt, node, splits):
     v = node >> 1
     while v >= 1:
-        _build_node(G, GC, ng, cnt, v, splits)
+        _build_node(E, G, GC, ng, cnt, v, splits)
         v >>= 1
 
 
 @jit
-def _find_bucket(G, ng, s):
+def _find_bucket(E, G, ng, cnt, s):
     """Return the bucket where score ``s`` is or belongs (descending by first scores)."""
     C = ng.shape[0] // 2
-    K = G.shape[0] // ng.shape[0]
+    B = E.shape[0] // C
+    K = G.shape[0] // C
     v = 1
     while v < C:
         r = 2 * v + 1
-        v = r if ng[r] > 0 and s >= G[r * K, LO] else 2 * v
+        if r < C:
+            v = r if ng[r] > 0 and s >= G[r * K, LO] else 2 * v
+        else:
+            v = r if cnt[r] > 0 and s >= E[(r - C) * B, 0] else 2 * v
     return v - C
 
 
@@ -262,7 +273,7 @@ def _position(E, cnt, C, B, b, s):
 
 @jit
 def _distribute(E, EK, G, GC, ng, cnt, b0, size, tmpE, tmpK, splits):
-    """Spread ``tmpE`` (sorted scores) evenly over buckets ``b0 .. b0+size-1`` and build them."""
+    """Spread ``tmpE`` (sorted scores) evenly over buckets ``b0 .. b0+size-1`` (nodes not rebuilt)."""
     C = ng.shape[0] // 2
     B = E.shape[0] // C
     m = tmpE.shape[0]
@@ -272,17 +283,16 @@ def _distribute(E, EK, G, GC, ng, cnt, b0, size, tmpE, tmpK, splits):
         for k in range(stop - start):
             _copy_entry(E, EK, b * B + k, tmpE, tmpK, start + k)
         cnt[C + b] = stop - start
-        _build_bucket(E, G, GC, ng, cnt, b, splits)
 
 
 @jit
-def _build_above(G, GC, ng, cnt, v, h, splits):
+def _build_above(E, G, GC, ng, cnt, v, h, splits):
     """Rebuild the internal nodes of the height-``h`` subtree at ``v``, then its ancestors."""
     for lev in range(h - 1, -1, -1):
         first = v << lev
         for u in range(first, first + (1 << lev)):
-            _build_node(G, GC, ng, cnt, u, splits)
-    _update_path(G, GC, ng, cnt, v, splits)
+            _build_node(E, G, GC, ng, cnt, u, splits)
+    _update_path(E, G, GC, ng, cnt, v, splits)
 
 
 @jit
@@ -309,7 +319,7 @@ def _rebalance(E, EK, G, GC, ng, cnt, b, splits):
                     _copy_entry(tmpE, tmpK, k, E, EK, i)
                     k += 1
             _distribute(E, EK, G, GC, ng, cnt, b0, size, tmpE, tmpK, splits)
-            _build_above(G, GC, ng, cnt, v, h, splits)
+            _build_above(E, G, GC, ng, cnt, v, h, splits)
             return True
     return False
 
@@ -319,7 +329,7 @@ def tree_entries(E, EK, ng, cnt):
     """Every stored score in order, as ``(rows of E, keys)`` copies."""
     C = ng.shape[0] // 2
     B = E.shape[0] // C
-    m = cnt[1] if C > 1 else cnt[C]
+    m = cnt[1]
     outE = np.empty((m, 3))
     outK = np.empty(m, dtype=np.int64)
     k = 0
@@ -338,8 +348,7 @@ def tree_fill(E, EK, G, GC, ng, cnt, tmpE, tmpK, splits):
     while (1 << H) < C:
         H += 1
     _distribute(E, EK, G, GC, ng, cnt, 0, C, tmpE, tmpK, splits)
-    if C > 1:
-        _build_above(G, GC, ng, cnt, 1, H, splits)
+    _build_above(E, G, GC, ng, cnt, 1, H, splits)
 
 
 @jit
@@ -352,13 +361,13 @@ def tree_insert(E, EK, G, GC, ng, cnt, obs, s, y, w, splits):
     """
     C = ng.shape[0] // 2
     B = E.shape[0] // C
-    b = _find_bucket(G, ng, s)
+    b = _find_bucket(E, G, ng, cnt, s)
     pos = _position(E, cnt, C, B, b, s)
     if pos == b * B + cnt[C + b] or E[pos, 0] != s:
         if cnt[C + b] == B:
-            if C == 1 or not _rebalance(E, EK, G, GC, ng, cnt, b, splits):
+            if not _rebalance(E, EK, G, GC, ng, cnt, b, splits):
                 return False
-            b = _find_bucket(G, ng, s)
+            b = _find_bucket(E, G, ng, cnt, s)
             pos = _position(E, cnt, C, B, b, s)
         for i in range(b * B + cnt[C + b], pos, -1):
             _copy_entry(E, EK, i, E, EK, i - 1)
@@ -372,8 +381,7 @@ def tree_insert(E, EK, G, GC, ng, cnt, obs, s, y, w, splits):
     obs[key] = old + w
     E[pos, 1] += w
     E[pos, 2] += w * y
-    _build_bucket(E, G, GC, ng, cnt, b, splits)
-    _update_path(G, GC, ng, cnt, C + b, splits)
+    _update_path(E, G, GC, ng, cnt, C + b, splits)
     return True
 
 
@@ -386,7 +394,7 @@ def tree_delete(E, EK, G, GC, ng, cnt, obs, s, y, w, splits):
         return False
     C = ng.shape[0] // 2
     B = E.shape[0] // C
-    b = _find_bucket(G, ng, s)
+    b = _find_bucket(E, G, ng, cnt, s)
     pos = _position(E, cnt, C, B, b, s)
     if old - w <= 0.0:
         obs.pop(key)
@@ -401,8 +409,7 @@ def tree_delete(E, EK, G, GC, ng, cnt, obs, s, y, w, splits):
     else:
         E[pos, 1] -= w
         E[pos, 2] -= w * y
-    _build_bucket(E, G, GC, ng, cnt, b, splits)
-    _update_path(G, GC, ng, cnt, C + b, splits)
+    _update_path(E, G, GC, ng, cnt, C + b, splits)
     return True
 
 

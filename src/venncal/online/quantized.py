@@ -308,21 +308,21 @@ class QuantizedIsotonic(_QuantizedMap):
         self._obs = typed.Dict.empty(_KEY, types.float64)
         self._ring = np.zeros((0 if window is None else int(window), 3))
         self._ring_state = np.zeros(2, dtype=np.int64)  # head, count
-        self._allocate(1)
+        self._allocate(2)
 
     def _allocate(self, n_buckets: int) -> None:
         k, b = self.levels_.shape[0], self._bucket
         self._E = np.zeros((n_buckets * b, 3))  # score, weight, weighted target sum
         self._EK = np.zeros(n_buckets * b, dtype=np.int64)  # distinct targets per score
-        self._G = np.zeros((2 * n_buckets * k, 4))
-        self._GC = np.zeros(2 * n_buckets * k, dtype=np.int64)
+        self._G = np.zeros((n_buckets * k, 4))  # groups of internal nodes 1 .. C-1
+        self._GC = np.zeros(n_buckets * k, dtype=np.int64)
         self._ng = np.zeros(2 * n_buckets, dtype=np.int64)
         self._cnt = np.zeros(2 * n_buckets, dtype=np.int64)
 
     def _grow(self) -> None:
         entries, keys = tree_entries(self._E, self._EK, self._ng, self._cnt)
-        n_buckets = self._ng.shape[0]  # twice the buckets
-        while 4 * (entries.shape[0] + 1) > n_buckets * self._bucket:
+        n_buckets = self._ng.shape[0]  # twice the buckets, and more until at most half full
+        while 2 * (entries.shape[0] + 1) > n_buckets * self._bucket:
             n_buckets *= 2
         self._allocate(n_buckets)
         tree_fill(self._E, self._EK, self._G, self._GC, self._ng, self._cnt, entries, keys,
