@@ -25,7 +25,7 @@ a parent's groups are its children's reduced lists concatenated and reduced.
 The tree (:func:`tree_insert`) is a complete binary tree over ``C >= 2``
 *buckets* (a power of two) that hold the distinct scores in sorted order,
 each bucket at most ``B`` scores (rows of ``E``: score, total weight,
-weighted target sum).  Invariant: internal node ``v`` (root 1; bucket ``b``
+weighted target sum, cell).  Invariant: internal node ``v`` (root 1; bucket ``b``
 is leaf ``C + b``) keeps the reduced groups of the scores below it (rows
 ``v*K`` to ``v*K + ng[v] - 1`` of ``G``), and every node its number of
 scores ``cnt[v]``; leaves keep no groups (their parents reduce the two
@@ -157,6 +157,7 @@ def _copy_entry(dstE, dstK, d, srcE, srcK, s):
     dstE[d, 0] = srcE[s, 0]
     dstE[d, 1] = srcE[s, 1]
     dstE[d, 2] = srcE[s, 2]
+    dstE[d, 3] = srcE[s, 3]
     dstK[d] = srcK[s]
 
 
@@ -166,20 +167,27 @@ def _build_from_buckets(E, G, GC, ng, cnt, v, splits):
     C = ng.shape[0] // 2
     B = E.shape[0] // C
     K = G.shape[0] // C
-    base = v * K
+    base, last = v * K, splits.shape[0]
     top = 0
     for b in (2 * v - C, 2 * v + 1 - C):
         for i in range(b * B, b * B + cnt[C + b]):
-            num, den, lo = E[i, 2], E[i, 1], E[i, 0]
-            c = level_cell(num / den, splits)
+            num, den, lo, c = E[i, 2], E[i, 1], E[i, 0], np.int64(E[i, 3])
             # Invariant: rows base .. base+top-1 reduce the scores before i.
             while top > 0 and GC[base + top - 1] >= c:
                 j = base + top - 1
                 num += G[j, NUM]
                 den += G[j, DEN]
                 lo = G[j, LO]
-                c = level_cell(num / den, splits)
                 top -= 1
+                # Merge on while the mean is at most the next split point of
+                # the group before (its cell then is at most that group's);
+                # find the cell only when the merging stops.
+                if top > 0:
+                    p = GC[base + top - 1]
+                    if p == last or num / den <= splits[p]:
+                        c = p
+                        continue
+                c = level_cell(num / den, splits)
             j = base + top
             G[j, NUM], G[j, DEN], G[j, LO], G[j, HI] = num, den, lo, E[i, 0]
             GC[j] = c
@@ -197,6 +205,7 @@ def _build_node(E, G, GC, ng, cnt, v, splits):
         return
     K = G.shape[0] // C
     base, left, right = v * K, 2 * v * K, (2 * v + 1) * K
+    last = splits.shape[0]
     nl, nr = ng[2 * v], ng[2 * v + 1]
     for j in range(nl):
         G[base + j, NUM], G[base + j, DEN] = G[left + j, NUM], G[left + j, DEN]
@@ -215,9 +224,14 @@ def _build_node(E, G, GC, ng, cnt, v, splits):
             num += G[j, NUM]
             den += G[j, DEN]
             lo = G[j, LO]
-            c = level_cell(num / den, splits)
             top -= 1
             merged = True
+            if top > 0:  # as in _build_from_buckets
+                p = GC[base + top - 1]
+                if p == last or num / den <= splits[p]:
+                    c = p
+                    continue
+            c = level_cell(num / den, splits)
         j = base + top
         G[j, NUM], G[j, DEN], G[j, LO], G[j, HI] = num, den, lo, G[src, HI]
         GC[j] = c
@@ -311,7 +325,7 @@ def _rebalance(E, EK, G, GC, ng, cnt, b, splits):
         limit = size * B * (1.0 - 0.5 * h / H)
         if cnt[v] + 1 <= limit and (cnt[v] + size) // size < B:
             b0 = (v << h) - C
-            tmpE = np.empty((cnt[v], 3))
+            tmpE = np.empty((cnt[v], 4))
             tmpK = np.empty(cnt[v], dtype=np.int64)
             k = 0
             for bb in range(b0, b0 + size):
@@ -330,7 +344,7 @@ def tree_entries(E, EK, ng, cnt):
     C = ng.shape[0] // 2
     B = E.shape[0] // C
     m = cnt[1]
-    outE = np.empty((m, 3))
+    outE = np.empty((m, 4))
     outK = np.empty(m, dtype=np.int64)
     k = 0
     for b in range(C):
@@ -371,7 +385,7 @@ def tree_insert(E, EK, G, GC, ng, cnt, obs, s, y, w, splits):
             pos = _position(E, cnt, C, B, b, s)
         for i in range(b * B + cnt[C + b], pos, -1):
             _copy_entry(E, EK, i, E, EK, i - 1)
-        E[pos, 0], E[pos, 1], E[pos, 2] = s, 0.0, 0.0
+        E[pos, 0], E[pos, 1], E[pos, 2], E[pos, 3] = s, 0.0, 0.0, 0.0
         EK[pos] = 0
         cnt[C + b] += 1
     key = (s, y)
@@ -381,6 +395,7 @@ def tree_insert(E, EK, G, GC, ng, cnt, obs, s, y, w, splits):
     obs[key] = old + w
     E[pos, 1] += w
     E[pos, 2] += w * y
+    E[pos, 3] = level_cell(E[pos, 2] / E[pos, 1], splits)
     _update_path(E, G, GC, ng, cnt, C + b, splits)
     return True
 
@@ -409,6 +424,7 @@ def tree_delete(E, EK, G, GC, ng, cnt, obs, s, y, w, splits):
     else:
         E[pos, 1] -= w
         E[pos, 2] -= w * y
+        E[pos, 3] = level_cell(E[pos, 2] / E[pos, 1], splits)
     _update_path(E, G, GC, ng, cnt, C + b, splits)
     return True
 

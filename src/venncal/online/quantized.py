@@ -312,7 +312,7 @@ class QuantizedIsotonic(_QuantizedMap):
 
     def _allocate(self, n_buckets: int) -> None:
         k, b = self.levels_.shape[0], self._bucket
-        self._E = np.zeros((n_buckets * b, 3))  # score, weight, weighted target sum
+        self._E = np.zeros((n_buckets * b, 4))  # score, weight, weighted target sum, cell
         self._EK = np.zeros(n_buckets * b, dtype=np.int64)  # distinct targets per score
         self._G = np.zeros((n_buckets * k, 4))  # groups of internal nodes 1 .. C-1
         self._GC = np.zeros(n_buckets * k, dtype=np.int64)
