@@ -39,10 +39,34 @@ the ``log2 C`` ancestors of one bucket (O(B) for the lowest, O(K) each above).
 from __future__ import annotations
 
 import numpy as np
+from numba import types
+from numba.typed import Dict
 
 from ._jit import jit
 
 NUM, DEN, LO, HI = 0, 1, 2, 3
+_KEY = types.UniTuple(types.float64, 2)
+_WEIGHT = types.float64
+
+
+@jit
+def obs_from_arrays(keys, weights):
+    """Return a new typed dict ``(score, target) -> weight`` (compiled, so cached)."""
+    obs = Dict.empty(key_type=_KEY, value_type=_WEIGHT)
+    for i in range(keys.shape[0]):
+        obs[(keys[i, 0], keys[i, 1])] = weights[i]
+    return obs
+
+
+@jit
+def obs_to_arrays(obs):
+    """Return the keys (shape (m, 2)) and weights of an observation dict."""
+    keys = np.empty((len(obs), 2))
+    weights = np.empty(len(obs))
+    for i, (key, weight) in enumerate(obs.items()):
+        keys[i, 0], keys[i, 1] = key
+        weights[i] = weight
+    return keys, weights
 
 
 @jit

@@ -24,13 +24,14 @@ import math
 import numbers
 
 import numpy as np
-from numba import typed, types
 
 from .._kernels.quantized import (
     DEN,
     HI,
     LO,
     NUM,
+    obs_from_arrays,
+    obs_to_arrays,
     ordered_learn,
     push_group,
     tree_delete,
@@ -43,9 +44,6 @@ from ..baselines.isotonic import _nearest_steps
 from ..baselines.quantized import check_levels, level_splits
 
 __all__ = ["OrderedQuantizedIsotonic", "QuantizedIsotonic"]
-
-_KEY = types.UniTuple(types.float64, 2)
-
 
 def _real(value, name: str) -> float:
     """Return ``value`` as a finite float (the rule of ``check_scores``)."""
@@ -305,7 +303,7 @@ class QuantizedIsotonic(_QuantizedMap):
         self._set_levels(levels)
         self.window = window
         self._bucket = max(2 * self.levels_.shape[0], 64)
-        self._obs = typed.Dict.empty(_KEY, types.float64)
+        self._obs = obs_from_arrays(np.empty((0, 2)), np.empty(0))
         self._ring = np.zeros((0 if window is None else int(window), 3))
         self._ring_state = np.zeros(2, dtype=np.int64)  # head, count
         self._allocate(2)
@@ -382,13 +380,10 @@ class QuantizedIsotonic(_QuantizedMap):
 
     def __getstate__(self):
         state = self.__dict__.copy()
-        state["_obs"] = (np.array(list(self._obs.keys())).reshape(-1, 2),
-                         np.array(list(self._obs.values()), dtype=np.float64))
+        state["_obs"] = obs_to_arrays(self._obs)
         return state
 
     def __setstate__(self, state):
-        keys, values = state.pop("_obs")
+        keys, weights = state.pop("_obs")
         self.__dict__.update(state)
-        self._obs = typed.Dict.empty(_KEY, types.float64)
-        for (s, t), v in zip(keys.tolist(), values.tolist(), strict=True):
-            self._obs[(s, t)] = v
+        self._obs = obs_from_arrays(keys, weights)
