@@ -186,15 +186,43 @@ def _copy_entry(dstE, dstK, d, srcE, srcK, s):
 
 
 @jit
-def _build_from_buckets(E, G, GC, ng, cnt, v, splits):
-    """Reduce the scores of the two buckets below node ``v`` into its groups (inlined)."""
+def _count_hi_below(G, base, n, x, strict):
+    """Count rows ``base .. base+n-1`` whose last score is ``< x`` (``<= x`` if not strict)."""
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if G[base + mid, HI] < x or (not strict and G[base + mid, HI] == x):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@jit
+def _build_from_buckets(E, G, GC, ng, cnt, v, s, splits):
+    """Reduce the scores of the two buckets below ``v`` into its groups (inlined).
+
+    Only data at scores ``>= s`` changed since ``v`` was last built: its
+    groups that end below ``s`` are kept (merges of unchanged data, so still
+    allowed merges) and the scores after them are pushed again.  Returns the
+    last score of the groups left untouched (-inf if none): up to there the
+    parent may keep its own groups.
+    """
     C = ng.shape[0] // 2
     B = E.shape[0] // C
     K = G.shape[0] // C
     base, last = v * K, splits.shape[0]
-    top = 0
+    top = _count_hi_below(G, base, ng[v], s, True)
+    low = top  # rows below low are untouched
+    after = G[base + top - 1, HI] if top > 0 else -np.inf
     for b in (2 * v - C, 2 * v + 1 - C):
-        for i in range(b * B, b * B + cnt[C + b]):
+        end = b * B + cnt[C + b]
+        first = b * B
+        if top > 0:
+            first = _position(E, cnt, C, B, b, after)
+            if first < end and E[first, 0] == after:
+                first += 1
+        for i in range(first, end):
             num, den, lo, c = E[i, 2], E[i, 1], E[i, 0], np.int64(E[i, 3])
             # Invariant: rows base .. base+top-1 reduce the scores before i.
             while top > 0 and GC[base + top - 1] >= c:
@@ -203,6 +231,7 @@ def _build_from_buckets(E, G, GC, ng, cnt, v, splits):
                 den += G[j, DEN]
                 lo = G[j, LO]
                 top -= 1
+                low = min(low, top)
                 # Merge on while the mean is at most the next split point of
                 # the group before (its cell then is at most that group's);
                 # find the cell only when the merging stops.
@@ -218,65 +247,75 @@ def _build_from_buckets(E, G, GC, ng, cnt, v, splits):
             top += 1
     ng[v] = top
     cnt[v] = cnt[2 * v] + cnt[2 * v + 1]
+    return G[base + low - 1, HI] if low > 0 else -np.inf
 
 
 @jit
-def _build_node(E, G, GC, ng, cnt, v, splits):
-    """Reduce the concatenated groups of the children of ``v`` into ``v`` (inlined)."""
+def _build_node(E, G, GC, ng, cnt, v, t, splits):
+    """Reduce the concatenated groups of the children of ``v`` into ``v`` (inlined).
+
+    ``t`` is the bound returned by the changed child: its groups up to score
+    ``t`` are untouched, so ``t`` ends a group of both children, and the
+    groups of ``v`` ending at or below ``t`` are unions of untouched groups:
+    they are kept, and the children's groups after them are pushed again.
+    Returns the bound for the parent (see :func:`_build_from_buckets`, which
+    takes the changed score instead, for nodes just above the buckets).
+    """
     C = ng.shape[0] // 2
     if 2 * v >= C:
-        _build_from_buckets(E, G, GC, ng, cnt, v, splits)
-        return
+        return _build_from_buckets(E, G, GC, ng, cnt, v, t, splits)
     K = G.shape[0] // C
-    base, left, right = v * K, 2 * v * K, (2 * v + 1) * K
-    last = splits.shape[0]
-    nl, nr = ng[2 * v], ng[2 * v + 1]
-    for j in range(nl):
-        G[base + j, NUM], G[base + j, DEN] = G[left + j, NUM], G[left + j, DEN]
-        G[base + j, LO], G[base + j, HI] = G[left + j, LO], G[left + j, HI]
-        GC[base + j] = GC[left + j]
-    top = nl
-    k = 0
-    # Push the right child's groups; once one goes in without a merge, the
-    # rest (cells strictly increasing after it) are copied as they are.
-    while k < nr:
-        src = right + k
-        num, den, lo, c = G[src, NUM], G[src, DEN], G[src, LO], GC[src]
-        merged = False
-        while top > 0 and GC[base + top - 1] >= c:
-            j = base + top - 1
-            num += G[j, NUM]
-            den += G[j, DEN]
-            lo = G[j, LO]
-            top -= 1
-            merged = True
-            if top > 0:  # as in _build_from_buckets
-                p = GC[base + top - 1]
-                if p == last or num / den <= splits[p]:
-                    c = p
-                    continue
-            c = level_cell(num / den, splits)
-        j = base + top
-        G[j, NUM], G[j, DEN], G[j, LO], G[j, HI] = num, den, lo, G[src, HI]
-        GC[j] = c
-        top += 1
-        k += 1
-        if not merged:
-            break
-    for i in range(k, nr):
-        G[base + top, NUM], G[base + top, DEN] = G[right + i, NUM], G[right + i, DEN]
-        G[base + top, LO], G[base + top, HI] = G[right + i, LO], G[right + i, HI]
-        GC[base + top] = GC[right + i]
-        top += 1
+    base, last = v * K, splits.shape[0]
+    top = _count_hi_below(G, base, ng[v], t, False)
+    low = top
+    after = G[base + top - 1, HI] if top > 0 else -np.inf
+    for child in (2 * v, 2 * v + 1):
+        src0, n = child * K, ng[child]
+        k = _count_hi_below(G, src0, n, after, False) if top > 0 else 0
+        # Push the child's groups; once one goes in without a merge, the rest
+        # of this child (cells strictly increasing after it) are copied.
+        while k < n:
+            src = src0 + k
+            num, den, lo, c = G[src, NUM], G[src, DEN], G[src, LO], GC[src]
+            merged = False
+            while top > 0 and GC[base + top - 1] >= c:
+                j = base + top - 1
+                num += G[j, NUM]
+                den += G[j, DEN]
+                lo = G[j, LO]
+                top -= 1
+                low = min(low, top)
+                merged = True
+                if top > 0:  # as in _build_from_buckets
+                    p = GC[base + top - 1]
+                    if p == last or num / den <= splits[p]:
+                        c = p
+                        continue
+                c = level_cell(num / den, splits)
+            j = base + top
+            G[j, NUM], G[j, DEN], G[j, LO], G[j, HI] = num, den, lo, G[src, HI]
+            GC[j] = c
+            top += 1
+            k += 1
+            if not merged:
+                break
+        for i in range(src0 + k, src0 + n):
+            G[base + top, NUM], G[base + top, DEN] = G[i, NUM], G[i, DEN]
+            G[base + top, LO], G[base + top, HI] = G[i, LO], G[i, HI]
+            GC[base + top] = GC[i]
+            top += 1
     ng[v] = top
     cnt[v] = cnt[2 * v] + cnt[2 * v + 1]
+    return G[base + low - 1, HI] if low > 0 else -np.inf
 
 
 @jit
-def _update_path(E, G, GC, ng, cnt, node, splits):
+def _update_path(E, G, GC, ng, cnt, node, s, splits):
+    """Rebuild the ancestors of ``node`` after a change of the data at score ``s``."""
     v = node >> 1
+    t = s
     while v >= 1:
-        _build_node(E, G, GC, ng, cnt, v, splits)
+        t = _build_node(E, G, GC, ng, cnt, v, t, splits)
         v >>= 1
 
 
@@ -329,8 +368,8 @@ def _build_above(E, G, GC, ng, cnt, v, h, splits):
     for lev in range(h - 1, -1, -1):
         first = v << lev
         for u in range(first, first + (1 << lev)):
-            _build_node(E, G, GC, ng, cnt, u, splits)
-    _update_path(E, G, GC, ng, cnt, v, splits)
+            _build_node(E, G, GC, ng, cnt, u, -np.inf, splits)
+    _update_path(E, G, GC, ng, cnt, v, -np.inf, splits)
 
 
 @jit
@@ -420,7 +459,7 @@ def tree_insert(E, EK, G, GC, ng, cnt, obs, s, y, w, splits):
     E[pos, 1] += w
     E[pos, 2] += w * y
     E[pos, 3] = level_cell(E[pos, 2] / E[pos, 1], splits)
-    _update_path(E, G, GC, ng, cnt, C + b, splits)
+    _update_path(E, G, GC, ng, cnt, C + b, s, splits)
     return True
 
 
@@ -449,7 +488,7 @@ def tree_delete(E, EK, G, GC, ng, cnt, obs, s, y, w, splits):
         E[pos, 1] -= w
         E[pos, 2] -= w * y
         E[pos, 3] = level_cell(E[pos, 2] / E[pos, 1], splits)
-    _update_path(E, G, GC, ng, cnt, C + b, splits)
+    _update_path(E, G, GC, ng, cnt, C + b, s, splits)
     return True
 
 
