@@ -67,7 +67,8 @@ def test_batch_is_optimal_and_is_projected_pava(seed):
     cal = QuantizedIsotonicCalibrator(levels=levels).fit(scores, y, sample_weight=w)
     fitted = cal.predict_proba(scores)[:, 1]
     best, maps = exhaustive_quantized(scores, y, w, levels)
-    assert loss_of_map(scores, y, w, dict(zip(scores.tolist(), fitted.tolist(), strict=True))) == best
+    fitted_map = dict(zip(scores.tolist(), fitted.tolist(), strict=True))
+    assert loss_of_map(scores, y, w, fitted_map) == best
     keys, expected = projected_pava(scores, y, w, levels)
     np.testing.assert_array_equal(cal.predict_proba(keys)[:, 1], expected)
     if len(maps) == 1:

@@ -25,15 +25,17 @@ a parent's groups are its children's reduced lists concatenated and reduced.
 The tree (:func:`tree_insert`) is a complete binary tree over ``C >= 2``
 *buckets* (a power of two) that hold the distinct scores in sorted order,
 each bucket at most ``B`` scores (rows of ``E``: score, total weight,
-weighted target sum, cell).  Invariant: internal node ``v`` (root 1; bucket ``b``
-is leaf ``C + b``) keeps the reduced groups of the scores below it (rows
-``v*K`` to ``v*K + ng[v] - 1`` of ``G``), and every node its number of
-scores ``cnt[v]``; leaves keep no groups (their parents reduce the two
-buckets' scores directly), which halves the memory.  Buckets with room take new scores; a full bucket is
-spread over the smallest enclosing window of buckets whose fill is below a
-density bound (1 at the buckets, 1/2 at the root: a packed-memory array), and
-a root beyond its bound makes the caller double ``C``.  An update rebuilds
-the ``log2 C`` ancestors of one bucket (O(B) for the lowest, O(K) each above).
+weighted target sum, cell).  Invariant: internal node ``v`` (root 1; bucket
+``b`` is leaf ``C + b``) keeps the reduced groups of the scores below it
+(rows ``v*K`` to ``v*K + ng[v] - 1`` of ``G``), and every node its number
+of scores ``cnt[v]``; leaves keep no groups (their parents reduce the two
+buckets' scores directly), which halves the memory.  Buckets with room take
+new scores; a full bucket is spread over the smallest enclosing window of
+buckets whose fill is below a density bound (1 at the buckets, 1/2 at the
+root: a packed-memory array), and a tree too full for that makes the caller
+double ``C``.  An update rebuilds the ``log2 C`` ancestors of one bucket,
+each from its first group that the change can touch (groups of unchanged
+data are allowed merges and stay): O(B) for the lowest, O(K) for the others.
 """
 
 from __future__ import annotations
@@ -350,7 +352,7 @@ def _position(E, cnt, C, B, b, s):
 
 @jit
 def _distribute(E, EK, G, GC, ng, cnt, b0, size, tmpE, tmpK, splits):
-    """Spread ``tmpE`` (sorted scores) evenly over buckets ``b0 .. b0+size-1`` (nodes not rebuilt)."""
+    """Spread sorted entries ``tmpE`` evenly over buckets ``b0 .. b0+size-1`` (no node built)."""
     C = ng.shape[0] // 2
     B = E.shape[0] // C
     m = tmpE.shape[0]

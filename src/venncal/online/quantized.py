@@ -45,6 +45,7 @@ from ..baselines.quantized import check_levels, level_splits
 
 __all__ = ["OrderedQuantizedIsotonic", "QuantizedIsotonic"]
 
+
 def _real(value, name: str) -> float:
     """Return ``value`` as a finite float (the rule of ``check_scores``)."""
     if isinstance(value, numbers.Real) and math.isfinite(value):
