@@ -376,3 +376,25 @@ def test_window_equals_batch_fit_of_the_window(window, bucket):
             batch = QuantizedIsotonicCalibrator(levels=9).fit(s[last], y[last], w[last])
             np.testing.assert_array_equal(model.thresholds_, batch.thresholds_)
             np.testing.assert_array_equal(model.values_, batch.values_)
+
+
+def test_to_calibrator_saves_the_current_map(tmp_path):
+    rng = np.random.default_rng(11)
+    s, y, w = large_stream(rng, 400, "random")
+    model = QuantizedIsotonic(levels=[0.1, 0.3, 0.6, 0.9], window=150)
+    model.learn_many(s, y, w)
+    cal = model.to_calibrator()
+    batch = QuantizedIsotonicCalibrator(levels=[0.1, 0.3, 0.6, 0.9]).fit(s[-150:], y[-150:], w[-150:])
+    np.testing.assert_array_equal(cal.thresholds_, batch.thresholds_)
+    np.testing.assert_array_equal(cal.values_, batch.values_)
+    persist.save(cal, tmp_path / "window.json")
+    q = rng.random(50)
+    np.testing.assert_array_equal(persist.load(tmp_path / "window.json").predict_proba(q)[:, 1],
+                                  model.predict(q))
+    ordered = OrderedQuantizedIsotonic(5)
+    with pytest.raises(ValueError, match="no observations"):
+        ordered.to_calibrator()
+    wide = QuantizedIsotonic([-1.0, 2.0])
+    wide.insert(0.1, 2.0)
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        wide.to_calibrator()

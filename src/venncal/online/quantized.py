@@ -41,7 +41,7 @@ from .._kernels.quantized import (
 )
 from .._validation import check_sample_weight, check_scores
 from ..baselines.isotonic import _nearest_steps
-from ..baselines.quantized import check_levels, level_splits
+from ..baselines.quantized import QuantizedIsotonicCalibrator, check_levels, level_splits
 
 __all__ = ["OrderedQuantizedIsotonic", "QuantizedIsotonic"]
 
@@ -156,6 +156,30 @@ class _QuantizedMap:
     def learn_one(self, score, y, weight=1.0) -> None:
         """Learn one observation (River's name for :meth:`insert`)."""
         self.insert(score, y, weight)
+
+    def to_calibrator(self) -> QuantizedIsotonicCalibrator:
+        """Return the current map as a fitted batch calibrator (labels 0 and 1).
+
+        The calibrator predicts exactly as :meth:`predict` does and can be
+        saved with :func:`venncal.save`; it is what
+        :class:`~venncal.baselines.QuantizedIsotonicCalibrator` fits on the
+        observations present.
+
+        Raises
+        ------
+        ValueError
+            Before the first observation, or when a level lies outside [0, 1].
+        """
+        t, v = self._table()
+        if t.shape[0] == 0:
+            raise ValueError(f"{type(self).__name__} has no observations yet")
+        if self.levels_[0] < 0 or self.levels_[-1] > 1:
+            raise ValueError("a calibrator needs levels in [0, 1]")
+        cal = QuantizedIsotonicCalibrator(levels=self.levels)
+        cal.classes_ = np.array([0, 1])
+        cal.levels_, cal.thresholds_, cal.values_ = self.levels_.copy(), t, v
+        cal._check_state()
+        return cal
 
 
 class OrderedQuantizedIsotonic(_QuantizedMap):
