@@ -16,6 +16,7 @@ This is a script, not a test::
 from __future__ import annotations
 
 import argparse
+import math
 import platform
 import time
 
@@ -77,21 +78,24 @@ def main(argv=None):
             rows.append(
                 (
                     name,
-                    best_of(lambda make=make: make().fit(s, y), args.min_time),
-                    best_of(lambda fitted=fitted: fitted.predict_proba(q), args.min_time),
+                    best_of(lambda make=make, s=s, y=y: make().fit(s, y), args.min_time),
+                    best_of(lambda fitted=fitted, q=q: fitted.predict_proba(q), args.min_time),
                 )
             )
         iso = IsotonicRegression(out_of_bounds="clip").fit(s, y)
         rows.append(
             (
                 "scikit-learn IsotonicRegression",
-                best_of(lambda: IsotonicRegression(out_of_bounds="clip").fit(s, y), args.min_time),
-                best_of(lambda: iso.predict(q), args.min_time),
+                best_of(
+                    lambda s=s, y=y: IsotonicRegression(out_of_bounds="clip").fit(s, y),
+                    args.min_time,
+                ),
+                best_of(lambda iso=iso, q=q: iso.predict(q), args.min_time),
             )
         )
-        rows.append(("np.sort (floor)", best_of(lambda: np.sort(s), args.min_time), float("nan")))
+        rows.append(("np.sort (floor)", best_of(lambda s=s: np.sort(s), args.min_time), math.nan))
         for name, fit_t, pred_t in rows:
-            pred = "-" if pred_t != pred_t else fmt(pred_t)
+            pred = "-" if math.isnan(pred_t) else fmt(pred_t)
             print(f"| {k:.0e} | {name} | {fmt(fit_t)} | {pred} |")
 
 

@@ -574,3 +574,44 @@ def test_histogram_in_unit_interval(data, q, n_bins, strategy):
     assert np.all(np.diff(cal.bin_edges_) >= 0)
     assert cal.bin_values_.shape[0] <= n_bins
     assert_allclose(cal.bin_weights_.sum(), w.sum(), rtol=1e-12)
+
+
+# -- the binning shared by histogram binning, BBQ and the binned metrics ----------
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_histogram_quantile_bins_are_bbq_single_model_bins(seed):
+    # Both use the one equal-weight rule: a one-model BBQ has the histogram's inner edges.
+    rng = np.random.default_rng(seed)
+    s = np.round(rng.random(120) * (10 if seed % 2 else 1000)) / 7
+    y = rng.random(120) < 0.4
+    w = rng.integers(1, 4, 120).astype(float) if seed >= 3 else None
+    n_distinct = np.unique(s).shape[0]
+    for n_bins in (1, 2, 5, min(13, n_distinct), n_distinct):
+        hist = HistogramBinningCalibrator(n_bins=n_bins).fit(s, y, sample_weight=w)
+        bbq = BBQCalibrator(bin_range=(n_bins, n_bins)).fit(s, y, sample_weight=w)
+        assert bbq.n_bins_.tolist() == [hist.bin_values_.shape[0]]
+        assert_array_equal(bbq.bin_edges_, hist.bin_edges_[1:-1])
+
+
+def test_histogram_quantile_bins_follow_the_middle_rule_exactly():
+    # Literal rule with exact fractions: distinct score j goes to bin
+    # #{b in 1..B-1 : b W / B <= C_j - w_j / 2}; bins that get no score are dropped.
+    rng = np.random.default_rng(7)
+    s = np.round(rng.random(90) * 30)
+    w = rng.integers(1, 5, 90).astype(float)
+    y = rng.random(90) < 0.5
+    values = np.unique(s)
+    weight = [Fraction(float(w[s == v].sum())) for v in values]
+    total = sum(weight)
+    for n_bins in (1, 3, 4, 10, 40):
+        before = Fraction(0)
+        bins = []
+        for wj in weight:
+            middle = before + wj / 2
+            bins.append(sum(1 for b in range(1, n_bins) if Fraction(b) * total / n_bins <= middle))
+            before += wj
+        cuts = [j for j in range(1, len(values)) if bins[j] != bins[j - 1]]
+        expected = [0.5 * values[j - 1] + 0.5 * values[j] for j in cuts]
+        cal = HistogramBinningCalibrator(n_bins=n_bins).fit(s, y, sample_weight=w)
+        assert cal.bin_edges_[1:-1].tolist() == expected

@@ -1,6 +1,7 @@
 """Estimator wrappers against their definitions: IVAP, CVAP, SVA and full VA."""
 
 import pickle
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -15,9 +16,20 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 
-from venncal import FullVennAbersClassifier, VennAbersCalibrator, VennAbersClassifier
+import venncal
+from venncal import (
+    CrossVennAbersCalibrator,
+    FullVennAbersClassifier,
+    VennAbersCalibrator,
+    VennAbersClassifier,
+)
 
 TOL = 1e-12
+
+
+def _bits(a):
+    """An array's float64 bits: equality of these is equality to the bit."""
+    return np.ascontiguousarray(a, dtype=np.float64).view(np.uint64)
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +45,7 @@ def _scores(est, X):
 class CountingClassifier(ClassifierMixin, BaseEstimator):
     """GaussianNB that records every fit in a shared log."""
 
-    log = []
+    log: ClassVar[list] = []
 
     def __init__(self, tag=None):
         self.tag = tag
@@ -64,6 +76,43 @@ def test_cvap_equals_merge_of_reference_ivaps(data):
     np.testing.assert_allclose(
         brier.predict_proba(X_test)[:, 1], cvap_merge(p0s, p1s, "brier"), atol=TOL
     )
+
+
+@pytest.mark.parametrize("merge", ["log", "brier"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_estimator_cvap_is_score_cvap_on_out_of_fold_scores(data, merge, weighted):
+    # The one fold-merge path: K base models, their out-of-fold scores with
+    # the fold ids, one score-level CVAP; prediction stacks the K models' scores.
+    X, y, X_test = data
+    w = np.random.default_rng(2).integers(0, 4, len(y)).astype(float) if weighted else None
+    splitter = StratifiedKFold(4, shuffle=True, random_state=8)
+    clf = VennAbersClassifier(GaussianNB(), cv=splitter, merge=merge)
+    clf.fit(X, y, sample_weight=w)
+    scores, rows, folds, test = [], [], [], []
+    for k, (train, cal) in enumerate(splitter.split(X, y)):
+        est = GaussianNB().fit(X[train], y[train], sample_weight=None if w is None else w[train])
+        scores.append(_scores(est, X[cal]))
+        rows.append(cal)
+        folds.append(np.full(len(cal), k))
+        test.append(_scores(est, X_test))
+    rows = np.concatenate(rows)
+    cvap = CrossVennAbersCalibrator(merge=merge).fit(
+        np.concatenate(scores), y[rows], None if w is None else w[rows], folds=np.concatenate(folds)
+    )
+    test = np.column_stack(test)
+    np.testing.assert_array_equal(_bits(clf.predict_proba(X_test)), _bits(cvap.predict_proba(test)))
+    np.testing.assert_array_equal(
+        _bits(clf.predict_interval(X_test)), _bits(cvap.predict_interval(test))
+    )
+    assert isinstance(clf.calibrator_, CrossVennAbersCalibrator)
+    assert clf.calibrator_.folds_.tolist() == [0, 1, 2, 3]
+    assert clf.calibrators_ is clf.calibrator_.calibrators_
+
+
+def test_public_names_of_the_estimator_layer():
+    for name in ("VennAbersClassifier", "FullVennAbersClassifier", "CalibratedClassifier"):
+        assert getattr(venncal, name) is getattr(venncal.estimators, name)
+        assert not hasattr(venncal.venn_abers, name)  # venn_abers is the score level only
 
 
 def test_cvap_integer_cv_is_shuffled_stratified_kfold(data):
@@ -204,12 +253,28 @@ def test_one_class_and_three_classes_raise(data):
         ({"merge": "mean"}, "merge"),
         ({"response_method": "predict"}, "response_method"),
         ({"cv": 1}, "cv"),
+        ({"cv": "split"}, "cv"),
+        ({"calibration_size": 1.5, "method": "ivap"}, "calibration_size"),
+        ({"n_jobs": 0}, "n_jobs"),
+        ({"random_state": "seed"}, "random_state"),
+        ({"estimator": "tree"}, "estimator"),
     ],
 )
 def test_bad_parameters(data, params, match):
     X, y, _ = data
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(ValueError, match=f"VennAbersClassifier: {match} must be"):
         VennAbersClassifier(**params).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [({"merge": "mean"}, "merge"), ({"response_method": "x"}, "response_method"),
+     ({"n_jobs": 1.5}, "n_jobs")],
+)
+def test_full_bad_parameters(data, params, match):
+    X, y, _ = data
+    with pytest.raises(ValueError, match=f"FullVennAbersClassifier: {match} must be"):
+        FullVennAbersClassifier(GaussianNB(), **params).fit(X, y)
 
 
 def test_pipeline_grid_search_clone_pickle(data):
@@ -302,7 +367,7 @@ def test_score_level_cvap_equals_merge_of_reference_ivaps():
     y = (rng.random(n) < 1 / (1 + np.exp(-scores))).astype(int)
     folds = rng.integers(0, K, n) * 10  # any fold identifiers
     test = rng.normal(size=(30, K))
-    cal = CrossVennAbersCalibrator().fit(scores, np.where(y == 1, "pos", "neg"), folds)
+    cal = CrossVennAbersCalibrator().fit(scores, np.where(y == 1, "pos", "neg"), folds=folds)
     assert list(cal.folds_) == [0, 10, 20, 30]
     p0s, p1s = [], []
     for k, fold in enumerate(cal.folds_):
@@ -321,4 +386,4 @@ def test_score_level_cvap_equals_merge_of_reference_ivaps():
     with pytest.raises(ValueError, match="one column per fold"):
         cal.predict_proba(test[:, :2])
     with pytest.raises(ValueError, match="folds"):
-        CrossVennAbersCalibrator().fit(scores, y, folds[:-1])
+        CrossVennAbersCalibrator().fit(scores, y, folds=folds[:-1])

@@ -192,7 +192,7 @@ def test_cvap_with_fold_column(data, arrays, capsys):
     model = persist.load("cvap.json")
     assert model.merge == "brier"
     assert len(model.calibrators_) == K
-    expected = type(model)(merge="brier").fit(arrays["s"], arrays["y"], arrays["folds"])
+    expected = type(model)(merge="brier").fit(arrays["s"], arrays["y"], folds=arrays["folds"])
     cols = ",".join(f"s{k}" for k in range(K))
     ok(capsys, "predict", "cvap.json", "test.csv", "--score-col", cols, "-o", "cvap-k.csv")
     p = np.array([float(v) for v in column("cvap-k.csv", "p")])

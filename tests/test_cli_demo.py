@@ -18,6 +18,8 @@ import pytest
 import venncal
 from venncal.cli import build_parser, main
 from venncal.datasets import load_adult
+from venncal.experiments import demo
+
 
 def _shared_datasets() -> Path:
     """The shared data store: $VENNCAL_DATA, else ``shared/datasets`` beside the repository."""
@@ -263,7 +265,10 @@ def _check_demo_output(out: str, n_train: int, n_test: int, seed: int) -> None:
             assert len(values) == 6  # log loss, Brier, ECE, AUC, accuracy, width
             log_loss, brier, ece, auc, acc = (float(v) for v in values[:5])  # "inf" parses
             assert log_loss > 0
-            assert 0 <= brier <= 1 and 0 <= ece <= 1 and 0.5 < auc <= 1 and 0.5 < acc <= 1
+            assert 0 <= brier <= 1
+            assert 0 <= ece <= 1
+            assert 0.5 < auc <= 1
+            assert 0.5 < acc <= 1
             if label in ("IVAP", "CVAP (5 folds)"):
                 # Venn-Abers probabilities are never exactly 0 or 1: finite log loss.
                 assert np.isfinite(log_loss)
@@ -272,6 +277,46 @@ def _check_demo_output(out: str, n_train: int, n_test: int, seed: int) -> None:
                 assert values[5] == "-"
 
 
+@pytest.fixture(scope="module")
+def small_demo():
+    # One fast run through the real data, shared by the report and command tests.
+    return demo.run(seed=3, max_train_rows=800, max_test_rows=500)
+
+
+def test_demo_run_and_report_smoke(small_demo, tmp_path):
+    pytest.importorskip("matplotlib")
+    assert (small_demo.n_train, small_demo.n_test) == (800, 500)
+    assert small_demo.subsampled
+    png = tmp_path / "reliability.png"
+    written = demo.report(small_demo, plot=png)
+    _check_demo_output(written.text, 800, 500, seed=3)
+    assert written.figures == (png,)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"reliability diagrams: {png}" in written.text
+    assert written.markdown is None
+
+
+def test_demo_command_prints_the_report(small_demo, monkeypatch, capsys):
+    # The command only parses, runs and prints: hand it the small run.
+    def small_run(**kwargs):
+        assert kwargs == {"seed": 3, "quick": True}
+        return small_demo
+
+    monkeypatch.setattr(demo, "run", small_run)
+    assert main(["demo", "--quick", "--seed", "3", "--no-plot"]) == 0
+    captured = capsys.readouterr()
+    _check_demo_output(captured.out, 800, 500, seed=3)
+    assert "reliability diagrams" not in captured.out
+    assert captured.err == ""
+
+
+def test_quick_sizes_agree_with_the_help():
+    from venncal.cli import _demo as cli_demo  # the parser's copy of the quick sizes
+
+    assert cli_demo.QUICK_ROWS == demo.QUICK_TRAIN_ROWS == demo.QUICK_TEST_ROWS
+
+
+@pytest.mark.slow
 def test_demo_quick(capsys, tmp_path):
     pytest.importorskip("matplotlib")
     png = tmp_path / "reliability.png"

@@ -500,7 +500,8 @@ def test_log_merge_within_interval(data):
 def test_predict_proba_rows_sum_to_one(merge, data):
     s, y, w, tests = data
     proba = VennAbersCalibrator(merge=merge).fit(s, y, sample_weight=w).predict_proba(tests)
-    assert np.all(proba >= 0.0) and np.all(proba <= 1.0)
+    assert np.all(proba >= 0.0)
+    assert np.all(proba <= 1.0)
     assert_allclose(proba.sum(axis=1), 1.0, rtol=0, atol=2**-52)
 
 
@@ -559,3 +560,94 @@ def test_large_random_against_definition(seed):
     w = rng.uniform(0, 3, size=150)
     tests = np.concatenate([rng.normal(size=40), scores[:20]])
     check_definition(scores, y, w, tests)
+
+
+# ---------------------------------------------------------------- CVAP as a ScoreCalibrator
+
+
+def _bits(a):
+    """An array's float64 bits, so that equality means equal to the bit (and -0.0 != 0.0)."""
+    return np.ascontiguousarray(a, dtype=np.float64).view(np.uint64)
+
+
+def _cvap_data(seed, weighted):
+    rng = np.random.default_rng(seed)
+    scores, y = logistic_data(rng, 120)
+    scores = np.round(scores, 1)  # ties within and across folds
+    folds = np.array(["b", "a", "c"])[rng.integers(0, 3, 120)]
+    w = rng.integers(0, 3, 120).astype(float) if weighted else None
+    if w is not None:
+        w[:3] = 1.0  # every fold keeps weight whatever the draw
+        folds[:3] = ["a", "b", "c"]
+    tests = np.concatenate([rng.normal(size=(20, 3)), np.repeat(scores[:6, None], 3, axis=1)])
+    return scores, y, folds, w, tests
+
+
+def test_cvap_is_a_score_calibrator():
+    from venncal import CrossVennAbersCalibrator
+    from venncal._base import ScoreCalibrator
+
+    assert issubclass(CrossVennAbersCalibrator, ScoreCalibrator)
+    assert CrossVennAbersCalibrator._group_param == "folds"
+    assert VennAbersCalibrator._group_param is None
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("merge", ["log", "brier"])
+def test_cvap_fit_summary_per_fold_equals_fit(weighted, merge):
+    from venncal import CrossVennAbersCalibrator, ScoreSummary
+
+    scores, y, folds, w, tests = _cvap_data(7, weighted)
+    direct = CrossVennAbersCalibrator(merge=merge).fit(scores, y, w, folds=folds)
+    per_fold = {
+        f: ScoreSummary.from_arrays(
+            scores[folds == f], y[folds == f], None if w is None else w[folds == f]
+        )
+        for f in ("c", "a", "b")  # any order: the folds are sorted
+    }
+    via = CrossVennAbersCalibrator(merge=merge).fit_summary(per_fold)
+    assert via.folds_.tolist() == direct.folds_.tolist() == ["a", "b", "c"]
+    assert_array_equal(via.classes_, direct.classes_)
+    for a, b in zip(via.calibrators_, direct.calibrators_, strict=True):
+        for name in ("scores_", "weights_", "positive_weights_", "p0_", "p1_"):
+            assert_array_equal(_bits(getattr(a, name)), _bits(getattr(b, name)))
+    assert_array_equal(_bits(via.predict_proba(tests)), _bits(direct.predict_proba(tests)))
+    assert_array_equal(_bits(via.predict_interval(tests)), _bits(direct.predict_interval(tests)))
+
+
+def test_cvap_fold_input_errors():
+    from venncal import CrossVennAbersCalibrator, ScoreSummary
+
+    scores, y, folds, _, _ = _cvap_data(3, False)
+    with pytest.raises(TypeError, match="folds="):
+        CrossVennAbersCalibrator().fit(scores, y)
+    with pytest.raises(TypeError, match="one ScoreSummary per fold"):
+        CrossVennAbersCalibrator().fit_summary(ScoreSummary.from_arrays(scores, y))
+    with pytest.raises(TypeError, match="mapping"):
+        CrossVennAbersCalibrator().fit_summary({})
+    with pytest.raises(TypeError, match="ScoreSummary"):
+        CrossVennAbersCalibrator().fit_summary({0: (scores, y)})
+    with pytest.raises(ValueError, match="zero total sample_weight"):
+        CrossVennAbersCalibrator().fit(
+            scores, y, np.where(folds == "a", 0.0, 1.0), folds=folds
+        )
+    with pytest.raises(ValueError, match="merge"):
+        CrossVennAbersCalibrator(merge="mean").fit(scores, y, folds=folds)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_cvap_persist_round_trip_is_bit_exact(tmp_path, weighted):
+    from venncal import CrossVennAbersCalibrator, persist
+
+    scores, y, folds, w, tests = _cvap_data(11, weighted)
+    labels = np.where(y == 1, "yes", "no")
+    model = CrossVennAbersCalibrator(merge="brier").fit(scores, labels, w, folds=folds)
+    persist.save(model, tmp_path / "cvap.json")
+    copy = persist.load(tmp_path / "cvap.json")
+    assert type(copy) is CrossVennAbersCalibrator
+    assert copy.get_params() == model.get_params()
+    assert_array_equal(copy.classes_, model.classes_)
+    assert_array_equal(copy.folds_, model.folds_)
+    assert_array_equal(_bits(copy.predict_proba(tests)), _bits(model.predict_proba(tests)))
+    assert_array_equal(_bits(copy.predict_interval(tests)), _bits(model.predict_interval(tests)))
+    assert_array_equal(copy.predict(tests), model.predict(tests))

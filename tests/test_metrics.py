@@ -12,6 +12,7 @@ from venncal.metrics import (
     Evaluation,
     accuracy,
     brier_loss,
+    calibration_bins,
     ece,
     evaluate,
     interval_width,
@@ -20,7 +21,6 @@ from venncal.metrics import (
     rmse,
     roc_auc,
 )
-from venncal.metrics._binned import _calibration_bins
 
 TOL = 1e-12
 
@@ -240,9 +240,9 @@ def test_uniform_edges_go_to_the_bin_above_and_one_to_the_last():
     k_bins = 49  # 1/49 * 49 != 1 in floating point: edges must not be found by p * K
     p = np.arange(k_bins + 1) / k_bins  # every edge, 0 and 1 included
     y = np.zeros(p.shape[0], dtype=bool)
-    bins = _calibration_bins(y, p, None, k_bins, "uniform")
+    bins = calibration_bins(y, p, n_bins=k_bins, strategy="uniform")
     assert bins.ids.tolist() == [*range(k_bins), k_bins - 1]
-    assert bins.count.tolist() == [1] * (k_bins - 1) + [2]
+    assert bins.weight.tolist() == [1] * (k_bins - 1) + [2]
     np.testing.assert_array_equal(bins.edges, p)
     # At K = 10: 0.0 -> bin 0, 0.1 -> bin 1, 1.0 -> bin 9.
     assert ece([0, 0, 1], [0.0, 0.1, 1.0]) == pytest.approx(0.1 / 3, abs=TOL)
@@ -269,16 +269,16 @@ def test_all_in_one_bin_and_extremes():
 def test_quantile_heavy_ties_never_split_equal_values():
     p = np.array([0.0] * 45 + [0.3] * 30 + [0.5] * 20 + [0.9, 0.95, 0.97, 0.99, 1.0])
     y = np.arange(p.shape[0]) % 3 == 0
-    bins = _calibration_bins(y, p, None, 10, "quantile")
+    bins = calibration_bins(y, p, n_bins=10, strategy="quantile")
     for v in np.unique(p):
         assert np.unique(bins.ids[p == v]).shape[0] == 1
     # Each run goes to the bin of its top: 0 (ranks 0-44) -> bin 4,
     # 0.3 (45-74) -> 7, 0.5 (75-94) -> 9, and the top five to 9.
     assert bins.ids[[0, 45, 75, 95, 99]].tolist() == [4, 7, 9, 9, 9]
-    assert bins.count.tolist() == [0, 0, 0, 0, 45, 0, 0, 30, 0, 25]
+    assert bins.weight.tolist() == [0, 0, 0, 0, 45, 0, 0, 30, 0, 25]
     assert np.all(np.diff(bins.edges) >= 0)
     # Bin k is [edges[k], edges[k+1]), and each non-empty bin starts at its smallest p.
-    for k in np.flatnonzero(bins.count):
+    for k in np.flatnonzero(bins.weight):
         assert bins.edges[k] == p[bins.ids == k].min()
     inside = (bins.edges[bins.ids] <= p) & (p < bins.edges[bins.ids + 1])
     assert np.all(inside | (bins.ids == 9))
@@ -296,8 +296,8 @@ def test_quantile_ties_straddling_a_split_go_up():
 
 def test_quantile_bins_have_equal_counts_without_ties():
     p = np.random.default_rng(3).permutation(1003) / 1003
-    bins = _calibration_bins(np.zeros(1003, bool), p, None, 10, "quantile")
-    assert set(bins.count.tolist()) <= {100, 101}
+    bins = calibration_bins(np.zeros(1003, bool), p, n_bins=10, strategy="quantile")
+    assert set(bins.weight.tolist()) <= {100, 101}
 
 
 def test_quantile_more_bins_than_points():
@@ -507,3 +507,37 @@ def test_non_numeric_p_is_a_type_error():
         brier_loss([0, 1], ["low", "high"])
     with pytest.raises(TypeError, match="real numbers"):
         brier_loss([0, 1], np.array([0.1j, 0.2j]))
+
+
+# -- the public bins: the shared top rule, with weights -------------------------------
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_weighted_quantile_bins_follow_the_top_rule_exactly(seed):
+    # All p == v go to bin ceil(K * m(p <= v) / m) - 1 (m: total positive weight);
+    # rows of weight zero are dropped for the binning, as everywhere.
+    rng = np.random.default_rng(seed)
+    p = np.round(rng.random(80) * 12) / 12
+    y = rng.random(80) < p
+    w = rng.integers(0, 4, 80).astype(float)
+    w[0] = 1.0
+    for k_bins in (1, 3, 7, 20):
+        bins = calibration_bins(y, p, n_bins=k_bins, strategy="quantile", sample_weight=w)
+        kept = w > 0
+        total = Fraction(int(w.sum()))
+        for pi, bi in zip(p[kept], bins.ids[kept], strict=True):
+            upto = Fraction(int(w[p <= pi].sum()))
+            assert bi == math.ceil(k_bins * upto / total) - 1
+        assert np.all(np.diff(bins.edges) >= 0)
+        assert bins.weight.sum() == w.sum()
+        ref = ece(y, p, n_bins=k_bins, strategy="quantile", sample_weight=w)
+        ne = bins.nonempty
+        gap = np.abs(bins.frac_pos[ne] - bins.mean_pred[ne])
+        assert ref == float(np.sum(bins.weight[ne] * gap) / np.sum(bins.weight))
+
+
+def test_calibration_bins_checks_its_parameters():
+    with pytest.raises(ValueError, match="calibration_bins: n_bins"):
+        calibration_bins([0, 1], [0.2, 0.8], n_bins=0)
+    with pytest.raises(ValueError, match="strategy"):
+        calibration_bins([0, 1], [0.2, 0.8], strategy="equal")

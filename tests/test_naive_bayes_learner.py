@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sklearn.naive_bayes import CategoricalNB, GaussianNB
 
-from venncal.experiments._naive_bayes import MixedNaiveBayes, groups_from_names
+from venncal.experiments.naive_bayes import MixedNaiveBayes, groups_from_names
 
 
 def _laplace_prior(y):

@@ -42,7 +42,7 @@ def test_bad_parameter_is_a_clear_error_naming_owner_and_value(cls, name, value,
 @pytest.mark.parametrize(
     ("call", "match"),
     [
-        (lambda: metrics.log_loss(Y, S, eps=0.0), r"log_loss: eps must be a finite real number in \(0, 0.5\]"),
+        (lambda: metrics.log_loss(Y, S, eps=0.0), r"log_loss: eps must be None or a finite real number in \(0, 0.5\]"),
         (lambda: metrics.log_loss(Y, S, eps=0.7), "eps must be"),
         (lambda: metrics.brier_loss(Y, S, scale=-1), r"brier_loss: scale must be a finite real number > 0"),
         (lambda: metrics.accuracy(Y, S, threshold=1.5), r"accuracy: threshold must be a finite real number in \[0, 1\]"),

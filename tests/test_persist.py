@@ -56,7 +56,7 @@ def _fit(method, kind="int", weighted=False):
     scores, labels, folds, weights = _data(kind)
     w = weights if weighted else None
     if method == "cvap":
-        return cls().fit(scores, labels, folds, sample_weight=w)
+        return cls().fit(scores, labels, folds=folds, sample_weight=w)
     return cls().fit(scores, labels, sample_weight=w)
 
 
@@ -205,7 +205,7 @@ def test_nested_cvap(tmp_path):
     cls = _class_or_skip("cvap")
     scores, labels, _, weights = _data("str")
     folds = np.array(["b", "a", "c"])[np.arange(scores.size) % 3]
-    model = cls(merge="brier").fit(scores, labels, folds, sample_weight=weights)
+    model = cls(merge="brier").fit(scores, labels, folds=folds, sample_weight=weights)
     persist.save(model, tmp_path / "cvap.json")
     doc = json.loads((tmp_path / "cvap.json").read_text("utf-8"))
     nested = doc["state"]["calibrators_"]
@@ -490,7 +490,7 @@ def test_refuses_deeply_nested_documents(tmp_path):
 def test_nested_error_says_where(tmp_path):
     cls = _class_or_skip("cvap")
     scores, labels, folds, _ = _data("int")
-    persist.save(cls().fit(scores, labels, folds), tmp_path / "cvap.json")
+    persist.save(cls().fit(scores, labels, folds=folds), tmp_path / "cvap.json")
     doc = json.loads((tmp_path / "cvap.json").read_text("utf-8"))
     doc["state"]["calibrators_"][1]["state"]["p1_"]["data"][0] = "bad"
     with pytest.raises(

@@ -12,7 +12,7 @@ matplotlib = pytest.importorskip("matplotlib")
 import matplotlib.pyplot as plt
 
 from venncal import plotting
-from venncal.metrics._binned import _calibration_bins
+from venncal.metrics import calibration_bins
 from venncal.plotting import reliability_diagram, roc_curve
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -50,7 +50,7 @@ def test_reliability_points_are_the_metric_bins(data, tmp_path, strategy):
     labels = [ln.get_label() for ln in ax.get_lines()]
     assert labels == ["perfectly calibrated", *preds]
     for name, p in preds.items():
-        bins = _calibration_bins(y, p, None, 8, strategy)
+        bins = calibration_bins(y, p, n_bins=8, strategy=strategy)
         ne = bins.weight > 0
         expected = np.column_stack((bins.mean_pred[ne], bins.frac_pos[ne]))
         np.testing.assert_array_equal(_curve(ax, name), expected)
@@ -63,7 +63,7 @@ def test_reliability_counts_on_twin_axes(data, tmp_path):
     assert len(ax.figure.axes) == 2  # the diagram and the counts
     counts_ax = next(a for a in ax.figure.axes if a is not ax)
     heights = [patch.get_data().values for patch in counts_ax.patches]
-    bins = _calibration_bins(y, p, None, 5, "uniform")
+    bins = calibration_bins(y, p, n_bins=5, strategy="uniform")
     for h in heights:
         np.testing.assert_array_equal(h, bins.weight)
     ax2 = reliability_diagram(y, p, show_counts=False)
@@ -121,6 +121,18 @@ def test_docstring_examples_run_with_matplotlib():
     assert runner.summarize(verbose=False).failed == 0
 
 
+def test_figures_use_the_agg_canvas_without_pyplot(data):
+    # The fast check: every figure comes from plotting._figure (object API, Agg canvas),
+    # so no pyplot figure manager is created and nothing needs plt.close.
+    y, p, _ = data
+    before = plt.get_fignums()
+    for ax in (reliability_diagram(y, p), roc_curve(y, p)):
+        assert type(ax.figure.canvas).__name__ == "FigureCanvasAgg"
+        assert ax.figure.canvas.manager is None
+    assert plt.get_fignums() == before
+
+
+@pytest.mark.slow
 def test_import_is_lazy_and_headless(tmp_path):
     code = (
         "import sys, numpy as np\n"

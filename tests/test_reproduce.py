@@ -1,14 +1,17 @@
-"""Tests of ``venncal reproduce`` and the split logic of the reproduced experiments."""
+"""Tests of ``venncal reproduce``, the vovk2015-adult-small experiment and the split logic."""
 
 from __future__ import annotations
 
+import importlib
 import math
+from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from venncal.cli import main
-from venncal.experiments import adult_small_rows, contiguous_folds
+from venncal.experiments import EXPERIMENTS, Report, adult_small_rows, contiguous_folds
 from venncal.experiments import vovk2015_adult_small as exp
 
 
@@ -50,13 +53,14 @@ def test_contiguous_folds_of_the_paper():
         contiguous_folds(5, 0)
 
 
-def test_paper_tables():
-    assert set(exp.PAPER_TABLES) == set(exp.LOSSES)
+def test_paper_values_come_from_the_packaged_tables():
+    paper = exp.paper_values()
+    assert set(paper) == set(exp.LOSSES)
     for loss in exp.LOSSES:
-        assert tuple(exp.PAPER_TABLES[loss]) == exp.LEARNERS
-        for row in exp.PAPER_TABLES[loss].values():
+        assert tuple(paper[loss]) == exp.LEARNERS
+        for row in paper[loss].values():
             assert len(row) == len(exp.METHODS)
-    log, brier = exp.PAPER_TABLES["log loss"], exp.PAPER_TABLES["Brier loss"]
+    log, brier = paper["log loss"], paper["Brier loss"]
     assert all(math.isinf(row[1]) for row in log.values())  # IR: infinite log loss
     assert log["J48"] == (0.5226, math.inf, 0.5117, 0.5102)
     assert log["SVM"] == (0.5221, math.inf, 0.5015, 0.4997)
@@ -75,49 +79,102 @@ def test_grids():
         assert all(len(setting) in (1, 2) for setting in full)
 
 
-def test_unavailable_experiments(capsys):
+def test_unknown_learner():
+    with pytest.raises(ValueError, match="unknown learners"):
+        exp.run(learners=("RF",))
+
+
+# ------------------------------------------------------------------------------ CLI
+
+
+def test_unknown_experiment_is_a_usage_error(capsys):
     assert main(["reproduce", "no-such-experiment"]) == 2
     assert "unknown experiment" in capsys.readouterr().err
 
 
-def test_help_lists_the_experiments(capsys):
+def test_missing_name_is_a_usage_error(capsys):
+    assert main(["reproduce"]) == 2
+    assert "--list" in capsys.readouterr().err
+
+
+def test_bad_jobs_is_a_usage_error(capsys):
+    assert main(["reproduce", "vovk2015-adult-small", "--jobs", "0"]) == 2
+    assert "--jobs" in capsys.readouterr().err
+
+
+def test_list_prints_the_registry(capsys):
+    assert main(["reproduce", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines() == [f"  {name}: {entry.summary}" for name, entry in EXPERIMENTS.items()]
+
+
+def test_help_lists_the_experiments_and_no_hidden_options(capsys):
     assert main(["reproduce", "--help"]) == 0
     out = capsys.readouterr().out
-    for name in ("vovk2015-adult-small", "vovk2015-adult-ratios", "vovk2014-uci"):
+    for name in EXPERIMENTS:
         assert name in out
-    assert "not yet available" not in out
+    assert "--list" in out
+    for hidden in ("--max-test-rows", "--datasets", "--learners", "--reps"):
+        assert main(["reproduce", "vovk2015-adult-small", hidden, "1"]) == 2
+        assert "unrecognized arguments" in capsys.readouterr().err
 
 
-def test_reproduce_adult_small_quick_end_to_end(tmp_path, capsys):
-    out = tmp_path / "out"
-    argv = [
-        "reproduce",
-        "vovk2015-adult-small",
-        "--quick",
-        "--out",
-        str(out),
-        "--max-test-rows",
-        "2000",
-        "--seed",
-        "1",
-    ]
+def test_registry_modules_have_run_and_report():
+    for name, entry in EXPERIMENTS.items():
+        module = importlib.import_module(f"venncal.experiments.{entry.module}")
+        assert module.NAME == name  # the name its reports and RunInfo carry
+        assert callable(module.run)
+        assert callable(module.report)
+        assert entry.summary
+
+
+def test_cli_dispatches_through_the_registry(monkeypatch, tmp_path, capsys):
+    calls = {}
+
+    def fake_run(**kwargs):
+        calls["run"] = kwargs
+        return SimpleNamespace(info=SimpleNamespace(seconds=1.5))
+
+    def fake_report(result, out_dir, *, command=None):
+        calls["report"] = out_dir
+        return Report(text="TABLES", markdown=Path(out_dir) / "report.md")
+
+    module = importlib.import_module("venncal.experiments.vovk2015_adult_small")
+    monkeypatch.setattr(module, "run", fake_run)
+    monkeypatch.setattr(module, "report", fake_report)
+    argv = ["reproduce", "vovk2015-adult-small", "--quick", "--seed", "4", "--out", str(tmp_path)]
     assert main(argv) == 0
-    printed = capsys.readouterr().out
-    report = (out / "report.md").read_text(encoding="utf-8")
-    assert (out / "adult-small-vs-paper.png").read_bytes().startswith(b"\x89PNG")
+    assert calls["run"] == {
+        "quick": True, "seed": 4, "jobs": 1, "data_dir": None, "echo": print,
+    }  # fmt: skip
+    assert calls["report"] == str(tmp_path)
+    out = capsys.readouterr().out
+    assert "TABLES" in out
+    assert f"report written to {tmp_path / 'report.md'} (1.5 s)" in out
+
+
+# ------------------------------------------------------------------------------ runs
+
+
+def _check_report(result, out):
+    written = exp.report(result, out)
+    report = written.markdown.read_text(encoding="utf-8")
+    assert written.markdown == out / "report.md"
+    assert written.figures == (out / "adult-small-vs-paper.png",)
+    assert written.figures[0].read_bytes().startswith(b"\x89PNG")
     assert "![ours against the paper's](adult-small-vs-paper.png)" in report
-    for learner in exp.LEARNERS:
-        assert f"| {learner} |" in report
-        assert learner in printed
+    for r in result.results:
+        assert f"| {r.learner} |" in report
+        assert r.learner in written.text
     for method in exp.METHODS:
         assert f"{method} ours" in report
-        assert method in printed
+        assert method in written.text
     assert "scikit-learn" in report
-    assert "command" in report
-    assert "2,000 of 43,842" in report
+    assert "- command: `venncal reproduce vovk2015-adult-small --quick --seed 1 --jobs 1`" in report
+    assert f"{result.n_test:,} of 43,842" in report
     # IVAP and CVAP log losses are finite in every row (ours, then the paper's, per method)
     rows = [line for line in report.splitlines() if line.startswith("| ")]
-    log_rows = rows[: len(exp.LEARNERS) + 1][1:]
+    log_rows = rows[: len(result.results) + 1][1:]
     for line in log_rows:
         cells = [c.strip().strip("*").replace(" ⚠", "").strip("*") for c in line.split("|")[1:-1]]
         ivap_ours, cvap_ours = cells[5], cells[7]
@@ -125,11 +182,22 @@ def test_reproduce_adult_small_quick_end_to_end(tmp_path, capsys):
         assert math.isfinite(float(cvap_ours)), line
 
 
-def test_run_returns_finite_venn_abers_losses():
-    out = exp.run(quick=True, max_test_rows=500, learners=("logistic", "naive Bayes"))
-    assert out["n_test"] == 500
-    for r in out["results"]:
-        for loss in exp.LOSSES:
-            for method in ("Platt", "IVAP", "CVAP"):
-                assert math.isfinite(r.losses[loss][method])
-            assert 0 < r.losses["Brier loss"]["CVAP"] < 1
+def test_run_and_report_smoke(tmp_path):
+    # A fast end-to-end run: one learner, a few hundred test rows.
+    result = exp.run(quick=True, seed=1, max_test_rows=300, learners=("naive Bayes",))
+    assert result.n_test == 300
+    assert result.n_test_total == 43_842
+    assert result.info.experiment == "vovk2015-adult-small"
+    (r,) = result.results
+    for loss in exp.LOSSES:
+        for method in ("Platt", "IVAP", "CVAP"):
+            assert math.isfinite(r.losses[loss][method])
+        assert 0 < r.losses["Brier loss"]["CVAP"] < 1
+    _check_report(result, tmp_path / "out")
+
+
+@pytest.mark.slow
+def test_quick_run_of_every_learner(tmp_path):
+    result = exp.run(quick=True, seed=1, max_test_rows=2000)
+    assert [r.learner for r in result.results] == list(exp.LEARNERS)
+    _check_report(result, tmp_path / "out")

@@ -1,4 +1,4 @@
-"""Tests of the ``vovk2015-adult-ratios`` experiment: split logic and a --quick run."""
+"""Tests of the ``vovk2015-adult-ratios`` experiment: split logic, runs and report."""
 
 from __future__ import annotations
 
@@ -7,11 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from venncal.cli import main
+from venncal import VennAbersCalibrator, merge_folds
 from venncal.experiments import RATIOS, contiguous_folds, ratio_rows
 from venncal.experiments import vovk2015_adult_ratios as exp
 from venncal.metrics import brier_loss
-from venncal.venn_abers import VennAbersCalibrator, merge_folds
 
 
 def test_ratios_are_the_papers_columns():
@@ -140,7 +139,7 @@ def test_run_column_selects_by_brier_loss(column):
     n_train, test = 500, np.arange(500, 700)
     out = exp.run_column("logistic", column, X, y, n_train, test, seed=0, quick=True)
     settings = exp.grid("logistic", quick=True)
-    assert out["params"] in settings
+    assert out.params in settings
 
     def loss(C, proper, cal):
         p = _logistic(C).fit(X[proper], y[proper]).predict_proba(X[cal])[:, 1]
@@ -148,21 +147,21 @@ def test_run_column_selects_by_brier_loss(column):
 
     split = ratio_rows(n_train, column)
     own = [loss(s["C"], np.asarray(split.proper), np.asarray(split.calibration)) for s in settings]
-    assert out["params"] == settings[int(np.argmin(own))]
-    raw = _logistic(out["params"]["C"]).fit(X[np.asarray(split.proper)], y[split.proper])
+    assert out.params == settings[int(np.argmin(own))]
+    raw = _logistic(out.params["C"]).fit(X[np.asarray(split.proper)], y[split.proper])
     expected_raw = brier_loss(y[test], raw.predict_proba(X[test])[:, 1], scale=4)
-    assert out["losses"]["Brier loss"]["raw"] == pytest.approx(expected_raw)
+    assert out.losses["Brier loss"]["raw"] == pytest.approx(expected_raw)
 
     splits = exp.cvap_splits(n_train, column)
     if column == "all":
-        assert out["folds"] == 0
-        assert out["cvap_params"] is None
-        assert math.isnan(out["losses"]["Brier loss"]["CVAP"])
+        assert out.folds == 0
+        assert out.cvap_params is None
+        assert math.isnan(out.losses["Brier loss"]["CVAP"])
         return
-    assert out["folds"] == len(splits)
+    assert out.folds == len(splits)
     cumulative = [sum(loss(s["C"], p, c) for p, c in splits) for s in settings]
     chosen = settings[int(np.argmin(cumulative))]
-    assert out["cvap_params"] == chosen
+    assert out.cvap_params == chosen
     p0, p1 = np.empty((len(splits), len(test))), np.empty((len(splits), len(test)))
     for k, (proper, cal) in enumerate(splits):
         model = _logistic(chosen["C"]).fit(X[proper], y[proper])
@@ -173,7 +172,7 @@ def test_run_column_selects_by_brier_loss(column):
         )
         p0[k], p1[k] = pair[:, 0], pair[:, 1]
     expected = brier_loss(y[test], merge_folds(p0, p1)[0], scale=4)
-    assert out["losses"]["Brier loss"]["CVAP"] == pytest.approx(expected)
+    assert out.losses["Brier loss"]["CVAP"] == pytest.approx(expected)
 
 
 def test_run_column_choice_can_differ_between_columns():
@@ -181,7 +180,7 @@ def test_run_column_choice_can_differ_between_columns():
     X, y = _synthetic()
     test = np.arange(500, 700)
     chosen = {
-        str(column): exp.run_column("logistic", column, X, y, 500, test, 0, quick=True)["params"]
+        str(column): exp.run_column("logistic", column, X, y, 500, test, 0, quick=True).params
         for column in [(1, 9), (1, 1), (9, 1), "all"]
     }
     assert len({s["C"] for s in chosen.values()}) > 1, chosen
@@ -190,44 +189,20 @@ def test_run_column_choice_can_differ_between_columns():
 # ------------------------------------------------------------------------------ end to end
 
 
-def test_reproduce_adult_ratios_quick_end_to_end(tmp_path, capsys):
-    out = tmp_path / "out"
-    argv = ["reproduce", "vovk2015-adult-ratios", "--quick", "--out", str(out), "--seed", "1"]
-    assert main(argv) == 0
-    printed = capsys.readouterr().out
-    report = (out / "report.md").read_text(encoding="utf-8")
-    for learner in exp.QUICK_LEARNERS:
-        png = out / f"ratios-{learner.replace(' ', '-')}.png"
-        assert png.exists()
-        assert png.stat().st_size > 1000
-        assert png.name in report
-        assert f"**{learner}**" in report
-        assert f"| {learner} | calibration set | " in report
-        assert f"| {learner} | CVAP folds | " in report
-    assert "| method | 1:9 | 1:1 | 9:1 | all |" in report
-    assert "### Chosen parameters" in report
-    assert "| | CVAP folds K | 10 | 2 | 10 | - |" in report
-    assert "report written" in printed
-    # IVAP losses are finite in every column, CVAP in every column but "all"
-    rows = [line for line in report.splitlines() if line.startswith(("| IVAP |", "| CVAP |"))]
-    assert len(rows) == 2 * 2 * len(exp.QUICK_LEARNERS)
-    for line in rows:
-        values = [float(c) for c in line.split("|")[2:-1]]
-        assert len(values) == 4
-        finite = values if line.startswith("| IVAP |") else values[:3]
-        assert all(math.isfinite(v) for v in finite), line
-        if line.startswith("| CVAP |"):
-            assert math.isnan(values[3]), line
+@pytest.fixture(scope="module")
+def small_run():
+    # A fast run through the real data: one learner, four columns, 300 test rows.
+    return exp.run(quick=True, seed=1, max_test_rows=300, learners=("naive Bayes",))
 
 
-def test_run_quick_results_record_params_per_column():
-    out = exp.run(quick=True, max_test_rows=500, learners=("logistic",))
-    assert out["n_test"] == 500
-    assert out["n_train"] == exp.QUICK_TRAIN_ROWS
-    (r,) = out["results"]
+def test_run_records_params_per_column(small_run):
+    assert small_run.n_test == 300
+    assert small_run.n_train == exp.QUICK_TRAIN_ROWS
+    assert small_run.info.experiment == "vovk2015-adult-ratios"
+    (r,) = small_run.results
     assert r.columns == ["1:9", "1:1", "9:1", "all"]
     assert r.folds == [10, 2, 10, 0]
-    settings = exp.grid("logistic", quick=True)
+    settings = exp.grid("naive Bayes", quick=True)
     assert len(r.params["calibration set"]) == 4
     assert all(p in settings for p in r.params["calibration set"])
     assert all(p in settings for p in r.params["CVAP folds"][:3])
@@ -238,9 +213,48 @@ def test_run_quick_results_record_params_per_column():
     assert np.all(np.isfinite(r.losses["log loss"]["IVAP"]))
 
 
+def _check_report(result, out):
+    written = exp.report(result, out)
+    report = written.markdown.read_text(encoding="utf-8")
+    for r in result.results:
+        png = out / f"ratios-{r.learner.replace(' ', '-')}.png"
+        assert png in written.figures
+        assert png.stat().st_size > 1000
+        assert png.name in report
+        assert f"**{r.learner}**" in report
+        assert f"| {r.learner} | calibration set | " in report
+        assert f"| {r.learner} | CVAP folds | " in report
+        assert f"**{r.learner}**" in written.text
+    assert "| method | 1:9 | 1:1 | 9:1 | all |" in report
+    assert "### Chosen parameters" in report
+    assert "| | CVAP folds K | 10 | 2 | 10 | - |" in report
+    # IVAP losses are finite in every column, CVAP in every column but "all"
+    rows = [line for line in report.splitlines() if line.startswith(("| IVAP |", "| CVAP |"))]
+    assert len(rows) == 2 * 2 * len(result.results)
+    for line in rows:
+        values = [float(c) for c in line.split("|")[2:-1]]
+        assert len(values) == 4
+        finite = values if line.startswith("| IVAP |") else values[:3]
+        assert all(math.isfinite(v) for v in finite), line
+        if line.startswith("| CVAP |"):
+            assert math.isnan(values[3]), line
+
+
+def test_report_smoke(small_run, tmp_path):
+    _check_report(small_run, tmp_path / "out")
+
+
+@pytest.mark.slow
+def test_quick_run_and_report(tmp_path):
+    result = exp.run(quick=True, seed=1)
+    assert [r.learner for r in result.results] == list(exp.QUICK_LEARNERS)
+    _check_report(result, tmp_path / "out")
+
+
+@pytest.mark.slow
 def test_run_is_deterministic_and_independent_of_jobs():
     kwargs = {"quick": True, "max_test_rows": 300, "learners": ("naive Bayes", "logistic")}
     one, two = exp.run(jobs=1, **kwargs), exp.run(jobs=2, **kwargs)
-    for a, b in zip(one["results"], two["results"], strict=True):
+    for a, b in zip(one.results, two.results, strict=True):
         assert a.params == b.params
         np.testing.assert_equal(a.losses, b.losses)

@@ -9,16 +9,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from venncal.baselines import IsotonicCalibrator, PlattCalibrator
-from venncal.cli import main
-from venncal.experiments import holdout_splits
-from venncal.experiments import vovk2014_uci as exp
-from venncal.venn_abers import (
+from venncal import (
     FullVennAbersClassifier,
+    IsotonicCalibrator,
+    PlattCalibrator,
     VennAbersCalibrator,
     brier_minimax,
     log_minimax,
 )
+from venncal.cli import main
+from venncal.datasets import paper_tables
+from venncal.experiments import holdout_splits
+from venncal.experiments import vovk2014_uci as exp
 
 _DEFAULT_DIR = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 DATA_DIR = Path(os.environ.get("VENNCAL_DATA") or _DEFAULT_DIR)
@@ -80,10 +82,10 @@ def test_holdout_splits_errors(y, reps, frac, match):
 
 def test_splits_shared_by_learners_and_differ_between_kinds():
     y = np.arange(90) % 2
-    first = holdout_splits(y, 2, exp._split_rng(0, "labor", "shared"))
-    again = holdout_splits(y, 2, exp._split_rng(0, "labor", "shared"))
-    va = holdout_splits(y, 2, exp._split_rng(0, "labor", "va"))
-    other = holdout_splits(y, 2, exp._split_rng(0, "vote", "shared"))
+    first = holdout_splits(y, 2, exp.split_rng(0, "labor", "shared"))
+    again = holdout_splits(y, 2, exp.split_rng(0, "labor", "shared"))
+    va = holdout_splits(y, 2, exp.split_rng(0, "labor", "va"))
+    other = holdout_splits(y, 2, exp.split_rng(0, "vote", "shared"))
     np.testing.assert_array_equal(first[0][0], again[0][0])
     assert not np.array_equal(first[0][0], va[0][0])
     assert not np.array_equal(first[0][0], other[0][0])
@@ -98,7 +100,7 @@ def test_learners_fit_and_score(code):
     X = rng.normal(size=(60, 4))
     y = (X[:, 0] + rng.normal(size=60) > 0).astype(int)
     model = exp.make_learner(code, X.shape[1], 0).fit(X, y)
-    s = exp._scores(model, X, code)
+    s = exp.learner_scores(model, X, code)
     assert s.shape == (60,)
     assert np.all(np.isfinite(s))
     if code != "SVM":
@@ -112,6 +114,10 @@ def test_unknown_learner_and_subsets():
         exp.run(datasets=("iris",))
     with pytest.raises(ValueError, match="unknown learners"):
         exp.run(learners=("RF",))
+    with pytest.raises(ValueError, match="two positive counts"):
+        exp.run(reps=(3,), data_dir=".")
+    with pytest.raises(FileNotFoundError, match="data file not found"):
+        exp.run(datasets=("labor",), data_dir=".")
     with pytest.raises(ValueError, match="kind"):
         exp.run_task("labor", "J", "other", np.zeros((6, 1)), np.array([0, 1] * 3), 1)
 
@@ -139,12 +145,15 @@ def _rmse(y, p):
 def test_shared_task_follows_the_definitions(code):
     X, y = _synthetic()
     result = exp.run_task("echo", code, "shared", X, y, n_reps=3, seed=5)
-    splits = holdout_splits(y, 3, exp._split_rng(5, "echo", "shared"))
+    splits = holdout_splits(y, 3, exp.split_rng(5, "echo", "shared"))
     assert result.n_train == 30
     assert result.n_test == 15
     for rep, (train, test) in enumerate(splits):
         model = exp.make_learner(code, 3, 5 + rep).fit(X[train], y[train])
-        s_tr, s_te = exp._scores(model, X[train], code), exp._scores(model, X[test], code)
+        s_tr, s_te = (
+            exp.learner_scores(model, X[train], code),
+            exp.learner_scores(model, X[test], code),
+        )
         if code == "SVM":
             p_w = PlattCalibrator().fit(s_tr, y[train]).predict_proba(s_te)[:, 1]
         else:
@@ -171,7 +180,7 @@ def test_va_task_is_the_full_venn_abers_predictor():
     result = exp.run_task("labor", "LR", "va", X, y, n_reps=2, seed=1, max_test_rows=5)
     assert set(result.losses["log loss"]) == {"VA"}
     assert result.n_test == 5
-    rng = exp._split_rng(1, "labor", "va")
+    rng = exp.split_rng(1, "labor", "va")
     splits = holdout_splits(y, 2, rng)
     for rep, (train, test) in enumerate(splits):
         test = np.sort(rng.choice(test, size=5, replace=False))
@@ -232,14 +241,12 @@ def test_paper_values_match_the_packaged_tables():
     assert paper["RMSE"]["J"]["australian"]["VA"] == 0.346
     assert paper["log loss"]["NB"]["vote"]["W"] is None
     # the paper's own count (Table 3): VA or SVA best on 8 of 9 data sets for log loss
-    from venncal.cli._reproduce_uci import PAPER_CLAIMS
-    from venncal.datasets import paper_tables
-
+    claims = exp.PAPER_CLAIMS
     for loss, key in (("log loss", "log loss"), ("RMSE", "square loss")):
-        firsts = [ranks[0][0] for ranks in paper_tables()["table3"][key].values()]
+        firsts = [ranks[0][0] for ranks in paper_tables("001")["table3"][key].values()]
         for m in ("VA", "SVA", "W", "DIR"):
-            assert firsts.count(m) == PAPER_CLAIMS[loss][f"{m} best"]
-        assert firsts.count("VA") + firsts.count("SVA") == PAPER_CLAIMS[loss]["VA or SVA best"]
+            assert firsts.count(m) == claims[loss][f"{m} best"]
+        assert firsts.count("VA") + firsts.count("SVA") == claims[loss]["VA or SVA best"]
 
 
 # ------------------------------------------------------------------------------ CLI
@@ -251,38 +258,49 @@ def test_cli_needs_a_data_dir(monkeypatch, capsys, tmp_path):
     assert "--data-dir" in capsys.readouterr().err
 
 
-def test_cli_missing_files_and_bad_subsets(capsys, tmp_path):
+def test_cli_missing_files(capsys, tmp_path):
     args = ["reproduce", "vovk2014-uci", "--data-dir", str(tmp_path), "--out", str(tmp_path)]
-    assert main([*args, "--datasets", "labor", "--learners", "J"]) == 2
+    assert main(args) == 2
     assert "data file not found" in capsys.readouterr().err
-    assert main([*args, "--datasets", "iris"]) == 2
-    assert "unknown data sets" in capsys.readouterr().err
-    assert main([*args, "--reps", "3"]) == 2
-    assert "--reps" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------ runs
+
+
+SUBSET = {
+    "quick": True,
+    "seed": 3,
+    "datasets": ("labor", "echo"),
+    "learners": ("J", "SVM"),
+    "reps": (3, 1),
+    "max_test_rows": 4,
+}
 
 
 @needs_data
-def test_quick_end_to_end_on_a_subset(tmp_path, capsys):
-    common = [
-        "reproduce", "vovk2014-uci", "--quick", "--data-dir", str(DATA_DIR),
-        "--datasets", "labor,echo", "--learners", "J,LR,SVM", "--reps", "4,1",
-        "--max-test-rows", "6", "--seed", "3",
-    ]  # fmt: skip
-    assert main([*common, "--out", str(tmp_path / "a")]) == 0
-    out = capsys.readouterr().out
-    assert "report written to" in out
-    report = (tmp_path / "a" / "report.md").read_text()
+def test_run_and_report_on_a_subset(tmp_path):
+    result = exp.run(data_dir=DATA_DIR, **SUBSET)
+    assert result.info.experiment == "vovk2014-uci"
+    assert result.reps == (3, 1)
+    assert list(result.sizes) == ["labor", "echo"]
+    written = exp.report(result, tmp_path)
+    report = written.markdown.read_text()
     assert "Table 1: mean log loss" in report
     assert "Table 3: ranking" in report
     assert "| echo |" in report
-    assert (tmp_path / "a" / "uci-vs-paper.png").stat().st_size > 0
-    # deterministic given the seed, whatever the number of processes
-    assert main([*common, "--jobs", "2", "--out", str(tmp_path / "b")]) == 0
-    tables = []
-    for sub in ("a", "b"):
-        text = (tmp_path / sub / "report.md").read_text()
-        tables.append(text[text.index("### The paper's statements") : text.index("### Learners")])
-    assert tables[0] == tables[1]
+    assert "Statements (ours | paper)" in written.text
+    assert written.figures == (tmp_path / "uci-vs-paper.png",)
+    assert written.figures[0].stat().st_size > 0
+
+
+@needs_data
+@pytest.mark.slow
+def test_run_is_independent_of_jobs(tmp_path):
+    one = exp.run(data_dir=DATA_DIR, jobs=1, **SUBSET)
+    two = exp.run(data_dir=DATA_DIR, jobs=2, **SUBSET)
+    np.testing.assert_equal(one.table, two.table)
+    np.testing.assert_equal(one.infinite, two.infinite)
+    assert one.sizes == two.sizes
 
 
 @needs_data
@@ -290,12 +308,12 @@ def test_run_returns_means_of_the_splits():
     result = exp.run(
         data_dir=DATA_DIR, datasets=("labor",), learners=("NB",), reps=(3, 1), max_test_rows=4
     )
-    assert result["sizes"]["labor"] == (57, 38, 19)
-    shared = next(t for t in result["tasks"] if t.kind == "shared")
+    assert result.sizes["labor"] == (57, 38, 19)
+    shared = next(t for t in result.tasks if t.kind == "shared")
     for loss in exp.LOSSES:
         for m in ("W", "SVA", "DIR"):
             values = shared.losses[loss][m]
             assert len(values) == 3
-            assert result["table"][loss]["NB"]["labor"][m] == pytest.approx(np.mean(values))
-    assert result["infinite"]["NB"]["labor"]["SVA"] == 0
-    assert result["infinite"]["NB"]["labor"]["VA"] == 0
+            assert result.table[loss]["NB"]["labor"][m] == pytest.approx(np.mean(values))
+    assert result.infinite["NB"]["labor"]["SVA"] == 0
+    assert result.infinite["NB"]["labor"]["VA"] == 0

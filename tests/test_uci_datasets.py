@@ -150,7 +150,7 @@ def _check_value(v):
 
 @pytest.mark.parametrize("table", ["table1", "table2"])
 def test_paper001_tables_structure(table):
-    t = paper_tables()[table]
+    t = paper_tables("001")[table]
     assert sorted(t) == sorted(CLASSIFIERS)
     for clf in CLASSIFIERS:
         assert list(t[clf]) == PAPER_DATASETS
@@ -161,7 +161,7 @@ def test_paper001_tables_structure(table):
 
 
 def test_paper001_known_cells_and_nulls():
-    t = paper_tables()
+    t = paper_tables("001")
     assert t["table1"]["J"]["australian"] == {"W": "inf", "VA": 0.38, "SVA": 0.469, "DIR": "inf"}
     assert t["table1"]["SVM"]["ionosphere"]["VA"] == 0.25
     assert t["table2"]["NN"]["breast"]["DIR"] == 0.508
@@ -185,7 +185,7 @@ def test_paper001_known_cells_and_nulls():
 
 
 def test_paper001_table3():
-    t3 = paper_tables()["table3"]
+    t3 = paper_tables("001")["table3"]
     assert sorted(t3) == ["log loss", "square loss"]
     for loss in t3.values():
         assert list(loss) == PAPER_DATASETS
@@ -199,7 +199,7 @@ def test_paper001_table3():
 
 def test_table3_consistent_with_tables_1_2():
     # the best method of Table 3 has the smallest readable loss among its competitors
-    t = paper_tables()
+    t = paper_tables("001")
     for loss, table in (("log loss", "table1"), ("square loss", "table2")):
         for ds, ranking in t["table3"][loss].items():
             method, clf = ranking[0]
@@ -224,19 +224,36 @@ PAPER000 = {
 
 
 def test_paper000_tables():
-    t = paper_tables()
-    for key, idx in (("paper000_table1", 0), ("paper000_table2", 1)):
+    t = paper_tables("000")
+    assert t["learners"] == list(PAPER000)
+    assert t["methods"] == ["Platt", "IR", "IVAP", "CVAP"]
+    assert t["source"]
+    assert t["notes"]
+    for key, idx in (("table1", 0), ("table2", 1)):
         assert list(t[key]) == list(PAPER000)
         for algo, rows in PAPER000.items():
             cells = t[key][algo]
-            assert list(cells) == ["Platt", "IR", "IVAP", "CVAP"]
+            assert list(cells) == t["methods"]
             got = [math.inf if v == "inf" else v for v in cells.values()]
             assert got == rows[idx]
             for v in cells.values():
                 _check_value(v)
 
 
+def test_one_file_per_paper():
+    # paper 000's tables live in their own file only, not in paper 001's
+    t = paper_tables("001")
+    assert not any("000" in key for key in t)
+    assert sorted(t) == [
+        "classifiers", "datasets", "methods", "notes", "source", "table1", "table2", "table3",
+    ]  # fmt: skip
+    assert "paper000" not in " ".join(t["notes"])
+    with pytest.raises(ValueError, match="no tables for paper '002'"):
+        paper_tables("002")
+
+
 def test_paper_tables_returns_fresh_copy():
-    t = paper_tables()
-    t["table1"].clear()
-    assert paper_tables()["table1"]
+    for paper in ("000", "001"):
+        t = paper_tables(paper)
+        t["table1"].clear()
+        assert paper_tables(paper)["table1"]

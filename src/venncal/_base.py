@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._validation import check_labels, check_sample_weight, check_scores, validate_params
 from .summary import ScoreSummary, summarize
 
-__all__ = ["ScoreCalibrator", "check_float_arrays"]
+__all__ = ["ScoreCalibrator", "check_float_arrays", "check_summary"]
 
 
 def check_float_arrays(owner, names, *, length=None, unit_interval=()):
@@ -51,10 +51,19 @@ class ScoreCalibrator(BaseEstimator):
     Parameters are those of the subclass; ``classes`` (the two labels, needed
     only when the calibration labels show a single class other than 0 or 1)
     is a parameter of every subclass.
+
+    A calibrator fitted per group of rows (the cross Venn-Abers predictor,
+    one IVAP per fold) names in ``_group_param`` the keyword-only argument of
+    its ``fit`` that takes one group id per row (``"folds"``); its
+    ``fit_summary`` then takes a mapping group id -> :class:`ScoreSummary`.
+    Callers that only hold a table (the command line's ``--fold-col``, the
+    distributed adapters' grouped aggregations) read this hook instead of
+    testing for a method name.
     """
 
     _state: tuple[str, ...] = ()
     _parameter_constraints: ClassVar[dict] = {}
+    _group_param: ClassVar[str | None] = None
 
     def fit(self, scores, y, sample_weight=None):
         """Fit on calibration scores and labels.
@@ -73,10 +82,7 @@ class ScoreCalibrator(BaseEstimator):
         -------
         self
         """
-        self._check_params()
-        s = check_scores(scores)
-        classes, y01 = check_labels(y, s.shape[0], getattr(self, "classes", None))
-        w = check_sample_weight(sample_weight, s.shape[0])
+        s, classes, y01, w = self._check_fit_input(scores, y, sample_weight)
         self.classes_ = classes
         self._fit_sums(*summarize(s, y01, w))
         return self
@@ -91,13 +97,8 @@ class ScoreCalibrator(BaseEstimator):
         self
         """
         self._check_params()
-        if not isinstance(summary, ScoreSummary):
-            raise TypeError(f"summary must be a ScoreSummary, not {type(summary).__name__}")
-        if summary.n_distinct == 0:
-            raise ValueError("the summary is empty: at least one calibration score is needed")
-        given = getattr(self, "classes", None)
-        self.classes_ = np.array([0, 1]) if given is None else check_labels(
-            np.asarray(given), None, given)[0]
+        check_summary(summary)
+        self.classes_ = self._summary_classes()
         self._fit_sums(summary.scores, summary.weights, summary.positive_weights)
         return self
 
@@ -113,7 +114,7 @@ class ScoreCalibrator(BaseEstimator):
         ndarray of shape (n_samples, 2)
         """
         check_is_fitted(self, "classes_")
-        p = self._predict_p(check_scores(scores))
+        p = self._predict_p(self._check_test_scores(scores))
         return np.column_stack((1.0 - p, p))
 
     def predict(self, scores) -> np.ndarray:
@@ -140,8 +141,34 @@ class ScoreCalibrator(BaseEstimator):
             type(self).__name__, self.get_params(deep=False), self._parameter_constraints
         )
 
+    def _check_fit_input(self, scores, y, sample_weight):
+        """Check the parameters and the arrays of ``fit``; return ``(s, classes, y01, w)``."""
+        self._check_params()
+        s = check_scores(scores)
+        classes, y01 = check_labels(y, s.shape[0], getattr(self, "classes", None))
+        return s, classes, y01, check_sample_weight(sample_weight, s.shape[0])
+
+    def _summary_classes(self) -> np.ndarray:
+        """``classes_`` of a fit from summaries: the ``classes`` parameter, else ``[0, 1]``."""
+        given = getattr(self, "classes", None)
+        if given is None:
+            return np.array([0, 1])
+        return check_labels(np.asarray(given), None, given)[0]
+
+    def _check_test_scores(self, scores):
+        """Validate test scores for ``_predict_p`` (1-D finite floats unless overridden)."""
+        return check_scores(scores)
+
     def _fit_sums(self, s: np.ndarray, w: np.ndarray, a: np.ndarray) -> None:
         raise NotImplementedError
 
     def _predict_p(self, q: np.ndarray) -> np.ndarray:
         raise NotImplementedError
+
+
+def check_summary(summary) -> None:
+    """Raise unless ``summary`` is a non-empty :class:`ScoreSummary`."""
+    if not isinstance(summary, ScoreSummary):
+        raise TypeError(f"summary must be a ScoreSummary, not {type(summary).__name__}")
+    if summary.n_distinct == 0:
+        raise ValueError("the summary is empty: at least one calibration score is needed")

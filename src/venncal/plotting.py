@@ -1,28 +1,29 @@
 """Reliability diagrams and ROC curves (needs the optional matplotlib).
 
-matplotlib is imported inside the functions, never at import time.  When no
-``ax`` is given a new figure comes from ``pyplot``; if no backend has been
-chosen yet and no display is available, the non-interactive Agg backend is
-selected first, so plotting works headless (CI, servers).  Nothing here calls
-``plt.show()``.  The bins are those of :func:`venncal.metrics.ece`.
+matplotlib is imported inside the functions, never at import time.  Every
+figure of venncal comes from :func:`_figure`: a :class:`matplotlib.figure.Figure`
+on the non-interactive Agg canvas, built with the object API only, so
+plotting works headless (CI, servers) and never selects a backend or touches
+pyplot's global state (no ``matplotlib.use``, no figure manager; the caller
+saves the figure with ``fig.savefig``).  Nothing here calls ``plt.show()``.
+The bins are those of :func:`venncal.metrics.calibration_bins`.
 """
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-import numpy as np
 from numpy.typing import ArrayLike
 
-from .metrics._binned import _calibration_bins, _check_binning
+from ._validation import validate_params
+from .metrics._binned import BINNING_CONSTRAINTS, CalibrationBins, _bins
 from .metrics._checks import _check_inputs
-from .metrics._discrimination import _roc_points
+from .metrics._discrimination import _roc
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = ["reliability_diagram", "roc_curve"]
 
@@ -37,24 +38,45 @@ def _import_matplotlib():
     return matplotlib
 
 
-def _headless() -> bool:
-    if sys.platform in ("darwin", "win32"):
-        return False
-    return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+def _figure(figsize: tuple[float, float] = (5.5, 5.0), **kwargs) -> Figure:
+    """Return a new figure on the Agg canvas: the one way venncal makes figures.
+
+    Object API only: the figure is not registered with pyplot (so it needs
+    no ``plt.close`` and is garbage-collected like any object) and no backend
+    is selected, so it works headless and leaves the user's matplotlib
+    configuration alone.  Save it with ``fig.savefig(path)``.
+
+    Parameters
+    ----------
+    figsize : tuple of (float, float), default=(5.5, 5.0)
+        Width and height in inches.
+    **kwargs
+        Passed to :class:`matplotlib.figure.Figure` (``layout`` defaults to
+        ``"constrained"``).
+
+    Examples
+    --------
+    >>> from venncal.plotting import _figure
+    >>> fig = _figure()  # doctest: +SKIP
+    >>> ax = fig.add_subplot()  # doctest: +SKIP
+    >>> type(fig.canvas).__name__  # doctest: +SKIP
+    'FigureCanvasAgg'
+    """
+    _import_matplotlib()
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    kwargs.setdefault("layout", "constrained")
+    fig = Figure(figsize=figsize, **kwargs)
+    FigureCanvasAgg(fig)
+    return fig
 
 
-def _new_axes() -> Axes:
-    mpl = _import_matplotlib()
-    if "matplotlib.pyplot" not in sys.modules and _headless():
-        try:
-            chosen = mpl.get_backend(auto_select=False)
-        except TypeError:  # matplotlib < 3.10 cannot ask; it falls back to Agg itself
-            chosen = "unknown"
-        if chosen is None:
-            mpl.use("Agg")
-    import matplotlib.pyplot as plt
-
-    _, ax = plt.subplots(figsize=(5.5, 5.0), layout="constrained")
+def _axes(ax: Axes | None) -> Axes:
+    """Return ``ax``, or the axes of a new figure."""
+    if ax is None:
+        return _figure().add_subplot()
+    _import_matplotlib()
     return ax
 
 
@@ -126,48 +148,50 @@ def reliability_diagram(
     >>> [line.get_label() for line in ax.get_lines()]  # doctest: +SKIP
     ['perfectly calibrated', 'raw', 'squared']
     """
-    _check_binning(n_bins, strategy)
+    validate_params(
+        "reliability_diagram", {"n_bins": n_bins, "strategy": strategy}, BINNING_CONSTRAINTS
+    )
     curves = {
-        name: _calibration_bins(
-            *_check_inputs(y, pk, pos_label, sample_weight), n_bins=n_bins, strategy=strategy
-        )
+        name: _bins(*_check_inputs(y, pk, pos_label, sample_weight), n_bins, strategy)
         for name, pk in _named_predictions(p, label).items()
     }
-    if ax is None:
-        ax = _new_axes()
-    else:
-        _import_matplotlib()
+    ax = _axes(ax)
     ax.plot([0, 1], [0, 1], ls="--", color="0.5", lw=1, label="perfectly calibrated")
-    counts_ax = None
-    if show_counts:
-        counts_ax = ax.twinx()
-        # Draw the counts behind the curves.
-        ax.set_zorder(counts_ax.get_zorder() + 1)
-        ax.patch.set_visible(False)
-    top = 0.0
+    counts_ax = _counts_axes(ax) if show_counts else None
     for name, bins in curves.items():
         ne = bins.nonempty
         (line,) = ax.plot(bins.mean_pred[ne], bins.frac_pos[ne], marker="o", ms=4, label=name)
         if counts_ax is not None:
             counts_ax.stairs(bins.weight, bins.edges, color=line.get_color(), alpha=0.35)
             counts_ax.stairs(bins.weight, bins.edges, color=line.get_color(), fill=True, alpha=0.08)
-            top = max(top, float(bins.weight.max()))
     if counts_ax is not None:
-        # Keep the counts in the lower third, out of the way of the curves.
-        counts_ax.set_ylim(0, 3 * top if top > 0 else 1)
-        counts_ax.set_ylabel("count" if sample_weight is None else "weight", color="0.4")
-        counts_ax.tick_params(axis="y", colors="0.4")
+        _scale_counts(counts_ax, curves, "count" if sample_weight is None else "weight")
     ax.set_xlim(-0.02, 1.02)
     ax.set_ylim(-0.02, 1.02)
     # A square box (set_aspect(adjustable="box") is not allowed with a twin).
     ax.set_box_aspect(1)
-    if counts_ax is not None:
-        counts_ax.set_box_aspect(1)
     ax.set_xlabel("mean predicted probability")
     ax.set_ylabel("observed frequency of the positive class")
     ax.set_title(f"Reliability diagram ({n_bins} {strategy} bins)")
     ax.legend(loc="upper left", frameon=False)
     return ax
+
+
+def _counts_axes(ax: Axes) -> Axes:
+    """Return a twin y-axis at the right for the bin weights, drawn behind ``ax``."""
+    counts_ax = ax.twinx()
+    ax.set_zorder(counts_ax.get_zorder() + 1)
+    ax.patch.set_visible(False)
+    counts_ax.set_box_aspect(1)
+    return counts_ax
+
+
+def _scale_counts(counts_ax: Axes, curves: Mapping[str, CalibrationBins], what: str) -> None:
+    top = max(float(bins.weight.max()) for bins in curves.values())
+    # Keep the counts in the lower third, out of the way of the curves.
+    counts_ax.set_ylim(0, 3 * top if top > 0 else 1)
+    counts_ax.set_ylabel(what, color="0.4")
+    counts_ax.tick_params(axis="y", colors="0.4")
 
 
 def roc_curve(
@@ -209,21 +233,15 @@ def roc_curve(
     >>> ax.get_lines()[1].get_label()  # doctest: +SKIP
     'model (AUC 0.875)'
     """
-    curves = {}
-    for name, pk in _named_predictions(p, label).items():
-        y01, pv, w = _check_inputs(y, pk, pos_label, sample_weight)
-        fpr, tpr = _roc_points(y01, pv, w)
-        # Trapezoids over the grouped points: the AUC with ties counted 1/2.
-        auc = float(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1]) / 2))
-        curves[name] = (fpr, tpr, auc)
-    if ax is None:
-        ax = _new_axes()
-    else:
-        _import_matplotlib()
+    curves = {
+        name: _roc(*_check_inputs(y, pk, pos_label, sample_weight))
+        for name, pk in _named_predictions(p, label).items()
+    }
+    ax = _axes(ax)
     ax.plot([0, 1], [0, 1], ls="--", color="0.5", lw=1, label="chance")
-    for name, (fpr, tpr, auc) in curves.items():
-        shown = f"AUC {auc:.3f}" if name == "_nolegend_" else f"{name} (AUC {auc:.3f})"
-        ax.plot(fpr, tpr, label=shown)
+    for name, roc in curves.items():
+        shown = f"AUC {roc.auc:.3f}" if name == "_nolegend_" else f"{name} (AUC {roc.auc:.3f})"
+        ax.plot(roc.fpr, roc.tpr, label=shown)
     ax.set_xlim(-0.02, 1.02)
     ax.set_ylim(-0.02, 1.02)
     ax.set_aspect("equal", adjustable="box")

@@ -24,14 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import jit
-
-
-@jit
-def _two_sum(a, b):
-    # s + e == a + b exactly, s = fl(a + b) (Knuth's TwoSum).
-    s = a + b
-    bb = s - a
-    return s, (a - (s - bb)) + (b - bb)
+from .dd import two_sum_jit as _two_sum
 
 
 @jit

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 from scipy.special import gammaln
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import ScoreCalibrator
+from .._binning import equal_mass_cuts, gap_points
 from .._validation import NONE, Check, Interval, Options
 
 __all__ = ["BBQCalibrator", "candidate_bin_counts"]
@@ -35,17 +36,6 @@ def _is_bin_range(value) -> bool:
         and all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in value)
         and 1 <= value[0] <= value[1]
     )
-
-
-def _gap_points(lo, hi):
-    """Points in ``[lo, hi)`` near the midpoints of ``lo < hi`` (elementwise).
-
-    ``0.5*lo + 0.5*hi`` cannot overflow and, rounding being monotonic, is
-    ``>= lo``; for adjacent floats it can round up to ``hi``, and then ``lo``
-    is used, so a test score equal to ``hi`` is always above the point.
-    """
-    mid = 0.5 * lo + 0.5 * hi
-    return np.where(mid < hi, mid, lo)
 
 
 def candidate_bin_counts(total_weight, n_distinct, bin_range=None, range_factor=10.0):
@@ -278,82 +268,24 @@ class BBQCalibrator(ScoreCalibrator):
     }
 
     def _fit_sums(self, s, w, a):
-        k = s.shape[0]
-        in_unit = bool(s[0] >= 0.0 and s[-1] <= 1.0)
-        use_midpoint = self.bin_prior == "midpoint" or (self.bin_prior == "auto" and in_unit)
-        if use_midpoint and not in_unit:
-            raise ValueError(
-                'bin_prior="midpoint" needs calibration scores in [0, 1]; got scores in '
-                f'[{s[0]!r}, {s[-1]!r}] (use bin_prior="base_rate" or "auto")'
-            )
-
-        cum_w = np.cumsum(w)
-        total = float(cum_w[-1])
-        # Prefix sums with a leading 0: the weight of scores lo..hi-1 is
-        # prefix[hi] - prefix[lo].  Positive and negative weights are kept
-        # apart so that neither is a difference of the other (no cancellation);
-        # cumulative sums of non-negative terms never decrease, so every
-        # difference is >= 0.
-        pre_pos = np.zeros(k + 1)
-        np.cumsum(a, out=pre_pos[1:])
-        pre_neg = np.zeros(k + 1)
-        np.cumsum(w - a, out=pre_neg[1:])
-        # Twice the middle of each score's cumulative-weight interval.
-        key = 2.0 * cum_w - w
-
-        counts = candidate_bin_counts(total, k, self.bin_range, float(self.range_factor))
-        n_levels = int(counts.sum()) - counts.shape[0]
-        if n_levels > _MAX_LEVELS:
-            raise ValueError(
-                f"the binning models would have {n_levels} bin boundaries in all (bin counts "
-                f"{counts[0]} to {counts[-1]}, from a total weight of {total:g}); pass a smaller "
-                "bin_range (weights are frequencies: their total sets the default range)"
-            )
-        cuts, first_cut, n_cuts = _quantile_cuts(key, total, counts)
+        use_midpoint = self._use_midpoint(s)
+        total = float(np.cumsum(w)[-1])
+        counts = self._bin_counts(total, s.shape[0])
+        cuts, first_cut, n_cuts = equal_mass_cuts(w, counts)
         keep = _distinct_models(cuts, first_cut, n_cuts)
         if keep.shape[0] < n_cuts.shape[0]:
             cuts = np.concatenate([cuts[first_cut[i] : first_cut[i] + n_cuts[i]] for i in keep])
         n_bins = n_cuts[keep] + 1
-        n_models = n_bins.shape[0]
-
-        # Bin b of all models, concatenated, covers distinct scores lo[b]..hi[b]-1.
-        offsets = np.zeros(n_models + 1, dtype=np.int64)
-        np.cumsum(n_bins, out=offsets[1:])
-        first = np.zeros(offsets[-1], dtype=bool)
-        first[offsets[:-1]] = True
-        last = np.zeros(offsets[-1], dtype=bool)
-        last[offsets[1:] - 1] = True
-        lo = np.zeros(offsets[-1], dtype=np.int64)
-        lo[~first] = cuts
-        hi = np.full(offsets[-1], k, dtype=np.int64)
-        hi[~last] = cuts
-
-        gaps = _gap_points(s[:-1], s[1:])  # gaps[j] separates scores j and j + 1
+        bins = _Bins.of_models(n_bins, cuts, s.shape[0])
+        gaps = gap_points(s[:-1], s[1:])  # gaps[j] separates scores j and j + 1
         edges = gaps[cuts - 1]
-
         if use_midpoint:
-            lower = np.zeros(offsets[-1])
-            lower[~first] = edges
-            upper = np.ones(offsets[-1])
-            upper[~last] = edges
-            prior = 0.5 * lower + 0.5 * upper
+            prior = bins.interval_midpoints(edges)
         else:
-            prior = np.full(offsets[-1], float(pre_pos[-1]) / total)
+            # The running sum, as the evidence's prefix sums add it up.
+            prior = np.full(bins.size, float(np.cumsum(a)[-1]) / total)
         prior = np.clip(prior, _PRIOR_EPS, 1.0 - _PRIOR_EPS)
-
-        pos = pre_pos[hi] - pre_pos[lo]
-        neg = pre_neg[hi] - pre_neg[lo]
-        size = pos + neg
-        strength = np.repeat(float(self.prior_strength) / n_bins, n_bins)
-        alpha = strength * prior
-        beta = strength * (1.0 - prior)
-        terms = (
-            (gammaln(strength) - gammaln(size + strength))
-            + (gammaln(pos + alpha) - gammaln(alpha))
-            + (gammaln(neg + beta) - gammaln(beta))
-        )
-        log_evidence = np.add.reduceat(terms, offsets[:-1])
-        values = (pos + alpha) / (size + alpha + beta)
+        log_evidence, values = _evidence(w, a, bins, prior, float(self.prior_strength))
         # logsumexp-style normalisation: shift by the maximum, then divide by
         # the sum (rather than subtract logsumexp, whose absolute error at log
         # evidences of order -1e5 would leave the weights summing to 1 +- 1e-11).
@@ -366,8 +298,31 @@ class BBQCalibrator(ScoreCalibrator):
         self.log_evidence_ = log_evidence
         self.model_weights_ = model_weights
         self.thresholds_, self.values_ = _average_steps(
-            k, gaps, cuts, values, offsets, first, model_weights
+            s.shape[0], gaps, cuts, values, bins.offsets, bins.first, model_weights
         )
+
+    def _use_midpoint(self, s) -> bool:
+        """Whether the prior rates are bin midpoints (else the base rate)."""
+        in_unit = bool(s[0] >= 0.0 and s[-1] <= 1.0)
+        use_midpoint = self.bin_prior == "midpoint" or (self.bin_prior == "auto" and in_unit)
+        if use_midpoint and not in_unit:
+            raise ValueError(
+                'bin_prior="midpoint" needs calibration scores in [0, 1]; got scores in '
+                f'[{s[0]!r}, {s[-1]!r}] (use bin_prior="base_rate" or "auto")'
+            )
+        return use_midpoint
+
+    def _bin_counts(self, total, k):
+        """Return the candidate bin counts, refusing more than ``_MAX_LEVELS`` boundaries."""
+        counts = candidate_bin_counts(total, k, self.bin_range, float(self.range_factor))
+        n_levels = int(counts.sum()) - counts.shape[0]
+        if n_levels > _MAX_LEVELS:
+            raise ValueError(
+                f"the binning models would have {n_levels} bin boundaries in all (bin counts "
+                f"{counts[0]} to {counts[-1]}, from a total weight of {total:g}); pass a smaller "
+                "bin_range (weights are frequencies: their total sets the default range)"
+            )
+        return counts
 
     def _predict_p(self, q):
         return self.values_[np.searchsorted(self.thresholds_, q, side="left")]
@@ -397,35 +352,67 @@ class BBQCalibrator(ScoreCalibrator):
             raise ValueError("values_ must lie strictly between 0 and 1")
 
 
-def _quantile_cuts(key, total, counts):
-    """Bin boundaries of the equal-weight models with ``counts`` bins.
+class _Bins(NamedTuple):
+    """The bins of all models, concatenated (model ``i`` owns ``offsets[i]:offsets[i+1]``)."""
 
-    Returns ``(cuts, first_cut, n_cuts)``: model ``i`` has the increasing
-    cuts ``cuts[first_cut[i]:first_cut[i] + n_cuts[i]]`` in ``1..k-1`` (a cut
-    ``c`` puts distinct scores ``< c`` and ``>= c`` in different bins), one
-    per non-empty bin but the first.  Score ``j`` lies in bin
-    ``#{b : 2 b W / B <= key[j]}``, so level ``b`` cuts at
-    ``#{j : key[j] < 2 b W / B}``.  For integer weights ``key`` holds
-    integers and ``2 b W / B`` is either an integer (computed exactly) or at
-    least ``1/B`` away from one, so the comparison is exact.
-    """
-    k = key.shape[0]
-    per_model = counts - 1
-    starts = np.zeros(counts.shape[0], dtype=np.int64)
-    np.cumsum(per_model[:-1], out=starts[1:])
-    model = np.repeat(np.arange(counts.shape[0]), per_model)
-    level = np.arange(model.shape[0]) - starts[model] + 1
-    raw = np.searchsorted(key, (2.0 * total) * level / counts[model], side="left")
-    # Drop cuts that leave an empty bin: at 0 or k, or equal to the previous
-    # cut of the same model (raw cuts never decrease within a model).
-    prev = np.empty_like(raw)
-    prev[1:] = raw[:-1]
-    prev[starts[per_model > 0]] = 0
-    keep = (raw > 0) & (raw < k) & (raw != prev)
-    n_cuts = np.bincount(model[keep], minlength=counts.shape[0])
-    first_cut = np.zeros(counts.shape[0], dtype=np.int64)
-    np.cumsum(n_cuts[:-1], out=first_cut[1:])
-    return raw[keep], first_cut, n_cuts
+    offsets: np.ndarray  # (n_models + 1,)
+    first: np.ndarray  # bool: the first bin of its model
+    last: np.ndarray  # bool: the last bin of its model
+    lo: np.ndarray  # bin b covers distinct scores lo[b] .. hi[b] - 1
+    hi: np.ndarray
+
+    @property
+    def size(self) -> int:
+        return int(self.offsets[-1])
+
+    @classmethod
+    def of_models(cls, n_bins, cuts, k) -> _Bins:
+        offsets = np.zeros(n_bins.shape[0] + 1, dtype=np.int64)
+        np.cumsum(n_bins, out=offsets[1:])
+        first = np.zeros(offsets[-1], dtype=bool)
+        first[offsets[:-1]] = True
+        last = np.zeros(offsets[-1], dtype=bool)
+        last[offsets[1:] - 1] = True
+        lo = np.zeros(offsets[-1], dtype=np.int64)
+        lo[~first] = cuts
+        hi = np.full(offsets[-1], k, dtype=np.int64)
+        hi[~last] = cuts
+        return cls(offsets, first, last, lo, hi)
+
+    def interval_midpoints(self, edges):
+        """Midpoint of each bin's score interval, the outer bins reaching 0 and 1."""
+        lower = np.zeros(self.size)
+        lower[~self.first] = edges
+        upper = np.ones(self.size)
+        upper[~self.last] = edges
+        return 0.5 * lower + 0.5 * upper
+
+
+def _evidence(w, a, bins, prior, prior_strength):
+    """Log marginal likelihood of each model and the estimate of each bin."""
+    k = w.shape[0]
+    # Prefix sums with a leading 0: the weight of scores lo..hi-1 is
+    # prefix[hi] - prefix[lo].  Positive and negative weights are kept
+    # apart so that neither is a difference of the other (no cancellation);
+    # cumulative sums of non-negative terms never decrease, so every
+    # difference is >= 0.
+    pre_pos = np.zeros(k + 1)
+    np.cumsum(a, out=pre_pos[1:])
+    pre_neg = np.zeros(k + 1)
+    np.cumsum(w - a, out=pre_neg[1:])
+    pos = pre_pos[bins.hi] - pre_pos[bins.lo]
+    neg = pre_neg[bins.hi] - pre_neg[bins.lo]
+    size = pos + neg
+    n_bins = np.diff(bins.offsets)
+    strength = np.repeat(prior_strength / n_bins, n_bins)
+    alpha = strength * prior
+    beta = strength * (1.0 - prior)
+    terms = (
+        (gammaln(strength) - gammaln(size + strength))
+        + (gammaln(pos + alpha) - gammaln(alpha))
+        + (gammaln(neg + beta) - gammaln(beta))
+    )
+    return np.add.reduceat(terms, bins.offsets[:-1]), (pos + alpha) / (size + alpha + beta)
 
 
 def _distinct_models(cuts, first_cut, n_cuts):

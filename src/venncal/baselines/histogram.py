@@ -7,32 +7,12 @@ from typing import ClassVar
 import numpy as np
 
 from .._base import ScoreCalibrator, check_float_arrays
+from .._binning import equal_mass_cuts, equal_width_edges, gap_points
 from .._validation import Interval, Options
 
 __all__ = ["HistogramBinningCalibrator"]
 
 STRATEGIES = ("quantile", "uniform")
-
-
-def _gap_midpoints(lo, hi):
-    """Points strictly below ``hi`` and at least ``lo`` (``lo < hi``), near the midpoints."""
-    mid = 0.5 * lo + 0.5 * hi  # no overflow; >= lo since rounding is monotonic
-    # For adjacent floats the rounded midpoint can be hi itself.
-    return np.where(mid < hi, mid, lo)
-
-
-def _uniform_edges(lo, hi, n_bins):
-    """``n_bins + 1`` equal-width edges from ``lo`` to ``hi`` (``lo < hi``)."""
-    with np.errstate(over="ignore"):
-        span = hi - lo
-    if np.isfinite(span):
-        edges = np.linspace(lo, hi, n_bins + 1)
-    else:
-        # The range overflows float64: work with half-widths.
-        half = (hi / 2 - lo / 2) * (np.arange(n_bins + 1) / n_bins)
-        edges = (lo + half) + half
-    edges[0], edges[-1] = lo, hi
-    return edges
 
 
 class HistogramBinningCalibrator(ScoreCalibrator):
@@ -127,21 +107,14 @@ class HistogramBinningCalibrator(ScoreCalibrator):
 
     def _fit_sums(self, s, w, a):
         n_bins = int(self.n_bins)
-        k = s.shape[0]
-        if k == 1:
+        if s.shape[0] == 1:
             edges = np.array([s[0], s[0]])
         elif self.strategy == "quantile":
-            cum = np.cumsum(w)
-            # Bin of score j: the number of levels b W / n_bins (b = 1, ...,
-            # n_bins - 1) at or below the midpoint C_j - w_j / 2 of its weight,
-            # compared as 2 b W <= n_bins (2 C_j - w_j): exact for integer weights.
-            rank = np.searchsorted(
-                2.0 * cum[-1] * np.arange(1, n_bins), n_bins * (2.0 * cum - w), side="right"
-            )
-            ends = np.flatnonzero(np.diff(rank)) + 1  # first score of each later bin
-            edges = np.concatenate(([s[0]], _gap_midpoints(s[ends - 1], s[ends]), [s[-1]]))
+            # The first score of each later bin, by the shared equal-weight rule.
+            ends, _, _ = equal_mass_cuts(w, np.array([n_bins], dtype=np.int64))
+            edges = np.concatenate(([s[0]], gap_points(s[ends - 1], s[ends]), [s[-1]]))
         else:
-            edges = _uniform_edges(s[0], s[-1], n_bins)
+            edges = equal_width_edges(s[0], s[-1], n_bins)
         m = edges.shape[0] - 1
         bins = np.searchsorted(edges[1:-1], s, side="left")
         weights = np.bincount(bins, weights=w, minlength=m)

@@ -8,6 +8,7 @@ import numpy as np
 
 from .._base import ScoreCalibrator, check_float_arrays
 from .._kernels import pava_blocks, pava_fit
+from .._kernels.dd import two_sum
 from .._validation import Options, check_sample_weight, check_scores, nonzero_rows
 
 __all__ = ["IsotonicCalibrator", "isotonic_regression"]
@@ -104,10 +105,7 @@ def _nearest_steps(t, v):
 
 def _two_diff(x, y):
     """``x - y`` as ``(d, e)`` with ``d = fl(x - y)`` and ``d + e == x - y`` exactly."""
-    d = x - y
-    z = d - x
-    e = (x - (d - z)) - (y + z)
-    return d, e
+    return two_sum(x, -y)
 
 
 class IsotonicCalibrator(ScoreCalibrator):

@@ -42,18 +42,7 @@ COLUMNS = {
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """Register the ``evaluate`` subcommand.
-
-    Parameters
-    ----------
-    subparsers : argparse._SubParsersAction
-        The object returned by ``ArgumentParser.add_subparsers``.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        The ``evaluate`` parser.
-    """
+    """Register ``venncal evaluate`` on ``subparsers`` (from ``add_subparsers``); return its parser."""
     parser = subparsers.add_parser(
         "evaluate",
         help="print calibration metrics of predicted probabilities, draw a reliability diagram",
@@ -208,20 +197,14 @@ def run(args: argparse.Namespace) -> int:
 
 def _plot(y01, p, args, weights) -> None:
     try:
-        import matplotlib  # noqa: F401
+        from ..plotting import reliability_diagram
+
+        ax = reliability_diagram(
+            y01, p, n_bins=args.bins, strategy=args.strategy, sample_weight=weights
+        )
     except ImportError:
         raise CLIError('--plot needs matplotlib: pip install "venncal[plot]"') from None
-    from ..plotting import reliability_diagram
-
-    ax = reliability_diagram(
-        y01, p, n_bins=args.bins, strategy=args.strategy, sample_weight=weights
-    )
-    fig = ax.figure
     try:
-        fig.savefig(args.plot, dpi=150)
+        ax.figure.savefig(args.plot, dpi=150)
     except (ValueError, OSError) as exc:
         raise CLIError(f"{args.plot}: cannot write the plot: {exc}") from None
-    finally:
-        import matplotlib.pyplot as plt
-
-        plt.close(fig)

@@ -17,23 +17,29 @@ METHOD_HELP = {
     "isotonic": "isotonic regression",
     "histogram": "histogram binning",
     "bbq": "Bayesian binning into quantiles",
+    "enir": "ensemble of near-isotonic regression models (BIC-weighted)",
     "quantized-isotonic": "isotonic regression projected onto levels (--param levels=K or a list)",
 }
 
 
+#: Column options: flag -> (required, help).
+COLUMNS = {
+    "--score-col": (
+        True,
+        "column of the model's scores (any real numbers, higher = more likely the larger label)",
+    ),
+    "--label-col": (True, "column of the true labels (any two values)"),
+    "--weight-col": (False, "column of non-negative frequency weights (default: all 1)"),
+    "--fold-col": (
+        False,
+        ("column of fold ids, for --method cvap (required there): the scores of fold k come "
+        "from the model not trained on fold k"),
+    ),
+}
+
+
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """Register the ``fit`` subcommand.
-
-    Parameters
-    ----------
-    subparsers : argparse._SubParsersAction
-        The object returned by ``ArgumentParser.add_subparsers``.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        The ``fit`` parser.
-    """
+    """Register ``venncal fit`` on ``subparsers`` (from ``add_subparsers``); return its parser."""
     from .._registry import available_methods
 
     methods = available_methods()
@@ -57,30 +63,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         metavar="DATA",
         help="calibration table (.csv, .csv.gz, .parquet, or - for CSV on stdin)",
     )
-    parser.add_argument(
-        "--score-col",
-        required=True,
-        metavar="COL",
-        help="column of the model's scores (any real numbers, higher = more "
-        "likely the larger label)",
-    )
-    parser.add_argument(
-        "--label-col",
-        required=True,
-        metavar="COL",
-        help="column of the true labels (any two values)",
-    )
-    parser.add_argument(
-        "--weight-col",
-        metavar="COL",
-        help="column of non-negative frequency weights (default: all 1)",
-    )
-    parser.add_argument(
-        "--fold-col",
-        metavar="COL",
-        help="column of fold ids, for --method cvap (required there): the "
-        "scores of fold k come from the model not trained on fold k",
-    )
+    for flag, (required, text) in COLUMNS.items():
+        parser.add_argument(flag, required=required, metavar="COL", help=text)
     parser.add_argument(
         "--method",
         required=True,
@@ -170,6 +154,36 @@ def _build(method: str, merge: str | None, params: list[tuple[str, object]]):
     return cls(**kwargs)
 
 
+def _group_param(calibrator, method: str, fold_col: str | None) -> str | None:
+    """Return the calibrator's per-row group argument of ``fit``; check ``--fold-col`` against it.
+
+    A calibrator fitted per group of rows (CVAP: one IVAP per fold) names
+    that argument in ``_group_param``; ``--fold-col`` gives its column.
+    """
+    group = calibrator._group_param
+    if group is not None and not fold_col:
+        raise CLIError(f"--method {method} needs --fold-col (the fold of each calibration row)")
+    if group is None and fold_col:
+        raise CLIError(
+            f"--fold-col is used only by --method {'/'.join(_grouped_methods())}, not {method}"
+        )
+    return group
+
+
+def _grouped_methods() -> list[str]:
+    """Return the methods whose calibrator is fitted per group of rows (``--fold-col``)."""
+    from .._registry import available_methods, method_class
+
+    grouped = []
+    for method in available_methods():
+        try:
+            if method_class(method)._group_param is not None:
+                grouped.append(method)
+        except ImportError:
+            continue
+    return grouped
+
+
 @command("fit")
 def run(args: argparse.Namespace) -> int:
     """Fit and save; return the exit code."""
@@ -177,11 +191,8 @@ def run(args: argparse.Namespace) -> int:
 
     report = Reporter.from_args(args)
     method = args.method
-    if method == "cvap" and not args.fold_col:
-        raise CLIError("--method cvap needs --fold-col (the fold of each calibration row)")
-    if method != "cvap" and args.fold_col:
-        raise CLIError(f"--fold-col is used only by --method cvap, not {method}")
     calibrator = _build(method, args.merge, args.param)
+    group = _group_param(calibrator, method, args.fold_col)
 
     table = open_table(args.data, sep=args.sep)
     try:
@@ -208,10 +219,8 @@ def run(args: argparse.Namespace) -> int:
     n = scores.shape[0]
     with report.stage(f"fitting {method} on {n:,} rows"):
         try:
-            if method == "cvap":
-                calibrator.fit(scores, y, columns[args.fold_col], sample_weight=weights)
-            else:
-                calibrator.fit(scores, y, sample_weight=weights)
+            groups = {} if group is None else {group: columns[args.fold_col]}
+            calibrator.fit(scores, y, sample_weight=weights, **groups)
         except (ValueError, TypeError) as exc:
             hint = ""
             if "classes=" in str(exc):

@@ -13,18 +13,7 @@ __all__ = ["add_parser", "load_model", "run"]
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """Register the ``predict`` subcommand.
-
-    Parameters
-    ----------
-    subparsers : argparse._SubParsersAction
-        The object returned by ``ArgumentParser.add_subparsers``.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        The ``predict`` parser.
-    """
+    """Register ``venncal predict`` on ``subparsers`` (from ``add_subparsers``); return its parser."""
     parser = subparsers.add_parser(
         "predict",
         help="add calibrated probabilities to a table of scores",
@@ -93,9 +82,11 @@ def run(args: argparse.Namespace) -> int:
     report = Reporter.from_args(args)
     model = load_model(args.model)
     score_cols = [c.strip() for c in args.score_col.split(",")]
-    n_models = len(getattr(model, "calibrators_", ())) or 1
+    # A model fitted per fold (CVAP) takes one score column per fold model.
+    grouped = getattr(model, "_group_param", None) is not None
+    n_models = len(model.folds_) if grouped else 1
     if len(score_cols) > 1:
-        if not hasattr(model, "calibrators_"):
+        if not grouped:
             raise CLIError(
                 f"several score columns are for cvap models; {args.model} holds a "
                 f"{type(model).__name__}, give one column"

@@ -1,12 +1,30 @@
 """Reproductions of published calibration experiments (``venncal reproduce NAME``).
 
-Each experiment lives in its own module exposing ``run(...)``; the pure split logic
-shared by the experiments (which rows are proper training, calibration and test rows,
-contiguous cross-validation folds) is in :mod:`venncal.experiments._protocols` and is
-testable without any data. Heavy imports (scikit-learn, data) happen inside ``run``.
+Each experiment is one module listed in :data:`EXPERIMENTS`, exposing
+
+- ``run(*, quick, seed, jobs, data_dir, echo, ...)``: compute and return a result
+  object whose ``info`` is a :class:`RunInfo` (further keyword arguments such as
+  ``max_test_rows``, ``learners`` or ``datasets`` shrink the run, e.g. for tests);
+- ``report(result, out_dir, *, command=None)``: write ``out_dir/report.md`` and its
+  figures and return a :class:`Report` (the plain-text tables printed by the command
+  line, and the files written).
+
+The pure split logic shared by the experiments (proper training, calibration and test
+rows, contiguous cross-validation folds, random hold-out splits) is in
+:mod:`venncal.experiments._protocols` and is testable without any data; the report
+pieces (header, number formatting, the paper-against-ours figure) are in
+:mod:`venncal.experiments._report`. :mod:`venncal.experiments.demo` is the
+``venncal demo`` computation and :mod:`venncal.experiments.naive_bayes` the Weka-like
+naive Bayes learner of the reproductions. Heavy imports (scikit-learn, data) happen
+inside ``run``.
+
+To add an experiment, write ``venncal/experiments/<module>.py`` with ``run`` and
+``report`` and list it in :data:`EXPERIMENTS`.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 from ._protocols import (
     RATIOS,
@@ -17,43 +35,47 @@ from ._protocols import (
     holdout_splits,
     ratio_rows,
 )
+from ._report import Report, RunInfo
 
 __all__ = [
     "EXPERIMENTS",
-    "PLANNED",
     "RATIOS",
     "AdultSmallRows",
+    "Experiment",
     "RatioRows",
+    "Report",
+    "RunInfo",
     "adult_small_rows",
     "contiguous_folds",
     "holdout_splits",
     "ratio_rows",
 ]
 
-#: Available experiments: name -> (module under ``venncal.experiments``, one-line summary).
-EXPERIMENTS = {
-    "vovk2015-adult-small": (
+
+class Experiment(NamedTuple):
+    """One entry of the registry."""
+
+    #: Module under ``venncal.experiments`` exposing ``run`` and ``report``.
+    module: str
+    #: One-line description (shown by ``venncal reproduce --list``).
+    summary: str
+
+
+#: The registry of reproducible experiments: name -> :class:`Experiment`.
+EXPERIMENTS: dict[str, Experiment] = {
+    "vovk2015-adult-small": Experiment(
         "vovk2015_adult_small",
-        (
-            "paper 000 (Vovk et al. 2015), Tables 1-2: six learners x Platt/IR/IVAP/CVAP "
-            "on the first 5,000 adult training rows"
-        ),
+        "paper 000 (Vovk et al. 2015), Tables 1-2: six learners x Platt/IR/IVAP/CVAP "
+        "on the first 5,000 adult training rows",
     ),
-    "vovk2015-adult-ratios": (
+    "vovk2015-adult-ratios": Experiment(
         "vovk2015_adult_ratios",
-        (
-            "paper 000, Figures 1-2 and 13-14: adult, proper training : calibration "
-            "ratios 1:9 ... 9:1 and all, raw learner and Platt/IR/IVAP/CVAP"
-        ),
+        "paper 000, Figures 1-2 and 13-14: adult, proper training : calibration "
+        "ratios 1:9 ... 9:1 and all, raw learner and Platt/IR/IVAP/CVAP",
     ),
-    "vovk2014-uci": (
+    "vovk2014-uci": Experiment(
         "vovk2014_uci",
-        (
-            "paper 001 (Vovk & Petej 2014), Tables 1-3: nine small UCI data sets x six "
-            "learners, W/VA/SVA/DIR over random 2/3-1/3 splits (needs --data-dir)"
-        ),
+        "paper 001 (Vovk & Petej 2014), Tables 1-3: nine small UCI data sets x six "
+        "learners, W/VA/SVA/DIR over random 2/3-1/3 splits (needs --data-dir)",
     ),
 }
-
-#: Experiments announced but not implemented yet: name -> one-line summary.
-PLANNED: dict[str, str] = {}

@@ -7,7 +7,7 @@ test set:
 
 - **W**: the learner's own probabilities (for the SVM: a Platt sigmoid fitted on the
   training set's decision values, as Weka's SMO does with its logistic models);
-- **VA**: the full Venn-Abers predictor (:class:`~venncal.venn_abers.FullVennAbersClassifier`:
+- **VA**: the full Venn-Abers predictor (:class:`~venncal.FullVennAbersClassifier`:
   the learner is retrained on the training set plus the test object, once with each
   label, for every test object);
 - **SVA**: the simplified Venn-Abers predictor (the learner trained once; the training
@@ -23,53 +23,97 @@ log-loss minimax (eq. (10)) for the mean log loss and with the square-loss minim
 infinite log loss makes the mean infinite.
 
 The scikit-learn learners stand in for Weka's with Weka's default parameters (no
-tuning; the paper tunes nothing either): see :func:`make_learner`.
+tuning; the paper tunes nothing either): see :func:`make_learner`. :func:`run` computes,
+:func:`report` writes ``report.md`` (our Tables 1-3 beside the paper's and its section 5
+statements counted on our numbers) and a figure of our means against the paper's.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
-from ._naive_bayes import MixedNaiveBayes, groups_from_names
 from ._protocols import holdout_splits
+from ._report import Report, RunInfo, header, write_report
+from ._uci_analysis import (
+    CLASSIFIERS,
+    DATASETS,
+    LOSSES,
+    METHODS,
+    PAPER_CLAIMS,
+    best_per_method,
+    claims,
+    claims_table,
+    figure,
+    loss_tables,
+    paper_names,
+    paper_values,
+    ranking,
+    ranking_table,
+)
+from .naive_bayes import MixedNaiveBayes, groups_from_names
 
 __all__ = [
     "CLASSIFIERS",
     "DATASETS",
     "LOSSES",
     "METHODS",
+    "PAPER_CLAIMS",
+    "QUICK_VA_TEST_ROWS",
     "REPS",
     "TaskResult",
+    "UCIResult",
+    "best_per_method",
+    "claims",
+    "learner_scores",
     "make_learner",
     "paper_values",
+    "ranking",
+    "report",
     "run",
     "run_task",
+    "split_rng",
 ]
 
-#: Learner codes of the paper's tables, in its column order.
-CLASSIFIERS = ("J", "JB", "LR", "NB", "NN", "SVM")
-#: The nine data sets of paper 001, in the paper's row order (names of ``load_dataset``).
-DATASETS = (
-    "australian", "breast", "diabetes", "echo", "hepatitis",
-    "ionosphere", "labor", "liver", "vote",
-)  # fmt: skip
-METHODS = ("W", "VA", "SVA", "DIR")
-LOSSES = ("log loss", "RMSE")
 #: Splits per data set: (W/SVA/DIR, VA), full and quick.
 REPS = {False: (100, 16), True: (10, 2)}
 #: VA test rows per split kept by ``--quick`` (a seeded random subsample).
 QUICK_VA_TEST_ROWS = 50
-#: Paper table holding each loss.
-_PAPER_TABLE = {"log loss": "table1", "RMSE": "table2"}
+NAME = "vovk2014-uci"
 _KINDS = ("shared", "va")
 #: The J48 stand-in (also the bagged trees).
 _TREE = {"criterion": "entropy", "min_samples_leaf": 2, "ccp_alpha": 0.01}
+_ENV = "VENNCAL_DATA"
+
+_PROTOCOL = (
+    "Paper 001 (Vovk & Petej, *Venn-Abers predictors*, 2014), section 5, Tables 1 "
+    "(mean log loss, natural log), 2 (RMSE) and 3 (ranking): each data set randomly "
+    "permuted, the first 2/3 of the rows for training and the rest for testing; W = "
+    "the learner's own probabilities, VA = full Venn-Abers (the learner retrained "
+    "for each test object and each postulated label), SVA = simplified Venn-Abers "
+    "(the training scores as calibration set), DIR = direct isotonic regression "
+    "(nearest training score). VA and SVA pairs are merged by the log-loss minimax "
+    "for the log loss and the square-loss minimax for the RMSE; losses are computed "
+    "per split and averaged over the splits."
+)
+_READING = (
+    "The learners are scikit-learn stand-ins for the paper's Weka learners with Weka's "
+    "default parameters (see the table at the end), so equal numbers are not expected; "
+    "the comparison is about the papers' conclusions. Paper cells shown as ? are "
+    "illegible in the paper's text (see `venncal.datasets.paper_tables('001')['notes']`)."
+)
+_LEARNER_NOTE = (
+    "The neural network's hidden layer has (columns + 2) / 2 units (shown for 10 "
+    "columns above). The SVM's W is a Platt sigmoid fitted on its training decision "
+    "values (Weka's SMO with logistic models); VA, SVA and DIR use the decision values."
+)
 
 
 # ------------------------------------------------------------------------------ learners
@@ -83,7 +127,7 @@ def make_learner(code: str, n_features: int, seed: int, groups: list[list[int]] 
     with cost-complexity pruning (``ccp_alpha=0.01``) standing in for J48's pruning; 10
     bags of such trees; a nearly unpenalised logistic regression (Weka's ridge 1e-8,
     ``C = 1e8``); naive Bayes with frequency tables for nominal attributes and normal
-    distributions for numeric ones (:class:`~venncal.experiments._naive_bayes.MixedNaiveBayes`,
+    distributions for numeric ones (:class:`~venncal.experiments.naive_bayes.MixedNaiveBayes`,
     as Weka's ``NaiveBayes``); one hidden layer of ``(attributes + classes) / 2``
     units, trained by L-BFGS with an L2 penalty (``alpha=1``) instead of Weka's 500
     epochs of back-propagation (6 times cheaper, which the full Venn-Abers predictor's
@@ -144,17 +188,14 @@ def make_learner(code: str, n_features: int, seed: int, groups: list[list[int]] 
     raise ValueError(f"unknown learner {code!r}; expected one of {CLASSIFIERS}")
 
 
-def _response(code: str) -> str:
-    return "decision_function" if code == "SVM" else "predict_proba"
-
-
-def _scores(model, X, code: str) -> np.ndarray:
+def learner_scores(model, X, code: str) -> np.ndarray:
+    """Return the scores the methods calibrate: decision values (SVM) or probabilities."""
     if code == "SVM":
         return model.decision_function(X)
     return model.predict_proba(X)[:, 1]
 
 
-# ------------------------------------------------------------------------------ running
+# ------------------------------------------------------------------------------ one task
 
 
 @dataclass
@@ -173,7 +214,11 @@ class TaskResult:
     seconds: float = 0.0
 
 
-def _split_rng(seed: int, dataset: str, kind: str) -> np.random.Generator:
+def split_rng(seed: int, dataset: str, kind: str) -> np.random.Generator:
+    """Return the generator of the splits of one (seed, data set, kind).
+
+    The splits do not depend on the learner, so every learner sees the same splits.
+    """
     return np.random.default_rng([seed, DATASETS.index(dataset), _KINDS.index(kind)])
 
 
@@ -182,6 +227,48 @@ def _losses(y: np.ndarray, p_log: np.ndarray, p_sq: np.ndarray) -> tuple[float, 
 
     with np.errstate(divide="ignore"):
         return log_loss(y, p_log, base="e"), rmse(y, p_sq)
+
+
+def _merged(pair: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(p0, p1) pairs merged for the log loss and for the square loss (eqs. (10)-(11))."""
+    from .. import brier_minimax, log_minimax
+
+    return log_minimax(pair[:, 0], pair[:, 1]), brier_minimax(pair[:, 0], pair[:, 1])
+
+
+def _va_predictions(model, learner, X_tr, y_tr, X_te) -> dict[str, tuple]:
+    from .. import FullVennAbersClassifier
+
+    response = "decision_function" if learner == "SVM" else "predict_proba"
+    va = FullVennAbersClassifier(model, response_method=response)
+    return {"VA": _merged(va.fit(X_tr, y_tr).predict_interval(X_te))}
+
+
+def _shared_predictions(model, learner, X_tr, y_tr, X_te) -> dict[str, tuple]:
+    from .. import IsotonicCalibrator, PlattCalibrator, VennAbersCalibrator
+
+    model.fit(X_tr, y_tr)
+    s_tr, s_te = learner_scores(model, X_tr, learner), learner_scores(model, X_te, learner)
+    # Weka's SMO gives probabilities through logistic models fitted on its training scores.
+    platt = PlattCalibrator().fit(s_tr, y_tr) if learner == "SVM" else None
+    p_w = s_te if platt is None else platt.predict_proba(s_te)[:, 1]
+    pair = VennAbersCalibrator().fit(s_tr, y_tr).predict_interval(s_te)
+    p_dir = IsotonicCalibrator(interpolation="nearest").fit(s_tr, y_tr)
+    p_dir = p_dir.predict_proba(s_te)[:, 1]
+    return {"W": (p_w, p_w), "SVA": _merged(pair), "DIR": (p_dir, p_dir)}
+
+
+def _count_convergence_warnings(caught) -> int:
+    """Count the ConvergenceWarnings of `caught`; any other warning goes out as usual."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    n_warn = 0
+    for item in caught:
+        if issubclass(item.category, ConvergenceWarning):
+            n_warn += 1
+        else:
+            warnings.warn_explicit(item.message, item.category, item.filename, item.lineno)
+    return n_warn
 
 
 def run_task(
@@ -208,8 +295,8 @@ def run_task(
     n_reps : int
         Number of splits.
     seed : int
-        The splits depend on (seed, data set, kind) only, so every learner sees the
-        same splits; the learners' ``random_state`` is ``seed + rep``.
+        The splits depend on (seed, data set, kind) only (:func:`split_rng`), so every
+        learner sees the same splits; the learners' ``random_state`` is ``seed + rep``.
     max_test_rows : int, optional
         Keep at most this many test rows per split (seeded random subsample).
     groups : list of list of int, optional
@@ -222,18 +309,14 @@ def run_task(
     from sklearn.exceptions import ConvergenceWarning
     from threadpoolctl import threadpool_limits
 
-    from ..baselines import IsotonicCalibrator, PlattCalibrator
-    from ..venn_abers import FullVennAbersClassifier, VennAbersCalibrator
-    from ..venn_abers._merge import brier_minimax, log_minimax
-
     if kind not in _KINDS:
         raise ValueError(f"kind must be one of {_KINDS}, got {kind!r}")
     start = time.perf_counter()
-    rng = _split_rng(seed, dataset, kind)
+    rng = split_rng(seed, dataset, kind)
     splits = holdout_splits(y, n_reps, rng)
+    predict = _va_predictions if kind == "va" else _shared_predictions
     methods = ("VA",) if kind == "va" else ("W", "SVA", "DIR")
     losses: dict[str, dict[str, list[float]]] = {loss: {m: [] for m in methods} for loss in LOSSES}
-    n_warn = 0
     n_test = 0
     with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always", ConvergenceWarning)
@@ -242,36 +325,11 @@ def run_task(
                 test = np.sort(rng.choice(test, size=max_test_rows, replace=False))
             n_test = len(test)
             model = make_learner(learner, X.shape[1], seed + rep, groups)
-            X_tr, y_tr, X_te, y_te = X[train], y[train], X[test], y[test]
-            preds: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-            if kind == "va":
-                va = FullVennAbersClassifier(model, response_method=_response(learner))
-                pair = va.fit(X_tr, y_tr).predict_interval(X_te)
-                preds["VA"] = (log_minimax(pair[:, 0], pair[:, 1]),
-                               brier_minimax(pair[:, 0], pair[:, 1]))  # fmt: skip
-            else:
-                model.fit(X_tr, y_tr)
-                s_tr, s_te = _scores(model, X_tr, learner), _scores(model, X_te, learner)
-                if learner == "SVM":
-                    p_w = PlattCalibrator().fit(s_tr, y_tr).predict_proba(s_te)[:, 1]
-                else:
-                    p_w = s_te
-                pair = VennAbersCalibrator().fit(s_tr, y_tr).predict_interval(s_te)
-                p_dir = IsotonicCalibrator(interpolation="nearest").fit(s_tr, y_tr)
-                p_dir = p_dir.predict_proba(s_te)[:, 1]
-                preds["W"] = (p_w, p_w)
-                preds["SVA"] = (log_minimax(pair[:, 0], pair[:, 1]),
-                                brier_minimax(pair[:, 0], pair[:, 1]))  # fmt: skip
-                preds["DIR"] = (p_dir, p_dir)
+            preds = predict(model, learner, X[train], y[train], X[test])
             for m, (p_log, p_sq) in preds.items():
-                ll, rm = _losses(y_te, p_log, p_sq)
+                ll, rm = _losses(y[test], p_log, p_sq)
                 losses["log loss"][m].append(ll)
                 losses["RMSE"][m].append(rm)
-    for item in w:
-        if issubclass(item.category, ConvergenceWarning):
-            n_warn += 1
-        else:  # anything else goes out as usual
-            warnings.warn_explicit(item.message, item.category, item.filename, item.lineno)
     return TaskResult(
         dataset=dataset,
         learner=learner,
@@ -279,72 +337,56 @@ def run_task(
         losses=losses,
         n_train=len(splits[0][0]) if splits else 0,
         n_test=n_test,
-        convergence_warnings=n_warn,
+        convergence_warnings=_count_convergence_warnings(w),
         seconds=time.perf_counter() - start,
     )
 
 
-def run(
-    *,
-    quick: bool = False,
-    seed: int = 0,
-    jobs: int = 1,
-    data_dir=None,
-    datasets: Sequence[str] = DATASETS,
-    learners: Sequence[str] = CLASSIFIERS,
-    reps: tuple[int, int] | None = None,
-    max_test_rows: int | None = None,
-    echo: Callable[[str], None] = lambda _: None,
-) -> dict:
-    """Run the experiment and return its results.
+# ------------------------------------------------------------------------------ all tasks
 
-    Parameters
-    ----------
-    quick : bool
-        :data:`REPS` ``[True]`` splits and at most :data:`QUICK_VA_TEST_ROWS` VA test
-        rows per split.
-    seed : int
-        The run is deterministic given the seed (whatever `jobs` is).
-    jobs : int
-        (data set, learner, kind) tasks run on this many processes (joblib).
-    data_dir : path-like, optional
-        Folder of the UCI data sets (default: the environment variable ``VENNCAL_DATA``).
-    datasets, learners : sequence of str
-        Subsets of :data:`DATASETS` and :data:`CLASSIFIERS`.
-    reps : (int, int), optional
-        Splits for (W/SVA/DIR, VA); overrides the default of the mode.
-    max_test_rows : int, optional
-        VA test rows kept per split; overrides the quick default.
-    echo : callable
-        Receives one progress line per finished task.
 
-    Returns
-    -------
-    dict
-        ``table`` (loss -> learner -> data set -> method -> mean over the splits),
-        ``infinite`` (learner -> data set -> method -> splits with infinite log loss),
-        ``tasks`` (list of :class:`TaskResult`), ``reps``, ``datasets``, ``learners``,
-        ``sizes`` (data set -> (rows, training rows, test rows)), ``va_test_rows``.
-    """
-    from joblib import Parallel, delayed
+@dataclass
+class UCIResult:
+    """Everything :func:`run` measured, as :func:`report` needs it."""
 
-    from ..datasets import load_dataset
+    info: RunInfo
+    #: loss -> learner -> data set -> method -> mean over the splits
+    table: dict
+    #: learner -> data set -> method -> splits with an infinite log loss
+    infinite: dict
+    #: every task, sorted by data set, learner and kind
+    tasks: list[TaskResult]
+    #: splits per data set: (W/SVA/DIR, VA)
+    reps: tuple[int, int]
+    datasets: tuple[str, ...]
+    learners: tuple[str, ...]
+    #: data set -> (rows, training rows, test rows)
+    sizes: dict[str, tuple[int, int, int]]
+    #: VA test rows kept per split (None: all)
+    va_test_rows: int | None
 
-    for name, pool, what in (
+
+def _check_subsets(datasets: Sequence[str], learners: Sequence[str], data_dir) -> None:
+    for names, pool, what in (
         (datasets, DATASETS, "data sets"),
         (learners, CLASSIFIERS, "learners"),
     ):
-        unknown = sorted(set(name) - set(pool))
+        unknown = sorted(set(names) - set(pool))
         if unknown:
             raise ValueError(f"unknown {what}: {unknown}; expected some of {list(pool)}")
-    n_shared, n_va = reps if reps is not None else REPS[quick]
-    va_rows = (
-        max_test_rows if max_test_rows is not None else (QUICK_VA_TEST_ROWS if quick else None)
-    )
-    data, groups = {}, {}
-    for name in datasets:
-        X, y, names = load_dataset(name, data_dir=data_dir)
-        data[name], groups[name] = (X, y), groups_from_names(names)
+    if data_dir is None and not os.environ.get(_ENV):
+        raise FileNotFoundError(
+            f"{NAME} reads the UCI data sets from a folder laid out as the shared data store: "
+            f"give it with data_dir (venncal reproduce --data-dir DIR) or the environment "
+            f"variable {_ENV}"
+        )
+
+
+def _run_tasks(data, groups, datasets, learners, reps, va_rows, seed, jobs, echo):
+    """Run every (data set, learner, kind) task on `jobs` processes; return them all."""
+    from joblib import Parallel, delayed
+
+    n_shared, n_va = reps
     # VA tasks first (they are the long ones), biggest data sets first, for load balance.
     order = sorted(datasets, key=lambda d: -len(data[d][1]))
     todo = [(d, c, "va", n_va, va_rows) for d in order for c in learners]
@@ -360,6 +402,12 @@ def run(
         echo(
             f"  [{i:>3}/{len(todo)}] {r.dataset:<11} {r.learner:<4} {r.kind:<6} {r.seconds:7.1f} s"
         )
+    tasks.sort(key=lambda r: (DATASETS.index(r.dataset), CLASSIFIERS.index(r.learner), r.kind))
+    return tasks
+
+
+def _aggregate(tasks, data, datasets, learners) -> tuple[dict, dict, dict]:
+    """Means over the splits, counts of infinite log losses and data set sizes."""
     table: dict = {loss: {c: {d: {} for d in datasets} for c in learners} for loss in LOSSES}
     infinite: dict = {c: {d: {} for d in datasets} for c in learners}
     sizes = {}
@@ -373,103 +421,152 @@ def run(
             infinite[r.learner][r.dataset][m] = int(np.sum(np.isinf(values)))
         if r.kind == "shared":
             sizes[r.dataset] = (len(data[r.dataset][1]), r.n_train, r.n_test)
-    tasks.sort(key=lambda r: (DATASETS.index(r.dataset), CLASSIFIERS.index(r.learner), r.kind))
-    return {
-        "table": table,
-        "infinite": infinite,
-        "tasks": tasks,
-        "reps": (n_shared, n_va),
-        "datasets": tuple(datasets),
-        "learners": tuple(learners),
-        "sizes": sizes,
-        "va_test_rows": va_rows,
-    }
+    return table, infinite, {d: sizes[d] for d in datasets if d in sizes}
 
 
-# ------------------------------------------------------------------------------ analysis
+def run(
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    jobs: int = 1,
+    data_dir=None,
+    datasets: Sequence[str] = DATASETS,
+    learners: Sequence[str] = CLASSIFIERS,
+    reps: tuple[int, int] | None = None,
+    max_test_rows: int | None = None,
+    echo: Callable[[str], None] = lambda _: None,
+) -> UCIResult:
+    """Run the experiment and return its results.
 
-
-def paper_values() -> dict:
-    """Return the paper's Tables 1-2 as ``loss -> learner -> data set -> method -> value``.
-
-    Infinity is ``math.inf``; cells the paper's text does not show legibly are None.
-    """
-    from ..datasets import paper_tables
-
-    t = paper_tables()
-    out: dict = {}
-    for loss, key in _PAPER_TABLE.items():
-        out[loss] = {
-            c: {
-                d: {m: (math.inf if v == "inf" else v) for m, v in cells.items()}
-                for d, cells in rows.items()
-            }
-            for c, rows in t[key].items()
-        }
-    return out
-
-
-def best_per_method(table: dict, dataset: str, learners: Sequence[str]) -> dict:
-    """Return ``method -> (best value over the learners, that learner)`` for one data set.
-
-    Learners whose cell is missing (None or NaN) are skipped; a method with no value
-    maps to ``(nan, None)``.
-    """
-    out = {}
-    for m in METHODS:
-        best: tuple[float, str | None] = (math.nan, None)
-        for c in learners:
-            v = table[c].get(dataset, {}).get(m)
-            if v is None or (isinstance(v, float) and math.isnan(v)):
-                continue
-            if best[1] is None or v < best[0]:
-                best = (v, c)
-        out[m] = best
-    return out
-
-
-def ranking(table: dict, dataset: str, learners: Sequence[str]) -> list[tuple[str, str, float]]:
-    """Rank the four methods on one data set by their best learner (paper 001, Table 3).
+    Parameters
+    ----------
+    quick : bool, default=False
+        :data:`REPS` ``[True]`` splits and at most :data:`QUICK_VA_TEST_ROWS` VA test
+        rows per split.
+    seed : int, default=0
+        The run is deterministic given the seed (whatever `jobs` is).
+    jobs : int, default=1
+        (data set, learner, kind) tasks run on this many processes (joblib).
+    data_dir : path-like, optional
+        Folder of the UCI data sets (default: the environment variable ``VENNCAL_DATA``).
+    datasets, learners : sequence of str
+        Subsets of :data:`DATASETS` and :data:`CLASSIFIERS`.
+    reps : (int, int), optional
+        Splits for (W/SVA/DIR, VA); overrides the default of the mode.
+    max_test_rows : int, optional
+        VA test rows kept per split; overrides the quick default.
+    echo : callable, optional
+        Receives one progress line per finished task.
 
     Returns
     -------
-    list of (method, learner, value)
-        Best first; methods without any value are left out.
+    UCIResult
+
+    Raises
+    ------
+    ValueError
+        For an unknown data set or learner, or `reps` not two positive counts.
+    FileNotFoundError
+        Without a data folder, or when a data file is missing (the message names it).
     """
-    best = best_per_method(table, dataset, learners)
-    ranked = [(m, c, v) for m, (v, c) in best.items() if c is not None]
-    return sorted(ranked, key=lambda t: (t[2], METHODS.index(t[0])))
+    from ..datasets import load_dataset
+
+    start = time.perf_counter()
+    _check_subsets(datasets, learners, data_dir)
+    if reps is not None and (len(reps) != 2 or min(reps) < 1):
+        raise ValueError(f"reps takes two positive counts (W/SVA/DIR, VA), got {reps}")
+    reps = tuple(reps) if reps is not None else REPS[quick]
+    va_rows = (
+        max_test_rows if max_test_rows is not None else (QUICK_VA_TEST_ROWS if quick else None)
+    )
+    data, groups = {}, {}
+    for name in datasets:
+        X, y, names = load_dataset(name, data_dir=data_dir)
+        data[name], groups[name] = (X, y), groups_from_names(names)
+    tasks = _run_tasks(data, groups, datasets, learners, reps, va_rows, seed, jobs, echo)
+    table, infinite, sizes = _aggregate(tasks, data, datasets, learners)
+    info = RunInfo(NAME, quick, seed, jobs, time.perf_counter() - start)
+    return UCIResult(
+        info, table, infinite, tasks, reps, tuple(datasets), tuple(learners), sizes, va_rows
+    )
 
 
-def claims(table: dict, datasets: Sequence[str], learners: Sequence[str]) -> dict[str, int]:
-    """Count the data sets / cells behind the paper's section 5 statements, for one loss.
+# ------------------------------------------------------------------------------ report
 
-    Keys: ``"VA or SVA best"`` (data sets where the best method is VA or SVA),
-    ``"SVA beats W"`` and ``"VA beats W"`` (data sets where the method's best learner
-    beats W's best learner), ``"VA best"``, ``"SVA best"``, ``"W best"``, ``"DIR best"``,
-    ``"VA < W cells"``, ``"SVA < W cells"`` (learner-data set cells), ``"DIR infinite
-    cells"``, and ``"cells"`` (cells where all four methods have a value).
+
+def _learners_table(result: UCIResult) -> list[str]:
+    """Stand-ins, infinite log losses, warnings and run time per learner."""
+    md = [
+        "### Learners, infinite log losses and run time",
+        "",
+        (
+            "| learner | stand-in | W: data sets with infinite log loss | DIR: splits with "
+            "infinite log loss | ConvergenceWarnings | seconds (shared / VA) |"
+        ),
+        "|---|---|---|---|---|---|",
+    ]
+    names = paper_names()
+    n_sets = len(result.datasets)
+    for c in result.learners:
+        est = make_learner(c, 10, result.info.seed)
+        inf_w = sum(result.infinite[c][d].get("W", 0) > 0 for d in result.datasets)
+        inf_dir = sum(result.infinite[c][d].get("DIR", 0) for d in result.datasets)
+        tasks = [t for t in result.tasks if t.learner == c]
+        warn = sum(t.convergence_warnings for t in tasks)
+        sec = {k: sum(t.seconds for t in tasks if t.kind == k) for k in _KINDS}
+        stand_in = " ".join(repr(est).split())
+        md.append(
+            f"| {names[c]} ({c}) | `{stand_in}` | {inf_w} of {n_sets} "
+            f"| {inf_dir} of {result.reps[0] * n_sets} | {warn} "
+            f"| {sec['shared']:.1f} / {sec['va']:.1f} |"
+        )
+    return [*md, "", _LEARNER_NOTE, ""]
+
+
+def _run_lines(result: UCIResult) -> list[str]:
+    n_shared, n_va = result.reps
+    va_rows = result.va_test_rows
+    return [
+        (
+            f"- splits: {n_shared} per data set for W, SVA and DIR (shared by all learners), "
+            f"{n_va} other splits for VA (paper: 100 and 16)"
+            + (f"; VA: at most {va_rows} test rows per split (seeded subsample)" if va_rows else "")
+        ),
+        "- data set rows (training / test): "
+        + ", ".join(f"{d} {n} ({a}/{b})" for d, (n, a, b) in result.sizes.items()),
+        "",
+        _READING,
+        "",
+    ]
+
+
+def report(result: UCIResult, out_dir: str | Path, *, command: str | None = None) -> Report:
+    """Write ``out_dir/report.md`` and ``uci-vs-paper.png`` (our means against the paper's).
+
+    Parameters
+    ----------
+    result : UCIResult
+        What :func:`run` returned.
+    out_dir : str or Path
+        Folder of the report (created if needed).
+    command : str, optional
+        The command line to state in the report (default: one that repeats the run).
+
+    Returns
+    -------
+    Report
+        Tables 1-3 and the statements as plain text, and the files written.
     """
-    out = dict.fromkeys(
-        ["VA or SVA best", "SVA beats W", "VA beats W", "VA best", "SVA best", "W best",
-         "DIR best", "VA < W cells", "SVA < W cells", "DIR infinite cells", "cells"], 0,
-    )  # fmt: skip
-    for d in datasets:
-        best = best_per_method(table, d, learners)
-        if any(c is None for _, c in best.values()):
-            continue
-        top = ranking(table, d, learners)[0][0]
-        out[f"{top} best"] += 1
-        out["VA or SVA best"] += top in ("VA", "SVA")
-        out["SVA beats W"] += best["SVA"][0] < best["W"][0]
-        out["VA beats W"] += best["VA"][0] < best["W"][0]
-    for c in learners:
-        for d in datasets:
-            cell = table[c].get(d, {})
-            if any(cell.get(m) is None or math.isnan(cell[m]) for m in METHODS):
-                continue
-            out["cells"] += 1
-            out["VA < W cells"] += cell["VA"] < cell["W"]
-            out["SVA < W cells"] += cell["SVA"] < cell["W"]
-            out["DIR infinite cells"] += math.isinf(cell["DIR"])
-    return out
+    paper = paper_values()
+    md_loss, txt_loss = loss_tables(result, paper)
+    md_rank, txt_rank = ranking_table(result)
+    md_claims, txt_claims = claims_table(result, paper)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    png = out / "uci-vs-paper.png"
+    figures = [png] if figure(result, paper, png) else []
+    md = header(result.info, _PROTOCOL, command) + _run_lines(result)
+    if figures:
+        md += [f"![ours against the paper's]({png.name})", ""]
+    md += md_claims + md_rank + md_loss + _learners_table(result)
+    return write_report(out, md, txt_loss + txt_rank + txt_claims, figures)

@@ -46,34 +46,40 @@ Our reading of section 6:
   each row is counted K - 1 times). Ties go to the first setting of the grid.
 - Losses: mean log loss in base 2 and mean Brier loss ``4 (y - p)**2``.
 
-The learners, their construction and fitting are those of
-:mod:`venncal.experiments.vovk2015_adult_small` (scikit-learn stand-ins for Weka).
+The learners, their construction and fitting are those of the adult-small experiment
+(:mod:`venncal.experiments._adult`: scikit-learn stand-ins for Weka).
 Every (learner, column) pair is one task, a function of the seed only, so the results
 do not depend on ``--jobs``. ``--quick``: logistic regression and naive Bayes with the
 quick grids, columns 1:9, 1:1, 9:1 and all, the first :data:`QUICK_TRAIN_ROWS` training
 rows and a seeded subsample of
 :data:`~venncal.experiments.vovk2015_adult_small.QUICK_TEST_ROWS` test rows.
+:func:`run` computes, :func:`report` writes ``report.md`` and one figure per learner.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
-from ._naive_bayes import groups_from_names
-from ._protocols import RATIOS, contiguous_folds, ratio_rows
-from .vovk2015_adult_small import (
+from ._adult import (
     LEARNERS,
     LOSSES,
     QUICK_TEST_ROWS,
-    _fit,
-    _scores,
-    _selection_loss,
+    check_learners,
+    fit_learner,
     grid,
+    grid_text,
+    learner_scores,
+    load_adult_rows,
+    selection_loss,
+    subsample,
 )
+from ._protocols import RATIOS, contiguous_folds, ratio_rows
+from ._report import Report, RunInfo, fmt_loss, header, new_figure, write_report
 
 __all__ = [
     "COLUMNS",
@@ -83,10 +89,13 @@ __all__ = [
     "QUICK_COLUMNS",
     "QUICK_LEARNERS",
     "QUICK_TRAIN_ROWS",
+    "AdultRatiosResult",
+    "ColumnResult",
     "RatioResult",
     "cvap_splits",
     "grid",
     "plot_learner",
+    "report",
     "run",
     "run_column",
 ]
@@ -99,6 +108,23 @@ QUICK_COLUMNS: tuple[tuple[int, int] | str, ...] = ((1, 9), (1, 1), (9, 1), "all
 QUICK_LEARNERS = ("logistic", "naive Bayes")
 #: Training rows kept (the first ones, in file order) by ``--quick``.
 QUICK_TRAIN_ROWS = 4_000
+NAME = "vovk2015-adult-ratios"
+
+_PROTOCOL = (
+    "Paper 000 (Vovk, Petej & Fedorova 2015), section 6, Figures 1-2 and 13-14: adult, "
+    "the training file split contiguously into proper training and calibration sets "
+    "in the ratios of the columns (all = the whole training set as both); test set = "
+    "the test file. raw = the learner's own probabilities (none for the SVM: nan). "
+    "CVAP in column a:b uses K = a+b contiguous folds: for a:1 each fold in turn is "
+    "the calibration set, for 1:b each fold in turn is the proper training set (the "
+    "rest the calibration set); the paper gives no CVAP rule for column all (left "
+    "out: nan). "
+    "Each learner's parameters are chosen per column from its grid by the Brier loss "
+    "on the column's calibration set (all: the training set), shared by raw, Platt, "
+    "IR and IVAP; for CVAP by the cumulative Brier loss of its K IVAPs (table "
+    "'Chosen parameters'). Mean log loss in base 2; mean Brier loss 4(y-p)^2. The "
+    "paper gives its results only as plots."
+)
 
 
 def cvap_splits(n_train: int, ratio: tuple[int, int] | str) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -145,6 +171,156 @@ def cvap_splits(n_train: int, ratio: tuple[int, int] | str) -> list[tuple[np.nda
     return splits
 
 
+# ------------------------------------------------------------------------ one column
+
+
+@dataclass
+class ColumnResult:
+    """Chosen parameters and test losses of one learner in one ratio column."""
+
+    #: Column label, e.g. ``"1:9"`` or ``"all"``.
+    label: str
+    #: Number K of CVAP folds (0: no CVAP, column ``all``).
+    folds: int
+    #: Parameters of raw, Platt, IR and IVAP (chosen on the column's calibration set).
+    params: dict
+    #: Parameters of CVAP (cumulative loss of its K IVAPs); None without CVAP.
+    cvap_params: dict | None
+    #: loss name -> method -> mean test loss (NaN where the method has no value).
+    losses: dict[str, dict[str, float]]
+    convergence_warnings: int = 0
+    seconds: float = 0.0
+
+
+def _fit_split(learner, params, seed, quick, X, y, proper, cal, X_test, counter, groups):
+    """Fit on `proper`; return calibration scores, rows, test scores and selection loss."""
+    model = fit_learner(learner, params, seed, quick, X[proper], y[proper], counter, groups)
+    s_cal = learner_scores(model, X[cal])
+    return s_cal, cal, learner_scores(model, X_test), selection_loss(learner, s_cal, y[cal])
+
+
+def _column_splits(n_train: int, column) -> tuple[list, int, int]:
+    """List the splits to fit in one column: CVAP's K, then the column's own if new.
+
+    Returns ``(splits, j, K)``: the column's own split is ``splits[j]``.
+    """
+    split = ratio_rows(n_train, column)
+    own = (np.asarray(split.proper), np.asarray(split.calibration))
+    folds = cvap_splits(n_train, column)
+    K = len(folds)
+    # The column's own split is normally one of the CVAP splits: fit it only once.
+    same = [
+        k
+        for k, (p, c) in enumerate(folds)
+        if np.array_equal(p, own[0]) and np.array_equal(c, own[1])
+    ]
+    if same:
+        return folds, same[0], K
+    return [*folds, own], K, K
+
+
+def _select(learner, column, X, y, n_train, X_test, seed, quick, counter, groups):
+    """Fit every grid setting on every split; return the column's and CVAP's best.
+
+    Each best is ``(summed selection loss, parameters, fitted splits)``; ties go to the
+    first setting of the grid. CVAP's best is None in column ``all``.
+    """
+    splits, j, K = _column_splits(n_train, column)
+    best = best_cv = None
+    for params in grid(learner, quick):
+        fitted = [
+            _fit_split(learner, params, seed, quick, X, y, p, c, X_test, counter, groups)
+            for p, c in splits
+        ]
+        if best is None or fitted[j][3] < best[0]:
+            best = (fitted[j][3], params, fitted[j])
+        total = sum(f[3] for f in fitted[:K])
+        if K and (best_cv is None or total < best_cv[0]):
+            best_cv = (total, params, fitted[:K])
+    return best, best_cv
+
+
+def _predictions(learner, y, best, best_cv, n_test) -> dict[str, np.ndarray | None]:
+    """Test probabilities of every method (None where the method has none)."""
+    from .. import IsotonicCalibrator, PlattCalibrator, VennAbersCalibrator, merge_folds
+
+    s_cal, cal, s_test, _ = best[2]
+    y_cal = y[cal]
+    preds = {
+        "raw": s_test if learner != "SVM" else None,
+        "Platt": PlattCalibrator().fit(s_cal, y_cal).predict_proba(s_test)[:, 1],
+        "IR": IsotonicCalibrator(interpolation="nearest")
+        .fit(s_cal, y_cal)
+        .predict_proba(s_test)[:, 1],
+        "IVAP": VennAbersCalibrator(merge="log").fit(s_cal, y_cal).predict_proba(s_test)[:, 1],
+        "CVAP": None,
+    }
+    if best_cv is not None:
+        K = len(best_cv[2])
+        p0 = np.empty((K, n_test))
+        p1 = np.empty_like(p0)
+        for k, (s, c, t, _) in enumerate(best_cv[2]):
+            pair = VennAbersCalibrator().fit(s, y[c]).predict_interval(t)
+            p0[k], p1[k] = pair[:, 0], pair[:, 1]
+        preds["CVAP"] = merge_folds(p0, p1, merge="log")[0]
+    return preds
+
+
+def _test_losses(y_test, preds) -> dict[str, dict[str, float]]:
+    from ..metrics import brier_loss, log_loss
+
+    nan = float("nan")
+    return {
+        "log loss": {
+            m: nan if p is None else log_loss(y_test, p, base=2) for m, p in preds.items()
+        },
+        "Brier loss": {
+            m: nan if p is None else brier_loss(y_test, p, scale=4) for m, p in preds.items()
+        },
+    }
+
+
+def run_column(
+    learner: str,
+    column: tuple[int, int] | str,
+    X: np.ndarray,
+    y: np.ndarray,
+    n_train: int,
+    test: np.ndarray,
+    seed: int,
+    quick: bool,
+    groups: list[list[int]] | None = None,
+) -> ColumnResult:
+    """Choose the parameters and measure every method in one column (module docstring).
+
+    Rows ``0..n_train-1`` of `X`, `y` are the training set, rows `test` the test set.
+    `groups`: the column groups of the nominal attributes, for naive Bayes.
+    """
+    from threadpoolctl import threadpool_limits
+
+    start = time.perf_counter()
+    counter = [0]
+    X_test = X[test]
+    # Multithreaded BLAS only slows down problems this small (and fights joblib's processes).
+    with threadpool_limits(limits=1, user_api="blas"):
+        best, best_cv = _select(
+            learner, column, X, y, n_train, X_test, seed, quick, counter, groups
+        )
+        preds = _predictions(learner, y, best, best_cv, len(test))
+    return ColumnResult(
+        label=ratio_rows(n_train, column).label,
+        folds=0 if best_cv is None else len(best_cv[2]),
+        params=dict(best[1]),
+        cvap_params=None if best_cv is None else dict(best_cv[1]),
+        losses=_test_losses(y[test], preds),
+        convergence_warnings=counter[0],
+        seconds=time.perf_counter() - start,
+    )
+
+
+# ------------------------------------------------------------------------ every column
+
+
 @dataclass
 class RatioResult:
     """Measured losses and chosen parameters of one learner in every ratio column."""
@@ -162,92 +338,37 @@ class RatioResult:
     convergence_warnings: int = 0
     #: seconds of all columns' tasks added up
     seconds: float = 0.0
-    notes: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_columns(cls, learner: str, cols: list[ColumnResult]) -> RatioResult:
+        """Gather one learner's column results, left to right."""
+        return cls(
+            learner=learner,
+            columns=[c.label for c in cols],
+            folds=[c.folds for c in cols],
+            params={
+                "calibration set": [c.params for c in cols],
+                "CVAP folds": [c.cvap_params for c in cols],
+            },
+            losses={
+                loss: {m: [c.losses[loss][m] for c in cols] for m in METHODS} for loss in LOSSES
+            },
+            convergence_warnings=sum(c.convergence_warnings for c in cols),
+            seconds=sum(c.seconds for c in cols),
+        )
 
 
-def _fit_split(learner, params, seed, quick, X, y, proper, cal, X_test, counter, groups):
-    """Fit on `proper`; return calibration scores, rows, test scores and selection loss."""
-    model = _fit(learner, params, seed, quick, X[proper], y[proper], counter, groups)
-    s_cal = _scores(model, X[cal])
-    return s_cal, cal, _scores(model, X_test), _selection_loss(learner, s_cal, y[cal])
+@dataclass
+class AdultRatiosResult:
+    """Everything :func:`run` measured, as :func:`report` needs it."""
 
-
-def run_column(learner, column, X, y, n_train, test, seed, quick, groups=None) -> dict:
-    """Choose the parameters and measure every method in one column (module docstring).
-
-    Rows ``0..n_train-1`` of `X`, `y` are the training set, rows `test` the test set.
-    Returns the column's ``label``, ``folds`` (K), chosen ``params`` and ``cvap_params``,
-    ``losses`` (loss name -> method -> mean test loss), ``warnings`` and ``seconds``.
-    `groups`: the column groups of the nominal attributes, for naive Bayes.
-    """
-    from threadpoolctl import threadpool_limits
-
-    from ..baselines import IsotonicCalibrator, PlattCalibrator
-    from ..metrics import brier_loss, log_loss
-    from ..venn_abers import VennAbersCalibrator, merge_folds
-
-    start = time.perf_counter()
-    counter = [0]
-    X_test, y_test = X[test], y[test]
-    split = ratio_rows(n_train, column)
-    own = (np.asarray(split.proper), np.asarray(split.calibration))
-    folds = cvap_splits(n_train, column)
-    K = len(folds)
-    # The column's own split is normally one of the CVAP splits: fit it only once.
-    same = [
-        k
-        for k, (p, c) in enumerate(folds)
-        if np.array_equal(p, own[0]) and np.array_equal(c, own[1])
-    ]
-    splits = folds if same else [*folds, own]
-    j = same[0] if same else K
-    best = best_cv = None
-    with threadpool_limits(limits=1, user_api="blas"):
-        for params in grid(learner, quick):
-            fitted = [
-                _fit_split(learner, params, seed, quick, X, y, p, c, X_test, counter, groups)
-                for p, c in splits
-            ]
-            if best is None or fitted[j][3] < best[0]:
-                best = (fitted[j][3], params, fitted[j])
-            total = sum(f[3] for f in fitted[:K])
-            if K and (best_cv is None or total < best_cv[0]):
-                best_cv = (total, params, fitted[:K])
-        s_cal, cal, s_test, _ = best[2]
-        preds = {
-            "raw": s_test if learner != "SVM" else None,
-            "Platt": PlattCalibrator().fit(s_cal, y[cal]).predict_proba(s_test)[:, 1],
-            "IR": IsotonicCalibrator(interpolation="nearest")
-            .fit(s_cal, y[cal])
-            .predict_proba(s_test)[:, 1],
-            "IVAP": VennAbersCalibrator(merge="log").fit(s_cal, y[cal]).predict_proba(s_test)[:, 1],
-            "CVAP": None,
-        }
-        if K:
-            p0 = np.empty((K, len(test)))
-            p1 = np.empty_like(p0)
-            for k, (s, c, t, _) in enumerate(best_cv[2]):
-                pair = VennAbersCalibrator().fit(s, y[c]).predict_interval(t)
-                p0[k], p1[k] = pair[:, 0], pair[:, 1]
-            preds["CVAP"] = merge_folds(p0, p1, merge="log")[0]
-    nan = float("nan")
-    losses = {
-        "log loss": {
-            m: nan if p is None else log_loss(y_test, p, base=2) for m, p in preds.items()
-        },
-        "Brier loss": {
-            m: nan if p is None else brier_loss(y_test, p, scale=4) for m, p in preds.items()
-        },
-    }
-    return {
-        "label": split.label,
-        "folds": K,
-        "params": dict(best[1]),
-        "cvap_params": dict(best_cv[1]) if K else None,
-        "losses": losses,
-        "warnings": counter[0],
-        "seconds": time.perf_counter() - start,
-    }
+    info: RunInfo
+    #: One result per learner, in the order asked for.
+    results: list[RatioResult]
+    n_train: int
+    #: Test rows used, and available.
+    n_test: int
+    n_test_total: int
 
 
 def _keyed(key, *args):
@@ -255,47 +376,26 @@ def _keyed(key, *args):
     return key, run_column(*args)
 
 
-def plot_learner(result: RatioResult, path) -> None:
-    """Write a two-panel PNG (log loss, Brier loss vs ratio; one line per method).
+def _run_tasks(data, learners, columns, test, seed, quick, jobs, echo) -> dict:
+    """Run every (learner, column) task; return ``(learner, column) -> ColumnResult``."""
+    from joblib import Parallel, delayed
 
-    Infinite and NaN losses are left out (gaps), as the paper's missing points.
-    """
-    import matplotlib
-
-    if "matplotlib.pyplot" not in __import__("sys").modules:
-        matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    styles = {"raw": ":", "Platt": "--", "IR": "-.", "IVAP": "-", "CVAP": "-"}
-    # One colour per method in both panels, whichever lines are drawn.
-    colors = {m: f"C{i}" for i, m in enumerate(METHODS)}
-    x = np.arange(len(result.columns))
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
-    try:
-        for ax, loss in zip(axes, LOSSES, strict=True):
-            for method in METHODS:
-                v = np.asarray(result.losses[loss][method], dtype=float)
-                v = np.where(np.isfinite(v), v, np.nan)
-                if np.isnan(v).all():
-                    continue
-                ax.plot(
-                    x,
-                    v,
-                    styles[method],
-                    color=colors[method],
-                    marker="o",
-                    markersize=3,
-                    label=method,
-                )
-            ax.set_xticks(x, result.columns, rotation=45 if len(x) > 6 else 0)
-            ax.set_xlabel("proper training : calibration")
-            ax.set_ylabel(f"mean {loss}")
-            ax.set_title(f"{result.learner}: {loss}")
-            ax.legend(fontsize=8)
-        fig.tight_layout()
-        fig.savefig(path, dpi=100)
-    finally:
-        plt.close(fig)
+    # Costliest columns first (rows fitted per setting), so that no long task comes
+    # last; the order only affects the schedule, not the results.
+    order = sorted(columns, key=lambda c: -sum(len(p) for p, _ in cvap_splits(data.n_train, c)))
+    tasks = [(name, column) for column in order for name in learners]
+    calls = (
+        delayed(_keyed)(
+            (name, column), name, column, data.X, data.y, data.n_train, test, seed, quick,
+            data.groups,
+        )
+        for name, column in tasks
+    )  # fmt: skip
+    by_task = {}
+    for i, (key, out) in enumerate(Parallel(n_jobs=jobs, return_as="generator_unordered")(calls)):
+        by_task[key] = out
+        echo(f"  [{i + 1:>3}/{len(tasks)}] {key[0]:<16} {out.label:<4} {out.seconds:7.1f} s")
+    return by_task
 
 
 def run(
@@ -307,18 +407,18 @@ def run(
     max_test_rows: int | None = None,
     learners: tuple[str, ...] | None = None,
     echo: Callable[[str], None] = lambda _: None,
-) -> dict:
+) -> AdultRatiosResult:
     """Run the experiment and return its results.
 
     Parameters
     ----------
-    quick : bool
+    quick : bool, default=False
         Two learners with the quick grids, four columns, the first
         :data:`QUICK_TRAIN_ROWS` training rows and a seeded subsample of
         ``QUICK_TEST_ROWS`` test rows.
-    seed : int
+    seed : int, default=0
         Seeds the learners and the test subsample; the run is deterministic given it.
-    jobs : int
+    jobs : int, default=1
         The (learner, column) tasks run in parallel with joblib on this many processes;
         the results do not depend on it.
     data_dir : path-like, optional
@@ -327,73 +427,151 @@ def run(
         Keep at most this many test rows (seeded random subsample, file order kept).
     learners : tuple of str, optional
         Subset of :data:`LEARNERS` (default: all six, or :data:`QUICK_LEARNERS`).
+    echo : callable, optional
+        Receives a line about the data and one progress line per finished task.
 
     Returns
     -------
-    dict
-        ``results`` (list of :class:`RatioResult`), ``n_train``, ``n_test`` and
-        ``n_test_total``.
+    AdultRatiosResult
     """
-    from joblib import Parallel, delayed
-
-    from ..datasets import load_adult
-
+    start = time.perf_counter()
     if learners is None:
         learners = QUICK_LEARNERS if quick else LEARNERS
-    unknown = set(learners) - set(LEARNERS)
-    if unknown:
-        raise ValueError(f"unknown learners: {sorted(unknown)}")
-    X_train, y_train, names = load_adult("train", data_dir=data_dir)
-    X_test, y_test, _ = load_adult("test", data_dir=data_dir)
-    groups = groups_from_names(names)
-    n_train = min(len(y_train), QUICK_TRAIN_ROWS) if quick else len(y_train)
-    X = np.vstack([X_train[:n_train], X_test])
-    y = np.concatenate([y_train[:n_train], y_test])
-    test = np.arange(n_train, len(y))
-    n_total = len(test)
+    check_learners(learners)
+    data = load_adult_rows(data_dir, QUICK_TRAIN_ROWS if quick else None)
+    n_total = len(data.y) - data.n_train
     limit = max_test_rows if max_test_rows is not None else (QUICK_TEST_ROWS if quick else None)
-    if limit is not None and limit < len(test):
-        rng = np.random.default_rng(seed)
-        test = np.sort(rng.choice(test, size=limit, replace=False))
+    test = subsample(np.arange(data.n_train, len(data.y)), limit, seed)
     columns = QUICK_COLUMNS if quick else COLUMNS
     echo(
-        f"data: {n_train:,} training rows, {len(test):,} of {n_total:,} test rows, "
+        f"data: {data.n_train:,} training rows, {len(test):,} of {n_total:,} test rows, "
         f"{len(columns)} columns"
     )
-    # Costliest columns first (rows fitted per setting), so that no long task comes
-    # last; the order only affects the schedule, not the results.
-    order = sorted(columns, key=lambda c: -sum(len(p) for p, _ in cvap_splits(n_train, c)))
-    tasks = [(name, column) for column in order for name in learners]
-    calls = (
-        delayed(_keyed)((name, column), name, column, X, y, n_train, test, seed, quick, groups)
-        for name, column in tasks
-    )
-    by_task = {}
-    for i, (key, out) in enumerate(Parallel(n_jobs=jobs, return_as="generator_unordered")(calls)):
-        by_task[key] = out
-        echo(f"  [{i + 1:>3}/{len(tasks)}] {key[0]:<16} {out['label']:<4} {out['seconds']:7.1f} s")
+    by_task = _run_tasks(data, learners, columns, test, seed, quick, jobs, echo)
     results = []
     for name in learners:
-        cols = [by_task[name, column] for column in columns]
-        r = RatioResult(
-            learner=name,
-            columns=[c["label"] for c in cols],
-            folds=[c["folds"] for c in cols],
-            params={
-                "calibration set": [c["params"] for c in cols],
-                "CVAP folds": [c["cvap_params"] for c in cols],
-            },
-            losses={
-                loss: {m: [c["losses"][loss][m] for c in cols] for m in METHODS} for loss in LOSSES
-            },
-            convergence_warnings=sum(c["warnings"] for c in cols),
-            seconds=sum(c["seconds"] for c in cols),
-        )
+        r = RatioResult.from_columns(name, [by_task[name, column] for column in columns])
         echo(f"  {name:<16} {r.seconds:6.1f} s (all columns)")
         results.append(r)
-    return {
-        "results": results,
-        "n_train": n_train,
-        "n_test": len(test),
-        "n_test_total": n_total,
-    }
+    info = RunInfo(NAME, quick, seed, jobs, time.perf_counter() - start)
+    return AdultRatiosResult(info, results, data.n_train, len(test), n_total)
+
+
+# ------------------------------------------------------------------------------ report
+
+
+def plot_learner(result: RatioResult, path: str | Path) -> bool:
+    """Write a two-panel PNG (log loss, Brier loss vs ratio; one line per method).
+
+    Infinite and NaN losses are left out (gaps), as the paper's missing points.
+    Returns False (and writes nothing) when matplotlib is not installed.
+    """
+    made = new_figure(2, (10, 3.8))
+    if made is None:
+        return False
+    fig, axes = made
+    styles = {"raw": ":", "Platt": "--", "IR": "-.", "IVAP": "-", "CVAP": "-"}
+    # One colour per method in both panels, whichever lines are drawn.
+    colors = {m: f"C{i}" for i, m in enumerate(METHODS)}
+    x = np.arange(len(result.columns))
+    for ax, loss in zip(axes, LOSSES, strict=True):
+        for method in METHODS:
+            v = np.asarray(result.losses[loss][method], dtype=float)
+            v = np.where(np.isfinite(v), v, np.nan)
+            if np.isnan(v).all():
+                continue
+            ax.plot(
+                x, v, styles[method], color=colors[method], marker="o", markersize=3, label=method
+            )
+        ax.set_xticks(x, result.columns, rotation=45 if len(x) > 6 else 0)
+        ax.set_xlabel("proper training : calibration")
+        ax.set_ylabel(f"mean {loss}")
+        ax.set_title(f"{result.learner}: {loss}")
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    return True
+
+
+def _loss_tables(results: list[RatioResult]) -> list[str]:
+    tables = []
+    for loss in LOSSES:
+        tables += [f"### Mean {loss}", ""]
+        for r in results:
+            tables += [
+                f"**{r.learner}**",
+                "",
+                "| method | " + " | ".join(r.columns) + " |",
+                "|" + "---|" * (1 + len(r.columns)),
+            ]
+            for m in METHODS:
+                tables.append(
+                    f"| {m} | " + " | ".join(fmt_loss(v) for v in r.losses[loss][m]) + " |"
+                )
+            tables.append("")
+    return tables
+
+
+def _settings(params: dict | None) -> str:
+    return "-" if params is None else ", ".join(f"{k}={v}" for k, v in params.items())
+
+
+def _chosen_table(results: list[RatioResult]) -> list[str]:
+    chosen = ["### Chosen parameters", ""]
+    if not results:
+        return chosen
+    columns = results[0].columns
+    chosen += [
+        "| learner | chosen for | " + " | ".join(columns) + " |",
+        "|" + "---|" * (2 + len(columns)),
+        "| | CVAP folds K | " + " | ".join(str(k or "-") for k in results[0].folds) + " |",
+    ]
+    for r in results:
+        for key in ("calibration set", "CVAP folds"):
+            cells = " | ".join(_settings(p) for p in r.params[key])
+            chosen.append(f"| {r.learner} | {key} | {cells} |")
+    return [*chosen, ""]
+
+
+def report(result: AdultRatiosResult, out_dir: str | Path, *, command: str | None = None) -> Report:
+    """Write ``out_dir/report.md`` and one ``ratios-<learner>.png`` per learner.
+
+    Parameters
+    ----------
+    result : AdultRatiosResult
+        What :func:`run` returned.
+    out_dir : str or Path
+        Folder of the report (created if needed).
+    command : str, optional
+        The command line to state in the report (default: one that repeats the run).
+
+    Returns
+    -------
+    Report
+        The loss tables as plain text and the files written.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    tables = _loss_tables(result.results)
+    figures = []
+    md = header(result.info, _PROTOCOL, command)
+    md += [
+        (
+            f"- training rows: {result.n_train:,}; test rows: {result.n_test:,} of "
+            f"{result.n_test_total:,}"
+        ),
+        "",
+        "| learner | grid | ConvergenceWarnings | seconds (all columns) | plot |",
+        "|---|---|---|---|---|",
+    ]
+    for r in result.results:
+        png = out / f"ratios-{r.learner.replace(' ', '-')}.png"
+        plot = f"![{r.learner}]({png.name})" if plot_learner(r, png) else "-"
+        figures += [png] if plot != "-" else []
+        md.append(
+            f"| {r.learner} | {grid_text(r.learner, result.info.quick)} "
+            f"| {r.convergence_warnings} | {r.seconds:.1f} | {plot} |"
+        )
+    md += ["", *_chosen_table(result.results), *tables]
+    text = [line for line in tables if line.startswith(("|", "#", "**"))]
+    return write_report(out, md, text, figures)

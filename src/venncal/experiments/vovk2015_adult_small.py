@@ -10,14 +10,10 @@ folds, so that the same parameters are used for all folds). Losses: mean log los
 base 2 and mean Brier loss ``4 (y - p)**2`` (the paper's scaling, so that always
 predicting 1/2 costs 1 under both).
 
-The six scikit-learn learners stand in for the paper's Weka ones (J48, J48 bagging,
-logistic regression, naive Bayes, MultilayerPerceptron, SMO with a linear kernel); the
-numbers are therefore not expected to match to the digit.
-
-Parameter selection criterion: the Brier loss of the learner's own probability
-estimates (``predict_proba``) on the calibration set / held-out fold. The linear SVM
-has no probabilities; its scores are mapped by a Platt sigmoid fitted on the same
-calibration set (held-out fold) before computing that Brier loss.
+The learners, their grids and the selection criterion are in
+:mod:`venncal.experiments._adult` (scikit-learn stand-ins for the paper's Weka learners,
+so the numbers are not expected to match to the digit). :func:`run` computes,
+:func:`report` writes ``report.md`` and a figure of our losses against the paper's.
 """
 
 from __future__ import annotations
@@ -25,146 +21,91 @@ from __future__ import annotations
 import itertools
 import math
 import time
-import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
-from ._naive_bayes import MixedNaiveBayes, groups_from_names
-from ._protocols import adult_small_rows, contiguous_folds
+from ._adult import (
+    LEARNERS,
+    LOSSES,
+    QUICK_TEST_ROWS,
+    STAND_INS,
+    check_learners,
+    fit_learner,
+    grid,
+    grid_text,
+    learner_scores,
+    load_adult_rows,
+    selection_loss,
+    subsample,
+)
+from ._protocols import AdultSmallRows, adult_small_rows, contiguous_folds
+from ._report import Report, RunInfo, fmt_loss, header, scatter_vs_paper, write_report
 
 __all__ = [
     "LEARNERS",
     "LOSSES",
     "METHODS",
-    "PAPER_TABLES",
     "QUICK_TEST_ROWS",
+    "AdultSmallResult",
     "LearnerResult",
     "grid",
+    "paper_values",
+    "report",
     "run",
+    "run_learner",
 ]
 
 METHODS = ("Platt", "IR", "IVAP", "CVAP")
-LOSSES = ("log loss", "Brier loss")
-#: Display names, in the paper's row order.
-LEARNERS = ("J48", "J48 bagging", "logistic", "naive Bayes", "neural networks", "SVM")
 N_FOLDS = 5
-#: Test rows kept (a seeded random subsample, in file order) by ``--quick``.
-QUICK_TEST_ROWS = 5_000
+NAME = "vovk2015-adult-small"
 
-_INF = math.inf
-#: Paper 000, Table 1 (mean log loss, base 2) and Table 2 (mean Brier loss, 4(y-p)^2);
-#: columns Platt, IR, IVAP, CVAP.
-PAPER_TABLES: dict[str, dict[str, tuple[float, float, float, float]]] = {
-    "log loss": {
-        "J48": (0.5226, _INF, 0.5117, 0.5102),
-        "J48 bagging": (0.4949, _INF, 0.4733, 0.4602),
-        "logistic": (0.5111, _INF, 0.4981, 0.4948),
-        "naive Bayes": (0.5534, _INF, 0.4839, 0.4747),
-        "neural networks": (0.5175, _INF, 0.5023, 0.4805),
-        "SVM": (0.5221, _INF, 0.5015, 0.4997),
-    },
-    "Brier loss": {
-        "J48": (0.4463, 0.4378, 0.4370, 0.4368),
-        "J48 bagging": (0.4225, 0.4153, 0.4123, 0.3990),
-        "logistic": (0.4470, 0.4417, 0.4377, 0.4342),
-        "naive Bayes": (0.4670, 0.4329, 0.4311, 0.4227),
-        "neural networks": (0.4525, 0.4574, 0.4440, 0.4234),
-        "SVM": (0.4550, 0.4450, 0.4408, 0.4375),
-    },
-}
-
-# ------------------------------------------------------------------------------ learners
-
-#: Parameter grids, full and quick. Keys are scikit-learn parameter names of the
-#: learner's final step; every combination is tried.
-_GRIDS: dict[str, tuple[dict[str, list], dict[str, list]]] = {
-    # Weka J48's pruning confidence C has no scikit-learn analogue; the minimum leaf
-    # size (J48's M, default 2) plays the role of the pruning strength.
-    "J48": ({"min_samples_leaf": [2, 5, 10, 20, 50, 100]}, {"min_samples_leaf": [5, 50]}),
-    "J48 bagging": (
-        {"estimator__min_samples_leaf": [1, 2, 5, 10, 20]},
-        {"estimator__min_samples_leaf": [2, 10]},
-    ),
-    # Weka's ridge R corresponds to 1/C.
-    "logistic": ({"C": [0.001, 0.01, 0.1, 1.0, 10.0]}, {"C": [0.01, 1.0]}),
-    # Weka's naive Bayes (frequency tables with Laplace smoothing, normal densities) has
-    # no parameter; we tune the pseudo-count of the frequency tables (Laplace = 1).
-    "naive Bayes": ({"alpha": [0.5, 1.0, 2.0]}, {"alpha": [1.0]}),
-    # Weka MultilayerPerceptron's L (learning rate) and M (momentum), SGD.
-    "neural networks": (
-        {"learning_rate_init": [0.01, 0.1, 0.3], "momentum": [0.2, 0.5]},
-        {"learning_rate_init": [0.1], "momentum": [0.2]},
-    ),
-    # SMO's complexity constant C.
-    "SVM": ({"C": [0.001, 0.01, 0.1, 1.0]}, {"C": [0.01, 0.1]}),
-}
-
-#: Bagged trees (Weka's default bag count is 10) and MLP epochs, full and quick.
-_BAGS = {False: 10, True: 10}
-_MLP_EPOCHS = {False: 200, True: 60}
+_PROTOCOL = (
+    "Paper 000 (Vovk, Petej & Fedorova, *Large-scale probabilistic predictors with and "
+    "without guarantees of validity*, 2015), section 6, Tables 1 (log loss) and 2 "
+    "(Brier loss): the first 5,000 adult training rows (rows 1-4,000 proper training, "
+    "4,001-5,000 calibration; CVAP: 5 contiguous folds over the 5,000 rows); test set "
+    "= the rest of the training file and the whole test file. Mean log loss in base 2; "
+    "mean Brier loss 4(y-p)^2 (the paper's scaling: predicting 1/2 costs 1)."
+)
+_READING = (
+    "The learners are scikit-learn stand-ins for the paper's Weka learners, so equal "
+    "numbers are not expected. Cells: ours, then the paper's; **bold** marks the best "
+    "method of the row; ⚠ after a ranking marks a row whose method ranking differs from "
+    "the paper's, ⚠ after a loss marks a finite/infinite mismatch with the paper."
+)
+_TUNING = (
+    " Parameters minimise "
+    "the Brier loss of the learner's own probabilities on the calibration set (CVAP: "
+    "cumulative over the 5 held-out folds); for the SVM, of a Platt sigmoid fitted on "
+    "those same rows. Platt = PlattCalibrator, IR = IsotonicCalibrator(interpolation="
+    "'nearest'), IVAP = VennAbersCalibrator(merge='log'), CVAP = merge_folds(..., "
+    "merge='log')."
+)
 
 
-def grid(learner: str, quick: bool = False) -> list[dict[str, object]]:
-    """Return the parameter settings tried for `learner` (every combination of its grid)."""
-    spec = _GRIDS[learner][1 if quick else 0]
-    keys = list(spec)
-    return [
-        dict(zip(keys, values, strict=False))
-        for values in itertools.product(*(spec[k] for k in keys))
-    ]
+def paper_values() -> dict[str, dict[str, tuple[float, ...]]]:
+    """Return the paper's Tables 1-2 as ``loss -> learner -> values of METHODS``.
 
+    Read from :func:`venncal.datasets.paper_tables` ``("000")``; infinity is ``math.inf``.
 
-def _make(learner: str, params: dict, seed: int, quick: bool, groups=None):
-    from sklearn.ensemble import BaggingClassifier
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.neural_network import MLPClassifier
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
-    from sklearn.svm import LinearSVC
-    from sklearn.tree import DecisionTreeClassifier
+    Examples
+    --------
+    >>> paper_values()["log loss"]["J48"]
+    (0.5226, inf, 0.5117, 0.5102)
+    """
+    from ..datasets import paper_tables
 
-    if learner == "J48":
-        return DecisionTreeClassifier(criterion="entropy", random_state=seed, **params)
-    if learner == "J48 bagging":
-        base = DecisionTreeClassifier(criterion="entropy")
-        return BaggingClassifier(base, n_estimators=_BAGS[quick], random_state=seed).set_params(
-            **params
-        )
-    if learner == "logistic":
-        return make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000, **params))
-    if learner == "naive Bayes":
-        return MixedNaiveBayes(groups=groups, **params)
-    if learner == "neural networks":
-        # Weka's default hidden layer: (attributes + classes) / 2 units.
-        mlp = MLPClassifier(
-            hidden_layer_sizes=(53,),
-            solver="sgd",
-            nesterovs_momentum=False,
-            max_iter=_MLP_EPOCHS[quick],
-            random_state=seed,
-            **params,
-        )
-        return make_pipeline(StandardScaler(), mlp)
-    if learner == "SVM":
-        return make_pipeline(StandardScaler(), LinearSVC(dual="auto", max_iter=20_000, **params))
-    raise ValueError(f"unknown learner {learner!r}")
-
-
-def _scores(model, X) -> np.ndarray:
-    if hasattr(model, "predict_proba"):
-        return model.predict_proba(X)[:, 1]
-    return model.decision_function(X)
-
-
-def _selection_loss(learner: str, s: np.ndarray, y: np.ndarray) -> float:
-    """Return the summed Brier loss 4(y-p)^2 of the learner's probabilities on `y`."""
-    if learner == "SVM":
-        from ..baselines import PlattCalibrator
-
-        s = PlattCalibrator().fit(s, y).predict_proba(s)[:, 1]
-    return float(np.sum(4.0 * (y - s) ** 2))
+    t = paper_tables("000")
+    return {
+        loss: {
+            learner: tuple(math.inf if v == "inf" else v for v in cells.values())
+            for learner, cells in t[key].items()
+        }
+        for loss, key in zip(LOSSES, ("table1", "table2"), strict=True)
+    }
 
 
 # ------------------------------------------------------------------------------ running
@@ -182,78 +123,108 @@ class LearnerResult:
     #: number of ConvergenceWarnings raised while fitting (recorded, not hidden)
     convergence_warnings: int = 0
     seconds: float = 0.0
-    notes: list[str] = field(default_factory=list)
 
 
-def _fit(learner, params, seed, quick, X, y, counter, groups=None):
-    from sklearn.exceptions import ConvergenceWarning
+@dataclass
+class AdultSmallResult:
+    """Everything :func:`run` measured, as :func:`report` needs it."""
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", ConvergenceWarning)
-        model = _make(learner, params, seed, quick, groups).fit(X, y)
-    for w in caught:
-        if issubclass(w.category, ConvergenceWarning):
-            counter[0] += 1
-        else:  # anything else goes out as usual
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    return model
+    info: RunInfo
+    #: One result per learner, in the order asked for.
+    results: list[LearnerResult]
+    #: Test rows used, and available.
+    n_test: int
+    n_test_total: int
 
 
-def run_learner(learner, X, y, rows, test, seed, quick, groups=None) -> LearnerResult:
+def _calibration_set_predictions(learner, X, y, proper, cal, X_test, seed, quick, counter, groups):
+    """Platt, IR and IVAP on one model fitted on the proper training set.
+
+    Returns the predictions and the parameters chosen on the calibration set.
+    """
+    from .. import IsotonicCalibrator, PlattCalibrator, VennAbersCalibrator
+
+    best = (np.inf, None, None)
+    for params in grid(learner, quick):
+        model = fit_learner(learner, params, seed, quick, X[proper], y[proper], counter, groups)
+        s_cal = learner_scores(model, X[cal])
+        loss = selection_loss(learner, s_cal, y[cal])
+        if loss < best[0]:
+            best = (loss, params, (model, s_cal))
+    _, chosen, (model, s_cal) = best
+    s_test = learner_scores(model, X_test)
+    y_cal = y[cal]
+    preds = {
+        "Platt": PlattCalibrator().fit(s_cal, y_cal).predict_proba(s_test)[:, 1],
+        "IR": IsotonicCalibrator(interpolation="nearest")
+        .fit(s_cal, y_cal)
+        .predict_proba(s_test)[:, 1],
+        "IVAP": VennAbersCalibrator(merge="log").fit(s_cal, y_cal).predict_proba(s_test)[:, 1],
+    }
+    return preds, chosen
+
+
+def _cvap_predictions(learner, X, y, train, X_test, seed, quick, counter, groups):
+    """CVAP over K contiguous folds of the training rows, parameters by cumulative loss.
+
+    Returns the log-merged CVAP predictions and the chosen parameters.
+    """
+    from .. import VennAbersCalibrator, merge_folds
+
+    folds = [train[f] for f in contiguous_folds(len(train), N_FOLDS)]
+    best_cv = (np.inf, None, None)
+    for params in grid(learner, quick):
+        loss, fitted = 0.0, []
+        for k, held in enumerate(folds):
+            rest = np.concatenate([f for j, f in enumerate(folds) if j != k])
+            m = fit_learner(learner, params, seed, quick, X[rest], y[rest], counter, groups)
+            s_held = learner_scores(m, X[held])
+            loss += selection_loss(learner, s_held, y[held])
+            fitted.append((m, s_held, held))
+        if loss < best_cv[0]:
+            best_cv = (loss, params, fitted)
+    _, chosen_cv, fitted = best_cv
+    p0 = np.empty((N_FOLDS, len(X_test)))
+    p1 = np.empty_like(p0)
+    for k, (m, s_held, held) in enumerate(fitted):
+        va = VennAbersCalibrator().fit(s_held, y[held])
+        pair = va.predict_interval(learner_scores(m, X_test))
+        p0[k], p1[k] = pair[:, 0], pair[:, 1]
+    return merge_folds(p0, p1, merge="log")[0], chosen_cv
+
+
+def run_learner(
+    learner: str,
+    X: np.ndarray,
+    y: np.ndarray,
+    rows: AdultSmallRows,
+    test: np.ndarray,
+    seed: int,
+    quick: bool,
+    groups: list[list[int]] | None = None,
+) -> LearnerResult:
     """Run one learner through Platt, IR, IVAP and CVAP (see the module docstring).
 
-    `groups` are the column groups of adult's one-hot encoded nominal attributes (for
-    naive Bayes, :func:`~venncal.experiments._naive_bayes.groups_from_names`).
+    `rows` are the protocol's :class:`~venncal.experiments.AdultSmallRows`, `test` the
+    test rows used. `groups` are the column groups of adult's one-hot encoded nominal
+    attributes (for naive Bayes, :func:`~venncal.experiments.naive_bayes.groups_from_names`).
     """
     from threadpoolctl import threadpool_limits
 
-    from ..baselines import IsotonicCalibrator, PlattCalibrator
     from ..metrics import brier_loss, log_loss
-    from ..venn_abers import VennAbersCalibrator, merge_folds
 
     start = time.perf_counter()
     counter = [0]
     proper, cal, train = (np.asarray(r) for r in (rows.proper, rows.calibration, rows.training))
     X_test, y_test = X[test], y[test]
+    # Multithreaded BLAS only slows down problems this small (and fights joblib's processes).
     with threadpool_limits(limits=1, user_api="blas"):
-        # --- Platt, IR, IVAP: one model on the proper training set
-        best = (np.inf, None, None)
-        for params in grid(learner, quick):
-            model = _fit(learner, params, seed, quick, X[proper], y[proper], counter, groups)
-            s_cal = _scores(model, X[cal])
-            loss = _selection_loss(learner, s_cal, y[cal])
-            if loss < best[0]:
-                best = (loss, params, (model, s_cal))
-        _, chosen, (model, s_cal) = best
-        s_test = _scores(model, X_test)
-        preds = {
-            "Platt": PlattCalibrator().fit(s_cal, y[cal]).predict_proba(s_test)[:, 1],
-            "IR": IsotonicCalibrator(interpolation="nearest")
-            .fit(s_cal, y[cal])
-            .predict_proba(s_test)[:, 1],
-            "IVAP": VennAbersCalibrator(merge="log").fit(s_cal, y[cal]).predict_proba(s_test)[:, 1],
-        }
-        # --- CVAP: K contiguous folds of the 5,000 training rows, cumulative Brier loss
-        folds = [train[f] for f in contiguous_folds(len(train), N_FOLDS)]
-        best_cv = (np.inf, None, None)
-        for params in grid(learner, quick):
-            loss, fitted = 0.0, []
-            for k, held in enumerate(folds):
-                rest = np.concatenate([f for j, f in enumerate(folds) if j != k])
-                m = _fit(learner, params, seed, quick, X[rest], y[rest], counter, groups)
-                s_held = _scores(m, X[held])
-                loss += _selection_loss(learner, s_held, y[held])
-                fitted.append((m, s_held, held))
-            if loss < best_cv[0]:
-                best_cv = (loss, params, fitted)
-        _, chosen_cv, fitted = best_cv
-        p0 = np.empty((N_FOLDS, len(test)))
-        p1 = np.empty_like(p0)
-        for k, (m, s_held, held) in enumerate(fitted):
-            pair = VennAbersCalibrator().fit(s_held, y[held]).predict_interval(_scores(m, X_test))
-            p0[k], p1[k] = pair[:, 0], pair[:, 1]
-        preds["CVAP"], _ = merge_folds(p0, p1, merge="log")
-
+        preds, chosen = _calibration_set_predictions(
+            learner, X, y, proper, cal, X_test, seed, quick, counter, groups
+        )
+        preds["CVAP"], chosen_cv = _cvap_predictions(
+            learner, X, y, train, X_test, seed, quick, counter, groups
+        )
     losses = {
         "log loss": {m: log_loss(y_test, p, base=2) for m, p in preds.items()},
         "Brier loss": {m: brier_loss(y_test, p, scale=4) for m, p in preds.items()},
@@ -276,58 +247,174 @@ def run(
     max_test_rows: int | None = None,
     learners: tuple[str, ...] = LEARNERS,
     echo: Callable[[str], None] = lambda _: None,
-) -> dict:
+) -> AdultSmallResult:
     """Run the experiment and return its results.
 
     Parameters
     ----------
-    quick : bool
+    quick : bool, default=False
         Smaller grids, fewer MLP epochs and a random subsample of
         :data:`QUICK_TEST_ROWS` test rows.
-    seed : int
+    seed : int, default=0
         Seeds the learners and the test subsample; the run is deterministic given it.
-    jobs : int
+    jobs : int, default=1
         Learners run in parallel with joblib on this many processes.
     data_dir : path-like, optional
         Passed to :func:`venncal.datasets.load_adult` (default: the shipped files).
     max_test_rows : int, optional
         Keep at most this many test rows (seeded random subsample, file order kept);
         overrides the quick default.
-    learners : tuple of str
+    learners : tuple of str, default=LEARNERS
         Subset of :data:`LEARNERS` to run.
+    echo : callable, optional
+        Receives a line about the data and one progress line per finished learner.
 
     Returns
     -------
-    dict
-        ``results`` (list of :class:`LearnerResult`), ``n_test`` and ``n_test_total``.
+    AdultSmallResult
     """
     from joblib import Parallel, delayed
 
-    from ..datasets import load_adult
-
-    X_train, y_train, names = load_adult("train", data_dir=data_dir)
-    X_test, y_test, _ = load_adult("test", data_dir=data_dir)
-    X = np.vstack([X_train, X_test])
-    y = np.concatenate([y_train, y_test])
-    rows = adult_small_rows(len(y_train), len(y_test))
-    test = np.asarray(rows.test)
-    n_total = len(test)
+    start = time.perf_counter()
+    check_learners(learners)
+    data = load_adult_rows(data_dir)
+    rows = adult_small_rows(data.n_train, len(data.y) - data.n_train)
+    n_total = len(rows.test)
     limit = max_test_rows if max_test_rows is not None else (QUICK_TEST_ROWS if quick else None)
-    if limit is not None and limit < len(test):
-        rng = np.random.default_rng(seed)
-        test = np.sort(rng.choice(test, size=limit, replace=False))
+    test = subsample(np.asarray(rows.test), limit, seed)
     echo(
         f"data: {len(rows.proper)} proper training + {len(rows.calibration)} calibration rows, "
         f"{len(test):,} of {n_total:,} test rows"
     )
-    unknown = set(learners) - set(LEARNERS)
-    if unknown:
-        raise ValueError(f"unknown learners: {sorted(unknown)}")
-    groups = groups_from_names(names)
-    tasks = (delayed(run_learner)(name, X, y, rows, test, seed, quick, groups) for name in learners)
+    tasks = (
+        delayed(run_learner)(name, data.X, data.y, rows, test, seed, quick, data.groups)
+        for name in learners
+    )
     results = []
     for r in Parallel(n_jobs=jobs, return_as="generator_unordered")(tasks):
         echo(f"  {r.learner:<16} {r.seconds:6.1f} s  params {r.params}")
         results.append(r)
     results.sort(key=lambda r: learners.index(r.learner))  # finishing order varies
-    return {"results": results, "n_test": len(test), "n_test_total": n_total}
+    info = RunInfo(NAME, quick, seed, jobs, time.perf_counter() - start)
+    return AdultSmallResult(info, results, len(test), n_total)
+
+
+# ------------------------------------------------------------------------------ report
+
+
+def _ranking(values, methods) -> str:
+    """Methods from best to worst; ties (e.g. two infinities) joined by '='."""
+    order = sorted(range(len(methods)), key=lambda i: values[i])
+    out = methods[order[0]]
+    for a, b in itertools.pairwise(order):
+        out += ("=" if values[a] == values[b] else " < ") + methods[b]
+    return out
+
+
+def _row(r: LearnerResult, loss: str, theirs: list[float]) -> tuple[str, str]:
+    """One learner's Markdown row and plain-text line of one loss table."""
+    ours = [r.losses[loss][m] for m in METHODS]
+    rank_o, rank_p = _ranking(ours, METHODS), _ranking(theirs, METHODS)
+    best_o, best_p = min(ours), min(theirs)
+    cells = []
+    for o, p in zip(ours, theirs, strict=False):
+        co = f"**{fmt_loss(o)}**" if o == best_o else fmt_loss(o)
+        cp = f"**{fmt_loss(p)}**" if p == best_p else fmt_loss(p)
+        if math.isinf(o) != math.isinf(p):
+            co += " ⚠"
+        cells += [co, cp]
+    flag = "" if rank_o == rank_p else " ⚠"
+    md = f"| {r.learner} | " + " | ".join(cells) + f" | {rank_o}{flag} | {rank_p} |"
+    txt = (
+        f"  {r.learner:<17}"
+        + "".join(
+            f"{fmt_loss(o) + ' (' + fmt_loss(p) + ')':>20}"
+            for o, p in zip(ours, theirs, strict=False)
+        )
+        + ("   ranking differs" if flag else "")
+    )
+    return md, txt
+
+
+def _tables(results: list[LearnerResult], paper: dict) -> tuple[list[str], list[str]]:
+    """Markdown lines of one table per loss, and a plain-text rendering."""
+    md, txt = [], []
+    for loss in LOSSES:
+        head = "| learner | " + " | ".join(f"{m} ours | {m} paper" for m in METHODS)
+        head += " | ranking ours | ranking paper |"
+        md += [f"### Mean {loss}", "", head, "|" + "---|" * (1 + 2 * len(METHODS) + 2)]
+        txt += [
+            f"Mean {loss}: ours (paper)",
+            f"  {'learner':<17}" + "".join(f"{m:>20}" for m in METHODS),
+        ]
+        for r in results:
+            row_md, row_txt = _row(r, loss, list(paper[loss][r.learner]))
+            md.append(row_md)
+            txt.append(row_txt)
+        md.append("")
+        txt.append("")
+    return md, txt
+
+
+def _learners_table(result: AdultSmallResult) -> list[str]:
+    md = [
+        "### Learners and chosen parameters",
+        "",
+        (
+            "| learner | grid | chosen (calibration set) | chosen (CVAP folds) "
+            "| ConvergenceWarnings | seconds |"
+        ),
+        "|---|---|---|---|---|---|",
+    ]
+    for r in result.results:
+        md.append(
+            f"| {r.learner} | {grid_text(r.learner, result.info.quick)} "
+            f"| {r.params['calibration set']} | {r.params['CVAP folds']} "
+            f"| {r.convergence_warnings} | {r.seconds:.1f} |"
+        )
+    return [*md, "", STAND_INS + _TUNING, ""]
+
+
+def report(result: AdultSmallResult, out_dir: str | Path, *, command: str | None = None) -> Report:
+    """Write ``out_dir/report.md`` and ``adult-small-vs-paper.png`` (ours against the paper's).
+
+    Parameters
+    ----------
+    result : AdultSmallResult
+        What :func:`run` returned.
+    out_dir : str or Path
+        Folder of the report (created if needed).
+    command : str, optional
+        The command line to state in the report (default: one that repeats the run).
+
+    Returns
+    -------
+    Report
+        The plain-text tables (ours beside the paper's) and the files written.
+    """
+    paper = paper_values()
+    md_tables, txt_tables = _tables(result.results, paper)
+    subsampled = result.n_test < result.n_test_total
+    md = header(result.info, _PROTOCOL, command)
+    md += [
+        f"- test rows: {result.n_test:,} of {result.n_test_total:,}"
+        + (" (seeded random subsample)" if subsampled else ""),
+        "",
+        _READING,
+        "",
+        *md_tables,
+        *_learners_table(result),
+    ]
+    png = Path(out_dir) / "adult-small-vs-paper.png"
+    panels = {
+        f"mean {loss}": {
+            m: [(paper[loss][r.learner][i], r.losses[loss][m]) for r in result.results]
+            for i, m in enumerate(METHODS)
+        }
+        for loss in LOSSES
+    }
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
+    figures = [png] if scatter_vs_paper(panels, png) else []
+    if figures:
+        md += [f"![ours against the paper's]({png.name})", ""]
+    return write_report(out_dir, md, txt_tables, figures)

@@ -1,81 +1,63 @@
-"""Calibration errors over bins (ECE, MCE) and the binning they share with the plots."""
+"""Calibration errors over bins (ECE, MCE) and the bins they share with the plots."""
 
 from __future__ import annotations
 
-import numbers
 from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._binning import unit_edges, upper_mass_bins
+from .._validation import Interval, Options, validate_params
+from ..summary import ScoreSummary
 from ._checks import _check_inputs
 
-__all__ = ["ece", "mce"]
+__all__ = ["CalibrationBins", "calibration_bins", "ece", "mce"]
 
-_STRATEGIES = ("uniform", "quantile")
+STRATEGIES = ("uniform", "quantile")
+BINNING_CONSTRAINTS = {"n_bins": [Interval("int", 1, None)], "strategy": [Options(STRATEGIES)]}
 
 
-class _Bins(NamedTuple):
-    """Per-bin statistics of a reliability diagram (shared with plotting)."""
+class CalibrationBins(NamedTuple):
+    """Per-bin statistics of a reliability diagram, as returned by :func:`calibration_bins`.
 
-    edges: np.ndarray  # (n_bins + 1,); bin k is [edges[k], edges[k+1]), the last closed
-    ids: np.ndarray  # (n_samples,) bin of each observation
-    count: np.ndarray  # (n_bins,) number of observations
-    weight: np.ndarray  # (n_bins,) total weight (== count without sample weights)
-    mean_pred: np.ndarray  # (n_bins,) weighted mean of p; NaN for an empty bin
-    frac_pos: np.ndarray  # (n_bins,) weighted fraction of positives; NaN for an empty bin
+    Bin ``k`` is ``[edges[k], edges[k+1])``, the last bin also holding
+    ``p == edges[-1] == 1``.  Bins without weight have NaN means.
+    """
+
+    edges: np.ndarray  #: (n_bins + 1,) non-decreasing, from 0 to 1
+    ids: np.ndarray  #: (n_samples,) the bin of each observation
+    weight: np.ndarray  #: (n_bins,) total weight (the count, without sample weights)
+    mean_pred: np.ndarray  #: (n_bins,) weighted mean of p; NaN for an empty bin
+    frac_pos: np.ndarray  #: (n_bins,) weighted fraction of positives; NaN for an empty bin
 
     @property
     def nonempty(self) -> np.ndarray:
+        """Boolean mask of the bins with positive weight."""
         return self.weight > 0
 
 
-def _check_binning(n_bins, strategy) -> None:
-    if isinstance(n_bins, bool) or not isinstance(n_bins, numbers.Integral) or n_bins < 1:
-        raise ValueError(f"n_bins must be a positive integer; got {n_bins!r}")
-    if strategy not in _STRATEGIES:
-        raise ValueError(f"strategy must be 'uniform' or 'quantile'; got {strategy!r}")
-
-
-def _bin_ids(
-    p: np.ndarray, w: np.ndarray | None, n_bins: int, strategy: str
-) -> tuple[np.ndarray, np.ndarray]:
+def _edges(y01, p, w, n_bins: int, strategy: str) -> np.ndarray:
     if strategy == "uniform":
-        edges = np.arange(n_bins + 1, dtype=np.float64) / n_bins
-        return edges, np.searchsorted(edges[1:-1], p, side="right")
-    # Quantile bins are assigned per distinct value v: ceil(K * mass(p <= v) / mass) - 1,
-    # the bin holding the top of v's run of ties.  Ties are never split, integer
-    # weights bin like repeated rows, and the largest value is in the last bin.
-    values, inv = np.unique(p, return_inverse=True)
-    if w is None:
-        upto = np.cumsum(np.bincount(inv))
-        value_bin = (upto * n_bins - 1) // p.shape[0]
-    else:
-        upto = np.cumsum(np.bincount(inv, weights=w))
-        value_bin = np.ceil(upto * n_bins / upto[-1]).astype(np.intp) - 1
-        value_bin = np.clip(value_bin, 0, n_bins - 1)
+        return unit_edges(n_bins)
+    # Quantile bins are assigned per distinct value by the top rule of the
+    # shared binning; the summary drops zero weights, as everywhere.
+    summary = ScoreSummary._from_validated(p, y01, w)
+    value_bin = upper_mass_bins(summary.weights, n_bins)
     # Bin j starts at its smallest value, so bin k is [edges[k], edges[k+1]) as for
-    # "uniform"; empty bins have zero width.
+    # "uniform"; empty bins have zero width.  The largest value is in the last bin,
+    # so every start exists.
     starts = np.searchsorted(value_bin, np.arange(1, n_bins), side="left")
-    inner = values[np.minimum(starts, values.shape[0] - 1)]
-    return np.concatenate(([0.0], inner, [1.0])), value_bin[inv]
+    inner = summary.scores[np.minimum(starts, summary.n_distinct - 1)]
+    return np.concatenate(([0.0], inner, [1.0]))
 
 
-def _calibration_bins(
-    y01: np.ndarray, p: np.ndarray, w: np.ndarray | None, n_bins: int, strategy: str
-) -> _Bins:
-    """Bin validated predictions; the one binning behind ECE, MCE and the plots.
-
-    Bin ``k`` holds ``edges[k] <= p < edges[k+1]``, the last bin also
-    ``p == 1``.  "uniform": ``edges[k] = k / K`` (computed so in floating
-    point).  "quantile": every ``p == v`` goes to bin
-    ``ceil(K * m(p <= v) / m) - 1``, with ``m`` the count (or total weight):
-    equal-mass bins by rank, where a run of ties that straddles a split goes
-    wholly to the upper bin, so heavy ties leave some bins empty; the inner
-    edges are the smallest ``p`` of each bin.
-    """
-    edges, ids = _bin_ids(p, w, n_bins, strategy)
-    count = np.bincount(ids, minlength=n_bins)
+def _bins(y01: np.ndarray, p: np.ndarray, w: np.ndarray | None, n_bins: int, strategy: str):
+    """Bin validated predictions: the one binning behind ECE, MCE and the plots."""
+    edges = _edges(y01, p, w, n_bins, strategy)
+    # A value on an edge goes to the bin above it (for "quantile" the edges are
+    # the smallest values of their bins, so this is the bin of each value).
+    ids = np.searchsorted(edges[1:-1], p, side="right")
     wt = np.ones_like(p) if w is None else w
     weight = np.bincount(ids, weights=wt, minlength=n_bins)
     sum_p = np.bincount(ids, weights=wt * p, minlength=n_bins)
@@ -83,7 +65,14 @@ def _calibration_bins(
     nonempty = weight > 0
     mean_pred = np.divide(sum_p, weight, out=np.full(n_bins, np.nan), where=nonempty)
     frac_pos = np.divide(sum_y, weight, out=np.full(n_bins, np.nan), where=nonempty)
-    return _Bins(edges, ids, count, weight, mean_pred, frac_pos)
+    return CalibrationBins(edges, ids, weight, mean_pred, frac_pos)
+
+
+def _errors(bins: CalibrationBins) -> tuple[float, float]:
+    """``(ECE, MCE)`` of the bins."""
+    ne = bins.nonempty
+    gap = np.abs(bins.frac_pos[ne] - bins.mean_pred[ne])
+    return float(np.sum(bins.weight[ne] * gap) / np.sum(bins.weight)), float(np.max(gap))
 
 
 _BINNING_DOC = """
@@ -111,15 +100,44 @@ _BINNING_DOC = """
         Non-negative weights for the bin means and bin masses.
 
     Returns
-    -------
-    float
-"""
+    -------"""
 
 
-def _bins_of(y, p, n_bins, strategy, pos_label, sample_weight) -> _Bins:
+def _validated_bins(owner, y, p, n_bins, strategy, pos_label, sample_weight):
     y01, p, w = _check_inputs(y, p, pos_label, sample_weight)
-    _check_binning(n_bins, strategy)
-    return _calibration_bins(y01, p, w, n_bins, strategy)
+    validate_params(owner, {"n_bins": n_bins, "strategy": strategy}, BINNING_CONSTRAINTS)
+    return _bins(y01, p, w, n_bins, strategy)
+
+
+def calibration_bins(
+    y: ArrayLike,
+    p: ArrayLike,
+    *,
+    n_bins: int = 10,
+    strategy: str = "uniform",
+    pos_label=None,
+    sample_weight: ArrayLike | None = None,
+) -> CalibrationBins:
+    """Return the bins of :func:`ece`, :func:`mce` and the reliability diagram.
+
+    {binning}
+    CalibrationBins
+        ``edges``, the bin ``ids`` of the observations, and per bin the
+        ``weight``, mean prediction ``mean_pred`` and fraction of positives
+        ``frac_pos``.
+
+    Examples
+    --------
+    >>> from venncal.metrics import calibration_bins
+    >>> bins = calibration_bins([0, 1, 1, 1], [0.05, 0.05, 0.95, 0.95], n_bins=2)
+    >>> bins.edges, bins.ids, bins.weight
+    (array([0. , 0.5, 1. ]), array([0, 0, 1, 1]), array([2., 2.]))
+    >>> bins.mean_pred, bins.frac_pos
+    (array([0.05, 0.95]), array([0.5, 1. ]))
+    """
+    return _validated_bins(
+        "calibration_bins", y, p, n_bins, strategy, pos_label, sample_weight
+    )
 
 
 def ece(
@@ -137,6 +155,7 @@ def ece(
     fraction of positives there and ``e_k`` the mean prediction; the sum runs
     over the non-empty bins.
     {binning}
+    float
 
     Examples
     --------
@@ -144,10 +163,7 @@ def ece(
     >>> ece([0, 1, 1, 1], [0.05, 0.05, 0.95, 0.95], n_bins=2)
     0.25
     """
-    bins = _bins_of(y, p, n_bins, strategy, pos_label, sample_weight)
-    ne = bins.nonempty
-    gap = np.abs(bins.frac_pos[ne] - bins.mean_pred[ne])
-    return float(np.sum(bins.weight[ne] * gap) / np.sum(bins.weight))
+    return _errors(_validated_bins("ece", y, p, n_bins, strategy, pos_label, sample_weight))[0]
 
 
 def mce(
@@ -164,6 +180,7 @@ def mce(
     ``o_k`` is the fraction of positives in bin ``k`` and ``e_k`` its mean
     prediction.
     {binning}
+    float
 
     Examples
     --------
@@ -171,11 +188,10 @@ def mce(
     >>> mce([0, 1, 1, 1], [0.05, 0.05, 0.95, 0.95], n_bins=2)
     0.45
     """
-    bins = _bins_of(y, p, n_bins, strategy, pos_label, sample_weight)
-    ne = bins.nonempty
-    return float(np.max(np.abs(bins.frac_pos[ne] - bins.mean_pred[ne])))
+    return _errors(_validated_bins("mce", y, p, n_bins, strategy, pos_label, sample_weight))[1]
 
 
-if ece.__doc__ and mce.__doc__:  # None under python -OO
-    ece.__doc__ = ece.__doc__.replace("{binning}", _BINNING_DOC)
-    mce.__doc__ = mce.__doc__.replace("{binning}", _BINNING_DOC)
+for _func in (calibration_bins, ece, mce):
+    if _func.__doc__:  # None under python -OO
+        _func.__doc__ = _func.__doc__.replace("{binning}", _BINNING_DOC)
+del _func

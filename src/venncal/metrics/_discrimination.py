@@ -2,32 +2,49 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numpy.typing import ArrayLike
 
 from .._validation import Interval, validate_params
+from ..summary import ScoreSummary
 from ._checks import _check_inputs, _mean
 
 __all__ = ["accuracy", "roc_auc"]
 
 
-def _class_weights_by_value(y01, p, w):
-    """Distinct sorted ``p`` with the positive and negative weight at each."""
-    values, inv = np.unique(p, return_inverse=True)
-    wt = np.ones_like(p) if w is None else w
-    pos = np.bincount(inv, weights=wt * y01, minlength=values.shape[0])
-    neg = np.bincount(inv, weights=wt * ~y01, minlength=values.shape[0])
+class _Roc(NamedTuple):
+    """The ROC curve, one point per distinct ``p`` from (0, 0) to (1, 1), and its area."""
+
+    fpr: np.ndarray
+    tpr: np.ndarray
+    auc: float
+
+
+def _class_weights(y01, p, w) -> tuple[np.ndarray, np.ndarray]:
+    """Positive and negative weight at each distinct ``p`` (ascending), from the summary."""
+    summary = ScoreSummary._from_validated(p, y01, w)
+    pos = summary.positive_weights
+    neg = summary.weights - pos
     if not (pos.sum() > 0 and neg.sum() > 0):
         raise ValueError("the ROC curve and AUC need both classes in y (with positive weight)")
-    return values, pos, neg
+    return pos, neg
 
 
-def _roc_points(y01, p, w) -> tuple[np.ndarray, np.ndarray]:
-    """``(fpr, tpr)`` from (0, 0) to (1, 1), one point per distinct ``p``, descending."""
-    _, pos, neg = _class_weights_by_value(y01, p, w)
+def _auc(pos: np.ndarray, neg: np.ndarray) -> float:
+    # Mann-Whitney: each positive beats the negatives below its value, and
+    # ties with the negatives at its value count 1/2.
+    neg_below = np.concatenate(([0.0], np.cumsum(neg)[:-1]))
+    return float(np.sum(pos * (neg_below + 0.5 * neg)) / (pos.sum() * neg.sum()))
+
+
+def _roc(y01, p, w) -> _Roc:
+    """Return the ROC curve and AUC of validated inputs (one computation for both)."""
+    pos, neg = _class_weights(y01, p, w)
     tp = np.concatenate(([0.0], np.cumsum(pos[::-1])))
     fp = np.concatenate(([0.0], np.cumsum(neg[::-1])))
-    return fp / fp[-1], tp / tp[-1]
+    return _Roc(fp / fp[-1], tp / tp[-1], _auc(pos, neg))
 
 
 def roc_auc(
@@ -67,9 +84,7 @@ def roc_auc(
     0.875
     """
     y01, p, w = _check_inputs(y, p, pos_label, sample_weight)
-    _, pos, neg = _class_weights_by_value(y01, p, w)
-    neg_below = np.concatenate(([0.0], np.cumsum(neg)[:-1]))
-    return float(np.sum(pos * (neg_below + 0.5 * neg)) / (pos.sum() * neg.sum()))
+    return _auc(*_class_weights(y01, p, w))
 
 
 def accuracy(

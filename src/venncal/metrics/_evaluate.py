@@ -9,7 +9,8 @@ from collections.abc import Iterator, Mapping
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._binned import _calibration_bins, _check_binning
+from .._validation import validate_params
+from ._binned import BINNING_CONSTRAINTS, _bins, _errors
 from ._checks import _check_inputs
 from ._discrimination import accuracy, roc_auc
 from ._interval import interval_width
@@ -168,29 +169,34 @@ def evaluate(
     0.75
     """
     y01, p, w = _check_inputs(y, p, pos_label, sample_weight)
-    _check_binning(n_bins, strategy)
+    validate_params("evaluate", {"n_bins": n_bins, "strategy": strategy}, BINNING_CONSTRAINTS)
+    iv = None if interval is None else _check_interval(interval, p.shape[0])
     kw = {"sample_weight": w}
-    bins = _calibration_bins(y01, p, w, n_bins, strategy)
-    ne = bins.nonempty
-    gap = np.abs(bins.frac_pos[ne] - bins.mean_pred[ne])
-    try:
-        auc = roc_auc(y01, p, **kw)
-    except ValueError:
-        auc = math.nan
+    # One binning for both errors: the internal that ece and mce call too.
+    ece, mce = _errors(_bins(y01, p, w, n_bins, strategy))
     values = {
         "log_loss": log_loss(y01, p, base=base, **kw),
         "brier": brier_loss(y01, p, scale=brier_scale, **kw),
         "rmse": rmse(y01, p, **kw),
-        "ece": float(np.sum(bins.weight[ne] * gap) / np.sum(bins.weight)),
-        "mce": float(np.max(gap)),
-        "auc": auc,
+        "ece": ece,
+        "mce": mce,
+        "auc": _auc_or_nan(y01, p, w),
         "accuracy": accuracy(y01, p, **kw),
     }
-    if interval is not None:
-        iv = np.asarray(interval)
-        if iv.ndim != 2 or iv.shape[1] != 2 or iv.shape[0] != p.shape[0]:
-            raise ValueError(
-                f"interval must have shape (n_samples, 2) = ({p.shape[0]}, 2); got {iv.shape}"
-            )
+    if iv is not None:
         values["interval_width"] = interval_width(iv[:, 0], iv[:, 1], **kw)
     return Evaluation(values)
+
+
+def _auc_or_nan(y01, p, w) -> float:
+    try:
+        return roc_auc(y01, p, sample_weight=w)
+    except ValueError:  # a single class: no ROC curve
+        return math.nan
+
+
+def _check_interval(interval, n: int) -> np.ndarray:
+    iv = np.asarray(interval)
+    if iv.ndim != 2 or iv.shape[1] != 2 or iv.shape[0] != n:
+        raise ValueError(f"interval must have shape (n_samples, 2) = ({n}, 2); got {iv.shape}")
+    return iv

@@ -12,24 +12,30 @@ import numbers
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import Interval, validate_params
+from .._validation import NONE, Check, Interval, validate_params
 from ._checks import _check_inputs, _mean
 
 __all__ = ["brier_loss", "log_loss", "rmse"]
 
 
+def _is_base(value) -> bool:
+    if isinstance(value, str):
+        return value == "e"
+    return (
+        isinstance(value, numbers.Real)
+        and not isinstance(value, bool)
+        and value in (2, 10, math.e)
+    )
+
+
+_LOG_LOSS_CONSTRAINTS = {
+    "base": [Check(_is_base, "2, 10 or e (np.e or 'e')")],
+    "eps": [NONE, Interval("real", 0, 0.5, "right")],
+}
+
+
 def _log_of_base(base) -> float:
-    if isinstance(base, str):
-        if base == "e":
-            return 1.0
-    elif not isinstance(base, bool) and isinstance(base, numbers.Real):
-        if base == 2:
-            return math.log(2.0)
-        if base == 10:
-            return math.log(10.0)
-        if base == math.e:
-            return 1.0
-    raise ValueError(f"base must be 2, 10 or e (np.e or 'e'); got {base!r}")
+    return {2: math.log(2.0), 10: math.log(10.0)}.get(base, 1.0)  # else e
 
 
 def log_loss(
@@ -81,9 +87,9 @@ def log_loss(
     3.3292
     """
     y01, p, w = _check_inputs(y, p, pos_label, sample_weight)
+    validate_params("log_loss", {"base": base, "eps": eps}, _LOG_LOSS_CONSTRAINTS)
     ln_base = _log_of_base(base)
     if eps is not None:
-        validate_params("log_loss", {"eps": eps}, {"eps": [Interval("real", 0, 0.5, "right")]})
         p = np.clip(p, eps, 1.0 - eps)
     p_true = np.where(y01, p, 1.0 - p)
     certain_wrong = p_true == 0.0

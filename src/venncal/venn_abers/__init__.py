@@ -1,16 +1,15 @@
-"""Venn-Abers predictors: score-level IVAP, estimator wrappers, merges."""
+"""Score-level Venn-Abers predictors: IVAP, CVAP and the minimax merges.
+
+The scikit-learn wrappers around a base estimator are in :mod:`venncal.estimators`.
+"""
 
 from ._calibrator import VennAbersCalibrator
-from ._classifier import VennAbersClassifier
 from ._cross import CrossVennAbersCalibrator
-from ._full import FullVennAbersClassifier
 from ._merge import brier_minimax, log_minimax, merge_folds
 
 __all__ = [
     "CrossVennAbersCalibrator",
-    "FullVennAbersClassifier",
     "VennAbersCalibrator",
-    "VennAbersClassifier",
     "brier_minimax",
     "log_minimax",
     "merge_folds",

@@ -10,7 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._base import ScoreCalibrator, check_float_arrays
 from .._kernels import ivap_lookup, ivap_tables
 from .._validation import Options, check_scores
-from ._merge import MERGES, brier_minimax, log_minimax
+from ._merge import MERGES, minimax
 
 __all__ = ["VennAbersCalibrator"]
 
@@ -127,4 +127,4 @@ class VennAbersCalibrator(ScoreCalibrator):
 
     def _predict_p(self, q):
         p0, p1 = self._pair(q)
-        return (log_minimax if self.merge == "log" else brier_minimax)(p0, p1)
+        return minimax(p0, p1, self.merge)

@@ -2,28 +2,31 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import Options, check_labels, check_sample_weight, check_scores, validate_params
+from .._base import ScoreCalibrator, check_summary
+from .._validation import Options, check_scores
+from ..summary import ScoreSummary, summarize
 from ._calibrator import VennAbersCalibrator
-from ._merge import MERGES, fold_pairs, merge_folds
+from ._merge import MERGES, merge_folds
 
 __all__ = ["CrossVennAbersCalibrator"]
 
 
-class CrossVennAbersCalibrator(BaseEstimator):
+class CrossVennAbersCalibrator(ScoreCalibrator):
     """Cross Venn-Abers predictor on scores (CVAP; paper 000, Algorithm 7).
 
-    For users who train K models by cross-fitting themselves: fit on the
-    out-of-fold scores with each row's fold, which gives one inductive
-    Venn-Abers predictor per fold (fold k's calibration set is the rows
-    scored by model k).  Predict from the K models' scores of the test
-    objects, one column per fold in the order of ``folds_``; the K pairs are
-    merged by the minimax rule.
+    For K models trained by cross-fitting: fit on the out-of-fold scores
+    with each row's fold, which gives one inductive Venn-Abers predictor per
+    fold (fold k's calibration set is the rows scored by model k).  Predict
+    from the K models' scores of the test objects, one column per fold in
+    the order of ``folds_``; the K pairs are merged by the minimax rule.
+    :class:`~venncal.VennAbersClassifier` (``method="cvap"``) does the
+    cross-fitting of a scikit-learn estimator and then fits this class.
 
     Parameters
     ----------
@@ -45,6 +48,13 @@ class CrossVennAbersCalibrator(BaseEstimator):
 
     Notes
     -----
+    The folds are given to :meth:`fit` as the keyword ``folds`` (one id per
+    row), so the third positional argument is ``sample_weight`` as for
+    every score-level calibrator.  Where the calibration data are already
+    reduced, one :class:`~venncal.ScoreSummary` per fold (a grouped
+    aggregation) is enough: :meth:`fit_summary` takes a mapping fold id ->
+    summary and gives the same model, bit for bit.
+
     A 1-D array of test scores is used for every fold.  That is exact when
     one scoring function serves all folds and an approximation otherwise
     (for example scores of a model refitted on all the data).
@@ -55,19 +65,28 @@ class CrossVennAbersCalibrator(BaseEstimator):
     >>> scores = [0.1, 0.4, 0.35, 0.8, 0.2, 0.3, 0.6, 0.9]
     >>> labels = [0, 0, 1, 1, 0, 1, 0, 1]
     >>> folds = [0, 0, 0, 0, 1, 1, 1, 1]
-    >>> cal = CrossVennAbersCalibrator().fit(scores, labels, folds)
+    >>> cal = CrossVennAbersCalibrator().fit(scores, labels, folds=folds)
     >>> cal.predict_proba([[0.5, 0.55]]).round(4)   # scores from model 0 and model 1
+    array([[0.4495, 0.5505]])
+
+    The same model from one summary per fold:
+
+    >>> from venncal import ScoreSummary
+    >>> per_fold = {k: ScoreSummary.from_arrays(scores[4 * k:4 * k + 4], labels[4 * k:4 * k + 4])
+    ...             for k in (0, 1)}
+    >>> CrossVennAbersCalibrator().fit_summary(per_fold).predict_proba([[0.5, 0.55]]).round(4)
     array([[0.4495, 0.5505]])
     """
 
     _state = ("folds_", "calibrators_")
     _parameter_constraints: ClassVar[dict] = {"merge": [Options(MERGES)]}
+    _group_param = "folds"
 
     def __init__(self, *, merge="log", classes=None):
         self.merge = merge
         self.classes = classes
 
-    def fit(self, scores, y, folds, sample_weight=None):
+    def fit(self, scores, y, sample_weight=None, *, folds=None):
         """Fit one Venn-Abers predictor per fold.
 
         Parameters
@@ -76,47 +95,83 @@ class CrossVennAbersCalibrator(BaseEstimator):
             Out-of-fold calibration scores.
         y : array-like of shape (n_samples,)
             Labels of two classes.
-        folds : array-like of shape (n_samples,)
-            Fold identifier of each row (any sortable values).
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative frequency weights.
+        folds : array-like of shape (n_samples,)
+            Fold identifier of each row (any sortable values); required.
 
         Returns
         -------
         self : CrossVennAbersCalibrator
         """
-        self._check_params()
-        s = check_scores(scores)
-        classes, y01 = check_labels(y, s.shape[0], self.classes)
-        w = check_sample_weight(sample_weight, s.shape[0])
+        if folds is None:
+            raise TypeError(
+                "CrossVennAbersCalibrator.fit needs folds= (one fold id per row), given by "
+                "keyword: fit(scores, y, sample_weight=None, *, folds)"
+            )
+        s, classes, y01, w = self._check_fit_input(scores, y, sample_weight)
         f = np.asarray(folds)
         if f.ndim != 1 or f.shape[0] != s.shape[0]:
             raise ValueError(
                 f"folds must be 1-D with one fold per score ({s.shape[0]}); got shape {f.shape}"
             )
         ids, index = np.unique(f, return_inverse=True)
-        calibrators = []
+        sums = []
         for k, fold in enumerate(ids):
             rows = index == k
             fold_w = None if w is None else w[rows]
             if fold_w is not None and not (fold_w > 0).any():
                 raise ValueError(f"fold {fold!r} has zero total sample_weight")
-            cal = VennAbersCalibrator(merge=self.merge, classes=classes)
-            calibrators.append(cal.fit(s[rows], classes[y01[rows].astype(np.intp)], fold_w))
+            sums.append(summarize(s[rows], y01[rows], fold_w))
         self.classes_ = classes
-        self.folds_ = ids
-        self.calibrators_ = calibrators
+        self._fit_folds(ids, sums)
         return self
 
-    def _check_params(self) -> None:
-        validate_params(
-            type(self).__name__, self.get_params(deep=False), self._parameter_constraints
+    def fit_summary(self, summaries: Mapping[object, ScoreSummary]):
+        """Fit from one :class:`~venncal.ScoreSummary` per fold (labels 0 and 1).
+
+        Parameters
+        ----------
+        summaries : mapping of fold id -> ScoreSummary
+            The summary of each fold's out-of-fold scores, e.g. from a
+            grouped aggregation by fold.  Equal to :meth:`fit` on the rows.
+
+        Returns
+        -------
+        self : CrossVennAbersCalibrator
+        """
+        self._check_params()
+        if isinstance(summaries, ScoreSummary):
+            raise TypeError(
+                "CrossVennAbersCalibrator.fit_summary needs one ScoreSummary per fold, as a "
+                "mapping fold id -> ScoreSummary; a single summary pools the folds (for that "
+                "use VennAbersCalibrator)"
+            )
+        if not isinstance(summaries, Mapping) or len(summaries) == 0:
+            raise TypeError("summaries must be a non-empty mapping fold id -> ScoreSummary")
+        ids = sorted(summaries)
+        for fold in ids:
+            check_summary(summaries[fold])
+        self.classes_ = self._summary_classes()
+        self._fit_folds(
+            np.asarray(ids),
+            [(x.scores, x.weights, x.positive_weights) for x in (summaries[i] for i in ids)],
         )
+        return self
+
+    def _fit_folds(self, ids: np.ndarray, sums) -> None:
+        """One IVAP per fold from its summary arrays ``(s, w, a)``."""
+        calibrators = []
+        for s, w, a in sums:
+            cal = VennAbersCalibrator(merge=self.merge, classes=self.classes_)
+            cal.classes_ = self.classes_
+            cal._fit_sums(s, w, a)
+            calibrators.append(cal)
+        self.folds_ = ids
+        self.calibrators_ = calibrators
 
     def _check_state(self):
-        classes = np.asarray(self.classes_)
-        if classes.ndim != 1 or classes.shape[0] != 2 or classes[0] == classes[1]:
-            raise ValueError("classes_ must hold two distinct labels")
+        super()._check_state()
         folds = np.asarray(self.folds_)
         if folds.ndim != 1 or folds.shape[0] != len(self.calibrators_) or folds.shape[0] == 0:
             raise ValueError("folds_ must be 1-D with one fold per calibrator")
@@ -125,41 +180,36 @@ class CrossVennAbersCalibrator(BaseEstimator):
                 # ValueError like every other invalid-state check of a loaded model
                 raise ValueError("calibrators_ must hold VennAbersCalibrator objects")  # noqa: TRY004
             cal._check_state()
-            if list(np.asarray(cal.classes_)) != list(classes):
+            if list(np.asarray(cal.classes_)) != list(np.asarray(self.classes_)):
                 raise ValueError("every fold's classes_ must equal classes_")
 
-    def _fold_scores(self, scores) -> list[np.ndarray]:
-        check_is_fitted(self, "calibrators_")
+    def _check_test_scores(self, scores) -> list[np.ndarray]:
+        """One validated array of test scores per fold (a 1-D array serves every fold)."""
         arr = np.asarray(scores)
         K = len(self.calibrators_)
         if arr.ndim == 1:
-            q = check_scores(arr)
-            return [q] * K
+            return [check_scores(arr)] * K
         if arr.ndim == 2 and arr.shape[1] == K:
             return [check_scores(arr[:, k], name=f"scores[:, {k}]") for k in range(K)]
         raise ValueError(
             f"scores must have shape (n,) or (n, {K}) (one column per fold); got {arr.shape}"
         )
 
-    def _pairs(self, scores):
-        fold_scores = self._fold_scores(scores)  # checks that the model is fitted
-        return fold_pairs(self.calibrators_, fold_scores)
+    def _merged(self, fold_scores: list[np.ndarray]):
+        """``merge_folds`` of the folds' Venn-Abers pairs: ``(p, interval)``."""
+        pairs = [cal._pair(q) for cal, q in zip(self.calibrators_, fold_scores, strict=True)]
+        p0 = np.stack([pair[0] for pair in pairs])
+        p1 = np.stack([pair[1] for pair in pairs])
+        return merge_folds(p0, p1, merge=self.merge)
+
+    def _predict_p(self, q: list[np.ndarray]) -> np.ndarray:
+        return self._merged(q)[0]
 
     def predict_interval(self, scores) -> np.ndarray:
         """Return ``(1 - GM(1 - p0), GM(p1))`` over the folds for each row.
 
-        Parameters
-        ----------
-        scores : array-like of shape (n_samples,) or (n_samples, K)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, 2)
-        """
-        return merge_folds(*self._pairs(scores), merge=self.merge)[1]
-
-    def predict_proba(self, scores) -> np.ndarray:
-        """Return merged probabilities, columns for ``classes_[0]`` and ``classes_[1]``.
+        For one fold this is the IVAP pair ``p0 <= p1``; for K > 1 the pair
+        is usually, but not always, ordered (paper 000, section 4).
 
         Parameters
         ----------
@@ -169,10 +219,5 @@ class CrossVennAbersCalibrator(BaseEstimator):
         -------
         ndarray of shape (n_samples, 2)
         """
-        p = merge_folds(*self._pairs(scores), merge=self.merge)[0]
-        return np.column_stack((1.0 - p, p))
-
-    def predict(self, scores) -> np.ndarray:
-        """Return the more probable label (``classes_[0]`` on a tie)."""
-        p = self.predict_proba(scores)[:, 1]
-        return self.classes_[(p > 0.5).astype(np.intp)]
+        check_is_fitted(self, "calibrators_")
+        return self._merged(self._check_test_scores(scores))[1]

@@ -6,7 +6,7 @@ import numpy as np
 
 from .._validation import Options, validate_params
 
-__all__ = ["MERGES", "brier_minimax", "fold_pairs", "log_minimax", "merge_folds"]
+__all__ = ["MERGES", "brier_minimax", "log_minimax", "merge_folds", "minimax"]
 
 MERGES = ("log", "brier")
 
@@ -35,6 +35,17 @@ def brier_minimax(p0, p1):
     p0 = np.asarray(p0, dtype=np.float64)
     p1 = np.asarray(p1, dtype=np.float64)
     return p1 + 0.5 * p0 * p0 - 0.5 * p1 * p1
+
+
+def minimax(p0, p1, merge: str = "log"):
+    """Return the minimax probability of Venn-Abers pairs (:func:`log_minimax` or :func:`brier_minimax`).
+
+    Examples
+    --------
+    >>> minimax([0.2], [0.3], "brier")
+    array([0.275])
+    """
+    return (log_minimax if merge == "log" else brier_minimax)(p0, p1)
 
 
 def merge_folds(p0, p1, merge: str = "log"):
@@ -80,20 +91,3 @@ def merge_folds(p0, p1, merge: str = "log"):
     p = gm1 / (gm0 + gm1) if merge == "log" else np.mean(brier_minimax(p0, p1), axis=0)
     return p, interval
 
-
-def fold_pairs(calibrators, scores):
-    """Stack each fold's Venn-Abers pair on its own scores.
-
-    Parameters
-    ----------
-    calibrators : sequence of K fitted VennAbersCalibrator
-    scores : sequence of K arrays of shape (n,)
-        The test scores of each fold's model.
-
-    Returns
-    -------
-    p0, p1 : ndarray of shape (K, n)
-        Ready for :func:`merge_folds`.
-    """
-    pairs = [cal.predict_interval(s) for cal, s in zip(calibrators, scores, strict=True)]
-    return np.stack([p[:, 0] for p in pairs]), np.stack([p[:, 1] for p in pairs])

@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
-from .._estimators import (
-    RESPONSE_METHODS,
+from .._validation import (
+    N_JOBS,
+    Options,
+    check_classifier_targets,
+    check_sample_weight,
+    check_weighted_classes,
+)
+from ..venn_abers import VennAbersCalibrator
+from ..venn_abers._merge import MERGES, minimax
+from ._helpers import (
+    ESTIMATOR,
+    RESPONSE_METHOD,
     WrapperMixin,
     as_rows,
     fit_estimator,
@@ -17,13 +29,6 @@ from .._estimators import (
     positive_scores,
     take_rows,
 )
-from .._validation import (
-    check_classifier_targets,
-    check_sample_weight,
-    check_weighted_classes,
-)
-from ._calibrator import VennAbersCalibrator
-from ._merge import MERGES, merge_folds
 
 __all__ = ["FullVennAbersClassifier"]
 
@@ -98,6 +103,13 @@ class FullVennAbersClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
     (2, 2)
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "estimator": ESTIMATOR,
+        "merge": [Options(MERGES)],
+        "response_method": RESPONSE_METHOD,
+        "n_jobs": [N_JOBS],
+    }
+
     def __init__(self, estimator=None, *, merge="log", response_method="auto", n_jobs=None):
         self.estimator = estimator
         self.merge = merge
@@ -122,12 +134,7 @@ class FullVennAbersClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
         -------
         self : FullVennAbersClassifier
         """
-        if self.merge not in MERGES:
-            raise ValueError(f"merge must be one of {MERGES}; got {self.merge!r}")
-        if self.response_method not in RESPONSE_METHODS:
-            raise ValueError(
-                f"response_method must be one of {RESPONSE_METHODS}; got {self.response_method!r}"
-            )
+        self._check_params()
         X = as_rows(X)
         if not (hasattr(X, "iloc") or sp.issparse(X)) and X.ndim != 2:
             raise ValueError(f"Expected 2D array, got an array of shape {X.shape} instead")
@@ -200,5 +207,5 @@ class FullVennAbersClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples, 2)
         """
         pair = self.predict_interval(X)
-        p = merge_folds(pair[:, :1].T, pair[:, 1:].T, merge=self.merge)[0]
+        p = minimax(pair[:, 0], pair[:, 1], self.merge)
         return np.column_stack((1.0 - p, p))

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
-from .._folds import FoldCalibratedClassifier
-from ._calibrator import VennAbersCalibrator
-from ._merge import MERGES, fold_pairs, merge_folds
+from .._validation import Options
+from ..venn_abers import CrossVennAbersCalibrator
+from ..venn_abers._merge import MERGES
+from ._folds import FoldCalibratedClassifier
 
 __all__ = ["VennAbersClassifier"]
 
@@ -17,9 +20,13 @@ class VennAbersClassifier(FoldCalibratedClassifier):
     """Binary classifier calibrated by Venn-Abers predictors (IVAP, CVAP or SVA).
 
     Wraps any scikit-learn classifier.  The base estimator is cloned and
-    fitted exactly once per fold; its scores on the calibration rows are
-    turned into the Venn-Abers tables, so prediction costs the base model's
-    scoring plus a binary search per row.
+    fitted exactly once per fold; its scores on the calibration rows, with
+    their fold, fit one score-level
+    :class:`~venncal.CrossVennAbersCalibrator` (one fold for ivap and sva),
+    so prediction costs the base models' scoring plus a binary search per
+    row and fold.  This is the estimator-level route to CVAP;
+    ``CalibratedClassifier(method="ivap")`` is an alias that runs the same
+    code.
 
     Parameters
     ----------
@@ -60,14 +67,18 @@ class VennAbersClassifier(FoldCalibratedClassifier):
         The two labels, sorted; probabilities are those of ``classes_[1]``.
     estimators_ : list of estimators
         The fitted base estimators, one per fold (one for ivap and sva).
+    calibrator_ : CrossVennAbersCalibrator
+        The score-level predictor fitted on the out-of-fold scores; fold k
+        (``calibrator_.folds_[k] == k``) is scored by ``estimators_[k]``.
     calibrators_ : list of VennAbersCalibrator
-        The score-level Venn-Abers predictors, one per fold.
+        The IVAP of each fold (``calibrator_.calibrators_``).
     n_features_in_ : int
         Number of features seen by the base estimator (when it reports it).
 
     See Also
     --------
     VennAbersCalibrator : The score-level IVAP.
+    CrossVennAbersCalibrator : The score-level CVAP this classifier fits.
     FullVennAbersClassifier : The full Venn-Abers predictor (refits per test object).
 
     Examples
@@ -106,22 +117,17 @@ class VennAbersClassifier(FoldCalibratedClassifier):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _check_params(self):
-        if self.method not in METHODS:
-            raise ValueError(f"method must be one of {METHODS}; got {self.method!r}")
-        if self.merge not in MERGES:
-            raise ValueError(f"merge must be one of {MERGES}; got {self.merge!r}")
-        super()._check_params()
+    _parameter_constraints: ClassVar[dict] = {
+        **FoldCalibratedClassifier._parameter_constraints,
+        "method": [Options(METHODS)],
+        "merge": [Options(MERGES)],
+    }
 
-    def _method(self):
+    def _split_kind(self):
         return {"ivap": "split", "cvap": "cv", "sva": "all"}[self.method]
 
     def _new_calibrator(self, classes):
-        return VennAbersCalibrator(merge=self.merge, classes=classes)
-
-    def _fold_pairs(self, X):
-        scores = self._fold_scores(X)  # checks that the model is fitted
-        return fold_pairs(self.calibrators_, scores)
+        return CrossVennAbersCalibrator(merge=self.merge, classes=classes)
 
     def predict_interval(self, X) -> np.ndarray:
         """Return the Venn-Abers pair for each row.
@@ -138,18 +144,4 @@ class VennAbersClassifier(FoldCalibratedClassifier):
         -------
         ndarray of shape (n_samples, 2)
         """
-        return merge_folds(*self._fold_pairs(X), merge=self.merge)[1]
-
-    def predict_proba(self, X) -> np.ndarray:
-        """Return merged probabilities, columns for ``classes_[0]`` and ``classes_[1]``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, ...)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, 2)
-        """
-        p = merge_folds(*self._fold_pairs(X), merge=self.merge)[0]
-        return np.column_stack((1.0 - p, p))
+        return self._predict_interval(X)

@@ -1,8 +1,9 @@
-"""Helpers shared by the estimator wrappers: rows, fit parameters, scores."""
+"""Helpers shared by the estimator wrappers: parameters, rows, fit parameters, scores."""
 
 from __future__ import annotations
 
 import warnings
+from typing import ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -10,17 +11,27 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.utils import get_tags
 from sklearn.utils.validation import has_fit_parameter
 
+from .._validation import NONE, Check, Options, validate_params
+
 __all__ = [
+    "ESTIMATOR",
+    "RESPONSE_METHOD",
     "RESPONSE_METHODS",
     "WrapperMixin",
+    "as_rows",
     "default_estimator",
     "fit_estimator",
     "n_samples",
     "positive_scores",
+    "slice_fit_params",
     "take_rows",
 ]
 
 RESPONSE_METHODS = ("auto", "predict_proba", "decision_function")
+
+#: Constraints shared by every wrapper's ``_parameter_constraints``.
+ESTIMATOR = [NONE, Check(lambda v: hasattr(v, "fit"), "an estimator with a fit method")]
+RESPONSE_METHOD = [Options(RESPONSE_METHODS)]
 
 
 def default_estimator():
@@ -29,10 +40,22 @@ def default_estimator():
 
 
 class WrapperMixin:
-    """What every estimator wrapper shares: its base estimator, ``predict``, tags.
+    """What every estimator wrapper shares: parameter checks, base estimator, ``predict``, tags.
 
     Put it before scikit-learn's ``ClassifierMixin`` and ``BaseEstimator``.
+    A wrapper lists its parameter rules in ``_parameter_constraints`` (see
+    :func:`venncal._validation.validate_params`); ``fit`` calls
+    :meth:`_check_params` first, which raises ``ValueError`` as
+    scikit-learn's estimator checks expect.
     """
+
+    _parameter_constraints: ClassVar[dict] = {}
+
+    def _check_params(self) -> None:
+        """Raise ``ValueError`` for parameters that break ``_parameter_constraints``."""
+        validate_params(
+            type(self).__name__, self.get_params(deep=False), self._parameter_constraints
+        )
 
     def _base_estimator(self):
         return default_estimator() if self.estimator is None else self.estimator

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from sklearn.utils.metaestimators import available_if
 
-from ._folds import FoldCalibratedClassifier
-from ._registry import available_methods, method_class
-from .venn_abers._merge import fold_pairs, merge_folds
+from .._registry import available_methods, method_class
+from .._validation import DICT, NONE, Options
+from ._folds import CV, FoldCalibratedClassifier
 
 __all__ = ["CalibratedClassifier"]
 
-#: Methods of the wrapper: every registered score-level method except the
-#: score-level CVAP, whose folds the wrapper makes itself (method="ivap").
+#: Methods of the wrapper: every registered score-level method except
+#: "cvap", whose folds the wrapper makes itself; "ivap" is the alias of
+#: ``VennAbersClassifier(method="cvap")`` (one CVAP over the folds).
 METHODS = tuple(m for m in available_methods() if m != "cvap")
 
 
@@ -26,9 +29,17 @@ class CalibratedClassifier(FoldCalibratedClassifier):
     In the spirit of scikit-learn's ``CalibratedClassifierCV``: for each
     fold the base estimator is cloned and fitted on the other folds, and a
     calibrator of the chosen method is fitted on its scores of the fold.
-    Predictions average the folds' calibrated probabilities; for
-    ``method="ivap"`` the folds' Venn-Abers pairs are merged by the minimax
-    rule instead, which makes the model a cross Venn-Abers predictor (CVAP).
+    Predictions average the folds' calibrated probabilities.
+
+    ``method="ivap"`` is an alias of :class:`~venncal.VennAbersClassifier`
+    (``method="cvap"``, or ``method="ivap"`` for ``cv="split"``, with
+    ``merge=method_params.get("merge", "log")``) and runs exactly the same
+    code: one :class:`~venncal.CrossVennAbersCalibrator` fitted on the
+    out-of-fold scores of all folds, whose Venn-Abers pairs are merged by the
+    minimax rule, not averaged.  It stays an alias, not an error, so that one
+    loop over ``METHODS`` compares every calibration method with the same
+    folds; ``VennAbersClassifier`` is the route with Venn-Abers parameters
+    (``merge``, ``method="sva"``).
 
     Parameters
     ----------
@@ -36,8 +47,9 @@ class CalibratedClassifier(FoldCalibratedClassifier):
         A scikit-learn classifier with ``predict_proba`` or
         ``decision_function``; ``None`` means ``LogisticRegression()``.
     method : {"isotonic", "platt", "histogram", "bbq", "ivap"}, default="isotonic"
-        The score-level calibrator (see ``venncal.baselines`` and
-        :class:`~venncal.VennAbersCalibrator`).
+        The score-level calibrator (see ``venncal.baselines``); ``"ivap"``
+        is the alias described above.  ``"cvap"`` is refused with a message
+        naming ``VennAbersClassifier(method="cvap")``.
     cv : int, cross-validation generator, iterable or "split", default=5
         An int K gives ``StratifiedKFold(K, shuffle=True,
         random_state=random_state)``; ``"split"`` one stratified split into a
@@ -60,8 +72,15 @@ class CalibratedClassifier(FoldCalibratedClassifier):
     classes_ : ndarray of shape (2,)
     estimators_ : list of estimators
         The fitted base estimators, one per fold.
+    calibrator_ : CrossVennAbersCalibrator or None
+        For ``method="ivap"``, the one score-level CVAP over all folds.
     calibrators_ : list of score-level calibrators
-        The fitted calibrators, one per fold.
+        The fitted calibrators, one per fold (for ``method="ivap"`` the
+        folds' IVAPs, ``calibrator_.calibrators_``).
+
+    See Also
+    --------
+    VennAbersClassifier : The Venn-Abers route (IVAP, CVAP, SVA).
 
     Examples
     --------
@@ -95,23 +114,34 @@ class CalibratedClassifier(FoldCalibratedClassifier):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _check_params(self):
-        if self.method not in METHODS:
-            raise ValueError(f"method must be one of {METHODS}; got {self.method!r}")
-        if self.method_params is not None and not isinstance(self.method_params, dict):
-            raise TypeError("method_params must be a dict of calibrator parameters or None")
+    _parameter_constraints: ClassVar[dict] = {
+        **FoldCalibratedClassifier._parameter_constraints,
+        "method": [Options(METHODS)],
+        "cv": [*CV, Options(("split",))],
+        "method_params": [NONE, DICT],
+    }
+
+    def _check_params(self) -> None:
+        if isinstance(self.method, str) and self.method == "cvap":
+            raise ValueError(
+                'CalibratedClassifier: method "cvap" makes its own folds; use '
+                'VennAbersClassifier(method="cvap") (or method="ivap" here, its alias)'
+            )
         super()._check_params()
 
-    def _method(self):
+    def _split_kind(self):
         return "split" if isinstance(self.cv, str) and self.cv == "split" else "cv"
 
     def _new_calibrator(self, classes):
         params = dict(self.method_params or {})
         params["classes"] = classes
-        return method_class(self.method)(**params)
+        # "ivap" over folds is the cross Venn-Abers predictor: one calibrator
+        # for all folds, the same one VennAbersClassifier fits.
+        return method_class("cvap" if self.method == "ivap" else self.method)(**params)
 
-    def predict_proba(self, X) -> np.ndarray:
-        """Return calibrated probabilities, columns for ``classes_[0]`` and ``classes_[1]``.
+    @available_if(_is_venn_abers)
+    def predict_interval(self, X) -> np.ndarray:
+        """Return the merged Venn-Abers pair for each row (``method="ivap"`` only).
 
         Parameters
         ----------
@@ -121,22 +151,4 @@ class CalibratedClassifier(FoldCalibratedClassifier):
         -------
         ndarray of shape (n_samples, 2)
         """
-        scores = self._fold_scores(X)
-        if _is_venn_abers(self):
-            p = merge_folds(*fold_pairs(self.calibrators_, scores), merge=self.calibrators_[0].merge)[0]
-        else:
-            p = np.mean(
-                [cal.predict_proba(s)[:, 1] for cal, s in zip(self.calibrators_, scores, strict=True)], axis=0
-            )
-        return np.column_stack((1.0 - p, p))
-
-    @available_if(_is_venn_abers)
-    def predict_interval(self, X) -> np.ndarray:
-        """Return the merged Venn-Abers pair for each row (``method="ivap"`` only).
-
-        Returns
-        -------
-        ndarray of shape (n_samples, 2)
-        """
-        scores = self._fold_scores(X)
-        return merge_folds(*fold_pairs(self.calibrators_, scores), merge=self.calibrators_[0].merge)[1]
+        return self._predict_interval(X)

@@ -1,0 +1,190 @@
+"""The binning rules shared by histogram binning, BBQ and the binned metrics.
+
+Every binned method in venncal works on a **score summary**: the sorted
+distinct scores ``s_1 < ... < s_k`` with their weights ``w_j > 0`` (see
+:class:`~venncal.summary.ScoreSummary`).  A binning assigns each distinct
+score to a bin, so tied scores are never split.  The rules:
+
+- :func:`gap_points`: where to put the edge between two adjacent distinct
+  scores (histogram binning, BBQ).
+- :func:`equal_mass_cuts` and :func:`equal_mass_bins`: equal-weight
+  (quantile) bins, each distinct score in the bin that holds the *middle*
+  of its cumulative-weight interval (histogram binning, BBQ).
+- :func:`upper_mass_bins`: equal-weight bins, each distinct score in the
+  bin that holds the *top* of its interval (the quantile bins of ECE, MCE
+  and the reliability diagram, where a value on a split goes up, as a value
+  on a uniform edge does).
+- :func:`equal_width_edges` (over the range of the scores; histogram
+  binning) and :func:`unit_edges` (``k / K`` on ``[0, 1]``; the metrics).
+
+This module sits below both the calibrators and the metrics (it is not in
+:mod:`venncal.baselines`, whose package imports every calibrator), so the
+metrics do not depend on the calibrator layer.  Plain numpy: every rule is
+a sort-free O(k) or O(k log k) pass over the summary.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "equal_mass_bins",
+    "equal_mass_cuts",
+    "equal_width_edges",
+    "gap_points",
+    "unit_edges",
+    "upper_mass_bins",
+]
+
+
+def gap_points(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Return points in ``[lo, hi)`` near the midpoints of ``lo < hi`` (elementwise).
+
+    ``0.5*lo + 0.5*hi`` cannot overflow and, rounding being monotonic, is
+    ``>= lo``; for adjacent floats it can round up to ``hi``, and then ``lo``
+    is used, so a score equal to ``hi`` is always above the point.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> gap_points(np.array([0.0, 1.0]), np.array([1.0, np.nextafter(1.0, 2.0)]))
+    array([0.5, 1. ])
+    """
+    mid = 0.5 * lo + 0.5 * hi
+    return np.where(mid < hi, mid, lo)
+
+
+def equal_mass_cuts(
+    weights: np.ndarray, counts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Cuts of the equal-weight binnings with ``counts`` bins, middle rule.
+
+    With ``W`` the total weight and ``C_j`` the cumulative weight up to
+    distinct score ``j``, the ``B``-bin binning puts score ``j`` in bin
+    ``#{b in 1..B-1 : b W / B <= C_j - w_j / 2}``: the equal-weight bin that
+    holds the middle of the score's cumulative-weight interval.  Bins that
+    receive no score are dropped.
+
+    Parameters
+    ----------
+    weights : ndarray of shape (k,)
+        Positive weights of the sorted distinct scores.
+    counts : ndarray of int64 of shape (n_models,)
+        Numbers of bins ``B`` (at least 1 each), one binning per entry.
+
+    Returns
+    -------
+    cuts, first_cut, n_cuts : ndarray of int64
+        Binning ``i`` has the increasing cuts
+        ``cuts[first_cut[i]:first_cut[i] + n_cuts[i]]`` in ``1..k-1``; a cut
+        ``c`` separates distinct scores ``< c`` from those ``>= c``, one cut
+        per non-empty bin but the first.
+
+    Notes
+    -----
+    The comparison is made as ``2 C_j - w_j < 2 b W / B`` (twice the middle
+    against twice the level; level ``b`` cuts at the number of scores below
+    it).  For integer weights the left side is an integer and the right one
+    either an integer (computed exactly) or at least ``1/B`` away from one,
+    so the comparison is exact; for other weights it is made in floating
+    point, and a middle that lies on a level in exact arithmetic may go to
+    either side of it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> equal_mass_cuts(np.ones(5), np.array([1, 2, 3]))
+    (array([2, 2, 3]), array([0, 0, 1]), array([0, 1, 2]))
+    """
+    cum = np.cumsum(weights)
+    key = 2.0 * cum - weights  # twice the middle of each score's weight interval
+    k = key.shape[0]
+    per_model = counts - 1
+    starts = np.zeros(counts.shape[0], dtype=np.int64)
+    np.cumsum(per_model[:-1], out=starts[1:])
+    model = np.repeat(np.arange(counts.shape[0]), per_model)
+    level = np.arange(model.shape[0]) - starts[model] + 1
+    raw = np.searchsorted(key, (2.0 * float(cum[-1])) * level / counts[model], side="left")
+    # Drop cuts that leave an empty bin: at 0 or k, or equal to the previous
+    # cut of the same model (raw cuts never decrease within a model).
+    prev = np.empty_like(raw)
+    prev[1:] = raw[:-1]
+    prev[starts[per_model > 0]] = 0
+    keep = (raw > 0) & (raw < k) & (raw != prev)
+    n_cuts = np.bincount(model[keep], minlength=counts.shape[0])
+    first_cut = np.zeros(counts.shape[0], dtype=np.int64)
+    np.cumsum(n_cuts[:-1], out=first_cut[1:])
+    return raw[keep], first_cut, n_cuts
+
+
+def equal_mass_bins(weights: np.ndarray, n_bins: int) -> np.ndarray:
+    """Return the equal-weight bin (middle rule) of each distinct score.
+
+    The single binning of :func:`equal_mass_cuts` with ``n_bins`` bins, as
+    the bin index ``0, 1, ...`` of each distinct score (empty bins dropped,
+    so the indices are consecutive).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> equal_mass_bins(np.array([1.0, 1.0, 5.0, 1.0]), 4)
+    array([0, 0, 1, 2])
+    """
+    cuts, _, _ = equal_mass_cuts(weights, np.array([n_bins], dtype=np.int64))
+    return np.searchsorted(cuts, np.arange(weights.shape[0]), side="right")
+
+
+def upper_mass_bins(weights: np.ndarray, n_bins: int) -> np.ndarray:
+    """Return the equal-weight bin (top rule) of each distinct score.
+
+    Distinct score ``j`` goes to bin ``ceil(K C_j / W) - 1``: the bin of
+    ``K`` equal-weight bins that holds the top of its cumulative-weight
+    interval, so a run of ties that straddles a split goes wholly to the
+    upper bin and heavy ties leave bins empty.  The last score is in the
+    last bin.  Exact for integer weights (``K W < 2**52``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> upper_mass_bins(np.array([1.0, 1.0, 5.0, 1.0]), 4)
+    array([0, 0, 3, 3])
+    """
+    upto = np.cumsum(weights)
+    bins = np.ceil(upto * n_bins / upto[-1]).astype(np.intp) - 1
+    return np.clip(bins, 0, n_bins - 1)
+
+
+def equal_width_edges(lo: float, hi: float, n_bins: int) -> np.ndarray:
+    """Return ``n_bins + 1`` equal-width edges from ``lo`` to ``hi`` (``lo < hi``).
+
+    Safe when ``hi - lo`` overflows float64 (then built from half-widths);
+    the end points are exactly ``lo`` and ``hi``.
+
+    Examples
+    --------
+    >>> equal_width_edges(-1.0, 1.0, 4)
+    array([-1. , -0.5,  0. ,  0.5,  1. ])
+    """
+    with np.errstate(over="ignore"):
+        span = hi - lo
+    if np.isfinite(span):
+        edges = np.linspace(lo, hi, n_bins + 1)
+    else:
+        half = (hi / 2 - lo / 2) * (np.arange(n_bins + 1) / n_bins)
+        edges = (lo + half) + half
+    edges[0], edges[-1] = lo, hi
+    return edges
+
+
+def unit_edges(n_bins: int) -> np.ndarray:
+    """Return the edges ``k / K`` of ``K`` equal-width bins on ``[0, 1]``.
+
+    Computed as ``k / K`` (correctly rounded), never as ``k * (1 / K)``, so a
+    probability equal to ``k / K`` lies exactly on an edge.
+
+    Examples
+    --------
+    >>> unit_edges(4)
+    array([0.  , 0.25, 0.5 , 0.75, 1.  ])
+    """
+    return np.arange(n_bins + 1, dtype=np.float64) / n_bins

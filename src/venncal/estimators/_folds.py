@@ -1,0 +1,231 @@
+"""The fold machinery of the wrappers: cross-fit a base estimator, calibrate its scores.
+
+One path serves every wrapper that fits its base estimator per fold
+(:class:`~venncal.VennAbersClassifier`, :class:`~venncal.CalibratedClassifier`):
+
+1. split the rows (K folds, one split, or all rows for both roles);
+2. per fold, in parallel: clone and fit the base estimator on the training
+   rows and score the calibration rows (the out-of-fold scores);
+3. calibrate.  A calibrator fitted per group of rows (the cross Venn-Abers
+   predictor, ``_group_param``) is fitted *once*, on all out-of-fold scores
+   with their fold ids, and predicts from the K models' scores stacked into
+   an (n, K) array; the merge of the folds is its own.  Any other method is
+   fitted per fold and the folds' probabilities are averaged, as
+   scikit-learn's ``CalibratedClassifierCV`` does.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import ClassVar
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.model_selection import StratifiedKFold, check_cv, train_test_split
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import (
+    N_JOBS,
+    NONE,
+    RANDOM_STATE,
+    Check,
+    Interval,
+    check_classifier_targets,
+    check_sample_weight,
+    check_weighted_classes,
+)
+from ._helpers import (
+    ESTIMATOR,
+    RESPONSE_METHOD,
+    WrapperMixin,
+    as_rows,
+    fit_estimator,
+    n_samples,
+    positive_scores,
+    slice_fit_params,
+    take_rows,
+)
+
+__all__ = ["CV", "FoldCalibratedClassifier"]
+
+
+def _is_splitter(value) -> bool:
+    # str has a .split method and is iterable, but is never a splitter
+    if isinstance(value, (str, bytes)):
+        return False
+    return hasattr(value, "split") or hasattr(value, "__iter__")
+
+
+#: ``cv``: K >= 2 folds, None (5 folds), a splitter or an iterable of splits.
+CV = [
+    Interval("int", 2, None),
+    NONE,
+    Check(_is_splitter, "a cross-validation splitter or an iterable of (train, test) splits"),
+]
+
+
+def _fit_fold(estimator, X, y, sample_weight, fit_params, train, cal, positive, response_method):
+    """Fit ``estimator`` on rows ``train``; return it with its scores of rows ``cal``."""
+    n = n_samples(X)
+    w_train = None if sample_weight is None else sample_weight[train]
+    fit_estimator(
+        estimator, take_rows(X, train), y[train], w_train, slice_fit_params(fit_params, train, n)
+    )
+    return estimator, positive_scores(estimator, take_rows(X, cal), positive, response_method)
+
+
+class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
+    """Base of the wrappers: fit the base estimator per fold and calibrate its scores.
+
+    Subclasses have the parameters ``estimator``, ``cv``,
+    ``calibration_size``, ``response_method``, ``random_state`` and
+    ``n_jobs`` (their rules are in ``_parameter_constraints``), and implement
+    ``_new_calibrator(classes)`` (an unfitted score-level calibrator whose
+    ``classes`` parameter is set) and, optionally, ``_split_kind()`` (one
+    of "cv", "split", "all").  The base estimator is cloned and fitted
+    exactly once per fold.
+
+    Fitted attributes: ``estimators_`` (one per fold), ``calibrator_`` (the
+    one calibrator fitted per group, or None) and ``calibrators_`` (one per
+    fold: the per-fold calibrators, or ``calibrator_.calibrators_``).
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "estimator": ESTIMATOR,
+        "cv": CV,
+        "calibration_size": [
+            Interval("real", 0, 1, closed="neither"),
+            Interval("int", 1, None),
+        ],
+        "response_method": RESPONSE_METHOD,
+        "random_state": [RANDOM_STATE],
+        "n_jobs": [N_JOBS],
+    }
+
+    def _split_kind(self) -> str:
+        return "cv"
+
+    def _new_calibrator(self, classes):
+        raise NotImplementedError
+
+    def _splits(self, X, y, n):
+        everything = np.arange(n)
+        kind = self._split_kind()
+        if kind == "all":
+            return [(everything, everything)]
+        if kind == "split":
+            train, cal = train_test_split(
+                everything,
+                test_size=self.calibration_size,
+                stratify=y,
+                random_state=self.random_state,
+            )
+            return [(np.sort(train), np.sort(cal))]
+        if isinstance(self.cv, numbers.Integral):
+            splitter = StratifiedKFold(n_splits=self.cv, shuffle=True, random_state=self.random_state)
+        else:
+            splitter = check_cv(self.cv, y, classifier=True)
+        return list(splitter.split(X, y))
+
+    def fit(self, X, y, sample_weight=None, **fit_params):
+        """Fit the base estimator per fold and calibrate its out-of-fold scores.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or DataFrame of shape (n_samples, ...)
+            Training data, in any form the base estimator accepts.
+        y : array-like of shape (n_samples,)
+            Two classes (any two labels).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Frequency weights, used by the calibration and passed to the base
+            estimator when it accepts them.
+        **fit_params : dict
+            Passed to the base estimator's ``fit``; per-sample arrays are
+            split with the rows.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        name = type(self).__name__
+        X = as_rows(X)
+        y, classes, y01 = check_classifier_targets(name, y)
+        n = n_samples(X)
+        if y.shape[0] != n:
+            raise ValueError(f"X has {n} rows but y has {y.shape[0]} labels")
+        sw = check_sample_weight(sample_weight, n)
+        check_weighted_classes(name, classes, y01, sw)
+        splits = self._splits(X, y, n)
+        base = self._base_estimator()
+        fitted = Parallel(n_jobs=self.n_jobs)(
+            delayed(_fit_fold)(
+                clone(base), X, y, sw, fit_params, train, cal, classes[1], self.response_method
+            )
+            for train, cal in splits
+        )
+        self.estimators_ = [est for est, _ in fitted]
+        self.classes_ = classes
+        self._calibrate(classes, y, sw, [cal for _, cal in splits], [s for _, s in fitted])
+        first = self.estimators_[0]
+        if hasattr(first, "n_features_in_"):
+            self.n_features_in_ = first.n_features_in_
+        if hasattr(first, "feature_names_in_"):
+            self.feature_names_in_ = first.feature_names_in_
+        return self
+
+    def _calibrate(self, classes, y, sample_weight, cal_rows, scores) -> None:
+        """Fit the calibration on each fold's rows ``cal_rows[k]`` and scores ``scores[k]``."""
+
+        def weights(rows):
+            return None if sample_weight is None else sample_weight[rows]
+
+        calibrator = self._new_calibrator(classes)
+        group = calibrator._group_param
+        if group is None:
+            self.calibrator_ = None
+            self.calibrators_ = [
+                self._new_calibrator(classes).fit(s, y[rows], sample_weight=weights(rows))
+                for s, rows in zip(scores, cal_rows, strict=True)
+            ]
+            return
+        # Fold k is group k: column k of the stacked test scores is model k's.
+        rows = np.concatenate(cal_rows)
+        folds = np.repeat(np.arange(len(cal_rows)), [len(r) for r in cal_rows])
+        calibrator.fit(np.concatenate(scores), y[rows], weights(rows), **{group: folds})
+        self.calibrator_ = calibrator
+        self.calibrators_ = calibrator.calibrators_
+
+    def _fold_scores(self, X) -> list[np.ndarray]:
+        """Return the base estimators' scores of ``X``, one array per fold."""
+        check_is_fitted(self, "estimators_")
+        X = as_rows(X)
+        return [
+            positive_scores(est, X, self.classes_[1], self.response_method)
+            for est in self.estimators_
+        ]
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Return calibrated probabilities, columns for ``classes_[0]`` and ``classes_[1]``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, ...)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+        """
+        scores = self._fold_scores(X)
+        if self.calibrator_ is not None:
+            return self.calibrator_.predict_proba(np.column_stack(scores))
+        p = np.mean(
+            [cal.predict_proba(s)[:, 1] for cal, s in zip(self.calibrators_, scores, strict=True)],
+            axis=0,
+        )
+        return np.column_stack((1.0 - p, p))
+
+    def _predict_interval(self, X) -> np.ndarray:
+        """Return the merged Venn-Abers pair of the fold models' scores of ``X``."""
+        return self.calibrator_.predict_interval(np.column_stack(self._fold_scores(X)))

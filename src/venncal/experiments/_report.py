@@ -1,0 +1,199 @@
+"""Pieces shared by the experiments' reports: run header, number formatting, figures.
+
+Every report starts with the same header (what was run, when, where, with which
+versions, how long it took), formats losses the same way and may draw the paper's
+numbers against ours. matplotlib is optional and imported only when a figure is drawn;
+figures are built with its object API (:class:`matplotlib.figure.Figure`), which needs
+no backend selection and leaves pyplot's global state alone.
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+import os
+import platform
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "Report",
+    "RunInfo",
+    "fmt_loss",
+    "header",
+    "new_figure",
+    "scatter_vs_paper",
+    "write_report",
+]
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """How one experiment run was made (stated in its report's header)."""
+
+    #: Registry name of the experiment, e.g. ``"vovk2015-adult-small"``.
+    experiment: str
+    quick: bool
+    seed: int
+    jobs: int
+    #: Wall-clock seconds of the computation (``run``), report writing excluded.
+    seconds: float
+
+    @property
+    def mode(self) -> str:
+        """``"quick"`` or ``"full"``."""
+        return "quick" if self.quick else "full"
+
+    def command(self) -> str:
+        """Return the ``venncal`` command that repeats this run."""
+        quick = " --quick" if self.quick else ""
+        return f"venncal reproduce {self.experiment}{quick} --seed {self.seed} --jobs {self.jobs}"
+
+
+@dataclass(frozen=True)
+class Report:
+    """What an experiment's ``report`` wrote and what the command line prints."""
+
+    #: Plain-text rendering of the main tables.
+    text: str
+    #: The Markdown report (None when the experiment writes none, as the demo).
+    markdown: Path | None
+    #: Figures written (PNG files); empty without matplotlib.
+    figures: tuple[Path, ...] = ()
+
+
+def fmt_loss(v: float | None, digits: int = 4) -> str:
+    """Format a loss for the reports: ``?`` for a missing value, ``inf``, ``nan`` or digits.
+
+    Examples
+    --------
+    >>> fmt_loss(0.123456), fmt_loss(math.inf), fmt_loss(None), fmt_loss(0.5, digits=3)
+    ('0.1235', 'inf', '?', '0.500')
+    """
+    if v is None:
+        return "?"
+    return "inf" if math.isinf(v) else f"{v:.{digits}f}"
+
+
+def header(info: RunInfo, protocol: str, command: str | None = None) -> list[str]:
+    """Return the Markdown lines every report starts with.
+
+    Parameters
+    ----------
+    info : RunInfo
+        The run.
+    protocol : str
+        One paragraph: the paper, its tables or figures and the protocol followed.
+    command : str, optional
+        The command line that made the run (default: :meth:`RunInfo.command`).
+
+    Returns
+    -------
+    list of str
+        Title, protocol, date, machine, command, versions, seed, jobs and run time.
+    """
+    import joblib
+    import numpy as np
+    import scipy
+    import sklearn
+
+    from .. import __version__
+
+    return [
+        f"# Reproduction: {info.experiment} ({info.mode} mode)",
+        "",
+        protocol,
+        "",
+        f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}",
+        (
+            f"- machine: {platform.node()} ({platform.platform()}, {platform.machine()}, "
+            f"{os.cpu_count() or '?'} CPUs)"
+        ),
+        f"- command: `{command or info.command()}`",
+        (
+            f"- versions: venncal {__version__}, Python {platform.python_version()}, "
+            f"numpy {np.__version__}, scipy {scipy.__version__}, scikit-learn "
+            f"{sklearn.__version__}, joblib {joblib.__version__}"
+        ),
+        f"- seed {info.seed}, jobs {info.jobs}, runtime {info.seconds:.1f} s",
+    ]
+
+
+def write_report(
+    out_dir: str | os.PathLike[str],
+    lines: Iterable[str],
+    text: Sequence[str],
+    figures: Iterable[Path] = (),
+) -> Report:
+    """Write ``out_dir/report.md`` (creating the folder) and return the :class:`Report`."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "report.md"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return Report(text="\n".join(text), markdown=path, figures=tuple(figures))
+
+
+def new_figure(ncols: int, figsize: tuple[float, float]) -> tuple[Any, Any] | None:
+    """Return a figure and its row of `ncols` axes, or None without matplotlib.
+
+    The figure comes from venncal's one headless figure helper (Agg canvas,
+    object API, nothing registered with pyplot, nothing to close).
+    """
+    from ..plotting import _figure
+
+    try:
+        fig = _figure(figsize, layout=None)
+    except ImportError:
+        return None
+    return fig, fig.subplots(1, ncols, squeeze=False)[0]
+
+
+def scatter_vs_paper(panels: dict[str, dict[str, list]], path: Path) -> bool:
+    """Write a PNG of our values against the paper's, one panel per loss, one colour per method.
+
+    Parameters
+    ----------
+    panels : dict
+        ``loss -> method -> list of (paper's value, our value)``; pairs where either value
+        is missing (None) or not finite are left out.
+    path : Path
+        The PNG to write.
+
+    Returns
+    -------
+    bool
+        False (and nothing written) when matplotlib is not installed.
+    """
+    made = new_figure(len(panels), (5 * len(panels), 4.6))
+    if made is None:
+        return False
+    fig, axes = made
+    for ax, (loss, by_method) in zip(axes, panels.items(), strict=True):
+        _scatter_panel(ax, loss, by_method)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    return True
+
+
+def _scatter_panel(ax: Any, loss: str, by_method: dict[str, list]) -> None:
+    lo, hi = math.inf, -math.inf
+    for i, (method, pairs) in enumerate(by_method.items()):
+        kept = [
+            (p, o)
+            for p, o in pairs
+            if p is not None and o is not None and math.isfinite(p) and math.isfinite(o)
+        ]
+        if not kept:
+            continue
+        xs, ys = zip(*kept, strict=True)
+        # The colour follows the method's position, so it is the same in every panel.
+        ax.scatter(xs, ys, s=14, color=f"C{i}", label=method, alpha=0.8)
+        lo, hi = min(lo, *xs, *ys), max(hi, *xs, *ys)
+    if math.isfinite(lo):  # something was drawn (a legend of nothing would warn)
+        ax.plot([lo, hi], [lo, hi], color="0.5", lw=0.8)
+        ax.legend(fontsize=8)
+    ax.set_xlabel(f"paper's {loss}")
+    ax.set_ylabel(f"our {loss}")
+    ax.set_title(f"{loss}: finite values (below the line: ours is lower)", fontsize=10)
