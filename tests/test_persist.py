@@ -33,6 +33,8 @@ CALIBRATORS = {
     "isotonic": venncal.IsotonicCalibrator,
     "histogram": venncal.HistogramBinningCalibrator,
     "bbq": venncal.BBQCalibrator,
+    "enir": venncal.ENIRCalibrator,
+    "quantized-isotonic": venncal.QuantizedIsotonicCalibrator,
 }
 METHODS = tuple(CALIBRATORS)
 

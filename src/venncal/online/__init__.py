@@ -10,6 +10,8 @@ their state.
   protection of, a deployed model's probabilities).
 - Calibrating families for them: :func:`quadratic`, :func:`cubic`,
   :func:`cox`, :func:`cox2`, and :func:`family` for the user's own functions.
+- :class:`QuantizedIsotonic`, :class:`OrderedQuantizedIsotonic`: paper 003
+  (sequential quantized isotonic regression: inserts, deletes, sliding windows).
 
 Examples
 --------
@@ -24,6 +26,7 @@ Examples
 from ._state import JumperResult
 from .families import CalibratingFamily, cox, cox2, cubic, family, quadratic
 from .jumper import JumperMartingale, JumperPredictor, MeanJumper
+from .quantized import OrderedQuantizedIsotonic, QuantizedIsotonic
 
 __all__ = [
     "CalibratingFamily",
@@ -31,6 +34,8 @@ __all__ = [
     "JumperPredictor",
     "JumperResult",
     "MeanJumper",
+    "OrderedQuantizedIsotonic",
+    "QuantizedIsotonic",
     "cox",
     "cox2",
     "cubic",
