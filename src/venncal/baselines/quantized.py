@@ -22,7 +22,7 @@ import numpy as np
 from .._base import ScoreCalibrator, check_float_arrays
 from .._kernels import pava_blocks
 from .._validation import Check, Interval
-from .isotonic import _nearest_steps
+from .isotonic import NearestStepsMixin, _nearest_steps
 
 __all__ = ["QuantizedIsotonicCalibrator", "check_levels", "level_splits", "project_to_levels"]
 
@@ -127,7 +127,7 @@ def project_to_levels(values, levels) -> np.ndarray:
     return lv[np.searchsorted(level_splits(lv), v, side="left")]
 
 
-class QuantizedIsotonicCalibrator(ScoreCalibrator):
+class QuantizedIsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
     """Isotonic calibration with values restricted to a set of levels (paper 003).
 
     Fits the non-decreasing step function of the calibration scores, with
@@ -243,19 +243,4 @@ class QuantizedIsotonicCalibrator(ScoreCalibrator):
             raise ValueError("values_ must be levels (members of levels_)")
 
     def _predict_p(self, q):
-        splits, steps = self._nearest_steps()
-        return steps[np.searchsorted(splits, q, side="left")]
-
-    def _nearest_steps(self):
-        # Cached with the very arrays it was computed from (see IsotonicCalibrator).
-        t, v = self.thresholds_, self.values_
-        cache = self.__dict__.get("_steps_cache")
-        if cache is None or cache[0] is not t or cache[1] is not v:
-            cache = (t, v, *_nearest_steps(t, v))
-            self.__dict__["_steps_cache"] = cache
-        return cache[2], cache[3]
-
-    def __getstate__(self):
-        state = super().__getstate__()
-        state.pop("_steps_cache", None)
-        return state
+        return self._nearest(q)
