@@ -318,7 +318,13 @@ def test_properties(problem):
         assert (b >= z.min() - 1e-12).all()
         assert (b <= z.max() + 1e-12).all()
         assert_allclose(np.sum(w * b), np.sum(w * z), rtol=1e-10, atol=1e-10)
-        assert_allclose(b, solve_dual(z, w, lam), atol=1e-8)
+        ref = solve_dual(z, w, lam)
+        if not np.allclose(b, ref, rtol=0, atol=1e-8):
+            # The dual reference (scipy's bounded least squares) is accurate to about 1e-8
+            # absolute, not relative: on data of size 1e-7 it can be the worse of the two.
+            # The problem is strictly convex, so there the kernel's solution must have the
+            # smaller objective (a hypothesis find: z = [2**-23, 0, 0, 0, 1]).
+            assert objective(z, w, b, lam) <= objective(z, w, ref, lam) * (1 + 1e-9)
     assert_allclose(path.solution(np.inf), isotonic_regression(z, sample_weight=w),
                     rtol=1e-12, atol=1e-12)
 
