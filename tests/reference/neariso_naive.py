@@ -85,15 +85,16 @@ def _labelling_solution(z, w, lam, labels):
     return b
 
 
-def solve_exact(z, w, lam, exhaustive=False):
+def solve_exact(z, w, lam, exhaustive=False, guess=None):
     """Solve exactly (rational arithmetic) from the KKT conditions.
 
-    The labelling read off :func:`solve_dual` is tried first and kept only
-    if it satisfies every KKT condition exactly (the minimiser is unique, so
-    that certifies it); otherwise, or with ``exhaustive=True`` (n <= 8),
-    every labelling is tried.  Returns the solution rounded once to float64.
+    The labelling read off ``guess`` (default: :func:`solve_dual`'s
+    solution) is tried first and kept only if it satisfies every KKT
+    condition exactly (the minimiser is unique, so that certifies it);
+    otherwise, or with ``exhaustive=True`` (n <= 8), every labelling is
+    tried.  Returns the solution rounded once to float64.
     """
-    guess = np.asarray(solve_dual(z, w, lam))
+    guess = np.asarray(solve_dual(z, w, lam) if guess is None else guess)
     z = [Fraction(float(v)) for v in z]
     w = [Fraction(float(v)) for v in w]
     lam = Fraction(float(lam))
