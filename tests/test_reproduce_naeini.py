@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -108,3 +109,118 @@ def test_simulated_full_reproduces_table1_shape(tmp_path):
     assert res.mean("linear", "ENIR", "RMSE") < res.mean("linear", "IsoReg", "RMSE")
     assert res.mean("quadratic", "ENIR", "AUC") > 0.99
     assert main(["reproduce", "naeini2016-simulated", "--quick", "--out", str(tmp_path)]) == 0
+
+
+# ------------------------------------------------------------------------------ UCI: statistics
+
+from pathlib import Path
+
+from venncal.experiments import naeini2016_uci as uci
+
+_DATA = Path(
+    os.environ.get("VENNCAL_DATA") or Path(__file__).resolve().parents[2] / "shared" / "datasets"
+)
+needs_data = pytest.mark.skipif(
+    not (_DATA / "liver-disorders").is_dir() or not (_DATA / "breast-cancer-wisconsin").is_dir(),
+    reason=f"UCI data sets not found under {_DATA} (set VENNCAL_DATA)",
+)
+
+
+@pytest.mark.parametrize(
+    ("p", "expected"),
+    [
+        # sorted 0.005 <= 0.05/4, 0.01 <= 0.05/3, 0.03 > 0.05/2: stop
+        ([0.01, 0.04, 0.03, 0.005], [True, False, False, True]),
+        # 0.001 <= 0.05/3, 0.02 <= 0.05/2, 0.024 <= 0.05/1: all rejected
+        ([0.024, 0.001, 0.02], [True, True, True]),
+        # the smallest already fails: nothing rejected, though 0.04 < 0.05
+        ([0.04, 0.03], [False, False]),
+        ([], []),
+    ],
+)
+def test_holm_hand_examples(p, expected):
+    assert uci.holm(p, alpha=0.05) == expected
+
+
+def test_average_ranks_ties_and_direction():
+    v = np.array([[0.9, 0.8, 0.8], [0.7, 0.9, 0.8]])
+    # higher is better: rows rank [1, 2.5, 2.5] and [3, 1, 2]
+    np.testing.assert_allclose(uci.average_ranks(v, higher_is_better=True), [2, 1.75, 2.25])
+    # lower is better: [3, 1.5, 1.5] and [1, 3, 2]
+    np.testing.assert_allclose(uci.average_ranks(v, higher_is_better=False), [2, 2.25, 1.75])
+
+
+def test_friedman_holm_hand_example():
+    # ENIR (column 2) best on all 6 rows, IsoReg second, BBQ third (lower is better)
+    v = np.tile([2.0, 3.0, 1.0], (6, 1))
+    ranks, f_p, post = uci.friedman_holm(v, higher_is_better=False, control=2)
+    np.testing.assert_allclose(ranks, [2, 3, 1])
+    # chi2 = 12 N / (k (k + 1)) * (sum R^2 - k (k + 1)^2 / 4) = 6 * (14 - 12) = 12, 2 df
+    assert f_p == pytest.approx(math.exp(-6))
+    se = math.sqrt(3 * 4 / (6 * 6))
+    z_iso, p_iso, rej_iso = post[0]
+    z_bbq, p_bbq, rej_bbq = post[1]
+    assert z_iso == pytest.approx(1 / se)
+    assert z_bbq == pytest.approx(2 / se)
+    assert p_iso == pytest.approx(0.08326451666, rel=1e-8)
+    assert p_bbq == pytest.approx(0.00053200550, rel=1e-6)
+    # Holm: 0.00053 <= 0.025 rejected; 0.083 > 0.05 retained
+    assert (rej_iso, rej_bbq) == (False, True)
+
+
+def test_friedman_holm_no_posthoc_without_friedman_rejection():
+    v = np.array([[1.0, 2.0, 3.0], [3.0, 2.0, 1.0], [2.0, 1.0, 3.0]])
+    _, f_p, post = uci.friedman_holm(v, higher_is_better=False, control=2)
+    assert f_p > 0.05
+    assert not any(r for _, _, r in post.values())
+
+
+def test_gain_interval():
+    enir, base = np.array([0.9, 0.8, 0.7]), np.array([1.0, 1.0, 1.0])
+    mean, lo, hi = uci.gain_interval(enir, base)
+    assert mean == pytest.approx(-0.2)
+    half = 4.302652729911275 * 0.1 / math.sqrt(3)  # t_{0.975, 2} * sd / sqrt(n)
+    assert (lo, hi) == pytest.approx((-0.2 - half, -0.2 + half))
+    assert math.isnan(uci.gain_interval(np.array([1.0]), np.array([2.0]))[1])
+
+
+def test_make_base_and_errors():
+    assert set(uci.BASES) == {"LR", "SVM", "NB"}
+    with pytest.raises(ValueError, match="unknown base"):
+        uci.make_base("RF")
+    with pytest.raises(ValueError, match="unknown data sets"):
+        uci.run(datasets=("iris",))
+    with pytest.raises(ValueError, match="plan"):
+        uci.run(plan=(1, 1), data_dir=".")
+    assert EXPERIMENTS["naeini2016-uci"].module == "naeini2016_uci"
+
+
+def test_run_task_synthetic():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 3))
+    y = (X[:, 0] + rng.normal(size=120) > 0).astype(int)
+    out = uci.run_task("liver", "SVM", 0, X, y, n_folds=3)
+    assert set(out) == {"base", *sim.CALIBRATORS}
+    for by_measure in out.values():
+        assert all(len(v) == 3 for v in by_measure.values())
+    again = uci.run_task("liver", "SVM", 0, X, y, n_folds=3)
+    assert again == out
+
+
+@needs_data
+def test_uci_run_and_report_smoke(tmp_path):
+    res = uci.run(datasets=("breast", "liver"), bases=("LR",), plan=(1, 3), data_dir=_DATA)
+    assert res.table["LR"]["liver"]["ENIR"]["AUC"] > 0.5
+    rep = uci.report(res, tmp_path)
+    text = rep.markdown.read_text()
+    assert "Table VI" in text
+    assert "Friedman p" in text
+    assert "LR: average ranks" in rep.text
+
+
+@pytest.mark.slow
+@needs_data
+def test_uci_quick_end_to_end(tmp_path):
+    argv = ["reproduce", "naeini2016-uci", "--quick", "--jobs", "2"]
+    assert main([*argv, "--data-dir", str(_DATA), "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "report.md").is_file()
