@@ -20,7 +20,11 @@ __all__ = ["DATASETS", "load_adult", "load_dataset", "paper_tables"]
 
 
 #: Papers whose published tables ship with venncal: paper id -> file in this package.
-_PAPER_FILES = {"000": "paper000_tables.json", "001": "paper001_tables.json"}
+_PAPER_FILES = {
+    "000": "paper000_tables.json",
+    "001": "paper001_tables.json",
+    "004": "paper004_tables.json",
+}
 
 
 @cache
@@ -29,7 +33,7 @@ def _paper_tables_text(paper: str) -> str:
 
 
 def paper_tables(paper: str) -> dict[str, Any]:
-    """Return the published result tables of one Venn-Abers paper, as a fresh dict.
+    """Return the published result tables of one reproduced paper, as a fresh dict.
 
     Each paper's tables are stored once, in ``venncal/datasets/paper<id>_tables.json``;
     the reproduced experiments read them from here. Values are floats, the string
@@ -38,7 +42,7 @@ def paper_tables(paper: str) -> dict[str, Any]:
 
     Parameters
     ----------
-    paper : {"000", "001"}
+    paper : {"000", "001", "004"}
         ``"000"``: Vovk, Petej & Fedorova (2015), *Large-scale probabilistic predictors
         with and without guarantees of validity*. Keys ``"table1"`` (mean log loss, base
         2) and ``"table2"`` (mean Brier loss ``4 (y - p)**2``), each
@@ -52,6 +56,13 @@ def paper_tables(paper: str) -> dict[str, Any]:
         ``DIR``; ``"table3"`` (ranking, per loss and data set, ``[method, classifier]``
         best first); plus ``"classifiers"``, ``"datasets"``, ``"methods"``, ``"source"``
         and ``"notes"``.
+        ``"004"``: Naeini & Cooper (2016), *Binary classifier calibration using an
+        ensemble of near isotonic regression models*. ``"table1"`` (simulated data,
+        ``table1[kernel][method][measure]``, kernels ``linear`` and ``quadratic``, methods
+        ``SVM``, ``IsoReg``, ``BBQ``, ``ENIR``, measures of ``"measures"``), ``"ranks"``
+        (Tables III-V, ``ranks[base][method][measure]``, bases ``LR``, ``SVM``, ``NB``),
+        ``"significant"`` (the measures where ENIR is marked superior, per base and
+        method), ``"table6"`` (``table6[base][measure]``, a 95% interval ``[low, high]``).
 
     Returns
     -------
@@ -73,6 +84,8 @@ def paper_tables(paper: str) -> dict[str, Any]:
     ['W', 'JB']
     >>> paper_tables("000")["table2"]["SVM"]["CVAP"]
     0.4375
+    >>> paper_tables("004")["table1"]["linear"]["ENIR"]["AUC"]
+    0.85
     """
     if paper not in _PAPER_FILES:
         raise ValueError(f"no tables for paper {paper!r}; expected one of {sorted(_PAPER_FILES)}")

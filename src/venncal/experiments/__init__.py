@@ -78,4 +78,14 @@ EXPERIMENTS: dict[str, Experiment] = {
         "paper 001 (Vovk & Petej 2014), Tables 1-3: nine small UCI data sets x six "
         "learners, W/VA/SVA/DIR over random 2/3-1/3 splits (needs --data-dir)",
     ),
+    "naeini2016-simulated": Experiment(
+        "naeini2016_simulated",
+        "paper 004 (Naeini & Cooper 2016), Table I: linear and quadratic SVMs on "
+        "simulated circular data, IsoReg/BBQ/ENIR, AUC/ACC/RMSE/ECE/MCE over 10 folds",
+    ),
+    "naeini2016-uci": Experiment(
+        "naeini2016_uci",
+        "paper 004, Tables III-VI: LR/SVM/NB x IsoReg/BBQ/ENIR on six of its UCI data sets, "
+        "10 x 10-fold CV, average ranks, Friedman + Holm, ENIR's gain (needs --data-dir)",
+    ),
 }
