@@ -20,7 +20,11 @@ __all__ = ["DATASETS", "load_adult", "load_dataset", "paper_tables"]
 
 
 #: Papers whose published tables ship with venncal: paper id -> file in this package.
-_PAPER_FILES = {"000": "paper000_tables.json", "001": "paper001_tables.json"}
+_PAPER_FILES = {
+    "000": "paper000_tables.json",
+    "001": "paper001_tables.json",
+    "002": "paper002_tables.json",
+}
 
 
 @cache
@@ -38,7 +42,7 @@ def paper_tables(paper: str) -> dict[str, Any]:
 
     Parameters
     ----------
-    paper : {"000", "001"}
+    paper : {"000", "001", "002"}
         ``"000"``: Vovk, Petej & Fedorova (2015), *Large-scale probabilistic predictors
         with and without guarantees of validity*. Keys ``"table1"`` (mean log loss, base
         2) and ``"table2"`` (mean Brier loss ``4 (y - p)**2``), each
@@ -52,6 +56,11 @@ def paper_tables(paper: str) -> dict[str, Any]:
         ``DIR``; ``"table3"`` (ranking, per loss and data set, ``[method, classifier]``
         best first); plus ``"classifiers"``, ``"datasets"``, ``"methods"``, ``"source"``
         and ``"notes"``.
+        ``"002"``: Vovk, Petej & Gammerman (2021), *Adaptive calibration for binary
+        classification*, section 5. Key ``"bank"``: the protocol (``"n_train"``,
+        ``"n_test"``, ``"clip"``, ``"forest_seed"``, ``"jump_rate"``, ``"E"``) and the three
+        published numbers ``"base_log10_loss"``, ``"jumper_log10_loss"`` and
+        ``"final_log10_martingale"``; plus ``"source"`` and ``"notes"``.
 
     Returns
     -------
@@ -73,6 +82,8 @@ def paper_tables(paper: str) -> dict[str, Any]:
     ['W', 'JB']
     >>> paper_tables("000")["table2"]["SVM"]["CVAP"]
     0.4375
+    >>> paper_tables("002")["bank"]["final_log10_martingale"]
+    919.3
     """
     if paper not in _PAPER_FILES:
         raise ValueError(f"no tables for paper {paper!r}; expected one of {sorted(_PAPER_FILES)}")

@@ -78,4 +78,9 @@ EXPERIMENTS: dict[str, Experiment] = {
         "paper 001 (Vovk & Petej 2014), Tables 1-3: nine small UCI data sets x six "
         "learners, W/VA/SVA/DIR over random 2/3-1/3 splits (needs --data-dir)",
     ),
+    "vovk2021-bank": Experiment(
+        "vovk2021_bank",
+        "paper 002 (Vovk, Petej & Gammerman 2021), section 5: the Jumper protecting a "
+        "random forest on the Bank Marketing stream, Figures 2-4 (needs --data-dir)",
+    ),
 }
