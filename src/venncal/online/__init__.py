@@ -8,6 +8,9 @@ their state.
 - :class:`JumperMartingale`, :class:`JumperPredictor`, :class:`MeanJumper`:
   paper 002 (adaptive calibration: test martingales against, and online
   protection of, a deployed model's probabilities).
+- :class:`ProtectedClassifier`: a scikit-learn classifier whose probabilities
+  are protected by the Jumper over a labelled stream (imports scikit-learn
+  when first used).
 - Calibrating families for them: :func:`quadratic`, :func:`cubic`,
   :func:`cox`, :func:`cox2`, and :func:`family` for the user's own functions.
 
@@ -31,9 +34,19 @@ __all__ = [
     "JumperPredictor",
     "JumperResult",
     "MeanJumper",
+    "ProtectedClassifier",
     "cox",
     "cox2",
     "cubic",
     "family",
     "quadratic",
 ]
+
+
+def __getattr__(name: str):
+    # scikit-learn is imported only by the estimator, when it is first asked for.
+    if name == "ProtectedClassifier":
+        from .protected import ProtectedClassifier
+
+        return ProtectedClassifier
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
