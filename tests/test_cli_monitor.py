@@ -181,3 +181,13 @@ def test_clip_removes_the_infinite_loss(capsys, tmp_path):
     s = json.loads(out)
     assert s["clip"] == [0.1, 0.9]
     assert np.isfinite(s["final_log10_S"])
+
+
+def test_steps_to_stdout_keep_the_summary_on_stderr(stream, capsys):
+    code, out, err = run(
+        capsys, "monitor", stream[0], "--prob-col", "p", "--label-col", "y", "-o", "-"
+    )
+    assert code == 0
+    assert out.splitlines()[0] == "step,p,positive,protected_p,log10_S"
+    assert len(out.splitlines()) == 3001
+    assert "final log10 S" in err

@@ -332,6 +332,9 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         _plot(args.plot, s, y01, p, proba, log10)
         report.info(f"plot written to {args.plot}")
-    if args.output != "-":
-        print(json.dumps(s, indent=2) if args.json else _text(s))
+    result = json.dumps(s, indent=2) if args.json else _text(s)
+    if args.output == "-":  # stdout carries the per-step table; the summary goes to stderr
+        report.info(result)
+    else:
+        print(result)
     return 0
