@@ -31,6 +31,7 @@ CALIBRATORS: dict[str, str] = {
     "histogram": "venncal.baselines.HistogramBinningCalibrator",
     "bbq": "venncal.baselines.BBQCalibrator",
     "enir": "venncal.enir.ENIRCalibrator",
+    "quantized-isotonic": "venncal.baselines.QuantizedIsotonicCalibrator",
 }
 
 

@@ -18,6 +18,7 @@ METHOD_HELP = {
     "histogram": "histogram binning",
     "bbq": "Bayesian binning into quantiles",
     "enir": "ensemble of near-isotonic regression models (BIC-weighted)",
+    "quantized-isotonic": "isotonic regression projected onto levels (--param levels=K or a list)",
 }
 
 

@@ -8,11 +8,13 @@ their state.
 - :class:`JumperMartingale`, :class:`JumperPredictor`, :class:`MeanJumper`:
   paper 002 (adaptive calibration: test martingales against, and online
   protection of, a deployed model's probabilities).
+- Calibrating families for them: :func:`quadratic`, :func:`cubic`,
+  :func:`cox`, :func:`cox2`, and :func:`family` for the user's own functions.
 - :class:`ProtectedClassifier`: a scikit-learn classifier whose probabilities
   are protected by the Jumper over a labelled stream (imports scikit-learn
   when first used).
-- Calibrating families for them: :func:`quadratic`, :func:`cubic`,
-  :func:`cox`, :func:`cox2`, and :func:`family` for the user's own functions.
+- :class:`QuantizedIsotonic`, :class:`OrderedQuantizedIsotonic`: paper 003
+  (sequential quantized isotonic regression: inserts, deletes, sliding windows).
 
 Examples
 --------
@@ -27,6 +29,7 @@ Examples
 from ._state import JumperResult
 from .families import CalibratingFamily, cox, cox2, cubic, family, quadratic
 from .jumper import JumperMartingale, JumperPredictor, MeanJumper
+from .quantized import OrderedQuantizedIsotonic, QuantizedIsotonic
 
 __all__ = [
     "CalibratingFamily",
@@ -34,7 +37,9 @@ __all__ = [
     "JumperPredictor",
     "JumperResult",
     "MeanJumper",
+    "OrderedQuantizedIsotonic",
     "ProtectedClassifier",
+    "QuantizedIsotonic",
     "cox",
     "cox2",
     "cubic",
