@@ -112,6 +112,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         metavar="LABEL",
         help="the positive class (default: the larger of the two labels)",
     )
+    _add_jumper_options(parser)
+    add_sep_option(parser)
+    add_output_options(parser)
+    parser.set_defaults(func=run)
+    return parser
+
+
+def _add_jumper_options(parser: argparse.ArgumentParser) -> None:
+    """Add the Jumper's and the outputs' options to the ``monitor`` parser."""
     parser.add_argument(
         "--family",
         choices=tuple(FAMILIES),
@@ -157,10 +166,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help="write per-step p, positive (1 if the label is the positive class), "
         "protected p' and log10 S as CSV (- for stdout)",
     )
-    add_sep_option(parser)
-    add_output_options(parser)
-    parser.set_defaults(func=run)
-    return parser
 
 
 def _read(args: argparse.Namespace, report: Reporter) -> tuple[str, np.ndarray, np.ndarray, object]:

@@ -10,10 +10,11 @@ The report gives the base and protected decimal log losses and the final
 Jumper, the other calibrating families of section 2, and how much the numbers
 move with the encoding of the categorical columns and the forest's seed.
 
-The paper read OpenML's copy of the data; its categorical columns are ARFF nominal
-attributes whose values are declared in sorted order, and the copy keeps
-``duration``.  Ordinal codes of the sorted categories, with ``duration``, give the
-paper's three numbers to the last printed digit (:data:`PAPER_ENCODING`).
+The paper read OpenML's copy of the data, where the categorical columns are nominal
+attributes (``fetch_openml`` gives a forest their category codes) and ``duration`` is
+kept.  Ordinal codes of the sorted categories, with ``duration``, give the paper's
+three numbers to the last printed digit (:data:`PAPER_ENCODING`); the other natural
+encodings do not (the report's last table).
 """
 
 from __future__ import annotations
