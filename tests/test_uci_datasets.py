@@ -248,8 +248,8 @@ def test_one_file_per_paper():
         "classifiers", "datasets", "methods", "notes", "source", "table1", "table2", "table3",
     ]  # fmt: skip
     assert "paper000" not in " ".join(t["notes"])
-    with pytest.raises(ValueError, match="no tables for paper '002'"):
-        paper_tables("002")
+    with pytest.raises(ValueError, match="no tables for paper '999'"):
+        paper_tables("999")
 
 
 def test_paper_tables_returns_fresh_copy():

@@ -15,12 +15,12 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
-from . import _demo, _evaluate, _fit, _predict, _reproduce
+from . import _demo, _evaluate, _fit, _monitor, _predict, _reproduce
 
 __all__ = ["build_parser", "main"]
 
 # Modules providing ``add_parser(subparsers)``, in the order shown by ``--help``.
-_COMMANDS = (_fit, _predict, _evaluate, _demo, _reproduce)
+_COMMANDS = (_fit, _predict, _evaluate, _monitor, _demo, _reproduce)
 
 
 def build_parser() -> argparse.ArgumentParser:

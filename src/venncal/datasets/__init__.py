@@ -23,6 +23,7 @@ __all__ = ["DATASETS", "load_adult", "load_dataset", "paper_tables"]
 _PAPER_FILES = {
     "000": "paper000_tables.json",
     "001": "paper001_tables.json",
+    "002": "paper002_tables.json",
     "004": "paper004_tables.json",
 }
 
@@ -42,7 +43,7 @@ def paper_tables(paper: str) -> dict[str, Any]:
 
     Parameters
     ----------
-    paper : {"000", "001", "004"}
+    paper : {"000", "001", "002", "004"}
         ``"000"``: Vovk, Petej & Fedorova (2015), *Large-scale probabilistic predictors
         with and without guarantees of validity*. Keys ``"table1"`` (mean log loss, base
         2) and ``"table2"`` (mean Brier loss ``4 (y - p)**2``), each
@@ -56,6 +57,11 @@ def paper_tables(paper: str) -> dict[str, Any]:
         ``DIR``; ``"table3"`` (ranking, per loss and data set, ``[method, classifier]``
         best first); plus ``"classifiers"``, ``"datasets"``, ``"methods"``, ``"source"``
         and ``"notes"``.
+        ``"002"``: Vovk, Petej & Gammerman (2021), *Adaptive calibration for binary
+        classification*, section 5. Key ``"bank"``: the protocol (``"n_train"``,
+        ``"n_test"``, ``"clip"``, ``"forest_seed"``, ``"jump_rate"``, ``"E"``) and the three
+        published numbers ``"base_log10_loss"``, ``"jumper_log10_loss"`` and
+        ``"final_log10_martingale"``; plus ``"source"`` and ``"notes"``.
         ``"004"``: Naeini & Cooper (2016), *Binary classifier calibration using an
         ensemble of near isotonic regression models*. ``"table1"`` (simulated data,
         ``table1[kernel][method][measure]``, kernels ``linear`` and ``quadratic``, methods
@@ -86,6 +92,8 @@ def paper_tables(paper: str) -> dict[str, Any]:
     0.4375
     >>> paper_tables("004")["table1"]["linear"]["ENIR"]["AUC"]
     0.85
+    >>> paper_tables("002")["bank"]["final_log10_martingale"]
+    919.3
     """
     if paper not in _PAPER_FILES:
         raise ValueError(f"no tables for paper {paper!r}; expected one of {sorted(_PAPER_FILES)}")

@@ -88,4 +88,9 @@ EXPERIMENTS: dict[str, Experiment] = {
         "paper 004, Tables III-VI: LR/SVM/NB x IsoReg/BBQ/ENIR on six of its UCI data sets, "
         "10 x 10-fold CV, average ranks, Friedman + Holm, ENIR's gain (needs --data-dir)",
     ),
+    "vovk2021-bank": Experiment(
+        "vovk2021_bank",
+        "paper 002 (Vovk, Petej & Gammerman 2021), section 5: the Jumper protecting a "
+        "random forest on the Bank Marketing stream, Figures 2-4 (needs --data-dir)",
+    ),
 }

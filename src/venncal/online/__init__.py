@@ -10,6 +10,9 @@ their state.
   protection of, a deployed model's probabilities).
 - Calibrating families for them: :func:`quadratic`, :func:`cubic`,
   :func:`cox`, :func:`cox2`, and :func:`family` for the user's own functions.
+- :class:`ProtectedClassifier`: a scikit-learn classifier whose probabilities
+  are protected by the Jumper over a labelled stream (imports scikit-learn
+  when first used).
 - :class:`QuantizedIsotonic`, :class:`OrderedQuantizedIsotonic`: paper 003
   (sequential quantized isotonic regression: inserts, deletes, sliding windows).
 
@@ -35,6 +38,7 @@ __all__ = [
     "JumperResult",
     "MeanJumper",
     "OrderedQuantizedIsotonic",
+    "ProtectedClassifier",
     "QuantizedIsotonic",
     "cox",
     "cox2",
@@ -42,3 +46,12 @@ __all__ = [
     "family",
     "quadratic",
 ]
+
+
+def __getattr__(name: str):
+    # scikit-learn is imported only by the estimator, when it is first asked for.
+    if name == "ProtectedClassifier":
+        from .protected import ProtectedClassifier
+
+        return ProtectedClassifier
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,193 @@
+"""End-to-end tests of ``venncal monitor`` (the Jumper on a recorded stream, paper 002)."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from venncal.cli import main
+from venncal.online import JumperPredictor, MeanJumper, quadratic
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def stream(tmp_path_factory):
+    """A drifting stream: the model overestimates, labels 'no'/'yes'."""
+    rng = np.random.default_rng(0)
+    p = rng.uniform(0.05, 0.95, 3000)
+    y = np.where(rng.random(3000) < p**1.5, "yes", "no")
+    path = tmp_path_factory.mktemp("monitor") / "stream.csv"
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["p", "y"])
+        w.writerows(zip(p.tolist(), y, strict=True))
+    return str(path), p, (y == "yes")
+
+
+def test_numbers_equal_the_library(stream, capsys, tmp_path):
+    path, p, y01 = stream
+    steps = tmp_path / "steps.csv"
+    code, out, err = run(
+        capsys, "monitor", path, "--prob-col", "p", "--label-col", "y", "--json", "-o", str(steps)
+    )
+    assert code == 0, err
+    s = json.loads(out)
+    res = JumperPredictor(quadratic(), 0.01).run(p, y01)
+    assert s["rows"] == 3000
+    assert s["positive_label"] == "yes"
+    assert s["final_log10_S"] == pytest.approx(res.log10_final, rel=1e-12)
+    assert s["alarm"] == res.alarm(0.01)
+    assert s["base"]["log10_loss"] - s["protected"]["log10_loss"] == pytest.approx(
+        s["final_log10_S"], rel=1e-9
+    )
+    table = np.genfromtxt(steps, delimiter=",", names=True)
+    np.testing.assert_array_equal(table["step"], np.arange(1, 3001))
+    np.testing.assert_allclose(table["protected_p"], res.protected_proba, rtol=1e-15)
+    np.testing.assert_allclose(table["log10_S"], res.log10_martingale, rtol=1e-15)
+
+
+def test_block_by_block_equals_one_run(stream, capsys, monkeypatch):
+    path, p, y01 = stream
+    monkeypatch.setattr("venncal.cli._monitor.BATCH_ROWS", 700)
+    code, out, _ = run(
+        capsys,
+        "monitor",
+        path,
+        "--prob-col",
+        "p",
+        "--label-col",
+        "y",
+        "--mean",
+        "--json",
+        "--progress",
+    )
+    assert code == 0
+    whole = MeanJumper(quadratic()).run(p, y01)
+    assert json.loads(out)["final_log10_S"] == whole.log10_final  # bit for bit
+
+
+def test_options_text_output_and_positive_label(stream, capsys):
+    path, _p, _y01 = stream
+    code, out, _ = run(
+        capsys,
+        "monitor",
+        path,
+        "--prob-col",
+        "p",
+        "--label-col",
+        "y",
+        "--family",
+        "cox",
+        "--jump-rate",
+        "0.1",
+        "--clip",
+        "0.1",
+        "--alpha",
+        "0.05",
+        "--positive-label",
+        "no",
+    )
+    assert code == 0
+    assert "positive class 'no'" in out
+    assert "family: cox, jump rate(s): 0.1" in out
+    assert "alarm (S >= 1/0.05)" in out
+    for line in ("decimal log loss (sum)", "Brier loss (mean)", "AUC"):
+        assert line in out
+
+
+def test_plot(stream, capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    path = stream[0]
+    png = tmp_path / "m.png"
+    code, _, err = run(
+        capsys, "monitor", path, "--prob-col", "p", "--label-col", "y", "--plot", str(png)
+    )
+    assert code == 0, err
+    assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def _write(tmp_path, rows, name="t.csv"):
+    path = tmp_path / name
+    path.write_text("\n".join(rows) + "\n")
+    return str(path)
+
+
+ERRORS = [
+    # (rows of the file, extra options, fragment of the one-line error)
+    (["p,y", "0.2,0", "0.3,1"], ["--prob-col", "q"], "no column 'q'"),
+    (["p,y", "0.2,0", "1.3,1"], [], "[0, 1]"),
+    (["p,y", "0.2,0", "abc,1"], [], "row 2"),
+    (["p,y", "0.2,0", "0.0,1"], [], "row 2: forecast 0 gave probability 0"),
+    (["p,y", "0.2,0", "0.3,1", "0.4,2"], [], "exactly two classes"),
+    (["p,y"], [], "no data rows"),
+    (["p,y", "0.2,a", "0.3,b"], ["--positive-label", "c"], "--pos-label 'c'"),
+]
+
+
+@pytest.mark.parametrize(("rows", "extra", "message"), ERRORS)
+def test_errors_are_one_line_and_exit_2(rows, extra, message, capsys, tmp_path):
+    path = _write(tmp_path, rows)
+    argv = ["monitor", path, "--prob-col", "p", "--label-col", "y"]
+    if "--prob-col" in extra:
+        argv[3] = extra[1]
+        extra = []
+    code, _, err = run(capsys, *argv, *extra)
+    assert code == 2
+    assert err.startswith("venncal monitor: error:")
+    assert err.count("\n") == 1
+    assert message in err
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["--jump-rate", "0"],
+        ["--jump-rate", "1.5"],
+        ["--clip", "0.5"],
+        ["--alpha", "1"],
+        ["--family", "quartic"],
+        ["--mean", "--jump-rate", "0.1"],
+    ],
+)
+def test_bad_options_are_usage_errors(options, capsys, tmp_path):
+    path = _write(tmp_path, ["p,y", "0.2,0", "0.3,1"])
+    code, _, err = run(capsys, "monitor", path, "--prob-col", "p", "--label-col", "y", *options)
+    assert code == 2
+    assert "usage:" in err
+
+
+def test_missing_file(capsys, tmp_path):
+    code, _, err = run(
+        capsys, "monitor", str(tmp_path / "none.csv"), "--prob-col", "p", "--label-col", "y"
+    )
+    assert code == 2
+    assert "no such file" in err
+
+
+def test_clip_removes_the_infinite_loss(capsys, tmp_path):
+    path = _write(tmp_path, ["p,y", "0.0,1", "1.0,0", "0.5,1"])
+    code, out, err = run(
+        capsys, "monitor", path, "--prob-col", "p", "--label-col", "y", "--clip", "0.1", "--json"
+    )
+    assert code == 0, err
+    s = json.loads(out)
+    assert s["clip"] == [0.1, 0.9]
+    assert np.isfinite(s["final_log10_S"])
+
+
+def test_steps_to_stdout_keep_the_summary_on_stderr(stream, capsys):
+    code, out, err = run(
+        capsys, "monitor", stream[0], "--prob-col", "p", "--label-col", "y", "-o", "-"
+    )
+    assert code == 0
+    assert out.splitlines()[0] == "step,p,positive,protected_p,log10_S"
+    assert len(out.splitlines()) == 3001
+    assert "final log10 S" in err
