@@ -180,6 +180,21 @@ def summaries_from_pieces(
     return {g: groups[g] for g in sorted(groups)}
 
 
+def summary_of(pieces: Mapping, problems: Problems, by: str | None, positive_label):
+    """Return the summary (or one per group) of checked pieces, labels 0/1 or ``positive_label``."""
+    positive, _ = positive_label_of(problems.labels, positive_label, for_fit=False)
+    return summaries_from_pieces(pieces, problems, by=by, positive=positive)
+
+
+def fit_pieces(calibrator, pieces: Mapping, problems: Problems, by: str | None):
+    """Fit ``calibrator`` by ``fit_summary`` on checked pieces; labels as for its ``fit``."""
+    positive, classes = positive_label_of(
+        problems.labels, classes=getattr(calibrator, "classes", None), for_fit=True
+    )
+    summaries = summaries_from_pieces(pieces, problems, by=by, positive=positive)
+    return fit_calibrator(calibrator, summaries, classes)
+
+
 def make_calibrator(method, params: Mapping):
     """Return an unfitted calibrator: a registered method name, or a clone of a calibrator."""
     from sklearn.base import clone

@@ -199,8 +199,7 @@ def summarize(
     pieces, problems = _reduce(
         df, score_col, label_col, weight_col, by, round_scores, split_every, max_distinct
     )
-    positive, _ = _engine.positive_label_of(problems.labels, positive_label, for_fit=False)
-    return _engine.summaries_from_pieces(pieces, problems, by=by, positive=positive)
+    return _engine.summary_of(pieces, problems, by, positive_label)
 
 
 def fit(
@@ -252,11 +251,7 @@ def fit(
     pieces, problems = _reduce(
         df, score_col, label_col, weight_col, by, round_scores, split_every, max_distinct
     )
-    positive, classes = _engine.positive_label_of(
-        problems.labels, classes=getattr(calibrator, "classes", None), for_fit=True
-    )
-    summaries = _engine.summaries_from_pieces(pieces, problems, by=by, positive=positive)
-    return _engine.fit_calibrator(calibrator, summaries, classes)
+    return _engine.fit_pieces(calibrator, pieces, problems, by)
 
 
 def _score_partition(pdf, calibrator, score_cols, names):
