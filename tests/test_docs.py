@@ -13,7 +13,11 @@ import venncal
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 README = Path(__file__).resolve().parent.parent / "README.md"
 #: Modules of the optional engines -> the library their extra installs (skipped outside CI without it).
-ENGINES = {"venncal.dask": "dask.dataframe", "venncal.spark": "pyspark"}
+ENGINES = {
+    "venncal.dask": "dask.dataframe",
+    "venncal.spark": "pyspark",
+    "venncal._spark_ml": "pyspark",
+}
 
 
 def _modules():
@@ -28,7 +32,7 @@ def _modules():
 def test_docstring_examples(name):
     if name in ENGINES and not os.environ.get("CI"):
         pytest.importorskip(ENGINES[name], reason=f"the optional engine of {name} is not installed")
-    if name == "venncal.spark":
+    if name in ("venncal.spark", "venncal._spark_ml"):
         pytest.skip("its examples need a Spark session: tests/test_spark.py runs them")
     module = importlib.import_module(name)
     finder = doctest.DocTestFinder()

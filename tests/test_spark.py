@@ -6,7 +6,6 @@ when the ``spark`` extra or Java is missing.
 
 import doctest
 import functools
-import itertools
 import os
 import shutil
 import subprocess
@@ -22,6 +21,7 @@ if not IN_CI:
         pytest.skip("Spark needs Java 17+ (no java on PATH, no JAVA_HOME)", allow_module_level=True)
 
 import pandas as pd
+from pyspark.ml import Pipeline, PipelineModel
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
@@ -256,10 +256,46 @@ def test_argument_errors(spark):
         vs.transform(df, vs.fit(df, score_col="s", label_col="y"), "s", output_cols=("a", "b"))
 
 
+def test_pipeline_fit_transform_save_load(spark, tmp_path):
+    pdf = _data(10).assign(y=lambda d: np.where(d.y == 1, "yes", "no"))
+    df = _frame(spark, pdf, "2")
+    estimator = vs.SparkCalibrator(
+        scoreCol="s", labelCol="y", foldCol="fold", method="cvap",
+        calibratorParams={"merge": "brier"}, outputCols=["prob", "low", "high"],
+    )
+    model = Pipeline(stages=[estimator]).fit(df)
+    direct = method_class("cvap")(merge="brier").fit(pdf.s, pdf.y, folds=pdf.fold)
+    cal = model.stages[0].calibrator
+    test = np.linspace(-3, 3, 61)
+    _same_bits(cal.predict_interval(test), direct.predict_interval(test))
+    assert cal.classes_.tolist() == ["no", "yes"]
+    scored = model.transform(df).toArrow().to_pandas().sort_values("row")
+    model.write().save(str(tmp_path / "pipeline"))
+    again = PipelineModel.load(str(tmp_path / "pipeline"))
+    assert isinstance(again.stages[0], vs.SparkCalibratorModel)
+    assert again.stages[0].getOrDefault("outputCols") == ["prob", "low", "high"]
+    rescored = again.transform(df).toArrow().to_pandas().sort_values("row")
+    for col in ("prob", "low", "high"):
+        _same_bits(rescored[col].to_numpy(), scored[col].to_numpy())
+
+
+def test_model_save_load_alone(spark, tmp_path):
+    df = _frame(spark, _data(11), "1")
+    model = vs.SparkCalibrator(scoreCol="s", labelCol="y", method="isotonic").fit(df)
+    model.save(str(tmp_path / "iso"))
+    again = vs.SparkCalibratorModel.load(str(tmp_path / "iso"))
+    for name in model.calibrator._state:
+        _same_bits(getattr(again.calibrator, name), getattr(model.calibrator, name))
+    assert again.transform(df).columns == [*df.columns, "p"]
+    estimator = vs.SparkCalibrator(scoreCol="s", labelCol="y", method="platt")
+    estimator.save(str(tmp_path / "est"))
+    assert vs.SparkCalibrator.load(str(tmp_path / "est")).getOrDefault("method") == "platt"
+
+
 def test_docstring_examples(spark):
     finder = doctest.DocTestFinder()
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    for module in (vs,):
+    for module in (vs, sys.modules["venncal._spark_ml"]):
         for test in finder.find(module, module.__name__, globs={"spark": spark}):
             runner.run(test)
     result = runner.summarize(verbose=False)

@@ -11,6 +11,10 @@ broadcast), so everything also works under Spark Connect.  With integer
 weights (or none) the model is the one fitted on all the rows in one
 array, bit for bit, whatever the partitioning.
 
+:class:`SparkCalibrator` and :class:`SparkCalibratorModel` are the same as
+a Spark ML ``Estimator``/``Model`` pair, for a ``pyspark.ml.Pipeline``;
+the model saves the calibrator in venncal's JSON model format.
+
 Needs the ``spark`` extra (``pip install "venncal[spark]"``) and Java 17+.
 
 Examples
@@ -51,7 +55,7 @@ except ImportError as exc:  # pragma: no cover - depends on the installation
         'venncal.spark needs pyspark>=4, pandas and pyarrow: pip install "venncal[spark]"'
     ) from exc
 
-__all__ = ["fit", "summarize", "transform"]
+__all__ = ["SparkCalibrator", "SparkCalibratorModel", "fit", "summarize", "transform"]
 
 _INF = float("inf")
 
@@ -285,3 +289,6 @@ def transform(
     scored = df.withColumn(tmp, udf(F.struct(*[F.col(c).cast("double") for c in score_cols])))
     return scored.withColumns({name: F.col(tmp)[name] for name in names}).drop(tmp)
 
+
+# The Spark ML pair calls fit and transform above, so it is imported last.
+from ._spark_ml import SparkCalibrator, SparkCalibratorModel
