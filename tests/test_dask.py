@@ -8,6 +8,7 @@ import itertools
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -250,3 +251,23 @@ def test_import_venncal_imports_no_engine():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def _readme_block(marker):
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text("utf-8")
+    after = text.split(f"<!-- {marker} -->\n```python\n", 1)[1]
+    return after.split("```", 1)[0]
+
+
+# dask's Parquet code still passes inplace= to pandas 3.1, which deprecates it.
+@pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame")
+def test_readme_example_runs(tmp_path):
+    (tmp_path / "scored").mkdir()
+    pdf = _data(8).rename(columns={"s": "score", "y": "label"})
+    pdf.to_parquet(tmp_path / "scored" / "part-0.parquet")
+    code = _readme_block("engine:dask")
+    for path in ("scored/*.parquet", "calibrated/"):
+        code = code.replace(f'"{path}"', repr(str(tmp_path / path)))
+    with dask.config.set(scheduler="synchronous"):
+        exec(compile(code, "README.md", "exec"), {})  # noqa: S102  (our own README)
+    assert len(dd.read_parquet(tmp_path / "calibrated").compute()) == len(pdf)

@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -290,6 +291,17 @@ def test_model_save_load_alone(spark, tmp_path):
     estimator = vs.SparkCalibrator(scoreCol="s", labelCol="y", method="platt")
     estimator.save(str(tmp_path / "est"))
     assert vs.SparkCalibrator.load(str(tmp_path / "est")).getOrDefault("method") == "platt"
+
+
+def test_readme_example_runs(spark, tmp_path):
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text("utf-8")
+    code = text.split("<!-- engine:spark -->\n```python\n", 1)[1].split("```", 1)[0]
+    _data(12).rename(columns={"s": "score", "y": "label"}).to_parquet(tmp_path / "scored.parquet")
+    for path, where in (("scored/", "scored.parquet"), ("calibrated/", "calibrated"),
+                        ("models/ivap", "models/ivap")):
+        code = code.replace(f'"{path}"', repr(str(tmp_path / where)))
+    exec(compile(code, "README.md", "exec"), {"spark": spark})  # noqa: S102  (our own README)
+    assert spark.read.parquet(str(tmp_path / "calibrated")).columns[-3:] == ["p", "p0", "p1"]
 
 
 def test_docstring_examples(spark):
