@@ -157,6 +157,18 @@ def test_transform_matches_predict(scheduler):
     assert list(vd.transform(df, platt, "s", output_cols=("q",)).columns) == [*pdf.columns, "q"]
 
 
+@pytest.mark.parametrize("labels", [[False, True], [0.0, 1.0], [-1, 1]])
+def test_classes_as_in_a_fit_on_one_array(labels):
+    pdf = _data(9)
+    pdf = pdf.assign(y=np.where(pdf.y == 1, labels[1], labels[0]))
+    with dask.config.set(scheduler="synchronous"):
+        cal = vd.fit(dd.from_pandas(pdf, npartitions=2), "isotonic", score_col="s", label_col="y")
+    direct = method_class("isotonic")().fit(pdf.s, pdf.y)
+    _same_bits(cal.classes_, direct.classes_)
+    for name in cal._state:
+        _same_bits(getattr(cal, name), getattr(direct, name))
+
+
 def test_string_labels_and_named_classes():
     pdf = _data(5).assign(y=lambda d: np.where(d.y == 1, "yes", "no"))
     df = dd.from_pandas(pdf, npartitions=3)

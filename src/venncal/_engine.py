@@ -224,8 +224,10 @@ def check_grouping(calibrator, by: str | None) -> None:
 
 def fit_calibrator(calibrator, summaries, classes) -> object:
     """Fit by ``fit_summary``, with ``classes_`` the resolved two labels."""
-    if getattr(calibrator, "classes", None) is None and list(classes) != [0, 1]:
-        calibrator.set_params(classes=list(np.asarray(classes).tolist()))
+    classes = np.asarray(classes)
+    plain = classes.dtype.kind in "iu" and classes.tolist() == [0, 1]  # fit_summary's default
+    if getattr(calibrator, "classes", None) is None and not plain:
+        calibrator.set_params(classes=classes.tolist())
     return calibrator.fit_summary(summaries)
 
 
