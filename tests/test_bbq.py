@@ -68,7 +68,7 @@ def check_against_reference(scores, y, weights=None, rng=None, **params):
 # --------------------------------------------------------------------- vs reference
 
 
-@pytest.mark.parametrize("n", [1, 2, 3, 7, 40, 250])
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 40, pytest.param(250, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_random_against_reference(n, seed):
     rng = np.random.default_rng(seed)

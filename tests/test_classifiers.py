@@ -308,6 +308,7 @@ def test_dataframe_input_keeps_feature_names(data):
     )
 
 
+@pytest.mark.slow  # starts joblib worker processes
 def test_parallel_folds_match_serial(data):
     X, y, X_test = data
     serial = VennAbersClassifier(GaussianNB(), random_state=0).fit(X, y)

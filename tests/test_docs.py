@@ -61,7 +61,9 @@ def test_readme_examples():
 def test_readme_commands_are_run_by_the_cli_tests():
     # tests/test_cli.py runs every "$ venncal" line of docs/cli.md.
     cli_doc = (README.parent / "docs" / "cli.md").read_text("utf-8").splitlines()
-    lines = [line for line in README.read_text("utf-8").splitlines() if line.startswith("$ venncal ")]
+    lines = [
+        line for line in README.read_text("utf-8").splitlines() if line.startswith("$ venncal ")
+    ]
     assert lines
     for line in lines:
         assert line in cli_doc, line

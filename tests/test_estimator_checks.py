@@ -1,77 +1,97 @@
-"""scikit-learn's own estimator checks for every estimator wrapper."""
+"""scikit-learn's own estimator checks for every estimator wrapper.
+
+Two checks assume what a Venn-Abers predictor does not give: that weights equal
+repeated rows (repeats change a random proper-training/calibration split or the
+folds) and that predicting a subset gives the same numbers (a test score equal
+to a calibration score is pooled with it, one ulp away it is not). Whether such
+a check fails can depend on the last bits of the base estimator's scores, which
+change with the BLAS kernel and thread count. We ran them under OpenBLAS with
+OPENBLAS_CORETYPE=Haswell, Sandybridge and Prescott, on 1 and 2 threads: a check
+that failed in all six is a strict expected failure; one whose outcome changed
+is non-strict, with that reason, and ``test_exact_base_estimator`` asserts the
+property strictly with a base estimator whose scores are exact.
+"""
 
 import pytest
 from sklearn.naive_bayes import GaussianNB
-from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils.estimator_checks import (
+    check_methods_subset_invariance,
+    check_sample_weight_equivalence_on_dense_data,
+    check_sample_weight_equivalence_on_sparse_data,
+    parametrize_with_checks,
+)
 
 from venncal import CalibratedClassifier, FullVennAbersClassifier, VennAbersClassifier
 
-TIES = (
-    "a test score equal to a calibration score is pooled with it (the definition), one ulp "
-    "away it is not; the base estimator's scores of the same row differ in the last bit "
-    "between batch sizes (BLAS), so predictions on the calibration rows can jump"
-)
-SPLIT = "repeated rows change the random proper-training/calibration split or folds"
-SOLVER = (
-    "the base estimator's weighted fit equals the repeated-rows fit only to its solver "
+_SPLIT = "repeated rows change the random proper-training/calibration split or folds"
+_SOLVER = (
+    "the base estimator's weighted fit equals its repeated-rows fit only to the solver's "
     "tolerance, and Venn-Abers outputs jump at calibration scores"
 )
-
-
-PLATT = "Platt scaling fits a sigmoid by an iterative solver: weighted and repeated-row fits agree only to its tolerance"
-
-
-def known_departures(estimator):
-    """Checks whose premise Venn-Abers predictors do not meet, with the reason.
-
-    Whether such a check fails depends on bits of the base estimator's output,
-    so it runs and counts as an expected failure only when it does fail.
-    """
-    method = getattr(estimator, "method", None)
-    if isinstance(estimator, CalibratedClassifier):
-        return {
-            "check_methods_subset_invariance": TIES,
-            "check_sample_weight_equivalence_on_dense_data": SPLIT,
-            "check_sample_weight_equivalence_on_sparse_data": SPLIT,
-        }
-    if method == "cvap":
-        return {
-            "check_methods_subset_invariance": TIES,
-            "check_sample_weight_equivalence_on_dense_data": SPLIT,
-            "check_sample_weight_equivalence_on_sparse_data": SPLIT,
-        }
-    if method == "ivap":
-        return {
-            "check_sample_weight_equivalence_on_dense_data": SPLIT,
-            "check_sample_weight_equivalence_on_sparse_data": SPLIT,
-        }
-    if method == "sva":
-        return {
-            "check_methods_subset_invariance": TIES,
-            "check_sample_weight_equivalence_on_dense_data": SOLVER,
-            "check_sample_weight_equivalence_on_sparse_data": SOLVER,
-        }
-    return {}
-
-
-@parametrize_with_checks(
-    [
-        VennAbersClassifier(random_state=0),
-        VennAbersClassifier(method="ivap", random_state=0),
-        VennAbersClassifier(method="sva"),
-        CalibratedClassifier(random_state=0),
-        CalibratedClassifier(method="platt", random_state=0),
-        CalibratedClassifier(method="bbq", cv="split", random_state=0),
-        # A fast base estimator: the full predictor refits it twice per test row.
-        FullVennAbersClassifier(GaussianNB()),
-    ],
+SPLIT = pytest.mark.xfail(strict=True, reason=_SPLIT)
+SOLVER = pytest.mark.xfail(strict=True, reason=_SOLVER)
+SPLIT_BY_PLATFORM = pytest.mark.xfail(
+    strict=False,
+    reason=f"{_SPLIT}; passes by chance on most BLAS kernels (not Prescott, 2 threads)",
 )
-def test_sklearn_compatible_estimator(estimator, check):
-    reason = known_departures(estimator).get(check.func.__name__)
-    if reason is None:
-        check(estimator)
-        return
-    try:
-        check(estimator)
-    except AssertionError:
-        pytest.xfail(reason)
+SOLVER_BY_PLATFORM = pytest.mark.xfail(
+    strict=False, reason=f"{_SOLVER}; which rows jump depends on the BLAS kernel"
+)
+TIES_BY_PLATFORM = pytest.mark.xfail(
+    strict=False,
+    reason="a test score equal to a calibration score is pooled with it, one ulp away it is "
+    "not, and the base estimator's score of a row differs in the last bit between batch sizes "
+    "on some BLAS kernels (fails with Haswell, passes with Sandybridge)",
+)
+
+SUBSET = "check_methods_subset_invariance"
+DENSE = "check_sample_weight_equivalence_on_dense_data"
+SPARSE = "check_sample_weight_equivalence_on_sparse_data"
+
+# (estimator, {check name: expected-failure mark}); every other check must pass.
+ESTIMATORS = [
+    (
+        VennAbersClassifier(random_state=0),
+        {SUBSET: TIES_BY_PLATFORM, DENSE: SPLIT_BY_PLATFORM, SPARSE: SPLIT},
+    ),
+    (VennAbersClassifier(method="ivap", random_state=0), {DENSE: SPLIT, SPARSE: SPLIT}),
+    (
+        VennAbersClassifier(method="sva"),
+        {SUBSET: TIES_BY_PLATFORM, DENSE: SOLVER_BY_PLATFORM, SPARSE: SOLVER},
+    ),
+    (CalibratedClassifier(random_state=0), {}),
+    (CalibratedClassifier(method="platt", random_state=0), {}),
+    (CalibratedClassifier(method="bbq", cv="split", random_state=0), {DENSE: SPLIT_BY_PLATFORM}),
+    # A fast base estimator: the full predictor refits it twice per test row.
+    (FullVennAbersClassifier(GaussianNB()), {}),
+]
+
+
+@parametrize_with_checks([estimator for estimator, _ in ESTIMATORS])
+def test_sklearn_compatible_estimator(estimator, check, request):
+    departures = next(d for e, d in ESTIMATORS if repr(e) == repr(estimator))
+    mark = departures.get(check.func.__name__)
+    if mark is not None:
+        request.applymarker(mark)
+    check(estimator)
+
+
+TREE = DecisionTreeClassifier(max_depth=3, random_state=0)
+SVA = VennAbersClassifier(TREE, method="sva")
+
+
+@pytest.mark.parametrize(
+    ("estimator", "check"),
+    [
+        (VennAbersClassifier(TREE, random_state=0), check_methods_subset_invariance),
+        (SVA, check_methods_subset_invariance),
+        (SVA, check_sample_weight_equivalence_on_dense_data),
+        (SVA, check_sample_weight_equivalence_on_sparse_data),
+    ],
+    ids=["cvap-subset", "sva-subset", "sva-weights-dense", "sva-weights-sparse"],
+)
+def test_exact_base_estimator(estimator, check):
+    # A tree's score of a row does not depend on the batch, and its weighted fit
+    # is its repeated-rows fit (sva has no split), so these hold exactly.
+    check(type(estimator).__name__, estimator)

@@ -23,6 +23,9 @@ _EXPORTS = {
     "HistogramBinningCalibrator": "venncal.baselines",
     "IsotonicCalibrator": "venncal.baselines",
     "PlattCalibrator": "venncal.baselines",
+    "QuantizedIsotonicCalibrator": "venncal.baselines",
+    "ENIRCalibrator": "venncal.enir",
+    "near_isotonic_path": "venncal.enir",
     "CalibratedClassifier": "venncal.estimators",
     "FullVennAbersClassifier": "venncal.estimators",
     "VennAbersClassifier": "venncal.estimators",
@@ -37,16 +40,18 @@ _EXPORTS = {
 }
 
 #: Subpackages reachable as attributes of ``venncal`` without an import of their own.
-_SUBMODULES = ("baselines", "estimators", "metrics", "persist", "plotting", "venn_abers")
+_SUBMODULES = ("baselines", "enir", "estimators", "metrics", "persist", "plotting", "venn_abers")
 
 __all__ = [
     "BBQCalibrator",
     "CalibratedClassifier",
     "CrossVennAbersCalibrator",
+    "ENIRCalibrator",
     "FullVennAbersClassifier",
     "HistogramBinningCalibrator",
     "IsotonicCalibrator",
     "PlattCalibrator",
+    "QuantizedIsotonicCalibrator",
     "ScoreSummary",
     "VennAbersCalibrator",
     "VennAbersClassifier",
@@ -55,6 +60,7 @@ __all__ = [
     "load",
     "log_minimax",
     "merge_folds",
+    "near_isotonic_path",
     "persist",
     "save",
 ]
@@ -83,6 +89,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; never executed
         IsotonicCalibrator,
         PlattCalibrator,
     )
+    from .enir import ENIRCalibrator, near_isotonic_path
     from .estimators import CalibratedClassifier, FullVennAbersClassifier, VennAbersClassifier
     from .persist import load, save
     from .summary import ScoreSummary

@@ -30,6 +30,8 @@ CALIBRATORS: dict[str, str] = {
     "isotonic": "venncal.baselines.IsotonicCalibrator",
     "histogram": "venncal.baselines.HistogramBinningCalibrator",
     "bbq": "venncal.baselines.BBQCalibrator",
+    "enir": "venncal.enir.ENIRCalibrator",
+    "quantized-isotonic": "venncal.baselines.QuantizedIsotonicCalibrator",
 }
 
 

@@ -9,11 +9,13 @@ from .bbq import BBQCalibrator
 from .histogram import HistogramBinningCalibrator
 from .isotonic import IsotonicCalibrator, isotonic_regression
 from .platt import PlattCalibrator
+from .quantized import QuantizedIsotonicCalibrator
 
 __all__ = [
     "BBQCalibrator",
     "HistogramBinningCalibrator",
     "IsotonicCalibrator",
     "PlattCalibrator",
+    "QuantizedIsotonicCalibrator",
     "isotonic_regression",
 ]

@@ -108,7 +108,35 @@ def _two_diff(x, y):
     return two_sum(x, -y)
 
 
-class IsotonicCalibrator(ScoreCalibrator):
+class NearestStepsMixin:
+    """The nearest-threshold step function of ``thresholds_`` and ``values_``, cached.
+
+    For calibrators whose fit is stored at calibration scores and extended to
+    any score by the nearest one (ties to the smaller): isotonic regression's
+    DIR and the quantized isotonic map.
+    """
+
+    def _nearest(self, q: np.ndarray) -> np.ndarray:
+        splits, steps = self._nearest_steps()
+        return steps[np.searchsorted(splits, q, side="left")]
+
+    def _nearest_steps(self):
+        # Cached with the very arrays it was computed from (held, so that a
+        # refit or a reload, which sets new arrays, always recomputes).
+        t, v = self.thresholds_, self.values_
+        cache = self.__dict__.get("_steps_cache")
+        if cache is None or cache[0] is not t or cache[1] is not v:
+            cache = (t, v, *_nearest_steps(t, v))
+            self.__dict__["_steps_cache"] = cache
+        return cache[2], cache[3]
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        state.pop("_steps_cache", None)
+        return state
+
+
+class IsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
     """Isotonic regression calibration (Zadrozny & Elkan 2002).
 
     Fits the non-decreasing step function of the calibration scores that is
@@ -212,20 +240,5 @@ class IsotonicCalibrator(ScoreCalibrator):
             return np.interp(q, t, v)
         # Nearest threshold (DIR): a step function whose steps sit at the
         # exact midpoints between blocks, computed once per fitted state.
-        splits, steps = self._nearest_steps()
-        return steps[np.searchsorted(splits, q, side="left")]
+        return self._nearest(q)
 
-    def _nearest_steps(self):
-        # Cached with the very arrays it was computed from (held, so that a
-        # refit or a reload, which sets new arrays, always recomputes).
-        t, v = self.thresholds_, self.values_
-        cache = self.__dict__.get("_steps_cache")
-        if cache is None or cache[0] is not t or cache[1] is not v:
-            cache = (t, v, *_nearest_steps(t, v))
-            self.__dict__["_steps_cache"] = cache
-        return cache[2], cache[3]
-
-    def __getstate__(self):
-        state = super().__getstate__()
-        state.pop("_steps_cache", None)
-        return state

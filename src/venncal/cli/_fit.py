@@ -17,6 +17,8 @@ METHOD_HELP = {
     "isotonic": "isotonic regression",
     "histogram": "histogram binning",
     "bbq": "Bayesian binning into quantiles",
+    "enir": "ensemble of near-isotonic regression models (BIC-weighted)",
+    "quantized-isotonic": "isotonic regression projected onto levels (--param levels=K or a list)",
 }
 
 

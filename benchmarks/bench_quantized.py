@@ -1,0 +1,181 @@
+"""Speed of sequential quantized isotonic regression (paper 003) beside refitting.
+
+Times, with K levels (default 100, evenly spaced in [0, 1]):
+
+- unordered inserts (``QuantizedIsotonic.learn_many``) while the tree grows
+  to n observations, and the marginal rate over the last tenth (at ~n);
+- single ``insert`` calls from Python at ~n (the per-call overhead included);
+- a sliding window of W observations: each insert also deletes the oldest,
+  timed as insert+delete pairs per second once the window is full;
+- ordered inserts (``OrderedQuantizedIsotonic.learn_many``) of sorted scores;
+- the alternative: refitting ``sklearn.isotonic.IsotonicRegression`` (and
+  venncal's batch ``QuantizedIsotonicCalibrator``) on m observations after
+  every update, timed over a few refits and extrapolated to updates/s.
+
+Data: scores ``s ~ U[0, 1]`` (continuous, so every score is a new distinct
+one: the worst case for the tree), labels ``y ~ Bernoulli(s)``.
+
+This is a script, not a test::
+
+    python benchmarks/bench_quantized.py
+    python benchmarks/bench_quantized.py --n 1e5 --window 1e4 --ordered 1e6   # quick
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import time
+
+import numba
+import numpy as np
+import sklearn
+from sklearn.isotonic import IsotonicRegression
+
+import venncal
+from venncal import QuantizedIsotonicCalibrator
+from venncal.online.quantized import OrderedQuantizedIsotonic, QuantizedIsotonic
+
+
+class Clock:
+    """Wall-clock and process CPU time of a block (the machine may be shared)."""
+
+    def __enter__(self):
+        self.wall, self.cpu = time.perf_counter(), time.process_time()
+        return self
+
+    def __exit__(self, *exc):
+        self.wall = time.perf_counter() - self.wall
+        self.cpu = time.process_time() - self.cpu
+
+    def rates(self, count):
+        return count / self.wall, count / self.cpu
+
+
+def data(rng, n):
+    s = rng.random(n)
+    return s, (rng.random(n) < s).astype(float)
+
+
+def tree_bytes(model):
+    arrays = (model._E, model._EK, model._G, model._GC, model._ng, model._cnt)
+    return sum(a.nbytes for a in arrays)
+
+
+def warm_up(levels):
+    rng = np.random.default_rng(1)
+    s, y = data(rng, 5000)
+    QuantizedIsotonic(levels).learn_many(s, y)
+    QuantizedIsotonic(levels, window=100).learn_many(s, y)
+    OrderedQuantizedIsotonic(levels).learn_many(np.sort(s), y)
+
+
+def unordered(rng, levels, n, single_calls):
+    s, y = data(rng, n)
+    model = QuantizedIsotonic(levels)
+    tenth = n // 10
+    with Clock() as first:
+        model.learn_many(s[: n - tenth], y[: n - tenth])
+    with Clock() as last:
+        model.learn_many(s[n - tenth :], y[n - tenth :])
+    extra_s, extra_y = data(rng, single_calls)
+    with Clock() as single:
+        for a, b in zip(extra_s.tolist(), extra_y.tolist(), strict=True):
+            model.insert(a, b)
+    total = Clock()
+    total.wall, total.cpu = first.wall + last.wall, first.cpu + last.cpu
+    return {
+        "overall": total.rates(n),
+        "last tenth": last.rates(tenth),
+        "single insert() calls": single.rates(single_calls),
+        "groups": model.n_groups,
+        "MB": tree_bytes(model) / 1e6,
+    }
+
+
+def window(rng, levels, w, pairs, single_calls):
+    s, y = data(rng, w + pairs + single_calls)
+    model = QuantizedIsotonic(levels, window=w)
+    model.learn_many(s[:w], y[:w])
+    with Clock() as many:
+        model.learn_many(s[w : w + pairs], y[w : w + pairs])
+    with Clock() as single:
+        for a, b in zip(s[w + pairs :].tolist(), y[w + pairs :].tolist(), strict=True):
+            model.insert(a, b)
+    return {"pairs (learn_many)": many.rates(pairs),
+            "pairs (single insert() calls)": single.rates(single_calls)}
+
+
+def ordered(rng, levels, n):
+    s, y = data(rng, n)
+    s = np.sort(s)
+    model = OrderedQuantizedIsotonic(levels)
+    with Clock() as clock:
+        model.learn_many(s, y)
+    return clock.rates(n)
+
+
+def refit(rng, levels, m, repeats):
+    s, y = data(rng, m)
+    out = {}
+    for name, fit in (
+        ("sklearn IsotonicRegression refit", lambda: IsotonicRegression(
+            out_of_bounds="clip").fit(s, y)),
+        ("venncal QuantizedIsotonicCalibrator refit", lambda: QuantizedIsotonicCalibrator(
+            levels=levels).fit(s, y)),
+    ):
+        fit()
+        walls, cpus = [], []
+        for _ in range(repeats):
+            with Clock() as clock:
+                fit()
+            walls.append(clock.wall)
+            cpus.append(clock.cpu)
+        out[name] = (1.0 / float(np.median(walls)), 1.0 / float(np.median(cpus)))
+    return out
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--levels", type=int, default=100)
+    parser.add_argument("--n", type=float, default=1e6, help="unordered stream length")
+    parser.add_argument("--window", type=float, default=1e5)
+    parser.add_argument("--pairs", type=float, default=3e5, help="timed window updates")
+    parser.add_argument("--ordered", type=float, default=1e7, help="ordered stream length")
+    parser.add_argument("--refit-n", type=float, default=1e5)
+    parser.add_argument("--single-calls", type=int, default=20000)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    rng = np.random.default_rng(args.seed)
+    k = args.levels
+    print(f"# venncal {venncal.__version__}, numba {numba.__version__}, numpy "
+          f"{np.__version__}, scikit-learn {sklearn.__version__}, Python "
+          f"{platform.python_version()}, {platform.machine()}; K = {k} levels")
+    warm_up(k)
+    n, w = int(args.n), int(args.window)
+    rows = []
+    un = unordered(rng, k, n, args.single_calls)
+    for key in ("overall", "last tenth", "single insert() calls"):
+        rows.append((f"unordered inserts, n = 0 .. {n:.0e} ({key})", un[key]))
+    win = window(rng, k, w, int(args.pairs), args.single_calls)
+    for key, rate in win.items():
+        rows.append((f"window W = {w:.0e}: insert+delete {key}", rate))
+    rows.append((f"ordered inserts, n = {args.ordered:.0e}", ordered(rng, k, int(args.ordered))))
+    m = int(args.refit_n)
+    un_m = unordered(rng, k, m, 2000)
+    rows.append((f"unordered inserts at n = {m:.0e} (last tenth)", un_m["last tenth"]))
+    for name, rate in refit(rng, k, m, repeats=7).items():
+        rows.append((f"{name} after each update, n = {m:.0e}", rate))
+    print("| operation | updates/s (wall clock) | updates/s (CPU time) |")
+    print("|---|---:|---:|")
+    for name, (wall, cpu) in rows:
+        print(f"| {name} | {wall:,.0f} | {cpu:,.0f} |")
+    sk = rows[-2][1]
+    for i, what in ((0, "wall clock"), (1, "CPU time")):
+        print(f"\nratios ({what}): tree inserts at n = {m:.0e} / sklearn refits at n = {m:.0e} = "
+              f"{un_m['last tenth'][i] / sk[i]:,.0f}x; window pairs (W = {w:.0e}) / sklearn "
+              f"refits = {win['pairs (learn_many)'][i] / sk[i]:,.0f}x")
+    print(f"\ntree at n = {n:.0e}: {un['groups']} groups at the root, {un['MB']:.0f} MB of arrays")
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,246 @@
+"""Quantized isotonic regression calibration (paper 003, section III).
+
+The best non-decreasing map whose values lie in a finite set of *levels*
+(for example whole percentages) is the isotonic regression projected onto the
+nearest level (paper 003, Theorem 1 and section III-C).  This module holds the
+batch calibrator and the level helpers shared with the online version,
+:mod:`venncal.online.quantized`.
+
+The projection, and so the fitted map, is unique once the rule for an exact
+midpoint between two levels is fixed: **a value exactly halfway between two
+levels goes to the lower one** (decided in exact arithmetic).  Either level is
+then optimal for the quantized problem; the rule only picks one.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import ClassVar
+
+import numpy as np
+
+from .._base import ScoreCalibrator, check_float_arrays
+from .._kernels import pava_blocks
+from .._validation import Check, Interval
+from .isotonic import NearestStepsMixin, _nearest_steps
+
+__all__ = ["QuantizedIsotonicCalibrator", "check_levels", "level_splits", "project_to_levels"]
+
+
+def _is_level_array(value) -> bool:
+    if isinstance(value, (str, bytes, numbers.Number)):
+        return False
+    try:
+        _level_array(value, unit_interval=True)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _level_array(levels, unit_interval: bool) -> np.ndarray:
+    arr = np.asarray(levels)
+    if arr.dtype.kind not in "iuf" or arr.ndim != 1 or arr.shape[0] == 0:
+        raise ValueError("levels must be a non-empty 1-D array of real numbers")
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    if not np.isfinite(arr).all() or (np.diff(arr) <= 0).any():
+        raise ValueError("levels must be finite and strictly increasing")
+    if unit_interval and ((arr < 0) | (arr > 1)).any():
+        raise ValueError("levels must lie in [0, 1]")
+    return arr + 0.0  # -0.0 becomes 0.0
+
+
+def check_levels(levels, *, unit_interval: bool = True) -> np.ndarray:
+    """Return the quantization levels as a strictly increasing float64 array.
+
+    Parameters
+    ----------
+    levels : int or array-like of shape (K,)
+        An integer ``K >= 2`` gives ``K`` evenly spaced levels in ``[0, 1]``,
+        both endpoints included (``K=101``: whole percentages); an array gives
+        the levels themselves, finite and strictly increasing.
+    unit_interval : bool, default=True
+        Whether the levels must lie in ``[0, 1]`` (probabilities).
+
+    Returns
+    -------
+    ndarray of shape (K,)
+
+    Raises
+    ------
+    TypeError
+        For a single value that is not an integer (a string, a float).
+    ValueError
+        For an integer below 2 or an array that is empty, not 1-D, not
+        finite, not strictly increasing or (with ``unit_interval``) outside
+        ``[0, 1]``.
+
+    Examples
+    --------
+    >>> check_levels(5)
+    array([0.  , 0.25, 0.5 , 0.75, 1.  ])
+    >>> check_levels([0.1, 0.9])
+    array([0.1, 0.9])
+    """
+    if isinstance(levels, numbers.Integral) and not isinstance(levels, bool):
+        if levels < 2:
+            raise ValueError(f"levels as a number must be an integer >= 2; got {levels!r}")
+        return np.linspace(0.0, 1.0, int(levels))
+    if isinstance(levels, (str, bytes, bool, numbers.Number)):
+        raise TypeError(f"levels must be an integer >= 2 or an array of levels; got {levels!r}")
+    return _level_array(levels, unit_interval)
+
+
+def level_splits(levels: np.ndarray) -> np.ndarray:
+    """Return the ``K - 1`` split points of the nearest-level projection.
+
+    ``splits[l]`` is the largest float64 that is at least as near to
+    ``levels[l]`` as to ``levels[l + 1]`` in exact arithmetic, so the level
+    of a value ``v`` is ``levels[np.searchsorted(splits, v)]`` (ties at an
+    exact midpoint go to the lower level).
+
+    Examples
+    --------
+    >>> level_splits(np.array([0.0, 0.5, 1.0]))
+    array([0.25, 0.75])
+    """
+    if levels.shape[0] < 2:
+        return np.empty(0)
+    return np.ascontiguousarray(_nearest_steps(levels, np.arange(levels.shape[0]))[0])
+
+
+def project_to_levels(values, levels) -> np.ndarray:
+    """Return each value replaced by the nearest level (the lower one at a midpoint).
+
+    Parameters
+    ----------
+    values : array-like of shape (n,)
+    levels : int or array-like of shape (K,)
+        As in :func:`check_levels` (any finite reals when an array).
+
+    Examples
+    --------
+    >>> project_to_levels([0.1, 0.125, 0.13, 0.9], 5)
+    array([0.  , 0.  , 0.25, 1.  ])
+    """
+    lv = check_levels(levels, unit_interval=False)
+    v = np.asarray(values, dtype=np.float64)
+    return lv[np.searchsorted(level_splits(lv), v, side="left")]
+
+
+class QuantizedIsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
+    """Isotonic calibration with values restricted to a set of levels (paper 003).
+
+    Fits the non-decreasing step function of the calibration scores, with
+    values in ``levels``, that is closest to the labels in weighted least
+    squares: the isotonic regression (weighted PAVA on the score summary)
+    projected onto the nearest level, then adjacent blocks with the same
+    level joined (paper 003, Theorem 1 and section III-C).
+
+    Parameters
+    ----------
+    levels : int or array-like of shape (K,), default=101
+        An integer ``K >= 2`` gives ``K`` evenly spaced levels in ``[0, 1]``,
+        both endpoints included (the default, 101, is whole percentages);
+        an array gives the levels, strictly increasing, in ``[0, 1]``.
+    classes : array-like of shape (2,), default=None
+        The two labels.  Needed only when the calibration labels show a
+        single class other than 0 or 1.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The labels, sorted; probabilities are those of ``classes_[1]``.
+    levels_ : ndarray of shape (K,)
+        The levels.
+    thresholds_ : ndarray of shape (m,)
+        Increasing calibration scores: the smallest and largest score of
+        each group of scores mapped to one level (one score for a group of
+        one score).
+    values_ : ndarray of shape (m,)
+        The level at ``thresholds_``, non-decreasing, each in ``levels_``.
+
+    Notes
+    -----
+    A value exactly halfway between two levels is projected onto the lower
+    one; at such a midpoint both levels give the same loss, so the map is
+    one of the optimal ones.
+
+    Between and beyond the calibration scores the map extends as
+    :class:`~venncal.baselines.IsotonicCalibrator` with
+    ``interpolation="nearest"`` (its default) does: a test score takes the
+    level of the nearest calibration score, the smaller one when two are
+    equally near, and a score below (above) every calibration score takes
+    the level of the smallest (largest).  Linear interpolation is not
+    offered: it would leave the set of levels.
+
+    The online twins, which keep this map exact as observations are
+    inserted and deleted, are :class:`venncal.online.quantized.QuantizedIsotonic`
+    and :class:`venncal.online.quantized.OrderedQuantizedIsotonic`.
+
+    References
+    ----------
+    K. Gokcesu, H. Gokcesu. A log-linear time sequential optimal calibration
+    algorithm for quantized isotonic L2 regression (paper 003).
+
+    Examples
+    --------
+    >>> from venncal.baselines import QuantizedIsotonicCalibrator
+    >>> scores, y = [0.1, 0.2, 0.4, 0.6, 0.8, 0.9], [0, 1, 0, 1, 1, 1]
+    >>> cal = QuantizedIsotonicCalibrator(levels=3).fit(scores, y)
+    >>> cal.levels_
+    array([0. , 0.5, 1. ])
+    >>> cal.thresholds_, cal.values_
+    (array([0.1, 0.2, 0.4, 0.6, 0.9]), array([0. , 0.5, 0.5, 1. , 1. ]))
+    >>> cal.predict_proba([0.0, 0.15, 0.5, 0.51, 1.0])[:, 1]
+    array([0. , 0. , 0.5, 1. , 1. ])
+
+    With two levels the block of mean 0.5 sits at the midpoint and goes to
+    the lower level, where it joins the first block:
+
+    >>> two = QuantizedIsotonicCalibrator(levels=[0.0, 1.0]).fit(scores, y)
+    >>> two.thresholds_, two.values_
+    (array([0.1, 0.4, 0.6, 0.9]), array([0., 0., 1., 1.]))
+    """
+
+    def __init__(self, *, levels=101, classes=None):
+        self.levels = levels
+        self.classes = classes
+
+    _state = ("levels_", "thresholds_", "values_")
+    _parameter_constraints: ClassVar[dict] = {
+        "levels": [
+            Interval("int", 2, None),
+            Check(_is_level_array, "a strictly increasing array of levels in [0, 1]"),
+        ]
+    }
+
+    def _fit_sums(self, s, w, a):
+        levels = check_levels(self.levels)
+        ends, bnum, bden = pava_blocks(a, w)
+        cells = np.searchsorted(level_splits(levels), bnum / bden, side="left")
+        # Join adjacent PAVA blocks projected onto the same level.
+        new = np.ones(cells.shape[0], dtype=bool)
+        new[1:] = cells[1:] != cells[:-1]
+        starts = np.concatenate(([0], ends[:-1]))[new]
+        lasts = np.concatenate((starts[1:], [ends[-1]])) - 1
+        idx = np.column_stack((starts, lasts)).ravel()
+        two = lasts != starts
+        keep = np.ones(idx.shape[0], dtype=bool)
+        keep[1::2] = two
+        self.levels_ = levels
+        self.thresholds_ = np.ascontiguousarray(s[idx[keep]])
+        self.values_ = np.repeat(levels[cells[new]], np.where(two, 2, 1))
+
+    def _check_state(self):
+        super()._check_state()
+        check_float_arrays(self, ("levels_",), unit_interval=("levels_",))
+        k = check_float_arrays(self, ("thresholds_", "values_"), unit_interval=("values_",))
+        if k == 0 or (np.diff(self.thresholds_) < 0).any() or (np.diff(self.values_) < 0).any():
+            raise ValueError("thresholds_ and values_ must be non-empty and non-decreasing")
+        if self.levels_.shape[0] == 0 or (np.diff(self.levels_) <= 0).any():
+            raise ValueError("levels_ must be non-empty and strictly increasing")
+        if not np.isin(self.values_, self.levels_).all():
+            raise ValueError("values_ must be levels (members of levels_)")
+
+    def _predict_p(self, q):
+        return self._nearest(q)

@@ -1,0 +1,319 @@
+"""Finite families of calibrating functions ``f: [0, 1] -> [0, 1]`` (paper 002, section 2).
+
+A Jumper bets that one of these functions, possibly a different one at
+different times, turns the base forecasts ``p`` into better forecasts
+``f(p)``.  The families of the paper:
+
+* :func:`quadratic`: ``f_eps(p) = p + eps p (1 - p)``, ``eps`` in ``[-1, 1]``
+  (eq. (1); the experiments use ``E = {-1, -0.5, 0, 0.5, 1}``);
+* :func:`cubic`: ``f_{a,b}(p) = p + a p (p - b)(p - 1)`` (eq. (3)), correcting
+  overconfidence (``a > 0``) or underconfidence (``a < 0``) around ``b``;
+* :func:`cox`: ``f_beta(p) = p^beta / (p^beta + (1 - p)^beta)`` (eq. (4));
+* :func:`cox2`: ``f_{alpha,beta}(p) = p^beta e^alpha / (p^beta e^alpha + (1 - p)^beta)``
+  (eq. (5));
+
+and :func:`family` for any finite list of the user's own vectorised functions.
+
+Every family is checked when it is made: each function is evaluated on the
+grid ``0, 0.001, ..., 1`` (1001 points) and must return finite values in
+``[0, 1]`` there.  A grid cannot see between its points, so the Jumper
+checks again, on the actual base probabilities, every table it evaluates.
+Families are plain, immutable, picklable objects (a user family pickles when
+its functions do, e.g. module-level functions or ``functools.partial``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from scipy.special import expit, logit
+
+__all__ = ["CalibratingFamily", "cox", "cox2", "cubic", "family", "quadratic"]
+
+_GRID = np.linspace(0.0, 1.0, 1001)
+
+
+class CalibratingFamily:
+    """A finite family of calibrating functions, evaluated as a ``(K, n)`` table.
+
+    Make one with :func:`quadratic`, :func:`cubic`, :func:`cox`, :func:`cox2`
+    or :func:`family`; ``len(fam)`` is ``K`` and ``fam.labels`` names the
+    functions.
+
+    Parameters
+    ----------
+    kind : str
+        ``"quadratic"``, ``"cubic"``, ``"cox"``, ``"cox2"`` or ``"custom"``.
+    params : array-like of shape (K, m)
+        One row of parameters per function (unused for ``"custom"``).
+    labels : sequence of str
+        A name for each function.
+    funcs : sequence of callable, optional
+        The user's functions (``"custom"`` only).
+
+    Examples
+    --------
+    >>> from venncal.online import quadratic
+    >>> fam = quadratic([-1, 0, 1])
+    >>> len(fam), fam.labels
+    (3, ['eps=-1', 'eps=0', 'eps=1'])
+    >>> fam.table([0.5, 0.9]).round(3)
+    array([[0.25, 0.81],
+           [0.5 , 0.9 ],
+           [0.75, 0.99]])
+    """
+
+    def __init__(self, kind: str, params, labels: Sequence[str],
+                 funcs: Sequence[Callable] | None = None) -> None:
+        self.kind = kind
+        self.params = np.array(params, dtype=np.float64, ndmin=2)
+        self.labels = list(labels)
+        self.funcs = tuple(funcs) if funcs is not None else None
+        self.params.setflags(write=False)
+        if len(self.labels) == 0:
+            raise ValueError("a calibrating family needs at least one function")
+        for k in range(len(self.labels)):
+            _check_on_grid(self.labels[k], self._evaluate_one(k, _GRID))
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def __repr__(self) -> str:
+        return f"CalibratingFamily({self.kind!r}, {', '.join(self.labels)})"
+
+    def _evaluate_one(self, k: int, p: np.ndarray) -> np.ndarray:
+        if self.funcs is not None:
+            return np.asarray(self.funcs[k](p), dtype=np.float64)
+        return _EVALUATORS[self.kind](self.params[k], p)
+
+    def table(self, p) -> np.ndarray:
+        """Return ``f_k(p_i)`` as a C-contiguous float64 array of shape ``(K, n)``.
+
+        Parameters
+        ----------
+        p : array-like of shape (n,)
+            Probabilities in ``[0, 1]``.
+
+        Raises
+        ------
+        ValueError
+            If a function returns a value outside ``[0, 1]`` (or NaN), naming
+            the function and the first such index.
+        """
+        p = np.ascontiguousarray(p, dtype=np.float64)
+        if self.kind == "quadratic":
+            out = _quadratic_table(self.params[:, 0], p)
+        else:
+            out = np.empty((len(self), p.shape[0]))
+            for k in range(len(self)):
+                out[k] = self._evaluate_one(k, p)
+        # min and max propagate NaN, which fails both comparisons.
+        if not (out.min() >= 0.0 and out.max() <= 1.0):
+            k, i = np.argwhere(~((out >= 0.0) & (out <= 1.0)))[0]
+            raise ValueError(
+                f"calibrating function {self.labels[k]} maps p={float(p[i])!r} (index {i}) to "
+                f"{float(out[k, i])!r}, outside [0, 1]"
+            )
+        return out
+
+
+def _check_on_grid(label: str, values: np.ndarray) -> None:
+    if values.shape != _GRID.shape:
+        raise ValueError(
+            f"calibrating function {label} must be vectorised: given an array of shape "
+            f"{_GRID.shape} it returned shape {values.shape}"
+        )
+    bad = ~((values >= 0.0) & (values <= 1.0))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"calibrating function {label} must map [0, 1] into [0, 1]; on the grid "
+            f"0, 0.001, ..., 1 it maps {_GRID[i]:g} to {float(values[i])!r}"
+        )
+
+
+def _quadratic(theta: np.ndarray, p: np.ndarray) -> np.ndarray:
+    return _quadratic_table(theta, p)[0]
+
+
+def _quadratic_table(eps: np.ndarray, p: np.ndarray) -> np.ndarray:
+    # p + eps p (1 - p) as (1 + eps) p - eps p^2: no cancellation on [0, 1]
+    # (for eps = -1 the literal form computes p^2 as p - p(1 - p), losing all
+    # relative precision as p -> 0; this form is exact there up to 2 roundings).
+    out = np.multiply((1.0 + eps)[:, None], p)
+    out -= eps[:, None] * (p * p)
+    return out
+
+
+def _cubic(theta: np.ndarray, p: np.ndarray) -> np.ndarray:
+    # p + a p (p - b)(p - 1) expanded in powers of p, so that small p keeps
+    # its relative precision even when 1 + ab = 0 (f ~ 2 p^2 for a=-1, b=1).
+    a, b = theta
+    return p * ((1.0 + a * b) + p * (a * p - a * (1.0 + b)))
+
+
+def _cox2(theta: np.ndarray, p: np.ndarray) -> np.ndarray:
+    # p^b e^a / (p^b e^a + (1-p)^b) = expit(a + b logit p), with b logit p = 0
+    # for b = 0 at p in {0, 1} (0^0 = 1: the constant expit(a)).
+    alpha, beta = theta
+    z = np.zeros_like(p) if beta == 0.0 else beta * logit(p)
+    return expit(alpha + z)
+
+
+def _cox(theta: np.ndarray, p: np.ndarray) -> np.ndarray:
+    return _cox2(np.array([0.0, theta[0]]), p)
+
+
+_EVALUATORS = {"quadratic": _quadratic, "cubic": _cubic, "cox": _cox, "cox2": _cox2}
+
+
+def _params(values, width: int, name: str, low=-np.inf, high=np.inf) -> np.ndarray:
+    arr = np.array(values, dtype=np.float64)
+    if width == 1 and arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2 or arr.shape[1] != width or arr.shape[0] == 0:
+        shape = "a non-empty sequence of numbers" if width == 1 else (
+            f"a non-empty sequence of {width}-tuples")
+        raise ValueError(f"{name} must be {shape}; got {values!r}")
+    if not (np.isfinite(arr).all() and (arr >= low).all() and (arr <= high).all()):
+        raise ValueError(f"{name} must hold finite numbers in [{low:g}, {high:g}]; got {values!r}")
+    return arr
+
+
+def _g(x: float) -> str:
+    return f"{x:g}"
+
+
+def quadratic(E: Sequence[float] = (-1.0, -0.5, 0.0, 0.5, 1.0)) -> CalibratingFamily:
+    """Return the quadratic family ``f_eps(p) = p + eps p (1 - p)``, ``eps`` in ``E`` (eq. (1)).
+
+    ``eps > 0`` corrects forecasts that underestimate the probability of the
+    positive label, ``eps < 0`` overestimates; ``eps = 0`` is the identity.
+
+    Parameters
+    ----------
+    E : sequence of float, default=(-1, -0.5, 0, 0.5, 1)
+        The values of ``eps``, each in ``[-1, 1]`` (the paper's ``E``).
+
+    Examples
+    --------
+    >>> quadratic()
+    CalibratingFamily('quadratic', eps=-1, eps=-0.5, eps=0, eps=0.5, eps=1)
+    >>> quadratic([0.5]).table([0.2])
+    array([[0.28]])
+    """
+    params = _params(E, 1, "E", -1.0, 1.0)
+    return CalibratingFamily("quadratic", params, [f"eps={_g(e)}" for e in params[:, 0]])
+
+
+def cubic(pairs: Sequence[tuple[float, float]]) -> CalibratingFamily:
+    """Return the cubic family ``f_{a,b}(p) = p + a p (p - b)(p - 1)`` (eq. (3)).
+
+    ``b`` is the probability that needs no correction; ``a > 0`` pulls
+    forecasts near 0 and 1 towards ``b`` (overconfidence), ``a < 0`` pushes
+    them away (underconfidence).
+
+    Parameters
+    ----------
+    pairs : sequence of (a, b)
+        With ``a`` in ``[-1, 1]`` and ``b`` in ``[0, 1]`` (the paper takes
+        ``(a, b)`` in ``[0, 1]^2``; negative ``a`` is its underconfidence case).
+
+    Examples
+    --------
+    >>> fam = cubic([(0.5, 0.5), (-0.5, 0.5)])
+    >>> fam.labels
+    ['a=0.5,b=0.5', 'a=-0.5,b=0.5']
+    >>> fam.table([0.1, 0.5]).round(4)
+    array([[0.118, 0.5  ],
+           [0.082, 0.5  ]])
+    """
+    params = _params(pairs, 2, "pairs", -1.0, 1.0)
+    if (params[:, 1] < 0.0).any():
+        raise ValueError(f"cubic: b must lie in [0, 1]; got {pairs!r}")
+    return CalibratingFamily("cubic", params, [f"a={_g(a)},b={_g(b)}" for a, b in params])
+
+
+def cox(betas: Sequence[float]) -> CalibratingFamily:
+    """Return Cox's one-parameter family ``f_beta(p) = p^beta / (p^beta + (1 - p)^beta)`` (eq. (4)).
+
+    ``beta > 1`` sharpens the forecasts, ``beta < 1`` softens them, ``beta = 1``
+    is the identity, ``beta = 0`` the constant 1/2 and ``beta < 0`` reverses
+    them.  Evaluated as ``expit(beta * logit(p))``.
+
+    Parameters
+    ----------
+    betas : sequence of float
+        Finite real numbers.
+
+    Examples
+    --------
+    >>> cox([0.5, 1, 2]).table([0.2, 0.5]).round(4)
+    array([[0.3333, 0.5   ],
+           [0.2   , 0.5   ],
+           [0.0588, 0.5   ]])
+    """
+    params = _params(betas, 1, "betas")
+    return CalibratingFamily("cox", params, [f"beta={_g(b)}" for b in params[:, 0]])
+
+
+def cox2(pairs: Sequence[tuple[float, float]]) -> CalibratingFamily:
+    """Return Cox's two-parameter family ``expit(alpha + beta logit p)`` (eq. (5)).
+
+    That is ``p^beta e^alpha / (p^beta e^alpha + (1 - p)^beta)``: a logistic
+    recalibration of the base forecasts (Platt scaling on the log-odds).
+
+    Parameters
+    ----------
+    pairs : sequence of (alpha, beta)
+        Finite real numbers.
+
+    Examples
+    --------
+    >>> cox2([(0.0, 1.0), (1.0, 1.0)]).table([0.5]).round(4)
+    array([[0.5   ],
+           [0.7311]])
+    """
+    params = _params(pairs, 2, "pairs")
+    return CalibratingFamily("cox2", params, [f"alpha={_g(a)},beta={_g(b)}" for a, b in params])
+
+
+def family(*funcs: Callable[[np.ndarray], np.ndarray],
+           labels: Sequence[str] | None = None) -> CalibratingFamily:
+    """Return a family of the user's own calibrating functions.
+
+    Parameters
+    ----------
+    *funcs : callable
+        Vectorised functions: given a float64 array of probabilities they
+        return an array of the same shape with values in ``[0, 1]``.  Each is
+        checked on the grid ``0, 0.001, ..., 1``.
+    labels : sequence of str, optional
+        Names for the functions; by default their ``__name__``.
+
+    Raises
+    ------
+    ValueError
+        If there is no function, a label is missing, or a function is not
+        vectorised or leaves ``[0, 1]`` on the grid.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> fam = family(np.sqrt, np.square)
+    >>> fam.labels
+    ['sqrt', 'square']
+    >>> family(lambda p: 2 * p, labels=["double"])
+    Traceback (most recent call last):
+    ...
+    ValueError: calibrating function double must map [0, 1] into [0, 1]; on the grid 0, 0.001, ..., 1 it maps 0.501 to 1.002
+    """
+    for f in funcs:
+        if not callable(f):
+            raise TypeError(f"family takes functions; got {f!r}")
+    if labels is None:
+        labels = [getattr(f, "__name__", repr(f)) for f in funcs]
+    elif len(labels) != len(funcs):
+        raise ValueError(f"family: {len(funcs)} function(s) but {len(labels)} label(s)")
+    return CalibratingFamily("custom", np.zeros((len(funcs), 0)), labels, funcs)

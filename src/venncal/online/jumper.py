@@ -1,0 +1,481 @@
+"""Jumper test martingale, Jumper predictor and Mean Jumper: River-style online objects.
+
+Paper 002 (Vovk, Petej and Gammerman, *Adaptive calibration for binary
+classification*, 2021).  A base model forecasts ``p_n``, the probability that
+the label ``y_n`` is positive.  A Jumper keeps capital on each function
+``f_eps`` of a calibrating family and bets, at the odds of ``p_n``, that
+``f_eps(p_n)`` is the better forecast, moving a fraction ``J`` (the jumping
+rate) of its capital between the functions at every step:
+
+* its capital ``S_n`` is a test martingale (Algorithm 1): under the base
+  forecasts, ``P(S_n >= 1/alpha for some n) <= alpha`` (Ville), so a large
+  ``S_n`` is evidence that the base model is miscalibrated;
+* its predictor (Algorithm 2) forecasts ``p'_n``, the capital-weighted average
+  of ``f_eps(p_n)``; the two are one object, since
+  ``log10 S_N = L_base - L_protected`` exactly (decimal log losses);
+* the Mean Jumper averages the martingales of several jumping rates; with
+  ``J = 1`` among them it hedges the cost of betting when the base model is
+  already right.
+
+All three share one engine (:mod:`venncal._kernels.jumper`): ``learn_one``,
+``learn_many`` and ``run`` advance the same state by the same arithmetic, so
+any split of a stream gives bit-for-bit the same values.  ``S`` is held as its
+logarithm and is exact far beyond ``10^308``.
+
+Labels may be any two values: ``classes=[a, b]`` names them, otherwise they
+are taken from the first labels seen (0/1 or booleans need no naming; two
+other values must both appear in the first batch).  As in scikit-learn, the
+positive class is the larger one after sorting (``classes_[1]``), and ``p``
+is its probability.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from collections.abc import Sequence
+from decimal import Decimal, localcontext
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .._kernels.jumper import jumper_predict, jumper_run
+from .._validation import NONE, Check, Interval, check_labels, check_probabilities, validate_params
+from ._state import AlarmRecords, JumperResult, alarm_level
+from .families import CalibratingFamily, quadratic
+
+__all__ = ["JumperMartingale", "JumperPredictor", "MeanJumper"]
+
+# A run evaluates the family and calls the kernel on blocks of this many steps
+# (one block for the 45,211 rows of Bank), bounding the (K, n) table's memory.
+_BLOCK = 1 << 16
+_ADVICE = "pass classes=[negative, positive]"
+
+
+def _is_pair(v) -> bool:
+    return (isinstance(v, (tuple, list)) and len(v) == 2
+            and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)
+            and 0.0 <= v[0] < v[1] <= 1.0)
+
+
+def _is_rates(v) -> bool:
+    rate = Interval("real", 0.0, 1.0, closed="right")
+    return (isinstance(v, (tuple, list, np.ndarray)) and len(v) > 0
+            and all(rate(x) for x in np.asarray(v).tolist()))
+
+
+def _is_classes(v) -> bool:
+    return isinstance(v, (tuple, list, np.ndarray)) and len(v) == 2 and v[0] != v[1]
+
+
+class _Jumper:
+    """The engine shared by the three public classes (Mean Jumper over ``rates``)."""
+
+    _parameter_constraints: ClassVar[dict] = {
+        "family": [NONE, Check(lambda v: isinstance(v, CalibratingFamily),
+                               "a CalibratingFamily (quadratic(), cubic(...), cox(...), "
+                               "cox2(...) or family(...))")],
+        "jump_rate": [Interval("real", 0.0, 1.0, closed="right")],
+        "jump_rates": [Check(_is_rates, "a non-empty tuple of numbers in (0, 1]")],
+        "clip": [NONE, Check(_is_pair, "a pair (low, high) with 0 <= low < high <= 1")],
+        "classes": [NONE, Check(_is_classes, "a pair of two distinct labels")],
+    }
+
+    def _setup(self) -> None:
+        validate_params(type(self).__name__, self.get_params(), self._parameter_constraints)
+        self.family_ = self.family if self.family is not None else quadratic()
+        self._rates = np.array(self._rate_values(), dtype=np.float64)
+        self.reset()
+
+    def _rate_values(self) -> tuple[float, ...]:
+        return (self.jump_rate,)
+
+    # -- parameters -------------------------------------------------------------
+
+    def get_params(self) -> dict[str, Any]:
+        """Return the constructor's parameters, as given."""
+        names = inspect.signature(type(self).__init__).parameters
+        return {name: getattr(self, name) for name in names if name != "self"}
+
+    def clone(self):
+        """Return a fresh object with the same parameters and no data seen."""
+        return type(self)(**self.get_params())
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+    # -- state --------------------------------------------------------------------
+
+    def reset(self) -> None:
+        """Forget the stream: back to ``S_0 = 1`` and uniform weights."""
+        K = len(self.family_)
+        R = self._rates.shape[0]
+        self.weights_ = np.full((R, K), 1.0 / K)
+        self._log_cap = np.zeros(R)
+        self._log_err = np.zeros(R)
+        self.classes_ = None if self.classes is None else np.sort(np.asarray(self.classes))
+        self.n_seen_ = 0
+        self._log10 = 0.0
+        self._records = AlarmRecords()
+
+    @property
+    def log10_value(self) -> float:
+        """``log10 S_n`` after the last step (0 before any)."""
+        return self._log10
+
+    @property
+    def value(self) -> Decimal:
+        """``S_n`` itself, as a ``Decimal`` (no overflow at ``10^1000`` and beyond).
+
+        Computed from :attr:`log10_value`, so its relative accuracy is that of
+        ``10^x`` for a float ``x``: about ``2.3 * ulp(x)``, e.g. ``3e-13`` at
+        ``S = 10^919``.
+        """
+        if self._log10 == -math.inf:
+            return Decimal(0)
+        with localcontext() as ctx:
+            ctx.prec = 17
+            return Decimal(10) ** Decimal(repr(self._log10))
+
+    @property
+    def rate_log10_values(self) -> np.ndarray:
+        """``log10 S_n`` of the Jumper of each jumping rate, shape ``(R,)``."""
+        return (self._log_cap + self._log_err) / math.log(10.0)
+
+    def alarm(self, alpha: float) -> int | None:
+        """Return the first step ``n`` (from 1, since :meth:`reset`) with ``S_n >= 1/alpha``.
+
+        Under the base forecasts, by Ville's inequality, an alarm is raised
+        with probability at most ``alpha`` over the whole infinite stream.
+        None if ``S_n`` has stayed below ``1/alpha``.
+        """
+        return self._records.first_at_least(alarm_level(alpha))
+
+    # -- input ----------------------------------------------------------------------
+
+    def _inputs(self, p, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return the checked ``(p, y01, classes)`` for a batch (state untouched)."""
+        p = check_probabilities(p, name="p")
+        if self.clip is not None:
+            p = np.clip(p, self.clip[0], self.clip[1])
+        classes, y01 = check_labels(y, p.shape[0], self.classes_, advice=_ADVICE)
+        impossible = np.flatnonzero(np.where(y01, p == 0.0, p == 1.0))
+        if impossible.size:
+            i = int(impossible[0])
+            raise ValueError(
+                f"p[{i}] = {p[i]:g} (step {self.n_seen_ + i + 1} of the stream) gave probability "
+                f"0 to its label {np.asarray(y)[i].item()!r}: its log loss is infinite and the "
+                f"martingale is undefined. Keep base forecasts away from 0 and 1, e.g. with "
+                f"clip=(0.1, 0.9) (paper 002, section 5)"
+            )
+        return p, y01, classes
+
+    # -- learning -----------------------------------------------------------------
+
+    def _advance(self, p: np.ndarray, y01: np.ndarray, classes: np.ndarray) -> JumperResult:
+        n = p.shape[0]
+        log10 = np.empty(n)
+        proba = np.empty(n)
+        # Work on copies so that a bad block (a user family leaving [0, 1])
+        # leaves the object as it was.
+        w, hi, lo = self.weights_.copy(), self._log_cap.copy(), self._log_err.copy()
+        for a in range(0, n, _BLOCK):
+            b = min(n, a + _BLOCK)
+            table = self.family_.table(p[a:b])
+            jumper_run(p[a:b], y01[a:b], table, self._rates, w, hi, lo, log10[a:b], proba[a:b])
+        result = JumperResult(log10, proba, start=self.n_seen_)
+        self.weights_, self._log_cap, self._log_err = w, hi, lo
+        self.classes_ = classes
+        self._records.add(self.n_seen_ + 1, log10)
+        self.n_seen_ += n
+        self._log10 = float(log10[-1])
+        return result
+
+    def run(self, p, y) -> JumperResult:
+        """Process a recorded stream, in order, in compiled code; return its trajectory.
+
+        One kernel call per block of 65,536 steps (one for the Bank stream),
+        which bounds the memory of the family's ``(K, n)`` table.  The stream
+        continues the object's state (call :meth:`reset` first for a fresh
+        start); ``learn_one`` afterwards continues it exactly.
+
+        Parameters
+        ----------
+        p : array-like of shape (n,)
+            Base probabilities of the positive class, in ``[0, 1]``.
+        y : array-like of shape (n,)
+            The labels, in order.
+
+        Returns
+        -------
+        JumperResult
+            ``log10_martingale`` (``log10 S_n`` after step ``n``) and
+            ``protected_proba`` (``p'_n``, before ``y_n`` was seen).
+        """
+        return self._advance(*self._inputs(p, y))
+
+    def learn_many(self, p, y) -> None:
+        """Process a batch of the stream, in order (``run`` without the trajectory)."""
+        self.run(p, y)
+
+    def learn_one(self, p: float, y) -> None:
+        """Process one step of the stream: the base forecast ``p`` and the label ``y``."""
+        step = self._scalar_step(p, y)
+        if step is None:  # first label, or an input to reject: the batch path
+            self._advance(*self._inputs([p], [y]))
+            return
+        # The kernel on arrays of length 1, in place: the same arithmetic as run.
+        table = self.family_.table(step[0])
+        log10 = np.empty(1)
+        jumper_run(step[0], step[1], table, self._rates, self.weights_, self._log_cap,
+                   self._log_err, log10, np.empty(1))
+        self.n_seen_ += 1
+        self._log10 = float(log10[0])
+        if self._log10 > self._records.top:
+            self._records.add(self.n_seen_, log10)
+
+    def _scalar_step(self, p, y) -> tuple[np.ndarray, np.ndarray] | None:
+        """Return ``(p, y01)`` as arrays of length 1 when no check can fail, else None."""
+        if (self.classes_ is None or not np.isscalar(y)
+                or not isinstance(p, (float, int, np.floating, np.integer))):
+            return None
+        q = float(p)
+        if not 0.0 <= q <= 1.0:
+            return None
+        if self.clip is not None:
+            q = min(max(q, self.clip[0]), self.clip[1])  # np.clip, bit for bit
+        if y == self.classes_[1]:
+            positive = True
+        elif y == self.classes_[0]:
+            positive = False
+        else:
+            return None
+        if q == (0.0 if positive else 1.0):
+            return None
+        return np.array([q]), np.array([positive])
+
+    # -- prediction ---------------------------------------------------------------
+
+    def predict_proba_many(self, p) -> np.ndarray:
+        """Return the protected probabilities ``p'`` of the positive class, at the current state.
+
+        Each value is what the next step would forecast for that base
+        probability (no learning between them).
+
+        Parameters
+        ----------
+        p : array-like of shape (n,)
+            Base probabilities of the positive class.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+        """
+        p = check_probabilities(p, name="p")
+        if self.clip is not None:
+            p = np.clip(p, self.clip[0], self.clip[1])
+        out = np.empty(p.shape[0])
+        jumper_predict(self.family_.table(p), self._rates, self.weights_, self._log_cap,
+                       self._log_err, out)
+        return out
+
+    def predict_proba_one(self, p: float) -> dict:
+        """Return the protected forecast for base ``p`` as ``{label: probability}``.
+
+        The keys are ``classes_`` once the labels are known (given as
+        ``classes`` or seen); before that, 0 and 1.
+        """
+        q = float(self.predict_proba_many([p])[0])
+        neg, pos = (0, 1) if self.classes_ is None else self.classes_.tolist()
+        return {neg: 1.0 - q, pos: q}
+
+
+class JumperMartingale(_Jumper):
+    """The Jumper test martingale (paper 002, Algorithm 1): evidence against the base forecasts.
+
+    Parameters
+    ----------
+    family : CalibratingFamily, default=None
+        The calibrating functions to bet on; None means :func:`quadratic` with
+        ``E = (-1, -0.5, 0, 0.5, 1)``, as in the paper's experiments.
+    jump_rate : float, default=0.01
+        ``J`` in ``(0, 1]``: the fraction of the capital redistributed
+        uniformly over the family at each step.
+    clip : (float, float), default=None
+        If given, base probabilities are clipped to ``[low, high]`` first;
+        the paper uses ``(0.1, 0.9)``.
+    classes : pair of labels, default=None
+        The two labels; the positive class is the larger (``classes_[1]``).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,) or None
+        The labels, sorted, once known.
+    weights_ : ndarray of shape (1, K)
+        How the capital is spread over the family's functions now.
+    n_seen_ : int
+        Steps seen since the last :meth:`reset`.
+
+    See Also
+    --------
+    JumperPredictor : the same object, used for its protected forecasts.
+    MeanJumper : the average over several jumping rates.
+
+    Notes
+    -----
+    ``J = 1`` redraws the capital's distribution uniformly at every step, so
+    the Jumper learns nothing: ``p'_n`` is the plain average of
+    ``f_eps(p_n)`` over the family and ``S_n = prod B_{p'_i}(y_i) / B_{p_i}(y_i)``.
+    For a family whose average is the identity (the quadratic family with
+    ``E`` symmetric about 0, e.g. the default) this gives ``p' = p`` and
+    ``S_n = 1`` at every step.  The paper allows ``J`` in ``(0, 1]``.
+
+    Examples
+    --------
+    The base model says 0.2, but the positive label comes up half the time:
+
+    >>> import numpy as np
+    >>> from venncal.online import JumperMartingale
+    >>> rng = np.random.default_rng(0)
+    >>> p = np.full(2000, 0.2)
+    >>> y = rng.random(2000) < 0.5
+    >>> mart = JumperMartingale(jump_rate=0.01)
+    >>> res = mart.run(p, y)
+    >>> round(mart.log10_value, 1)
+    153.3
+    >>> res.alarm(0.01)  # first n with S_n >= 100
+    54
+    >>> mart.learn_one(0.2, True)
+    >>> mart.n_seen_
+    2001
+    """
+
+    def __init__(self, family: CalibratingFamily | None = None, jump_rate: float = 0.01, *,
+                 clip: tuple[float, float] | None = None, classes: Sequence | None = None):
+        self.family = family
+        self.jump_rate = jump_rate
+        self.clip = clip
+        self.classes = classes
+        self._setup()
+
+
+class JumperPredictor(_Jumper):
+    """The Jumper predictor (paper 002, Algorithm 2): base forecasts protected online.
+
+    Forecasts ``p'_n = sum_eps w_eps f_eps(p_n)``, the functions of the family
+    weighted by the capital the Jumper martingale keeps on them.  Its log loss
+    is the base model's minus ``log S_n`` of :class:`JumperMartingale`, and
+    (section 4) at most the loss of the best *sequence* of family functions
+    plus a price per switch.  The parameters, attributes and methods are those
+    of :class:`JumperMartingale` (the two are the same computation).
+
+    Notes
+    -----
+    Regret (section 4).  For every sequence ``theta_1, ..., theta_n`` of
+    family functions with ``k`` switches, in natural-log loss,
+
+        Loss(p') <= Loss(f_theta(p)) + log|E| + k log(|E|/J)
+                    + (n - k - 1) log(1 / (1 - J + J/|E|)),
+
+    the negative log of the prior probability of ``theta`` under Algorithm
+    1, which redraws the state from *all* of ``E`` with probability ``J``.
+    The paper prints ``k log(|E|-1) + k log(1/J) + (n-k-1) log(1/(1-J))``,
+    the bound of fixed share to the *other* experts (Herbster and Warmuth):
+    weaker when switches are rare (it then follows from this one), it fails
+    for Algorithm 1 when they are frequent (tests/test_jumper_kernel.py has
+    an example).
+
+    Parameters
+    ----------
+    family : CalibratingFamily, default=None
+        None means :func:`quadratic` with ``E = (-1, -0.5, 0, 0.5, 1)``.
+    jump_rate : float, default=0.01
+        ``J`` in ``(0, 1]``.
+    clip : (float, float), default=None
+        Clip base probabilities to ``[low, high]`` first (the paper: ``(0.1, 0.9)``).
+    classes : pair of labels, default=None
+        The two labels; the positive class is the larger.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from venncal.online import JumperPredictor
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.uniform(0.1, 0.9, 5000)
+    >>> y = rng.random(5000) < p ** 2  # the base model overestimates
+    >>> pred = JumperPredictor(jump_rate=0.01)
+    >>> res = pred.run(p, y)
+    >>> loss = lambda q: -np.log10(np.where(y, q, 1 - q)).sum()
+    >>> bool(np.isclose(loss(p) - loss(res.protected_proba), res.log10_final, rtol=1e-12))
+    True
+    >>> pred.predict_proba_one(0.5)  # learned to shade 0.5 down  # doctest: +ELLIPSIS
+    {False: 0.727..., True: 0.272...}
+    """
+
+    def __init__(self, family: CalibratingFamily | None = None, jump_rate: float = 0.01, *,
+                 clip: tuple[float, float] | None = None, classes: Sequence | None = None):
+        self.family = family
+        self.jump_rate = jump_rate
+        self.clip = clip
+        self.classes = classes
+        self._setup()
+
+
+class MeanJumper(_Jumper):
+    """The Mean Jumper: the average of Jumper martingales over several jumping rates.
+
+    ``S_n = (1/R) sum_r S_{r,n}``, a test martingale; its predictor's gale is
+    the average of the rates' gales, so its log loss is at most the best
+    rate's loss plus ``log R``.  Including ``J = 1`` (which, for a family
+    symmetric about the identity, never bets) caps what the insurance costs
+    when the base model is already right: ``S_n >= S_{1,n} / R``.
+
+    Parameters
+    ----------
+    family : CalibratingFamily, default=None
+        None means :func:`quadratic` with ``E = (-1, -0.5, 0, 0.5, 1)``.
+    jump_rates : tuple of float, default=(1, 0.1, 0.01, 0.001)
+        The rates, each in ``(0, 1]``.
+    clip : (float, float), default=None
+        Clip base probabilities to ``[low, high]`` first (the paper: ``(0.1, 0.9)``).
+    classes : pair of labels, default=None
+        The two labels; the positive class is the larger.
+
+    Attributes
+    ----------
+    weights_ : ndarray of shape (R, K)
+        For each rate, how its capital is spread over the family.
+    rate_log10_values : ndarray of shape (R,)
+        ``log10 S_{r,n}`` of each rate's Jumper.
+
+    Examples
+    --------
+    Labels coded 1 and 2, as in the Bank Marketing data (2 is positive):
+
+    >>> import numpy as np
+    >>> from venncal.online import MeanJumper
+    >>> rng = np.random.default_rng(1)
+    >>> p = rng.uniform(0.1, 0.9, 3000)
+    >>> y = np.where(rng.random(3000) < p, 2, 1)  # the base model is right
+    >>> mj = MeanJumper()
+    >>> res = mj.run(p, y)
+    >>> mj.classes_
+    array([1, 2])
+    >>> bool(mj.log10_value >= np.log10(1 / 4))  # never below S_{J=1} / 4 = 1/4
+    True
+    >>> mj.rate_log10_values.round(2)
+    array([ 0.  , -8.7 , -7.47, -1.61])
+    """
+
+    def __init__(self, family: CalibratingFamily | None = None,
+                 jump_rates: Sequence[float] = (1.0, 0.1, 0.01, 0.001), *,
+                 clip: tuple[float, float] | None = None, classes: Sequence | None = None):
+        self.family = family
+        self.jump_rates = jump_rates
+        self.clip = clip
+        self.classes = classes
+        self._setup()
+
+    def _rate_values(self) -> tuple[float, ...]:
+        return tuple(self.jump_rates)

@@ -1,0 +1,414 @@
+"""Sequential quantized isotonic regression (paper 003, sections IV and V).
+
+Both classes keep, after every update, the best non-decreasing map from
+scores to a finite set of levels in weighted least squares: the isotonic
+regression of the observations so far projected onto the nearest level (a
+value exactly halfway between two levels goes to the lower one).  This is
+the map that :class:`~venncal.baselines.QuantizedIsotonicCalibrator` fits in
+one batch, and it extends to other scores the same way (nearest observed
+score, the smaller one at a tie; the end levels beyond the observed range).
+
+- :class:`OrderedQuantizedIsotonic`: observations whose scores arrive in
+  non-decreasing order, amortised O(1) per observation, memory O(K)
+  (paper 003, section IV).
+- :class:`QuantizedIsotonic`: any order, with deletes and an optional sliding
+  window, O(K log n) per update, memory O(n) (paper 003, section V).
+
+Targets may be any real numbers (labels 0/1 for calibration); the kernels and
+the proof that the tree is exact are in :mod:`venncal._kernels.quantized`.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from .._kernels.quantized import (
+    DEN,
+    HI,
+    LO,
+    NUM,
+    obs_from_arrays,
+    obs_to_arrays,
+    ordered_learn,
+    push_group,
+    tree_delete,
+    tree_entries,
+    tree_fill,
+    tree_learn,
+)
+from .._validation import check_sample_weight, check_scores
+from ..baselines.isotonic import _nearest_steps
+from ..baselines.quantized import QuantizedIsotonicCalibrator, check_levels, level_splits
+
+__all__ = ["OrderedQuantizedIsotonic", "QuantizedIsotonic"]
+
+
+def _real(value, name: str) -> float:
+    """Return ``value`` as a finite float (the rule of ``check_scores``)."""
+    if isinstance(value, numbers.Real) and math.isfinite(value):
+        return float(value) + 0.0  # -0.0 becomes 0.0: one key per score
+    return float(check_scores(np.atleast_1d(value), name=name)[0]) + 0.0
+
+
+def _weight(value) -> float:
+    """Return ``value`` as a finite non-negative float (the rule of ``check_sample_weight``)."""
+    if isinstance(value, numbers.Real) and math.isfinite(value) and value >= 0:
+        return float(value)
+    check_sample_weight(np.atleast_1d(value), 1, name="weight")
+    raise ValueError(f"weight must be a finite non-negative number; got {value!r}")
+
+
+def _batch(scores, y, sample_weight):
+    s = check_scores(scores) + 0.0
+    t = check_scores(y, name="y") + 0.0
+    if t.shape[0] != s.shape[0]:
+        raise ValueError(f"scores and y have different lengths: {s.shape[0]} and {t.shape[0]}")
+    w = check_sample_weight(sample_weight, s.shape[0])
+    return s, t, np.ones_like(s) if w is None else w
+
+
+class _QuantizedMap:
+    """What both streams share: levels, the current groups, prediction."""
+
+    def _set_levels(self, levels) -> None:
+        self.levels = levels
+        self.levels_ = check_levels(levels, unit_interval=False)
+        self._splits = level_splits(self.levels_)
+        self._steps = None
+
+    def _groups(self) -> tuple[np.ndarray, np.ndarray]:
+        raise NotImplementedError
+
+    @property
+    def n_groups(self) -> int:
+        """Number of groups (runs of scores mapped to one level) of the current map."""
+        return int(self._groups()[0].shape[0])
+
+    def groups(self) -> dict[str, np.ndarray]:
+        """Return the current map as arrays, one entry per group, in score order.
+
+        Returns
+        -------
+        dict of ndarray of shape (n_groups,)
+            ``"lo"``, ``"hi"``: first and last observed score of the group;
+            ``"level"``: its level; ``"mean"``: the weighted mean target of
+            its observations; ``"weight"``: their total weight.
+        """
+        rows, cells = self._groups()
+        return {
+            "lo": rows[:, LO].copy(),
+            "hi": rows[:, HI].copy(),
+            "level": self.levels_[cells],
+            "mean": rows[:, NUM] / rows[:, DEN],
+            "weight": rows[:, DEN].copy(),
+        }
+
+    @property
+    def thresholds_(self) -> np.ndarray:
+        """Observed scores where the map is stored (as in the batch calibrator)."""
+        return self._table()[0]
+
+    @property
+    def values_(self) -> np.ndarray:
+        """The level at each of :attr:`thresholds_`."""
+        return self._table()[1]
+
+    def _table(self):
+        rows, cells = self._groups()
+        two = rows[:, HI] != rows[:, LO]
+        t = np.column_stack((rows[:, LO], rows[:, HI])).ravel()
+        keep = np.ones(t.shape[0], dtype=bool)
+        keep[1::2] = two
+        return t[keep], np.repeat(self.levels_[cells], np.where(two, 2, 1))
+
+    def predict(self, scores) -> np.ndarray:
+        """Return the level of the current map at each score.
+
+        Parameters
+        ----------
+        scores : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+
+        Raises
+        ------
+        ValueError
+            Before the first observation.
+        """
+        q = check_scores(scores)
+        if self._steps is None:
+            t, v = self._table()
+            if t.shape[0] == 0:
+                raise ValueError(f"{type(self).__name__} has no observations yet")
+            self._steps = _nearest_steps(t, v)
+        splits, steps = self._steps
+        return steps[np.searchsorted(splits, q, side="left")]
+
+    def predict_one(self, score) -> float:
+        """Return the level of the current map at one score."""
+        return float(self.predict([score])[0])
+
+    def learn_one(self, score, y, weight=1.0) -> None:
+        """Learn one observation (River's name for :meth:`insert`)."""
+        self.insert(score, y, weight)
+
+    def to_calibrator(self) -> QuantizedIsotonicCalibrator:
+        """Return the current map as a fitted batch calibrator (labels 0 and 1).
+
+        The calibrator predicts exactly as :meth:`predict` does and can be
+        saved with :func:`venncal.save`; it is what
+        :class:`~venncal.baselines.QuantizedIsotonicCalibrator` fits on the
+        observations present.
+
+        Raises
+        ------
+        ValueError
+            Before the first observation, or when a level lies outside [0, 1].
+        """
+        t, v = self._table()
+        if t.shape[0] == 0:
+            raise ValueError(f"{type(self).__name__} has no observations yet")
+        if self.levels_[0] < 0 or self.levels_[-1] > 1:
+            raise ValueError("a calibrator needs levels in [0, 1]")
+        cal = QuantizedIsotonicCalibrator(levels=self.levels)
+        cal.classes_ = np.array([0, 1])
+        cal.levels_, cal.thresholds_, cal.values_ = self.levels_.copy(), t, v
+        cal._check_state()
+        return cal
+
+
+class OrderedQuantizedIsotonic(_QuantizedMap):
+    """Quantized isotonic regression of a stream sorted by score (paper 003, §IV).
+
+    Observations must arrive with non-decreasing scores.  Adjacent groups
+    that violate monotonicity or share a level are merged as each score is
+    completed (paper 003, Theorem 2), so there are never more than K groups
+    and each observation costs amortised O(1).
+
+    Parameters
+    ----------
+    levels : int or array-like of shape (K,), default=101
+        An integer ``K >= 2`` gives ``K`` evenly spaced levels in ``[0, 1]``,
+        endpoints included; an array gives the levels (finite, strictly
+        increasing).
+
+    Examples
+    --------
+    >>> from venncal.online.quantized import OrderedQuantizedIsotonic
+    >>> model = OrderedQuantizedIsotonic(levels=5)
+    >>> model.learn_many([0.1, 0.2, 0.2, 0.5, 0.7], [0, 1, 0, 1, 1])
+    >>> model.insert(0.9, 1)
+    >>> model.thresholds_, model.values_
+    (array([0.1, 0.2, 0.5, 0.9]), array([0. , 0.5, 1. , 1. ]))
+    >>> model.predict([0.0, 0.3, 0.4])
+    array([0. , 0.5, 1. ])
+    >>> model.insert(0.3, 1)
+    Traceback (most recent call last):
+    ...
+    ValueError: scores must arrive in non-decreasing order: got 0.3 after 0.9
+    """
+
+    def __init__(self, levels=101):
+        self._set_levels(levels)
+        k = self.levels_.shape[0]
+        self._G = np.zeros((k + 1, 4))
+        self._GC = np.zeros(k + 1, dtype=np.int64)
+        self._top = 0
+        self._pending = np.zeros(4)  # score, weight, weighted sum, seen
+
+    def insert(self, score, y, weight=1.0) -> None:
+        """Learn one observation; its score must be at least the largest so far."""
+        self._learn(np.array([_real(score, "score")]), np.array([_real(y, "y")]),
+                    np.array([_weight(weight)]))
+
+    def learn_many(self, scores, y, sample_weight=None) -> None:
+        """Learn observations in order (a zero weight drops its row)."""
+        self._learn(*_batch(scores, y, sample_weight))
+
+    def _learn(self, s, t, w) -> None:
+        kept = s[w > 0]
+        if kept.shape[0] == 0:
+            return
+        last = self._pending[0] if self._pending[3] else -math.inf
+        prev = np.concatenate(([last], kept[:-1]))
+        bad = np.flatnonzero(kept < prev)
+        if bad.shape[0]:
+            i = int(bad[0])
+            raise ValueError(
+                f"scores must arrive in non-decreasing order: got {float(kept[i])!r} "
+                f"after {float(prev[i])!r}"
+            )
+        self._top = ordered_learn(self._G, self._GC, self._top, self._pending, s, t, w,
+                                  self._splits)
+        self._steps = None
+
+    def _groups(self):
+        if not self._pending[3]:
+            return np.empty((0, 4)), np.empty(0, dtype=np.intp)
+        G, GC = self._G.copy(), self._GC.copy()
+        s, w, a = self._pending[:3]
+        top = push_group(G, GC, 0, self._top, a, w, s, s, self._splits)
+        return G[:top], GC[:top]
+
+
+class QuantizedIsotonic(_QuantizedMap):
+    """Quantized isotonic regression of a stream in any order, with deletes (paper 003, §V).
+
+    Keeps the exact optimal quantized map of the observations present after
+    every insert and delete, in O(K log n) time per update (n distinct
+    scores, K levels) and O(n) memory.  Scores need not be known in advance.
+
+    The tree is a segment tree over buckets of sorted distinct scores (see
+    :mod:`venncal._kernels.quantized`): every node keeps the at most K groups
+    of the optimal quantized map of the scores below it, which is the
+    reduction of its two children's groups, so an update rebuilds one bucket
+    and its ``log n`` ancestors.  The paper's level structure (section V)
+    merges sets in the same way but leaves its bookkeeping for unordered
+    arrivals informal; a segment tree states it plainly, keeps a fixed
+    shape (no rotations), and takes deletes as easily as inserts.  Buckets
+    absorb new distinct scores anywhere in the order (full ones are spread
+    over their neighbours, as in a packed-memory array), and the tree
+    doubles when it is half full.
+
+    Parameters
+    ----------
+    levels : int or array-like of shape (K,), default=101
+        An integer ``K >= 2`` gives ``K`` evenly spaced levels in ``[0, 1]``,
+        endpoints included; an array gives the levels (finite, strictly
+        increasing).
+    window : int, default=None
+        Keep only the last ``window`` observations (of positive weight): each
+        insert beyond them deletes the oldest.  :meth:`delete` is then not
+        available.
+
+    Notes
+    -----
+    Weights add up in floating point.  With integer weights and targets on
+    a binary grid (0/1 labels), sums are exact, so deleting an observation
+    restores the previous map bit for bit; otherwise up to rounding of the
+    per-score sums.  A score whose last observation is deleted is removed
+    exactly.  The memory reached at the largest size is kept.
+
+    Examples
+    --------
+    >>> from venncal.online.quantized import QuantizedIsotonic
+    >>> model = QuantizedIsotonic(levels=5)
+    >>> model.learn_many([0.7, 0.1, 0.5, 0.2, 0.2], [1, 0, 1, 1, 0])
+    >>> model.thresholds_, model.values_
+    (array([0.1, 0.2, 0.5, 0.7]), array([0. , 0.5, 1. , 1. ]))
+    >>> model.insert(0.6, 0)
+    >>> model.thresholds_, model.values_
+    (array([0.1, 0.2, 0.6, 0.7]), array([0. , 0.5, 0.5, 1. ]))
+    >>> model.delete(0.6, 0)
+    >>> model.values_
+    array([0. , 0.5, 1. , 1. ])
+    >>> model.delete(0.6, 0)
+    Traceback (most recent call last):
+    ...
+    ValueError: cannot delete (score=0.6, y=0.0, weight=1.0): no such observation
+
+    A window of the last 3 observations:
+
+    >>> win = QuantizedIsotonic(levels=5, window=3)
+    >>> win.learn_many([0.1, 0.2, 0.3, 0.4], [1, 0, 0, 1])
+    >>> win.groups()["lo"], win.groups()["level"]
+    (array([0.2, 0.4]), array([0., 1.]))
+    """
+
+    def __init__(self, levels=101, *, window: int | None = None):
+        if window is not None and (
+            not isinstance(window, numbers.Integral) or isinstance(window, bool) or window < 1
+        ):
+            raise ValueError(f"window must be a positive integer or None; got {window!r}")
+        self._set_levels(levels)
+        self.window = window
+        self._bucket = max(2 * self.levels_.shape[0], 64)
+        self._obs = obs_from_arrays(np.empty((0, 2)), np.empty(0))
+        self._ring = np.zeros((0 if window is None else int(window), 3))
+        self._ring_state = np.zeros(2, dtype=np.int64)  # head, count
+        self._allocate(2)
+
+    def _allocate(self, n_buckets: int) -> None:
+        k, b = self.levels_.shape[0], self._bucket
+        self._E = np.zeros((n_buckets * b, 4))  # score, weight, weighted target sum, cell
+        self._EK = np.zeros(n_buckets * b, dtype=np.int64)  # distinct targets per score
+        self._G = np.zeros((n_buckets * k, 4))  # groups of internal nodes 1 .. C-1
+        self._GC = np.zeros(n_buckets * k, dtype=np.int64)
+        self._ng = np.zeros(2 * n_buckets, dtype=np.int64)
+        self._cnt = np.zeros(2 * n_buckets, dtype=np.int64)
+
+    def _grow(self) -> None:
+        entries, keys = tree_entries(self._E, self._EK, self._ng, self._cnt)
+        n_buckets = self._ng.shape[0]  # twice the buckets, and more until at most half full
+        while 2 * (entries.shape[0] + 1) > n_buckets * self._bucket:
+            n_buckets *= 2
+        self._allocate(n_buckets)
+        tree_fill(self._E, self._EK, self._G, self._GC, self._ng, self._cnt, entries, keys,
+                  self._splits)
+
+    def _state(self):
+        return (self._E, self._EK, self._G, self._GC, self._ng, self._cnt, self._obs)
+
+    def insert(self, score, y, weight=1.0) -> None:
+        """Add one observation (weight 0: nothing happens)."""
+        self._learn(np.array([_real(score, "score")]), np.array([_real(y, "y")]),
+                    np.array([_weight(weight)]))
+
+    def learn_many(self, scores, y, sample_weight=None) -> None:
+        """Insert observations in the order given (zero weights are dropped)."""
+        self._learn(*_batch(scores, y, sample_weight))
+
+    def _learn(self, s, t, w) -> None:
+        i = 0
+        while True:
+            i = tree_learn(*self._state(), self._ring, self._ring_state, s, t, w, i,
+                           self._splits)
+            if i == s.shape[0]:
+                break
+            self._grow()
+        self._steps = None
+
+    def delete(self, score, y, weight=1.0) -> None:
+        """Remove one observation inserted before (weight 0: nothing happens).
+
+        Raises
+        ------
+        ValueError
+            If no observation ``(score, y)`` of at least this weight is
+            present, or with a window (which deletes by itself).
+        """
+        if self.window is not None:
+            raise ValueError("delete is not available with a window: the oldest are deleted")
+        s, t, w = _real(score, "score"), _real(y, "y"), _weight(weight)
+        if w == 0.0:
+            return
+        if not tree_delete(*self._state(), s, t, w, self._splits):
+            raise ValueError(
+                f"cannot delete (score={s!r}, y={t!r}, weight={w!r}): no such observation"
+            )
+        self._steps = None
+
+    @property
+    def n_distinct(self) -> int:
+        """Number of distinct scores present."""
+        return int(self._cnt[1])
+
+    def _groups(self):
+        k = self.levels_.shape[0]
+        m = self._ng[1]
+        return self._G[k : k + m].copy(), self._GC[k : k + m].copy()
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_obs"] = obs_to_arrays(self._obs)
+        return state
+
+    def __setstate__(self, state):
+        keys, weights = state.pop("_obs")
+        self.__dict__.update(state)
+        self._obs = obs_from_arrays(keys, weights)
