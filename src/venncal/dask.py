@@ -36,7 +36,6 @@ import numpy as np
 
 from . import _engine
 from .summary import ScoreSummary
-from .summary import summarize as _summarize_arrays
 
 try:
     import dask
@@ -90,11 +89,8 @@ def _partition_pieces(pdf, score_col, label_col, weight_col, by, round_scores):
         idx = rows.to_numpy()
         key = (None, _scalar(key)) if by is None else tuple(_scalar(k) for k in key)
         ws = None if w is None else w[idx]
-        piece = ScoreSummary.__new__(ScoreSummary)
-        piece.scores, piece.weights, piece.positive_weights = _summarize_arrays(
-            s[idx], np.zeros(idx.shape[0], dtype=bool), ws
-        )
-        pieces[key] = piece
+        # one label per piece: all "negative", so positive weights stay 0 until the end
+        pieces[key] = ScoreSummary._from_validated(s[idx], np.zeros(idx.shape[0], dtype=bool), ws)
     return pieces, problems
 
 
