@@ -2,6 +2,7 @@
 
 import doctest
 import importlib
+import os
 import pkgutil
 from pathlib import Path
 
@@ -11,6 +12,12 @@ import venncal
 
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 README = Path(__file__).resolve().parent.parent / "README.md"
+#: Modules of the optional engines -> the library their extra installs (skipped outside CI without it).
+ENGINES = {
+    "venncal.dask": "dask.dataframe",
+    "venncal.spark": "pyspark",
+    "venncal._spark_ml": "pyspark",
+}
 
 
 def _modules():
@@ -23,6 +30,10 @@ def _modules():
 
 @pytest.mark.parametrize("name", _modules())
 def test_docstring_examples(name):
+    if name in ENGINES and not os.environ.get("CI"):
+        pytest.importorskip(ENGINES[name], reason=f"the optional engine of {name} is not installed")
+    if name in ("venncal.spark", "venncal._spark_ml"):
+        pytest.skip("its examples need a Spark session: tests/test_spark.py runs them")
     module = importlib.import_module(name)
     finder = doctest.DocTestFinder()
     runner = doctest.DocTestRunner(optionflags=FLAGS)

@@ -1,0 +1,254 @@
+"""What the Spark and Dask adapters share: checks, the driver-side summary, fitting, scoring.
+
+An engine reduces its rows, where they live, to *pieces*: for each group
+(a value of the ``by`` column, or ``None``) and each label, the distinct
+scores with their total weight (a :class:`~venncal.ScoreSummary` whose
+positive weights are zero), together with a :class:`Problems` record that
+counts the rows breaking the rules of :mod:`venncal._validation`.  Keeping
+the labels apart until the end lets the positive class be chosen after all
+labels have been seen, with the same rules as a fit on one array.  Pieces
+and problems merge exactly, in any order, so partitions can be reduced in
+any tree; :func:`summaries_from_pieces` then checks the problems with the
+validation module's messages and builds one summary per group.
+
+This module imports neither pyspark nor dask.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._registry import method_class
+from ._validation import check_binary_labels, check_labels
+from .summary import ScoreSummary
+
+__all__ = [
+    "DEFAULT_MAX_DISTINCT",
+    "Problems",
+    "check_distinct",
+    "make_calibrator",
+    "merge_pieces",
+    "score_columns",
+    "summaries_from_pieces",
+]
+
+#: Default bound on the distinct scores (per label and group) brought to the driver.
+DEFAULT_MAX_DISTINCT = 10_000_000
+# How many distinct labels a problem record keeps: enough to show a third class.
+_LABELS_KEPT = 6
+
+
+@dataclass
+class Problems:
+    """Counts of the rows that break the input rules, mergeable across partitions.
+
+    ``labels`` holds the distinct non-null labels seen (at most a few: more
+    than two is an error anyway).
+    """
+
+    rows: int = 0
+    bad_scores: int = 0
+    bad_score_examples: tuple = ()
+    bad_weights: int = 0
+    negative_weights: int = 0
+    min_weight: float = math.inf
+    null_labels: int = 0
+    null_groups: int = 0
+    labels: tuple = field(default_factory=tuple)
+
+    def merge(self, other: Problems) -> Problems:
+        """Return the problems of both parts together."""
+        labels = list(self.labels)
+        for label in other.labels:
+            if label not in labels and len(labels) < _LABELS_KEPT:
+                labels.append(label)
+        return Problems(
+            rows=self.rows + other.rows,
+            bad_scores=self.bad_scores + other.bad_scores,
+            bad_score_examples=(self.bad_score_examples + other.bad_score_examples)[:3],
+            bad_weights=self.bad_weights + other.bad_weights,
+            negative_weights=self.negative_weights + other.negative_weights,
+            min_weight=min(self.min_weight, other.min_weight),
+            null_labels=self.null_labels + other.null_labels,
+            null_groups=self.null_groups + other.null_groups,
+            labels=tuple(labels),
+        )
+
+    def check(self, by: str | None) -> None:
+        """Raise ``ValueError`` for the first broken rule, worded as :mod:`venncal._validation`."""
+        if self.rows == 0:
+            raise ValueError("scores is empty: at least one value is needed")
+        if self.bad_scores:
+            shown = ", ".join(repr(float(v)) for v in self.bad_score_examples)
+            raise ValueError(
+                f"scores must be finite; found {self.bad_scores} NaN, infinite or null "
+                f"value(s) ({shown})"
+            )
+        if self.bad_weights:
+            raise ValueError(
+                f"sample_weight must be finite; found {self.bad_weights} NaN, infinite or "
+                "null value(s)"
+            )
+        if self.negative_weights:
+            raise ValueError(
+                f"sample_weight must be non-negative; got {self.min_weight!r} "
+                f"({self.negative_weights} negative value(s))"
+            )
+        if self.null_labels:
+            raise ValueError(
+                f"y contains {self.null_labels} null or NaN label(s); labels must be two "
+                "distinct classes"
+            )
+        if self.null_groups:
+            raise ValueError(f"the by column {by!r} contains {self.null_groups} null value(s)")
+
+
+def merge_pieces(left: dict, right: Mapping) -> dict:
+    """Merge two mappings ``(group, label) -> ScoreSummary`` (exact; ``left`` is updated)."""
+    for key, piece in right.items():
+        left[key] = left[key].merge(piece) if key in left else piece
+    return left
+
+
+def check_distinct(n_distinct: int, max_distinct: int) -> None:
+    """Raise when more distinct scores would come to the driver than ``max_distinct``."""
+    if n_distinct > max_distinct:
+        raise ValueError(
+            f"the score summary has more than max_distinct={max_distinct:,} distinct scores "
+            "(counted per label and group), too many to bring to the driver (24 bytes each); "
+            "round the scores with round_scores=d (d decimal places) or raise max_distinct"
+        )
+
+
+def n_distinct(pieces: Mapping) -> int:
+    """Return the number of distinct scores in ``pieces``, counted per label and group."""
+    return sum(piece.n_distinct for piece in pieces.values())
+
+
+def _label_array(labels) -> np.ndarray:
+    values = list(labels)
+    if any(isinstance(v, str) for v in values):
+        return np.array(values, dtype=object)
+    return np.array(values)
+
+
+def positive_label_of(labels, positive_label=None, classes=None, *, for_fit: bool) -> tuple:
+    """Return ``(positive, classes_)`` from the distinct labels, by the validation rules.
+
+    For a fit (``for_fit``) the labels are any two classes, sorted, the
+    positive one last, unless ``classes`` names them
+    (:func:`~venncal._validation.check_labels`); for a summary they are 0
+    and 1 or booleans unless ``positive_label`` names the positive one
+    (:func:`~venncal._validation.check_binary_labels`).
+    """
+    observed = _label_array(labels)
+    if observed.shape[0] > 2:
+        shown = ", ".join(repr(v) for v in observed.tolist()[:5])
+        more = ", ..." if observed.shape[0] > 5 else ""
+        raise ValueError(
+            f"y has more than two classes ({shown}{more}); venncal calibrates binary "
+            "classifiers and needs exactly two classes"
+        )
+    if for_fit:
+        cls, _ = check_labels(observed, None, classes, advice="pass classes=[negative, positive]")
+        return cls[1].item() if hasattr(cls[1], "item") else cls[1], cls
+    check_binary_labels(observed, observed.shape[0], pos_label=positive_label)
+    if positive_label is not None:
+        return positive_label, None
+    return (True if observed.dtype.kind == "b" else 1), None
+
+
+def summaries_from_pieces(
+    pieces: Mapping, problems: Problems, *, by: str | None, positive
+) -> ScoreSummary | dict[Hashable, ScoreSummary]:
+    """Build the summary (or one per group when ``by`` is given) from checked pieces."""
+    groups: dict = {}
+    for (group, label), piece in pieces.items():
+        is_pos = label == positive
+        part = ScoreSummary(
+            piece.scores, piece.weights, piece.weights if is_pos else np.zeros_like(piece.weights)
+        )
+        groups[group] = groups[group].merge(part) if group in groups else part
+    if not groups:
+        raise ValueError("sample_weight sums to zero: at least one positive weight is needed")
+    if by is None:
+        return groups[None]
+    return {g: groups[g] for g in sorted(groups)}
+
+
+def summary_of(pieces: Mapping, problems: Problems, by: str | None, positive_label):
+    """Return the summary (or one per group) of checked pieces, labels 0/1 or ``positive_label``."""
+    positive, _ = positive_label_of(problems.labels, positive_label, for_fit=False)
+    return summaries_from_pieces(pieces, problems, by=by, positive=positive)
+
+
+def fit_pieces(calibrator, pieces: Mapping, problems: Problems, by: str | None):
+    """Fit ``calibrator`` by ``fit_summary`` on checked pieces; labels as for its ``fit``."""
+    positive, classes = positive_label_of(
+        problems.labels, classes=getattr(calibrator, "classes", None), for_fit=True
+    )
+    summaries = summaries_from_pieces(pieces, problems, by=by, positive=positive)
+    return fit_calibrator(calibrator, summaries, classes)
+
+
+def make_calibrator(method, params: Mapping):
+    """Return an unfitted calibrator: a registered method name, or a clone of a calibrator."""
+    from sklearn.base import clone
+
+    if isinstance(method, str):
+        return method_class(method)(**params)
+    if params:
+        return clone(method).set_params(**params)
+    return clone(method)
+
+
+def check_grouping(calibrator, by: str | None) -> None:
+    """Raise unless ``by`` is given exactly when the calibrator is fitted per group."""
+    group = getattr(type(calibrator), "_group_param", None)
+    name = type(calibrator).__name__
+    if group is not None and by is None:
+        raise ValueError(
+            f"{name} is fitted per group of rows ({group}): pass by= the column of the "
+            "group (fold) of each row"
+        )
+    if group is None and by is not None:
+        raise ValueError(
+            f"by= is for calibrators fitted per group of rows (cross Venn-Abers); "
+            f"{name} takes one summary of all the rows"
+        )
+
+
+def fit_calibrator(calibrator, summaries, classes) -> object:
+    """Fit by ``fit_summary``, with ``classes_`` the resolved two labels."""
+    classes = np.asarray(classes)
+    plain = classes.dtype.kind in "iu" and classes.tolist() == [0, 1]  # fit_summary's default
+    if getattr(calibrator, "classes", None) is None and not plain:
+        calibrator.set_params(classes=classes.tolist())
+    return calibrator.fit_summary(summaries)
+
+
+def output_names(calibrator, output_cols) -> tuple[str, ...]:
+    """Return the columns ``transform`` adds: p, and p0/p1 for Venn-Abers calibrators."""
+    names = (output_cols,) if isinstance(output_cols, str) else tuple(output_cols)
+    if len(names) not in (1, 3) or not all(isinstance(n, str) for n in names):
+        raise ValueError(f"output_cols must be one name (p) or three (p, p0, p1); got {output_cols!r}")
+    if not hasattr(calibrator, "predict_interval"):
+        return names[:1]
+    return names
+
+
+def score_columns(calibrator, scores: np.ndarray, n_out: int) -> list[np.ndarray]:
+    """Return ``[p]`` or ``[p, p0, p1]`` for an array of scores (1-D, or one column per fold)."""
+    if scores.ndim == 2 and scores.shape[1] == 1:
+        scores = scores[:, 0]
+    if scores.shape[0] == 0:
+        return [np.empty(0) for _ in range(n_out)]
+    p = calibrator.predict_proba(scores)[:, 1]
+    if n_out == 1:
+        return [p]
+    interval = calibrator.predict_interval(scores)
+    return [p, np.ascontiguousarray(interval[:, 0]), np.ascontiguousarray(interval[:, 1])]

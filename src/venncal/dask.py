@@ -1,0 +1,300 @@
+"""Calibrate Dask data frames: summarise the partitions, fit on the client, score in place.
+
+Each partition is reduced to exact score summaries (one per label and,
+with ``by``, per group), the partial summaries are merged in a tree of
+fan-in ``split_every`` on the workers, and the client fits any registered
+calibrator on the merged :class:`~venncal.ScoreSummary` (``fit_summary``).
+Scoring is a ``map_partitions`` of the small fitted model.  With integer
+weights (or none) the model is the one fitted on all the rows in one array,
+bit for bit, whatever the partitioning.
+
+Needs the ``dask`` extra: ``pip install "venncal[dask]"``.
+
+Examples
+--------
+>>> import numpy as np, pandas as pd, dask.dataframe as dd
+>>> import venncal.dask as vd
+>>> rng = np.random.default_rng(0)
+>>> scores = rng.normal(size=1000).round(2)
+>>> labels = (rng.random(1000) < 1 / (1 + np.exp(-2 * scores))).astype(int)
+>>> df = dd.from_pandas(pd.DataFrame({"score": scores, "y": labels}), npartitions=4)
+>>> cal = vd.fit(df, "ivap", score_col="score", label_col="y")
+>>> from venncal import VennAbersCalibrator
+>>> same = VennAbersCalibrator().fit(scores, labels)
+>>> bool((cal.predict_interval(scores) == same.predict_interval(scores)).all())
+True
+>>> out = vd.transform(df, cal, "score").compute()
+>>> list(out.columns)
+['score', 'y', 'p', 'p0', 'p1']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+
+import numpy as np
+
+from . import _engine
+from .summary import ScoreSummary
+
+try:
+    import dask
+    import dask.dataframe as dd
+    import pandas as pd
+except ImportError as exc:  # pragma: no cover - depends on the installation
+    raise ImportError(
+        'venncal.dask needs dask, distributed and pandas: pip install "venncal[dask]"'
+    ) from exc
+
+__all__ = ["fit", "summarize", "transform"]
+
+
+def _partition_pieces(pdf, score_col, label_col, weight_col, by, round_scores):
+    """Reduce one pandas partition to ``(pieces, problems)`` (see :mod:`venncal._engine`)."""
+    s = pd.to_numeric(pdf[score_col]).to_numpy(dtype=np.float64, na_value=np.nan)
+    if round_scores is not None:
+        s = np.round(s, round_scores)
+    s = s + 0.0  # -0.0 becomes 0.0
+    n = s.shape[0]
+    if weight_col is None:
+        w = None
+        w_ok = np.ones(n, dtype=bool)
+    else:
+        w = pd.to_numeric(pdf[weight_col]).to_numpy(dtype=np.float64, na_value=np.nan)
+        w_ok = np.isfinite(w)
+    labels = pdf[label_col]
+    label_null = labels.isna().to_numpy()
+    groups = pdf[by] if by is not None else None
+    group_null = groups.isna().to_numpy() if by is not None else np.zeros(n, dtype=bool)
+    s_bad = ~np.isfinite(s)
+    negative = w_ok & (w < 0) if w is not None else np.zeros(n, dtype=bool)
+    problems = _engine.Problems(
+        rows=n,
+        bad_scores=int(s_bad.sum()),
+        bad_score_examples=tuple(s[s_bad][:3].tolist()),
+        bad_weights=int((~w_ok).sum()),
+        negative_weights=int(negative.sum()),
+        min_weight=float(w[negative].min()) if negative.any() else np.inf,
+        null_labels=int(label_null.sum()),
+        null_groups=int(group_null.sum()),
+        labels=tuple(pd.unique(labels[~label_null]).tolist()[:6]),
+    )
+    keep = ~(s_bad | ~w_ok | negative | label_null | group_null)
+    if w is not None:
+        keep &= w > 0
+    keys = labels if by is None else [groups, labels]
+    frame = pd.DataFrame({"k": np.arange(n)})[keep]
+    pieces = {}
+    for key, rows in frame.groupby(_keys_at(keys, keep), sort=False)["k"]:
+        idx = rows.to_numpy()
+        key = (None, _scalar(key)) if by is None else tuple(_scalar(k) for k in key)
+        ws = None if w is None else w[idx]
+        # one label per piece: all "negative", so positive weights stay 0 until the end
+        pieces[key] = ScoreSummary._from_validated(s[idx], np.zeros(idx.shape[0], dtype=bool), ws)
+    return pieces, problems
+
+
+def _keys_at(keys, keep):
+    if isinstance(keys, list):
+        return [k.to_numpy()[keep] for k in keys]
+    return keys.to_numpy()[keep]
+
+
+def _scalar(value):
+    return value.item() if hasattr(value, "item") else value
+
+
+def _combine(*parts, max_distinct):
+    """Merge partial results ``(pieces, problems)``; fail early past ``max_distinct``."""
+    pieces, problems = {}, _engine.Problems()
+    for part_pieces, part_problems in parts:
+        _engine.merge_pieces(pieces, part_pieces)
+        problems = problems.merge(part_problems)
+    _engine.check_distinct(_engine.n_distinct(pieces), max_distinct)
+    return pieces, problems
+
+
+def _reduce(df, score_col, label_col, weight_col, by, round_scores, split_every, max_distinct):
+    """Tree-reduce the partitions of ``df``; return the merged ``(pieces, problems)``."""
+    if not isinstance(split_every, int) or split_every < 2:
+        raise ValueError(f"split_every must be an integer >= 2; got {split_every!r}")
+    columns = [c for c in dict.fromkeys((score_col, label_col, weight_col, by)) if c is not None]
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise ValueError(f"column(s) {missing!r} are not in the data frame")
+    reduce_part = dask.delayed(_partition_pieces, pure=True)
+    parts = [
+        reduce_part(part, score_col, label_col, weight_col, by, round_scores)
+        for part in df[columns].to_delayed()
+    ]
+    combine = dask.delayed(_combine, pure=True)
+    while True:  # at least one level, so that even one partition is checked
+        parts = [
+            combine(*parts[i:i + split_every], max_distinct=max_distinct)
+            for i in range(0, len(parts), split_every)
+        ]
+        if len(parts) == 1:
+            break
+    pieces, problems = parts[0].compute()
+    problems.check(by)
+    return pieces, problems
+
+
+def summarize(
+    df: dd.DataFrame,
+    score_col: str,
+    label_col: str,
+    weight_col: str | None = None,
+    by: str | None = None,
+    positive_label=None,
+    *,
+    round_scores: int | None = None,
+    max_distinct: int = _engine.DEFAULT_MAX_DISTINCT,
+    split_every: int = 8,
+) -> ScoreSummary | dict[Hashable, ScoreSummary]:
+    """Reduce a Dask data frame to its exact score summary.
+
+    Parameters
+    ----------
+    df : dask.dataframe.DataFrame
+    score_col, label_col : str
+        Columns of the scores (finite reals) and of the labels.
+    weight_col : str, default=None
+        Column of non-negative frequency weights; rows of weight 0 are dropped.
+    by : str, default=None
+        A column of groups (folds, segments): one summary per value.
+    positive_label : default=None
+        The positive label; without it the labels must be 0 and 1 (or booleans).
+    round_scores : int, default=None
+        Round the scores to this many decimals first (``numpy.round``), to
+        bound the number of distinct scores.
+    max_distinct : int, default=10_000_000
+        The most distinct scores (per label and group) brought to the client.
+    split_every : int, default=8
+        Fan-in of the merge tree.
+
+    Returns
+    -------
+    ScoreSummary, or dict of group -> ScoreSummary when ``by`` is given.
+
+    Raises
+    ------
+    ValueError
+        For NaN, infinite or null scores, NaN, infinite or negative weights,
+        null or third labels, or more than ``max_distinct`` distinct scores.
+
+    Examples
+    --------
+    >>> import pandas as pd, dask.dataframe as dd
+    >>> from venncal.dask import summarize
+    >>> df = dd.from_pandas(pd.DataFrame({"s": [0.3, 0.1, 0.3, 0.9], "y": [1, 0, 0, 1]}),
+    ...                     npartitions=2)
+    >>> summarize(df, "s", "y").weights
+    array([1., 2., 1.])
+    """
+    pieces, problems = _reduce(
+        df, score_col, label_col, weight_col, by, round_scores, split_every, max_distinct
+    )
+    return _engine.summary_of(pieces, problems, by, positive_label)
+
+
+def fit(
+    df: dd.DataFrame,
+    method="ivap",
+    *,
+    score_col: str,
+    label_col: str,
+    weight_col: str | None = None,
+    by: str | None = None,
+    round_scores: int | None = None,
+    max_distinct: int = _engine.DEFAULT_MAX_DISTINCT,
+    split_every: int = 8,
+    **params,
+):
+    """Fit a score-level calibrator on a Dask data frame through its score summary.
+
+    Parameters
+    ----------
+    df : dask.dataframe.DataFrame
+    method : str or calibrator, default="ivap"
+        A registered method name (``"ivap"``, ``"cvap"``, ``"isotonic"``,
+        ``"platt"``, ...) or an unfitted score-level calibrator.
+    score_col, label_col, weight_col, round_scores, max_distinct, split_every
+        As for :func:`summarize`.
+    by : str, default=None
+        The fold column, for calibrators fitted per fold (``"cvap"``).
+    **params
+        Parameters of the calibrator (``classes=[neg, pos]`` names the labels).
+
+    Returns
+    -------
+    The fitted calibrator; the labels are any two classes, as for its ``fit``.
+
+    Examples
+    --------
+    >>> import pandas as pd, dask.dataframe as dd
+    >>> from venncal.dask import fit
+    >>> pdf = pd.DataFrame({"s": [0.1, 0.4, 0.35, 0.8, 0.2, 0.3, 0.6, 0.9],
+    ...                     "y": ["n", "n", "p", "p", "n", "p", "n", "p"],
+    ...                     "fold": [0, 0, 0, 0, 1, 1, 1, 1]})
+    >>> cvap = fit(dd.from_pandas(pdf, npartitions=3), "cvap", score_col="s", label_col="y",
+    ...            by="fold")
+    >>> cvap.classes_.tolist(), cvap.predict_proba([[0.5, 0.55]]).round(4)
+    (['n', 'p'], array([[0.4495, 0.5505]]))
+    """
+    calibrator = _engine.make_calibrator(method, params)
+    _engine.check_grouping(calibrator, by)
+    pieces, problems = _reduce(
+        df, score_col, label_col, weight_col, by, round_scores, split_every, max_distinct
+    )
+    return _engine.fit_pieces(calibrator, pieces, problems, by)
+
+
+def _score_partition(pdf, calibrator, score_cols, names):
+    scores = pdf[list(score_cols)].to_numpy(dtype=np.float64, na_value=np.nan)
+    values = _engine.score_columns(calibrator, scores, len(names))
+    return pdf.assign(**dict(zip(names, values, strict=True)))
+
+
+def transform(
+    df: dd.DataFrame,
+    calibrator,
+    score_col: str | Sequence[str],
+    output_cols: str | Sequence[str] = ("p", "p0", "p1"),
+) -> dd.DataFrame:
+    """Add calibrated probabilities to a Dask data frame, partition by partition.
+
+    Parameters
+    ----------
+    df : dask.dataframe.DataFrame
+    calibrator : fitted score-level calibrator
+    score_col : str or list of str
+        The score column; for a cross Venn-Abers calibrator, one column per
+        fold (in the order of ``folds_``) or one for all folds.
+    output_cols : str or sequence of str, default=("p", "p0", "p1")
+        Names of the probability of ``classes_[1]`` and, for Venn-Abers
+        calibrators, of the interval ``(p0, p1)``.
+
+    Returns
+    -------
+    dask.dataframe.DataFrame
+        ``df`` with the new float64 columns (lazy).
+
+    Examples
+    --------
+    >>> import pandas as pd, dask.dataframe as dd
+    >>> from venncal import IsotonicCalibrator
+    >>> from venncal.dask import transform
+    >>> iso = IsotonicCalibrator().fit([0.1, 0.2, 0.3, 0.4], [0, 1, 0, 1])
+    >>> df = dd.from_pandas(pd.DataFrame({"s": [0.15, 0.35]}), npartitions=1)
+    >>> transform(df, iso, "s").compute()
+          s    p
+    0  0.15  0.0
+    1  0.35  0.5
+    """
+    names = _engine.output_names(calibrator, output_cols)
+    score_cols = (score_col,) if isinstance(score_col, str) else tuple(score_col)
+    meta = pd.DataFrame({c: pd.Series(dtype=t) for c, t in df.dtypes.items()})
+    meta = meta.assign(**{name: pd.Series(dtype=np.float64) for name in names})
+    model = dask.delayed(calibrator, pure=True)
+    return df.map_partitions(_score_partition, model, score_cols, names, meta=meta)

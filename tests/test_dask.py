@@ -1,0 +1,285 @@
+"""venncal.dask: exact summaries and fits on Dask data frames, scoring with map_partitions.
+
+Runs with the in-process (synchronous) scheduler and with a LocalCluster of two
+worker processes; skipped outside CI when the ``dask`` extra is missing.
+"""
+
+import itertools
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REASON = 'the dask extra is not installed (pip install "venncal[dask]")'
+if not os.environ.get("CI"):
+    pytest.importorskip("dask.dataframe", reason=REASON)
+    pytest.importorskip("distributed", reason=REASON)
+
+import dask
+import dask.dataframe as dd
+import pandas as pd
+
+import venncal.dask as vd
+from venncal import ScoreSummary
+from venncal._registry import method_class
+
+N = 400
+
+
+@pytest.fixture(scope="module")
+def cluster_client():
+    from distributed import Client, LocalCluster
+
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+            worker_dashboard_address=None,
+        ) as cluster,
+        Client(cluster, set_as_default=False) as client,
+    ):
+        yield client
+
+
+@pytest.fixture(params=["synchronous", "cluster"])
+def scheduler(request):
+    if request.param == "synchronous":
+        with dask.config.set(scheduler="synchronous"):
+            yield request.param
+    else:
+        client = request.getfixturevalue("cluster_client")
+        with dask.config.set(scheduler=client):
+            yield request.param
+
+
+def _data(seed=0, n=N):
+    rng = np.random.default_rng(seed)
+    s = rng.normal(size=n).round(1) + 0.0  # many ties; no -0.0 (tested apart)
+    y = (rng.random(n) < 1 / (1 + np.exp(-2 * s))).astype(np.int64)
+    w = rng.integers(0, 4, size=n).astype(np.float64)  # integer weights, some zero
+    return pd.DataFrame({"s": s, "y": y, "w": w, "fold": rng.integers(0, 3, size=n)})
+
+
+def _cuts(kind, pdf):
+    """Row order and partition boundaries for each partitioning tested."""
+    n = len(pdf)
+    if kind == "1":
+        return pdf, [(0, n)]
+    if kind == "2":
+        return pdf, [(0, n // 2), (n // 2, n)]
+    if kind == "7":  # sorted by score: runs of ties cross partition boundaries
+        edges = np.linspace(0, n, 8).astype(int)
+        return pdf.sort_values("s", kind="stable"), list(itertools.pairwise(edges))
+    if kind == "empty":
+        return pdf, [(0, 0), (0, n // 3), (n // 3, n // 3), (n // 3, n), (n, n)]
+    # "one class": the first partitions hold only negatives, the last only positives
+    return pdf.sort_values("y", kind="stable"), [(0, n // 4), (n // 4, n // 2), (n // 2, n)]
+
+
+def _frame(pdf, kind):
+    ordered, cuts = _cuts(kind, pdf.reset_index(drop=True))
+    ordered = ordered.reset_index(drop=True)
+    return dd.from_map(lambda r: ordered.iloc[r[0]:r[1]], cuts, meta=ordered.iloc[:0])
+
+
+PARTITIONINGS = ["1", "2", "7", "empty", "one class"]
+
+
+def _same_bits(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.dtype == b.dtype
+    assert a.shape == b.shape
+    assert a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("kind", PARTITIONINGS)
+def test_summary_equals_from_arrays_bit_for_bit(scheduler, kind):
+    pdf = _data()
+    expected = ScoreSummary.from_arrays(pdf.s, pdf.y, pdf.w)
+    got = vd.summarize(_frame(pdf, kind), "s", "y", "w", split_every=2)
+    for name in ("scores", "weights", "positive_weights"):
+        _same_bits(getattr(got, name), getattr(expected, name))
+
+
+def _check_fit(kind, method):
+    pdf = _data(1)
+    cal = vd.fit(_frame(pdf, kind), method, score_col="s", label_col="y", weight_col="w")
+    direct = method_class(method)().fit(pdf.s.to_numpy(), pdf.y.to_numpy(), pdf.w.to_numpy())
+    for name in cal._state:
+        _same_bits(getattr(cal, name), getattr(direct, name))
+    _same_bits(cal.classes_, direct.classes_)
+
+
+@pytest.mark.parametrize("kind", PARTITIONINGS)
+@pytest.mark.parametrize("method", ["ivap", "isotonic", "platt", "histogram"])
+def test_fit_equals_fit_on_one_array(kind, method):
+    with dask.config.set(scheduler="synchronous"):
+        _check_fit(kind, method)
+
+
+@pytest.mark.parametrize("kind", ["empty", "7"])
+def test_fit_on_the_cluster_equals_fit_on_one_array(cluster_client, kind):
+    with dask.config.set(scheduler=cluster_client):
+        _check_fit(kind, "ivap")
+
+
+@pytest.mark.parametrize("kind", ["2", "7"])
+def test_cvap_from_fold_column_equals_fit_on_one_array(scheduler, kind):
+    pdf = _data(2)
+    cal = vd.fit(_frame(pdf, kind), "cvap", score_col="s", label_col="y", by="fold")
+    direct = method_class("cvap")().fit(pdf.s, pdf.y, folds=pdf.fold)
+    _same_bits(cal.folds_, direct.folds_)
+    test = np.linspace(-3, 3, 61)
+    _same_bits(cal.predict_interval(test), direct.predict_interval(test))
+
+
+def test_summary_per_group(scheduler):
+    pdf = _data(3)
+    got = vd.summarize(_frame(pdf, "7"), "s", "y", by="fold")
+    assert list(got) == [0, 1, 2]
+    for fold, summary in got.items():
+        rows = pdf[pdf.fold == fold]
+        _same_bits(summary.weights, ScoreSummary.from_arrays(rows.s, rows.y).weights)
+
+
+def test_transform_matches_predict(scheduler):
+    pdf = _data(4)
+    df = _frame(pdf, "7")
+    ivap = vd.fit(df, "ivap", score_col="s", label_col="y")
+    out = vd.transform(df, ivap, "s").compute()
+    interval = ivap.predict_interval(out.s.to_numpy())
+    _same_bits(out.p.to_numpy(), ivap.predict_proba(out.s.to_numpy())[:, 1])
+    _same_bits(out.p0.to_numpy(), interval[:, 0])
+    _same_bits(out.p1.to_numpy(), interval[:, 1])
+    platt = vd.fit(df, "platt", score_col="s", label_col="y")
+    assert list(vd.transform(df, platt, "s", output_cols=("q",)).columns) == [*pdf.columns, "q"]
+
+
+@pytest.mark.parametrize("labels", [[False, True], [0.0, 1.0], [-1, 1]])
+def test_classes_as_in_a_fit_on_one_array(labels):
+    pdf = _data(9)
+    pdf = pdf.assign(y=np.where(pdf.y == 1, labels[1], labels[0]))
+    with dask.config.set(scheduler="synchronous"):
+        cal = vd.fit(dd.from_pandas(pdf, npartitions=2), "isotonic", score_col="s", label_col="y")
+    direct = method_class("isotonic")().fit(pdf.s, pdf.y)
+    _same_bits(cal.classes_, direct.classes_)
+    for name in cal._state:
+        _same_bits(getattr(cal, name), getattr(direct, name))
+
+
+def test_string_labels_and_named_classes():
+    pdf = _data(5).assign(y=lambda d: np.where(d.y == 1, "yes", "no"))
+    df = dd.from_pandas(pdf, npartitions=3)
+    with dask.config.set(scheduler="synchronous"):
+        cal = vd.fit(df, "ivap", score_col="s", label_col="y")
+        assert cal.classes_.tolist() == ["no", "yes"]
+        flipped = vd.fit(df, "ivap", score_col="s", label_col="y", classes=["yes", "no"])
+        summary = vd.summarize(df, "s", "y", positive_label="yes")
+    direct = method_class("ivap")().fit(pdf.s, pdf.y)
+    _same_bits(cal.p0_, direct.p0_)
+    assert flipped.classes_.tolist() == ["no", "yes"]
+    _same_bits(summary.positive_weights, ScoreSummary.from_arrays(pdf.s, pdf.y == "yes").positive_weights)
+
+
+def test_negative_zero_is_zero_and_rounding():
+    pdf = pd.DataFrame({"s": [-0.0, 0.0, 0.123, 0.1234], "y": [0, 1, 1, 0]})
+    df = dd.from_pandas(pdf, npartitions=2)
+    with dask.config.set(scheduler="synchronous"):
+        summary = vd.summarize(df, "s", "y")
+        rounded = vd.summarize(df, "s", "y", round_scores=2)
+    assert summary.scores.tolist() == [0.0, 0.123, 0.1234]
+    assert np.signbit(summary.scores[0]) == np.False_
+    assert rounded.scores.tolist() == [0.0, 0.12]
+    assert rounded.weights.tolist() == [2.0, 2.0]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"s": [0.1, np.nan, 0.3, np.inf]}, "scores must be finite; found 2 NaN"),
+        ({"w": [1.0, -2.0, 1.0, 1.0]}, "sample_weight must be non-negative; got -2.0"),
+        ({"w": [1.0, np.nan, 1.0, 1.0]}, "sample_weight must be finite"),
+        ({"y": [0, 1, 2, 1]}, "y has more than two classes"),
+        ({"y": [0, 2, 0, 2]}, "y must hold the labels 0 and 1"),
+        ({"y": [0, 1, None, 1]}, "y contains 1 null"),
+        ({"w": [0.0, 0.0, 0.0, 0.0]}, "sample_weight sums to zero"),
+    ],
+)
+def test_bad_input_errors(change, message):
+    pdf = pd.DataFrame({"s": [0.1, 0.2, 0.3, 0.4], "y": [0, 1, 0, 1], "w": [1.0] * 4})
+    df = dd.from_pandas(pdf.assign(**change), npartitions=2)
+    with dask.config.set(scheduler="synchronous"), pytest.raises(ValueError, match=message):
+        vd.summarize(df, "s", "y", "w")
+
+
+def test_third_label_is_an_error_in_fit():
+    pdf = pd.DataFrame({"s": [0.1, 0.2, 0.3], "y": ["a", "b", "c"]})
+    df = dd.from_pandas(pdf, npartitions=3)
+    with dask.config.set(scheduler="synchronous"), pytest.raises(ValueError, match="more than two"):
+        vd.fit(df, score_col="s", label_col="y")
+
+
+def test_zero_weights_are_dropped():
+    pdf = pd.DataFrame({"s": [0.1, 0.2, 0.3], "y": [0, 1, 1], "w": [1.0, 0.0, 2.0]})
+    with dask.config.set(scheduler="synchronous"):
+        summary = vd.summarize(dd.from_pandas(pdf, npartitions=2), "s", "y", "w")
+    assert summary.scores.tolist() == [0.1, 0.3]
+
+
+def test_max_distinct_guard_suggests_rounding():
+    pdf = _data(6)
+    with (
+        dask.config.set(scheduler="synchronous"),
+        pytest.raises(ValueError, match=r"max_distinct=10 .*round_scores=d"),
+    ):
+        vd.summarize(dd.from_pandas(pdf, npartitions=3), "s", "y", max_distinct=10)
+
+
+def test_argument_errors():
+    df = dd.from_pandas(_data(7), npartitions=2)
+    with pytest.raises(ValueError, match="by="):
+        vd.fit(df, "cvap", score_col="s", label_col="y")
+    with pytest.raises(ValueError, match="by= is for"):
+        vd.fit(df, "ivap", score_col="s", label_col="y", by="fold")
+    with pytest.raises(ValueError, match="not in the data frame"):
+        vd.summarize(df, "score", "y")
+    with pytest.raises(ValueError, match="split_every"):
+        vd.summarize(df, "s", "y", split_every=1)
+
+
+def test_missing_extra_names_it():
+    code = "import sys; sys.modules['dask'] = None\nimport venncal.dask"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert out.returncode != 0
+    assert 'pip install "venncal[dask]"' in out.stderr
+
+
+def test_import_venncal_imports_no_engine():
+    code = (
+        "import sys, venncal, venncal.summary\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'dask', 'pyspark', 'distributed'}))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def _readme_block(marker):
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text("utf-8")
+    after = text.split(f"<!-- {marker} -->\n```python\n", 1)[1]
+    return after.split("```", 1)[0]
+
+
+# dask's Parquet code still passes inplace= to pandas 3.1, which deprecates it.
+@pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame")
+def test_readme_example_runs(tmp_path):
+    (tmp_path / "scored").mkdir()
+    pdf = _data(8).rename(columns={"s": "score", "y": "label"})
+    pdf.to_parquet(tmp_path / "scored" / "part-0.parquet")
+    code = _readme_block("engine:dask")
+    for path in ("scored/*.parquet", "calibrated/"):
+        code = code.replace(f'"{path}"', repr(str(tmp_path / path)))
+    with dask.config.set(scheduler="synchronous"):
+        exec(compile(code, "README.md", "exec"), {})  # noqa: S102  (our own README)
+    assert len(dd.read_parquet(tmp_path / "calibrated").compute()) == len(pdf)

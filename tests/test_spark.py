@@ -1,0 +1,328 @@
+"""venncal.spark: exact summaries and fits on Spark data frames, scoring with a pandas UDF.
+
+One local Spark session (``local[2]``) for the whole run; skipped outside CI
+when the ``spark`` extra or Java is missing.
+"""
+
+import doctest
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+IN_CI = bool(os.environ.get("CI"))
+if not IN_CI:
+    pytest.importorskip("pyspark", reason='the spark extra is not installed (pip install "venncal[spark]")')
+    if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
+        pytest.skip("Spark needs Java 17+ (no java on PATH, no JAVA_HOME)", allow_module_level=True)
+
+import pandas as pd
+from pyspark.ml import Pipeline, PipelineModel
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+
+import venncal.spark as vs
+from venncal import ScoreSummary
+from venncal._registry import method_class
+
+# PySpark 4 warns that it does not fully support pandas 3 yet; the features used here work.
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:PySpark does not yet fully support pandas:FutureWarning"
+)
+
+N = 400
+
+
+@pytest.fixture(scope="session")
+def spark():
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    # Tiny jobs in a short-lived JVM: the quick (C1) JIT alone starts and warms up faster.
+    os.environ.setdefault(
+        "PYSPARK_SUBMIT_ARGS", "--driver-java-options=-XX:TieredStopAtLevel=1 pyspark-shell"
+    )
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("venncal-tests")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.adaptive.enabled", "false")
+        .config("spark.default.parallelism", "2")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.memory", "1g")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def _data(seed=0, n=N):
+    rng = np.random.default_rng(seed)
+    s = rng.normal(size=n).round(1) + 0.0  # many ties; no -0.0 (tested apart)
+    y = (rng.random(n) < 1 / (1 + np.exp(-2 * s))).astype(np.int64)
+    w = rng.integers(0, 4, size=n).astype(np.float64)  # integer weights, some zero
+    return pd.DataFrame({"s": s, "y": y, "w": w, "fold": rng.integers(0, 3, size=n)})
+
+
+def _ranges(kind, n):
+    """``(start, end, partitions)`` of id ranges; ``spark.range`` splits each evenly."""
+    if kind == "empty":  # 2 rows over 5 partitions: 3 empty partitions between full ones
+        return [(0, n // 3, 1), (n // 3, n // 3 + 2, 5), (n // 3 + 2, n, 1)]
+    return [(0, n, {"1": 1, "2": 2, "7": 7, "one class": 3}[kind])]
+
+
+def _frame(spark, pdf, kind):
+    """A data frame of the rows of ``pdf`` in the partitioning ``kind`` (built without a job).
+
+    Row ``i`` of ``pdf`` is looked up from array literals by the id of a
+    ``spark.range``, whose partitions are contiguous, fixed ranges of ids.
+    """
+    if kind == "7":  # sorted by score: runs of ties cross partition boundaries
+        pdf = pdf.sort_values("s", kind="stable")
+    elif kind == "one class":  # the first partitions only negatives, the last only positives
+        pdf = pdf.sort_values("y", kind="stable")
+    pdf = pdf.reset_index(drop=True)
+    ids = functools.reduce(
+        lambda x, y: x.union(y), [spark.range(a, b, 1, k) for a, b, k in _ranges(kind, len(pdf))]
+    )
+    row = F.col("id").cast("int")
+    return ids.select(
+        *[F.lit(pdf[c].tolist())[row].alias(c) for c in pdf.columns], F.col("id").alias("row")
+    )
+
+
+PARTITIONINGS = ["1", "2", "7", "empty", "one class"]
+
+
+def _same_bits(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.dtype == b.dtype
+    assert a.shape == b.shape
+    assert a.tobytes() == b.tobytes()
+
+
+def test_partitionings_are_what_they_say(spark):
+    empty = _frame(spark, _data(), "empty")
+    sizes = empty.groupBy(F.spark_partition_id().alias("part")).count().toArrow().to_pandas()
+    assert empty.rdd.getNumPartitions() == 7
+    assert sizes.shape[0] == 4  # three of the seven partitions hold no row
+    assert sizes["count"].sum() == N
+    assert _frame(spark, _data(), "7").rdd.getNumPartitions() == 7
+
+
+@pytest.mark.parametrize("kind", PARTITIONINGS)
+def test_summary_equals_from_arrays_bit_for_bit(spark, kind):
+    pdf = _data()
+    expected = ScoreSummary.from_arrays(pdf.s, pdf.y, pdf.w)
+    got = vs.summarize(_frame(spark, pdf, kind), "s", "y", "w")
+    for name in ("scores", "weights", "positive_weights"):
+        _same_bits(getattr(got, name), getattr(expected, name))
+
+
+def _check_fit(spark, kind, method):
+    pdf = _data(1)
+    df = _frame(spark, pdf, kind)
+    cal = vs.fit(df, method, score_col="s", label_col="y", weight_col="w")
+    direct = method_class(method)().fit(pdf.s.to_numpy(), pdf.y.to_numpy(), pdf.w.to_numpy())
+    for name in cal._state:
+        _same_bits(getattr(cal, name), getattr(direct, name))
+    _same_bits(cal.classes_, direct.classes_)
+
+
+@pytest.mark.parametrize("kind", PARTITIONINGS)
+def test_ivap_equals_fit_on_one_array(spark, kind):
+    _check_fit(spark, kind, "ivap")
+
+
+def test_platt_equals_fit_on_one_array(spark):
+    _check_fit(spark, "7", "platt")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", PARTITIONINGS)
+@pytest.mark.parametrize("method", ["isotonic", "platt", "histogram", "bbq"])
+def test_every_method_and_partitioning(spark, kind, method):
+    _check_fit(spark, kind, method)
+
+
+def test_cvap_from_fold_column_equals_fit_on_one_array(spark):
+    pdf = _data(2)
+    cal = vs.fit(_frame(spark, pdf, "7"), "cvap", score_col="s", label_col="y", by="fold")
+    direct = method_class("cvap")().fit(pdf.s, pdf.y, folds=pdf.fold)
+    _same_bits(cal.folds_, direct.folds_)
+    test = np.linspace(-3, 3, 61)
+    _same_bits(cal.predict_interval(test), direct.predict_interval(test))
+    per_fold = vs.summarize(_frame(spark, pdf, "2"), "s", "y", by="fold")
+    assert list(per_fold) == [0, 1, 2]
+    rows = pdf[pdf.fold == 1]
+    _same_bits(per_fold[1].weights, ScoreSummary.from_arrays(rows.s, rows.y).weights)
+
+
+def test_transform_matches_predict(spark):
+    pdf = _data(4)
+    df = _frame(spark, pdf, "7")
+    ivap = vs.fit(df, "ivap", score_col="s", label_col="y")
+    out = vs.transform(df, ivap, "s").toArrow().to_pandas().sort_values("row")
+    s = out.s.to_numpy()
+    interval = ivap.predict_interval(s)
+    _same_bits(out.p.to_numpy(), ivap.predict_proba(s)[:, 1])
+    _same_bits(out.p0.to_numpy(), interval[:, 0])
+    _same_bits(out.p1.to_numpy(), interval[:, 1])
+    platt = vs.fit(df, "platt", score_col="s", label_col="y")
+    assert vs.transform(df, platt, "s", output_cols="q").columns == [*df.columns, "q"]
+
+
+def test_transform_calls_the_model_once_per_batch(spark):
+    df = _frame(spark, _data(5), "2")
+    ivap = vs.fit(df, "ivap", score_col="s", label_col="y")
+    plan = vs.transform(df, ivap, "s")._jdf.queryExecution().executedPlan().toString()
+    assert plan.count("ArrowEvalPython") == plan.count("Range (")  # once per union branch
+
+
+def test_cvap_transform_with_a_column_per_fold(spark):
+    pdf = _data(6)
+    df = _frame(spark, pdf.assign(s2=pdf.s * 0.5), "2")
+    cvap = vs.fit(df, "cvap", score_col="s", label_col="y", by="fold")
+    out = vs.transform(df, cvap, ["s", "s2", "s"]).toArrow().to_pandas()
+    expected = cvap.predict_proba(out[["s", "s2", "s"]].to_numpy())[:, 1]
+    _same_bits(out.p.to_numpy(), expected)
+
+
+def test_string_labels_and_named_classes(spark):
+    pdf = _data(7).assign(y=lambda d: np.where(d.y == 1, "yes", "no"))
+    df = spark.createDataFrame(pdf)
+    cal = vs.fit(df, "ivap", score_col="s", label_col="y")
+    assert cal.classes_.tolist() == ["no", "yes"]
+    _same_bits(cal.p0_, method_class("ivap")().fit(pdf.s, pdf.y).p0_)
+    summary = vs.summarize(df, "s", "y", positive_label="yes")
+    _same_bits(summary.positive_weights, ScoreSummary.from_arrays(pdf.s, pdf.y == "yes").positive_weights)
+
+
+def test_negative_zero_is_zero_and_rounding(spark):
+    df = spark.createDataFrame(
+        pd.DataFrame({"s": [-0.0, 0.0, 0.123, 0.1234], "y": [0, 1, 1, 0]})
+    ).repartition(2)
+    summary = vs.summarize(df, "s", "y")
+    assert summary.scores.tolist() == [0.0, 0.123, 0.1234]
+    assert not np.signbit(summary.scores).any()
+    rounded = vs.summarize(df, "s", "y", round_scores=2)
+    assert rounded.scores.tolist() == [0.0, 0.12]
+    assert rounded.weights.tolist() == [2.0, 2.0]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"s": [0.1, np.nan, 0.3, np.inf]}, "scores must be finite; found 2 NaN"),
+        ({"s": [0.1, None, 0.3, 0.4]}, "scores must be finite; found 1 NaN"),
+        ({"w": [1.0, -2.0, 1.0, 1.0]}, "sample_weight must be non-negative; got -2.0"),
+        ({"w": [1.0, np.nan, 1.0, 1.0]}, "sample_weight must be finite"),
+        ({"y": [0, 1, 2, 1]}, "y has more than two classes"),
+        ({"y": [0, 2, 0, 2]}, "y must hold the labels 0 and 1"),
+        ({"y": [0, 1, None, 1]}, "y contains 1 null"),
+        ({"w": [0.0, 0.0, 0.0, 0.0]}, "sample_weight sums to zero"),
+    ],
+)
+def test_bad_input_errors(spark, change, message):
+    columns = {"s": [0.1, 0.2, 0.3, 0.4], "y": [0, 1, 0, 1], "w": [1.0] * 4, **change}
+    rows = list(zip(columns["s"], columns["y"], columns["w"], strict=True))
+    df = spark.createDataFrame(rows, "s double, y bigint, w double")
+    with pytest.raises(ValueError, match=message):
+        vs.summarize(df, "s", "y", "w")
+
+
+def test_zero_weights_are_dropped(spark):
+    df = spark.createDataFrame(pd.DataFrame({"s": [0.1, 0.2, 0.3], "y": [0, 1, 1],
+                                             "w": [1.0, 0.0, 2.0]}))
+    assert vs.summarize(df, "s", "y", "w").scores.tolist() == [0.1, 0.3]
+
+
+def test_max_distinct_guard_suggests_rounding(spark):
+    df = spark.createDataFrame(_data(8))
+    with pytest.raises(ValueError, match=r"max_distinct=10 .*round_scores=d"):
+        vs.summarize(df, "s", "y", max_distinct=10)
+
+
+def test_argument_errors(spark):
+    df = spark.createDataFrame(_data(9))
+    with pytest.raises(ValueError, match="by="):
+        vs.fit(df, "cvap", score_col="s", label_col="y")
+    with pytest.raises(ValueError, match="by= is for"):
+        vs.fit(df, "ivap", score_col="s", label_col="y", by="fold")
+    with pytest.raises(ValueError, match="not in the data frame"):
+        vs.summarize(df, "score", "y")
+    with pytest.raises(ValueError, match="output_cols"):
+        vs.transform(df, vs.fit(df, score_col="s", label_col="y"), "s", output_cols=("a", "b"))
+
+
+def test_pipeline_fit_transform_save_load(spark, tmp_path):
+    pdf = _data(10).assign(y=lambda d: np.where(d.y == 1, "yes", "no"))
+    df = _frame(spark, pdf, "2")
+    estimator = vs.SparkCalibrator(
+        scoreCol="s", labelCol="y", foldCol="fold", method="cvap",
+        calibratorParams={"merge": "brier"}, outputCols=["prob", "low", "high"],
+    )
+    model = Pipeline(stages=[estimator]).fit(df)
+    direct = method_class("cvap")(merge="brier").fit(pdf.s, pdf.y, folds=pdf.fold)
+    cal = model.stages[0].calibrator
+    test = np.linspace(-3, 3, 61)
+    _same_bits(cal.predict_interval(test), direct.predict_interval(test))
+    assert cal.classes_.tolist() == ["no", "yes"]
+    scored = model.transform(df).toArrow().to_pandas().sort_values("row")
+    model.write().save(str(tmp_path / "pipeline"))
+    again = PipelineModel.load(str(tmp_path / "pipeline"))
+    assert isinstance(again.stages[0], vs.SparkCalibratorModel)
+    assert again.stages[0].getOrDefault("outputCols") == ["prob", "low", "high"]
+    rescored = again.transform(df).toArrow().to_pandas().sort_values("row")
+    for col in ("prob", "low", "high"):
+        _same_bits(rescored[col].to_numpy(), scored[col].to_numpy())
+
+
+@pytest.mark.slow
+def test_model_save_load_alone(spark, tmp_path):
+    df = _frame(spark, _data(11), "1")
+    model = vs.SparkCalibrator(scoreCol="s", labelCol="y", method="isotonic").fit(df)
+    model.save(str(tmp_path / "iso"))
+    again = vs.SparkCalibratorModel.load(str(tmp_path / "iso"))
+    for name in model.calibrator._state:
+        _same_bits(getattr(again.calibrator, name), getattr(model.calibrator, name))
+    assert again.transform(df).columns == [*df.columns, "p"]
+    estimator = vs.SparkCalibrator(scoreCol="s", labelCol="y", method="platt")
+    estimator.save(str(tmp_path / "est"))
+    assert vs.SparkCalibrator.load(str(tmp_path / "est")).getOrDefault("method") == "platt"
+
+
+@pytest.mark.slow
+def test_readme_example_runs(spark, tmp_path):
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text("utf-8")
+    code = text.split("<!-- engine:spark -->\n```python\n", 1)[1].split("```", 1)[0]
+    _data(12).rename(columns={"s": "score", "y": "label"}).to_parquet(tmp_path / "scored.parquet")
+    for path, where in (("scored/", "scored.parquet"), ("calibrated/", "calibrated"),
+                        ("models/ivap", "models/ivap")):
+        code = code.replace(f'"{path}"', repr(str(tmp_path / where)))
+    exec(compile(code, "README.md", "exec"), {"spark": spark})  # noqa: S102  (our own README)
+    assert spark.read.parquet(str(tmp_path / "calibrated")).columns[-3:] == ["p", "p0", "p1"]
+
+
+def test_docstring_examples(spark):
+    finder = doctest.DocTestFinder()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    for module in (vs, sys.modules["venncal._spark_ml"]):
+        for test in finder.find(module, module.__name__, globs={"spark": spark}):
+            runner.run(test)
+    result = runner.summarize(verbose=False)
+    assert result.attempted > 0
+    assert result.failed == 0
+
+
+def test_missing_extra_names_it():
+    code = "import sys; sys.modules['pyspark'] = None\nimport venncal.spark"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert out.returncode != 0
+    assert 'pip install "venncal[spark]"' in out.stderr
