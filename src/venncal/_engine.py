@@ -107,6 +107,11 @@ class Problems:
             raise ValueError(f"the by column {by!r} contains {self.null_groups} null value(s)")
 
 
+def plain(value):
+    """Return a numpy scalar as the Python value it holds (keys of the pieces are plain)."""
+    return value.item() if hasattr(value, "item") else value
+
+
 def merge_pieces(left: dict, right: Mapping) -> dict:
     """Merge two mappings ``(group, label) -> ScoreSummary`` (exact; ``left`` is updated)."""
     for key, piece in right.items():

@@ -87,7 +87,7 @@ def _partition_pieces(pdf, score_col, label_col, weight_col, by, round_scores):
     pieces = {}
     for key, rows in frame.groupby(_keys_at(keys, keep), sort=False)["k"]:
         idx = rows.to_numpy()
-        key = (None, _scalar(key)) if by is None else tuple(_scalar(k) for k in key)
+        key = (None, _engine.plain(key)) if by is None else tuple(_engine.plain(k) for k in key)
         ws = None if w is None else w[idx]
         # one label per piece: all "negative", so positive weights stay 0 until the end
         pieces[key] = ScoreSummary._from_validated(s[idx], np.zeros(idx.shape[0], dtype=bool), ws)
@@ -98,10 +98,6 @@ def _keys_at(keys, keep):
     if isinstance(keys, list):
         return [k.to_numpy()[keep] for k in keys]
     return keys.to_numpy()[keep]
-
-
-def _scalar(value):
-    return value.item() if hasattr(value, "item") else value
 
 
 def _combine(*parts, max_distinct):

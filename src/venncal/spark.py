@@ -113,14 +113,10 @@ def _pieces(table: "pd.DataFrame", by) -> dict:
         key = (None, key[0]) if by is None else key
         rows = rows.sort_values("s", kind="stable")
         w = rows["w"].to_numpy(dtype=np.float64)
-        pieces[tuple(_scalar(k) for k in key)] = ScoreSummary(
+        pieces[tuple(_engine.plain(k) for k in key)] = ScoreSummary(
             rows["s"].to_numpy(dtype=np.float64), w, np.zeros_like(w)
         )
     return pieces
-
-
-def _scalar(value):
-    return value.item() if hasattr(value, "item") else value
 
 
 def _collect(df, score_col, label_col, weight_col, by, round_scores, max_distinct):
