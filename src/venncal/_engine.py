@@ -8,8 +8,9 @@ counts the rows breaking the rules of :mod:`venncal._validation`.  Keeping
 the labels apart until the end lets the positive class be chosen after all
 labels have been seen, with the same rules as a fit on one array.  Pieces
 and problems merge exactly, in any order, so partitions can be reduced in
-any tree; :func:`summaries_from_pieces` then checks the problems with the
-validation module's messages and builds one summary per group.
+any tree; the caller checks the problems (:meth:`Problems.check`, with the
+validation module's messages), and :func:`summaries_from_pieces` then builds
+one summary per group.
 
 This module imports neither pyspark nor dask.
 """
@@ -28,18 +29,23 @@ from .summary import ScoreSummary
 
 __all__ = [
     "DEFAULT_MAX_DISTINCT",
+    "LABELS_KEPT",
     "Problems",
+    "check_columns",
     "check_distinct",
+    "input_columns",
     "make_calibrator",
     "merge_pieces",
+    "names",
+    "plain",
     "score_columns",
     "summaries_from_pieces",
 ]
 
 #: Default bound on the distinct scores (per label and group) brought to the driver.
 DEFAULT_MAX_DISTINCT = 10_000_000
-# How many distinct labels a problem record keeps: enough to show a third class.
-_LABELS_KEPT = 6
+#: How many distinct labels a problem record keeps: enough to show a third class.
+LABELS_KEPT = 6
 
 
 @dataclass
@@ -64,7 +70,7 @@ class Problems:
         """Return the problems of both parts together."""
         labels = list(self.labels)
         for label in other.labels:
-            if label not in labels and len(labels) < _LABELS_KEPT:
+            if label not in labels and len(labels) < LABELS_KEPT:
                 labels.append(label)
         return Problems(
             rows=self.rows + other.rows,
@@ -110,6 +116,23 @@ class Problems:
 def plain(value):
     """Return a numpy scalar as the Python value it holds (keys of the pieces are plain)."""
     return value.item() if hasattr(value, "item") else value
+
+
+def names(columns) -> tuple:
+    """Return one column name or a sequence of them as a tuple."""
+    return (columns,) if isinstance(columns, str) else tuple(columns)
+
+
+def input_columns(score_col, label_col, weight_col, by) -> list:
+    """Return the distinct columns a summary reads (``weight_col`` and ``by`` if given)."""
+    return [c for c in dict.fromkeys((score_col, label_col, weight_col, by)) if c is not None]
+
+
+def check_columns(columns, present) -> None:
+    """Raise unless every one of ``columns`` is among the data frame's ``present`` columns."""
+    missing = [c for c in columns if c not in present]
+    if missing:
+        raise ValueError(f"column(s) {missing!r} are not in the data frame")
 
 
 def merge_pieces(left: dict, right: Mapping) -> dict:
@@ -160,7 +183,7 @@ def positive_label_of(labels, positive_label=None, classes=None, *, for_fit: boo
         )
     if for_fit:
         cls, _ = check_labels(observed, None, classes, advice="pass classes=[negative, positive]")
-        return cls[1].item() if hasattr(cls[1], "item") else cls[1], cls
+        return plain(cls[1]), cls
     check_binary_labels(observed, observed.shape[0], pos_label=positive_label)
     if positive_label is not None:
         return positive_label, None
@@ -168,7 +191,7 @@ def positive_label_of(labels, positive_label=None, classes=None, *, for_fit: boo
 
 
 def summaries_from_pieces(
-    pieces: Mapping, problems: Problems, *, by: str | None, positive
+    pieces: Mapping, *, by: str | None, positive
 ) -> ScoreSummary | dict[Hashable, ScoreSummary]:
     """Build the summary (or one per group when ``by`` is given) from checked pieces."""
     groups: dict = {}
@@ -188,7 +211,7 @@ def summaries_from_pieces(
 def summary_of(pieces: Mapping, problems: Problems, by: str | None, positive_label):
     """Return the summary (or one per group) of checked pieces, labels 0/1 or ``positive_label``."""
     positive, _ = positive_label_of(problems.labels, positive_label, for_fit=False)
-    return summaries_from_pieces(pieces, problems, by=by, positive=positive)
+    return summaries_from_pieces(pieces, by=by, positive=positive)
 
 
 def fit_pieces(calibrator, pieces: Mapping, problems: Problems, by: str | None):
@@ -196,7 +219,7 @@ def fit_pieces(calibrator, pieces: Mapping, problems: Problems, by: str | None):
     positive, classes = positive_label_of(
         problems.labels, classes=getattr(calibrator, "classes", None), for_fit=True
     )
-    summaries = summaries_from_pieces(pieces, problems, by=by, positive=positive)
+    summaries = summaries_from_pieces(pieces, by=by, positive=positive)
     return fit_calibrator(calibrator, summaries, classes)
 
 
@@ -230,20 +253,20 @@ def check_grouping(calibrator, by: str | None) -> None:
 def fit_calibrator(calibrator, summaries, classes) -> object:
     """Fit by ``fit_summary``, with ``classes_`` the resolved two labels."""
     classes = np.asarray(classes)
-    plain = classes.dtype.kind in "iu" and classes.tolist() == [0, 1]  # fit_summary's default
-    if getattr(calibrator, "classes", None) is None and not plain:
+    default01 = classes.dtype.kind in "iu" and classes.tolist() == [0, 1]  # fit_summary's
+    if getattr(calibrator, "classes", None) is None and not default01:
         calibrator.set_params(classes=classes.tolist())
     return calibrator.fit_summary(summaries)
 
 
 def output_names(calibrator, output_cols) -> tuple[str, ...]:
     """Return the columns ``transform`` adds: p, and p0/p1 for Venn-Abers calibrators."""
-    names = (output_cols,) if isinstance(output_cols, str) else tuple(output_cols)
-    if len(names) not in (1, 3) or not all(isinstance(n, str) for n in names):
+    out = names(output_cols)
+    if len(out) not in (1, 3) or not all(isinstance(n, str) for n in out):
         raise ValueError(f"output_cols must be one name (p) or three (p, p0, p1); got {output_cols!r}")
     if not hasattr(calibrator, "predict_interval"):
-        return names[:1]
-    return names
+        return out[:1]
+    return out
 
 
 def score_columns(calibrator, scores: np.ndarray, n_out: int) -> list[np.ndarray]:

@@ -77,7 +77,7 @@ def _partition_pieces(pdf, score_col, label_col, weight_col, by, round_scores):
         min_weight=float(w[negative].min()) if negative.any() else np.inf,
         null_labels=int(label_null.sum()),
         null_groups=int(group_null.sum()),
-        labels=tuple(pd.unique(labels[~label_null]).tolist()[:6]),
+        labels=tuple(pd.unique(labels[~label_null]).tolist()[: _engine.LABELS_KEPT]),
     )
     keep = ~(s_bad | ~w_ok | negative | label_null | group_null)
     if w is not None:
@@ -114,10 +114,8 @@ def _reduce(df, score_col, label_col, weight_col, by, round_scores, split_every,
     """Tree-reduce the partitions of ``df``; return the merged ``(pieces, problems)``."""
     if not isinstance(split_every, int) or split_every < 2:
         raise ValueError(f"split_every must be an integer >= 2; got {split_every!r}")
-    columns = [c for c in dict.fromkeys((score_col, label_col, weight_col, by)) if c is not None]
-    missing = [c for c in columns if c not in df.columns]
-    if missing:
-        raise ValueError(f"column(s) {missing!r} are not in the data frame")
+    columns = _engine.input_columns(score_col, label_col, weight_col, by)
+    _engine.check_columns(columns, df.columns)
     reduce_part = dask.delayed(_partition_pieces, pure=True)
     parts = [
         reduce_part(part, score_col, label_col, weight_col, by, round_scores)
@@ -289,7 +287,7 @@ def transform(
     1  0.35  0.5
     """
     names = _engine.output_names(calibrator, output_cols)
-    score_cols = (score_col,) if isinstance(score_col, str) else tuple(score_col)
+    score_cols = _engine.names(score_col)
     meta = pd.DataFrame({c: pd.Series(dtype=t) for c, t in df.dtypes.items()})
     meta = meta.assign(**{name: pd.Series(dtype=np.float64) for name in names})
     model = dask.delayed(calibrator, pure=True)

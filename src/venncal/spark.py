@@ -62,10 +62,8 @@ _INF = float("inf")
 
 def _grouped(df, score_col, label_col, weight_col, by, round_scores):
     """Return the aggregation: one row per (group, label, score) with weights and problem counts."""
-    columns = [c for c in dict.fromkeys((score_col, label_col, weight_col, by)) if c is not None]
-    missing = [c for c in columns if c not in df.columns]
-    if missing:
-        raise ValueError(f"column(s) {missing!r} are not in the data frame")
+    columns = _engine.input_columns(score_col, label_col, weight_col, by)
+    _engine.check_columns(columns, df.columns)
     s = F.col(score_col).cast("double")
     if round_scores is not None:
         if not isinstance(round_scores, int) or isinstance(round_scores, bool):
@@ -100,7 +98,7 @@ def _problems(table: "pd.DataFrame", by) -> _engine.Problems:
         min_weight=float(table["min_w"][negative].min()) if negative.any() else _INF,
         null_labels=int(n[label_null].sum()),
         null_groups=int(n[table["g"].isna().to_numpy()].sum()) if by is not None else 0,
-        labels=tuple(pd.unique(table["label"][~label_null]).tolist()[:6]),
+        labels=tuple(pd.unique(table["label"][~label_null]).tolist()[: _engine.LABELS_KEPT]),
     )
 
 
@@ -269,10 +267,8 @@ def transform(
     [(0.15, 0.0), (0.35, 0.5)]
     """
     names = _engine.output_names(calibrator, output_cols)
-    score_cols = (score_col,) if isinstance(score_col, str) else tuple(score_col)
-    missing = [c for c in score_cols if c not in df.columns]
-    if missing:
-        raise ValueError(f"column(s) {missing!r} are not in the data frame")
+    score_cols = _engine.names(score_col)
+    _engine.check_columns(score_cols, df.columns)
     model, n_out = calibrator, len(names)
 
     def score(scores: pd.DataFrame) -> pd.DataFrame:
