@@ -19,7 +19,15 @@ import sys
 import numpy as np
 
 from ._evaluate import binary_labels
-from ._io import BATCH_ROWS, CLIError, add_sep_option, command, open_table, read_columns
+from ._io import (
+    BATCH_ROWS,
+    CLIError,
+    add_sep_option,
+    command,
+    open_table,
+    probability_column,
+    read_columns,
+)
 from ._progress import Reporter, add_output_options
 
 __all__ = ["FAMILIES", "add_parser", "make_family", "run"]
@@ -170,8 +178,6 @@ def _add_jumper_options(parser: argparse.ArgumentParser) -> None:
 
 def _read(args: argparse.Namespace, report: Reporter) -> tuple[str, np.ndarray, np.ndarray, object]:
     """Read the stream; return ``(source, p, y01, positive label)``."""
-    from .._validation import check_probabilities
-
     table = open_table(args.data, sep=args.sep)
     try:
         table.check_columns([args.prob_col], "--prob-col")
@@ -181,10 +187,7 @@ def _read(args: argparse.Namespace, report: Reporter) -> tuple[str, np.ndarray, 
     finally:
         table.close()
     source = table.source
-    try:
-        p = check_probabilities(columns[args.prob_col], name=f"column {args.prob_col!r}")
-    except ValueError as exc:
-        raise CLIError(f"{source}: {exc}") from None
+    p = probability_column(columns[args.prob_col], source, args.prob_col)
     y01, positive = binary_labels(columns[args.label_col], args.pos_label, source, args.label_col)
     if args.clip is not None:
         p = np.clip(p, args.clip, 1.0 - args.clip)
@@ -236,7 +239,7 @@ def summary(args, model, positive, p, y01, log10, proba) -> dict:
     alarm = model.alarm(args.alpha)
     return {
         "rows": int(p.shape[0]),
-        "positive_label": positive.item() if isinstance(positive, np.generic) else positive,
+        "positive_label": positive,  # binary_labels returns a plain Python value
         "family": args.family,
         "jump_rates": list(model.jump_rates) if args.mean else [args.jump_rate],
         "clip": None if args.clip is None else [args.clip, 1.0 - args.clip],
