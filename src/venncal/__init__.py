@@ -88,6 +88,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; never executed
         HistogramBinningCalibrator,
         IsotonicCalibrator,
         PlattCalibrator,
+        QuantizedIsotonicCalibrator,
     )
     from .enir import ENIRCalibrator, near_isotonic_path
     from .estimators import CalibratedClassifier, FullVennAbersClassifier, VennAbersClassifier

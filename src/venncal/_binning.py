@@ -7,7 +7,7 @@ score to a bin, so tied scores are never split.  The rules:
 
 - :func:`gap_points`: where to put the edge between two adjacent distinct
   scores (histogram binning, BBQ).
-- :func:`equal_mass_cuts` and :func:`equal_mass_bins`: equal-weight
+- :func:`equal_mass_cuts`: equal-weight
   (quantile) bins, each distinct score in the bin that holds the *middle*
   of its cumulative-weight interval (histogram binning, BBQ).
 - :func:`upper_mass_bins`: equal-weight bins, each distinct score in the
@@ -28,7 +28,6 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
-    "equal_mass_bins",
     "equal_mass_cuts",
     "equal_width_edges",
     "gap_points",
@@ -115,23 +114,6 @@ def equal_mass_cuts(
     first_cut = np.zeros(counts.shape[0], dtype=np.int64)
     np.cumsum(n_cuts[:-1], out=first_cut[1:])
     return raw[keep], first_cut, n_cuts
-
-
-def equal_mass_bins(weights: np.ndarray, n_bins: int) -> np.ndarray:
-    """Return the equal-weight bin (middle rule) of each distinct score.
-
-    The single binning of :func:`equal_mass_cuts` with ``n_bins`` bins, as
-    the bin index ``0, 1, ...`` of each distinct score (empty bins dropped,
-    so the indices are consecutive).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> equal_mass_bins(np.array([1.0, 1.0, 5.0, 1.0]), 4)
-    array([0, 0, 1, 2])
-    """
-    cuts, _, _ = equal_mass_cuts(weights, np.array([n_bins], dtype=np.int64))
-    return np.searchsorted(cuts, np.arange(weights.shape[0]), side="right")
 
 
 def upper_mass_bins(weights: np.ndarray, n_bins: int) -> np.ndarray:

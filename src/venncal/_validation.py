@@ -437,7 +437,6 @@ def _is_none(value) -> bool:
 
 
 NONE = Check(_is_none, "None")
-BOOLEAN = Check(lambda v: isinstance(v, (bool, np.bool_)), "True or False")
 DICT = Check(lambda v: isinstance(v, Mapping), "a dict")
 RANDOM_STATE = Check(
     lambda v: v is None or (isinstance(v, (numbers.Integral, np.random.RandomState))
@@ -462,7 +461,7 @@ def validate_params(owner: str, params: Mapping[str, object], constraints: Mappi
     constraints : mapping
         Parameter name -> list of constraints (:class:`Interval`,
         :class:`Options`, :class:`Check`, or the module's ``NONE``,
-        ``BOOLEAN``, ...); the value must satisfy at least one.
+        ``DICT``, ...); the value must satisfy at least one.
 
     Raises
     ------

@@ -58,8 +58,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         type=int,
         default=1,
         metavar="N",
-        help="run the tasks (learners; vovk2015-adult-ratios: learner x column; "
-        "vovk2014-uci: data set x learner x split kind) on N processes (joblib; default: 1)",
+        help="run the experiment's independent tasks (learners, columns, data sets, splits) "
+        "on N processes (joblib; default: 1); results do not depend on N",
     )
     parser.add_argument(
         "--seed",
@@ -74,7 +74,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         metavar="DIR",
         help=(
             "read the data from this folder (laid out as the shared data store) instead of "
-            "the files shipped with venncal; vovk2014-uci needs it or VENNCAL_DATA"
+            "the files shipped with venncal; the experiments marked 'needs --data-dir' in "
+            "--list need it or VENNCAL_DATA"
         ),
     )
     parser.set_defaults(func=run)
@@ -86,7 +87,7 @@ def _error(message: str) -> int:
     return 2
 
 
-def _command_line(args: argparse.Namespace) -> str | None:
+def _command_line() -> str | None:
     """Return the command as typed when run as ``venncal``; None lets the report rebuild it."""
     if Path(sys.argv[0]).name in ("venncal", "__main__.py"):
         return "venncal " + shlex.join(sys.argv[1:])
@@ -114,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
         )
     except FileNotFoundError as exc:  # no data folder, or a data file missing from it
         return _error(str(exc))
-    written = experiment.report(result, args.out, command=_command_line(args))
+    written = experiment.report(result, args.out, command=_command_line())
     print()
     print(written.text)
     print(f"report written to {written.markdown} ({result.info.seconds:.1f} s)")

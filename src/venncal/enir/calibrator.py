@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._base import ScoreCalibrator
 from .._kernels.neariso import enir_bic, enir_table
 from .._validation import Interval, Options
+from ..baselines.bbq import _PRIOR_EPS  # prior rates kept in [eps, 1 - eps], as in BBQ
 from .path import NearIsotonicPath
 
 __all__ = ["ENIRCalibrator"]
@@ -23,8 +24,6 @@ BIN_PRIORS = ("auto", "score", "base_rate")
 # weight below exp(-_NATS) / n_models of the best model's, so all such models
 # together hold less than exp(-60) ~ 1e-26 of the total: nothing in float64.
 _NATS = 60.0
-# Prior rates are kept in [_PRIOR_EPS, 1 - _PRIOR_EPS] (as in BBQ).
-_PRIOR_EPS = 1e-6
 # Final probabilities are kept in [_P_MIN, 1 - _P_MIN]; this binds only for
 # bin weights above ~1e15, where the smoothing itself rounds away.
 _P_MIN = 2.0**-53
@@ -182,8 +181,7 @@ class ENIRCalibrator(ScoreCalibrator):
         A, W, d = path._A, path._W, path._d
         start, end, birth, left, right = (
             path._start, path._end, path._birth, path._left, path._right)
-        roots = np.flatnonzero(path._death == np.inf)
-        roots = roots[np.argsort(start[roots])]
+        roots = path._alive(math.inf)  # the groups of the isotonic fit, in score order
 
         lams = path.knots[path.knots > 0]
         if lams.shape[0] == 0:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._report import Report, new_figure
+from ._report import Report, fmt_loss, new_figure
 
 __all__ = [
     "CALIBRATION_SIZE",
@@ -206,14 +206,10 @@ def run(
 # ------------------------------------------------------------------------------ report
 
 
-def _fmt(value: float, digits: int = 4) -> str:
-    return "inf" if np.isinf(value) else f"{value:.{digits}f}"
-
-
 def _table(metrics: dict[str, dict[str, float | None]]) -> list[str]:
     lines = [f"  {'method':<16}" + "".join(f"{c:>10}" for c in COLUMNS)]
     for name, values in metrics.items():
-        cells = "".join(f"{'-' if values[c] is None else _fmt(values[c]):>10}" for c in COLUMNS)
+        cells = "".join(f"{'-' if values[c] is None else fmt_loss(values[c]):>10}" for c in COLUMNS)
         lines.append(f"  {name:<16}{cells}")
     return lines
 

@@ -37,7 +37,14 @@ from pathlib import Path
 import numpy as np
 
 from ._report import Report, RunInfo, header, write_report
-from .naeini2016_simulated import CALIBRATORS, HIGHER_IS_BETTER, MEASURES, calibrate, measures
+from .naeini2016_simulated import (
+    CALIBRATORS,
+    HIGHER_IS_BETTER,
+    MEASURES,
+    _sigmoid,
+    calibrate,
+    measures,
+)
 
 __all__ = [
     "BASES",
@@ -105,7 +112,7 @@ def make_base(code: str, groups: list[list[int]] | None = None):
 
 def _scores(model, X: np.ndarray, code: str) -> np.ndarray:
     if code == "SVM":
-        return 0.5 * (1.0 + np.tanh(0.5 * model.decision_function(X)))
+        return _sigmoid(model.decision_function(X))
     return model.predict_proba(X)[:, 1]
 
 

@@ -154,7 +154,8 @@ def encode(
         cats = (
             list(dict.fromkeys(values)) if encoding == "ordinal-appearance" else sorted(set(values))
         )
-        codes = np.array([{c: i for i, c in enumerate(cats)}[v] for v in values])
+        index = {c: i for i, c in enumerate(cats)}
+        codes = np.array([index[v] for v in values])
         if encoding == "one-hot":
             blocks.append((codes[:, None] == np.arange(len(cats))).astype(float))
         else:
