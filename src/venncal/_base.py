@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_labels, check_sample_weight, check_scores, validate_params
+from ._validation import ParamsMixin, check_labels, check_sample_weight, check_scores
 from .summary import ScoreSummary, summarize
 
 __all__ = ["ScoreCalibrator", "check_float_arrays", "check_summary"]
@@ -35,7 +35,7 @@ def check_float_arrays(owner, names, *, length=None, unit_interval=()):
     return length
 
 
-class ScoreCalibrator(BaseEstimator):
+class ScoreCalibrator(ParamsMixin, BaseEstimator):
     """Base class of the score-level calibrators (no model inside).
 
     A subclass implements ``_fit_sums(s, w, a)`` (fit from a score summary:
@@ -62,7 +62,6 @@ class ScoreCalibrator(BaseEstimator):
     """
 
     _state: tuple[str, ...] = ()
-    _parameter_constraints: ClassVar[dict] = {}
     _group_param: ClassVar[str | None] = None
 
     def fit(self, scores, y, sample_weight=None):
@@ -134,12 +133,6 @@ class ScoreCalibrator(BaseEstimator):
         classes = np.asarray(self.classes_)
         if classes.ndim != 1 or classes.shape[0] != 2 or classes[0] == classes[1]:
             raise ValueError("classes_ must hold two distinct labels")
-
-    def _check_params(self) -> None:
-        """Raise ``ValueError`` for parameters that break ``_parameter_constraints``."""
-        validate_params(
-            type(self).__name__, self.get_params(deep=False), self._parameter_constraints
-        )
 
     def _check_fit_input(self, scores, y, sample_weight):
         """Check the parameters and the arrays of ``fit``; return ``(s, classes, y01, w)``."""

@@ -24,6 +24,7 @@ import math
 import numbers
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -31,6 +32,7 @@ __all__ = [
     "Check",
     "Interval",
     "Options",
+    "ParamsMixin",
     "check_binary_labels",
     "check_classifier_targets",
     "check_labels",
@@ -447,6 +449,23 @@ N_JOBS = Check(
     lambda v: v is None or (isinstance(v, numbers.Integral) and not isinstance(v, bool) and v != 0),
     "a non-zero integer or None",
 )
+
+
+class ParamsMixin:
+    """``_check_params`` for an estimator whose class lists ``_parameter_constraints``.
+
+    Shared by the score-level calibrators and the estimator wrappers: the
+    parameters (``get_params(deep=False)``) are checked against the class's
+    table by :func:`validate_params`, naming the class in the message.
+    """
+
+    _parameter_constraints: ClassVar[dict] = {}
+
+    def _check_params(self) -> None:
+        """Raise ``ValueError`` for parameters that break ``_parameter_constraints``."""
+        validate_params(
+            type(self).__name__, self.get_params(deep=False), self._parameter_constraints
+        )
 
 
 def validate_params(owner: str, params: Mapping[str, object], constraints: Mapping) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import warnings
-from typing import ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -11,7 +10,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.utils import get_tags
 from sklearn.utils.validation import has_fit_parameter
 
-from .._validation import NONE, Check, Options, validate_params
+from .._validation import NONE, Check, Options, ParamsMixin
 
 __all__ = [
     "ESTIMATOR",
@@ -39,7 +38,7 @@ def default_estimator():
     return LogisticRegression()
 
 
-class WrapperMixin:
+class WrapperMixin(ParamsMixin):
     """What every estimator wrapper shares: parameter checks, base estimator, ``predict``, tags.
 
     Put it before scikit-learn's ``ClassifierMixin`` and ``BaseEstimator``.
@@ -48,14 +47,6 @@ class WrapperMixin:
     :meth:`_check_params` first, which raises ``ValueError`` as
     scikit-learn's estimator checks expect.
     """
-
-    _parameter_constraints: ClassVar[dict] = {}
-
-    def _check_params(self) -> None:
-        """Raise ``ValueError`` for parameters that break ``_parameter_constraints``."""
-        validate_params(
-            type(self).__name__, self.get_params(deep=False), self._parameter_constraints
-        )
 
     def _base_estimator(self):
         return default_estimator() if self.estimator is None else self.estimator
