@@ -78,6 +78,20 @@ def _nearer_lower(lo, q, hi):
     return (d_lo < d_hi) | ((d_lo == d_hi) & (e_lo <= e_hi))
 
 
+def block_table(lo: np.ndarray, hi: np.ndarray, values: np.ndarray):
+    """Return ``(thresholds, values)`` of a step fit from its blocks.
+
+    Block ``b`` spans the scores ``lo[b] <= hi[b]`` (increasing from block to
+    block) and takes ``values[b]``; it contributes its first score and, if
+    different, its last, both with its value.
+    """
+    two = hi != lo
+    t = np.column_stack((lo, hi)).ravel()
+    keep = np.ones(t.shape[0], dtype=bool)
+    keep[1::2] = two
+    return np.ascontiguousarray(t[keep]), np.repeat(values, np.where(two, 2, 1))
+
+
 def _nearest_steps(t, v):
     """Split points and values of the nearest-threshold step function.
 
@@ -214,19 +228,10 @@ class IsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
 
     def _fit_sums(self, s, w, a):
         ends, bnum, bden = pava_blocks(a, w)
-        starts = np.empty_like(ends)
-        starts[0] = 0
-        starts[1:] = ends[:-1]
-        lasts = ends - 1
-        # Each block contributes its first and (if different) its last score.
-        idx = np.column_stack((starts, lasts)).ravel()
-        keep = np.ones(idx.shape[0], dtype=bool)
-        keep[1::2] = lasts != starts
-        idx = idx[keep]
+        starts = np.concatenate(([0], ends[:-1]))
         # bnum / bden is in [0, 1] up to rounding; clip to be sure.
         block_values = np.clip(bnum / bden, 0.0, 1.0)
-        self.thresholds_ = np.ascontiguousarray(s[idx])
-        self.values_ = np.repeat(block_values, np.where(lasts != starts, 2, 1))
+        self.thresholds_, self.values_ = block_table(s[starts], s[ends - 1], block_values)
 
     def _check_state(self):
         super()._check_state()

@@ -22,7 +22,7 @@ import numpy as np
 from .._base import ScoreCalibrator, check_float_arrays
 from .._kernels import pava_blocks
 from .._validation import Check, Interval
-from .isotonic import NearestStepsMixin, _nearest_steps
+from .isotonic import NearestStepsMixin, _nearest_steps, block_table
 
 __all__ = ["QuantizedIsotonicCalibrator", "check_levels", "level_splits", "project_to_levels"]
 
@@ -223,13 +223,8 @@ class QuantizedIsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
         new[1:] = cells[1:] != cells[:-1]
         starts = np.concatenate(([0], ends[:-1]))[new]
         lasts = np.concatenate((starts[1:], [ends[-1]])) - 1
-        idx = np.column_stack((starts, lasts)).ravel()
-        two = lasts != starts
-        keep = np.ones(idx.shape[0], dtype=bool)
-        keep[1::2] = two
         self.levels_ = levels
-        self.thresholds_ = np.ascontiguousarray(s[idx[keep]])
-        self.values_ = np.repeat(levels[cells[new]], np.where(two, 2, 1))
+        self.thresholds_, self.values_ = block_table(s[starts], s[lasts], levels[cells[new]])
 
     def _check_state(self):
         super()._check_state()

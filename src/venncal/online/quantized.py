@@ -40,7 +40,7 @@ from .._kernels.quantized import (
     tree_learn,
 )
 from .._validation import check_sample_weight, check_scores
-from ..baselines.isotonic import _nearest_steps
+from ..baselines.isotonic import _nearest_steps, block_table
 from ..baselines.quantized import QuantizedIsotonicCalibrator, check_levels, level_splits
 
 __all__ = ["OrderedQuantizedIsotonic", "QuantizedIsotonic"]
@@ -118,11 +118,7 @@ class _QuantizedMap:
 
     def _table(self):
         rows, cells = self._groups()
-        two = rows[:, HI] != rows[:, LO]
-        t = np.column_stack((rows[:, LO], rows[:, HI])).ravel()
-        keep = np.ones(t.shape[0], dtype=bool)
-        keep[1::2] = two
-        return t[keep], np.repeat(self.levels_[cells], np.where(two, 2, 1))
+        return block_table(rows[:, LO], rows[:, HI], self.levels_[cells])
 
     def predict(self, scores) -> np.ndarray:
         """Return the level of the current map at each score.
