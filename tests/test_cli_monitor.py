@@ -191,3 +191,11 @@ def test_steps_to_stdout_keep_the_summary_on_stderr(stream, capsys):
     assert out.splitlines()[0] == "step,p,positive,protected_p,log10_S"
     assert len(out.splitlines()) == 3001
     assert "final log10 S" in err
+
+
+def test_monitor_family_help_agrees_with_the_named_families():
+    # The CLI keeps its own copy of the descriptions so that --help stays light.
+    from venncal.cli._monitor import FAMILIES
+    from venncal.online.families import NAMED
+
+    assert FAMILIES == NAMED

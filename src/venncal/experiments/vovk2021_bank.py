@@ -58,17 +58,13 @@ _PROTOCOL = (
 
 
 def _families() -> dict[str, object]:
-    from ..online import cox, cox2, cubic, quadratic
+    from ..online.families import named
 
     return {
-        "quadratic (1), paper's E": quadratic(),
-        "cubic (3), a in +-{0.5, 1}, b in {0.25, 0.5, 0.75}": cubic(
-            [(0.0, 0.5)] + [(a, b) for a in (-1, -0.5, 0.5, 1) for b in (0.25, 0.5, 0.75)]
-        ),
-        "Cox (4), beta in {0.5, 0.75, 1, 1.5, 2}": cox([0.5, 0.75, 1.0, 1.5, 2.0]),
-        "Cox (5), alpha in {0, +-0.5, +-1}, beta in {0.5, 1, 2}": cox2(
-            [(a, b) for a in (-1, -0.5, 0, 0.5, 1) for b in (0.5, 1.0, 2.0)]
-        ),
+        "quadratic (1), paper's E": named("quadratic"),
+        "cubic (3), a in +-{0.5, 1}, b in {0.25, 0.5, 0.75}": named("cubic"),
+        "Cox (4), beta in {0.5, 0.75, 1, 1.5, 2}": named("cox"),
+        "Cox (5), alpha in {0, +-0.5, +-1}, beta in {0.5, 1, 2}": named("cox2"),
     }
 
 

@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from scipy.special import expit, logit
 
-__all__ = ["CalibratingFamily", "cox", "cox2", "cubic", "family", "quadratic"]
+__all__ = ["NAMED", "CalibratingFamily", "cox", "cox2", "cubic", "family", "named", "quadratic"]
 
 _GRID = np.linspace(0.0, 1.0, 1001)
 
@@ -317,3 +317,32 @@ def family(*funcs: Callable[[np.ndarray], np.ndarray],
     elif len(labels) != len(funcs):
         raise ValueError(f"family: {len(funcs)} function(s) but {len(labels)} label(s)")
     return CalibratingFamily("custom", np.zeros((len(funcs), 0)), labels, funcs)
+
+
+#: The parameter grids of the named families, as ``venncal monitor --family`` and the Bank
+#: reproduction use them (paper 002, section 2).
+NAMED = {
+    "quadratic": "eq. (1), eps in {-1, -0.5, 0, 0.5, 1} (the paper's)",
+    "cubic": "eq. (3), the identity and a in {-1, -0.5, 0.5, 1} x b in {0.25, 0.5, 0.75}",
+    "cox": "eq. (4), beta in {0.5, 0.75, 1, 1.5, 2}",
+    "cox2": "eq. (5), alpha in {-1, -0.5, 0, 0.5, 1} x beta in {0.5, 1, 2}",
+}
+
+
+def named(name: str) -> CalibratingFamily:
+    """Return the family of :data:`NAMED` called ``name``, on its standard grid.
+
+    Examples
+    --------
+    >>> len(named("quadratic")), len(named("cubic")), len(named("cox")), len(named("cox2"))
+    (5, 13, 5, 15)
+    """
+    if name == "quadratic":
+        return quadratic()
+    if name == "cubic":
+        return cubic([(0.0, 0.5)] + [(a, b) for a in (-1, -0.5, 0.5, 1) for b in (0.25, 0.5, 0.75)])
+    if name == "cox":
+        return cox([0.5, 0.75, 1.0, 1.5, 2.0])
+    if name == "cox2":
+        return cox2([(a, b) for a in (-1, -0.5, 0, 0.5, 1) for b in (0.5, 1.0, 2.0)])
+    raise ValueError(f"unknown family {name!r}; named families: {', '.join(NAMED)}")
