@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ._report import count_convergence_warnings
 from .naive_bayes import MixedNaiveBayes, groups_from_names
 
 __all__ = [
@@ -157,11 +158,7 @@ def fit_learner(learner, params, seed, quick, X, y, counter: list[int], groups=N
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
         model = _make(learner, params, seed, quick, groups).fit(X, y)
-    for w in caught:
-        if issubclass(w.category, ConvergenceWarning):
-            counter[0] += 1
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    counter[0] += count_convergence_warnings(caught)
     return model
 
 

@@ -13,6 +13,7 @@ import datetime
 import math
 import os
 import platform
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ from typing import Any
 __all__ = [
     "Report",
     "RunInfo",
+    "count_convergence_warnings",
     "fmt_loss",
     "header",
     "new_figure",
@@ -119,6 +121,19 @@ def header(info: RunInfo, protocol: str, command: str | None = None) -> list[str
         ),
         f"- seed {info.seed}, jobs {info.jobs}, runtime {info.seconds:.1f} s",
     ]
+
+
+def count_convergence_warnings(caught) -> int:
+    """Count the ConvergenceWarnings of ``caught`` (for the report); re-issue any other warning."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    n_warn = 0
+    for item in caught:
+        if issubclass(item.category, ConvergenceWarning):
+            n_warn += 1
+        else:
+            warnings.warn_explicit(item.message, item.category, item.filename, item.lineno)
+    return n_warn
 
 
 def write_report(

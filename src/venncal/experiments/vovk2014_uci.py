@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from ._protocols import holdout_splits
-from ._report import Report, RunInfo, header, write_report
+from ._report import Report, RunInfo, count_convergence_warnings, header, write_report
 from ._uci_analysis import (
     CLASSIFIERS,
     DATASETS,
@@ -258,19 +258,6 @@ def _shared_predictions(model, learner, X_tr, y_tr, X_te) -> dict[str, tuple]:
     return {"W": (p_w, p_w), "SVA": _merged(pair), "DIR": (p_dir, p_dir)}
 
 
-def _count_convergence_warnings(caught) -> int:
-    """Count the ConvergenceWarnings of `caught`; any other warning goes out as usual."""
-    from sklearn.exceptions import ConvergenceWarning
-
-    n_warn = 0
-    for item in caught:
-        if issubclass(item.category, ConvergenceWarning):
-            n_warn += 1
-        else:
-            warnings.warn_explicit(item.message, item.category, item.filename, item.lineno)
-    return n_warn
-
-
 def run_task(
     dataset: str,
     learner: str,
@@ -337,7 +324,7 @@ def run_task(
         losses=losses,
         n_train=len(splits[0][0]) if splits else 0,
         n_test=n_test,
-        convergence_warnings=_count_convergence_warnings(w),
+        convergence_warnings=count_convergence_warnings(w),
         seconds=time.perf_counter() - start,
     )
 
