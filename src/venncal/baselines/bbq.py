@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import numbers
 from typing import ClassVar, NamedTuple
 
 import numpy as np
@@ -33,8 +32,8 @@ def _is_bin_range(value) -> bool:
     return (
         isinstance(value, (tuple, list))
         and len(value) == 2
-        and all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in value)
-        and 1 <= value[0] <= value[1]
+        and all(Interval("int", 1, None)(v) for v in value)
+        and value[0] <= value[1]
     )
 
 
