@@ -183,13 +183,19 @@ class ENIRCalibrator(ScoreCalibrator):
             path._start, path._end, path._birth, path._left, path._right)
         roots = path._alive(math.inf)  # the groups of the isotonic fit, in score order
 
-        lams = path.knots[path.knots > 0]
-        if lams.shape[0] == 0:
+        models = np.flatnonzero(path.knots > 0)  # knot indices of the models
+        lams = path.knots[models]
+        n_bins = path.n_groups[models]
+        loglik = _max_loglik(path, k)
+        if lams.shape[0] == 0:  # no merge at lam > 0: the one model is the fit at 0
             lams = np.zeros(1)
-        n_bins = k - np.searchsorted(birth[k:], lams, side="right")
+            n_bins = path.n_groups[-1:] if path.knots.shape[0] else np.array([k])
+            loglik = loglik[-1:]
+        else:
+            loglik = loglik[models + 1]
         total = float(W[roots].sum())
         log_n = math.log(total) if total > 1.0 else 0.0
-        lower = -2.0 * _max_loglik(A, W, left, right, k, n_bins) + n_bins * log_n
+        lower = -2.0 * loglik + n_bins * log_n
         cutoff = 2.0 * (_NATS + math.log(lams.shape[0]))
         order = np.argsort(lower, kind="stable")
         bic = enir_bic(lams, lower, order, cutoff, log_n, roots, A, W, d, birth, left, right)
@@ -251,15 +257,18 @@ class ENIRCalibrator(ScoreCalibrator):
             raise ValueError("model_weights_ must be non-negative and sum to 1")
 
 
-def _max_loglik(A, W, left, right, k, n_bins):
-    """Return the largest log-likelihood of each model's bins (at their observed rates).
+def _max_loglik(path, k):
+    """Return the largest log-likelihood of the bins before and at each knot.
 
-    Refining bins never lowers it, so it bounds the model's own
-    log-likelihood from above.  Running sum over the merges, in their order.
+    Entry 0 is that of the points, entry ``j + 1`` that of the groups after
+    the merges at ``path.knots[j]``, each at its observed rate.  Refining
+    bins never lowers it, so it bounds a model's own log-likelihood from
+    above.  Summed per knot, then cumulated over the knots.
     """
+    A, W, left, right = path._A, path._W, path._left, path._right
     with np.errstate(divide="ignore", invalid="ignore"):
         rate = A / W
         best = xlogy(A, rate) + xlogy(W - A, 1.0 - rate)
-    merged = best[k:] - best[left[k:]] - best[right[k:]]
-    after = np.concatenate(([0.0], np.cumsum(merged))) + best[:k].sum()
-    return after[k - n_bins]
+    gain = best[k:] - best[left[k:]] - best[right[k:]]
+    per_knot = np.bincount(path._knot_of_merge, weights=gain, minlength=path.knots.shape[0])
+    return np.concatenate(([0.0], np.cumsum(per_knot))) + best[:k].sum()

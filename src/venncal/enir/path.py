@@ -7,7 +7,15 @@ import math
 import numpy as np
 
 from .._kernels.neariso import neariso_path
-from .._validation import Check, Interval, check_sample_weight, check_scores, validate_params
+from .._validation import (
+    Check,
+    Interval,
+    check_sample_weight,
+    check_scores,
+    nonzero_rows,
+    validate_params,
+)
+from ..summary import summarize
 
 __all__ = ["NearIsotonicPath", "near_isotonic_path"]
 
@@ -63,12 +71,16 @@ def near_isotonic_path(scores, y, sample_weight=None) -> NearIsotonicPath:
     if z.shape[0] != s.shape[0]:
         raise ValueError(f"scores and y have different lengths: {s.shape[0]} and {z.shape[0]}")
     w = check_sample_weight(sample_weight, s.shape[0])
+    if w is None and ((z == 0.0) | (z == 1.0)).all():
+        # 0/1 labels: the score summary, which sorts each class (no argsort).
+        return NearIsotonicPath(*summarize(s, z == 1.0, None))
     if w is None:
         w = np.ones_like(s)
     else:
-        keep = w > 0
-        s, z, w = s[keep], z[keep], w[keep]
-    order = np.argsort(s, kind="stable")
+        keep = nonzero_rows(w)
+        if keep is not None:
+            s, z, w = s[keep], z[keep], w[keep]
+    order = np.argsort(s)
     s, z, w = s[order], z[order], w[order]
     first = np.flatnonzero(np.concatenate(([True], s[1:] != s[:-1])))
     return NearIsotonicPath(
@@ -122,9 +134,12 @@ class NearIsotonicPath:
         (self._A, self._W, self._d, self._start, self._end,
          self._birth, self._death, self._left, self._right) = neariso_path(num, self.weights)
         k = self.scores.shape[0]
-        merged = self._birth[k:]  # non-decreasing: merges happen in time order
+        # Merges are in time order within a segment of the kernel, not across.
+        merged = self._birth[k:]
         self.knots = np.unique(merged)
-        self.n_groups = k - np.searchsorted(merged, self.knots, side="right")
+        self._knot_of_merge = np.searchsorted(self.knots, merged)
+        self.n_groups = k - np.cumsum(np.bincount(self._knot_of_merge,
+                                                  minlength=self.knots.shape[0]))
 
     def _alive(self, lam: float) -> np.ndarray:
         lam = float(lam)
