@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import gzip
 import io
 import json
@@ -9,6 +10,7 @@ import math
 import pickle
 import re
 import struct
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +27,7 @@ from venncal.cli import main
 from venncal.persist import ModelFormatError
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
+V1_FIXTURES = Path(__file__).resolve().parent / "data" / "model-v1"
 # Every calibrator a model file can hold, by its command-line method name.
 CALIBRATORS = {
     "ivap": venncal.VennAbersCalibrator,
@@ -148,6 +151,48 @@ def _round_trip(model, path):
     return persist.load(path)
 
 
+# Array members built and read here from the specification, not with venncal.persist.
+
+
+def _bytes_member(arr, *, compression="zlib", dtype=None) -> dict:
+    """A version-2 array member holding ``arr``'s little-endian bytes."""
+    arr = np.asarray(arr)
+    raw = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<")).tobytes()
+    member = {
+        "type": "ndarray",
+        "dtype": dtype or arr.dtype.newbyteorder("<").str,
+        "shape": list(arr.shape),
+        "encoding": "base64",
+    }
+    if compression is not None:
+        member["compression"] = compression
+        raw = zlib.compress(raw)
+    member["data"] = base64.b64encode(raw).decode("ascii")
+    return member
+
+
+def _list_member(arr) -> dict:
+    """A version-1 style array member (finite floats, integers or strings)."""
+    arr = np.asarray(arr)
+    return {
+        "type": "ndarray",
+        "dtype": arr.dtype.newbyteorder("<").str,
+        "shape": list(arr.shape),
+        "data": arr.ravel().tolist(),
+    }
+
+
+def _array_of(member: dict) -> np.ndarray:
+    """The array a member holds (finite floats in lists)."""
+    dtype = np.dtype(member["dtype"])
+    if member.get("encoding") == "base64":
+        raw = base64.b64decode(member["data"], validate=True)
+        if member.get("compression") == "zlib":
+            raw = zlib.decompress(raw)
+        return np.frombuffer(raw, dtype).reshape(member["shape"]).astype(dtype.newbyteorder("="))
+    return np.array(member["data"], dtype=dtype).reshape(member["shape"])
+
+
 # ------------------------------------------------------------------------ round trips
 
 
@@ -196,7 +241,7 @@ def test_document_members(tmp_path):
     doc = json.loads((tmp_path / "m.json").read_text("utf-8"))
     assert list(doc) == ["format", "format_version", "venncal_version", "class", "params", "state"]
     assert doc["format"] == "venncal.calibrator" == persist.FORMAT
-    assert doc["format_version"] == 1 == persist.FORMAT_VERSION
+    assert doc["format_version"] == 2 == persist.FORMAT_VERSION
     assert doc["venncal_version"] == venncal.__version__
     assert doc["class"] == "venncal.venn_abers.VennAbersCalibrator"
     assert doc["params"] == {"classes": None, "merge": "brier"}
@@ -226,6 +271,131 @@ def test_nested_cvap(tmp_path):
     assert copy.folds_.tolist() == ["a", "b", "c"]
     assert_same_calibrator(model, copy)
     assert_same_predictions(model, copy)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_round_trip_format_version_1(method, tmp_path):
+    model = _fit(method, "str", weighted=True)
+    persist.save(model, tmp_path / "v1.json", format_version=1)
+    doc = json.loads((tmp_path / "v1.json").read_text("utf-8"))
+    assert doc["format_version"] == 1
+    assert '"encoding"' not in (tmp_path / "v1.json").read_text("utf-8")
+    copy = persist.load(tmp_path / "v1.json")
+    assert_same_calibrator(model, copy)
+    assert_same_predictions(model, copy)
+
+
+@pytest.mark.parametrize("version", [0, 3, "2", True, None])
+def test_save_refuses_unknown_format_version(version, tmp_path):
+    model = _fit("ivap")
+    with pytest.raises(ValueError, match="format_version must be 1 or 2"):
+        persist.save(model, tmp_path / "m.json", format_version=version)
+    assert not (tmp_path / "m.json").exists()
+
+
+def test_arrays_as_bytes_or_lists(dummy_registered, tmp_path):
+    # more than LIST_MAX numeric or bool elements: base64 of zlib-compressed
+    # little-endian bytes, whatever the array's own byte order and layout
+    model = _dummy()
+    many = persist.LIST_MAX + 1
+    model.arrays_ = [
+        np.arange(many, dtype=">f8"),
+        np.asfortranarray(np.arange(2.0 * many).reshape(2, many)),
+        np.arange(many) % 2 == 0,
+        np.arange(many, dtype=np.uint16),
+        np.full(many, np.nan).view(np.uint64).__or__(np.uint64(7)).view(np.float64),  # payload
+        np.array(["s"] * many),
+        np.arange(persist.LIST_MAX, dtype=float),
+        np.arange(many, dtype=np.float32)[:0],
+    ]
+    persist.save(model, tmp_path / "m.json")
+    doc = json.loads((tmp_path / "m.json").read_text("utf-8"))
+    members = doc["state"]["arrays_"]
+    for arr, member in zip(model.arrays_[:5], members[:5], strict=True):
+        assert member == _bytes_member(arr) | {"data": member["data"]}
+        assert list(member) == ["type", "dtype", "shape", "encoding", "compression", "data"]
+        raw = zlib.decompress(base64.b64decode(member["data"], validate=True))
+        assert raw == np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<")).tobytes()
+    assert members[0]["dtype"] == "<f8"
+    assert members[2]["dtype"] == "|b1"
+    for member in members[5:]:  # strings, LIST_MAX elements, empty
+        assert "encoding" not in member
+        assert isinstance(member["data"], list)
+    copy = persist.load(tmp_path / "m.json")
+    for arr, got in zip(model.arrays_, copy.arrays_, strict=True):
+        assert got.dtype == arr.dtype.newbyteorder("=")
+        assert got.flags.writeable
+        assert got.flags.c_contiguous
+        assert np.ascontiguousarray(arr, dtype=got.dtype).tobytes() == got.tobytes()
+
+
+def test_uncompressed_bytes_load(tmp_path):
+    # "compression" may be left out: then data is the raw bytes
+    doc = _ivap_doc(tmp_path)
+    model = persist.load(tmp_path / "ok.json")
+    for name in ("scores_", "p0_", "p1_"):
+        doc["state"][name] = _bytes_member(getattr(model, name), compression=None)
+    assert_same_calibrator(model, _load_doc(doc, tmp_path))
+
+
+@pytest.mark.parametrize("method", ["ivap", "cvap"])
+def test_model_file_size_is_linear(method, tmp_path):
+    # The bytes of a model of 1e5 distinct scores (5 float64 arrays of 8e5
+    # bytes each): version 2 stays under 12 bytes a score (version 1 took ~70).
+    n = 10**5
+    rng = np.random.default_rng(1)
+    scores = rng.random(n)
+    y = rng.random(n) < scores
+    cls = CALIBRATORS[method]
+    kwargs = {"folds": np.arange(n) % 5} if method == "cvap" else {}
+    model = cls().fit(scores, y, **kwargs)
+    path = tmp_path / "m.json"
+    persist.save(model, path)
+    assert path.stat().st_size < 12 * n
+    gz = tmp_path / "m.json.gz"
+    persist.save(model, gz)
+    assert gz.stat().st_size < path.stat().st_size
+    copy = persist.load(gz)
+    assert_same_calibrator(model, copy)
+
+
+# ------------------------------------------------------------------------ version-1 files
+
+
+def _v1_expected():
+    return json.loads((V1_FIXTURES / "expected.json").read_text("utf-8"))
+
+
+@pytest.mark.parametrize("name", sorted(_v1_expected()["models"]))
+def test_version_1_files_load(name, tmp_path):
+    # Files written by the format-1 code (tests/data/model-v1/README.md) load
+    # and predict bit for bit as the saved calibrators did.
+    expected = _v1_expected()
+    entry = expected["models"][name]
+    path = V1_FIXTURES / entry["file"]
+    data = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+    assert json.loads(data)["format_version"] == 1
+    model = persist.load(path)
+    q = np.array([float.fromhex(x) for x in expected["queries"]])
+    if name == "cvap":
+        q = np.column_stack([q] * len(model.calibrators_))
+    assert [x.hex() for x in model.predict_proba(q)[:, 1].tolist()] == entry["proba"]
+    assert model.predict(q).tolist() == entry["predict"]
+    if "interval" in entry:
+        got = [[a.hex(), b.hex()] for a, b in model.predict_interval(q).tolist()]
+        assert got == entry["interval"]
+    # saved again (as version 2) it reloads identical
+    copy = _round_trip(model, tmp_path / "v2.json")
+    assert json.loads((tmp_path / "v2.json").read_text("utf-8"))["format_version"] == 2
+    assert_same_calibrator(model, copy)
+    assert_same_predictions(model, copy)
+
+
+def test_version_1_documents_have_no_bytes_arrays(tmp_path):
+    doc = json.loads((V1_FIXTURES / "ivap.json").read_text("utf-8"))
+    doc["state"]["scores_"] = _bytes_member(np.sort(_array_of(doc["state"]["scores_"])))
+    with pytest.raises(ModelFormatError, match=r"scores_: unknown member.*'encoding'"):
+        _load_doc(doc, tmp_path)
 
 
 # -------------------------------------------------------- every value type, generically
@@ -411,7 +581,7 @@ def _load_doc(doc, tmp_path):
     [
         (lambda d: d.update(format="something.else"), "not a venncal calibrator"),
         (lambda d: d.pop("format"), "not a venncal calibrator"),
-        (lambda d: d.update(format_version=2), r"format_version 2 is newer .*upgrade venncal"),
+        (lambda d: d.update(format_version=3), r"format_version 3 is newer .*upgrade venncal"),
         (lambda d: d.update(format_version="1"), "invalid format_version '1'"),
         (lambda d: d.update(format_version=0), "invalid format_version 0"),
         (lambda d: d.pop("format_version"), "invalid format_version None"),
@@ -454,6 +624,104 @@ def test_refuses_bad_documents(edit, message, tmp_path):
     doc = _ivap_doc(tmp_path)
     edit(doc)
     with pytest.raises(ModelFormatError, match=message):
+        _load_doc(doc, tmp_path)
+
+
+def _ivap40_doc(tmp_path) -> tuple[dict, int]:
+    """A version-2 IVAP document whose arrays (k > LIST_MAX scores) are bytes."""
+    rng = np.random.default_rng(3)
+    scores = rng.random(40)
+    model = venncal.VennAbersCalibrator().fit(scores, scores > 0.5)
+    persist.save(model, tmp_path / "ok.json")
+    doc = json.loads((tmp_path / "ok.json").read_text("utf-8"))
+    assert doc["state"]["p0_"]["encoding"] == "base64"
+    return doc, model.scores_.size
+
+
+def _set_p0(**members):
+    return lambda d, k: d["state"]["p0_"].update(members)
+
+
+def _p0_bytes(raw: bytes, compression=None):
+    """Put base64 of ``raw`` (zlib data if ``compression``, else the bytes) in p0_."""
+
+    def edit(d, k):
+        d["state"]["p0_"].pop("compression")
+        d["state"]["p0_"]["data"] = base64.b64encode(raw).decode("ascii")
+        if compression is not None:
+            d["state"]["p0_"]["compression"] = compression
+
+    return edit
+
+
+def _p0_member(make):
+    return lambda d, k: d["state"].update(p0_=make(k))
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (_set_p0(data="@@@@"), r"p0_: data is not valid base64"),
+        (lambda d, k: d["state"]["p0_"].update(data=d["state"]["p0_"]["data"][:-1]), "base64"),
+        (lambda d, k: d["state"]["p0_"].update(data=d["state"]["p0_"]["data"] + "="), "base64"),
+        (lambda d, k: d["state"]["p0_"].update(data="=" + d["state"]["p0_"]["data"]), "base64"),
+        (_set_p0(data="é"), "not valid base64"),
+        (_set_p0(data="QUJD===="), "not valid base64: excess padding"),
+        (_set_p0(data="QUJ\nD"), "not valid base64"),
+        (_set_p0(data=[0.5] * 40), "data must be a base64 string, got list"),
+        (_set_p0(data=None), "data must be a base64 string"),
+        (_set_p0(encoding="base85"), "unknown encoding 'base85'"),
+        (_set_p0(encoding=None), "unknown encoding None"),
+        (_set_p0(compression="gzip"), "unknown compression 'gzip'"),
+        (_set_p0(compression=None), "unknown compression None"),
+        (lambda d, k: d["state"]["p0_"].pop("compression"), "holds .* bytes; shape"),
+        (lambda d, k: d["state"]["p0_"].pop("data"), "missing member.*'data'"),
+        (lambda d, k: d["state"]["p0_"].pop("shape"), "missing member.*'shape'"),
+        (_set_p0(extra=1), "unknown member.*'extra'"),
+        (_set_p0(dtype="nonsense"), "unknown dtype 'nonsense'"),
+        (_set_p0(dtype=8), "unknown dtype 8"),
+        (_set_p0(dtype=">f8"), "big-endian dtype '>f8'"),
+        (_set_p0(dtype=">i4"), "big-endian dtype"),
+        (_set_p0(dtype="<U2"), "string arrays are stored as JSON lists"),
+        (_set_p0(dtype="|O"), "unsupported dtype '|O'"),
+        (_set_p0(dtype="<c16"), "unsupported dtype '<c16'"),
+        (_set_p0(dtype="float64"), r"unsupported dtype 'float64' .*one of .*<f8"),
+        (_set_p0(dtype="<M8[D]"), "unsupported dtype"),
+        (_set_p0(shape=[-40]), "shape must be a list of non-negative integers"),
+        (_set_p0(shape=40), "shape must be a list"),
+        (_set_p0(shape=[1] * 33), "at most 32"),
+        (_set_p0(dtype="<f4"), r"longer than the 160 bytes that shape \[40\] of dtype <f4"),
+        (_set_p0(shape=[41]), r"decompressed data holds 320 bytes; shape \[41\] .* needs 328"),
+        (_set_p0(shape=[2, 20]), "inconsistent state"),  # reads, but is not 1-D
+        (_p0_bytes(b"\x00" * 320, compression="zlib"), "not valid zlib data"),
+        (_p0_bytes(zlib.compress(b"\x00" * 320)[:-6], compression="zlib"), "truncated zlib"),
+        (_p0_bytes(zlib.compress(b"\x00" * 320) + b"!", compression="zlib"), "after the end"),
+        (_p0_bytes(b"\x00" * 321), r"data holds 321 bytes; shape \[40\] of dtype <f8 needs 320"),
+        (_p0_bytes(b"\x00" * 319), "holds 319 bytes"),
+        (_p0_member(lambda k: _bytes_member(np.full(k, 2, np.uint8), dtype="|b1")), "bool element"),
+        (_p0_member(lambda k: _bytes_member(np.full(k, np.nan))), "inconsistent state.*finite"),
+        (_p0_member(lambda k: _bytes_member(np.zeros(k, np.float32))), "inconsistent state"),
+        (_p0_member(lambda k: _bytes_member(np.zeros(k - 1))), "inconsistent state.*length"),
+    ],
+)
+def test_refuses_bad_bytes_arrays(edit, message, tmp_path):
+    doc, k = _ivap40_doc(tmp_path)
+    assert k == 40
+    edit(doc, k)
+    with pytest.raises(ModelFormatError, match=message):
+        _load_doc(doc, tmp_path)
+
+
+def test_bytes_arrays_need_version_2_and_load_with_it(tmp_path):
+    doc, _ = _ivap40_doc(tmp_path)
+    model = _load_doc(doc, tmp_path)
+    # every array may be a list in version 2 too
+    for name in ("scores_", "weights_", "positive_weights_", "p0_", "p1_"):
+        doc["state"][name] = _list_member(getattr(model, name))
+    assert_same_calibrator(model, _load_doc(doc, tmp_path))
+    doc["state"]["p0_"] = _bytes_member(model.p0_)
+    doc["format_version"] = 1
+    with pytest.raises(ModelFormatError, match=r"p0_: unknown member.*'encoding'"):
         _load_doc(doc, tmp_path)
 
 
@@ -506,9 +774,16 @@ def test_nested_error_says_where(tmp_path):
     scores, labels, folds, _ = _data("int")
     persist.save(cls().fit(scores, labels, folds=folds), tmp_path / "cvap.json")
     doc = json.loads((tmp_path / "cvap.json").read_text("utf-8"))
+    good = doc["state"]["calibrators_"][1]["state"]["p1_"]
+    doc["state"]["calibrators_"][1]["state"]["p1_"] = _list_member(_array_of(good))
     doc["state"]["calibrators_"][1]["state"]["p1_"]["data"][0] = "bad"
     with pytest.raises(
         ModelFormatError, match=r"calibrators_\[1\]\.VennAbersCalibrator\.state\.p1_\.data\[0\]"
+    ):
+        _load_doc(doc, tmp_path)
+    doc["state"]["calibrators_"][1]["state"]["p1_"] = dict(good, data="not base64!")
+    with pytest.raises(
+        ModelFormatError, match=r"calibrators_\[1\]\.VennAbersCalibrator\.state\.p1_: data is not"
     ):
         _load_doc(doc, tmp_path)
     doc["state"]["calibrators_"][1]["format_version"] = 9
@@ -618,8 +893,11 @@ def test_inconsistent_state_is_refused(method, tmp_path):
         persist.save(model, tmp_path / "m.json")
         doc = json.loads((tmp_path / "m.json").read_text("utf-8"))
     else:
-        doc["state"][name]["shape"][0] -= 1
-        doc["state"][name]["data"].pop()
+        member = doc["state"][name]
+        shorter = _array_of(member)[:-1]
+        doc["state"][name] = (
+            _bytes_member(shorter) if "encoding" in member else _list_member(shorter)
+        )
     with pytest.raises(ModelFormatError, match="inconsistent state"):
         _load_doc(doc, tmp_path)
 

@@ -5,12 +5,20 @@ that any language can read: its class, its parameters and its fitted state,
 with every array stored so that it reloads bit for bit.  The format is
 specified in ``docs/model-format.md``; in short::
 
-    {"format": "venncal.calibrator", "format_version": 1,
+    {"format": "venncal.calibrator", "format_version": 2,
      "venncal_version": "0.1.0",
      "class": "venncal.venn_abers.VennAbersCalibrator",
      "params": {"merge": "log", "classes": null},
      "state": {"classes_": {"type": "ndarray", "dtype": "<i8", "shape": [2],
-                            "data": [0, 1]}, ...}}
+                            "data": [0, 1]},
+               "scores_": {"type": "ndarray", "dtype": "<f8", "shape": [1000],
+                           "encoding": "base64", "compression": "zlib",
+                           "data": "eAHt3..."}, ...}}
+
+Numeric and bool arrays of more than :data:`LIST_MAX` elements hold their
+little-endian bytes, zlib-compressed and base64-encoded; string arrays and
+smaller ones are JSON lists.  Version 1 documents (every array a JSON list)
+still load.
 
 Loading never unpickles and never imports anything but the registered
 calibrator classes, so a model file cannot run code.  It does trust the
@@ -20,11 +28,15 @@ program following the specification).
 
 from __future__ import annotations
 
+import base64
+import binascii
 import gzip
 import io
 import json
 import math
 import os
+import sys
+import zlib
 from collections.abc import Mapping
 from typing import IO, Any
 
@@ -32,12 +44,25 @@ import numpy as np
 
 from ._registry import calibrator_class, class_path
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "ModelFormatError", "load", "save"]
+__all__ = ["FORMAT", "FORMAT_VERSION", "LIST_MAX", "ModelFormatError", "load", "save"]
 
 #: Value of the ``"format"`` member of every saved calibrator.
 FORMAT = "venncal.calibrator"
 #: The version written by :func:`save`; :func:`load` reads versions 1 to this.
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: In version 2, numeric and bool arrays of at most this many elements (and
+#: every string array) are written as JSON lists; larger ones as base64 bytes.
+LIST_MAX = 16
+
+# zlib level of the arrays stored as bytes, and gzip level of a ``.gz`` file:
+# level 1 is several times faster than 6 and barely larger on these data
+# (benchmarks/bench_persist.py; docs/model-format.md).
+_ZLIB_LEVEL = 1
+_GZIP_LEVEL = 1
+# The element types version 2 stores as bytes, by their canonical dtype string.
+_BYTES_DTYPES = frozenset(
+    ("<f8", "<f4", "<f2", "|i1", "<i2", "<i4", "<i8", "|u1", "<u2", "<u4", "<u8", "|b1")
+)
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _NONFINITE = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
@@ -69,8 +94,8 @@ def _array_dtype(arr: np.ndarray) -> np.dtype:
     return arr.dtype.newbyteorder("<")
 
 
-def _encode_array(arr: np.ndarray) -> dict:
-    dtype = _array_dtype(arr)
+def _list_array(arr: np.ndarray, dtype: np.dtype) -> dict:
+    """Encode ``arr`` with its elements as a JSON list (version 1; small arrays in 2)."""
     flat = np.ascontiguousarray(arr, dtype=dtype).ravel()
     if dtype.kind == "f":
         # Python floats are exact for float16/32/64, and their repr (what json
@@ -84,42 +109,59 @@ def _encode_array(arr: np.ndarray) -> dict:
     return {"type": "ndarray", "dtype": dtype.str, "shape": list(arr.shape), "data": data}
 
 
-def _encode(value: Any, where: str):
+def _encode_array(arr: np.ndarray, version: int) -> dict:
+    dtype = _array_dtype(arr)
+    if version == 1 or dtype.kind == "U" or arr.size <= LIST_MAX:
+        return _list_array(arr, dtype)
+    # The C-order little-endian bytes, as they are in memory: no Python objects
+    # per element, so a million floats take milliseconds.
+    raw = np.ascontiguousarray(arr, dtype=dtype).tobytes()
+    return {
+        "type": "ndarray",
+        "dtype": dtype.str,
+        "shape": list(arr.shape),
+        "encoding": "base64",
+        "compression": "zlib",
+        "data": base64.b64encode(zlib.compress(raw, _ZLIB_LEVEL)).decode("ascii"),
+    }
+
+
+def _encode(value: Any, where: str, version: int):
     """Encode one parameter or state value (see docs/model-format.md)."""
     if isinstance(value, np.generic):  # before str and float: np.str_, np.float64 are both
         if value.dtype.kind not in _ARRAY_KINDS:
             raise TypeError(f"{where}: cannot save a numpy scalar of dtype {value.dtype}")
-        encoded = _encode_array(np.asarray(value))
+        encoded = _list_array(np.asarray(value), value.dtype.newbyteorder("<"))
         return {"type": "scalar", "dtype": encoded["dtype"], "value": encoded["data"][0]}
     if value is None or isinstance(value, (bool, str)):
         return str(value) if isinstance(value, str) else value
     if isinstance(value, np.ndarray):
-        return _encode_array(value)
+        return _encode_array(value, version)
     if isinstance(value, int):
         return int(value)
     if isinstance(value, float):
         x = float(value)
         return x if math.isfinite(x) else {"type": "float", "value": _float_json(x)}
     if isinstance(value, list):
-        return [_encode(v, f"{where}[{i}]") for i, v in enumerate(value)]
+        return [_encode(v, f"{where}[{i}]", version) for i, v in enumerate(value)]
     if isinstance(value, tuple):
         return {
             "type": "tuple",
-            "items": [_encode(v, f"{where}[{i}]") for i, v in enumerate(value)],
+            "items": [_encode(v, f"{where}[{i}]", version) for i, v in enumerate(value)],
         }
     if isinstance(value, Mapping):
         items = {}
         for k, v in value.items():
             if not isinstance(k, str):
                 raise TypeError(f"{where}: cannot save a dict with non-string key {k!r}")
-            items[k] = _encode(v, f"{where}[{k!r}]")
+            items[k] = _encode(v, f"{where}[{k!r}]", version)
         return {"type": "dict", "items": items}
     if hasattr(value, "get_params") and hasattr(type(value), "_state"):
-        return _document(value)
+        return _document(value, version)
     raise TypeError(f"{where}: cannot save a value of type {type(value).__name__}")
 
 
-def _document(calibrator) -> dict:
+def _document(calibrator, version: int) -> dict:
     from sklearn.utils.validation import check_is_fitted
 
     from . import __version__
@@ -133,13 +175,13 @@ def _document(calibrator) -> dict:
     for name in state_names:
         if not hasattr(calibrator, name):
             raise ValueError(f"{cls.__name__} has no fitted attribute {name!r}")
-        state[name] = _encode(getattr(calibrator, name), f"{cls.__name__}.{name}")
+        state[name] = _encode(getattr(calibrator, name), f"{cls.__name__}.{name}", version)
     return {
         "format": FORMAT,
-        "format_version": FORMAT_VERSION,
+        "format_version": version,
         "venncal_version": __version__,
         "class": path,
-        "params": {k: _encode(v, f"{cls.__name__}({k}=...)") for k, v in params.items()},
+        "params": {k: _encode(v, f"{cls.__name__}({k}=...)", version) for k, v in params.items()},
         "state": state,
     }
 
@@ -166,22 +208,29 @@ def _write_json(obj, out: IO[str], indent: int = 0) -> None:
         out.write(json.dumps(obj, allow_nan=False, separators=(", ", ": ")))
 
 
-def save(calibrator, path) -> None:
+def save(calibrator, path, *, format_version: int = FORMAT_VERSION) -> None:
     """Save a fitted calibrator as a venncal JSON document.
 
     Parameters
     ----------
     calibrator : fitted calibrator
         Any calibrator registered in venncal (IVAP, CVAP, Platt, isotonic,
-        histogram binning, BBQ).
+        histogram binning, BBQ, ENIR, quantized isotonic).
     path : str, path-like or text file object
-        Where to write.  A name ending in ``.gz`` is gzip-compressed.
+        Where to write.  A name ending in ``.gz`` is gzip-compressed (level 1).
+    format_version : {2, 1}, default=2
+        The version of the format to write.  Version 1 (every array a list of
+        decimal numbers: about 8 times larger and 20 times slower to write for
+        large models) is for readers that know only version 1, such as
+        venncal 0.1.0.
 
     Raises
     ------
     TypeError
         For a calibrator class that is not registered, or a value of a type
         the format cannot hold.
+    ValueError
+        For a ``format_version`` other than 1 and 2.
     sklearn.exceptions.NotFittedError
         If the calibrator is not fitted.
 
@@ -191,8 +240,9 @@ def save(calibrator, path) -> None:
 
     Notes
     -----
-    The format is specified in ``docs/model-format.md``.  Float arrays and
-    numbers reload bit for bit (NaN reloads as the standard quiet NaN).
+    The format is specified in ``docs/model-format.md``.  Arrays and numbers
+    reload bit for bit (NaN written in decimal, as in the lists of small
+    arrays and in version 1, reloads as the standard quiet NaN).
 
     Examples
     --------
@@ -204,12 +254,14 @@ def save(calibrator, path) -> None:
     >>> print(buffer.getvalue()[:60])
     {
       "format": "venncal.calibrator",
-      "format_version": 1,
+      "format_version": 2,
     >>> copy = venncal.persist.load(io.StringIO(buffer.getvalue()))
     >>> copy.predict_interval([0.5])
     array([[0.33333333, 1.        ]])
     """
-    document = _document(calibrator)
+    if format_version not in (1, FORMAT_VERSION) or isinstance(format_version, bool):
+        raise ValueError(f"format_version must be 1 or {FORMAT_VERSION}; got {format_version!r}")
+    document = _document(calibrator, format_version)
     if hasattr(path, "write"):
         _write_json(document, path)
         path.write("\n")
@@ -220,7 +272,7 @@ def save(calibrator, path) -> None:
     text.write("\n")
     data = text.getvalue().encode("utf-8")
     if str(name).endswith(".gz"):
-        data = gzip.compress(data, mtime=0)
+        data = gzip.compress(data, compresslevel=_GZIP_LEVEL, mtime=0)
     with open(name, "wb") as f:
         f.write(data)
 
@@ -240,7 +292,28 @@ def _decode_float(v, where: str) -> float:
     raise _fail(where, f"expected a number or one of 'inf', '-inf', 'nan', got {v!r}")
 
 
-def _decode_array(obj: dict, where: str) -> np.ndarray:
+def _check_shape(shape, where: str) -> int:
+    """Return the number of elements of a valid ``shape`` member, or raise."""
+    if not (
+        isinstance(shape, list)
+        and all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape)
+    ):
+        raise _fail(where, f"shape must be a list of non-negative integers, got {shape!r}")
+    if len(shape) > 32:  # numpy's limit on dimensions
+        raise _fail(where, f"shape has {len(shape)} dimensions; at most 32 are allowed")
+    return math.prod(shape)
+
+
+def _reshape(arr: np.ndarray, shape: list, where: str) -> np.ndarray:
+    try:
+        return arr.reshape(shape)
+    except ValueError as exc:  # e.g. a dimension beyond numpy's index range
+        raise _fail(where, f"invalid shape {shape}: {exc}") from None
+
+
+def _decode_array(obj: dict, where: str, version: int) -> np.ndarray:
+    if version >= 2 and "encoding" in obj:
+        return _decode_bytes_array(obj, where)
     _check_keys(obj, {"type", "dtype", "shape", "data"}, where)
     try:
         dtype = np.dtype(obj["dtype"])
@@ -249,14 +322,10 @@ def _decode_array(obj: dict, where: str) -> np.ndarray:
     if not isinstance(obj["dtype"], str) or dtype.kind not in _ARRAY_KINDS:
         raise _fail(where, f"unsupported dtype {obj['dtype']!r}")
     shape = obj["shape"]
-    if not (
-        isinstance(shape, list)
-        and all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape)
-    ):
-        raise _fail(where, f"shape must be a list of non-negative integers, got {shape!r}")
+    size = _check_shape(shape, where)
     data = obj["data"]
-    if not isinstance(data, list) or len(data) != math.prod(shape):
-        raise _fail(where, f"data must be a list of {math.prod(shape)} values for shape {shape}")
+    if not isinstance(data, list) or len(data) != size:
+        raise _fail(where, f"data must be a list of {size} values for shape {shape}")
     kind = dtype.kind
     if kind == "f":
         if all(type(v) is float for v in data):  # the common case, fast
@@ -281,26 +350,107 @@ def _decode_array(obj: dict, where: str) -> np.ndarray:
             arr = np.array(data, dtype=dtype)
         except OverflowError:
             raise _fail(where, f"a value does not fit in dtype {dtype.str}") from None
-    return arr.reshape(shape)
+    return _reshape(arr, shape, where)
 
 
-def _decode(value, where: str):
+def _bytes_dtype(name, where: str) -> np.dtype:
+    """Return the dtype of an array stored as bytes (one of ``_BYTES_DTYPES``), or raise."""
+    if isinstance(name, str) and name in _BYTES_DTYPES:
+        return np.dtype(name)
+    try:
+        dtype = np.dtype(name)
+    except (TypeError, ValueError):
+        raise _fail(where, f"unknown dtype {name!r}") from None
+    if dtype.kind == "U":
+        raise _fail(where, f"dtype {name!r}: string arrays are stored as JSON lists, not bytes")
+    if dtype.byteorder == ">":
+        raise _fail(where, f"big-endian dtype {name!r}: bytes are stored little-endian")
+    raise _fail(
+        where,
+        f"unsupported dtype {name!r} for an array stored as bytes "
+        f"(one of {', '.join(sorted(_BYTES_DTYPES))})",
+    )
+
+
+def _b64decode(data: str) -> bytes:
+    """Decode standard base64 (RFC 4648, with padding), refusing anything else."""
+    if sys.version_info >= (3, 11):  # no stray characters, no data after padding
+        raw = binascii.a2b_base64(data, strict_mode=True)
+    else:  # pragma: no cover - Python 3.10
+        raw = base64.b64decode(data, validate=True)
+    if len(data) != 4 * -(-len(raw) // 3):  # both accept "QUJD====" for "QUJD"
+        raise ValueError("excess padding")
+    return raw
+
+
+def _decode_bytes_array(obj: dict, where: str) -> np.ndarray:
+    """Decode a version-2 array stored as base64 of (zlib-compressed) bytes."""
+    _check_keys(
+        obj, {"type", "dtype", "shape", "encoding", "data"} | ({"compression"} & obj.keys()), where
+    )
+    if obj["encoding"] != "base64":
+        raise _fail(where, f"unknown encoding {obj['encoding']!r} (expected 'base64')")
+    compression = obj.get("compression")
+    if "compression" in obj and compression != "zlib":
+        raise _fail(where, f"unknown compression {compression!r} (expected 'zlib')")
+    dtype = _bytes_dtype(obj["dtype"], where)
+    shape = obj["shape"]
+    nbytes = _check_shape(shape, where) * dtype.itemsize
+    data = obj["data"]
+    if not isinstance(data, str):
+        raise _fail(where, f"data must be a base64 string, got {type(data).__name__}")
+    try:
+        raw = _b64decode(data)
+    except (binascii.Error, ValueError) as exc:
+        raise _fail(where, f"data is not valid base64: {exc}") from None
+    if compression == "zlib":
+        inflate = zlib.decompressobj()
+        try:
+            # at most one byte more than needed: a wrong length is seen without
+            # inflating a stream of any size
+            raw = inflate.decompress(raw, nbytes + 1)
+        except zlib.error as exc:
+            raise _fail(where, f"data is not valid zlib data: {exc}") from None
+        if len(raw) > nbytes:
+            raise _fail(
+                where,
+                f"decompressed data is longer than the {nbytes} bytes that shape {shape} "
+                f"of dtype {dtype.str} needs",
+            )
+        if not inflate.eof:
+            raise _fail(where, "data is a truncated zlib stream")
+        if inflate.unused_data:
+            raise _fail(where, "data has bytes after the end of its zlib stream")
+    if len(raw) != nbytes:
+        what = "decompressed data" if compression else "data"
+        raise _fail(
+            where,
+            f"{what} holds {len(raw)} bytes; shape {shape} of dtype {dtype.str} needs {nbytes}",
+        )
+    if dtype.kind == "b" and raw and max(raw) > 1:
+        raise _fail(where, "a bool element is a byte other than 0 and 1")
+    arr = np.frombuffer(raw, dtype=dtype).astype(dtype.newbyteorder("="))  # a writable copy
+    return _reshape(arr, shape, where)
+
+
+def _decode(value, where: str, version: int):
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, list):
-        return [_decode(v, f"{where}[{i}]") for i, v in enumerate(value)]
+        return [_decode(v, f"{where}[{i}]", version) for i, v in enumerate(value)]
     if not isinstance(value, dict):  # pragma: no cover - json gives nothing else
         raise _fail(where, f"unexpected value {value!r}")
     if "format" in value:
         return _from_document(value, where)
     kind = value.get("type")
     if kind == "ndarray":
-        return _decode_array(value, where)
+        return _decode_array(value, where, version)
     if kind == "scalar":
         _check_keys(value, {"type", "dtype", "value"}, where)
         arr = _decode_array(
             {"type": "ndarray", "dtype": value["dtype"], "shape": [], "data": [value["value"]]},
             where,
+            1,
         )
         return arr[()]
     if kind == "float":
@@ -310,12 +460,12 @@ def _decode(value, where: str):
         _check_keys(value, {"type", "items"}, where)
         if not isinstance(value["items"], list):
             raise _fail(where, "tuple items must be a list")
-        return tuple(_decode(v, f"{where}[{i}]") for i, v in enumerate(value["items"]))
+        return tuple(_decode(v, f"{where}[{i}]", version) for i, v in enumerate(value["items"]))
     if kind == "dict":
         _check_keys(value, {"type", "items"}, where)
         if not isinstance(value["items"], dict):
             raise _fail(where, "dict items must be an object")
-        return {k: _decode(v, f"{where}[{k!r}]") for k, v in value["items"].items()}
+        return {k: _decode(v, f"{where}[{k!r}]", version) for k, v in value["items"].items()}
     raise _fail(where, f"unknown value type {kind!r}")
 
 
@@ -360,11 +510,14 @@ def _from_document(doc, where: str = ""):
             f"unknown parameter(s) {', '.join(sorted(unknown))} for {cls.__name__} "
             f"(parameters: {', '.join(sorted(known))})",
         )
-    calibrator = cls(**{k: _decode(v, f"{inner}.params.{k}") for k, v in params.items()})
+    calibrator = cls(**{k: _decode(v, f"{inner}.params.{k}", version) for k, v in params.items()})
     _check_keys(state, {"classes_", *getattr(cls, "_state", ())}, f"{inner}.state")
     for name, value in state.items():
-        setattr(calibrator, name, _decode(value, f"{inner}.state.{name}"))
-    for check, what in (("_check_params", "invalid parameter"), ("_check_state", "inconsistent state")):
+        setattr(calibrator, name, _decode(value, f"{inner}.state.{name}", version))
+    for check, what in (
+        ("_check_params", "invalid parameter"),
+        ("_check_state", "inconsistent state"),
+    ):
         if hasattr(calibrator, check):
             try:
                 getattr(calibrator, check)()
