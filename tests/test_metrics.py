@@ -555,7 +555,9 @@ def test_calibration_bins_checks_its_parameters():
 EXPERIMENTS = Path(__file__).resolve().parent.parent / "src" / "venncal" / "experiments"
 
 
-@pytest.mark.parametrize(("base", "unit"), [("e", "nats"), (np.e, "nats"), (2, "bits"), (10, "log10")])
+@pytest.mark.parametrize(
+    ("base", "unit"), [("e", "nats"), (np.e, "nats"), (2, "bits"), (10, "log10")]
+)
 def test_log_loss_unit_and_evaluation_units(base, unit):
     assert log_loss_unit(base) == unit
     y, p = CASES[0]
@@ -575,7 +577,8 @@ def test_reproductions_pass_their_papers_log_base():
     calls = 0
     for path in EXPERIMENTS.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text("utf-8"))):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("log_loss", "evaluate"):
+            name = getattr(node, "func", None)
+            if isinstance(node, ast.Call) and getattr(name, "id", None) in ("log_loss", "evaluate"):
                 calls += 1
                 assert "base" in [k.arg for k in node.keywords], f"{path.name}:{node.lineno}"
     assert calls >= 4
@@ -610,7 +613,8 @@ def test_mce_min_bin_count_matches_formula(case, min_count):
         else:
             assert got == pytest.approx(expected, abs=TOL)
         bins = calibration_bins(y, p, sample_weight=w)
-        np.testing.assert_array_equal(bins.small(min_count), bins.nonempty & (bins.weight < min_count))
+        small = bins.nonempty & (bins.weight < min_count)
+        np.testing.assert_array_equal(bins.small(min_count), small)
         # ECE keeps every bin; evaluate agrees with mce
         ev = evaluate(y, p, min_bin_count=min_count, sample_weight=w)
         assert ev["ece"] == ece(y, p, sample_weight=w)
@@ -632,7 +636,8 @@ def test_a_bin_of_one_row_no_longer_drives_the_mce():
 @pytest.mark.parametrize("func", [mce, evaluate], ids=lambda f: f.__name__)
 def test_bad_min_bin_count(func):
     for bad in (-1, math.inf, math.nan, "5", True):
-        with pytest.raises(ValueError, match=f"{func.__name__}: min_bin_count must be None or a finite real"):
+        message = f"{func.__name__}: min_bin_count must be None or a finite real"
+        with pytest.raises(ValueError, match=message):
             func([0, 1], [0.1, 0.2], min_bin_count=bad)
 
 
@@ -655,5 +660,6 @@ def test_evaluations_table_and_json_side_by_side():
         evaluations_table({})
     with pytest.raises(ValueError, match="no evaluations"):
         evaluations_json({})
-    with pytest.raises(ValueError, match="'log_loss' is in nats in one evaluation and in bits in 'b'"):
+    message = "'log_loss' is in nats in one evaluation and in bits in 'b'"
+    with pytest.raises(ValueError, match=message):
         evaluations_table({"a": raw, "b": evaluate(y, p, base=2)})

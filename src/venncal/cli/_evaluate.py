@@ -54,8 +54,8 @@ COLUMNS = {
         ),
     ),
     "--label-col": (True, "column of the true labels (any two values)"),
-    "--p0-col": (False, "column of Venn-Abers lower probabilities (with --p1-col and one --prob-col)"),
-    "--p1-col": (False, "column of Venn-Abers upper probabilities (with --p0-col and one --prob-col)"),
+    "--p0-col": (False, "column of Venn-Abers lower probabilities (with --p1-col, one --prob-col)"),
+    "--p1-col": (False, "column of Venn-Abers upper probabilities (with --p0-col, one --prob-col)"),
     "--weight-col": (False, "column of non-negative weights for every metric"),
 }
 #: --log-base choices -> the base passed to venncal.metrics.

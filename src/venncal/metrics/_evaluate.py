@@ -1,4 +1,4 @@
-"""Every metric at once: :func:`evaluate`, the :class:`Evaluation` it returns, and tables of several."""
+"""Every metric at once (:func:`evaluate`, its :class:`Evaluation`), and several side by side."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ class Evaluation(Mapping):
 
     @property
     def units(self) -> dict[str, str]:
-        """The units of the metrics that have one (``{"log_loss": "nats"}``), shown by :meth:`to_text`."""
+        """Units of the metrics that have one, e.g. ``{"log_loss": "nats"}`` (see :meth:`to_text`)."""
         return dict(self._units)
 
     def __getitem__(self, key: str) -> float:
