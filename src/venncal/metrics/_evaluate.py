@@ -50,7 +50,7 @@ class Evaluation(Mapping):
 
     @property
     def units(self) -> dict[str, str]:
-        """Units of the metrics that have one, e.g. ``{"log_loss": "nats"}`` (see :meth:`to_text`)."""
+        """The metrics' units, e.g. ``{"log_loss": "nats"}`` (labels of :meth:`to_text`)."""
         return dict(self._units)
 
     def __getitem__(self, key: str) -> float:
