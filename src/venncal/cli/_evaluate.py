@@ -305,7 +305,7 @@ def run(args: argparse.Namespace) -> int:
     """Evaluate; return the exit code."""
     report = Reporter.from_args(args)
     _check_options(args)
-    from ..metrics import evaluate, evaluations_table
+    from ..metrics import evaluate, evaluations_json, evaluations_table
 
     option = "--pos-label" if args.old_pos_label is not None else "--positive-label"
     if args.old_pos_label is not None:
@@ -343,20 +343,15 @@ def run(args: argparse.Namespace) -> int:
         _report_small_bins(report, y01, probs, args, weights)
     # The images are written before the table: a failure leaves stdout empty.
     written = _plots(args, y01, probs, weights)
-    if args.json:
-        only = len(results) == 1
-        print(next(iter(results.values())).to_json() if only else _json(results))
+    if args.json and len(results) == 1:  # the flat object of one column, as before
+        print(results[args.prob_col[0]].to_json())
+    elif args.json:
+        print(evaluations_json(results))
     else:
         print(evaluations_table(results))
     for what, path in written:
         report.info(f"{what} written to {path}")
     return 0
-
-
-def _json(results) -> str:
-    from ..metrics import evaluations_json
-
-    return evaluations_json(results)
 
 
 def _warn_below_chance(report: Reporter, results: dict, y: np.ndarray, positive) -> None:
@@ -398,6 +393,8 @@ def _report_small_bins(report: Reporter, y01, probs: dict, args, weights) -> Non
 
 def _plots(args, y01, probs: dict, weights) -> list[tuple[str, str]]:
     """Draw and write the requested images; return ``[(what, path)]``."""
+    if not (args.plot or args.roc):
+        return []
     from ..plotting import reliability_diagram, roc_curve
 
     written = []
