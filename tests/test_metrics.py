@@ -1,8 +1,10 @@
 """venncal.metrics against the formulas written out as plain Python loops."""
 
+import ast
 import json
 import math
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,8 +17,11 @@ from venncal.metrics import (
     calibration_bins,
     ece,
     evaluate,
+    evaluations_json,
+    evaluations_table,
     interval_width,
     log_loss,
+    log_loss_unit,
     mce,
     rmse,
     roc_auc,
@@ -27,7 +32,7 @@ TOL = 1e-12
 # -- literal reference formulas -----------------------------------------------
 
 
-def ref_log_loss(y, p, base=2.0, w=None):
+def ref_log_loss(y, p, base=math.e, w=None):
     w = [1.0] * len(y) if w is None else list(w)
     total = 0.0
     for yi, pi, wi in zip(y, p, w, strict=True):
@@ -142,9 +147,11 @@ def test_log_loss_bases_and_no_information_predictor():
     y, p = CASES[0]
     p = np.clip(p, 0.01, 0.99)
     nat = log_loss(y, p, base="e")
-    assert log_loss(y, p) == pytest.approx(nat / math.log(2), abs=TOL)
+    assert log_loss(y, p) == nat  # nats by default, as scikit-learn
+    assert log_loss(y, p, base=np.e) == nat
+    assert log_loss(y, p, base=2) == pytest.approx(nat / math.log(2), abs=TOL)
     assert log_loss(y, p, base=10) == pytest.approx(nat / math.log(10), abs=TOL)
-    assert log_loss(y, np.full(len(y), 0.5)) == pytest.approx(1.0, abs=TOL)  # paper 000
+    assert log_loss(y, np.full(len(y), 0.5), base=2) == pytest.approx(1.0, abs=TOL)  # paper 000
     with pytest.raises(ValueError, match="base"):
         log_loss(y, p, base=3)
     with pytest.raises(ValueError, match="base"):
@@ -158,7 +165,7 @@ def test_log_loss_perfect_is_zero_and_wrong_certainty_is_inf_without_warning():
     assert log_loss([0, 1], [0.3, 0.0]) == math.inf
     assert log_loss([0, 1], [1.0, 0.7], base="e") == math.inf
     # A certain wrong prediction with zero weight does not count.
-    assert log_loss([0, 1], [1.0, 0.5], sample_weight=[0, 1]) == pytest.approx(1.0)
+    assert log_loss([0, 1], [1.0, 0.5], base=2, sample_weight=[0, 1]) == pytest.approx(1.0)
 
 
 def test_log_loss_eps_clips_explicitly():
@@ -210,7 +217,7 @@ def test_weighted_metrics_equal_repeated_rows():
             func(rep_y, rep_p, **kw), abs=TOL
         ), func.__name__
     assert brier_loss(y, p, sample_weight=w) == pytest.approx(ref_brier(y, p, 1.0, w), abs=TOL)
-    assert log_loss(y, p, sample_weight=w) == pytest.approx(ref_log_loss(y, p, 2.0, w), abs=TOL)
+    assert log_loss(y, p, sample_weight=w) == pytest.approx(ref_log_loss(y, p, math.e, w), abs=TOL)
 
 
 # -- ECE and MCE -------------------------------------------------------------------
@@ -426,7 +433,7 @@ def test_evaluation_text_table_is_aligned():
     assert lines[0].split() == ["metric", "value"]
     assert [line.split()[0] for line in lines[1:]] == list(ev)
     assert len({len(line) for line in lines}) == 1  # values right-aligned in one column
-    assert lines[1].split() == ["log_loss", "inf"]
+    assert lines[1].split() == ["log_loss", "(nats)", "inf"]
     assert ev.to_text(digits=2).splitlines()[2].split() == ["brier", "1.00"]
 
 
@@ -541,3 +548,118 @@ def test_calibration_bins_checks_its_parameters():
         calibration_bins([0, 1], [0.2, 0.8], n_bins=0)
     with pytest.raises(ValueError, match="strategy"):
         calibration_bins([0, 1], [0.2, 0.8], strategy="equal")
+
+
+# -- log-loss units, min_bin_count, several evaluations ------------------------------------
+
+EXPERIMENTS = Path(__file__).resolve().parent.parent / "src" / "venncal" / "experiments"
+
+
+@pytest.mark.parametrize(
+    ("base", "unit"), [("e", "nats"), (np.e, "nats"), (2, "bits"), (10, "log10")]
+)
+def test_log_loss_unit_and_evaluation_units(base, unit):
+    assert log_loss_unit(base) == unit
+    y, p = CASES[0]
+    ev = evaluate(y, p, base=base)
+    assert ev.units == {"log_loss": unit}
+    assert ev["log_loss"] == log_loss(y, p, base=base)
+    assert ev.to_text().splitlines()[1].startswith(f"log_loss ({unit}) ")
+    assert evaluate(y, p).units == {"log_loss": "nats"}  # the default, as scikit-learn
+    with pytest.raises(ValueError, match="log_loss_unit: base"):
+        log_loss_unit(3)
+    with pytest.raises(ValueError, match="evaluate: base must be 2, 10 or e"):
+        evaluate(y, p, base="2")
+
+
+def test_reproductions_pass_their_papers_log_base():
+    # The default base became e: every log_loss call of the reproductions names its base.
+    calls = 0
+    for path in EXPERIMENTS.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            name = getattr(node, "func", None)
+            if isinstance(node, ast.Call) and getattr(name, "id", None) in ("log_loss", "evaluate"):
+                calls += 1
+                assert "base" in [k.arg for k in node.keywords], f"{path.name}:{node.lineno}"
+    assert calls >= 4
+
+
+def ref_mce_min_count(y, p, n_bins, min_count, w):
+    groups = {}
+    for yi, pi, wi in zip(y, p, w, strict=True):
+        if wi > 0:
+            groups.setdefault(ref_uniform_bin(pi, n_bins), []).append((yi, pi, wi))
+    gaps = []
+    for members in groups.values():
+        total = sum(wi for *_, wi in members)
+        if total >= min_count:
+            o = sum(yi * wi for yi, _, wi in members) / total
+            e = sum(pi * wi for _, pi, wi in members) / total
+            gaps.append(abs(o - e))
+    return max(gaps) if gaps else math.nan
+
+
+@pytest.mark.parametrize("min_count", [0, 1, 2, 5, 20, 60.5])
+@pytest.mark.parametrize("case", [0, 3, 6, 8, 9])
+def test_mce_min_bin_count_matches_formula(case, min_count):
+    y, p = CASES[case]
+    for w in (np.ones(len(y)), np.random.default_rng(case).integers(0, 4, len(y)).astype(float)):
+        if w.sum() == 0:
+            continue
+        expected = ref_mce_min_count(y, p, 10, min_count, w)
+        got = mce(y, p, min_bin_count=min_count, sample_weight=w)
+        if math.isnan(expected):
+            assert math.isnan(got)
+        else:
+            assert got == pytest.approx(expected, abs=TOL)
+        bins = calibration_bins(y, p, sample_weight=w)
+        small = bins.nonempty & (bins.weight < min_count)
+        np.testing.assert_array_equal(bins.small(min_count), small)
+        # ECE keeps every bin; evaluate agrees with mce
+        ev = evaluate(y, p, min_bin_count=min_count, sample_weight=w)
+        assert ev["ece"] == ece(y, p, sample_weight=w)
+        assert ev["mce"] == got or (math.isnan(got) and math.isnan(ev["mce"]))
+
+
+def test_a_bin_of_one_row_no_longer_drives_the_mce():
+    # 610 well-calibrated rows near 0.3 and one row at 0.95 with label 0
+    rng = np.random.default_rng(0)
+    p = np.r_[np.full(610, 0.3), 0.95]
+    y = np.r_[rng.random(610) < 0.3, False]
+    assert mce(y, p) == pytest.approx(0.95)
+    assert mce(y, p, min_bin_count=2) == pytest.approx(abs(y[:610].mean() - 0.3))
+    assert mce(y, p, min_bin_count=None) == mce(y, p, min_bin_count=0) == mce(y, p)
+    assert math.isnan(mce(y, p, min_bin_count=1000))
+    assert not calibration_bins(y, p).small(None).any()
+
+
+@pytest.mark.parametrize("func", [mce, evaluate], ids=lambda f: f.__name__)
+def test_bad_min_bin_count(func):
+    for bad in (-1, math.inf, math.nan, "5", True):
+        message = f"{func.__name__}: min_bin_count must be None or a finite real"
+        with pytest.raises(ValueError, match=message):
+            func([0, 1], [0.1, 0.2], min_bin_count=bad)
+
+
+def test_evaluations_table_and_json_side_by_side():
+    y, p = CASES[0]
+    raw, sq = evaluate(y, p), evaluate(y, p**2, interval=np.c_[p**2, p])
+    table = evaluations_table({"raw": raw, "squared": sq})
+    lines = table.splitlines()
+    assert lines[0].split() == ["metric", "raw", "squared"]
+    assert [line.split()[0] for line in lines[1:]] == list(sq)
+    assert lines[1].split()[:2] == ["log_loss", "(nats)"]
+    assert lines[-1].split() == ["interval_width", "-", f"{sq['interval_width']:.4f}"]
+    assert len({len(line) for line in lines}) == 1  # right-aligned columns
+    assert evaluations_table({"value": raw}) == raw.to_text()
+    data = json.loads(evaluations_json({"raw": raw, "squared": sq}, indent=1))
+    assert list(data) == ["raw", "squared"]
+    assert data["raw"] == json.loads(raw.to_json())
+    assert data["squared"]["interval_width"] == sq["interval_width"]
+    with pytest.raises(ValueError, match="no evaluations"):
+        evaluations_table({})
+    with pytest.raises(ValueError, match="no evaluations"):
+        evaluations_json({})
+    message = "'log_loss' is in nats in one evaluation and in bits in 'b'"
+    with pytest.raises(ValueError, match=message):
+        evaluations_table({"a": raw, "b": evaluate(y, p, base=2)})

@@ -155,3 +155,70 @@ def test_missing_matplotlib_hint(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # makes the import fail
     with pytest.raises(ImportError, match=r'pip install "venncal\[plot\]"'):
         plotting.reliability_diagram([0, 1], [0.2, 0.8])
+
+
+def _discs(ax):
+    """(offsets, areas, hollow) of every disc drawn on the diagram, in drawing order."""
+    out = []
+    for coll in ax.collections:
+        if len(coll.get_offsets()) == 0:
+            continue  # the legend's proxy
+        hollow = len(coll.get_facecolors()) == 0 or coll.get_facecolors()[0][3] == 0
+        offsets = coll.get_offsets()
+        sizes = np.broadcast_to(coll.get_sizes(), len(offsets))
+        out += [(tuple(xy), float(s), hollow) for xy, s in zip(offsets, sizes, strict=True)]
+    return out
+
+
+def test_disc_areas_grow_with_the_bin_rows_and_small_bins_are_hollow(data, tmp_path):
+    # One row at 0.95 against hundreds elsewhere: its disc is the smallest, and hollow
+    # when min_bin_count leaves it out of the MCE.
+    rng = np.random.default_rng(3)
+    p = np.r_[rng.random(600) * 0.8, 0.95]
+    y = rng.random(601) < p
+    low, high = plotting.MARKER_AREA
+    for min_count, hollow_expected in ((None, 0), (2, 1)):
+        ax = reliability_diagram(y, {"model": p}, n_bins=10, min_bin_count=min_count)
+        _save(ax, tmp_path / f"discs{min_count}.png")
+        bins = calibration_bins(y, p, n_bins=10)
+        ne = bins.nonempty
+        discs = {xy: (s, h) for xy, s, h in _discs(ax)}
+        assert len(discs) == ne.sum()
+        fullest = bins.weight.max()
+        for k in np.flatnonzero(ne):
+            s, hollow = discs[(bins.mean_pred[k], bins.frac_pos[k])]
+            assert s == pytest.approx(low + (high - low) * bins.weight[k] / fullest)
+            assert hollow == (min_count is not None and bins.weight[k] < min_count)
+        assert sum(h for _, h in discs.values()) == hollow_expected
+        texts = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert ("fewer than 2 rows (not in the MCE)" in texts) == (min_count == 2)
+        assert texts[:2] == ["perfectly calibrated", "model"]
+    with pytest.raises(ValueError, match="min_bin_count"):
+        reliability_diagram(y, p, min_bin_count=-1)
+
+
+def test_discs_share_one_scale_across_curves(data):
+    y, _, preds = data
+    ax = reliability_diagram(y, preds, n_bins=6)
+    fullest = max(calibration_bins(y, p, n_bins=6).weight.max() for p in preds.values())
+    assert max(s for _, s, _ in _discs(ax)) == pytest.approx(plotting.MARKER_AREA[1])
+    for p in preds.values():
+        bins = calibration_bins(y, p, n_bins=6)
+        k = int(np.argmin(np.where(bins.nonempty, bins.weight, np.inf)))
+        low, high = plotting.MARKER_AREA
+        expected = low + (high - low) * bins.weight[k] / fullest
+        assert any(s == pytest.approx(expected) for _, s, _ in _discs(ax))
+
+
+def test_image_formats_are_matplotlibs():
+    formats = plotting.image_formats()
+    assert {"png", "pdf", "svg"} <= set(formats)
+    assert "xlsx" not in formats
+
+
+def test_roc_title_and_framed_legend(data):
+    y, p, preds = data
+    assert roc_curve(y, p).get_title() == "ROC curve"
+    ax = roc_curve(y, preds)
+    assert ax.get_title() == "ROC curves"
+    assert ax.get_legend().get_frame_on()

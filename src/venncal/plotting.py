@@ -14,10 +14,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+import numpy as np
 from numpy.typing import ArrayLike
 
 from ._validation import validate_params
-from .metrics._binned import BINNING_CONSTRAINTS, CalibrationBins, _bins
+from .metrics._binned import (
+    BINNING_CONSTRAINTS,
+    MIN_BIN_COUNT_CONSTRAINTS,
+    CalibrationBins,
+    _bins,
+)
 from .metrics._checks import _check_inputs
 from .metrics._discrimination import _roc
 
@@ -25,7 +31,10 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["reliability_diagram", "roc_curve"]
+__all__ = ["image_formats", "reliability_diagram", "roc_curve"]
+
+#: Marker areas (points squared) of the emptiest and the fullest non-empty bin.
+MARKER_AREA = (6.0, 160.0)
 
 
 def _import_matplotlib():
@@ -72,6 +81,24 @@ def _figure(figsize: tuple[float, float] = (5.5, 5.0), **kwargs) -> Figure:
     return fig
 
 
+def image_formats() -> dict[str, str]:
+    """Return the image formats ``Figure.savefig`` writes: file extension -> description.
+
+    Those of the installed matplotlib (``png``, ``pdf``, ``svg``, ...), the
+    formats of every venncal figure; the extension of the file chooses one.
+
+    Examples
+    --------
+    >>> from venncal.plotting import image_formats
+    >>> image_formats()["png"]  # doctest: +SKIP
+    'Portable Network Graphics'
+    """
+    _import_matplotlib()
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    return dict(FigureCanvasBase.get_supported_filetypes())
+
+
 def _axes(ax: Axes | None) -> Axes:
     """Return ``ax``, or the axes of a new figure."""
     if ax is None:
@@ -99,6 +126,7 @@ def reliability_diagram(
     ax: Axes | None = None,
     label: str | None = None,
     show_counts: bool = True,
+    min_bin_count: float | None = None,
     pos_label=None,
     sample_weight: ArrayLike | None = None,
 ) -> Axes:
@@ -107,7 +135,12 @@ def reliability_diagram(
     One line per set of predictions, through the points ``(e_k, o_k)`` of the
     non-empty bins (mean prediction, fraction of positives), with the
     diagonal of perfect calibration.  These are the bins of
-    :func:`venncal.metrics.ece`.
+    :func:`venncal.metrics.ece`.  Each point is a disc whose area grows with
+    the number of rows in its bin (from 6 to 160 square points, in proportion
+    to the bin's share of the fullest bin of the figure), so a bin of one row
+    does not look like a bin of hundreds; the bins that
+    :func:`venncal.metrics.mce` leaves out with ``min_bin_count`` are drawn
+    hollow.
 
     Parameters
     ----------
@@ -127,6 +160,9 @@ def reliability_diagram(
     show_counts : bool, default=True
         Also draw the number of observations per bin (the total weight with
         ``sample_weight``) as step outlines on a secondary y-axis at the right.
+    min_bin_count : float >= 0, default=None
+        Draw the bins holding fewer rows (less total weight) as hollow
+        markers: those :func:`venncal.metrics.mce` leaves out.
     pos_label : label, default=None
         The positive class, for labels other than 0/1 and booleans.
     sample_weight : array-like of shape (n_samples,), default=None
@@ -151,6 +187,9 @@ def reliability_diagram(
     validate_params(
         "reliability_diagram", {"n_bins": n_bins, "strategy": strategy}, BINNING_CONSTRAINTS
     )
+    validate_params(
+        "reliability_diagram", {"min_bin_count": min_bin_count}, MIN_BIN_COUNT_CONSTRAINTS
+    )
     curves = {
         name: _bins(*_check_inputs(y, pk, pos_label, sample_weight), n_bins, strategy)
         for name, pk in _named_predictions(p, label).items()
@@ -158,9 +197,14 @@ def reliability_diagram(
     ax = _axes(ax)
     ax.plot([0, 1], [0, 1], ls="--", color="0.5", lw=1, label="perfectly calibrated")
     counts_ax = _counts_axes(ax) if show_counts else None
+    fullest = max(float(bins.weight.max()) for bins in curves.values())
     for name, bins in curves.items():
         ne = bins.nonempty
-        (line,) = ax.plot(bins.mean_pred[ne], bins.frac_pos[ne], marker="o", ms=4, label=name)
+        (line,) = ax.plot(bins.mean_pred[ne], bins.frac_pos[ne], lw=1.2, label=name)
+        _bin_markers(ax, bins, fullest, min_bin_count, line.get_color())
+    if any(bins.small(min_bin_count).any() for bins in curves.values()):
+        ax.scatter([], [], s=MARKER_AREA[0] * 4, facecolors="none", edgecolors="0.3",
+                   label=f"fewer than {min_bin_count:g} rows (not in the MCE)")
         if counts_ax is not None:
             counts_ax.stairs(bins.weight, bins.edges, color=line.get_color(), alpha=0.35)
             counts_ax.stairs(bins.weight, bins.edges, color=line.get_color(), fill=True, alpha=0.08)
@@ -172,9 +216,25 @@ def reliability_diagram(
     ax.set_box_aspect(1)
     ax.set_xlabel("mean predicted probability")
     ax.set_ylabel("observed frequency of the positive class")
-    ax.set_title(f"Reliability diagram ({n_bins} {strategy} bins)")
+    what = "rows" if sample_weight is None else "weight"
+    ax.set_title(f"Reliability diagram ({n_bins} {strategy} bins)\ndisc area grows with the "
+                 f"bin's {what}", fontsize=10)
     ax.legend(loc="upper left", frameon=False)
     return ax
+
+
+def _bin_markers(ax: Axes, bins: CalibrationBins, fullest: float, min_bin_count, color) -> None:
+    """Discs at the bins' points, of area growing with the bin's weight; small bins hollow."""
+    ne = bins.nonempty
+    low, high = MARKER_AREA
+    area = low + (high - low) * bins.weight / fullest if fullest > 0 else np.full(ne.shape, low)
+    small = bins.small(min_bin_count)
+    for mask, face in ((ne & ~small, color), (small, "none")):
+        if mask.any():
+            ax.scatter(
+                bins.mean_pred[mask], bins.frac_pos[mask], s=area[mask], facecolors=face,
+                edgecolors=color, linewidths=1.0, alpha=0.85, zorder=3, label="_nolegend_",
+            )
 
 
 def _counts_axes(ax: Axes) -> Axes:
@@ -247,6 +307,7 @@ def roc_curve(
     ax.set_aspect("equal", adjustable="box")
     ax.set_xlabel("false positive rate")
     ax.set_ylabel("true positive rate")
-    ax.set_title("ROC curve")
-    ax.legend(loc="lower right", frameon=False)
+    ax.set_title("ROC curve" if len(curves) == 1 else "ROC curves")
+    # A frame: a curve below chance (AUC < 0.5) runs through the lower right.
+    ax.legend(loc="lower right", framealpha=0.85)
     return ax

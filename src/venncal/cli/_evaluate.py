@@ -1,8 +1,11 @@
-"""``venncal evaluate``: metrics table and reliability diagram of predicted probabilities."""
+"""``venncal evaluate``: metrics of one or several columns of probabilities, and their plots."""
 
 from __future__ import annotations
 
 import argparse
+import math
+import os
+import shlex
 
 import numpy as np
 
@@ -18,7 +21,7 @@ from ._io import (
 )
 from ._progress import Reporter, add_output_options
 
-__all__ = ["add_parser", "binary_labels", "run"]
+__all__ = ["add_parser", "binary_labels", "check_image_path", "run"]
 
 
 def _positive_int(text: str) -> int:
@@ -31,42 +34,68 @@ def _positive_int(text: str) -> int:
     return value
 
 
-#: Column options: flag -> (required, help).
+def _non_negative(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
+    return value
+
+
+#: Column options: flag -> (required, help).  --prob-col may be repeated.
 COLUMNS = {
-    "--prob-col": (True, "column of predicted probabilities of the positive class, in [0, 1]"),
+    "--prob-col": (
+        True,
+        (
+            "column of predicted probabilities of the positive class, in [0, 1]; repeat "
+            "the option to compare several columns side by side"
+        ),
+    ),
     "--label-col": (True, "column of the true labels (any two values)"),
-    "--p0-col": (False, "column of Venn-Abers lower probabilities (with --p1-col)"),
-    "--p1-col": (False, "column of Venn-Abers upper probabilities (with --p0-col)"),
+    "--p0-col": (False, "column of Venn-Abers lower probabilities (with --p1-col, one --prob-col)"),
+    "--p1-col": (False, "column of Venn-Abers upper probabilities (with --p0-col, one --prob-col)"),
     "--weight-col": (False, "column of non-negative weights for every metric"),
 }
+#: --log-base choices -> the base passed to venncal.metrics.
+LOG_BASES = {"2": 2, "e": "e", "10": 10}
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Register ``venncal evaluate`` on ``subparsers`` (from ``add_subparsers``); return its parser."""
     parser = subparsers.add_parser(
         "evaluate",
-        help="print calibration metrics of predicted probabilities, draw a reliability diagram",
+        help="print calibration metrics of predicted probabilities, draw reliability and ROC plots",
         description=(
-            "Compare predicted probabilities with the true labels: log loss (bits), Brier "
-            "loss, RMSE, ECE and MCE over bins, AUC, accuracy and, with --p0-col and "
-            "--p1-col, the mean Venn-Abers interval width. The labels may be any two "
-            "values; the positive class (whose probability is in --prob-col) is the larger "
-            "one (numbers compared as numbers, text as text) unless --pos-label names it."
+            "Compare predicted probabilities with the true labels: log loss (in nats, or "
+            "--log-base), Brier loss, RMSE, ECE and MCE over bins, AUC, accuracy and, with "
+            "--p0-col and --p1-col, the mean Venn-Abers interval width. Several --prob-col "
+            "columns are compared side by side: one column each in the table, one curve "
+            "each in the plots. The labels may be any two values; the positive class (whose "
+            "probability is in --prob-col) is the larger one (numbers compared as numbers, "
+            "text as text) unless --positive-label names it."
         ),
-        epilog="Example: venncal evaluate out.csv --prob-col p --label-col label --plot "
-        "reliability.png",
+        epilog="Example: venncal evaluate out.csv --prob-col p --prob-col platt_p "
+        "--label-col label --plot reliability.png --roc roc.png",
     )
     parser.add_argument(
         "data", metavar="DATA", help="table (.csv, .csv.gz, .parquet, or - for CSV on stdin)"
     )
     for flag, (required, text) in COLUMNS.items():
-        parser.add_argument(flag, required=required, metavar="COL", help=text)
+        action = "append" if flag == "--prob-col" else "store"
+        parser.add_argument(flag, required=required, metavar="COL", action=action, help=text)
     parser.add_argument(
-        "--pos-label",
+        "--positive-label",
+        dest="pos_label",
         metavar="LABEL",
-        help="the positive class (default: the larger of the two labels)",
+        help="the positive class (default: the larger of the two labels); "
+        "--pos-label is its deprecated spelling",
     )
+    # The old spelling, kept working and left out of the help.
+    parser.add_argument("--pos-label", dest="old_pos_label", help=argparse.SUPPRESS)
     _add_metric_options(parser)
+    _add_plot_options(parser)
     add_sep_option(parser)
     add_output_options(parser)
     parser.set_defaults(func=run)
@@ -88,17 +117,124 @@ def _add_metric_options(parser: argparse.ArgumentParser) -> None:
         help="equal-width or equal-count bins (default: uniform)",
     )
     parser.add_argument(
-        "--json",
-        action="store_true",
-        help="print a JSON object keyed by metric name instead of a table "
-        "(non-finite values as the strings inf, -inf, nan)",
+        "--min-bin-count",
+        type=_non_negative,
+        metavar="N",
+        help="leave the bins holding fewer than N rows (less total weight with "
+        "--weight-col) out of the MCE, and say which (default: every non-empty bin)",
     )
     parser.add_argument(
+        "--log-base",
+        choices=tuple(LOG_BASES),
+        default="e",
+        help="base of the log loss: e (nats, as scikit-learn), 2 (bits) or 10; the "
+        "table names the unit (default: e)",
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print a JSON object keyed by metric name instead of a table, or with "
+        "several --prob-col one such object per column, keyed by column name "
+        "(non-finite values as the strings inf, -inf, nan)",
+    )
+
+
+def _add_plot_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group(
+        "plots",
+        "Need matplotlib; the image format follows the extension (png, pdf, svg, ...). "
+        "Both are checked before the data are read.",
+    )
+    group.add_argument(
         "--plot",
         metavar="FILE.png",
-        help="write the reliability diagram to this image file (needs "
-        "matplotlib; the format follows the extension: png, pdf, svg, ...)",
+        help="write the reliability diagram, one curve per --prob-col; the area of a "
+        "bin's disc grows with its rows, hollow discs are bins left out of the MCE",
     )
+    group.add_argument(
+        "--roc", metavar="FILE.png", help="write the ROC curves, with each column's AUC"
+    )
+
+
+# ------------------------------------------------------------------------------ checks
+
+
+def check_image_path(path: str, option: str, inputs: tuple[str, ...] = ()) -> None:
+    """Refuse an image path that ``Figure.savefig`` could not write, before any work.
+
+    The extension must be an image format of the installed matplotlib, the
+    folder must exist and be writable, and the file must not be a folder or
+    one of the ``inputs``.
+
+    Raises
+    ------
+    CLIError
+        Naming ``option``, the path and what to do.
+    """
+    try:
+        from ..plotting import image_formats
+
+        formats = image_formats()
+    except ImportError:
+        raise CLIError(f'{option} needs matplotlib: pip install "venncal[plot]"') from None
+    ext = os.path.splitext(path)[1]
+    if path == "-":
+        raise CLIError(f"{option} -: an image cannot go to stdout; name a file such as plot.png")
+    if os.path.isdir(path):
+        raise CLIError(f"{option} {path}: is a folder; name an image file, such as "
+                       f"{os.path.join(path, 'plot.png')}")
+    known = ", ".join(sorted(formats))
+    if not ext:
+        raise CLIError(f"{option} {path}: no file extension to choose the image format; "
+                       f"name it {path}.png, for instance (formats: {known})")
+    if ext[1:].lower() not in formats:
+        raise CLIError(f"{path}: cannot write the plot: unknown image format {ext!r} "
+                       f"(matplotlib writes: {known})")
+    folder = os.path.dirname(path) or os.curdir
+    if not os.path.isdir(folder):
+        raise CLIError(f"{option} {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise CLIError(f"{option} {path}: the folder {folder} is not writable")
+    if os.path.exists(path):
+        if not os.access(path, os.W_OK):
+            raise CLIError(f"{option} {path}: the file exists and is not writable")
+        for source in inputs:
+            if source != "-" and os.path.exists(source) and os.path.samefile(path, source):
+                raise CLIError(f"{option} {path}: is the input {source}; name another file")
+
+
+def _check_options(args: argparse.Namespace) -> None:
+    """Refuse inconsistent options before anything is read or written."""
+    if args.old_pos_label is not None:
+        if args.pos_label is not None:
+            raise CLIError("give the positive class once: --positive-label "
+                           "(--pos-label is its deprecated spelling)")
+        args.pos_label = args.old_pos_label
+    if (args.p0_col is None) != (args.p1_col is None):
+        raise CLIError("--p0-col and --p1-col go together: give both or neither")
+    if args.p0_col is not None and len(args.prob_col) > 1:
+        raise CLIError("--p0-col and --p1-col are the interval of a single --prob-col; "
+                       f"got {len(args.prob_col)} --prob-col columns")
+    roles: dict[str, str] = {}
+    named = [("--prob-col", c) for c in args.prob_col]
+    named += [(f, getattr(args, f[2:].replace("-", "_"))) for f in COLUMNS if f != "--prob-col"]
+    for flag, column in named:
+        if column is None:
+            continue
+        if column in roles:
+            if roles[column] == flag:
+                raise CLIError(f"{flag} names column {column!r} twice")
+            raise CLIError(f"column {column!r} is given both by {roles[column]} and by {flag}; "
+                           "a column can play one role only")
+        roles[column] = flag
+    plots = [(flag, path) for flag, path in (("--plot", args.plot), ("--roc", args.roc)) if path]
+    for flag, path in plots:
+        check_image_path(path, flag, (args.data,))
+    if len(plots) == 2 and os.path.abspath(args.plot) == os.path.abspath(args.roc):
+        raise CLIError(f"--plot and --roc both name {args.plot}; give two files")
+
+
+# ------------------------------------------------------------------------------ labels
 
 
 def _matches(label, text: str) -> bool:
@@ -112,12 +248,14 @@ def _matches(label, text: str) -> bool:
     return str(label) == text
 
 
-def binary_labels(y: np.ndarray, pos_label: str | None, source: str, column: str) -> tuple:
+def binary_labels(
+    y: np.ndarray, pos_label: str | None, source: str, column: str, *, option: str = "--pos-label"
+) -> tuple:
     """Map labels to booleans (True = positive); return ``(y01, positive_label)``.
 
-    ``pos_label`` is the text given on the command line, matched against the
-    labels as read (so ``"1"`` names the number 1); the checks are those of
-    every other venncal entry point.
+    ``pos_label`` is the text given on the command line by ``option``,
+    matched against the labels as read (so ``"1"`` names the number 1); the
+    checks are those of every other venncal entry point.
 
     Examples
     --------
@@ -129,12 +267,12 @@ def binary_labels(y: np.ndarray, pos_label: str | None, source: str, column: str
     """
     try:
         if pos_label is None:
-            classes, y01 = check_labels(y, advice="name the positive class with --pos-label")
+            classes, y01 = check_labels(y, advice=f"name the positive class with {option}")
             return y01, classes[1].item()
         values = np.unique(y).tolist()
         found = [v for v in values if _matches(v, pos_label)]
         if not found and len(values) == 2:
-            raise ValueError(f"--pos-label {pos_label!r} is not one of the labels {values!r}")
+            raise ValueError(f"{option} {pos_label!r} is not one of the labels {values!r}")
         # A single observed label that is not --pos-label is the negative class.
         positive = found[0] if found else pos_label
         return check_binary_labels(y, y.shape[0], pos_label=positive), positive
@@ -142,15 +280,19 @@ def binary_labels(y: np.ndarray, pos_label: str | None, source: str, column: str
         raise CLIError(f"{source}: column {column!r}: {exc}") from None
 
 
+# --------------------------------------------------------------------------------- run
+
+
 def _read(args: argparse.Namespace, report: Reporter) -> tuple[str, dict[str, np.ndarray]]:
     """Read the columns named by the options; return ``(source, columns)``."""
-    named = {flag: getattr(args, flag[2:].replace("-", "_")) for flag in COLUMNS}
+    named = [("--prob-col", c) for c in args.prob_col]
+    named += [(f, getattr(args, f[2:].replace("-", "_"))) for f in COLUMNS if f != "--prob-col"]
     table = open_table(args.data, sep=args.sep)
     try:
-        for option, column in named.items():
+        for option, column in named:
             if column is not None:
                 table.check_columns([column], option)
-        numeric = [c for o, c in named.items() if c is not None and o != "--label-col"]
+        numeric = [c for o, c in named if c is not None and o != "--label-col"]
         with report.progress(f"reading {table.source}") as progress:
             columns = read_columns(table, numeric, [args.label_col], progress)
     finally:
@@ -162,12 +304,14 @@ def _read(args: argparse.Namespace, report: Reporter) -> tuple[str, dict[str, np
 def run(args: argparse.Namespace) -> int:
     """Evaluate; return the exit code."""
     report = Reporter.from_args(args)
-    if (args.p0_col is None) != (args.p1_col is None):
-        raise CLIError("--p0-col and --p1-col go together: give both or neither")
-    from ..metrics import evaluate
+    _check_options(args)
+    from ..metrics import evaluate, evaluations_json, evaluations_table
 
+    option = "--pos-label" if args.old_pos_label is not None else "--positive-label"
+    if args.old_pos_label is not None:
+        report.info("venncal evaluate: warning: --pos-label is deprecated; use --positive-label")
     source, columns = _read(args, report)
-    p = probability_column(columns[args.prob_col], source, args.prob_col)
+    probs = {col: probability_column(columns[col], source, col) for col in args.prob_col}
     interval = None
     if args.p0_col:
         # No p0 <= p1 check: the merged pair of a cvap model can be unordered,
@@ -178,33 +322,99 @@ def run(args: argparse.Namespace) -> int:
     weights = None
     if args.weight_col:
         weights = weight_column(columns[args.weight_col], source, args.weight_col)
-    y01, positive = binary_labels(columns[args.label_col], args.pos_label, source, args.label_col)
+    y = columns[args.label_col]
+    y01, positive = binary_labels(y, args.pos_label, source, args.label_col, option=option)
     try:
-        result = evaluate(y01, p, interval=interval, n_bins=args.bins, strategy=args.strategy,
+        results = {
+            col: evaluate(y01, p, interval=interval, n_bins=args.bins, strategy=args.strategy,
+                          min_bin_count=args.min_bin_count, base=LOG_BASES[args.log_base],
                           sample_weight=weights)
+            for col, p in probs.items()
+        }
     except (ValueError, TypeError) as exc:
         raise CLIError(f"cannot evaluate {source}: {exc}") from None
+    n = y01.shape[0]
     report.info(
-        f"{source}: {p.shape[0]:,} rows, positive class {positive!r} "
+        f"{source}: {n:,} rows, positive class {positive!r} "
         f"({int(y01.sum()):,} rows), {args.bins} {args.strategy} bins"
     )
-    print(result.to_json() if args.json else result.to_text())
-    if args.plot:
-        _plot(y01, p, args, weights)
-        report.info(f"reliability diagram written to {args.plot}")
+    _warn_below_chance(report, results, y, positive)
+    if args.min_bin_count is not None:
+        _report_small_bins(report, y01, probs, args, weights)
+    # The images are written before the table: a failure leaves stdout empty.
+    written = _plots(args, y01, probs, weights)
+    if args.json and len(results) == 1:  # the flat object of one column, as before
+        print(results[args.prob_col[0]].to_json())
+    elif args.json:
+        print(evaluations_json(results))
+    else:
+        print(evaluations_table(results))
+    for what, path in written:
+        report.info(f"{what} written to {path}")
     return 0
 
 
-def _plot(y01, p, args, weights) -> None:
-    try:
-        from ..plotting import reliability_diagram
+def _warn_below_chance(report: Reporter, results: dict, y: np.ndarray, positive) -> None:
+    """Warn for every column ranking the positive class below chance (AUC < 0.5)."""
+    others = [v for v in np.unique(y).tolist() if v != positive]
+    hint = ""
+    if others:
+        hint = (f"; if {others[0]!r} is the positive class, give --positive-label "
+                f"{shlex.quote(str(others[0]))}")
+    for col, ev in results.items():
+        if ev["auc"] < 0.5:  # False for NaN (a single class)
+            report.info(
+                f"venncal evaluate: warning: column {col!r} ranks the positive class "
+                f"{positive!r} below chance (AUC {ev['auc']:.3f}){hint}"
+            )
 
-        ax = reliability_diagram(
-            y01, p, n_bins=args.bins, strategy=args.strategy, sample_weight=weights
+
+def _report_small_bins(report: Reporter, y01, probs: dict, args, weights) -> None:
+    """Say which bins each column's MCE leaves out (--min-bin-count)."""
+    from ..metrics import calibration_bins
+
+    for col, p in probs.items():
+        bins = calibration_bins(y01, p, n_bins=args.bins, strategy=args.strategy,
+                                sample_weight=weights)
+        small = np.flatnonzero(bins.small(args.min_bin_count))
+        if small.size == 0:
+            continue
+        shown = ", ".join(
+            f"[{bins.edges[k]:.3g}, {bins.edges[k + 1]:.3g}{']' if k == args.bins - 1 else ')'}"
+            f" with {bins.weight[k]:g}"
+            for k in small
         )
-    except ImportError:
-        raise CLIError('--plot needs matplotlib: pip install "venncal[plot]"') from None
+        report.info(
+            f"column {col!r}: the MCE leaves out {small.size} of "
+            f"{int(bins.nonempty.sum())} non-empty bins holding fewer than "
+            f"{args.min_bin_count:g} rows: {shown}"
+        )
+
+
+def _plots(args, y01, probs: dict, weights) -> list[tuple[str, str]]:
+    """Draw and write the requested images; return ``[(what, path)]``."""
+    if not (args.plot or args.roc):
+        return []
+    from ..plotting import reliability_diagram, roc_curve
+
+    written = []
+    if args.plot:
+        ax = reliability_diagram(y01, probs, n_bins=args.bins, strategy=args.strategy,
+                                 min_bin_count=args.min_bin_count, sample_weight=weights)
+        _save(ax.figure, args.plot)
+        written.append(("reliability diagram", args.plot))
+    if args.roc:
+        try:
+            ax = roc_curve(y01, probs, sample_weight=weights)
+        except ValueError as exc:
+            raise CLIError(f"--roc: cannot draw the ROC curves: {exc}") from None
+        _save(ax.figure, args.roc)
+        written.append(("ROC curves", args.roc))
+    return written
+
+
+def _save(fig, path: str) -> None:
     try:
-        ax.figure.savefig(args.plot, dpi=150)
+        fig.savefig(path, dpi=150)
     except (ValueError, OSError) as exc:
-        raise CLIError(f"{args.plot}: cannot write the plot: {exc}") from None
+        raise CLIError(f"{path}: cannot write the plot: {exc}") from None

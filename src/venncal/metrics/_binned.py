@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from .._binning import unit_edges, upper_mass_bins
-from .._validation import Interval, Options, validate_params
+from .._validation import NONE, Interval, Options, validate_params
 from ..summary import ScoreSummary
 from ._checks import _check_inputs
 
@@ -16,6 +17,7 @@ __all__ = ["CalibrationBins", "calibration_bins", "ece", "mce"]
 
 STRATEGIES = ("uniform", "quantile")
 BINNING_CONSTRAINTS = {"n_bins": [Interval("int", 1, None)], "strategy": [Options(STRATEGIES)]}
+MIN_BIN_COUNT_CONSTRAINTS = {"min_bin_count": [NONE, Interval("real", 0, None, "left")]}
 
 
 class CalibrationBins(NamedTuple):
@@ -35,6 +37,23 @@ class CalibrationBins(NamedTuple):
     def nonempty(self) -> np.ndarray:
         """Boolean mask of the bins with positive weight."""
         return self.weight > 0
+
+    def small(self, min_bin_count: float | None) -> np.ndarray:
+        """Boolean mask of the non-empty bins that :func:`mce` leaves out.
+
+        Those holding less than ``min_bin_count`` rows (total weight with
+        sample weights); none when ``min_bin_count`` is None.
+
+        Examples
+        --------
+        >>> from venncal.metrics import calibration_bins
+        >>> bins = calibration_bins([0, 1, 1], [0.1, 0.2, 0.9], n_bins=2)
+        >>> bins.small(2)
+        array([False,  True])
+        """
+        if min_bin_count is None:
+            return np.zeros(self.weight.shape, dtype=bool)
+        return self.nonempty & (self.weight < min_bin_count)
 
 
 def _edges(y01, p, w, n_bins: int, strategy: str) -> np.ndarray:
@@ -68,11 +87,16 @@ def _bins(y01: np.ndarray, p: np.ndarray, w: np.ndarray | None, n_bins: int, str
     return CalibrationBins(edges, ids, weight, mean_pred, frac_pos)
 
 
-def _errors(bins: CalibrationBins) -> tuple[float, float]:
-    """``(ECE, MCE)`` of the bins."""
+def _errors(bins: CalibrationBins, min_bin_count: float | None = None) -> tuple[float, float]:
+    """``(ECE, MCE)`` of the bins; the MCE leaves out ``bins.small(min_bin_count)``.
+
+    The MCE is NaN when every non-empty bin is left out.
+    """
     ne = bins.nonempty
-    gap = np.abs(bins.frac_pos[ne] - bins.mean_pred[ne])
-    return float(np.sum(bins.weight[ne] * gap) / np.sum(bins.weight)), float(np.max(gap))
+    gap = np.abs(bins.frac_pos - bins.mean_pred)
+    ece = float(np.sum(bins.weight[ne] * gap[ne]) / np.sum(bins.weight))
+    kept = ne & ~bins.small(min_bin_count)
+    return ece, float(np.max(gap[kept])) if kept.any() else math.nan
 
 
 _BINNING_DOC = """
@@ -97,10 +121,7 @@ _BINNING_DOC = """
     pos_label : label, default=None
         The positive class, for labels other than 0/1 and booleans.
     sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative weights for the bin means and bin masses.
-
-    Returns
-    -------"""
+        Non-negative weights for the bin means and bin masses."""
 
 
 def _validated_bins(owner, y, p, n_bins, strategy, pos_label, sample_weight):
@@ -121,6 +142,9 @@ def calibration_bins(
     """Return the bins of :func:`ece`, :func:`mce` and the reliability diagram.
 
     {binning}
+
+    Returns
+    -------
     CalibrationBins
         ``edges``, the bin ``ids`` of the observations, and per bin the
         ``weight``, mean prediction ``mean_pred`` and fraction of positives
@@ -155,6 +179,9 @@ def ece(
     fraction of positives there and ``e_k`` the mean prediction; the sum runs
     over the non-empty bins.
     {binning}
+
+    Returns
+    -------
     float
 
     Examples
@@ -172,23 +199,39 @@ def mce(
     *,
     n_bins: int = 10,
     strategy: str = "uniform",
+    min_bin_count: float | None = None,
     pos_label=None,
     sample_weight: ArrayLike | None = None,
 ) -> float:
     r"""Maximum calibration error ``max_k |o_k - e_k|`` over non-empty bins (paper 004, IV-A).
 
     ``o_k`` is the fraction of positives in bin ``k`` and ``e_k`` its mean
-    prediction.
+    prediction.  A bin of one row has a gap of at least ``min(e_k, 1 - e_k)``
+    and can drive the maximum alone: ``min_bin_count`` leaves the bins
+    holding fewer rows out of it (:meth:`CalibrationBins.small` lists them).
     {binning}
+    min_bin_count : float >= 0, default=None
+        Leave out the bins holding less than this many rows (less total
+        weight, with ``sample_weight``: frequency weights count as rows).  By
+        default every non-empty bin counts.
+
+    Returns
+    -------
     float
+        NaN when every non-empty bin is left out.
 
     Examples
     --------
     >>> from venncal.metrics import mce
-    >>> mce([0, 1, 1, 1], [0.05, 0.05, 0.95, 0.95], n_bins=2)
+    >>> y, p = [0, 1, 1, 1, 0], [0.05, 0.05, 0.95, 0.95, 0.95]
+    >>> round(mce(y, p, n_bins=2), 4)
     0.45
+    >>> round(mce(y, p, n_bins=2, min_bin_count=3), 4)  # only the bin of 3 rows
+    0.2833
     """
-    return _errors(_validated_bins("mce", y, p, n_bins, strategy, pos_label, sample_weight))[1]
+    validate_params("mce", {"min_bin_count": min_bin_count}, MIN_BIN_COUNT_CONSTRAINTS)
+    bins = _validated_bins("mce", y, p, n_bins, strategy, pos_label, sample_weight)
+    return _errors(bins, min_bin_count)[1]
 
 
 for _func in (calibration_bins, ece, mce):

@@ -1,4 +1,4 @@
-"""Every metric at once: :func:`evaluate` and the :class:`Evaluation` it returns."""
+"""Every metric at once (:func:`evaluate`, its :class:`Evaluation`), and several side by side."""
 
 from __future__ import annotations
 
@@ -10,17 +10,21 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._validation import validate_params
-from ._binned import BINNING_CONSTRAINTS, _bins, _errors
+from ._binned import BINNING_CONSTRAINTS, MIN_BIN_COUNT_CONSTRAINTS, _bins, _errors
 from ._checks import _check_inputs
 from ._discrimination import accuracy, roc_auc
 from ._interval import interval_width
-from ._losses import brier_loss, log_loss, rmse
+from ._losses import LOG_BASE_CONSTRAINTS, brier_loss, log_loss, log_loss_unit, rmse
 
-__all__ = ["Evaluation", "evaluate"]
+__all__ = ["Evaluation", "evaluate", "evaluations_json", "evaluations_table"]
 
 
 def _json_number(v: float) -> float | str:
     return v if math.isfinite(v) else str(v)  # "inf", "-inf" or "nan"
+
+
+def _json_object(ev: Mapping[str, float]) -> dict[str, float | str]:
+    return {k: _json_number(float(v)) for k, v in ev.items()}
 
 
 class Evaluation(Mapping):
@@ -34,12 +38,20 @@ class Evaluation(Mapping):
     1.0
     >>> list(ev)
     ['log_loss', 'brier', 'rmse', 'ece', 'mce', 'auc', 'accuracy']
+    >>> ev.units
+    {'log_loss': 'nats'}
     """
 
-    __slots__ = ("_values",)
+    __slots__ = ("_units", "_values")
 
-    def __init__(self, values: Mapping[str, float]):
+    def __init__(self, values: Mapping[str, float], *, units: Mapping[str, str] | None = None):
         self._values = {str(k): float(v) for k, v in values.items()}
+        self._units = {str(k): str(u) for k, u in (units or {}).items()}
+
+    @property
+    def units(self) -> dict[str, str]:
+        """The metrics' units, e.g. ``{"log_loss": "nats"}`` (labels of :meth:`to_text`)."""
+        return dict(self._units)
 
     def __getitem__(self, key: str) -> float:
         return self._values[key]
@@ -65,7 +77,7 @@ class Evaluation(Mapping):
         return dict(self._values)
 
     def to_text(self, *, digits: int = 4) -> str:
-        """Return an aligned two-column table: metric names and values.
+        """Return an aligned two-column table: metric names (with their units) and values.
 
         Parameters
         ----------
@@ -75,16 +87,13 @@ class Evaluation(Mapping):
         Examples
         --------
         >>> from venncal.metrics import Evaluation
-        >>> print(Evaluation({"log_loss": float("inf"), "brier": 0.25}).to_text())
-        metric     value
-        log_loss     inf
-        brier     0.2500
+        >>> ev = Evaluation({"log_loss": float("inf"), "brier": 0.25}, units={"log_loss": "bits"})
+        >>> print(ev.to_text())
+        metric            value
+        log_loss (bits)     inf
+        brier            0.2500
         """
-        cells = [(k, f"{v:.{digits}f}") for k, v in self._values.items()]
-        left = max(len("metric"), *(len(k) for k, _ in cells))
-        right = max(len("value"), *(len(s) for _, s in cells))
-        rows = [("metric", "value"), *cells]
-        return "\n".join(f"{k:<{left}}  {s:>{right}}" for k, s in rows)
+        return evaluations_table({"value": self}, digits=digits)
 
     def to_json(self, *, indent: int | None = None) -> str:
         """Return a JSON object keyed by metric name.
@@ -99,8 +108,109 @@ class Evaluation(Mapping):
         >>> Evaluation({"log_loss": float("inf"), "brier": 0.25}).to_json()
         '{"log_loss": "inf", "brier": 0.25}'
         """
-        data = {k: _json_number(v) for k, v in self._values.items()}
-        return json.dumps(data, indent=indent, allow_nan=False)
+        return json.dumps(_json_object(self._values), indent=indent, allow_nan=False)
+
+
+def _check_evaluations(evaluations: Mapping[str, Mapping[str, float]]) -> None:
+    if not evaluations:
+        raise ValueError("no evaluations to show")
+
+
+def evaluations_table(evaluations: Mapping[str, Mapping[str, float]], *, digits: int = 4) -> str:
+    """Return an aligned table of several evaluations: a row per metric, a column per evaluation.
+
+    The rows are the metrics of all the evaluations, in order of first
+    appearance (a metric that one evaluation lacks is shown as ``-``); a
+    metric with a unit (see :attr:`Evaluation.units`) is labelled with it.
+
+    Parameters
+    ----------
+    evaluations : dict of str to Evaluation
+        Column name -> metrics (any mapping of metric name to number).
+    digits : int, default=4
+        Digits after the decimal point.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    ValueError
+        If ``evaluations`` is empty, or two of them give one metric different units.
+
+    Examples
+    --------
+    >>> from venncal.metrics import evaluate, evaluations_table
+    >>> y = [0, 0, 1, 1]
+    >>> print(evaluations_table({"raw": evaluate(y, [0.1, 0.6, 0.4, 0.9]),
+    ...                          "calibrated": evaluate(y, [0.2, 0.5, 0.5, 0.8])}))
+    metric              raw  calibrated
+    log_loss (nats)  0.5108      0.4581
+    brier            0.1850      0.1450
+    rmse             0.4301      0.3808
+    ece              0.3500      0.1000
+    mce              0.6000      0.2000
+    auc              0.7500      0.8750
+    accuracy         0.5000      0.7500
+    """
+    _check_evaluations(evaluations)
+    units: dict[str, str] = {}
+    for name, ev in evaluations.items():
+        for metric, unit in getattr(ev, "units", {}).items():
+            if units.setdefault(metric, unit) != unit:
+                raise ValueError(
+                    f"{metric!r} is in {units[metric]} in one evaluation and in {unit} in "
+                    f"{name!r}: compare evaluations in one unit"
+                )
+    metrics = list(dict.fromkeys(m for ev in evaluations.values() for m in ev))
+    header = ["metric", *map(str, evaluations)]
+    rows = [header] + [
+        [
+            f"{m} ({units[m]})" if m in units else m,
+            *(f"{ev[m]:.{digits}f}" if m in ev else "-" for ev in evaluations.values()),
+        ]
+        for m in metrics
+    ]
+    widths = [max(len(row[j]) for row in rows) for j in range(len(header))]
+    return "\n".join(
+        "  ".join(
+            cell.ljust(width) if j == 0 else cell.rjust(width)
+            for j, (cell, width) in enumerate(zip(row, widths, strict=True))
+        ).rstrip()
+        for row in rows
+    )
+
+
+def evaluations_json(
+    evaluations: Mapping[str, Mapping[str, float]], *, indent: int | None = None
+) -> str:
+    """Return a JSON object keyed by evaluation name, each an object keyed by metric name.
+
+    Non-finite values are the strings ``"inf"``, ``"-inf"`` and ``"nan"``, as
+    in :meth:`Evaluation.to_json`.
+
+    Parameters
+    ----------
+    evaluations : dict of str to Evaluation
+        Name -> metrics (any mapping of metric name to number).
+    indent : int, default=None
+        As for :func:`json.dumps`.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from venncal.metrics import Evaluation, evaluations_json
+    >>> a, b = Evaluation({"brier": 0.25}), Evaluation({"brier": float("inf")})
+    >>> evaluations_json({"a": a, "b": b})
+    '{"a": {"brier": 0.25}, "b": {"brier": "inf"}}'
+    """
+    _check_evaluations(evaluations)
+    data = {str(name): _json_object(ev) for name, ev in evaluations.items()}
+    return json.dumps(data, indent=indent, allow_nan=False)
 
 
 def evaluate(
@@ -110,7 +220,8 @@ def evaluate(
     interval: ArrayLike | None = None,
     n_bins: int = 10,
     strategy: str = "uniform",
-    base: float | str = 2,
+    min_bin_count: float | None = None,
+    base: float | str = "e",
     brier_scale: float = 1,
     pos_label=None,
     sample_weight: ArrayLike | None = None,
@@ -130,8 +241,11 @@ def evaluate(
         Bins for "ece" and "mce".
     strategy : {"uniform", "quantile"}, default="uniform"
         Binning for "ece" and "mce" (see :func:`ece`).
-    base : {2, 10, e}, default=2
-        Base of the logarithm in "log_loss".
+    min_bin_count : float >= 0, default=None
+        "mce" leaves out the bins holding fewer rows (see :func:`mce`).
+    base : {2, 10, e}, default="e"
+        Base of the logarithm in "log_loss" (nats by default, as scikit-learn);
+        the result's :attr:`Evaluation.units` names the unit.
     brier_scale : float, default=1
         Factor of the Brier loss (4 in paper 000).
     pos_label : label, default=None
@@ -155,25 +269,28 @@ def evaluate(
     >>> y = rng.random(1000) < p
     >>> ev = evaluate(y, p, interval=np.c_[0.9 * p, 0.9 * p + 0.1])
     >>> print(ev.to_text())
-    metric           value
-    log_loss        0.7121
-    brier           0.1660
-    rmse            0.4075
-    ece             0.0309
-    mce             0.0657
-    auc             0.8339
-    accuracy        0.7500
-    interval_width  0.1000
+    metric            value
+    log_loss (nats)  0.4936
+    brier            0.1660
+    rmse             0.4075
+    ece              0.0309
+    mce              0.0657
+    auc              0.8339
+    accuracy         0.7500
+    interval_width   0.1000
     >>> import json
     >>> json.loads(ev.to_json())["accuracy"]
     0.75
     """
     y01, p, w = _check_inputs(y, p, pos_label, sample_weight)
     validate_params("evaluate", {"n_bins": n_bins, "strategy": strategy}, BINNING_CONSTRAINTS)
+    validate_params("evaluate", {"min_bin_count": min_bin_count}, MIN_BIN_COUNT_CONSTRAINTS)
+    validate_params("evaluate", {"base": base}, LOG_BASE_CONSTRAINTS)
+    unit = log_loss_unit(base)
     iv = None if interval is None else _check_interval(interval, p.shape[0])
     kw = {"sample_weight": w}
     # One binning for both errors: the internal that ece and mce call too.
-    ece, mce = _errors(_bins(y01, p, w, n_bins, strategy))
+    ece, mce = _errors(_bins(y01, p, w, n_bins, strategy), min_bin_count)
     values = {
         "log_loss": log_loss(y01, p, base=base, **kw),
         "brier": brier_loss(y01, p, scale=brier_scale, **kw),
@@ -185,7 +302,7 @@ def evaluate(
     }
     if iv is not None:
         values["interval_width"] = interval_width(iv[:, 0], iv[:, 1], **kw)
-    return Evaluation(values)
+    return Evaluation(values, units={"log_loss": unit})
 
 
 def _auc_or_nan(y01, p, w) -> float:

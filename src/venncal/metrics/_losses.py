@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike
 from .._validation import NONE, Check, Interval, validate_params
 from ._checks import _check_inputs, _mean
 
-__all__ = ["brier_loss", "log_loss", "rmse"]
+__all__ = ["brier_loss", "log_loss", "log_loss_unit", "rmse"]
 
 
 def _is_base(value) -> bool:
@@ -28,8 +28,9 @@ def _is_base(value) -> bool:
     )
 
 
+LOG_BASE_CONSTRAINTS = {"base": [Check(_is_base, "2, 10 or e (np.e or 'e')")]}
 _LOG_LOSS_CONSTRAINTS = {
-    "base": [Check(_is_base, "2, 10 or e (np.e or 'e')")],
+    **LOG_BASE_CONSTRAINTS,
     "eps": [NONE, Interval("real", 0, 0.5, "right")],
 }
 
@@ -38,11 +39,33 @@ def _log_of_base(base) -> float:
     return {2: math.log(2.0), 10: math.log(10.0)}.get(base, 1.0)  # else e
 
 
+def log_loss_unit(base: float | str) -> str:
+    """Return the unit of a log loss in ``base``: "bits", "nats" or "log10".
+
+    Parameters
+    ----------
+    base : {2, 10, e}
+        As for :func:`log_loss` (``np.e``, ``math.e`` or ``"e"`` for the natural log).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from venncal.metrics import log_loss_unit
+    >>> log_loss_unit("e"), log_loss_unit(2), log_loss_unit(10)
+    ('nats', 'bits', 'log10')
+    """
+    validate_params("log_loss_unit", {"base": base}, LOG_BASE_CONSTRAINTS)
+    return {2: "bits", 10: "log10"}.get(base, "nats")  # else e
+
+
 def log_loss(
     y: ArrayLike,
     p: ArrayLike,
     *,
-    base: float | str = 2,
+    base: float | str = "e",
     eps: float | None = None,
     pos_label=None,
     sample_weight: ArrayLike | None = None,
@@ -55,10 +78,11 @@ def log_loss(
         Labels 0 and 1, or booleans (or any two labels with ``pos_label``).
     p : array-like of shape (n_samples,)
         Predicted probabilities of the positive class, in [0, 1].
-    base : {2, 10, e}, default=2
+    base : {2, 10, e}, default="e"
         Base of the logarithm; ``np.e``, ``math.e`` or ``"e"`` give the natural
-        log.  Base 2 (paper 000, eq. (11)) makes the constant prediction 1/2
-        lose exactly 1; paper 001, eq. (12), uses the natural log.
+        log (nats), as scikit-learn's ``log_loss`` and paper 001, eq. (12).
+        Base 2 (bits; paper 000, eq. (11)) makes the constant prediction 1/2
+        lose exactly 1; base 10 is paper 002's decimal log loss.
     eps : float in (0, 0.5], default=None
         If given, ``p`` is first clipped to ``[eps, 1 - eps]``.  By default
         nothing is clipped.
@@ -77,13 +101,13 @@ def log_loss(
     Examples
     --------
     >>> from venncal.metrics import log_loss
-    >>> log_loss([0, 1], [0.5, 0.5])
+    >>> log_loss([0, 1], [0.5, 0.5], base=2)
     1.0
-    >>> round(log_loss([0, 1], [0.2, 0.9], base="e"), 6)
+    >>> round(log_loss([0, 1], [0.2, 0.9]), 6)
     0.164252
     >>> log_loss([0, 1], [0.0, 0.0])
     inf
-    >>> round(log_loss([0, 1], [0.0, 0.0], eps=0.01), 4)
+    >>> round(log_loss([0, 1], [0.0, 0.0], base=2, eps=0.01), 4)
     3.3292
     """
     y01, p, w = _check_inputs(y, p, pos_label, sample_weight)
