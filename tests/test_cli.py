@@ -475,7 +475,7 @@ ERRORS = [
         evaluate("e.csv", "--pos-label c", label="y"),
         r"--pos-label 'c' is not one of the labels \['a', 'b'\]",
     ),
-    (evaluate("one.csv", label="y"), "single class .*--pos-label"),
+    (evaluate("one.csv", label="y"), "single class .*--positive-label"),
     (
         evaluate("three.csv", label="y"),
         r"column 'y': y has 3 classes \(1, 2, 3\); venncal calibrates binary",
