@@ -366,6 +366,7 @@ def run(
 
 _COLOURS = {"uncalibrated": "0.55", "venncal window": "C0", "sklearn window": "C1",
             "sklearn all": "C2"}
+_ON_TOP = {"venncal window": 3}  # drawn over scikit-learn's window, which it follows closely
 
 
 def _losses(y: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -472,7 +473,7 @@ def _figure(sr: StreamResult, path: Path) -> bool:
     ax = axes[0]
     for m in METHODS:
         ax.plot(x, rolling_mean(_losses(sr.y, sr.proba(m))[0], r), color=_COLOURS[m], lw=1.1,
-                label=m)
+                label=m, zorder=_ON_TOP.get(m, 2))
     if sr.truth is not None:
         ax.plot(x, rolling_mean(sr.truth * (1 - sr.truth), r), color="k", ls="--", lw=0.9,
                 label="true probabilities")
@@ -488,7 +489,8 @@ def _figure(sr: StreamResult, path: Path) -> bool:
         ax = rest.pop(0)
         ax.plot(x, rolling_mean(sr.y.astype(float), r), color="k", lw=1.1, label="rate of label 1")
         for m in METHODS:
-            ax.plot(x, rolling_mean(sr.proba(m), r), color=_COLOURS[m], lw=1.0, label=m)
+            ax.plot(x, rolling_mean(sr.proba(m), r), color=_COLOURS[m], lw=1.0, label=m,
+                    zorder=_ON_TOP.get(m, 2))
         ax.set_xlabel("sample")
         ax.set_ylabel(f"mean of the last {r:,}")
         ax.set_title(f"{sr.name}: labels and forecasts", fontsize=10)
