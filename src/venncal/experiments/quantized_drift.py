@@ -90,7 +90,7 @@ _PROTOCOL = (
     "scikit-learn's `IsotonicRegression(out_of_bounds='clip')` refitted every N samples "
     "on the last W samples or on all samples seen. Every method starts from a burn-in of "
     f"the first W samples. Brier loss (p - y)^2; natural log loss with forecasts clipped to "
-    f"[{EPS:.5f}, {1 - EPS:.5f}] (half a level). Times are wall clock per call."
+    f"[{EPS:.5f}, {1 - EPS:.5f}] (half a level). Times are wall clock per call, and wall and CPU time of each whole run."
 )
 
 
@@ -236,6 +236,7 @@ def _calibrate(name, description, scores, y, truth, window, every, drift, echo) 
     if drift is not None:
         snapshot_at = {"just before the drift": window + drift, **snapshot_at}
     snaps = list(snapshot_at.values())
+    echo(f"  {name}: {n - window:,} samples after a burn-in of {window:,}")
     checks = {*np.linspace(window, n - 1, N_CHECKS).astype(int).tolist()}
     if drift is not None and window + drift + window // 2 < n:
         checks.add(window + drift + window // 2)  # the window: half before the drift, half after
@@ -249,7 +250,6 @@ def _calibrate(name, description, scores, y, truth, window, every, drift, echo) 
         "sklearn all": prequential_sklearn(scores, y, window, every, None, grid=grid,
                                            snapshots=snaps),
     }
-    echo(f"  {name}: {n - window:,} samples after a burn-in of {window:,}")
     return StreamResult(
         name, description, scores[window:], y[window:],
         None if truth is None else truth[window:], window, every, drift, runs,
