@@ -93,4 +93,10 @@ EXPERIMENTS: dict[str, Experiment] = {
         "paper 002 (Vovk, Petej & Gammerman 2021), section 5: the Jumper protecting a "
         "random forest on the Bank Marketing stream, Figures 2-4 (needs --data-dir)",
     ),
+    "quantized-drift": Experiment(
+        "quantized_drift",
+        "paper 003 (Gokcesu & Gokcesu 2022), a demonstration: sliding-window quantized "
+        "isotonic calibration of drifting streams (synthetic; Bank with --data-dir) against "
+        "refitting scikit-learn's IsotonicRegression every N samples",
+    ),
 }
