@@ -398,3 +398,30 @@ def test_to_calibrator_saves_the_current_map(tmp_path):
     wide.insert(0.1, 2.0)
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         wide.to_calibrator()
+
+
+@pytest.mark.parametrize("cls", [QuantizedIsotonic, OrderedQuantizedIsotonic])
+def test_predict_one_equals_predict_everywhere(cls):
+    """predict_one searches the groups; predict uses the step table: same levels."""
+    rng = np.random.default_rng(7)
+    for levels in (3, 11, np.array([0.0, 0.2, 0.7, 1.0])):
+        model = cls(levels=levels)
+        scores = np.sort(rng.choice([0.1, 0.25, 0.5, 0.75, 0.9, 1e300, -1e300], 40))
+        if cls is QuantizedIsotonic:
+            scores = rng.permutation(scores)
+        y = (rng.uniform(size=40) < 0.5).astype(float)
+        with pytest.raises(ValueError, match="no observations"):
+            model.predict_one(0.5)
+        for s, t in zip(scores, y, strict=True):
+            model.learn_one(s, t)
+            # Observed scores, exact midpoints (ties go to the lower score),
+            # a float either side of them, far outside, and huge gaps.
+            distinct = np.unique(scores[: 1 + int(np.searchsorted(scores, s))])
+            mids = 0.5 * distinct[:-1] + 0.5 * distinct[1:]
+            queries = np.concatenate((
+                distinct, mids, np.nextafter(mids, np.inf), np.nextafter(mids, -np.inf),
+                [-np.finfo(float).max, 0.0, 0.3, np.finfo(float).max],
+            ))
+            expected = model.predict(queries)
+            got = [model.predict_one(q) for q in queries]
+            assert got == expected.tolist()

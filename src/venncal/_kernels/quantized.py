@@ -45,6 +45,7 @@ from numba import types
 from numba.typed import Dict
 
 from ._jit import jit
+from .dd import two_sum_jit
 
 NUM, DEN, LO, HI = 0, 1, 2, 3
 _KEY = types.UniTuple(types.float64, 2)
@@ -173,6 +174,48 @@ def ordered_learn(G, GC, top, pending, scores, ys, ws, splits):
         pending[2] = w * ys[i]
         pending[3] = 1.0
     return top
+
+
+@jit
+def _nearer_lower(lo, q, hi):
+    """Whether ``q - lo <= hi - q`` in exact arithmetic (``lo < q < hi``).
+
+    The scalar twin of ``venncal.baselines.isotonic._nearer_lower``: each
+    difference exactly as a rounded value and its error, compared
+    lexicographically; halved first where a difference would overflow.
+    """
+    d_lo, e_lo = two_sum_jit(q, -lo)
+    d_hi, e_hi = two_sum_jit(hi, -q)
+    if not (np.isfinite(d_lo) and np.isfinite(d_hi) and np.isfinite(e_lo) and np.isfinite(e_hi)):
+        d_lo, e_lo = two_sum_jit(q / 2, -lo / 2)
+        d_hi, e_hi = two_sum_jit(hi / 2, -q / 2)
+    return d_lo < d_hi or (d_lo == d_hi and e_lo <= e_hi)
+
+
+@jit
+def level_at(G, GC, base, m, levels, q):
+    """Return the level of the map of groups ``base .. base+m-1`` at score ``q``.
+
+    The map of :func:`venncal.baselines.block_table` extended to any score by
+    the nearest observed score (ties to the smaller): a group's level inside
+    it, the nearer group's between two groups, the end groups' outside.
+    O(log m), with no table to build.
+    """
+    lo, hi = 0, m
+    while lo < hi:  # the first group whose last score is >= q
+        mid = (lo + hi) >> 1
+        if G[base + mid, HI] < q:
+            lo = mid + 1
+        else:
+            hi = mid
+    j = lo
+    if j == m:
+        return levels[GC[base + m - 1]]
+    if j == 0 or G[base + j, LO] <= q:
+        return levels[GC[base + j]]
+    if _nearer_lower(G[base + j - 1, HI], q, G[base + j, LO]):
+        return levels[GC[base + j - 1]]
+    return levels[GC[base + j]]
 
 
 # ------------------------------------------------------------------------ the tree

@@ -30,6 +30,7 @@ from .._kernels.quantized import (
     HI,
     LO,
     NUM,
+    level_at,
     obs_from_arrays,
     obs_to_arrays,
     ordered_learn,
@@ -146,8 +147,18 @@ class _QuantizedMap:
         return steps[np.searchsorted(splits, q, side="left")]
 
     def predict_one(self, score) -> float:
-        """Return the level of the current map at one score."""
-        return float(self.predict([score])[0])
+        """Return the level of the current map at one score.
+
+        Equal to ``predict([score])[0]``, but found by a binary search of the
+        current groups (O(log K)) rather than from the step table that
+        :meth:`predict` builds after each update: a loop that predicts every
+        sample before learning it costs O(log K) per prediction.
+        """
+        q = float(check_scores([score])[0])
+        rows, cells = self._groups()
+        if rows.shape[0] == 0:
+            raise ValueError(f"{type(self).__name__} has no observations yet")
+        return float(level_at(rows, cells, 0, rows.shape[0], self.levels_, q))
 
     def learn_one(self, score, y, weight=1.0) -> None:
         """Learn one observation (River's name for :meth:`insert`)."""
