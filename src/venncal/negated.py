@@ -117,9 +117,9 @@ class NegatedScoreCalibrator(ParamsMixin, BaseEstimator):
     >>> cal.classes_.tolist()
     ['bad', 'good']
     >>> cal.predict_proba([0.1, 0.95])[:, 1].round(3)    # P(good): high at a low risk
-    array([0.75, 0.25])
+    array([0.667, 0.333])
     >>> cal.predict_interval([0.1])
-    array([[0.66666667, 1.        ]])
+    array([[0.5, 1. ]])
     """
 
     _state = ("calibrator_",)
