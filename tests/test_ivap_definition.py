@@ -186,7 +186,7 @@ def test_single_class_calibration(label, weighted):
 def test_single_class_with_explicit_classes(label):
     scores = np.array([0.2, 0.4, 0.6])
     y = np.array([label] * 3)
-    cal = VennAbersCalibrator(classes=["yes", "no"]).fit(scores, y)
+    cal = VennAbersCalibrator(classes=["no", "yes"]).fit(scores, y)
     assert list(cal.classes_) == ["no", "yes"]
     p0, p1 = ivap_by_definition(scores, y == "yes", None, probe_points(scores))
     interval = cal.predict_interval(probe_points(scores))

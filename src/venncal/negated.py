@@ -98,6 +98,9 @@ class NegatedScoreCalibrator(ParamsMixin, BaseEstimator):
         The fitted clone of ``calibrator`` (fitted on ``-scores``).
     classes_ : ndarray of shape (2,)
         ``calibrator_.classes_``: ``[negative, positive]``.
+    folds_ : ndarray of shape (K,)
+        ``calibrator_.folds_``, for a calibrator fitted per fold (cross
+        Venn-Abers): test score column k belongs to fold ``folds_[k]``.
 
     Notes
     -----
@@ -139,6 +142,11 @@ class NegatedScoreCalibrator(ParamsMixin, BaseEstimator):
     def _group_param(self) -> str | None:
         """The wrapped calibrator's per-row group argument of ``fit`` (``"folds"`` for CVAP)."""
         return getattr(self.calibrator, "_group_param", None)
+
+    @property
+    def folds_(self) -> np.ndarray:
+        """The fold ids of a wrapped calibrator fitted per fold (cross Venn-Abers)."""
+        return self.calibrator_.folds_
 
     def fit(self, scores, y, sample_weight=None, **fit_params):
         """Fit a clone of ``calibrator`` on ``-scores``.
