@@ -459,13 +459,13 @@ def test_label_encodings_give_identical_probabilities(data):
 def test_label_encodings_with_explicit_classes(data):
     s, y, w, tests = data
     y01 = y.astype(bool)
-    ref = VennAbersCalibrator().fit(s, y01.astype(int), sample_weight=w)
+    ref = VennAbersCalibrator().fit(s, (~y01).astype(int), sample_weight=w)
     for name, encode in ENCODINGS.items():
-        # classes given in reverse order: sorted anyway.
+        # classes given in reverse order, [negative, positive]: the smaller label is positive.
         cal = VennAbersCalibrator(classes=CLASSES[name][::-1]).fit(
             s, encode(y01), sample_weight=w
         )
-        assert list(cal.classes_) == CLASSES[name], name
+        assert list(cal.classes_) == CLASSES[name][::-1], name
         assert_array_equal(cal.predict_interval(tests), ref.predict_interval(tests))
 
 
