@@ -179,7 +179,8 @@ def test_string_labels_and_named_classes():
         summary = vd.summarize(df, "s", "y", positive_label="yes")
     direct = method_class("ivap")().fit(pdf.s, pdf.y)
     _same_bits(cal.p0_, direct.p0_)
-    assert flipped.classes_.tolist() == ["no", "yes"]
+    assert flipped.classes_.tolist() == ["yes", "no"]  # classes=[negative, positive]
+    _same_bits(flipped.predict_proba(pdf.s), method_class("ivap")().fit(pdf.s, pdf.y == "no").predict_proba(pdf.s))
     _same_bits(summary.positive_weights, ScoreSummary.from_arrays(pdf.s, pdf.y == "yes").positive_weights)
 
 

@@ -186,7 +186,7 @@ def test_single_class_calibration(label, weighted):
 def test_single_class_with_explicit_classes(label):
     scores = np.array([0.2, 0.4, 0.6])
     y = np.array([label] * 3)
-    cal = VennAbersCalibrator(classes=["yes", "no"]).fit(scores, y)
+    cal = VennAbersCalibrator(classes=["no", "yes"]).fit(scores, y)
     assert list(cal.classes_) == ["no", "yes"]
     p0, p1 = ivap_by_definition(scores, y == "yes", None, probe_points(scores))
     interval = cal.predict_interval(probe_points(scores))
@@ -459,13 +459,13 @@ def test_label_encodings_give_identical_probabilities(data):
 def test_label_encodings_with_explicit_classes(data):
     s, y, w, tests = data
     y01 = y.astype(bool)
-    ref = VennAbersCalibrator().fit(s, y01.astype(int), sample_weight=w)
+    ref = VennAbersCalibrator().fit(s, (~y01).astype(int), sample_weight=w)
     for name, encode in ENCODINGS.items():
-        # classes given in reverse order: sorted anyway.
+        # classes given in reverse order, [negative, positive]: the smaller label is positive.
         cal = VennAbersCalibrator(classes=CLASSES[name][::-1]).fit(
             s, encode(y01), sample_weight=w
         )
-        assert list(cal.classes_) == CLASSES[name], name
+        assert list(cal.classes_) == CLASSES[name][::-1], name
         assert_array_equal(cal.predict_interval(tests), ref.predict_interval(tests))
 
 

@@ -312,9 +312,13 @@ def test_labels():
     with pytest.raises(ValueError, match=r"single class \('yes'\).*classes=\[negative, posi"):
         JumperMartingale().learn_one(0.5, "yes")
     mart = JumperMartingale(classes=["yes", "no"])
-    mart.learn_one(0.5, "yes")  # 'yes' > 'no': the positive class
-    assert mart.classes_.tolist() == ["no", "yes"]
-    assert set(mart.predict_proba_one(0.5)) == {"no", "yes"}
+    mart.learn_one(0.5, "no")  # classes=[negative, positive]: 'no' is the positive class
+    assert mart.classes_.tolist() == ["yes", "no"]
+    same = JumperMartingale(classes=["no", "yes"])  # the same stream, the labels renamed
+    same.learn_one(0.5, "yes")
+    assert same.log10_value == mart.log10_value
+    p = same.predict_proba_one(0.25)
+    assert mart.predict_proba_one(0.25) == {"yes": p["no"], "no": p["yes"]}
     with pytest.raises(ValueError, match="not in classes"):
         mart.learn_one(0.5, "maybe")
     with pytest.raises(ValueError, match="3 classes"):

@@ -102,6 +102,37 @@ def test_labels_outside_given_classes():
         VennAbersCalibrator(classes=[1, 2]).fit(S, Y)
 
 
+@pytest.mark.parametrize(
+    ("y", "classes", "expected", "positive"),
+    [
+        (["b", "a", "b"], None, ["a", "b"], [True, False, True]),  # default: sorted
+        (["b", "a", "b"], ["b", "a"], ["b", "a"], [False, True, False]),  # the order given
+        ([2, 10, 2], [10, 2], [10, 2], [True, False, True]),
+        ([1, 1], [1, 0], [1, 0], [False, False]),  # one class seen, named first: negative
+        ([True, False], [True, False], [True, False], [False, True]),
+    ],
+)
+def test_check_labels_keeps_the_order_of_classes(y, classes, expected, positive):
+    from venncal._validation import check_labels
+
+    cls, y01 = check_labels(np.array(y), classes=classes)
+    assert cls.tolist() == expected
+    assert y01.tolist() == positive
+
+
+def test_observed_labels():
+    from venncal._validation import observed_labels
+
+    assert observed_labels(np.array([3, 1, 3])).tolist() == [1, 3]
+    assert observed_labels(["x"]).tolist() == ["x"]
+    with pytest.raises(ValueError, match="y has 3 classes"):
+        observed_labels([1, 2, 3])
+    with pytest.raises(ValueError, match="different lengths"):
+        observed_labels([1, 2], n=3)
+    with pytest.raises(ValueError, match="NaN"):
+        observed_labels([0.0, np.nan])
+
+
 def test_scalar_sample_weight():
     with pytest.raises(BAD, match=r"(?i)sample_weight|weight"):
         VennAbersCalibrator().fit(S, Y, sample_weight=2.0)

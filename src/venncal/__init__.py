@@ -35,6 +35,7 @@ _EXPORTS = {
     "log_minimax": "venncal.venn_abers",
     "merge_folds": "venncal.venn_abers",
     "ScoreSummary": "venncal.summary",
+    "NegatedScoreCalibrator": "venncal.negated",
     "load": "venncal.persist",
     "save": "venncal.persist",
 }
@@ -50,6 +51,7 @@ __all__ = [
     "FullVennAbersClassifier",
     "HistogramBinningCalibrator",
     "IsotonicCalibrator",
+    "NegatedScoreCalibrator",
     "PlattCalibrator",
     "QuantizedIsotonicCalibrator",
     "ScoreSummary",
@@ -92,6 +94,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; never executed
     )
     from .enir import ENIRCalibrator, near_isotonic_path
     from .estimators import CalibratedClassifier, FullVennAbersClassifier, VennAbersClassifier
+    from .negated import NegatedScoreCalibrator
     from .persist import load, save
     from .summary import ScoreSummary
     from .venn_abers import (

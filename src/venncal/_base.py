@@ -48,9 +48,10 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
     :func:`venncal._validation.validate_params`), checked by ``fit``, by
     ``fit_summary`` and when a saved model is loaded.
 
-    Parameters are those of the subclass; ``classes`` (the two labels, needed
-    only when the calibration labels show a single class other than 0 or 1)
-    is a parameter of every subclass.
+    Parameters are those of the subclass; ``classes`` (the two labels,
+    ``[negative, positive]`` in that order; by default the observed labels
+    sorted; needed when the calibration labels show a single class other
+    than 0 or 1) is a parameter of every subclass.
 
     A calibrator fitted per group of rows (the cross Venn-Abers predictor,
     one IVAP per fold) names in ``_group_param`` the keyword-only argument of
@@ -89,7 +90,8 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
     def fit_summary(self, summary: ScoreSummary):
         """Fit from a :class:`~venncal.ScoreSummary` (labels 0 and 1).
 
-        ``classes_`` is the ``classes`` parameter when given, else ``[0, 1]``.
+        ``classes_`` is the ``classes`` parameter when given (its second
+        label is the summary's label 1), else ``[0, 1]``.
 
         Returns
         -------
@@ -142,7 +144,7 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
         return s, classes, y01, check_sample_weight(sample_weight, s.shape[0])
 
     def _summary_classes(self) -> np.ndarray:
-        """``classes_`` of a fit from summaries: the ``classes`` parameter, else ``[0, 1]``."""
+        """``classes_`` of a fit from summaries: the ``classes`` parameter (in its order), else ``[0, 1]``."""
         given = getattr(self, "classes", None)
         if given is None:
             return np.array([0, 1])

@@ -168,7 +168,7 @@ def positive_label_of(labels, positive_label=None, classes=None, *, for_fit: boo
     """Return ``(positive, classes_)`` from the distinct labels, by the validation rules.
 
     For a fit (``for_fit``) the labels are any two classes, sorted, the
-    positive one last, unless ``classes`` names them
+    positive one last, unless ``classes`` names them, ``[negative, positive]``
     (:func:`~venncal._validation.check_labels`); for a summary they are 0
     and 1 or booleans unless ``positive_label`` names the positive one
     (:func:`~venncal._validation.check_binary_labels`).
@@ -214,11 +214,16 @@ def summary_of(pieces: Mapping, problems: Problems, by: str | None, positive_lab
     return summaries_from_pieces(pieces, by=by, positive=positive)
 
 
+def _classes_key(calibrator) -> str:
+    """Return the ``set_params`` name of ``classes`` (``calibrator__classes`` in a wrapper)."""
+    keys = calibrator.get_params(deep=True)
+    return next((k for k in keys if k.rpartition("__")[2] == "classes"), "classes")
+
+
 def fit_pieces(calibrator, pieces: Mapping, problems: Problems, by: str | None):
     """Fit ``calibrator`` by ``fit_summary`` on checked pieces; labels as for its ``fit``."""
-    positive, classes = positive_label_of(
-        problems.labels, classes=getattr(calibrator, "classes", None), for_fit=True
-    )
+    given = calibrator.get_params(deep=True).get(_classes_key(calibrator))
+    positive, classes = positive_label_of(problems.labels, classes=given, for_fit=True)
     summaries = summaries_from_pieces(pieces, by=by, positive=positive)
     return fit_calibrator(calibrator, summaries, classes)
 
@@ -236,7 +241,7 @@ def make_calibrator(method, params: Mapping):
 
 def check_grouping(calibrator, by: str | None) -> None:
     """Raise unless ``by`` is given exactly when the calibrator is fitted per group."""
-    group = getattr(type(calibrator), "_group_param", None)
+    group = getattr(calibrator, "_group_param", None)  # an instance's: a wrapper delegates it
     name = type(calibrator).__name__
     if group is not None and by is None:
         raise ValueError(
@@ -254,8 +259,9 @@ def fit_calibrator(calibrator, summaries, classes) -> object:
     """Fit by ``fit_summary``, with ``classes_`` the resolved two labels."""
     classes = np.asarray(classes)
     default01 = classes.dtype.kind in "iu" and classes.tolist() == [0, 1]  # fit_summary's
-    if getattr(calibrator, "classes", None) is None and not default01:
-        calibrator.set_params(classes=classes.tolist())
+    key = _classes_key(calibrator)
+    if calibrator.get_params(deep=True).get(key) is None and not default01:
+        calibrator.set_params(**{key: classes.tolist()})
     return calibrator.fit_summary(summaries)
 
 

@@ -2,7 +2,9 @@
 
 Two names lead to each calibrator: the short *method* name used on the command
 line (``"ivap"``), and the public dotted *class path* written in saved models
-(``"venncal.venn_abers.VennAbersCalibrator"``).  Classes are imported only
+(``"venncal.venn_abers.VennAbersCalibrator"``).  A *wrapper* (a calibrator of
+calibrators, such as :class:`~venncal.NegatedScoreCalibrator`) has a class path,
+so that it saves and loads, but no method name of its own.  Classes are imported only
 when asked for, so a calibrator whose module is not installed (or not written
 yet) makes only its own names fail, with a message saying which module is
 missing.  Saved models are loaded only through this table: a model file can
@@ -15,6 +17,7 @@ import importlib
 
 __all__ = [
     "CALIBRATORS",
+    "WRAPPERS",
     "available_methods",
     "calibrator_class",
     "class_path",
@@ -33,6 +36,15 @@ CALIBRATORS: dict[str, str] = {
     "enir": "venncal.enir.ENIRCalibrator",
     "quantized-isotonic": "venncal.baselines.QuantizedIsotonicCalibrator",
 }
+
+#: Public dotted paths of the wrappers: saved and loaded like the calibrators,
+#: around a registered calibrator, but not methods themselves.
+WRAPPERS: tuple[str, ...] = ("venncal.negated.NegatedScoreCalibrator",)
+
+
+def _saved_paths() -> tuple[str, ...]:
+    """Every class path a saved model may name: the calibrators', then the wrappers'."""
+    return (*CALIBRATORS.values(), *WRAPPERS)
 
 
 def _import(path: str) -> type:
@@ -102,7 +114,7 @@ def method_class(method: str) -> type:
 def calibrator_class(path: str) -> type:
     """Return the class named by a dotted class path from a saved model.
 
-    Only paths in :data:`CALIBRATORS` are accepted.
+    Only paths in :data:`CALIBRATORS` and :data:`WRAPPERS` are accepted.
 
     Raises
     ------
@@ -116,9 +128,9 @@ def calibrator_class(path: str) -> type:
     >>> calibrator_class("venncal.venn_abers.VennAbersCalibrator").__name__
     'VennAbersCalibrator'
     """
-    if path not in CALIBRATORS.values():
+    if path not in _saved_paths():
         raise ValueError(
-            f"unknown calibrator class {path!r}; known classes: " + ", ".join(CALIBRATORS.values())
+            f"unknown calibrator class {path!r}; known classes: " + ", ".join(_saved_paths())
         )
     return _import(path)
 
@@ -137,7 +149,7 @@ def class_path(cls: type) -> str:
     >>> class_path(VennAbersCalibrator)
     'venncal.venn_abers.VennAbersCalibrator'
     """
-    for path in CALIBRATORS.values():
+    for path in _saved_paths():
         if path.rpartition(".")[2] != cls.__name__:
             continue
         try:
@@ -147,12 +159,17 @@ def class_path(cls: type) -> str:
             continue
     raise TypeError(
         f"{cls.__module__}.{cls.__qualname__} is not a registered venncal calibrator; "
-        "registered classes: " + ", ".join(CALIBRATORS.values())
+        "registered classes: " + ", ".join(_saved_paths())
     )
 
 
 def method_of(cls: type) -> str:
     """Return the method name of a registered calibrator class.
+
+    Raises
+    ------
+    TypeError
+        If ``cls`` is not registered, or is a wrapper (which has no method name).
 
     Examples
     --------
@@ -161,4 +178,7 @@ def method_of(cls: type) -> str:
     'ivap'
     """
     path = class_path(cls)
-    return next(m for m, p in CALIBRATORS.items() if p == path)
+    for method, registered in CALIBRATORS.items():
+        if registered == path:
+            return method
+    raise TypeError(f"{path} wraps a calibrator and has no method name of its own")

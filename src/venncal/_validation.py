@@ -41,6 +41,7 @@ __all__ = [
     "check_scores",
     "check_weighted_classes",
     "nonzero_rows",
+    "observed_labels",
     "validate_params",
 ]
 
@@ -235,16 +236,39 @@ def _two_classes(observed: np.ndarray) -> None:
         )
 
 
+def observed_labels(y, n: int | None = None) -> np.ndarray:
+    """Return the distinct labels of ``y``, sorted: one or two of them.
+
+    Raises
+    ------
+    ValueError
+        For more than two classes, NaN labels, or empty or mismatched input.
+    TypeError
+        For labels of types that cannot be compared, or complex values.
+
+    Examples
+    --------
+    >>> observed_labels(["no", "yes", "no"])
+    array(['no', 'yes'], dtype='<U3')
+    """
+    observed = _distinct(_label_array(y, n))
+    _two_classes(observed)
+    return observed
+
+
 def check_labels(
     y, n: int | None = None, classes=None, *, advice: str = "pass classes=[negative, positive]"
 ) -> tuple[np.ndarray, np.ndarray]:
     """Return ``(classes_, y01)`` for the labels of a calibration set.
 
-    ``classes_`` holds the two labels, sorted; ``y01`` is a boolean array,
-    True where the label is ``classes_[1]`` (the positive class).  A single
-    observed class is accepted when it is 0 or 1 (or a bool), or when
-    ``classes`` names the two labels; otherwise the error ends with
-    ``advice`` (how the caller names the classes).
+    ``classes_`` holds the two labels: ``classes`` in the order given when
+    it is given (``[negative, positive]``), else the two observed labels
+    sorted (numbers as numbers, text as text), so that the larger is the
+    positive class.  ``y01`` is a boolean array, True where the label is
+    ``classes_[1]`` (the positive class).  A single observed class is
+    accepted when it is 0 or 1 (or a bool), or when ``classes`` names the
+    two labels; otherwise the error ends with ``advice`` (how the caller
+    names the classes).
 
     Raises
     ------
@@ -257,6 +281,8 @@ def check_labels(
     >>> classes, y01 = check_labels(["no", "yes", "yes"])
     >>> classes, y01
     (array(['no', 'yes'], dtype='<U3'), array([False,  True,  True]))
+    >>> check_labels(["good", "bad", "good"], classes=["good", "bad"])
+    (array(['good', 'bad'], dtype='<U4'), array([False,  True, False]))
     """
     arr = _label_array(y, n)
     observed = _distinct(arr)
@@ -265,7 +291,6 @@ def check_labels(
         cls = np.asarray(classes)
         if cls.ndim != 1 or cls.shape[0] != 2 or cls[0] == cls[1]:
             raise ValueError(f"classes must name exactly two distinct labels; got {classes!r}")
-        cls = np.sort(cls)
         unknown = [v for v in observed.tolist() if v not in cls.tolist()]
         if unknown:
             raise ValueError(f"y holds label(s) {unknown!r} that are not in classes={classes!r}")

@@ -156,32 +156,45 @@ def _encode(value: Any, where: str, version: int):
                 raise TypeError(f"{where}: cannot save a dict with non-string key {k!r}")
             items[k] = _encode(v, f"{where}[{k!r}]", version)
         return {"type": "dict", "items": items}
-    if hasattr(value, "get_params") and hasattr(type(value), "_state"):
+    if _is_calibrator(value):
         return _document(value, version)
     raise TypeError(f"{where}: cannot save a value of type {type(value).__name__}")
 
 
-def _document(calibrator, version: int) -> dict:
+def _is_calibrator(value) -> bool:
+    return hasattr(value, "get_params") and hasattr(type(value), "_state")
+
+
+def _document(calibrator, version: int, *, fitted: bool = True) -> dict:
+    """Return the document of a calibrator; ``"state": null`` when not ``fitted`` (a parameter)."""
     from sklearn.utils.validation import check_is_fitted
 
     from . import __version__
 
     cls = type(calibrator)
     path = class_path(cls)
-    check_is_fitted(calibrator, "classes_")
-    params = calibrator.get_params(deep=False)
-    state_names = ("classes_", *getattr(cls, "_state", ()))
-    state = {}
-    for name in state_names:
-        if not hasattr(calibrator, name):
-            raise ValueError(f"{cls.__name__} has no fitted attribute {name!r}")
-        state[name] = _encode(getattr(calibrator, name), f"{cls.__name__}.{name}", version)
+    state = None
+    if fitted:
+        check_is_fitted(calibrator, "classes_")
+        state = {}
+        for name in ("classes_", *getattr(cls, "_state", ())):
+            if not hasattr(calibrator, name):
+                raise ValueError(f"{cls.__name__} has no fitted attribute {name!r}")
+            state[name] = _encode(getattr(calibrator, name), f"{cls.__name__}.{name}", version)
+    params = {}
+    for k, v in calibrator.get_params(deep=False).items():
+        # A calibrator as a parameter (a wrapper's) is a setting: saved unfitted.
+        params[k] = (
+            _document(v, version, fitted=False)
+            if _is_calibrator(v)
+            else _encode(v, f"{cls.__name__}({k}=...)", version)
+        )
     return {
         "format": FORMAT,
         "format_version": version,
         "venncal_version": __version__,
         "class": path,
-        "params": {k: _encode(v, f"{cls.__name__}({k}=...)", version) for k, v in params.items()},
+        "params": params,
         "state": state,
     }
 
@@ -500,7 +513,9 @@ def _from_document(doc, where: str = ""):
     except (ValueError, ImportError) as exc:
         raise _fail(where, str(exc)) from None
     params, state = doc["params"], doc["state"]
-    if not isinstance(params, dict) or not isinstance(state, dict):
+    # A calibrator that is a parameter (a wrapper's) is saved unfitted, with "state": null.
+    unfitted = state is None and ".params." in where.rsplit(".state.", 1)[-1]
+    if not isinstance(params, dict) or not (isinstance(state, dict) or unfitted):
         raise _fail(where, "params and state must be JSON objects")
     known = set(cls._get_param_names())
     unknown = params.keys() - known
@@ -511,13 +526,13 @@ def _from_document(doc, where: str = ""):
             f"(parameters: {', '.join(sorted(known))})",
         )
     calibrator = cls(**{k: _decode(v, f"{inner}.params.{k}", version) for k, v in params.items()})
-    _check_keys(state, {"classes_", *getattr(cls, "_state", ())}, f"{inner}.state")
-    for name, value in state.items():
-        setattr(calibrator, name, _decode(value, f"{inner}.state.{name}", version))
-    for check, what in (
-        ("_check_params", "invalid parameter"),
-        ("_check_state", "inconsistent state"),
-    ):
+    checks = [("_check_params", "invalid parameter")]
+    if not unfitted:
+        _check_keys(state, {"classes_", *getattr(cls, "_state", ())}, f"{inner}.state")
+        for name, value in state.items():
+            setattr(calibrator, name, _decode(value, f"{inner}.state.{name}", version))
+        checks.append(("_check_state", "inconsistent state"))
+    for check, what in checks:
         if hasattr(calibrator, check):
             try:
                 getattr(calibrator, check)()

@@ -130,13 +130,16 @@ class BBQCalibrator(ScoreCalibrator):
         ``"midpoint"`` when every calibration score lies in ``[0, 1]``, else
         ``"base_rate"``.  Either way ``p_b`` is clipped to ``[1e-6, 1 - 1e-6]``.
     classes : array-like of shape (2,), default=None
-        The two labels.  Needed only when the calibration labels show a
-        single class other than 0 or 1.
+        The two labels, ``[negative, positive]``, in that order.  By default
+        they are the observed labels sorted (the larger is the positive
+        class); needed when the calibration labels show a single class
+        other than 0 or 1.
 
     Attributes
     ----------
     classes_ : ndarray of shape (2,)
-        The labels, sorted; probabilities are those of ``classes_[1]``.
+        The labels, ``[negative, positive]`` (``classes`` when given, else
+        sorted); probabilities are those of ``classes_[1]``.
     n_bins_ : ndarray of shape (n_models,)
         Number of (non-empty) bins of each distinct binning model.
     bin_edges_ : ndarray of shape (n_bins_.sum() - n_models,)

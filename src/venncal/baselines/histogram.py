@@ -32,13 +32,16 @@ class HistogramBinningCalibrator(ScoreCalibrator):
         ``"uniform"``: bins of equal width over the range of the calibration
         scores.
     classes : array-like of shape (2,), default=None
-        The two labels.  Needed only when the calibration labels show a
-        single class other than 0 or 1.
+        The two labels, ``[negative, positive]``, in that order.  By default
+        they are the observed labels sorted (the larger is the positive
+        class); needed when the calibration labels show a single class
+        other than 0 or 1.
 
     Attributes
     ----------
     classes_ : ndarray of shape (2,)
-        The labels, sorted; probabilities are those of ``classes_[1]``.
+        The labels, ``[negative, positive]`` (``classes`` when given, else
+        sorted); probabilities are those of ``classes_[1]``.
     bin_edges_ : ndarray of shape (m + 1,)
         Non-decreasing edges; ``bin_edges_[0]`` and ``bin_edges_[-1]`` are
         the smallest and largest calibration score.  Bin ``b`` is the

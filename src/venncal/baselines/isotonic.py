@@ -170,13 +170,16 @@ class IsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
         Either way a score below (above) every calibration score takes the
         fitted value at the smallest (largest) one.
     classes : array-like of shape (2,), default=None
-        The two labels.  Needed only when the calibration labels show a
-        single class other than 0 or 1.
+        The two labels, ``[negative, positive]``, in that order.  By default
+        they are the observed labels sorted (the larger is the positive
+        class); needed when the calibration labels show a single class
+        other than 0 or 1.
 
     Attributes
     ----------
     classes_ : ndarray of shape (2,)
-        The labels, sorted; probabilities are those of ``classes_[1]``.
+        The labels, ``[negative, positive]`` (``classes`` when given, else
+        sorted); probabilities are those of ``classes_[1]``.
     thresholds_ : ndarray of shape (m,)
         Increasing calibration scores at which the fit is stored: the
         smallest and largest score of each block of the fit (one score for a

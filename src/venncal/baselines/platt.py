@@ -122,13 +122,16 @@ class PlattCalibrator(ScoreCalibrator):
         ``"labels"``: the labels themselves (plain maximum likelihood, i.e.
         logistic regression on the score).
     classes : array-like of shape (2,), default=None
-        The two labels.  Needed only when the calibration labels show a
-        single class other than 0 or 1.
+        The two labels, ``[negative, positive]``, in that order.  By default
+        they are the observed labels sorted (the larger is the positive
+        class); needed when the calibration labels show a single class
+        other than 0 or 1.
 
     Attributes
     ----------
     classes_ : ndarray of shape (2,)
-        The labels, sorted; probabilities are those of ``classes_[1]``.
+        The labels, ``[negative, positive]`` (``classes`` when given, else
+        sorted); probabilities are those of ``classes_[1]``.
     a_ : float
         Slope ``A`` of the sigmoid (negative when higher scores mean more
         likely ``classes_[1]``).

@@ -143,13 +143,16 @@ class QuantizedIsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
         both endpoints included (the default, 101, is whole percentages);
         an array gives the levels, strictly increasing, in ``[0, 1]``.
     classes : array-like of shape (2,), default=None
-        The two labels.  Needed only when the calibration labels show a
-        single class other than 0 or 1.
+        The two labels, ``[negative, positive]``, in that order.  By default
+        they are the observed labels sorted (the larger is the positive
+        class); needed when the calibration labels show a single class
+        other than 0 or 1.
 
     Attributes
     ----------
     classes_ : ndarray of shape (2,)
-        The labels, sorted; probabilities are those of ``classes_[1]``.
+        The labels, ``[negative, positive]`` (``classes`` when given, else
+        sorted); probabilities are those of ``classes_[1]``.
     levels_ : ndarray of shape (K,)
         The levels.
     thresholds_ : ndarray of shape (m,)

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from ._io import CLIError, add_sep_option, command, open_table, read_columns, weight_column
+from ._labels import FIT_ADVICE, add_positive_label_option, fit_classes
 from ._progress import Reporter, add_output_options
 
 __all__ = ["add_parser", "parse_param", "run"]
@@ -26,7 +27,10 @@ METHOD_HELP = {
 COLUMNS = {
     "--score-col": (
         True,
-        "column of the model's scores (any real numbers, higher = more likely the larger label)",
+        (
+            "column of the model's scores (any real numbers, higher = more likely the "
+            "positive class, unless --decreasing)"
+        ),
     ),
     "--label-col": (True, "column of the true labels (any two values)"),
     "--weight-col": (False, "column of non-negative frequency weights (default: all 1)"),
@@ -50,8 +54,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
             "Fit a calibrator on the scores and labels of a calibration table (CSV, CSV.gz "
             "or Parquet, by file name) and save it as a venncal JSON model "
             "(see docs/model-format.md). The labels may be any two values; the model "
-            "remembers them (sorted: numbers as numbers, text as text), and the "
-            "probability p predicted later is that of the second, larger one."
+            "remembers them, and the probability p predicted later is that of the "
+            "positive class, classes_[1] in the model: --positive-label, else the second, "
+            "larger one (numbers compared as numbers, text as text). A score that falls as the positive class becomes more "
+            "likely needs --decreasing; fit warns when the scores rank the positive class "
+            "below chance (AUC < 0.5)."
         ),
         epilog="methods: "
         + "; ".join(f"{m}: {METHOD_HELP.get(m, '')}" for m in methods)
@@ -72,6 +79,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         metavar="METHOD",
         help="calibration method: " + ", ".join(methods),
     )
+    add_positive_label_option(
+        parser,
+        "the positive class, whose probability the model predicts (matched against the "
+        "labels as read, so 1 names the number 1; default: the larger of the two labels)",
+    )
+    parser.add_argument(
+        "--decreasing",
+        action="store_true",
+        help="the score falls as the positive class becomes more likely: fit on minus the "
+        "score (the saved model negates the scores it is given too)",
+    )
     parser.add_argument(
         "--merge",
         choices=("log", "brier"),
@@ -86,7 +104,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         type=parse_param,
         help="a parameter of the calibrator class, repeatable (e.g. "
         "--param n_bins=15); numbers, true/false and none are parsed, "
-        "a comma makes a list (classes=no,yes)",
+        "a comma makes a list (classes=NEGATIVE,POSITIVE, in that order; not with "
+        "--positive-label)",
     )
     parser.add_argument(
         "-o",
@@ -184,6 +203,29 @@ def _grouped_methods() -> list[str]:
     return grouped
 
 
+def _check_scores_rank(report: Reporter, calibrator, scores, y, weights, args) -> None:
+    """Warn when the calibration scores rank the positive class below chance (AUC < 0.5)."""
+    from ..metrics._discrimination import _auc, _class_weights
+
+    negative, positive = calibrator.classes_.tolist()
+    ranked = -scores if args.decreasing else scores
+    try:
+        auc = _auc(*_class_weights(y == calibrator.classes_[1], ranked, weights))
+    except ValueError:  # one class only: nothing to rank
+        return
+    if not auc < 0.5:
+        return
+    other = f"with --positive-label {negative}" + (" instead" if args.pos_label is not None else "")
+    flip = "without --decreasing" if args.decreasing else "with --decreasing"
+    direction = "minus the score" if args.decreasing else "the score"
+    report.warn(
+        f"{direction} ranks the positive class {positive!r} below chance on the calibration "
+        f"data (AUC {auc:.3f} < 0.5), so the calibrated probabilities will hardly depend on "
+        f"the score; if the score predicts {negative!r}, fit {other}; if it falls as "
+        f"{positive!r} becomes more likely, fit {flip}"
+    )
+
+
 @command("fit")
 def run(args: argparse.Namespace) -> int:
     """Fit and save; return the exit code."""
@@ -191,6 +233,10 @@ def run(args: argparse.Namespace) -> int:
 
     report = Reporter.from_args(args)
     method = args.method
+    if args.pos_label is not None and any(key == "classes" for key, _ in args.param):
+        raise CLIError(
+            "--positive-label and --param classes=... both name the classes; give one of them"
+        )
     calibrator = _build(method, args.merge, args.param)
     group = _group_param(calibrator, method, args.fold_col)
 
@@ -213,6 +259,14 @@ def run(args: argparse.Namespace) -> int:
 
     scores = columns[args.score_col]
     y = columns[args.label_col]
+    if calibrator.get_params().get("classes") is None:
+        classes = fit_classes(y, args.pos_label, table.source, args.label_col)
+        if classes is not None:
+            calibrator.set_params(classes=classes)
+    if args.decreasing:
+        from ..negated import NegatedScoreCalibrator
+
+        calibrator = NegatedScoreCalibrator(calibrator)
     weights = None
     if args.weight_col:
         weights = weight_column(columns[args.weight_col], table.source, args.weight_col)
@@ -222,10 +276,9 @@ def run(args: argparse.Namespace) -> int:
             groups = {} if group is None else {group: columns[args.fold_col]}
             calibrator.fit(scores, y, sample_weight=weights, **groups)
         except (ValueError, TypeError) as exc:
-            hint = ""
-            if "classes=" in str(exc):
-                hint = " (on the command line: --param classes=NEGATIVE,POSITIVE)"
+            hint = f" (on the command line: {FIT_ADVICE})" if "classes=" in str(exc) else ""
             raise CLIError(f"cannot fit {method} on {table.source}: {exc}{hint}") from None
+    _check_scores_rank(report, calibrator, scores, y, weights, args)
 
     try:
         persist.save(calibrator, sys.stdout if args.output == "-" else args.output)
@@ -233,8 +286,11 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(f"{args.output}: cannot write the model: {exc.strerror or exc}") from None
     negative_class, positive_class = calibrator.classes_.tolist()
     where = "stdout" if args.output == "-" else args.output
+    name = type(calibrator).__name__
+    if args.decreasing:
+        name += f" of {type(calibrator.calibrator_).__name__}, on minus the score"
     report.info(
-        f"fitted {method} ({type(calibrator).__name__}) on {n:,} rows of {table.source}; "
+        f"fitted {method} ({name}) on {n:,} rows of {table.source}; "
         f"classes {negative_class!r} and {positive_class!r}: p is the probability of "
         f"{positive_class!r}; model written to {where}"
     )

@@ -28,6 +28,7 @@ from ._io import (
     probability_column,
     read_columns,
 )
+from ._labels import add_positive_label_option
 from ._progress import Reporter, add_output_options
 
 __all__ = ["FAMILIES", "add_parser", "make_family", "run"]
@@ -109,12 +110,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         metavar="COL",
         help="column of the labels that arrived (any two values)",
     )
-    parser.add_argument(
-        "--positive-label",
-        "--pos-label",
-        dest="pos_label",
-        metavar="LABEL",
-        help="the positive class (default: the larger of the two labels)",
+    add_positive_label_option(
+        parser,
+        "the positive class, whose probability --prob-col holds (matched against the labels "
+        "as read, so 1 names the number 1; default: the larger of the two labels)",
     )
     _add_jumper_options(parser)
     add_sep_option(parser)

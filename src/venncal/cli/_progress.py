@@ -1,8 +1,8 @@
 """Progress and informational messages on stderr, and the options that control them.
 
 Progress is drawn only when stderr is a terminal, or when ``--progress`` asks
-for it; ``--quiet`` silences it and every informational message (errors are
-always shown).  Messages go to stderr so that stdout carries only data
+for it; ``--quiet`` silences it and every informational message (warnings and
+errors are always shown).  Messages go to stderr so that stdout carries only data
 (``-o -``) or results.
 """
 
@@ -28,7 +28,7 @@ def add_output_options(parser: argparse.ArgumentParser) -> None:
         "-q",
         "--quiet",
         action="store_true",
-        help="print no progress and no informational messages (errors only)",
+        help="print no progress and no informational messages (warnings and errors only)",
     )
     group.add_argument(
         "--progress",
@@ -121,6 +121,10 @@ class Reporter:
         """Print an informational message (not with ``--quiet``)."""
         if not self.quiet:
             print(message, file=self.stream)
+
+    def warn(self, message: str) -> None:
+        """Print ``warning: message``, even with ``--quiet`` (a result may be wrong)."""
+        print(f"warning: {message}", file=self.stream)
 
     def progress(self, label: str, *, unit: str = "rows") -> Progress:
         """Return a :class:`Progress`, drawing only if progress is shown."""

@@ -68,13 +68,16 @@ class ENIRCalibrator(ScoreCalibrator):
         ``"auto"`` is ``"score"`` when every calibration score lies in
         ``[0, 1]``, else ``"base_rate"``.  Clipped to ``[1e-6, 1 - 1e-6]``.
     classes : array-like of shape (2,), default=None
-        The two labels.  Needed only when the calibration labels show a
-        single class other than 0 or 1.
+        The two labels, ``[negative, positive]``, in that order.  By default
+        they are the observed labels sorted (the larger is the positive
+        class); needed when the calibration labels show a single class
+        other than 0 or 1.
 
     Attributes
     ----------
     classes_ : ndarray of shape (2,)
-        The labels, sorted; probabilities are those of ``classes_[1]``.
+        The labels, ``[negative, positive]`` (``classes`` when given, else
+        sorted); probabilities are those of ``classes_[1]``.
     lambdas_ : ndarray of shape (n_models,)
         ``lam`` of each model: the positive knots of the path (just ``[0.]``
         when the path has none: then the data, with equal neighbours pooled,

@@ -22,11 +22,11 @@ All three share one engine (:mod:`venncal._kernels.jumper`): ``learn_one``,
 any split of a stream gives bit-for-bit the same values.  ``S`` is held as its
 logarithm and is exact far beyond ``10^308``.
 
-Labels may be any two values: ``classes=[a, b]`` names them, otherwise they
-are taken from the first labels seen (0/1 or booleans need no naming; two
-other values must both appear in the first batch).  As in scikit-learn, the
-positive class is the larger one after sorting (``classes_[1]``), and ``p``
-is its probability.
+Labels may be any two values: ``classes=[negative, positive]`` names them, in
+that order; otherwise they are taken from the first labels seen (0/1 or
+booleans need no naming; two other values must both appear in the first
+batch) and, as in scikit-learn, the positive class is the larger one after
+sorting.  Either way it is ``classes_[1]``, and ``p`` is its probability.
 """
 
 from __future__ import annotations
@@ -114,7 +114,7 @@ class _Jumper:
         self.weights_ = np.full((R, K), 1.0 / K)
         self._log_cap = np.zeros(R)
         self._log_err = np.zeros(R)
-        self.classes_ = None if self.classes is None else np.sort(np.asarray(self.classes))
+        self.classes_ = None if self.classes is None else np.asarray(self.classes)
         self.n_seen_ = 0
         self._log10 = 0.0
         self._records = AlarmRecords()
@@ -306,12 +306,13 @@ class JumperMartingale(_Jumper):
         If given, base probabilities are clipped to ``[low, high]`` first;
         the paper uses ``(0.1, 0.9)``.
     classes : pair of labels, default=None
-        The two labels; the positive class is the larger (``classes_[1]``).
+        The two labels, ``[negative, positive]``; by default the labels seen,
+        sorted (the larger is the positive class, ``classes_[1]``).
 
     Attributes
     ----------
     classes_ : ndarray of shape (2,) or None
-        The labels, sorted, once known.
+        The labels ``[negative, positive]`` once known.
     weights_ : ndarray of shape (1, K)
         How the capital is spread over the family's functions now.
     n_seen_ : int

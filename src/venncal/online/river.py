@@ -43,10 +43,10 @@ class ProtectedRiverClassifier(base.Classifier):
         it can say 0 or 1 (e.g. a Hoeffding tree), since a certain forecast that
         is wrong has infinite log loss.
     classes : (label, label), default=None
-        The two labels; the positive class is the larger.  Without it, labels
-        are learned from the stream (booleans need no naming); until both
-        have been seen, forecasts pass through unchanged and only the model
-        learns.
+        The two labels, ``[negative, positive]``.  Without it, labels are
+        learned from the stream (booleans need no naming) and the larger is
+        the positive class; until both have been seen, forecasts pass
+        through unchanged and only the model learns.
 
     Attributes
     ----------
@@ -88,7 +88,7 @@ class ProtectedRiverClassifier(base.Classifier):
             self.jumper = JumperPredictor(family, float(jump_rate), **kwargs)
         else:
             self.jumper = MeanJumper(family, tuple(jump_rate), **kwargs)
-        self._labels = None if classes is None else sorted(classes)
+        self._labels = None if classes is None else list(classes)
         if self._labels is not None and (
             len(self._labels) != 2 or self._labels[0] == self._labels[1]
         ):

@@ -32,13 +32,16 @@ class VennAbersCalibrator(ScoreCalibrator):
         ``"log"`` gives the log-loss minimax ``p1 / (1 - p0 + p1)``,
         ``"brier"`` the Brier-loss minimax ``p1 + p0**2/2 - p1**2/2``.
     classes : array-like of shape (2,), default=None
-        The two labels.  Needed only when the calibration labels show a
-        single class other than 0 or 1.
+        The two labels, ``[negative, positive]``, in that order.  By default
+        they are the observed labels sorted (the larger is the positive
+        class); needed when the calibration labels show a single class
+        other than 0 or 1.
 
     Attributes
     ----------
     classes_ : ndarray of shape (2,)
-        The labels, sorted; probabilities are those of ``classes_[1]``.
+        The labels, ``[negative, positive]`` (``classes`` when given, else
+        sorted); probabilities are those of ``classes_[1]``.
     scores_ : ndarray of shape (k,)
         Sorted distinct calibration scores.
     weights_, positive_weights_ : ndarray of shape (k,)

@@ -34,7 +34,9 @@ class CrossVennAbersCalibrator(ScoreCalibrator):
         ``"log"``: ``GM(p1) / (GM(1 - p0) + GM(p1))`` over the folds;
         ``"brier"``: mean over folds of ``p1 + p0**2/2 - p1**2/2``.
     classes : array-like of shape (2,), default=None
-        The two labels; needed only when the labels show a single class
+        The two labels, ``[negative, positive]``, in that order.  By default
+        they are the observed labels sorted (the larger is the positive
+        class); needed when the calibration labels show a single class
         other than 0 or 1.
 
     Attributes

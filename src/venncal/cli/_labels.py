@@ -1,0 +1,111 @@
+"""The positive class on the command line: ``--positive-label`` and what it means for ``fit``."""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from .._validation import observed_labels
+from ._evaluate import _matches
+from ._io import CLIError
+
+__all__ = ["FIT_ADVICE", "add_positive_label_option", "fit_classes"]
+
+#: How ``fit`` tells a user to name the classes when the labels cannot say.
+FIT_ADVICE = (
+    "name the positive class with --positive-label, or both classes with "
+    "--param classes=NEGATIVE,POSITIVE"
+)
+
+
+def add_positive_label_option(parser: argparse.ArgumentParser, text: str) -> None:
+    """Add ``--positive-label`` (alias ``--pos-label``; ``args.pos_label``) with help ``text``."""
+    parser.add_argument(
+        "--positive-label",
+        "--pos-label",
+        dest="pos_label",
+        metavar="LABEL",
+        help=text,
+    )
+
+
+def _other_binary(label):
+    """Return the other of 0/1 or False/True, or None when ``label`` is not one of them."""
+    if isinstance(label, bool):
+        return not label
+    if isinstance(label, (int, float)) and label in (0, 1):
+        return type(label)(1 - label)
+    return None
+
+
+def _typed_like(text: str, label):
+    """``text`` as a label of the type of ``label`` (a positive class absent from the data)."""
+    if isinstance(label, bool):
+        lowered = text.strip().lower()
+        if lowered in ("true", "false"):
+            return lowered == "true"
+        raise ValueError(f"--positive-label {text!r} is not true or false, but the labels are")
+    if isinstance(label, (int, float)):
+        for convert in (int, float):
+            try:
+                value = convert(text)
+            except ValueError:
+                continue
+            if np.isfinite(value):
+                return value
+        raise ValueError(f"--positive-label {text!r} is not a number, but the labels are numbers")
+    return text
+
+
+def fit_classes(y: np.ndarray, pos_label: str | None, source: str, column: str) -> list | None:
+    """Return ``[negative, positive]`` for ``venncal fit``, or None for the default order.
+
+    ``pos_label`` is the text of ``--positive-label``, matched against the
+    labels as read (so ``"1"`` names the number 1).  With two labels it must
+    be one of them.  With a single observed label (every row of one class),
+    a ``pos_label`` that is not that label names the positive class, absent
+    from the data, and the observed one is the negative; a ``pos_label`` that
+    is the observed label leaves the negative class unknown unless the labels
+    are 0/1 or booleans.  Without ``pos_label``: None (the calibrator sorts
+    the labels; :data:`FIT_ADVICE` completes its error when they cannot
+    place themselves).  Every error is a :class:`CLIError` naming the table
+    and column.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> fit_classes(np.array(["good", "bad", "good"]), "good", "t.csv", "y")
+    ['bad', 'good']
+    >>> fit_classes(np.array([1, 1]), "0", "t.csv", "y")
+    [1, 0]
+    >>> fit_classes(np.array(["no", "no"]), "yes", "t.csv", "y")
+    ['no', 'yes']
+    >>> fit_classes(np.array(["no", "yes"]), None, "t.csv", "y") is None
+    True
+    """
+    try:
+        if pos_label is None:
+            return None
+        values = observed_labels(y).tolist()
+        found = [v for v in values if _matches(v, pos_label)]
+        if len(values) == 2:
+            if not found:
+                raise ValueError(
+                    f"--positive-label {pos_label!r} is not one of the labels {values!r}"
+                )
+            positive = found[0]
+            return [next(v for v in values if v != positive), positive]
+        (only,) = values
+        if not found:
+            return [only, _typed_like(pos_label, only)]
+        negative = _other_binary(only)
+        if negative is None:
+            raise ValueError(
+                f"every label is {only!r}, the positive class by --positive-label, so the "
+                f"negative class is unknown; name both with --param classes=NEGATIVE,{pos_label} "
+                "instead"
+            )
+        return [negative, only]
+    except (TypeError, ValueError) as exc:
+        raise CLIError(f"{source}: column {column!r}: {exc}") from None

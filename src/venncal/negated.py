@@ -1,0 +1,242 @@
+"""A score-level calibrator fitted on minus the score, for scores that fall with the positive class."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator, clone
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted
+
+from ._validation import Check, ParamsMixin, check_scores
+from .summary import ScoreSummary
+
+__all__ = ["NegatedScoreCalibrator", "negate_scores", "negate_summary"]
+
+
+def _is_calibrator(value) -> bool:
+    return not isinstance(value, type) and all(
+        callable(getattr(value, name, None))
+        for name in ("fit", "fit_summary", "predict_proba", "get_params")
+    )
+
+
+def negate_scores(scores) -> np.ndarray:
+    """Return minus ``scores``, after checking them as the calibrators do.
+
+    A 1-D array is checked by :func:`~venncal._validation.check_scores` and
+    a 2-D one (one column per fold) column by column, so that an error names
+    the value given, not its negation; other shapes are returned unchanged
+    for the wrapped calibrator to reject.  ``-0.0`` and ``0.0`` are the same
+    score to every calibrator, so the sign of a zero does not matter.
+
+    Examples
+    --------
+    >>> negate_scores([0.25, -2, 0])
+    array([-0.25,  2.  , -0.  ])
+    """
+    arr = np.asarray(scores)
+    if arr.ndim == 1:
+        return np.negative(check_scores(arr))
+    if arr.ndim == 2 and arr.shape[1] > 0:
+        columns = [check_scores(arr[:, k], name=f"scores[:, {k}]") for k in range(arr.shape[1])]
+        return np.negative(np.column_stack(columns))
+    return arr
+
+
+def negate_summary(summary):
+    """Return the :class:`~venncal.ScoreSummary` of minus the scores (anything else unchanged).
+
+    Examples
+    --------
+    >>> from venncal import ScoreSummary
+    >>> s = negate_summary(ScoreSummary.from_arrays([0.1, 0.3, 0.3], [0, 1, 0]))
+    >>> s.scores, s.weights, s.positive_weights
+    (array([-0.3, -0.1]), array([2., 1.]), array([1., 0.]))
+    """
+    if not isinstance(summary, ScoreSummary):
+        return summary  # the wrapped calibrator's fit_summary says what is wrong
+    out = ScoreSummary.__new__(ScoreSummary)
+    out.scores = np.ascontiguousarray(np.negative(summary.scores[::-1]))
+    out.weights = np.ascontiguousarray(summary.weights[::-1])
+    out.positive_weights = np.ascontiguousarray(summary.positive_weights[::-1])
+    return out
+
+
+def _inner_has(name: str):
+    def check(self) -> bool:
+        return hasattr(self.calibrator, name)
+
+    return check
+
+
+class NegatedScoreCalibrator(ParamsMixin, BaseEstimator):
+    """Calibrate a score that *falls* as the positive class becomes more likely.
+
+    Every venncal calibrator takes a higher score to mean "more likely the
+    positive class" (``classes_[1]``).  For a score that runs the other way
+    (a risk score whose positive class is the low-risk one, a distance, a
+    rank), this wrapper fits ``calibrator`` on ``-scores`` and predicts from
+    ``-scores`` too, so that a saved and reloaded model applies the same
+    negation.  It is equal, bit for bit, to ``calibrator`` fitted on
+    ``-scores`` by hand (compare ``IsotonicRegression(increasing=False)`` in
+    scikit-learn).  On the command line it is ``venncal fit --decreasing``.
+
+    Parameters
+    ----------
+    calibrator : score-level calibrator
+        The calibrator to fit on minus the scores, e.g.
+        ``VennAbersCalibrator()``; it is cloned, not changed.  Its
+        parameters (``classes``, ``merge``, ...) apply as usual and are
+        reachable as ``calibrator__<name>``.
+
+    Attributes
+    ----------
+    calibrator_ : score-level calibrator
+        The fitted clone of ``calibrator`` (fitted on ``-scores``).
+    classes_ : ndarray of shape (2,)
+        ``calibrator_.classes_``: ``[negative, positive]``.
+    folds_ : ndarray of shape (K,)
+        ``calibrator_.folds_``, for a calibrator fitted per fold (cross
+        Venn-Abers): test score column k belongs to fold ``folds_[k]``.
+
+    Notes
+    -----
+    Everything is delegated to ``calibrator_`` with the scores negated:
+    :meth:`fit` (with its keyword arguments, such as the ``folds`` of a
+    :class:`~venncal.CrossVennAbersCalibrator`), :meth:`fit_summary` (a
+    :class:`~venncal.ScoreSummary`, or a mapping of them per fold, negated
+    and reversed), :meth:`predict_proba`, :meth:`predict` and, when the
+    wrapped calibrator has it, :meth:`predict_interval`.
+
+    Examples
+    --------
+    >>> from venncal import NegatedScoreCalibrator, VennAbersCalibrator
+    >>> risk = [0.9, 0.6, 0.65, 0.2]            # falls with the positive class "good"
+    >>> labels = ["bad", "bad", "good", "good"]
+    >>> cal = NegatedScoreCalibrator(VennAbersCalibrator()).fit(risk, labels)
+    >>> cal.classes_.tolist()
+    ['bad', 'good']
+    >>> cal.predict_proba([0.1, 0.95])[:, 1].round(3)    # P(good): high at a low risk
+    array([0.667, 0.333])
+    >>> cal.predict_interval([0.1])
+    array([[0.5, 1. ]])
+    """
+
+    _state = ("calibrator_",)
+    _parameter_constraints: ClassVar[dict] = {
+        "calibrator": [
+            Check(
+                _is_calibrator,
+                "a venncal score-level calibrator object, e.g. VennAbersCalibrator()",
+            )
+        ]
+    }
+
+    def __init__(self, calibrator):
+        self.calibrator = calibrator
+
+    @property
+    def _group_param(self) -> str | None:
+        """The wrapped calibrator's per-row group argument of ``fit`` (``"folds"`` for CVAP)."""
+        return getattr(self.calibrator, "_group_param", None)
+
+    @property
+    def folds_(self) -> np.ndarray:
+        """The fold ids of a wrapped calibrator fitted per fold (cross Venn-Abers)."""
+        return self.calibrator_.folds_
+
+    def fit(self, scores, y, sample_weight=None, **fit_params):
+        """Fit a clone of ``calibrator`` on ``-scores``.
+
+        Parameters
+        ----------
+        scores : array-like of shape (n_samples,)
+            Calibration scores; lower means more likely positive.
+        y : array-like of shape (n_samples,)
+            Labels of two classes.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative frequency weights.
+        **fit_params
+            Passed on to the wrapped ``fit`` (``folds=`` for cross Venn-Abers).
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        inner = clone(self.calibrator)
+        inner.fit(negate_scores(scores), y, sample_weight, **fit_params)
+        self._set_fitted(inner)
+        return self
+
+    def fit_summary(self, summary):
+        """Fit a clone of ``calibrator`` from the summary (or per-fold summaries) of ``-scores``.
+
+        Parameters
+        ----------
+        summary : ScoreSummary or mapping of group id -> ScoreSummary
+            Of the scores as given (they are negated here), labels 0 and 1.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        inner = clone(self.calibrator)
+        if isinstance(summary, Mapping):
+            summary = {k: negate_summary(v) for k, v in summary.items()}
+        else:
+            summary = negate_summary(summary)
+        inner.fit_summary(summary)
+        self._set_fitted(inner)
+        return self
+
+    def _set_fitted(self, inner) -> None:
+        self.calibrator_ = inner
+        self.classes_ = inner.classes_
+
+    def predict_proba(self, scores) -> np.ndarray:
+        """Return the wrapped calibrator's probabilities at ``-scores``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+            Columns for ``classes_[0]`` and ``classes_[1]``.
+        """
+        check_is_fitted(self, "calibrator_")
+        return self.calibrator_.predict_proba(negate_scores(scores))
+
+    def predict(self, scores) -> np.ndarray:
+        """Return the more probable label at ``-scores`` (``classes_[0]`` on a tie)."""
+        check_is_fitted(self, "calibrator_")
+        return self.calibrator_.predict(negate_scores(scores))
+
+    @available_if(_inner_has("predict_interval"))
+    def predict_interval(self, scores) -> np.ndarray:
+        """Return the wrapped calibrator's ``predict_interval`` at ``-scores`` (Venn-Abers).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+            Lower and upper probability of ``classes_[1]``.
+        """
+        check_is_fitted(self, "calibrator_")
+        return self.calibrator_.predict_interval(negate_scores(scores))
+
+    def _check_state(self) -> None:
+        """Raise ``ValueError`` unless a reloaded wrapper is consistent (see ScoreCalibrator)."""
+        inner = self.calibrator_
+        if type(inner) is not type(self.calibrator):
+            raise ValueError(
+                f"calibrator_ must be a fitted {type(self.calibrator).__name__}, like calibrator; "
+                f"got {type(inner).__name__}"
+            )
+        check = getattr(inner, "_check_state", None)
+        if check is not None:
+            check()
+        ours, theirs = np.asarray(self.classes_), np.asarray(inner.classes_)
+        if ours.shape != theirs.shape or ours.tolist() != theirs.tolist():
+            raise ValueError("classes_ must equal calibrator_.classes_")
