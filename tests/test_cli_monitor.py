@@ -128,7 +128,7 @@ ERRORS = [
     (["p,y", "0.2,0", "0.0,1"], [], "row 2: forecast 0 gave probability 0"),
     (["p,y", "0.2,0", "0.3,1", "0.4,2"], [], "exactly two classes"),
     (["p,y"], [], "no data rows"),
-    (["p,y", "0.2,a", "0.3,b"], ["--positive-label", "c"], "--pos-label 'c'"),
+    (["p,y", "0.2,a", "0.3,b"], ["--positive-label", "c"], "--positive-label 'c'"),
 ]
 
 

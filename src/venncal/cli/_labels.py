@@ -6,11 +6,10 @@ import argparse
 
 import numpy as np
 
-from .._validation import observed_labels
-from ._evaluate import _matches
+from .._validation import check_binary_labels, check_labels, observed_labels
 from ._io import CLIError
 
-__all__ = ["FIT_ADVICE", "add_positive_label_option", "fit_classes"]
+__all__ = ["FIT_ADVICE", "add_positive_label_option", "binary_labels", "fit_classes"]
 
 #: How ``fit`` tells a user to name the classes when the labels cannot say.
 FIT_ADVICE = (
@@ -107,5 +106,48 @@ def fit_classes(y: np.ndarray, pos_label: str | None, source: str, column: str) 
                 "instead"
             )
         return [negative, only]
+    except (TypeError, ValueError) as exc:
+        raise CLIError(f"{source}: column {column!r}: {exc}") from None
+
+
+def _matches(label, text: str) -> bool:
+    if isinstance(label, (bool, np.bool_)):
+        return text.strip().lower() == str(bool(label)).lower()
+    if isinstance(label, (int, float, np.number)):
+        try:
+            return float(text) == label
+        except ValueError:
+            return False
+    return str(label) == text
+
+
+def binary_labels(
+    y: np.ndarray, pos_label: str | None, source: str, column: str, *, option: str = "--positive-label"
+) -> tuple:
+    """Map labels to booleans (True = positive); return ``(y01, positive_label)``.
+
+    ``pos_label`` is the text given on the command line by ``option``,
+    matched against the labels as read (so ``"1"`` names the number 1); the
+    checks are those of every other venncal entry point.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> binary_labels(np.array(["no", "yes", "no"]), None, "t.csv", "y")
+    (array([False,  True, False]), 'yes')
+    >>> binary_labels(np.array([2, 10, 2]), "2", "t.csv", "y")
+    (array([ True, False,  True]), 2)
+    """
+    try:
+        if pos_label is None:
+            classes, y01 = check_labels(y, advice=f"name the positive class with {option}")
+            return y01, classes[1].item()
+        values = np.unique(y).tolist()
+        found = [v for v in values if _matches(v, pos_label)]
+        if not found and len(values) == 2:
+            raise ValueError(f"{option} {pos_label!r} is not one of the labels {values!r}")
+        # A single observed label that is not --pos-label is the negative class.
+        positive = found[0] if found else pos_label
+        return check_binary_labels(y, y.shape[0], pos_label=positive), positive
     except (TypeError, ValueError) as exc:
         raise CLIError(f"{source}: column {column!r}: {exc}") from None

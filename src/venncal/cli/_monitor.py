@@ -18,7 +18,6 @@ import sys
 
 import numpy as np
 
-from ._evaluate import binary_labels
 from ._io import (
     BATCH_ROWS,
     CLIError,
@@ -28,7 +27,7 @@ from ._io import (
     probability_column,
     read_columns,
 )
-from ._labels import add_positive_label_option
+from ._labels import add_positive_label_option, binary_labels
 from ._progress import Reporter, add_output_options
 
 __all__ = ["FAMILIES", "add_parser", "make_family", "run"]
