@@ -9,7 +9,11 @@ import numpy as np
 from .._validation import check_binary_labels, check_labels
 from ._io import (
     CLIError,
+    add_force_option,
     add_sep_option,
+    atomic_output,
+    check_distinct_columns,
+    check_outputs,
     command,
     open_table,
     probability_column,
@@ -57,7 +61,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "reliability.png",
     )
     parser.add_argument(
-        "data", metavar="DATA", help="table (.csv, .csv.gz, .parquet, or - for CSV on stdin)"
+        "data", metavar="DATA", help="table (CSV, plain or compressed, or Parquet; - for stdin)"
     )
     for flag, (required, text) in COLUMNS.items():
         parser.add_argument(flag, required=required, metavar="COL", help=text)
@@ -68,6 +72,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     )
     _add_metric_options(parser)
     add_sep_option(parser)
+    add_force_option(parser)
     add_output_options(parser)
     parser.set_defaults(func=run)
     return parser
@@ -145,6 +150,7 @@ def binary_labels(y: np.ndarray, pos_label: str | None, source: str, column: str
 def _read(args: argparse.Namespace, report: Reporter) -> tuple[str, dict[str, np.ndarray]]:
     """Read the columns named by the options; return ``(source, columns)``."""
     named = {flag: getattr(args, flag[2:].replace("-", "_")) for flag in COLUMNS}
+    check_distinct_columns(named)
     table = open_table(args.data, sep=args.sep)
     try:
         for option, column in named.items():
@@ -164,6 +170,7 @@ def run(args: argparse.Namespace) -> int:
     report = Reporter.from_args(args)
     if (args.p0_col is None) != (args.p1_col is None):
         raise CLIError("--p0-col and --p1-col go together: give both or neither")
+    check_outputs({"DATA": args.data}, {"--plot": (args.plot, "plot")}, args.force)
     from ..metrics import evaluate
 
     source, columns = _read(args, report)
@@ -205,6 +212,7 @@ def _plot(y01, p, args, weights) -> None:
     except ImportError:
         raise CLIError('--plot needs matplotlib: pip install "venncal[plot]"') from None
     try:
-        ax.figure.savefig(args.plot, dpi=150)
+        with atomic_output(args.plot) as tmp:
+            ax.figure.savefig(tmp, dpi=150)
     except (ValueError, OSError) as exc:
         raise CLIError(f"{args.plot}: cannot write the plot: {exc}") from None

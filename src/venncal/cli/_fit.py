@@ -5,7 +5,18 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._io import CLIError, add_sep_option, command, open_table, read_columns, weight_column
+from ._io import (
+    CLIError,
+    add_force_option,
+    add_sep_option,
+    atomic_output,
+    check_distinct_columns,
+    check_outputs,
+    command,
+    open_table,
+    read_columns,
+    weight_column,
+)
 from ._progress import Reporter, add_output_options
 
 __all__ = ["add_parser", "parse_param", "run"]
@@ -61,7 +72,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument(
         "data",
         metavar="DATA",
-        help="calibration table (.csv, .csv.gz, .parquet, or - for CSV on stdin)",
+        help="calibration table (CSV, plain or compressed, or Parquet; - for stdin)",
     )
     for flag, (required, text) in COLUMNS.items():
         parser.add_argument(flag, required=required, metavar="COL", help=text)
@@ -96,6 +107,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help="where to write the model (.json, or .json.gz to compress; - for stdout)",
     )
     add_sep_option(parser)
+    add_force_option(parser)
     add_output_options(parser)
     parser.set_defaults(func=run)
     return parser
@@ -189,6 +201,9 @@ def run(args: argparse.Namespace) -> int:
     """Fit and save; return the exit code."""
     from .. import persist
 
+    check_outputs({"DATA": args.data}, {"-o": (args.output, "model")}, args.force)
+    roles = {flag: getattr(args, flag[2:].replace("-", "_")) for flag in COLUMNS}
+    check_distinct_columns(roles)
     report = Reporter.from_args(args)
     method = args.method
     calibrator = _build(method, args.merge, args.param)
@@ -228,7 +243,11 @@ def run(args: argparse.Namespace) -> int:
             raise CLIError(f"cannot fit {method} on {table.source}: {exc}{hint}") from None
 
     try:
-        persist.save(calibrator, sys.stdout if args.output == "-" else args.output)
+        if args.output == "-":
+            persist.save(calibrator, sys.stdout)
+        else:
+            with atomic_output(args.output) as tmp:
+                persist.save(calibrator, tmp)
     except OSError as exc:
         raise CLIError(f"{args.output}: cannot write the model: {exc.strerror or exc}") from None
     negative_class, positive_class = calibrator.classes_.tolist()
