@@ -257,9 +257,9 @@ def check_outputs(
                 raise CLIError(f"{seen['-']} and {option} cannot both write to stdout")
             seen["-"] = option
             continue
-        _check_extension(option, path, kind)
         if os.path.isdir(path):
             raise CLIError(f"{option} {path}: is a directory; give a file name")
+        _check_extension(option, path, kind)
         folder = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(folder):
             raise CLIError(f"{option} {path}: the folder {folder} does not exist")
@@ -393,14 +393,22 @@ class Writer:
 
     def _write_csv(self, batch) -> None:
         pa = _arrow()
-        body = pa.BufferOutputStream()
-        pa.csv.write_csv(
-            batch,
-            body,
-            write_options=pa.csv.WriteOptions(
-                include_header=False, delimiter=self.sep, quoting_style="needed"
-            ),
-        )
+        # Cells are written as they are (text passes through unchanged); a batch
+        # with a cell holding the separator, a quote or a newline is quoted.
+        for quoting in ("none", "needed"):
+            body = pa.BufferOutputStream()
+            try:
+                pa.csv.write_csv(
+                    batch,
+                    body,
+                    write_options=pa.csv.WriteOptions(
+                        include_header=False, delimiter=self.sep, quoting_style=quoting
+                    ),
+                )
+                break
+            except pa.ArrowInvalid:
+                if quoting == "needed":
+                    raise
         if self._sink is None:
             if self._tmp is None:
                 sys.stdout.flush()

@@ -276,12 +276,15 @@ class CsvTable(Table):
             )
         if "UTF8" in message or "UTF-8" in message or isinstance(exc, UnicodeDecodeError):
             return CLIError(f"{self.source}: not UTF-8 text (is it a CSV file?)")
-        m = re.search(r"In CSV column #(\d+): (.*)", message)
+        m = re.search(r"In CSV column #(\d+): (?:Row #\d+: )?(.*)", message)
         if m:
-            name = self.columns[int(m.group(1))]
+            where = f"column {self.columns[int(m.group(1))]!r}"
+            if row is not None:
+                where += f", row {row:,}"
             return CLIError(
-                f"{self.source}: column {name!r}: {m.group(2)} (the type was inferred from the "
-                f"first {BLOCK_BYTES >> 20} MiB of rows; write CSV to keep every cell as text)"
+                f"{self.source}: {where}: {m.group(2)} (the type was inferred from the first "
+                "rows; Parquet output from stdin cannot read again to widen it: give a file, "
+                "or write CSV)"
             )
         return CLIError(f"{self.source}: cannot read as CSV: {message}")
 
@@ -349,7 +352,7 @@ class CsvTable(Table):
                 if progress is not None:
                     progress.update(first - 1, self._fraction())
         except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
-            m = re.search(r"In CSV column #(\d+): CSV conversion error", str(exc))
+            m = re.search(r"In CSV column #(\d+):.* CSV conversion error", str(exc))
             if m and reader is not None and self.path != "-":
                 name = self.columns[int(m.group(1))]
                 inferred = reader.schema.field(name).type
