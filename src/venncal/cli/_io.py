@@ -169,7 +169,7 @@ def output_format(path: str, option: str = "-o") -> TableFormat:
     Examples
     --------
     >>> output_format("out.tsv.gz")
-    TableFormat(kind='csv', sep='\\t', compression='gzip')
+    TableFormat(kind='csv', sep='\t', compression='gzip')
     >>> output_format("out.parquet").kind, output_format("-").kind
     ('parquet', 'csv')
     """
