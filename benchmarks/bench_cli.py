@@ -119,22 +119,19 @@ def run(rows: int, repeats: int) -> str:
         cases = [
             (
                 "fit CSV -> model (ivap)",
-                venncal_cmd()
-                + ["fit", "cal.csv", "--score-col", "score", "--label-col", "label",
-                   "--method", "ivap", "-o", "model.json", "--quiet"],
-                py + [textwrap.dedent(HAND_FIT)],
+                [*venncal_cmd(), "fit", "cal.csv", "--score-col", "score", "--label-col", "label", "--method", "ivap", "-o", "model.json", "--quiet"],
+                [*py, textwrap.dedent(HAND_FIT)],
                 True,
             ),
         ]
         for src, out in (("test.csv", "out.csv"), ("test.parquet", "out.parquet")):
             cases.append((
                 f"predict {Path(src).suffix[1:]} -> {Path(out).suffix[1:]}",
-                venncal_cmd()
-                + ["predict", "model.json", src, "--score-col", "score", "-o", out, "--quiet"],
-                py + [textwrap.dedent(HAND_PREDICT), src, "hand-" + out],
+                [*venncal_cmd(), "predict", "model.json", src, "--score-col", "score", "-o", out, "--quiet"],
+                [*py, textwrap.dedent(HAND_PREDICT), src, "hand-" + out],
                 False,
             ))
-        startup = timed(venncal_cmd() + ["--version"], folder, repeats)
+        startup = timed([*venncal_cmd(), "--version"], folder, repeats)
         lines = [
             f"rows: {rows:,}; repeats: {repeats}; `venncal --version`: {fmt(startup)}",
             "",
