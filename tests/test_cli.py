@@ -751,6 +751,15 @@ def test_bad_plot_is_refused_before_printing(data, capsys):
     fails(capsys, evaluate(options="--plot missing/d.png"), "does not exist")  # stdout empty
 
 
+def test_demo_and_reproduce_check_their_outputs_first(data, capsys):
+    if find_spec("matplotlib") is not None:
+        fails(capsys, "demo --quick --plot no/dir/x.png", r"--plot no/dir/x\.png: the folder")
+    code, out, err = run_cli(capsys, "reproduce vovk2015-adult-small --quick --out cal.csv")
+    assert code == USAGE_ERROR
+    assert "--out cal.csv: is a file" in err
+    assert out == ""
+
+
 def test_first_bad_batch_writes_nothing_to_stdout(data, capsys):
     fails(capsys, predict("cell0.csv", out="-"), "cannot parse 'abc'")
     fails(capsys, predict("ragged.csv", score="score", out="-"), r"row 2 has 3 field\(s\)")
