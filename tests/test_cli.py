@@ -72,6 +72,7 @@ def fails(capsys, command, match):
     assert re.search(match, err), err
     # one line (argparse also prints the usage before its own errors)
     assert len([line for line in err.splitlines() if "error:" in line]) == 1, err
+    assert out == ""  # nothing on stdout, even with -o -
 
 
 # ------------------------------------------------------------------------------ input files
@@ -123,6 +124,11 @@ SMALL_FILES = {
     "dup.csv": "score,score,label\n0.1,0.2,no\n",
     "bom.csv": "\ufeffscore,label\n0.1,no\n\n0.2,yes\n",
     "other.json": '{"format": "other"}',
+    "na-label.csv": "score,label\n0.1,no\n0.5,NA\n0.6,yes\n",
+    "null-label.csv": "score,label\n0.1,0\n0.5,1\n0.6,null\n",
+    "roles.csv": "score,label,w,p\n0.1,0,1,0.2\n0.5,1,1,0.7\n",
+    "nan-scores.csv": "id,score\n1,0.5\n2,\n3,NA\n4,nan\n5,-1.25\n",
+    "inf-score.csv": "id,score\n1,0.5\n2,inf\n",
     **{
         f"cell{i}.csv": f"score,label,w\n0.1,no,1\n0.5,yes,1\n{cell},yes,1\n0.7,no,1\n"
         for i, (cell, _) in enumerate(BAD_CELLS)
@@ -388,19 +394,10 @@ def test_parquet(data, arrays, capsys):
     assert column("out.csv", "p").tolist() == p.tolist()
     ok(capsys, predict(out="t.parquet"))
     t = pq.read_table("t.parquet")
-    assert t.column("id").type == pa.string()
+    assert t.column("id").type == pa.int64()  # types inferred, as pyarrow reads CSV
     assert t.column("p").type == pa.float64()
     out, _ = ok(capsys, evaluate("out.parquet", "--p0-col p0 --p1-col p1 --json"))
     assert "interval_width" in json.loads(out)
-
-
-def test_parquet_without_pyarrow(data, capsys, monkeypatch):
-    monkeypatch.setitem(sys.modules, "pyarrow", None)
-    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
-    Path("cal.parquet").write_bytes(b"PAR1")
-    fails(capsys, fit("cal.parquet"), r'needs pyarrow: pip install "venncal\[parquet\]"')
-    ok(capsys, fit())  # CSV needs no pyarrow
-    fails(capsys, predict(out="o.parquet"), r'pip install "venncal\[parquet\]"')
 
 
 # ------------------------------------------------------------------------------- bad input
@@ -461,7 +458,63 @@ ERRORS = [
         (predict(f"cell{i}.csv"), f"column 'score', row 3: {message}")
         for i, (_, message) in enumerate(BAD_CELLS)
     ],
-    (fit("no-label.csv"), r"column 'label', row 2: empty cell"),
+    (fit("no-label.csv"), r"column 'label', row 2: empty cell, a label is needed"),
+    (fit("na-label.csv"), r"column 'label', row 2: 'NA' marks a missing value, a label is needed"),
+    (fit("null-label.csv"), r"column 'label', row 3: missing label \(an empty or NA cell\)"),
+    (evaluate("na-label.csv", prob="score"), r"column 'label', row 2: 'NA' marks a missing"),
+    # --nan-scores error (the default); propagate still refuses infinite scores
+    (
+        predict("nan-scores.csv"),
+        r"column 'score', row 2: empty cell, a number is needed \(--nan-scores propagate",
+    ),
+    (predict("inf-score.csv", "--nan-scores propagate"), r"row 2: 'inf' is not a finite"),
+    # one column in two roles
+    *[
+        (command, rf"{first} and {second} both name the column '\w+'; a column can play one role")
+        for command, first, second in [
+            (fit("roles.csv", label="score"), "--score-col", "--label-col"),
+            (fit("roles.csv", "--weight-col label"), "--label-col", "--weight-col"),
+            (fit("roles.csv", "--weight-col score"), "--score-col", "--weight-col"),
+            (fit(method="cvap", options="--fold-col label"), "--label-col", "--fold-col"),
+            (evaluate("roles.csv", label="p"), "--prob-col", "--label-col"),
+            (evaluate("roles.csv", "--p0-col p --p1-col w"), "--prob-col", "--p0-col"),
+            (evaluate("roles.csv", "--weight-col label"), "--label-col", "--weight-col"),
+            (
+                "monitor roles.csv --prob-col label --label-col label",
+                "--prob-col",
+                "--label-col",
+            ),
+        ]
+    ],
+    (predict(model="cvap.json", score="s0,s1,s0,s2"), "--score-col names the column 's0' twice"),
+    # outputs: unknown extensions, missing folders, directories (before reading anything)
+    (predict(out="o.xlsx"), r"-o o\.xlsx: unknown table format; name the file \.csv or \.tsv"),
+    (predict(out="o.json"), r"-o o\.json: unknown table format"),
+    (fit(out="model.xlsx"), r"-o model\.xlsx: a model is written as \.json or \.json\.gz"),
+    (fit(out="model"), r"-o model: a model is written as \.json"),
+    (fit(out="no/dir/m.json"), r"-o no/dir/m\.json: the folder .* does not exist"),
+    ("monitor once.csv --prob-col p --label-col label -o steps.xlsx", "unknown table format"),
+    pytest.param(
+        evaluate(options="--plot noext"),
+        r"--plot noext: the image format follows the extension",
+        marks=needs_matplotlib,
+    ),
+    pytest.param(evaluate(options="--plot ."), r"--plot \.: is a directory", marks=needs_matplotlib),
+    pytest.param(
+        evaluate(options="--plot no/dir/d.png"),
+        r"--plot no/dir/d\.png: the folder .* does not exist",
+        marks=needs_matplotlib,
+    ),
+    pytest.param(
+        "monitor once.csv --prob-col p --label-col label -o s.png --plot s.png",
+        "unknown table format",
+        marks=needs_matplotlib,
+    ),
+    pytest.param(
+        "monitor once.csv --prob-col p --label-col label -o s.csv --plot s.csv",
+        "image format",
+        marks=needs_matplotlib,
+    ),
     (fit("nan-weight.csv", "--weight-col w"), r"column 'w', row 3: 'nan' is not a finite number"),
     (
         fit("neg-weight.csv", "--weight-col w"),
@@ -502,7 +555,7 @@ ERRORS = [
     (evaluate("e.csv", "--p0-col p", label="y"), "--p0-col and --p1-col go together"),
     pytest.param(
         evaluate(options="--plot diagram.unknownformat"),
-        "cannot write the plot",
+        r"--plot diagram\.unknownformat: the image format follows the extension; use one of .*\.png",
         marks=needs_matplotlib,
     ),
     # Parquet: nulls and non-numeric types are refused with the row
@@ -510,8 +563,8 @@ ERRORS = [
         pytest.param(command, message, marks=needs_pyarrow)
         for command, message in [
             (fit("null.parquet", label="y"), r"column 'score', row 2: empty cell"),
-            (fit("cal.parquet", score="label"), r"column 'label' has type bool"),
-            (fit("cal.parquet", label="tag"), r"column 'tag', row 1: empty cell"),
+            (fit("cal.parquet", score="label", label="id"), r"column 'label' has type bool"),
+            (fit("cal.parquet", label="tag"), r"column 'tag', row 1: missing label"),
             (fit("fake.parquet", label="y"), "not a readable Parquet file"),
         ]
     ],
@@ -524,7 +577,192 @@ def test_errors(command, match, data, capsys):
     argv = shlex.split(command)
     if "-o" in argv:
         assert not Path(argv[argv.index("-o") + 1]).exists()  # nothing written
-    assert not list(Path().glob(".*.part"))  # no temporary file left
+    assert not list(Path().glob(".*.part.*"))  # no temporary file left
+
+
+# ------------------------------------------------------------------------- formats, types
+
+
+def test_tsv_and_compression_by_content(data, capsys):
+    """.tsv is tab-separated by name; gzip, bzip2 and zstd are recognised by content."""
+    import bz2
+
+    import pyarrow as pa
+
+    header, rows = read_csv("test.csv")
+    write_csv("test.tsv", header, rows, sep="\t")
+    text = Path("test.csv").read_bytes()
+    Path("cal-gz-named.csv").write_bytes(gzip.compress(Path("cal.csv").read_bytes()))
+    Path("gz-named.csv").write_bytes(gzip.compress(text))
+    Path("bz2-named.csv").write_bytes(bz2.compress(text))
+    with pa.CompressedOutputStream("zst-named.csv", "zstd") as f:
+        f.write(text)
+    ok(capsys, predict(out="ref.csv"))
+    ok(capsys, predict("test.tsv", out="out.tsv"))
+    assert read_csv("out.tsv", sep="\t") == read_csv("ref.csv")  # tab in, tab out
+    for name in ("gz-named.csv", "bz2-named.csv", "zst-named.csv"):
+        ok(capsys, predict(name, out=f"out-{name}"))
+        assert read_csv(f"out-{name}") == read_csv("ref.csv"), name
+    # the output's compression follows its name
+    ok(capsys, predict(out="out.csv.bz2"))
+    assert bz2.decompress(Path("out.csv.bz2").read_bytes()) == Path("ref.csv").read_bytes()
+    # fit reads them too, and stdin is sniffed the same way
+    ok(capsys, fit("cal-gz-named.csv", out="gz.json"))
+    ok(capsys, fit(out="plain.json"))
+    assert persist.load("gz.json").p1_.tobytes() == persist.load("plain.json").p1_.tobytes()
+
+
+def test_stdin_gzip_and_parquet(data, capsys, monkeypatch):
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
+
+    ok(capsys, fit(out="plain.json"))
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(gzip.compress(
+        Path("cal.csv").read_bytes()))))
+    ok(capsys, fit("-", out="stdin-gz.json"))
+    pq.write_table(pcsv.read_csv("cal.csv"), "cal-copy.parquet")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(
+        Path("cal-copy.parquet").read_bytes())))
+    ok(capsys, fit("-", out="stdin-pq.json"))
+    for name in ("stdin-gz.json", "stdin-pq.json"):
+        assert persist.load(name).p1_.tobytes() == persist.load("plain.json").p1_.tobytes()
+
+
+def test_csv_to_parquet_keeps_types(data, capsys):
+    """Inferred types reach Parquet, so a later evaluate sees the integer label 1."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(3)
+    s = rng.normal(size=300)
+    y = (rng.random(300) < 1 / (1 + np.exp(-2 * s))).astype(int)
+    rows = [[i, repr(float(s[i])), int(y[i]), f"2024-01-{1 + i % 28:02d}", "x" if i % 2 else ""]
+            for i in range(300)]
+    write_csv("typed.csv", ["id", "score", "label", "day", "note"], rows)
+    ok(capsys, fit("typed.csv", out="typed.json"))
+    assert persist.load("typed.json").classes_.tolist() == [0, 1]
+    ok(capsys, predict("typed.csv", model="typed.json", out="typed.parquet"))
+    schema = pq.read_schema("typed.parquet")
+    assert schema.field("id").type == pa.int64()
+    assert schema.field("score").type == pa.float64()
+    assert schema.field("label").type == pa.int64()
+    assert schema.field("day").type == pa.timestamp("s") or pa.types.is_date(
+        schema.field("day").type)
+    assert schema.field("note").type == pa.string()
+    _, err = ok(capsys, evaluate("typed.parquet", "--json", prob="p"))
+    assert "positive class 1 " in err
+    # and back to CSV: the same cells
+    ok(capsys, predict("typed.parquet", "--prefix again_", model="typed.json", out="back.csv"))
+    _, back = read_csv("back.csv")
+    assert [r[:3] for r in back] == [r[:3] for r in read_csv("typed.csv")[1]]
+
+
+def test_csv_to_parquet_widens_a_type_a_later_block_breaks(data, capsys, monkeypatch):
+    """Types are inferred from the first block; a later cell that does not fit widens them."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    monkeypatch.setattr("venncal.cli._read.BLOCK_BYTES", 1 << 10)
+    n = 2000
+    rows = [[repr(0.001 * i), i if i < n - 5 else i + 0.5, "" if i < n - 3 else "late"]
+            for i in range(n)]
+    write_csv("late.csv", ["score", "amount", "note"], rows)
+    ok(capsys, predict("late.csv", model="m.json", out="late.parquet"))
+    t = pq.read_table("late.parquet")
+    assert t.schema.field("amount").type == pa.float64()
+    assert t.column("amount").to_pylist()[-1] == n - 1 + 0.5
+    assert t.column("note").to_pylist()[-1] == "late"
+    ok(capsys, predict("late.csv", model="m.json", out="late.csv.gz"))
+    assert read_csv("late.csv.gz")[1][-1][:3] == [repr(0.001 * (n - 1)), str(n - 1 + 0.5), "late"]
+
+
+def test_nan_scores_propagate(data, capsys):
+    model = persist.load("m.json")
+    for out in ("nan.csv", "nan.parquet"):
+        ok(capsys, predict("nan-scores.csv", "--nan-scores propagate", out=out))
+    header, rows = read_csv("nan.csv")
+    assert header == ["id", "score", "p", "p0", "p1"]
+    assert [r[1] for r in rows] == ["0.5", "", "NA", "nan", "-1.25"]  # cells passed through
+    assert [r[2:] for r in rows[1:4]] == [["", "", ""]] * 3
+    p = model.predict_proba([0.5, -1.25])[:, 1]
+    assert [float(rows[0][2]), float(rows[4][2])] == p.tolist()
+    import pyarrow.parquet as pq
+
+    t = pq.read_table("nan.parquet")
+    assert t.column("p").null_count == 3
+    assert t.column("score").to_pylist()[:2] == [0.5, None]
+    assert t.column("p").to_pylist()[4] == p[1]
+
+
+def test_floats_written_to_csv_round_trip(tmp_path):
+    from venncal.cli._io import write_table
+
+    rng = np.random.default_rng(0)
+    awkward = [0.1, 1 / 3, 1e22, 1e-310, 5e-324, 2.0**53 + 2, 1.7976931348623157e308, -0.0,
+               1e-7, 0.30000000000000004, 123456789.123456789]
+    x = np.concatenate([awkward, rng.random(1000), np.frombuffer(rng.bytes(8 * 1000))])
+    x = x[np.isfinite(x)]
+    write_table(str(tmp_path / "x.csv"), {"x": x})
+    back = np.array([float(r[0]) for r in read_csv(tmp_path / "x.csv")[1]])
+    assert back.tobytes() == x.tobytes()  # bit for bit, the sign of -0.0 included
+
+
+def test_header_only_input_gives_header_only_output(data, capsys):
+    Path("none.csv").write_text("id,score\n", "utf-8")
+    ok(capsys, predict("none.csv", out="none-out.csv"))
+    assert Path("none-out.csv").read_text("utf-8") == "id,score,p,p0,p1\n"
+
+
+# ------------------------------------------------------------------------------ safe outputs
+
+
+def _copy(src, dst):
+    shutil.copyfile(src, dst)
+    return dst
+
+
+#: (setup: name -> source file, command, the input the output would replace)
+OVERWRITES = [
+    ({"cal.json": "cal.csv"}, fit("cal.json", out="cal.json"), "DATA"),
+    ({}, predict(out="test.csv"), "DATA"),
+    ({"m.csv": "m.json"}, predict(model="m.csv", out="m.csv"), "MODEL"),
+    ({"once.png": "once.csv"}, evaluate("once.png", "--plot once.png"), "DATA"),
+    ({}, "monitor once.csv --prob-col p --label-col label -o once.csv", "STREAM"),
+]
+
+
+@pytest.mark.parametrize(("setup", "command", "role"), OVERWRITES)
+def test_output_equal_to_an_input_needs_force(setup, command, role, data, capsys):
+    if "--plot" in command:
+        pytest.importorskip("matplotlib")
+    for name, source in setup.items():
+        _copy(source, name)
+    argv = shlex.split(command)
+    target = argv[argv.index("--plot" if "--plot" in argv else "-o") + 1]
+    before = Path(target).read_bytes()
+    fails(capsys, command, rf"{re.escape(target)} is the input {role} .*--force allows it")
+    assert Path(target).read_bytes() == before
+    ok(capsys, command + " --force")
+    assert Path(target).read_bytes() != before
+
+
+def test_bad_plot_is_refused_before_printing(data, capsys):
+    pytest.importorskip("matplotlib")
+    fails(capsys, evaluate(options="--plot missing/d.png"), "does not exist")  # stdout empty
+
+
+def test_demo_and_reproduce_check_their_outputs_first(data, capsys):
+    if find_spec("matplotlib") is not None:
+        fails(capsys, "demo --quick --plot no/dir/x.png", r"--plot no/dir/x\.png: the folder")
+    code, out, err = run_cli(capsys, "reproduce vovk2015-adult-small --quick --out cal.csv")
+    assert code == USAGE_ERROR
+    assert "--out cal.csv: is a file" in err
+    assert out == ""
+
+
+def test_first_bad_batch_writes_nothing_to_stdout(data, capsys):
+    fails(capsys, predict("cell0.csv", out="-"), "cannot parse 'abc'")
+    fails(capsys, predict("ragged.csv", score="score", out="-"), r"row 2 has 3 field\(s\)")
 
 
 # ------------------------------------------------------------------------- messages, help

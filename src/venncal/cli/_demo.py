@@ -7,6 +7,9 @@ runs it and prints its report.
 from __future__ import annotations
 
 import argparse
+from importlib.util import find_spec
+
+from ._io import check_outputs, command
 
 __all__ = ["add_parser", "run"]
 
@@ -60,8 +63,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     return parser
 
 
+@command("demo")
 def run(args: argparse.Namespace) -> int:
     """Run ``venncal demo``: compute, print the tables, write the figure; return 0."""
+    if args.plot and find_spec("matplotlib") is not None:  # without it the figure is skipped
+        check_outputs({}, {"--plot": (args.plot, "plot")})
     from ..experiments import demo
 
     result = demo.run(seed=int(args.seed), quick=bool(args.quick))

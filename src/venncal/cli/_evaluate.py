@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import shlex
 
 import numpy as np
 
 from ._io import (
     CLIError,
+    add_force_option,
     add_sep_option,
+    atomic_output,
+    check_distinct_columns,
+    check_outputs,
     command,
     open_table,
     probability_column,
@@ -21,7 +24,7 @@ from ._io import (
 from ._labels import binary_labels
 from ._progress import Reporter, add_output_options
 
-__all__ = ["add_parser", "check_image_path", "run"]
+__all__ = ["add_parser", "run"]
 
 
 def _positive_int(text: str) -> int:
@@ -80,7 +83,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "--label-col label --plot reliability.png --roc roc.png",
     )
     parser.add_argument(
-        "data", metavar="DATA", help="table (.csv, .csv.gz, .parquet, or - for CSV on stdin)"
+        "data", metavar="DATA", help="table (CSV, plain or compressed, or Parquet; - for stdin)"
     )
     for flag, (required, text) in COLUMNS.items():
         action = "append" if flag == "--prob-col" else "store"
@@ -97,6 +100,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     _add_metric_options(parser)
     _add_plot_options(parser)
     add_sep_option(parser)
+    add_force_option(parser)
     add_output_options(parser)
     parser.set_defaults(func=run)
     return parser
@@ -159,50 +163,6 @@ def _add_plot_options(parser: argparse.ArgumentParser) -> None:
 # ------------------------------------------------------------------------------ checks
 
 
-def check_image_path(path: str, option: str, inputs: tuple[str, ...] = ()) -> None:
-    """Refuse an image path that ``Figure.savefig`` could not write, before any work.
-
-    The extension must be an image format of the installed matplotlib, the
-    folder must exist and be writable, and the file must not be a folder or
-    one of the ``inputs``.
-
-    Raises
-    ------
-    CLIError
-        Naming ``option``, the path and what to do.
-    """
-    try:
-        from ..plotting import image_formats
-
-        formats = image_formats()
-    except ImportError:
-        raise CLIError(f'{option} needs matplotlib: pip install "venncal[plot]"') from None
-    ext = os.path.splitext(path)[1]
-    if path == "-":
-        raise CLIError(f"{option} -: an image cannot go to stdout; name a file such as plot.png")
-    if os.path.isdir(path):
-        raise CLIError(f"{option} {path}: is a folder; name an image file, such as "
-                       f"{os.path.join(path, 'plot.png')}")
-    known = ", ".join(sorted(formats))
-    if not ext:
-        raise CLIError(f"{option} {path}: no file extension to choose the image format; "
-                       f"name it {path}.png, for instance (formats: {known})")
-    if ext[1:].lower() not in formats:
-        raise CLIError(f"{path}: cannot write the plot: unknown image format {ext!r} "
-                       f"(matplotlib writes: {known})")
-    folder = os.path.dirname(path) or os.curdir
-    if not os.path.isdir(folder):
-        raise CLIError(f"{option} {path}: the folder {folder} does not exist")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise CLIError(f"{option} {path}: the folder {folder} is not writable")
-    if os.path.exists(path):
-        if not os.access(path, os.W_OK):
-            raise CLIError(f"{option} {path}: the file exists and is not writable")
-        for source in inputs:
-            if source != "-" and os.path.exists(source) and os.path.samefile(path, source):
-                raise CLIError(f"{option} {path}: is the input {source}; name another file")
-
-
 def _check_options(args: argparse.Namespace) -> None:
     """Refuse inconsistent options before anything is read or written."""
     if args.old_pos_label is not None:
@@ -215,23 +175,15 @@ def _check_options(args: argparse.Namespace) -> None:
     if args.p0_col is not None and len(args.prob_col) > 1:
         raise CLIError("--p0-col and --p1-col are the interval of a single --prob-col; "
                        f"got {len(args.prob_col)} --prob-col columns")
-    roles: dict[str, str] = {}
-    named = [("--prob-col", c) for c in args.prob_col]
-    named += [(f, getattr(args, f[2:].replace("-", "_"))) for f in COLUMNS if f != "--prob-col"]
-    for flag, column in named:
-        if column is None:
-            continue
-        if column in roles:
-            if roles[column] == flag:
-                raise CLIError(f"{flag} names column {column!r} twice")
-            raise CLIError(f"column {column!r} is given both by {roles[column]} and by {flag}; "
-                           "a column can play one role only")
-        roles[column] = flag
-    plots = [(flag, path) for flag, path in (("--plot", args.plot), ("--roc", args.roc)) if path]
-    for flag, path in plots:
-        check_image_path(path, flag, (args.data,))
-    if len(plots) == 2 and os.path.abspath(args.plot) == os.path.abspath(args.roc):
-        raise CLIError(f"--plot and --roc both name {args.plot}; give two files")
+    check_distinct_columns({
+        "--prob-col": args.prob_col,
+        **{f: getattr(args, f[2:].replace("-", "_")) for f in COLUMNS if f != "--prob-col"},
+    })
+    check_outputs(
+        {"DATA": args.data},
+        {"--plot": (args.plot, "plot"), "--roc": (args.roc, "plot")},
+        args.force,
+    )
 
 
 # --------------------------------------------------------------------------------- run
@@ -369,6 +321,7 @@ def _plots(args, y01, probs: dict, weights) -> list[tuple[str, str]]:
 
 def _save(fig, path: str) -> None:
     try:
-        fig.savefig(path, dpi=150)
+        with atomic_output(path) as tmp:
+            fig.savefig(tmp, dpi=150)
     except (ValueError, OSError) as exc:
         raise CLIError(f"{path}: cannot write the plot: {exc}") from None

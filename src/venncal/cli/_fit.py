@@ -5,7 +5,18 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._io import CLIError, add_sep_option, command, open_table, read_columns, weight_column
+from ._io import (
+    CLIError,
+    add_force_option,
+    add_sep_option,
+    atomic_output,
+    check_distinct_columns,
+    check_outputs,
+    command,
+    open_table,
+    read_columns,
+    weight_column,
+)
 from ._labels import FIT_ADVICE, add_positive_label_option, fit_classes
 from ._progress import Reporter, add_output_options
 
@@ -68,7 +79,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument(
         "data",
         metavar="DATA",
-        help="calibration table (.csv, .csv.gz, .parquet, or - for CSV on stdin)",
+        help="calibration table (CSV, plain or compressed, or Parquet; - for stdin)",
     )
     for flag, (required, text) in COLUMNS.items():
         parser.add_argument(flag, required=required, metavar="COL", help=text)
@@ -115,6 +126,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help="where to write the model (.json, or .json.gz to compress; - for stdout)",
     )
     add_sep_option(parser)
+    add_force_option(parser)
     add_output_options(parser)
     parser.set_defaults(func=run)
     return parser
@@ -231,6 +243,9 @@ def run(args: argparse.Namespace) -> int:
     """Fit and save; return the exit code."""
     from .. import persist
 
+    check_outputs({"DATA": args.data}, {"-o": (args.output, "model")}, args.force)
+    roles = {flag: getattr(args, flag[2:].replace("-", "_")) for flag in COLUMNS}
+    check_distinct_columns(roles)
     report = Reporter.from_args(args)
     method = args.method
     if args.pos_label is not None and any(key == "classes" for key, _ in args.param):
@@ -281,7 +296,11 @@ def run(args: argparse.Namespace) -> int:
     _check_scores_rank(report, calibrator, scores, y, weights, args)
 
     try:
-        persist.save(calibrator, sys.stdout if args.output == "-" else args.output)
+        if args.output == "-":
+            persist.save(calibrator, sys.stdout)
+        else:
+            with atomic_output(args.output) as tmp:
+                persist.save(calibrator, tmp)
     except OSError as exc:
         raise CLIError(f"{args.output}: cannot write the model: {exc.strerror or exc}") from None
     negative_class, positive_class = calibrator.classes_.tolist()

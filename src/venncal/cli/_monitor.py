@@ -11,21 +11,24 @@ is exact), with a progress bar on long streams.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import math
-import sys
 
 import numpy as np
 
 from ._io import (
     BATCH_ROWS,
     CLIError,
+    add_force_option,
     add_sep_option,
+    atomic_output,
+    check_distinct_columns,
+    check_outputs,
     command,
     open_table,
     probability_column,
     read_columns,
+    write_table,
 )
 from ._labels import add_positive_label_option, binary_labels
 from ._progress import Reporter, add_output_options
@@ -116,6 +119,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     )
     _add_jumper_options(parser)
     add_sep_option(parser)
+    add_force_option(parser)
     add_output_options(parser)
     parser.set_defaults(func=run)
     return parser
@@ -166,12 +170,14 @@ def _add_jumper_options(parser: argparse.ArgumentParser) -> None:
         "--output",
         metavar="FILE.csv",
         help="write per-step p, positive (1 if the label is the positive class), "
-        "protected p' and log10 S as CSV (- for stdout)",
+        "protected p' and log10 S: .csv, .tsv (optionally + .gz, .bz2, .zst), .parquet, "
+        "or - for CSV on stdout",
     )
 
 
 def _read(args: argparse.Namespace, report: Reporter) -> tuple[str, np.ndarray, np.ndarray, object]:
     """Read the stream; return ``(source, p, y01, positive label)``."""
+    check_distinct_columns({"--prob-col": args.prob_col, "--label-col": args.label_col})
     table = open_table(args.data, sep=args.sep)
     try:
         table.check_columns([args.prob_col], "--prob-col")
@@ -268,27 +274,15 @@ def _text(s: dict) -> str:
     return "\n".join(lines)
 
 
-def _write_steps(path: str, p, y01, proba, log10) -> None:
-    try:
-        f = sys.stdout if path == "-" else open(path, "w", newline="", encoding="utf-8")  # noqa: SIM115
-    except OSError as exc:
-        raise CLIError(f"{path}: cannot write: {exc.strerror or exc}") from None
-    try:
-        w = csv.writer(f)
-        w.writerow(["step", "p", "positive", "protected_p", "log10_S"])
-        for i in range(p.shape[0]):
-            w.writerow(
-                [
-                    i + 1,
-                    repr(float(p[i])),
-                    int(y01[i]),
-                    repr(float(proba[i])),
-                    repr(float(log10[i])),
-                ]
-            )
-    finally:
-        if f is not sys.stdout:
-            f.close()
+def _write_steps(path: str, sep: str | None, p, y01, proba, log10) -> None:
+    steps = {
+        "step": np.arange(1, p.shape[0] + 1),
+        "p": p,
+        "positive": y01.astype(np.int64),
+        "protected_p": proba,
+        "log10_S": log10,
+    }
+    write_table(path, steps, sep=sep)
 
 
 def _plot(path: str, s: dict, y01, p, proba, log10) -> None:
@@ -315,7 +309,8 @@ def _plot(path: str, s: dict, y01, p, proba, log10) -> None:
         roc_curve(y01, {"base": p, "protected": proba}, ax=right)
     right.set_title("ROC curves", fontsize=10)
     try:
-        fig.savefig(path, dpi=130)
+        with atomic_output(path) as tmp:
+            fig.savefig(tmp, dpi=130)
     except (ValueError, OSError) as exc:
         raise CLIError(f"{path}: cannot write the plot: {exc}") from None
 
@@ -323,13 +318,18 @@ def _plot(path: str, s: dict, y01, p, proba, log10) -> None:
 @command("monitor")
 def run(args: argparse.Namespace) -> int:
     """Monitor and protect a stream; return the exit code."""
+    check_outputs(
+        {"STREAM": args.data},
+        {"-o": (args.output, "table"), "--plot": (args.plot, "plot")},
+        args.force,
+    )
     report = Reporter.from_args(args)
     _source, p, y01, positive = _read(args, report)
     model = _model(args)
     log10, proba = _protect(model, p, y01, report)
     s = summary(args, model, positive, p, y01, log10, proba)
     if args.output:
-        _write_steps(args.output, p, y01, proba, log10)
+        _write_steps(args.output, args.sep, p, y01, proba, log10)
         report.info(f"per-step values written to {args.output}")
     if args.plot:
         _plot(args.plot, s, y01, p, proba, log10)

@@ -6,7 +6,17 @@ import argparse
 
 import numpy as np
 
-from ._io import CLIError, add_sep_option, command, open_table, open_writer
+from ._io import (
+    CLIError,
+    Retype,
+    add_force_option,
+    add_sep_option,
+    check_distinct_columns,
+    check_outputs,
+    command,
+    open_table,
+    open_writer,
+)
 from ._progress import Reporter, add_output_options
 
 __all__ = ["add_parser", "load_model", "run"]
@@ -31,7 +41,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument(
         "data",
         metavar="DATA",
-        help="table of scores (.csv, .csv.gz, .parquet, or - for CSV on stdin)",
+        help="table of scores (CSV, plain or compressed, or Parquet; - for stdin)",
     )
     parser.add_argument(
         "--score-col",
@@ -46,7 +56,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "--output",
         required=True,
         metavar="OUT",
-        help="output table (.csv, .csv.gz, .parquet, or - for CSV on stdout)",
+        help="output table: .csv or .tsv (optionally + .gz, .bz2 or .zst), .parquet, or - "
+        "for CSV on stdout",
     )
     parser.add_argument(
         "--prefix",
@@ -54,7 +65,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         metavar="TEXT",
         help="prefix of the added columns' names (default: none, i.e. p, p0, p1)",
     )
+    parser.add_argument(
+        "--nan-scores",
+        choices=("error", "propagate"),
+        default="error",
+        help="a missing score (an empty, NA or NaN cell): an error naming the row "
+        "(default), or 'propagate' to give that row empty p (and p0, p1)",
+    )
     add_sep_option(parser)
+    add_force_option(parser)
     add_output_options(parser)
     parser.set_defaults(func=run)
     return parser
@@ -76,12 +95,46 @@ def load_model(path: str):
         raise CLIError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
+def _predict(model, columns: list[np.ndarray], interval: bool) -> list[np.ndarray]:
+    """Return ``[p]`` or ``[p, p0, p1]`` for the rows of ``columns`` (one score column per fold)."""
+    scores = columns[0] if len(columns) == 1 else np.column_stack(columns)
+    if interval:
+        # one search of the Venn-Abers table for p and its interval
+        return list(model._predict_with_interval(scores))
+    return [model.predict_proba(scores)[:, 1]]
+
+
+def _values(model, columns: list[np.ndarray], interval: bool, batch) -> list[np.ndarray]:
+    """Predict a batch; rows with a missing (NaN) score get NaN."""
+    missing = np.zeros(batch.n_rows, dtype=bool)
+    for col in columns:
+        missing |= np.isnan(col)
+    try:
+        if not missing.any():
+            return _predict(model, columns, interval)
+        keep = ~missing
+        found = _predict(model, [col[keep] for col in columns], interval) if keep.any() else None
+        values = []
+        for j in range(3 if interval else 1):
+            out = np.full(batch.n_rows, np.nan)
+            if found is not None:
+                out[keep] = found[j]
+            values.append(out)
+        return values
+    except (ValueError, TypeError) as exc:
+        raise CLIError(f"cannot predict rows {batch.first_row:,}...: {exc}") from None
+
+
 @command("predict")
 def run(args: argparse.Namespace) -> int:
     """Predict; return the exit code."""
+    check_outputs(
+        {"MODEL": args.model, "DATA": args.data}, {"-o": (args.output, "table")}, args.force
+    )
     report = Reporter.from_args(args)
     model = load_model(args.model)
     score_cols = [c.strip() for c in args.score_col.split(",")]
+    check_distinct_columns({"--score-col": score_cols})
     # A model fitted per fold (CVAP) takes one score column per fold model.
     grouped = getattr(model, "_group_param", None) is not None
     n_models = len(model.folds_) if grouped else 1
@@ -98,39 +151,55 @@ def run(args: argparse.Namespace) -> int:
             )
     interval = hasattr(model, "predict_interval")
     names = [args.prefix + "p"] + ([args.prefix + "p0", args.prefix + "p1"] if interval else [])
-
-    table = open_table(args.data, sep=args.sep)
-    try:
-        for col in score_cols:
-            table.check_columns([col], "--score-col")
-        writer = open_writer(args.output, table, names, sep=args.sep)
-        ok = False
-        n = 0
+    types: dict = {}  # columns whose type, inferred from the first rows, a later row widened
+    while True:
         try:
-            with report.progress(f"predicting {table.source}") as progress:
-                for batch in table.batches(progress):
-                    columns = [batch.numbers(col) for col in score_cols]
-                    scores = columns[0] if len(columns) == 1 else np.column_stack(columns)
-                    try:
-                        p = model.predict_proba(scores)[:, 1]
-                        values = [p]
-                        if interval:
-                            pair = model.predict_interval(scores)
-                            values += [pair[:, 0], pair[:, 1]]
-                    except (ValueError, TypeError) as exc:
-                        raise CLIError(
-                            f"cannot predict rows {batch.first_row:,}...: {exc}"
-                        ) from None
-                    writer.write(batch, values)
-                    n += batch.n_rows
-            ok = True
-        finally:
-            writer.close(ok)
-    finally:
-        table.close()
+            n = _run(args, report, model, score_cols, names, interval, types)
+            break
+        except Retype as change:
+            types[change.name] = change.type
     positive = model.classes_.tolist()[1]
     where = "stdout" if args.output == "-" else args.output
     report.info(
         f"wrote {n:,} rows to {where}: {', '.join(names)} (p = probability of class {positive!r})"
     )
     return 0
+
+
+def _run(args, report, model, score_cols, names, interval, types) -> int:
+    """Stream the table through the model into the output; return the number of rows."""
+    import pyarrow as pa
+
+    hint = " (--nan-scores propagate gives such rows empty predictions)"
+    missing = args.nan_scores == "propagate"
+    table = open_table(args.data, sep=args.sep)
+    try:
+        table.check_columns(score_cols, "--score-col")
+        writer = open_writer(args.output, table, names, sep=args.sep)
+        ok = False
+        n = 0
+        try:
+            with report.progress(f"predicting {table.source}") as progress:
+                for batch in table.batches(
+                    progress, text=score_cols, typed=writer.typed, types=types
+                ):
+                    columns = [
+                        batch.numbers(col, missing=args.nan_scores, hint=hint)
+                        for col in score_cols
+                    ]
+                    values = _values(model, columns, interval, batch)
+                    new = [
+                        pa.array(v, pa.float64(), mask=np.isnan(v) if missing else None)
+                        for v in values
+                    ]
+                    writer.write([*table.columns, *names], [*batch.columns(writer.typed), *new])
+                    n += batch.n_rows
+                if n == 0:  # a header and no rows: so is the output
+                    empty = [pa.array([], pa.float64())] * len(names)
+                    writer.write([*table.columns, *names], [*table.empty_columns(), *empty])
+            ok = True
+        finally:
+            writer.close(ok)
+    finally:
+        table.close()
+    return n

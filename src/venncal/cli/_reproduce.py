@@ -107,6 +107,8 @@ def run(args: argparse.Namespace) -> int:
         return _error(f"unknown experiment {args.name!r} (available: {', '.join(EXPERIMENTS)})")
     if args.jobs < 1:
         return _error("--jobs must be at least 1")
+    if Path(args.out).exists() and not Path(args.out).is_dir():
+        return _error(f"--out {args.out}: is a file; give a folder (created if needed)")
     experiment = importlib.import_module(f"venncal.experiments.{EXPERIMENTS[args.name].module}")
     print(f"venncal reproduce {args.name}{' --quick' if args.quick else ''}")
     try:

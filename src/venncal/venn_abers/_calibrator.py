@@ -123,6 +123,16 @@ class VennAbersCalibrator(ScoreCalibrator):
         check_is_fitted(self, "p1_")
         return self._pair(check_scores(scores)).T
 
+    def _predict_with_interval(self, scores) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return ``(p, p0, p1)``: :meth:`predict_proba`'s ``[:, 1]`` and :meth:`predict_interval`.
+
+        One validation and one search of the table for both (the command line's
+        ``predict`` writes all three).
+        """
+        check_is_fitted(self, "p1_")
+        p0, p1 = self._pair(check_scores(scores))
+        return minimax(p0, p1, self.merge), p0, p1
+
     def _pair(self, q):
         out = np.empty((2, q.shape[0]))
         ivap_lookup(self.scores_, self.p0_, self.p1_, q, out[0], out[1])

@@ -207,6 +207,15 @@ class CrossVennAbersCalibrator(ScoreCalibrator):
     def _predict_p(self, q: list[np.ndarray]) -> np.ndarray:
         return self._merged(q)[0]
 
+    def _predict_with_interval(self, scores) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return ``(p, p0, p1)``: :meth:`predict_proba`'s ``[:, 1]`` and :meth:`predict_interval`.
+
+        One validation and one search of every fold's table for both.
+        """
+        check_is_fitted(self, "calibrators_")
+        p, interval = self._merged(self._check_test_scores(scores))
+        return p, interval[:, 0], interval[:, 1]
+
     def predict_interval(self, scores) -> np.ndarray:
         """Return ``(1 - GM(1 - p0), GM(p1))`` over the folds for each row.
 
