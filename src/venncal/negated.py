@@ -226,6 +226,12 @@ class NegatedScoreCalibrator(ParamsMixin, BaseEstimator):
         check_is_fitted(self, "calibrator_")
         return self.calibrator_.predict_interval(negate_scores(scores))
 
+    @available_if(_inner_has("_predict_with_interval"))
+    def _predict_with_interval(self, scores) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(p, p0, p1)`` of the wrapped Venn-Abers calibrator at ``-scores`` (one search)."""
+        check_is_fitted(self, "calibrator_")
+        return self.calibrator_._predict_with_interval(negate_scores(scores))
+
     def _check_state(self) -> None:
         """Raise ``ValueError`` unless a reloaded wrapper is consistent (see ScoreCalibrator)."""
         inner = self.calibrator_
