@@ -12,7 +12,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import re
 import shlex
 from pathlib import Path
@@ -270,11 +269,7 @@ def test_wrapper_through_dask():
 
 # ----------------------------------------------------------------------------- command line
 
-_STORE = Path(os.environ.get("VENNCAL_DATA") or Path(__file__).resolve().parents[2] / "shared" / "datasets")
-IONOSPHERE = _STORE / "ionosphere" / "ionosphere.data"
-needs_ionosphere = pytest.mark.skipif(
-    not IONOSPHERE.exists(), reason=f"{IONOSPHERE} not found (set VENNCAL_DATA)"
-)
+IONOSPHERE = Path(__file__).resolve().parent / "data" / "ionosphere" / "ionosphere.data"
 
 
 def run_cli(capsys, command):
@@ -351,7 +346,6 @@ CASES = {
 }
 
 
-@needs_ionosphere
 @pytest.mark.parametrize("options", CASES)
 def test_fit_positive_class_and_warning(options, risk, capsys):
     positive, warned, fixes = CASES[options]
@@ -389,7 +383,6 @@ def _column_floats(path, name):
     return np.array(_column(path, name), dtype=float)
 
 
-@needs_ionosphere
 @pytest.mark.parametrize("method", ["ivap", "isotonic", "platt"])
 def test_decreasing_model_negates_at_predict(method, risk, capsys):
     ok(capsys, fit("--decreasing", method=method, out="dec.json"))
@@ -502,7 +495,6 @@ def test_weighted_auc_decides_the_warning(tmp_path, monkeypatch, capsys):
     assert "warning" not in err
 
 
-@needs_ionosphere
 def test_monitor_positive_label_spelling(risk, capsys):
     ok(capsys, fit("--positive-label b"))
     ok(capsys, "predict m.json test.csv --score-col risk -o out.csv")
