@@ -496,7 +496,7 @@ ERRORS = [
     ("monitor once.csv --prob-col p --label-col label -o steps.xlsx", "unknown table format"),
     pytest.param(
         evaluate(options="--plot noext"),
-        r"--plot noext: the image format follows the extension",
+        r"--plot noext: no file extension to choose the image format",
         marks=needs_matplotlib,
     ),
     pytest.param(evaluate(options="--plot ."), r"--plot \.: is a directory", marks=needs_matplotlib),
