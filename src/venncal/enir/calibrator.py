@@ -186,16 +186,7 @@ class ENIRCalibrator(ScoreCalibrator):
             path._start, path._end, path._birth, path._left, path._right)
         roots = path._alive(math.inf)  # the groups of the isotonic fit, in score order
 
-        models = np.flatnonzero(path.knots > 0)  # knot indices of the models
-        lams = path.knots[models]
-        n_bins = path.n_groups[models]
-        loglik = _max_loglik(path, k)
-        if lams.shape[0] == 0:  # no merge at lam > 0: the one model is the fit at 0
-            lams = np.zeros(1)
-            n_bins = path.n_groups[-1:] if path.knots.shape[0] else np.array([k])
-            loglik = loglik[-1:]
-        else:
-            loglik = loglik[models + 1]
+        lams, n_bins, loglik = _models(path, k)
         total = float(W[roots].sum())
         log_n = math.log(total) if total > 1.0 else 0.0
         lower = -2.0 * loglik + n_bins * log_n
@@ -258,6 +249,21 @@ class ENIRCalibrator(ScoreCalibrator):
         weights = np.asarray(self.model_weights_)
         if (weights < 0).any() or not math.isclose(float(weights.sum()), 1.0, rel_tol=1e-9):
             raise ValueError("model_weights_ must be non-negative and sum to 1")
+
+
+def _models(path, k):
+    """Return the models' ``lambda``, number of bins and log-likelihood upper bound.
+
+    The models are the fits at the knots ``lambda > 0`` (paper 004: the fit
+    at 0, the data, is left out); with no merge at ``lambda > 0`` the one
+    model is the fit at 0.
+    """
+    models = np.flatnonzero(path.knots > 0)  # knot indices of the models
+    loglik = _max_loglik(path, k)
+    if models.shape[0] == 0:
+        n_bins = path.n_groups[-1:] if path.knots.shape[0] else np.array([k])
+        return np.zeros(1), n_bins, loglik[-1:]
+    return path.knots[models], path.n_groups[models], loglik[models + 1]
 
 
 def _max_loglik(path, k):
