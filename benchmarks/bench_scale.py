@@ -36,7 +36,6 @@ import argparse
 import datetime as dt
 import os
 import platform
-import resource
 import shlex
 import subprocess
 import sys
@@ -155,20 +154,29 @@ def dask_run(client, n, rows_per_file, tmp):
     _, per_file = write_parquet(folder, n, rows_per_file)
     df = dd.read_parquet(str(folder))
     row = {"n": n, "partitions": df.npartitions, "rows per partition": per_file}
-    client.restart()  # a fresh peak memory per size
+    client.run(_reset_peak)  # a fresh peak memory per size
     row["venncal fit"], cal = clock(lambda: vd.fit(df, "ivap", score_col="score", label_col="label"))
     row["distinct"] = cal.scores_.shape[0]
     row["peak RSS after fit (MB)"] = worker_peaks(client)
+    client.run(_reset_peak)
     out = Path(tmp) / f"out-{n}"
     row["venncal transform"], _ = clock(
         lambda: vd.transform(df, cal, "score").to_parquet(str(out), write_index=False))
-    row["peak RSS after transform (MB)"] = worker_peaks(client)
+    row["peak RSS during transform (MB)"] = worker_peaks(client)
     subprocess.run(["rm", "-rf", str(folder), str(out)], check=True)
     return row
 
 
+def _reset_peak():
+    """Reset this process's peak resident set size (Linux: ``clear_refs`` 5)."""
+    Path("/proc/self/clear_refs").write_text("5")
+
+
 def _peak_rss_mb():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024  # kB
+    return float("nan")
 
 
 def worker_peaks(client):
@@ -251,7 +259,7 @@ def spark_report(rows):
 def dask_report(rows):
     cols = ["n", "partitions", "rows per partition", "distinct", "venncal fit (s)",
             "fit rows/s", "venncal transform (s)", "transform rows/s",
-            "peak RSS after fit (MB)", "peak RSS after transform (MB)"]
+            "peak RSS after fit (MB)", "peak RSS during transform (MB)"]
     out = [{**r, "venncal fit (s)": r["venncal fit"], "fit rows/s": rate(r["n"], r["venncal fit"]),
             "venncal transform (s)": r["venncal transform"],
             "transform rows/s": rate(r["n"], r["venncal transform"])} for r in rows]
@@ -316,8 +324,8 @@ def main(argv=None):
                   (f"A partition of {int(args.rows_per_file):,} rows holds "
                    f"{int(args.rows_per_file) * per_row / 1e6:,.1f} MB of columns in memory "
                    "(score float64 + label int8); the peak RSS is each worker process's "
-                   "lifetime peak (`resource.getrusage(...).ru_maxrss` via `client.run`, reset "
-                   "by `client.restart()` before each size)."), ""]
+                   "high-water mark (`VmHWM` via `client.run`), reset (`/proc/self/clear_refs`) "
+                   "before the fit and before the transform of each size."), ""]
     head = [
         "# venncal at scale: Spark and Dask (issue 14)", "",
         f"- date: {started:%Y-%m-%d %H:%M} UTC",
