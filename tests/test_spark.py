@@ -181,7 +181,7 @@ def test_transform_matches_predict(spark):
 def test_transform_calls_the_model_once_per_batch(spark):
     df = _frame(spark, _data(5), "2")
     ivap = vs.fit(df, "ivap", score_col="s", label_col="y")
-    plan = vs.transform(df, ivap, "s")._jdf.queryExecution().executedPlan().toString()
+    plan = vs.transform(df, ivap, "s", method="udf")._jdf.queryExecution().executedPlan().toString()
     assert plan.count("ArrowEvalPython") == plan.count("Range (")  # once per union branch
 
 
@@ -326,3 +326,81 @@ def test_missing_extra_names_it():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert out.returncode != 0
     assert 'pip install "venncal[spark]"' in out.stderr
+
+
+def _lookup_queries(cal_scores, rng):
+    """Test scores: random, every calibration score, its neighbouring floats, far outside, -0.0."""
+    s = np.unique(np.asarray(cal_scores, dtype=np.float64))
+    return np.concatenate([
+        rng.normal(size=300).round(2), rng.normal(size=100), s, np.nextafter(s, -np.inf),
+        np.nextafter(s, np.inf), [-1e300, 1e300, -5.0, 5.0, -0.0, 0.0, 1e-300, -1e-300],
+    ])
+
+
+def _check_lookup(spark, cal, queries):
+    df = spark.createDataFrame(pd.DataFrame({"q": queries, "row": np.arange(queries.shape[0])}))
+    names = ("p", "p0", "p1") if hasattr(cal, "predict_interval") else ("p",)
+    plan = vs.transform(df, cal, "q", method="lookup")._jdf.queryExecution().executedPlan()
+    assert "ArrowEvalPython" not in plan.toString()  # no Python on the executors
+    out = vs.transform(df, cal, "q", method="lookup").toArrow().to_pandas().sort_values("row")
+    udf = vs.transform(df, cal, "q", method="udf").toArrow().to_pandas().sort_values("row")
+    _same_bits(out.p.to_numpy(), cal.predict_proba(queries)[:, 1])
+    if len(names) == 3:
+        interval = cal.predict_interval(queries)
+        _same_bits(out.p0.to_numpy(), interval[:, 0])
+        _same_bits(out.p1.to_numpy(), interval[:, 1])
+    for name in names:
+        _same_bits(out[name].to_numpy(), udf[name].to_numpy())
+
+
+@pytest.mark.parametrize(
+    ("method", "data"),
+    [
+        ("ivap", "ties"), ("ivap", "continuous"), ("ivap", "one point"), ("ivap", "one class"),
+        ("isotonic", "ties"), ("histogram", "ties"), ("bbq", "ties"), ("histogram", "one point"),
+    ],
+)
+def test_lookup_equals_predict_bit_for_bit(spark, method, data):
+    rng = np.random.default_rng(13)
+    pdf = _data(13)
+    s, y = pdf.s.to_numpy(), pdf.y.to_numpy()
+    if data == "continuous":
+        s = rng.normal(size=N)
+    elif data == "one point":
+        s, y = np.array([0.25, 0.25, 0.25]), np.array([0, 1, 1])
+    elif data == "one class":
+        y = np.ones_like(y)
+    cal = method_class(method)().fit(s, y)
+    _check_lookup(spark, cal, _lookup_queries(s, rng))
+
+
+def test_lookup_for_quantized_isotonic_and_signed_zero_knot(spark):
+    s = np.array([-0.5, -0.0, 0.0, 0.0, 0.5, 0.5, 1.0])
+    y = np.array([0, 0, 1, 0, 1, 1, 1])
+    rng = np.random.default_rng(14)
+    _check_lookup(spark, method_class("ivap")().fit(s, y), _lookup_queries(s, rng))
+    quantized = method_class("quantized-isotonic")().fit(rng.random(N), rng.integers(0, 2, N))
+    _check_lookup(spark, quantized, _lookup_queries(rng.random(50), rng))
+
+
+def test_transform_method_choice_and_errors(spark):
+    df = spark.createDataFrame(pd.DataFrame({"s": [0.1, 0.5, 0.9], "y": [0, 1, 1]}))
+    ivap = vs.fit(df, "ivap", score_col="s", label_col="y")
+    platt = vs.fit(df, "platt", score_col="s", label_col="y")
+
+    def python_udf(out):
+        return "ArrowEvalPython" in out._jdf.queryExecution().executedPlan().toString()
+
+    assert not python_udf(vs.transform(df, ivap, "s"))  # auto: the JVM look-up
+    assert python_udf(vs.transform(df, ivap, "s", method="udf"))
+    assert python_udf(vs.transform(df, platt, "s"))  # auto: no table, so the UDF
+    with pytest.raises(ValueError, match="method='lookup' needs"):
+        vs.transform(df, platt, "s", method="lookup")
+    with pytest.raises(ValueError, match="method must be one of"):
+        vs.transform(df, ivap, "s", method="jvm")
+    bad = spark.createDataFrame([(0.1,), (float("nan"),)], "s double")
+    with pytest.raises(Exception, match="scores must be finite"):
+        vs.transform(bad, ivap, "s", method="lookup").collect()
+    null = spark.createDataFrame([(0.1,), (None,)], "s double")
+    with pytest.raises(Exception, match="scores must be finite"):
+        vs.transform(null, ivap, "s", method="lookup").collect()

@@ -40,13 +40,14 @@ True
 from collections.abc import Hashable, Sequence
 
 import numpy as np
+from sklearn.utils.validation import check_is_fitted
 
 from . import _engine
 from .summary import ScoreSummary
 
 try:
     import pandas as pd
-    import pyarrow  # noqa: F401  (toArrow and pandas UDFs need it)
+    import pyarrow as pa
     from pyspark.sql import DataFrame
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
@@ -232,11 +233,125 @@ def fit(
     return _engine.fit_pieces(calibrator, pieces, problems, by)
 
 
+TRANSFORM_METHODS = ("auto", "lookup", "udf")
+
+
+def _knots(calibrator) -> np.ndarray | None:
+    """Return the sorted points where the calibrator's prediction may change, or None.
+
+    Between two consecutive knots (and below the first, above the last) the
+    prediction of these calibrators is constant, so it is a lookup in a table
+    of ``2 k + 1`` entries: one per open interval and one per knot.  Exact
+    types only: a subclass may predict otherwise.
+    """
+    from .baselines import (
+        BBQCalibrator,
+        HistogramBinningCalibrator,
+        IsotonicCalibrator,
+        QuantizedIsotonicCalibrator,
+    )
+    from .venn_abers import VennAbersCalibrator
+
+    kind = type(calibrator)
+    if kind is VennAbersCalibrator:
+        knots = calibrator.scores_
+    elif kind is QuantizedIsotonicCalibrator or (
+        kind is IsotonicCalibrator and calibrator.interpolation == "nearest"
+    ):
+        knots = calibrator._nearest_steps()[0]
+    elif kind is HistogramBinningCalibrator:
+        knots = calibrator.bin_edges_[1:-1]
+    elif kind is BBQCalibrator:
+        knots = calibrator.thresholds_
+    else:
+        return None
+    return np.unique(np.asarray(knots, dtype=np.float64) + 0.0)
+
+
+def _lookup_table(calibrator, knots: np.ndarray, n_out: int) -> list[np.ndarray]:
+    """Return the outputs at the ``2 k + 1`` positions: interval below knot j at 2 j, knot j at 2 j + 1.
+
+    Each entry is the calibrator's own prediction at a point of its interval
+    (the float just below the knot, or just above the last one), so the
+    table holds exactly what ``predict`` returns there.  An interval that
+    holds no finite float is never looked up; its entry is the knot's.
+    """
+    k = knots.shape[0]
+    points = np.empty(2 * k + 1)
+    if k == 0:
+        points[0] = 0.0
+    else:
+        below = np.nextafter(knots, -np.inf)
+        previous = np.concatenate(([-np.inf], knots[:-1]))
+        points[0:2 * k:2] = np.where((below > previous) & np.isfinite(below), below, knots)
+        points[1::2] = knots
+        above = np.nextafter(knots[-1], np.inf)
+        points[2 * k] = above if np.isfinite(above) else knots[-1]
+    return _engine.score_columns(calibrator, points, n_out)
+
+
+def _transform_lookup(df, calibrator, knots, score_col, names):
+    """Score on the JVM: a binary search among the knots, then one array lookup per output.
+
+    The tables come as one row (arrays) joined to every row by a broadcast
+    cross join; the search is unrolled into ``ceil(log2(k + 1))`` projections
+    of the same whole-stage code, so no Python runs on the executors.
+    """
+    spark = df.sparkSession
+    k = knots.shape[0]
+    levels = k.bit_length()  # 2**levels > k
+    padded = np.full(1 << levels, np.inf)  # +inf past the end: never below a finite score
+    padded[:k] = knots
+    values = _lookup_table(calibrator, knots, len(names))
+    tmp = [f"__venncal_{name}__" for name in ("x", "lo", "knots", *range(len(names)))]
+    x, lo, knots_col, value_cols = tmp[0], tmp[1], tmp[2], tmp[3:]
+    table = pa.table(
+        {knots_col: pa.array([padded], pa.list_(pa.float64())),
+         **{c: pa.array([v], pa.list_(pa.float64())) for c, v in zip(value_cols, values, strict=True)}}
+    )
+    out = df.withColumn(x, F.col(score_col).cast("double") + F.lit(0.0))  # -0.0 is 0.0
+    out = out.crossJoin(F.broadcast(spark.createDataFrame(table)))
+    out = out.withColumn(lo, F.lit(0))
+    for level in reversed(range(levels)):  # lo = the number of knots below x
+        step = 1 << level
+        below = F.get(F.col(knots_col), F.col(lo) + (step - 1)) < F.col(x)
+        out = out.withColumn(lo, F.when(below, F.col(lo) + step).otherwise(F.col(lo)))
+    hit = (F.get(F.col(knots_col), F.col(lo)) == F.col(x)).cast("int")
+    position = F.col(lo) * 2 + hit
+    finite = F.col(x).isNotNull() & ~F.isnan(F.col(x)) & (F.abs(F.col(x)) != F.lit(_INF))
+    error = F.raise_error(F.concat(
+        F.lit("scores must be finite; found a NaN, infinite or null value ("),
+        F.coalesce(F.col(x).cast("string"), F.lit("null")), F.lit(")"),
+    ))
+    out = out.withColumns({
+        name: F.when(finite, F.get(F.col(c), position)).otherwise(error)
+        for name, c in zip(names, value_cols, strict=True)
+    })
+    return out.drop(*tmp)
+
+
+def _transform_udf(df, calibrator, score_cols, names):
+    """Score in Python: a pandas UDF closing over the fitted calibrator."""
+    model, n_out = calibrator, len(names)
+
+    def score(scores: pd.DataFrame) -> pd.DataFrame:
+        values = scores.to_numpy(dtype=np.float64, na_value=np.nan)
+        return pd.DataFrame(dict(zip(names, _engine.score_columns(model, values, n_out), strict=True)))
+
+    out_type = T.StructType([T.StructField(name, T.DoubleType()) for name in names])
+    udf = F.pandas_udf(score, out_type)
+    tmp = "__venncal_scored__"
+    scored = df.withColumn(tmp, udf(F.struct(*[F.col(c).cast("double") for c in score_cols])))
+    return scored.withColumns({name: F.col(tmp)[name] for name in names}).drop(tmp)
+
+
 def transform(
     df: DataFrame,
     calibrator,
     score_col: str | Sequence[str],
     output_cols: str | Sequence[str] = ("p", "p0", "p1"),
+    *,
+    method: str = "auto",
 ) -> DataFrame:
     """Add calibrated probabilities to a Spark data frame, scored on the executors.
 
@@ -250,12 +365,24 @@ def transform(
     output_cols : str or sequence of str, default=("p", "p0", "p1")
         Names of the probability of ``classes_[1]`` and, for Venn-Abers
         calibrators, of the interval ``(p0, p1)``.
+    method : {"auto", "lookup", "udf"}, default="auto"
+        How the rows are scored.  ``"lookup"`` stays on the JVM: a binary
+        search of each score among the calibrator's breakpoints (its
+        calibration scores for IVAP), then a look-up in the table of its
+        outputs, sent as one row of arrays in a broadcast cross join; only
+        for the calibrators whose prediction is a table look-up (IVAP,
+        isotonic with ``interpolation="nearest"``, quantized isotonic,
+        histogram binning, BBQ).  ``"udf"`` runs the calibrator's own
+        ``predict`` in a pandas UDF (every calibrator).  ``"auto"`` takes
+        the look-up where it applies, else the UDF.  Both give the same
+        values, bit for bit.
 
     Returns
     -------
     pyspark.sql.DataFrame
         ``df`` with the new double columns (lazy).  A NaN, infinite or null
-        score fails the job with the calibrator's ``ValueError``.
+        score fails the job (the UDF raises the calibrator's ``ValueError``,
+        the look-up Spark's ``raise_error`` with the same words).
 
     Examples
     --------
@@ -265,21 +392,25 @@ def transform(
     >>> df = spark.createDataFrame([(0.15,), (0.35,)], ["s"])
     >>> [tuple(row) for row in transform(df, iso, "s").collect()]
     [(0.15, 0.0), (0.35, 0.5)]
+    >>> [tuple(row) for row in transform(df, iso, "s", method="udf").collect()]
+    [(0.15, 0.0), (0.35, 0.5)]
     """
+    if method not in TRANSFORM_METHODS:
+        raise ValueError(f"method must be one of {TRANSFORM_METHODS}; got {method!r}")
+    check_is_fitted(calibrator)
     names = _engine.output_names(calibrator, output_cols)
     score_cols = _engine.names(score_col)
     _engine.check_columns(score_cols, df.columns)
-    model, n_out = calibrator, len(names)
-
-    def score(scores: pd.DataFrame) -> pd.DataFrame:
-        values = scores.to_numpy(dtype=np.float64, na_value=np.nan)
-        return pd.DataFrame(dict(zip(names, _engine.score_columns(model, values, n_out), strict=True)))
-
-    out_type = T.StructType([T.StructField(name, T.DoubleType()) for name in names])
-    udf = F.pandas_udf(score, out_type)
-    tmp = "__venncal_scored__"
-    scored = df.withColumn(tmp, udf(F.struct(*[F.col(c).cast("double") for c in score_cols])))
-    return scored.withColumns({name: F.col(tmp)[name] for name in names}).drop(tmp)
+    knots = _knots(calibrator) if method != "udf" and len(score_cols) == 1 else None
+    if method == "lookup" and knots is None:
+        raise ValueError(
+            f"method='lookup' needs a calibrator whose prediction is a table look-up on one "
+            f"score column (IVAP, nearest isotonic, quantized isotonic, histogram, BBQ); "
+            f"{type(calibrator).__name__} is scored with method='udf'"
+        )
+    if knots is not None:
+        return _transform_lookup(df, calibrator, knots, score_cols[0], names)
+    return _transform_udf(df, calibrator, score_cols, names)
 
 
 # The Spark ML pair calls fit and transform above, so it is imported last.
