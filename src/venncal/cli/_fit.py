@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ._dask_engine import add_engine_options, check_engine_options
 from ._io import (
     CLIError,
     add_force_option,
@@ -79,7 +80,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument(
         "data",
         metavar="DATA",
-        help="calibration table (CSV, plain or compressed, or Parquet; - for stdin)",
+        help="calibration table (CSV, plain or compressed, or Parquet; - for stdin); with "
+        "--engine dask, a file, a directory or a quoted glob of them",
     )
     for flag, (required, text) in COLUMNS.items():
         parser.add_argument(flag, required=required, metavar="COL", help=text)
@@ -127,6 +129,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     )
     add_sep_option(parser)
     add_force_option(parser)
+    add_engine_options(parser, fit=True)
     add_output_options(parser)
     parser.set_defaults(func=run)
     return parser
@@ -217,14 +220,23 @@ def _grouped_methods() -> list[str]:
 
 def _check_scores_rank(report: Reporter, calibrator, scores, y, weights, args) -> None:
     """Warn when the calibration scores rank the positive class below chance (AUC < 0.5)."""
-    from ..metrics._discrimination import _auc, _class_weights
+    from ..metrics._discrimination import _class_weights
 
-    negative, positive = calibrator.classes_.tolist()
-    ranked = -scores if args.decreasing else scores
     try:
-        auc = _auc(*_class_weights(y == calibrator.classes_[1], ranked, weights))
+        pos, neg = _class_weights(y == calibrator.classes_[1], scores, weights)
     except ValueError:  # one class only: nothing to rank
         return
+    _warn_below_chance(report, calibrator, pos, neg, args)
+
+
+def _warn_below_chance(report: Reporter, calibrator, pos, neg, args) -> None:
+    """Warn about an AUC < 0.5 from the positive and negative weight at each ascending score."""
+    from ..metrics._discrimination import _auc
+
+    if not (pos.sum() > 0 and neg.sum() > 0):  # one class only: nothing to rank
+        return
+    negative, positive = calibrator.classes_.tolist()
+    auc = _auc(pos[::-1], neg[::-1]) if args.decreasing else _auc(pos, neg)
     if not auc < 0.5:
         return
     other = f"with --positive-label {negative}" + (" instead" if args.pos_label is not None else "")
@@ -243,7 +255,16 @@ def run(args: argparse.Namespace) -> int:
     """Fit and save; return the exit code."""
     from .. import persist
 
-    check_outputs({"DATA": args.data}, {"-o": (args.output, "model")}, args.force)
+    check_engine_options(args)
+    inputs = None
+    if args.engine == "dask":
+        from ._dask_engine import input_files
+
+        inputs = input_files(args.data, args.sep)
+        for path in inputs.files:
+            check_outputs({"DATA": path}, {"-o": (args.output, "model")}, args.force)
+    else:
+        check_outputs({"DATA": args.data}, {"-o": (args.output, "model")}, args.force)
     roles = {flag: getattr(args, flag[2:].replace("-", "_")) for flag in COLUMNS}
     check_distinct_columns(roles)
     report = Reporter.from_args(args)
@@ -254,7 +275,40 @@ def run(args: argparse.Namespace) -> int:
         )
     calibrator = _build(method, args.merge, args.param)
     group = _group_param(calibrator, method, args.fold_col)
+    if inputs is None:
+        calibrator, n, source = _fit_local(args, report, calibrator, group)
+    else:
+        calibrator, n, source = _fit_dask(args, report, calibrator, inputs)
 
+    try:
+        if args.output == "-":
+            persist.save(calibrator, sys.stdout)
+        else:
+            with atomic_output(args.output) as tmp:
+                persist.save(calibrator, tmp)
+    except OSError as exc:
+        raise CLIError(f"{args.output}: cannot write the model: {exc.strerror or exc}") from None
+    negative_class, positive_class = calibrator.classes_.tolist()
+    where = "stdout" if args.output == "-" else args.output
+    name = type(calibrator).__name__
+    if args.decreasing:
+        name += f" of {type(calibrator.calibrator_).__name__}, on minus the score"
+    report.info(
+        f"fitted {method} ({name}) on {n:,} rows of {source}; "
+        f"classes {negative_class!r} and {positive_class!r}: p is the probability of "
+        f"{positive_class!r}; model written to {where}"
+    )
+    return 0
+
+
+def _fit_error(method: str, source: str, exc: Exception) -> CLIError:
+    hint = f" (on the command line: {FIT_ADVICE})" if "classes=" in str(exc) else ""
+    return CLIError(f"cannot fit {method} on {source}: {exc}{hint}")
+
+
+def _fit_local(args, report: Reporter, calibrator, group: str | None):
+    """Read the table in this process and fit; return ``(calibrator, rows, source)``."""
+    method = args.method
     table = open_table(args.data, sep=args.sep)
     try:
         table.check_columns([args.score_col], "--score-col")
@@ -291,26 +345,53 @@ def run(args: argparse.Namespace) -> int:
             groups = {} if group is None else {group: columns[args.fold_col]}
             calibrator.fit(scores, y, sample_weight=weights, **groups)
         except (ValueError, TypeError) as exc:
-            hint = f" (on the command line: {FIT_ADVICE})" if "classes=" in str(exc) else ""
-            raise CLIError(f"cannot fit {method} on {table.source}: {exc}{hint}") from None
+            raise _fit_error(method, table.source, exc) from None
     _check_scores_rank(report, calibrator, scores, y, weights, args)
+    return calibrator, n, table.source
 
-    try:
-        if args.output == "-":
-            persist.save(calibrator, sys.stdout)
-        else:
-            with atomic_output(args.output) as tmp:
-                persist.save(calibrator, tmp)
-    except OSError as exc:
-        raise CLIError(f"{args.output}: cannot write the model: {exc.strerror or exc}") from None
-    negative_class, positive_class = calibrator.classes_.tolist()
-    where = "stdout" if args.output == "-" else args.output
-    name = type(calibrator).__name__
+
+def _fit_dask(args, report: Reporter, calibrator, inputs):
+    """Summarise DATA on a Dask cluster and fit on the summary; return ``(calibrator, rows, source)``.
+
+    The calibrator is fitted by ``fit_summary`` on the exact score summary
+    (:mod:`venncal.dask`), so with integer weights it is the model
+    :func:`_fit_local` fits on the same rows.
+    """
+    from .. import _engine
+    from ._dask_engine import cluster, fit_summary_pieces
+
+    method, source = args.method, inputs.source
+    if not hasattr(calibrator, "fit_summary"):
+        raise CLIError(f"--method {method} cannot be fitted by --engine dask (no score summary)")
+    stage = report.stage(f"summarising {len(inputs.files):,} file(s) of {source} with dask")
+    with stage, cluster(args):
+        pieces, problems = fit_summary_pieces(args, inputs, args.fold_col)
+    labels = _engine._label_array(problems.labels)
+    if calibrator.get_params().get("classes") is None and labels.shape[0] <= 2:
+        classes = fit_classes(labels, args.pos_label, source, args.label_col)
+        if classes is not None:
+            calibrator.set_params(classes=classes)
     if args.decreasing:
-        name += f" of {type(calibrator.calibrator_).__name__}, on minus the score"
-    report.info(
-        f"fitted {method} ({name}) on {n:,} rows of {table.source}; "
-        f"classes {negative_class!r} and {positive_class!r}: p is the probability of "
-        f"{positive_class!r}; model written to {where}"
-    )
-    return 0
+        from ..negated import NegatedScoreCalibrator
+
+        calibrator = NegatedScoreCalibrator(calibrator)
+    key = _engine._classes_key(calibrator)
+    named = calibrator.get_params(deep=True).get(key) is not None
+    with report.stage(f"fitting {method} on the summary of {problems.rows:,} rows"):
+        try:
+            calibrator = _engine.fit_pieces(calibrator, pieces, problems, args.fold_col)
+        except (ValueError, TypeError) as exc:
+            raise _fit_error(method, source, exc) from None
+    if not named:  # fit_pieces named the classes it found; a local fit leaves them unnamed
+        calibrator.set_params(**{key: None})
+    positive = _engine.plain(calibrator.classes_[1])
+    summaries = _engine.summaries_from_pieces(pieces, by=args.fold_col, positive=positive)
+    if isinstance(summaries, dict):
+        summary = None
+        for part in summaries.values():
+            summary = part if summary is None else summary.merge(part)
+    else:
+        summary = summaries
+    pos = summary.positive_weights
+    _warn_below_chance(report, calibrator, pos, summary.weights - pos, args)
+    return calibrator, problems.rows, source

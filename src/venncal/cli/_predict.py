@@ -6,6 +6,7 @@ import argparse
 
 import numpy as np
 
+from ._dask_engine import add_engine_options, check_engine_options
 from ._io import (
     CLIError,
     Retype,
@@ -41,7 +42,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument(
         "data",
         metavar="DATA",
-        help="table of scores (CSV, plain or compressed, or Parquet; - for stdin)",
+        help="table of scores (CSV, plain or compressed, or Parquet; - for stdin); with "
+        "--engine dask, a file, a directory or a quoted glob of them",
     )
     parser.add_argument(
         "--score-col",
@@ -57,7 +59,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         required=True,
         metavar="OUT",
         help="output table: .csv or .tsv (optionally + .gz, .bz2 or .zst), .parquet, or - "
-        "for CSV on stdout",
+        "for CSV on stdout; with --engine dask, a new directory: DIR/ (Parquet part files) "
+        "or a quoted 'DIR/NAME-*.csv' (one file per partition, * its number)",
     )
     parser.add_argument(
         "--prefix",
@@ -74,6 +77,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     )
     add_sep_option(parser)
     add_force_option(parser)
+    add_engine_options(parser, fit=False)
     add_output_options(parser)
     parser.set_defaults(func=run)
     return parser
@@ -128,9 +132,17 @@ def _values(model, columns: list[np.ndarray], interval: bool, batch) -> list[np.
 @command("predict")
 def run(args: argparse.Namespace) -> int:
     """Predict; return the exit code."""
-    check_outputs(
-        {"MODEL": args.model, "DATA": args.data}, {"-o": (args.output, "table")}, args.force
-    )
+    check_engine_options(args)
+    inputs = target = None
+    if args.engine == "dask":
+        from ._dask_engine import input_files, prepare_output
+
+        inputs = input_files(args.data, args.sep)
+        target = prepare_output(args.output, inputs, args.sep, args.force, model=args.model)
+    else:
+        check_outputs(
+            {"MODEL": args.model, "DATA": args.data}, {"-o": (args.output, "table")}, args.force
+        )
     report = Reporter.from_args(args)
     model = load_model(args.model)
     score_cols = [c.strip() for c in args.score_col.split(",")]
@@ -151,13 +163,19 @@ def run(args: argparse.Namespace) -> int:
             )
     interval = hasattr(model, "predict_interval")
     names = [args.prefix + "p"] + ([args.prefix + "p0", args.prefix + "p1"] if interval else [])
-    types: dict = {}  # columns whose type, inferred from the first rows, a later row widened
-    while True:
-        try:
-            n = _run(args, report, model, score_cols, names, interval, types)
-            break
-        except Retype as change:
-            types[change.name] = change.type
+    if inputs is not None:
+        from ._dask_engine import cluster, predict
+
+        with cluster(args):
+            n = predict(args, report, model, score_cols, names, interval, inputs, target)
+    else:
+        types: dict = {}  # columns whose type, inferred from the first rows, a later row widened
+        while True:
+            try:
+                n = _run(args, report, model, score_cols, names, interval, types)
+                break
+            except Retype as change:
+                types[change.name] = change.type
     positive = model.classes_.tolist()[1]
     where = "stdout" if args.output == "-" else args.output
     report.info(
