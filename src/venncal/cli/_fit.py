@@ -68,8 +68,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
             "(see docs/model-format.md). The labels may be any two values; the model "
             "remembers them, and the probability p predicted later is that of the "
             "positive class, classes_[1] in the model: --positive-label, else the second, "
-            "larger one (numbers compared as numbers, text as text). A score that falls as the positive class becomes more "
-            "likely needs --decreasing; fit warns when the scores rank the positive class "
+            "larger one (numbers compared as numbers, text as text). A score that falls as "
+            "the positive class becomes more likely needs --decreasing; fit warns when the scores rank the positive class "
             "below chance (AUC < 0.5)."
         ),
         epilog="methods: "
@@ -92,6 +92,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         metavar="METHOD",
         help="calibration method: " + ", ".join(methods),
     )
+    _add_model_options(parser)
+    add_sep_option(parser)
+    add_force_option(parser)
+    add_engine_options(parser, fit=True)
+    add_output_options(parser)
+    parser.set_defaults(func=run)
+    return parser
+
+
+def _add_model_options(parser: argparse.ArgumentParser) -> None:
+    """Add the options that shape the model: classes, score direction, merge, parameters, output."""
     add_positive_label_option(
         parser,
         "the positive class, whose probability the model predicts (matched against the "
@@ -127,12 +138,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         metavar="MODEL.json",
         help="where to write the model (.json, or .json.gz to compress; - for stdout)",
     )
-    add_sep_option(parser)
-    add_force_option(parser)
-    add_engine_options(parser, fit=True)
-    add_output_options(parser)
-    parser.set_defaults(func=run)
-    return parser
 
 
 def _scalar(text: str):
