@@ -58,6 +58,8 @@ LIST_MAX = 16
 # level 1 is several times faster than 6 and barely larger on these data
 # (benchmarks/bench_persist.py; docs/model-format.md).
 _ZLIB_LEVEL = 1
+# Bytes of an array zlib is tried on before the whole array is compressed.
+_SAMPLE_BYTES = 65_536
 _GZIP_LEVEL = 1
 # The element types version 2 stores as bytes, by their canonical dtype string.
 _BYTES_DTYPES = frozenset(
@@ -116,14 +118,23 @@ def _encode_array(arr: np.ndarray, version: int) -> dict:
     # The C-order little-endian bytes, as they are in memory: no Python objects
     # per element, so a million floats take milliseconds.
     raw = np.ascontiguousarray(arr, dtype=dtype).tobytes()
-    return {
-        "type": "ndarray",
-        "dtype": dtype.str,
-        "shape": list(arr.shape),
-        "encoding": "base64",
-        "compression": "zlib",
-        "data": base64.b64encode(zlib.compress(raw, _ZLIB_LEVEL)).decode("ascii"),
-    }
+    encoded = {"type": "ndarray", "dtype": dtype.str, "shape": list(arr.shape),
+               "encoding": "base64"}
+    if _compresses(raw):
+        encoded["compression"] = "zlib"
+        raw = zlib.compress(raw, _ZLIB_LEVEL)
+    encoded["data"] = base64.b64encode(raw).decode("ascii")
+    return encoded
+
+
+def _compresses(raw: bytes) -> bool:
+    """Whether zlib is worth its time on ``raw``: it shrinks the first 64 KiB to 3/4 or less.
+
+    Steps, counts and weights shrink a hundredfold; continuous scores by a
+    quarter at most, for most of the time of a save, so they are stored plain.
+    """
+    sample = raw[:_SAMPLE_BYTES]
+    return len(zlib.compress(sample, _ZLIB_LEVEL)) <= 0.75 * len(sample)
 
 
 def _encode(value: Any, where: str, version: int):
