@@ -35,7 +35,7 @@ import shutil
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
-from ._io import CLIError
+from ._io import CLIError, positive_int
 
 __all__ = [
     "InputFiles",
@@ -60,16 +60,6 @@ _DASK_ONLY = ("--scheduler", "--workers", "--blocksize", "--round-scores", "--ma
 
 
 # ----------------------------------------------------------------------------- options
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
 
 
 def _decimals(text: str) -> int:
@@ -100,7 +90,7 @@ def add_engine_options(parser: argparse.ArgumentParser, *, fit: bool) -> None:
     )
     group.add_argument(
         "--workers",
-        type=_positive_int,
+        type=positive_int,
         metavar="N",
         help="worker processes of the local cluster, one thread each (default: the CPU count)",
     )
@@ -120,7 +110,7 @@ def add_engine_options(parser: argparse.ArgumentParser, *, fit: bool) -> None:
         )
         group.add_argument(
             "--max-distinct",
-            type=_positive_int,
+            type=positive_int,
             metavar="N",
             help="the most distinct scores (per label and fold) brought to the client "
             "(default: 10,000,000, about 240 MB)",

@@ -17,6 +17,7 @@ from ._io import (
     check_outputs,
     command,
     open_table,
+    positive_int,
     probability_column,
     read_columns,
     weight_column,
@@ -25,16 +26,6 @@ from ._labels import binary_labels
 from ._progress import Reporter, add_output_options
 
 __all__ = ["add_parser", "run"]
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
 
 
 def _non_negative(text: str) -> float:
@@ -109,7 +100,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 def _add_metric_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--bins",
-        type=_positive_int,
+        type=positive_int,
         default=10,
         metavar="N",
         help="number of bins for ECE, MCE and the diagram (default: 10)",

@@ -58,6 +58,7 @@ __all__ = [
     "open_table",
     "open_writer",
     "output_format",
+    "positive_int",
     "probability_column",
     "read_columns",
     "weight_column",
@@ -129,6 +130,23 @@ def _separator(text: str) -> str:
             f"the separator must be one character (or \\t or tab); got {text!r}"
         )
     return sep
+
+
+def positive_int(text: str) -> int:
+    """Parse an option's positive integer (an ``argparse`` type).
+
+    Examples
+    --------
+    >>> positive_int("15")
+    15
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
 
 
 def add_sep_option(parser: argparse.ArgumentParser) -> None:
