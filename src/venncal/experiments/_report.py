@@ -24,11 +24,16 @@ __all__ = [
     "RunInfo",
     "count_convergence_warnings",
     "fmt_loss",
+    "has_data_dir",
     "header",
     "new_figure",
+    "require_data_dir",
     "scatter_vs_paper",
     "write_report",
 ]
+
+#: The environment variable naming the data folder when ``data_dir`` is not given.
+DATA_ENV = "VENNCAL_DATA"
 
 
 @dataclass(frozen=True)
@@ -121,6 +126,26 @@ def header(info: RunInfo, protocol: str, command: str | None = None) -> list[str
         ),
         f"- seed {info.seed}, jobs {info.jobs}, runtime {info.seconds:.1f} s",
     ]
+
+
+def has_data_dir(data_dir) -> bool:
+    """Whether a data folder is given: ``data_dir``, or the ``VENNCAL_DATA`` variable."""
+    return data_dir is not None or bool(os.environ.get(DATA_ENV))
+
+
+def require_data_dir(data_dir, name: str, what: str = "the UCI data sets") -> None:
+    """Raise ``FileNotFoundError`` naming both ways to give experiment ``name`` its data folder.
+
+    Examples
+    --------
+    >>> require_data_dir("/data", "vovk2014-uci")  # given: nothing happens
+    """
+    if not has_data_dir(data_dir):
+        raise FileNotFoundError(
+            f"{name} reads {what} from a folder laid out as the shared data store: give it "
+            f"with data_dir (venncal reproduce --data-dir DIR) or the environment variable "
+            f"{DATA_ENV}"
+        )
 
 
 def count_convergence_warnings(caught) -> int:

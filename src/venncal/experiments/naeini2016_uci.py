@@ -27,7 +27,6 @@ With six data sets instead of 40 the tests have little power; the report says so
 from __future__ import annotations
 
 import math
-import os
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -36,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._report import Report, RunInfo, header, write_report
+from ._report import Report, RunInfo, header, require_data_dir, write_report
 from .naeini2016_simulated import (
     CALIBRATORS,
     HIGHER_IS_BETTER,
@@ -68,7 +67,6 @@ BASES = ("LR", "SVM", "NB")
 PLAN = {False: (10, 10), True: (2, 5)}
 QUICK_ADULT_ROWS = 5000
 ALPHA = 0.05
-_ENV = "VENNCAL_DATA"
 
 _PROTOCOL = (
     "Paper 004 (Naeini & Cooper, ICDM 2016), section IV-C, Tables III-V (average ranks of "
@@ -292,8 +290,7 @@ def run(
     runs, folds = PLAN[quick] if plan is None else plan
     if runs < 1 or folds < 2:
         raise ValueError(f"plan takes at least 1 run and 2 folds, got {(runs, folds)}")
-    if data_dir is None and not os.environ.get(_ENV):
-        raise FileNotFoundError(f"{NAME} needs data_dir (--data-dir DIR) or {_ENV}")
+    require_data_dir(data_dir, NAME)
     data = _load(datasets, data_dir, quick, seed)
     order = sorted(datasets, key=lambda d: -len(data[d][1]))  # big first: load balance
     todo = [(d, b, r) for d in order for b in bases for r in range(runs)]

@@ -48,7 +48,16 @@ from pathlib import Path
 import numpy as np
 
 from ._prequential import Prequential, prequential_sklearn, prequential_window, rolling_mean
-from ._report import Report, RunInfo, fmt_loss, header, new_figure, write_report
+from ._report import (
+    DATA_ENV,
+    Report,
+    RunInfo,
+    fmt_loss,
+    has_data_dir,
+    header,
+    new_figure,
+    write_report,
+)
 
 __all__ = [
     "EPS",
@@ -79,7 +88,6 @@ QUICK_BANK_ROWS = 12_000
 #: Exactness checkpoints per stream: the window's map against a batch fit of the window.
 N_CHECKS = 6
 STREAMS = ("synthetic", "bank")
-_ENV = "VENNCAL_DATA"
 
 _PROTOCOL = (
     "A demonstration of paper 003 (Gokcesu & Gokcesu, *A log-linear time sequential optimal "
@@ -257,10 +265,6 @@ def _calibrate(name, description, scores, y, truth, window, every, drift, echo) 
     )  # fmt: skip
 
 
-def _has_data(data_dir) -> bool:
-    return data_dir is not None or bool(os.environ.get(_ENV))
-
-
 def _bank_stream(data_dir, quick: bool, max_test_rows: int | None):
     s, y = bank_scores(data_dir)
     rows = f"the next {len(s):,} rows"
@@ -333,12 +337,12 @@ def run(
     load0 = os.getloadavg()[0]
     bank, skipped = None, {}
     if "bank" in streams:  # read first: a missing file fails before the long synthetic run
-        if _has_data(data_dir):
+        if has_data_dir(data_dir):
             bank = _bank_stream(data_dir, quick, max_test_rows)
         else:
             skipped["Bank"] = (
                 "no data folder: give `--data-dir DIR` (laid out as the shared data store) "
-                f"or set {_ENV}"
+                f"or set {DATA_ENV}"
             )
             echo(f"  Bank: skipped ({skipped['Bank']})")
     out = []

@@ -31,7 +31,6 @@ statements counted on our numbers) and a figure of our means against the paper's
 from __future__ import annotations
 
 import math
-import os
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -41,7 +40,14 @@ from pathlib import Path
 import numpy as np
 
 from ._protocols import holdout_splits
-from ._report import Report, RunInfo, count_convergence_warnings, header, write_report
+from ._report import (
+    Report,
+    RunInfo,
+    count_convergence_warnings,
+    header,
+    require_data_dir,
+    write_report,
+)
 from ._uci_analysis import (
     CLASSIFIERS,
     DATASETS,
@@ -90,7 +96,6 @@ NAME = "vovk2014-uci"
 _KINDS = ("shared", "va")
 #: The J48 stand-in (also the bagged trees).
 _TREE = {"criterion": "entropy", "min_samples_leaf": 2, "ccp_alpha": 0.01}
-_ENV = "VENNCAL_DATA"
 
 _PROTOCOL = (
     "Paper 001 (Vovk & Petej, *Venn-Abers predictors*, 2014), section 5, Tables 1 "
@@ -361,12 +366,7 @@ def _check_subsets(datasets: Sequence[str], learners: Sequence[str], data_dir) -
         unknown = sorted(set(names) - set(pool))
         if unknown:
             raise ValueError(f"unknown {what}: {unknown}; expected some of {list(pool)}")
-    if data_dir is None and not os.environ.get(_ENV):
-        raise FileNotFoundError(
-            f"{NAME} reads the UCI data sets from a folder laid out as the shared data store: "
-            f"give it with data_dir (venncal reproduce --data-dir DIR) or the environment "
-            f"variable {_ENV}"
-        )
+    require_data_dir(data_dir, NAME)
 
 
 def _run_tasks(data, groups, datasets, learners, reps, va_rows, seed, jobs, echo):

@@ -19,7 +19,6 @@ encodings do not (the report's last table).
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -27,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._report import Report, RunInfo, header, new_figure, write_report
+from ._report import Report, RunInfo, header, new_figure, require_data_dir, write_report
 
 __all__ = ["ENCODINGS", "PAPER_ENCODING", "BankResult", "bank_stream", "encode", "report", "run"]
 
@@ -44,7 +43,6 @@ ENCODINGS = ("ordinal-sorted", "ordinal-appearance", "one-hot")
 #: (encoding, keep ``duration``): the one that reproduces the paper.
 PAPER_ENCODING = ("ordinal-sorted", True)
 _FILE = "bank-marketing/bank-full.csv.gz"
-_ENV = "VENNCAL_DATA"
 
 _PROTOCOL = (
     "Paper 002 (Vovk, Petej & Gammerman, *Adaptive calibration for binary classification*, "
@@ -86,11 +84,7 @@ def bank_stream(data_dir=None) -> tuple[list[str], list[list[str]]]:
     """
     from ..datasets._uci import _csv_rows, _read_text, _resolve_dir
 
-    if data_dir is None and not os.environ.get(_ENV):
-        raise FileNotFoundError(
-            f"{NAME} reads {_FILE} from a folder laid out as the shared data store: give it "
-            f"with data_dir (venncal reproduce --data-dir DIR) or the environment variable {_ENV}"
-        )
+    require_data_dir(data_dir, NAME, _FILE)
     rows = _csv_rows(_read_text(_resolve_dir(data_dir), _FILE), delimiter=";")
     return rows[0], rows[1:]
 
