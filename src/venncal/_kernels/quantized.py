@@ -158,17 +158,7 @@ def ordered_learn(G, GC, top, pending, scores, ys, ws, splits):
             pending[2] += w * ys[i]
             continue
         if pending[3] > 0.0:  # the pending score is complete: push it (step 3)
-            num, den, lo = pending[2], pending[1], pending[0]
-            c = level_cell(num / den, splits)
-            while top > 0 and GC[top - 1] >= c:
-                num += G[top - 1, NUM]
-                den += G[top - 1, DEN]
-                lo = G[top - 1, LO]
-                c = level_cell(num / den, splits)
-                top -= 1
-            G[top, NUM], G[top, DEN], G[top, LO], G[top, HI] = num, den, lo, pending[0]
-            GC[top] = c
-            top += 1
+            top = push_group(G, GC, 0, top, pending[2], pending[1], pending[0], pending[0], splits)
         pending[0] = s
         pending[1] = w
         pending[2] = w * ys[i]
@@ -394,7 +384,7 @@ def _position(E, cnt, C, B, b, s):
 
 
 @jit
-def _distribute(E, EK, G, GC, ng, cnt, b0, size, tmpE, tmpK, splits):
+def _distribute(E, EK, ng, cnt, b0, size, tmpE, tmpK):
     """Spread sorted entries ``tmpE`` evenly over buckets ``b0 .. b0+size-1`` (no node built)."""
     C = ng.shape[0] // 2
     B = E.shape[0] // C
@@ -440,7 +430,7 @@ def _rebalance(E, EK, G, GC, ng, cnt, b, splits):
                 for i in range(bb * B, bb * B + cnt[C + bb]):
                     _copy_entry(tmpE, tmpK, k, E, EK, i)
                     k += 1
-            _distribute(E, EK, G, GC, ng, cnt, b0, size, tmpE, tmpK, splits)
+            _distribute(E, EK, ng, cnt, b0, size, tmpE, tmpK)
             _build_above(E, G, GC, ng, cnt, v, h, splits)
             return True
     return False
@@ -469,7 +459,7 @@ def tree_fill(E, EK, G, GC, ng, cnt, tmpE, tmpK, splits):
     H = 0
     while (1 << H) < C:
         H += 1
-    _distribute(E, EK, G, GC, ng, cnt, 0, C, tmpE, tmpK, splits)
+    _distribute(E, EK, ng, cnt, 0, C, tmpE, tmpK)
     _build_above(E, G, GC, ng, cnt, 1, H, splits)
 
 
