@@ -160,6 +160,22 @@ class _QuantizedMap:
             raise ValueError(f"{type(self).__name__} has no observations yet")
         return float(level_at(rows, cells, 0, rows.shape[0], self.levels_, q))
 
+    def insert(self, score, y, weight=1.0) -> None:
+        """Add one observation (weight 0: nothing happens).
+
+        :class:`OrderedQuantizedIsotonic` also needs its score to be at
+        least the largest so far.
+        """
+        self._learn(np.array([_real(score, "score")]), np.array([_real(y, "y")]),
+                    np.array([_weight(weight)]))
+
+    def learn_many(self, scores, y, sample_weight=None) -> None:
+        """Learn observations in the order given (a zero weight drops its row)."""
+        self._learn(*_batch(scores, y, sample_weight))
+
+    def _learn(self, s: np.ndarray, t: np.ndarray, w: np.ndarray) -> None:
+        raise NotImplementedError
+
     def learn_one(self, score, y, weight=1.0) -> None:
         """Learn one observation (River's name for :meth:`insert`)."""
         self.insert(score, y, weight)
@@ -227,15 +243,6 @@ class OrderedQuantizedIsotonic(_QuantizedMap):
         self._GC = np.zeros(k + 1, dtype=np.int64)
         self._top = 0
         self._pending = np.zeros(4)  # score, weight, weighted sum, seen
-
-    def insert(self, score, y, weight=1.0) -> None:
-        """Learn one observation; its score must be at least the largest so far."""
-        self._learn(np.array([_real(score, "score")]), np.array([_real(y, "y")]),
-                    np.array([_weight(weight)]))
-
-    def learn_many(self, scores, y, sample_weight=None) -> None:
-        """Learn observations in order (a zero weight drops its row)."""
-        self._learn(*_batch(scores, y, sample_weight))
 
     def _learn(self, s, t, w) -> None:
         kept = s[w > 0]
@@ -360,15 +367,6 @@ class QuantizedIsotonic(_QuantizedMap):
 
     def _state(self):
         return (self._E, self._EK, self._G, self._GC, self._ng, self._cnt, self._obs)
-
-    def insert(self, score, y, weight=1.0) -> None:
-        """Add one observation (weight 0: nothing happens)."""
-        self._learn(np.array([_real(score, "score")]), np.array([_real(y, "y")]),
-                    np.array([_weight(weight)]))
-
-    def learn_many(self, scores, y, sample_weight=None) -> None:
-        """Insert observations in the order given (zero weights are dropped)."""
-        self._learn(*_batch(scores, y, sample_weight))
 
     def _learn(self, s, t, w) -> None:
         i = 0
