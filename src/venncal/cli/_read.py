@@ -524,8 +524,7 @@ def column_numbers(
     """
     pa = _arrow()
     pc = pa.compute
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks() if arr.num_chunks else pa.array([], arr.type)
+    arr = _one_chunk(arr)
     t = arr.type
     _check_text(t, source, column)
     text_column = pa.types.is_string(t) or pa.types.is_large_string(t)
@@ -555,6 +554,14 @@ def column_numbers(
     return x.astype(np.float64, copy=False)
 
 
+def _one_chunk(arr):
+    """Return an Arrow column as one array (a chunked column's chunks combined)."""
+    pa = _arrow()
+    if isinstance(arr, pa.ChunkedArray):
+        return arr.combine_chunks() if arr.num_chunks else pa.array([], arr.type)
+    return arr
+
+
 def column_labels(arr, source: str, column: str, first_row: int = 1) -> np.ndarray:
     """Return an Arrow column of labels (or fold ids) as a numpy array, or raise CLIError.
 
@@ -563,8 +570,7 @@ def column_labels(arr, source: str, column: str, first_row: int = 1) -> np.ndarr
     """
     pa = _arrow()
     pc = pa.compute
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks() if arr.num_chunks else pa.array([], arr.type)
+    arr = _one_chunk(arr)
     t = arr.type
     _check_text(t, source, column)
     i = _first(pc.is_null(arr))
