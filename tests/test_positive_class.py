@@ -506,6 +506,28 @@ def test_monitor_positive_label_spelling(risk, capsys):
     assert json.loads(outs[0])["positive_label"] == "b"
 
 
+OLD_SPELLING_WARNING = "warning: --pos-label is deprecated; use --positive-label"
+
+
+def test_old_spelling_is_one_mechanism_in_fit_evaluate_and_monitor(risk, capsys):
+    """``--pos-label`` works everywhere with the same warning; naming the class twice is refused."""
+    _, err = ok(capsys, fit("--pos-label b --quiet"))
+    assert OLD_SPELLING_WARNING in err  # a warning survives --quiet
+    _, err = ok(capsys, fit("--positive-label b"))
+    assert "deprecated" not in err
+    ok(capsys, "predict m.json test.csv --score-col risk -o out.csv")
+    stream = "out.csv --prob-col p --label-col radar"
+    for command in (f"monitor {stream} --clip 0.01", f"evaluate {stream}"):
+        assert OLD_SPELLING_WARNING in ok(capsys, f"{command} --pos-label b")[1]
+        fails(capsys, f"{command} --pos-label z", r"--pos-label 'z' is not one of the labels")
+        for twice in ("--positive-label b --pos-label b", "--positive-label b --positive-label g"):
+            fails(capsys, f"{command} {twice}", "give the positive class once: --positive-label")
+    fails(capsys, fit("--pos-label z"), r"--pos-label 'z' is not one of the labels")
+    fails(capsys, fit("--pos-label b --param classes=g,b"),
+          r"--pos-label and --param classes=\.\.\. both name the classes")
+    fails(capsys, fit("--pos-label b --positive-label b"), "give the positive class once")
+
+
 def test_help_texts(capsys):
     text = " ".join(ok(capsys, "fit --help")[0].split())
     for phrase in ("--positive-label LABEL", "--pos-label", "--decreasing", "classes=NEGATIVE,POSITIVE",

@@ -22,7 +22,7 @@ from ._io import (
     read_columns,
     weight_column,
 )
-from ._labels import binary_labels
+from ._labels import add_positive_label_option, binary_labels, positive_label_option
 from ._progress import Reporter, add_output_options
 
 __all__ = ["add_parser", "run"]
@@ -79,15 +79,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     for flag, (required, text) in COLUMNS.items():
         action = "append" if flag == "--prob-col" else "store"
         parser.add_argument(flag, required=required, metavar="COL", action=action, help=text)
-    parser.add_argument(
-        "--positive-label",
-        dest="pos_label",
-        metavar="LABEL",
-        help="the positive class (default: the larger of the two labels); "
-        "--pos-label is its deprecated spelling",
+    add_positive_label_option(
+        parser, "the positive class (matched against the labels as read, so 1 names the "
+        "number 1; default: the larger of the two labels)"
     )
-    # The old spelling, kept working and left out of the help.
-    parser.add_argument("--pos-label", dest="old_pos_label", help=argparse.SUPPRESS)
     _add_metric_options(parser)
     _add_plot_options(parser)
     add_sep_option(parser)
@@ -156,11 +151,6 @@ def _add_plot_options(parser: argparse.ArgumentParser) -> None:
 
 def _check_options(args: argparse.Namespace) -> None:
     """Refuse inconsistent options before anything is read or written."""
-    if args.old_pos_label is not None:
-        if args.pos_label is not None:
-            raise CLIError("give the positive class once: --positive-label "
-                           "(--pos-label is its deprecated spelling)")
-        args.pos_label = args.old_pos_label
     if (args.p0_col is None) != (args.p1_col is None):
         raise CLIError("--p0-col and --p1-col go together: give both or neither")
     if args.p0_col is not None and len(args.prob_col) > 1:
@@ -204,9 +194,7 @@ def run(args: argparse.Namespace) -> int:
     _check_options(args)
     from ..metrics import evaluate, evaluations_json, evaluations_table
 
-    option = "--pos-label" if args.old_pos_label is not None else "--positive-label"
-    if args.old_pos_label is not None:
-        report.info("venncal evaluate: warning: --pos-label is deprecated; use --positive-label")
+    option = positive_label_option(args, report)
     source, columns = _read(args, report)
     probs = {col: probability_column(columns[col], source, col) for col in args.prob_col}
     interval = None

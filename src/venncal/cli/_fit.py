@@ -18,7 +18,7 @@ from ._io import (
     read_columns,
     weight_column,
 )
-from ._labels import FIT_ADVICE, add_positive_label_option, fit_classes
+from ._labels import FIT_ADVICE, add_positive_label_option, fit_classes, positive_label_option
 from ._progress import Reporter, add_output_options
 
 __all__ = ["add_parser", "parse_param", "run"]
@@ -274,10 +274,9 @@ def run(args: argparse.Namespace) -> int:
     check_distinct_columns(roles)
     report = Reporter.from_args(args)
     method = args.method
+    option = positive_label_option(args, report)
     if args.pos_label is not None and any(key == "classes" for key, _ in args.param):
-        raise CLIError(
-            "--positive-label and --param classes=... both name the classes; give one of them"
-        )
+        raise CLIError(f"{option} and --param classes=... both name the classes; give one of them")
     calibrator = _build(method, args.merge, args.param)
     group = _group_param(calibrator, method, args.fold_col)
     if inputs is None:
@@ -334,7 +333,9 @@ def _fit_local(args, report: Reporter, calibrator, group: str | None):
     scores = columns[args.score_col]
     y = columns[args.label_col]
     if calibrator.get_params().get("classes") is None:
-        classes = fit_classes(y, args.pos_label, table.source, args.label_col)
+        classes = fit_classes(
+            y, args.pos_label, table.source, args.label_col, option=positive_label_option(args)
+        )
         if classes is not None:
             calibrator.set_params(classes=classes)
     if args.decreasing:
@@ -373,7 +374,9 @@ def _fit_dask(args, report: Reporter, calibrator, inputs):
         pieces, problems = fit_summary_pieces(args, inputs, args.fold_col)
     labels = _engine._label_array(problems.labels)
     if calibrator.get_params().get("classes") is None and labels.shape[0] <= 2:
-        classes = fit_classes(labels, args.pos_label, source, args.label_col)
+        classes = fit_classes(
+            labels, args.pos_label, source, args.label_col, option=positive_label_option(args)
+        )
         if classes is not None:
             calibrator.set_params(classes=classes)
     if args.decreasing:

@@ -9,7 +9,13 @@ import numpy as np
 from .._validation import check_binary_labels, check_labels, observed_labels
 from ._io import CLIError
 
-__all__ = ["FIT_ADVICE", "add_positive_label_option", "binary_labels", "fit_classes"]
+__all__ = [
+    "FIT_ADVICE",
+    "add_positive_label_option",
+    "binary_labels",
+    "fit_classes",
+    "positive_label_option",
+]
 
 #: How ``fit`` tells a user to name the classes when the labels cannot say.
 FIT_ADVICE = (
@@ -18,15 +24,47 @@ FIT_ADVICE = (
 )
 
 
+#: The option's old spelling (``evaluate`` and ``monitor`` had it), still accepted.
+OLD_SPELLING = "--pos-label"
+
+
+class _PositiveLabel(argparse.Action):
+    """Store the label and the spelling it came with; the positive class is named once."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if getattr(namespace, "pos_label_option", None) is not None:
+            parser.error(
+                f"give the positive class once: --positive-label ({OLD_SPELLING} is its "
+                "deprecated spelling)"
+            )
+        namespace.pos_label = values
+        namespace.pos_label_option = option_string
+
+
 def add_positive_label_option(parser: argparse.ArgumentParser, text: str) -> None:
-    """Add ``--positive-label`` (alias ``--pos-label``; ``args.pos_label``) with help ``text``."""
+    """Add ``--positive-label LABEL`` (``args.pos_label``) with help ``text``.
+
+    The old spelling ``--pos-label`` still works, left out of the usage and
+    named in the help; :func:`positive_label_option` warns when it is used.
+    """
     parser.add_argument(
         "--positive-label",
-        "--pos-label",
+        OLD_SPELLING,
         dest="pos_label",
         metavar="LABEL",
-        help=text,
+        action=_PositiveLabel,
+        help=f"{text}; {OLD_SPELLING} is its deprecated spelling",
     )
+    parser.set_defaults(pos_label_option=None)
+
+
+def positive_label_option(args: argparse.Namespace, report=None) -> str:
+    """Return the option's spelling as given, for messages; with ``report``, warn if it is the old one."""
+    if args.pos_label_option == OLD_SPELLING:
+        if report is not None:
+            report.warn(f"{OLD_SPELLING} is deprecated; use --positive-label")
+        return OLD_SPELLING
+    return "--positive-label"
 
 
 def _other_binary(label):
@@ -38,13 +76,13 @@ def _other_binary(label):
     return None
 
 
-def _typed_like(text: str, label):
+def _typed_like(text: str, label, option: str):
     """``text`` as a label of the type of ``label`` (a positive class absent from the data)."""
     if isinstance(label, bool):
         lowered = text.strip().lower()
         if lowered in ("true", "false"):
             return lowered == "true"
-        raise ValueError(f"--positive-label {text!r} is not true or false, but the labels are")
+        raise ValueError(f"{option} {text!r} is not true or false, but the labels are")
     if isinstance(label, (int, float)):
         for convert in (int, float):
             try:
@@ -53,15 +91,17 @@ def _typed_like(text: str, label):
                 continue
             if np.isfinite(value):
                 return value
-        raise ValueError(f"--positive-label {text!r} is not a number, but the labels are numbers")
+        raise ValueError(f"{option} {text!r} is not a number, but the labels are numbers")
     return text
 
 
-def fit_classes(y: np.ndarray, pos_label: str | None, source: str, column: str) -> list | None:
+def fit_classes(
+    y: np.ndarray, pos_label: str | None, source: str, column: str, *, option: str = "--positive-label"
+) -> list | None:
     """Return ``[negative, positive]`` for ``venncal fit``, or None for the default order.
 
-    ``pos_label`` is the text of ``--positive-label``, matched against the
-    labels as read (so ``"1"`` names the number 1).  With two labels it must
+    ``pos_label`` is the text given on the command line by ``option``,
+    matched against the labels as read (so ``"1"`` names the number 1).  With two labels it must
     be one of them.  With a single observed label (every row of one class),
     a ``pos_label`` that is not that label names the positive class, absent
     from the data, and the observed one is the negative; a ``pos_label`` that
@@ -90,18 +130,16 @@ def fit_classes(y: np.ndarray, pos_label: str | None, source: str, column: str) 
         found = [v for v in values if _matches(v, pos_label)]
         if len(values) == 2:
             if not found:
-                raise ValueError(
-                    f"--positive-label {pos_label!r} is not one of the labels {values!r}"
-                )
+                raise ValueError(f"{option} {pos_label!r} is not one of the labels {values!r}")
             positive = found[0]
             return [next(v for v in values if v != positive), positive]
         (only,) = values
         if not found:
-            return [only, _typed_like(pos_label, only)]
+            return [only, _typed_like(pos_label, only, option)]
         negative = _other_binary(only)
         if negative is None:
             raise ValueError(
-                f"every label is {only!r}, the positive class by --positive-label, so the "
+                f"every label is {only!r}, the positive class by {option}, so the "
                 f"negative class is unknown; name both with --param classes=NEGATIVE,{pos_label} "
                 "instead"
             )

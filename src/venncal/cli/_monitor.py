@@ -30,7 +30,7 @@ from ._io import (
     read_columns,
     write_table,
 )
-from ._labels import add_positive_label_option, binary_labels
+from ._labels import add_positive_label_option, binary_labels, positive_label_option
 from ._progress import Reporter, add_output_options
 
 __all__ = ["FAMILIES", "add_parser", "make_family", "run"]
@@ -177,6 +177,7 @@ def _add_jumper_options(parser: argparse.ArgumentParser) -> None:
 
 def _read(args: argparse.Namespace, report: Reporter) -> tuple[str, np.ndarray, np.ndarray, object]:
     """Read the stream; return ``(source, p, y01, positive label)``."""
+    option = positive_label_option(args, report)
     check_distinct_columns({"--prob-col": args.prob_col, "--label-col": args.label_col})
     table = open_table(args.data, sep=args.sep)
     try:
@@ -188,7 +189,9 @@ def _read(args: argparse.Namespace, report: Reporter) -> tuple[str, np.ndarray, 
         table.close()
     source = table.source
     p = probability_column(columns[args.prob_col], source, args.prob_col)
-    y01, positive = binary_labels(columns[args.label_col], args.pos_label, source, args.label_col)
+    y01, positive = binary_labels(
+        columns[args.label_col], args.pos_label, source, args.label_col, option=option
+    )
     if args.clip is not None:
         p = np.clip(p, args.clip, 1.0 - args.clip)
     bad = np.flatnonzero(np.where(y01, p == 0.0, p == 1.0))
