@@ -406,12 +406,30 @@ def test_evaluate_collects_every_metric():
     assert ev["auc"] == roc_auc(y, p)
     assert ev["accuracy"] == accuracy(y, p)
     assert ev["interval_width"] == pytest.approx(0.1, abs=TOL)
+    bins = calibration_bins(y, p, n_bins=7, strategy="quantile")
+    for mine, theirs in zip(ev.bins, bins, strict=True):  # the bins behind ece and mce
+        np.testing.assert_array_equal(mine, theirs)
     default = evaluate(y, p)  # the defaults are those of the metrics
     assert "interval_width" not in default
     assert len(default) == 7
     assert default["log_loss"] == log_loss(y, p)
     assert default["brier"] == brier_loss(y, p)
     assert default["ece"] == ece(y, p)
+
+
+@pytest.mark.parametrize(
+    ("options", "match"),
+    [
+        ({"brier_scale": 0}, "evaluate: brier_scale must be a finite real number > 0; got 0"),
+        ({"interval": [[0.1, np.nan], [0.2, 0.3]]}, "p1 contains 1 NaN value"),
+        ({"interval": [[-0.1, 0.2], [0.2, 0.3]]}, r"p0 must lie in \[0, 1\]"),
+        ({"interval": [[0.1, 0.2]]}, r"interval must have shape \(n_samples, 2\) = \(2, 2\)"),
+    ],
+)
+def test_evaluate_checks_its_own_parameters_and_interval(options, match):
+    """evaluate validates once, then calls the metrics' cores: their checks must still hold."""
+    with pytest.raises(ValueError, match=match):
+        evaluate([0, 1], [0.2, 0.7], **options)
 
 
 def test_evaluation_is_read_only_and_converts():

@@ -225,7 +225,7 @@ def run(args: argparse.Namespace) -> int:
     )
     _warn_below_chance(report, results, y, positive)
     if args.min_bin_count is not None:
-        _report_small_bins(report, y01, probs, args, weights)
+        _report_small_bins(report, results, args)
     # The images are written before the table: a failure leaves stdout empty.
     written = _plots(args, y01, probs, weights)
     if args.json and len(results) == 1:  # the flat object of one column, as before
@@ -254,13 +254,10 @@ def _warn_below_chance(report: Reporter, results: dict, y: np.ndarray, positive)
             )
 
 
-def _report_small_bins(report: Reporter, y01, probs: dict, args, weights) -> None:
+def _report_small_bins(report: Reporter, results: dict, args) -> None:
     """Say which bins each column's MCE leaves out (--min-bin-count)."""
-    from ..metrics import calibration_bins
-
-    for col, p in probs.items():
-        bins = calibration_bins(y01, p, n_bins=args.bins, strategy=args.strategy,
-                                sample_weight=weights)
+    for col, ev in results.items():
+        bins = ev.bins
         small = np.flatnonzero(bins.small(args.min_bin_count))
         if small.size == 0:
             continue

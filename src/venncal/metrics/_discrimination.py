@@ -124,4 +124,9 @@ def accuracy(
     """
     y01, p, w = _check_inputs(y, p, pos_label, sample_weight)
     validate_params("accuracy", {"threshold": threshold}, {"threshold": [Interval("real", 0, 1)]})
+    return _accuracy(y01, p, w, threshold)
+
+
+def _accuracy(y01: np.ndarray, p: np.ndarray, w: np.ndarray | None, threshold: float = 0.5) -> float:
+    """:func:`accuracy` of validated inputs."""
     return _mean((p > threshold) == y01, w)

@@ -9,12 +9,23 @@ from collections.abc import Iterator, Mapping
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import validate_params
-from ._binned import BINNING_CONSTRAINTS, MIN_BIN_COUNT_CONSTRAINTS, _bins, _errors
-from ._checks import _check_inputs
-from ._discrimination import accuracy, roc_auc
-from ._interval import interval_width
-from ._losses import LOG_BASE_CONSTRAINTS, brier_loss, log_loss, log_loss_unit, rmse
+from .._validation import check_probabilities, validate_params
+from ._binned import (
+    BINNING_CONSTRAINTS,
+    MIN_BIN_COUNT_CONSTRAINTS,
+    CalibrationBins,
+    _bins,
+    _errors,
+)
+from ._checks import _check_inputs, _mean
+from ._discrimination import _accuracy, _auc, _class_weights
+from ._losses import (
+    BRIER_SCALE_CONSTRAINTS,
+    LOG_BASE_CONSTRAINTS,
+    _log_loss,
+    _squared_error,
+    log_loss_unit,
+)
 
 __all__ = ["Evaluation", "evaluate", "evaluations_json", "evaluations_table"]
 
@@ -40,13 +51,27 @@ class Evaluation(Mapping):
     ['log_loss', 'brier', 'rmse', 'ece', 'mce', 'auc', 'accuracy']
     >>> ev.units
     {'log_loss': 'nats'}
+    >>> ev.bins.weight  # the bins behind "ece" and "mce"
+    array([1., 0., 0., 1., 0., 0., 1., 0., 1., 0.])
     """
 
-    __slots__ = ("_units", "_values")
+    __slots__ = ("_bins", "_units", "_values")
 
-    def __init__(self, values: Mapping[str, float], *, units: Mapping[str, str] | None = None):
+    def __init__(
+        self,
+        values: Mapping[str, float],
+        *,
+        units: Mapping[str, str] | None = None,
+        bins: CalibrationBins | None = None,
+    ):
         self._values = {str(k): float(v) for k, v in values.items()}
         self._units = {str(k): str(u) for k, u in (units or {}).items()}
+        self._bins = bins
+
+    @property
+    def bins(self) -> CalibrationBins | None:
+        """The bins "ece" and "mce" were computed on (see :func:`calibration_bins`), or None."""
+        return self._bins
 
     @property
     def units(self) -> dict[str, str]:
@@ -257,7 +282,8 @@ def evaluate(
     -------
     Evaluation
         Keys, in order: "log_loss", "brier", "rmse", "ece", "mce", "auc",
-        "accuracy" and, with ``interval``, "interval_width".  "auc" is NaN
+        "accuracy" and, with ``interval``, "interval_width"; its
+        :attr:`Evaluation.bins` are the bins of "ece" and "mce".  "auc" is NaN
         when ``y`` holds a single class (where :func:`roc_auc` raises).
 
     Examples
@@ -286,34 +312,39 @@ def evaluate(
     validate_params("evaluate", {"n_bins": n_bins, "strategy": strategy}, BINNING_CONSTRAINTS)
     validate_params("evaluate", {"min_bin_count": min_bin_count}, MIN_BIN_COUNT_CONSTRAINTS)
     validate_params("evaluate", {"base": base}, LOG_BASE_CONSTRAINTS)
-    unit = log_loss_unit(base)
+    validate_params(
+        "evaluate", {"brier_scale": brier_scale}, {"brier_scale": BRIER_SCALE_CONSTRAINTS["scale"]}
+    )
     iv = None if interval is None else _check_interval(interval, p.shape[0])
-    kw = {"sample_weight": w}
-    # One binning for both errors: the internal that ece and mce call too.
-    ece, mce = _errors(_bins(y01, p, w, n_bins, strategy), min_bin_count)
+    # Validated once above; each metric below is the core its public function calls.
+    bins = _bins(y01, p, w, n_bins, strategy)
+    ece, mce = _errors(bins, min_bin_count)
+    squared = _squared_error(y01, p, w)
     values = {
-        "log_loss": log_loss(y01, p, base=base, **kw),
-        "brier": brier_loss(y01, p, scale=brier_scale, **kw),
-        "rmse": rmse(y01, p, **kw),
+        "log_loss": _log_loss(y01, p, w, base),
+        "brier": brier_scale * squared,
+        "rmse": math.sqrt(squared),
         "ece": ece,
         "mce": mce,
         "auc": _auc_or_nan(y01, p, w),
-        "accuracy": accuracy(y01, p, **kw),
+        "accuracy": _accuracy(y01, p, w),
     }
     if iv is not None:
-        values["interval_width"] = interval_width(iv[:, 0], iv[:, 1], **kw)
-    return Evaluation(values, units={"log_loss": unit})
+        values["interval_width"] = _mean(iv[:, 1] - iv[:, 0], w)
+    return Evaluation(values, units={"log_loss": log_loss_unit(base)}, bins=bins)
 
 
 def _auc_or_nan(y01, p, w) -> float:
     try:
-        return roc_auc(y01, p, sample_weight=w)
+        return _auc(*_class_weights(y01, p, w))
     except ValueError:  # a single class: no ROC curve
         return math.nan
 
 
 def _check_interval(interval, n: int) -> np.ndarray:
+    """Return the ``(n, 2)`` float64 pairs; each column is checked as probabilities."""
     iv = np.asarray(interval)
     if iv.ndim != 2 or iv.shape[1] != 2 or iv.shape[0] != n:
         raise ValueError(f"interval must have shape (n_samples, 2) = ({n}, 2); got {iv.shape}")
-    return iv
+    columns = [check_probabilities(iv[:, j], name=name) for j, name in enumerate(("p0", "p1"))]
+    return np.column_stack(columns)

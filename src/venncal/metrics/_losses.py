@@ -33,6 +33,7 @@ _LOG_LOSS_CONSTRAINTS = {
     **LOG_BASE_CONSTRAINTS,
     "eps": [NONE, Interval("real", 0, 0.5, "right")],
 }
+BRIER_SCALE_CONSTRAINTS = {"scale": [Interval("real", 0, None, "neither")]}
 
 
 def _log_of_base(base) -> float:
@@ -112,6 +113,11 @@ def log_loss(
     """
     y01, p, w = _check_inputs(y, p, pos_label, sample_weight)
     validate_params("log_loss", {"base": base, "eps": eps}, _LOG_LOSS_CONSTRAINTS)
+    return _log_loss(y01, p, w, base, eps)
+
+
+def _log_loss(y01: np.ndarray, p: np.ndarray, w: np.ndarray | None, base, eps=None) -> float:
+    """:func:`log_loss` of validated inputs and parameters."""
     ln_base = _log_of_base(base)
     if eps is not None:
         p = np.clip(p, eps, 1.0 - eps)
@@ -167,8 +173,8 @@ def brier_loss(
     0.016667
     """
     y01, p, w = _check_inputs(y, p, pos_label, sample_weight)
-    validate_params("brier_loss", {"scale": scale}, {"scale": [Interval("real", 0, None, "neither")]})
-    return scale * _mean((y01 - p) ** 2, w)
+    validate_params("brier_loss", {"scale": scale}, BRIER_SCALE_CONSTRAINTS)
+    return scale * _squared_error(y01, p, w)
 
 
 def rmse(
@@ -198,4 +204,9 @@ def rmse(
     0.5
     """
     y01, p, w = _check_inputs(y, p, pos_label, sample_weight)
-    return math.sqrt(_mean((y01 - p) ** 2, w))
+    return math.sqrt(_squared_error(y01, p, w))
+
+
+def _squared_error(y01: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> float:
+    """Return the (weighted) mean squared error of validated inputs (Brier's loss; RMSE squared)."""
+    return _mean((y01 - p) ** 2, w)
