@@ -140,14 +140,18 @@ class AdultSmallResult:
 def _calibration_set_predictions(learner, X, y, proper, cal, X_test, seed, quick, counter, groups):
     """Platt, IR and IVAP on one model fitted on the proper training set.
 
-    Returns the predictions and the parameters chosen on the calibration set.
+    Returns the predictions, the parameters chosen on the calibration set, and
+    every setting's ``(model, calibration scores)`` keyed by :func:`_key` (the
+    last CVAP fold is this very split, so CVAP takes its fits from there).
     """
     from .. import IsotonicCalibrator, PlattCalibrator, VennAbersCalibrator
 
     best = (np.inf, None, None)
+    fits = {}
     for params in grid(learner, quick):
         model = fit_learner(learner, params, seed, quick, X[proper], y[proper], counter, groups)
         s_cal = learner_scores(model, X[cal])
+        fits[_key(params)] = (model, s_cal)
         loss = selection_loss(learner, s_cal, y[cal])
         if loss < best[0]:
             best = (loss, params, (model, s_cal))
@@ -161,24 +165,35 @@ def _calibration_set_predictions(learner, X, y, proper, cal, X_test, seed, quick
         .predict_proba(s_test)[:, 1],
         "IVAP": VennAbersCalibrator(merge="log").fit(s_cal, y_cal).predict_proba(s_test)[:, 1],
     }
-    return preds, chosen
+    return preds, chosen, fits
 
 
-def _cvap_predictions(learner, X, y, train, X_test, seed, quick, counter, groups):
+def _key(params: dict) -> tuple:
+    return tuple(sorted(params.items()))
+
+
+def _cvap_predictions(learner, X, y, train, X_test, seed, quick, counter, groups, split):
     """CVAP over K contiguous folds of the training rows, parameters by cumulative loss.
 
-    Returns the log-merged CVAP predictions and the chosen parameters.
+    ``split`` is ``(proper, calibration, fits)`` of the calibration-set run: a
+    fold whose rows are exactly that split reuses its fits (same rows, same
+    seed: the same model) instead of fitting them again.  Returns the
+    log-merged CVAP predictions and the chosen parameters.
     """
     from .. import VennAbersCalibrator, merge_folds
 
+    proper, cal, fits = split
     folds = [train[f] for f in contiguous_folds(len(train), N_FOLDS)]
     best_cv = (np.inf, None, None)
     for params in grid(learner, quick):
         loss, fitted = 0.0, []
         for k, held in enumerate(folds):
             rest = np.concatenate([f for j, f in enumerate(folds) if j != k])
-            m = fit_learner(learner, params, seed, quick, X[rest], y[rest], counter, groups)
-            s_held = learner_scores(m, X[held])
+            if np.array_equal(rest, proper) and np.array_equal(held, cal):
+                m, s_held = fits[_key(params)]
+            else:
+                m = fit_learner(learner, params, seed, quick, X[rest], y[rest], counter, groups)
+                s_held = learner_scores(m, X[held])
             loss += selection_loss(learner, s_held, y[held])
             fitted.append((m, s_held, held))
         if loss < best_cv[0]:
@@ -219,11 +234,11 @@ def run_learner(
     X_test, y_test = X[test], y[test]
     # Multithreaded BLAS only slows down problems this small (and fights joblib's processes).
     with threadpool_limits(limits=1, user_api="blas"):
-        preds, chosen = _calibration_set_predictions(
+        preds, chosen, fits = _calibration_set_predictions(
             learner, X, y, proper, cal, X_test, seed, quick, counter, groups
         )
         preds["CVAP"], chosen_cv = _cvap_predictions(
-            learner, X, y, train, X_test, seed, quick, counter, groups
+            learner, X, y, train, X_test, seed, quick, counter, groups, (proper, cal, fits)
         )
     losses = {
         "log loss": {m: log_loss(y_test, p, base=2) for m, p in preds.items()},
