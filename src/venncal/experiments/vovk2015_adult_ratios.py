@@ -192,11 +192,14 @@ class ColumnResult:
     seconds: float = 0.0
 
 
-def _fit_split(learner, params, seed, quick, X, y, proper, cal, X_test, counter, groups):
-    """Fit on `proper`; return calibration scores, rows, test scores and selection loss."""
+def _fit_split(learner, params, seed, quick, X, y, proper, cal, counter, groups):
+    """Fit on `proper`; return calibration scores, rows, the model and selection loss.
+
+    The test set is scored later, by the chosen settings' models only.
+    """
     model = fit_learner(learner, params, seed, quick, X[proper], y[proper], counter, groups)
     s_cal = learner_scores(model, X[cal])
-    return s_cal, cal, learner_scores(model, X_test), selection_loss(learner, s_cal, y[cal])
+    return s_cal, cal, model, selection_loss(learner, s_cal, y[cal])
 
 
 def _column_splits(n_train: int, column) -> tuple[list, int, int]:
@@ -219,7 +222,7 @@ def _column_splits(n_train: int, column) -> tuple[list, int, int]:
     return [*folds, own], K, K
 
 
-def _select(learner, column, X, y, n_train, X_test, seed, quick, counter, groups):
+def _select(learner, column, X, y, n_train, seed, quick, counter, groups):
     """Fit every grid setting on every split; return the column's and CVAP's best.
 
     Each best is ``(summed selection loss, parameters, fitted splits)``; ties go to the
@@ -229,7 +232,7 @@ def _select(learner, column, X, y, n_train, X_test, seed, quick, counter, groups
     best = best_cv = None
     for params in grid(learner, quick):
         fitted = [
-            _fit_split(learner, params, seed, quick, X, y, p, c, X_test, counter, groups)
+            _fit_split(learner, params, seed, quick, X, y, p, c, counter, groups)
             for p, c in splits
         ]
         if best is None or fitted[j][3] < best[0]:
@@ -240,11 +243,19 @@ def _select(learner, column, X, y, n_train, X_test, seed, quick, counter, groups
     return best, best_cv
 
 
-def _predictions(learner, y, best, best_cv, n_test) -> dict[str, np.ndarray | None]:
+def _predictions(learner, y, best, best_cv, X_test) -> dict[str, np.ndarray | None]:
     """Test probabilities of every method (None where the method has none)."""
     from .. import IsotonicCalibrator, PlattCalibrator, VennAbersCalibrator, merge_folds
 
-    s_cal, cal, s_test, _ = best[2]
+    scored = {}  # id(model) -> test scores: the column's split is often a CVAP split too
+
+    def test_scores(model):
+        if id(model) not in scored:
+            scored[id(model)] = learner_scores(model, X_test)
+        return scored[id(model)]
+
+    s_cal, cal, model, _ = best[2]
+    s_test = test_scores(model)
     y_cal = y[cal]
     preds = {
         "raw": s_test if learner != "SVM" else None,
@@ -257,10 +268,10 @@ def _predictions(learner, y, best, best_cv, n_test) -> dict[str, np.ndarray | No
     }
     if best_cv is not None:
         K = len(best_cv[2])
-        p0 = np.empty((K, n_test))
+        p0 = np.empty((K, X_test.shape[0]))
         p1 = np.empty_like(p0)
-        for k, (s, c, t, _) in enumerate(best_cv[2]):
-            pair = VennAbersCalibrator().fit(s, y[c]).predict_interval(t)
+        for k, (s, c, m, _) in enumerate(best_cv[2]):
+            pair = VennAbersCalibrator().fit(s, y[c]).predict_interval(test_scores(m))
             p0[k], p1[k] = pair[:, 0], pair[:, 1]
         preds["CVAP"] = merge_folds(p0, p1, merge="log")[0]
     return preds
@@ -303,10 +314,8 @@ def run_column(
     X_test = X[test]
     # Multithreaded BLAS only slows down problems this small (and fights joblib's processes).
     with threadpool_limits(limits=1, user_api="blas"):
-        best, best_cv = _select(
-            learner, column, X, y, n_train, X_test, seed, quick, counter, groups
-        )
-        preds = _predictions(learner, y, best, best_cv, len(test))
+        best, best_cv = _select(learner, column, X, y, n_train, seed, quick, counter, groups)
+        preds = _predictions(learner, y, best, best_cv, X_test)
     return ColumnResult(
         label=ratio_rows(n_train, column).label,
         folds=0 if best_cv is None else len(best_cv[2]),
