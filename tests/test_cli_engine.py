@@ -145,6 +145,22 @@ def test_fit_model_file_equals_the_local_engines(options, source, data, schedule
     assert Path("dask.json").read_bytes() == Path("local.json").read_bytes()  # bit for bit
 
 
+@pytest.mark.parametrize(
+    "options",
+    ["--method bbq", "--method enir --weight-col w", "--method quantized-isotonic --param levels=7"],
+)
+def test_fit_other_methods_equal_the_local_engines(options, data, scheduler, capsys):
+    """The calibrators of papers 003 and 004 (and BBQ) fit by summary under dask too."""
+    common = f"--score-col score --label-col label {options}"
+    run(capsys, f"fit cal.csv {common} -o local.json")
+    run(capsys, dask(f"fit pq {common} -o dask.json", scheduler))
+    assert Path("dask.json").read_bytes() == Path("local.json").read_bytes()  # bit for bit
+    run(capsys, dask("predict dask.json parts --score-col score -o 'scored/part-*.csv'", scheduler))
+    run(capsys, "predict local.json cal.csv --score-col score -o local.csv")
+    parts = [f"scored/part-{k}.csv" for k in range(3)]
+    assert _csv_rows(parts) == _csv_rows(["local.csv"])
+
+
 def test_fit_warns_below_chance_as_the_local_engine(data, scheduler, capsys):
     command = "fit cal.csv --score-col score --label-col label --method ivap --positive-label no"
     _, local = run(capsys, command + " -o a.json --quiet")
