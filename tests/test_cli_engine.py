@@ -255,12 +255,12 @@ ERRORS = [
     ("fit nested {fit}", r"holds the folder 'sub'"),
     ("fit other {fit}", r"other/b\.csv: no column 'label' \(given by --label-col\)"),
     ("fit parts {fit} --weight-col weight", r"no column 'weight' \(given by --weight-col\)"),
-    ("fit bad {fit}", r"partition 1 of .*bad/b\.csv: column 'score', row 2: cannot parse 'abc'"),
+    ("fit bad {fit}", r"bad/b\.csv: column 'score', row 2 \(partition 1\): cannot parse 'abc'"),
     ("fit parts {fit} --max-distinct 10", r"more than --max-distinct 10 distinct .*--round-scores"),
     ("fit parts --score-col score --label-col note --method ivap -o x.json",
      r"parts: y contains \d+ null or NaN label"),
     ("predict m.json nans --score-col score -o 'o/*.csv'",
-     r"nans/[ab]\.csv: column 'score', row [12]: .*a number is needed \(--nan-scores propagate"),
+     r"nans/[ab]\.csv: column 'score', row [12] \(partition [01]\): .*number is needed \(--nan"),
     # outputs, checked before any work
     ("predict m.json parts --score-col score -o -", r"-o -: with --engine dask, -o names a new"),
     ("predict m.json parts --score-col score -o out.csv", r"-o out\.csv: with --engine dask"),
@@ -286,6 +286,27 @@ def test_errors(command, match, data, scheduler, capsys):
     assert re.search(match, err), err
     assert len(err.strip().splitlines()) == 1, err
     assert sorted(os.listdir()) == before  # nothing written, no temporary file left
+
+
+@pytest.mark.parametrize("command", [
+    "fit big --score-col score --label-col label --method ivap -o x.json",
+    "predict m.json big --score-col score -o o/",
+])
+def test_bad_cell_is_located_at_its_row_of_the_file(command, data, scheduler, capsys):
+    """A file split into partitions (--blocksize) still names the row of the file, as locally."""
+    rows = _rows()
+    bad = 3 * len(rows) // 4
+    rows[bad - 1][1] = "abc"  # data row `bad` (1-based)
+    os.mkdir("big")
+    _write(Path("big") / "a.csv", rows[:10])
+    _write(Path("big") / "b.csv", rows)
+    _, local = run(capsys, command.replace("big ", "big/b.csv ").replace("-o o/", "-o o.csv"),
+                   code=2)
+    _, err = run(capsys, dask(command, scheduler) + " --blocksize 2KB", code=2)
+    where = rf"big/b\.csv: column 'score', row {bad} \(partition (\d+)\): cannot parse 'abc'"
+    assert re.search(where, err), err
+    assert int(re.search(r"partition (\d+)", err).group(1)) > 2  # the file was split
+    assert f"big/b.csv: column 'score', row {bad}: cannot parse 'abc'" in local
 
 
 def test_bad_scheduler_address(data, capsys):

@@ -36,6 +36,7 @@ from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 from ._io import CLIError, positive_int
+from ._read import CellError
 
 __all__ = [
     "InputFiles",
@@ -262,11 +263,42 @@ def _first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def _where(pdf, source: str, partition_info) -> str:
-    number = partition_info["number"] if partition_info else "?"
+def _path(pdf, source: str) -> str:
+    """Return the file of a CSV partition (dask's path column), else ``source``."""
     if _PATH_COL in pdf.columns and len(pdf):
-        source = str(pdf[_PATH_COL].iloc[0])
-    return f"partition {number} of {source}"
+        return str(pdf[_PATH_COL].iloc[0])
+    return source
+
+
+class _PartitionCellError(CellError):
+    """A bad cell at ``row`` of partition ``partition`` (whose rows come from ``path``)."""
+
+    def __init__(self, partition: int, path: str, column: str, row: int, problem: str):
+        super().__init__(f"partition {partition} of {path}", column, row, problem)
+        self.partition, self.path = partition, path
+
+    def __reduce__(self):
+        return type(self), (self.partition, self.path, self.column, self.row, self.problem)
+
+
+def _length_and_path(pdf, source: str) -> tuple[int, str]:
+    return len(pdf), _path(pdf, source)
+
+
+def _in_file(exc: _PartitionCellError, raw, source: str) -> CLIError:
+    """Locate a bad cell at its row of its file (of the whole input for Parquet).
+
+    Partitions know neither where their file starts nor the rows before
+    them, so on error only, the earlier partitions are counted: a second
+    pass over at most the data before the bad cell.
+    """
+    import dask
+
+    parts = raw.to_delayed()[: exc.partition]
+    earlier = dask.compute(*[dask.delayed(_length_and_path)(part, source) for part in parts])
+    csv = _PATH_COL in raw.columns
+    offset = sum(n for n, path in earlier if path == exc.path or not csv)
+    return exc.at_row(exc.path, offset + exc.row, f" (partition {exc.partition})")
 
 
 def _numbers(pdf, columns, missing, hint, source, replace, partition_info=None):
@@ -279,13 +311,17 @@ def _numbers(pdf, columns, missing, hint, source, replace, partition_info=None):
 
     from ._read import column_numbers
 
-    where = _where(pdf, source, partition_info)
     values = {}
     for name in columns:
         arr = pa.Array.from_pandas(pdf[name])
-        values[name if replace else _NUM + name] = column_numbers(
-            arr, where, name, 1, missing=missing, hint=hint
-        )
+        try:
+            numbers = column_numbers(arr, "", name, 1, missing=missing, hint=hint)
+        except CellError as exc:
+            number = partition_info["number"] if partition_info else 0
+            raise _PartitionCellError(
+                number, _path(pdf, source), name, exc.row, exc.problem
+            ) from None
+        values[name if replace else _NUM + name] = numbers
     return pdf.drop(columns=[_PATH_COL], errors="ignore").assign(**values)
 
 
@@ -363,14 +399,16 @@ def fit_summary_pieces(args: argparse.Namespace, inputs: InputFiles, group_col: 
     numeric = [args.score_col, *([args.weight_col] if args.weight_col else [])]
     columns = _engine.input_columns(args.score_col, args.label_col, args.weight_col, args.fold_col)
     header = _check_headers(inputs, roles)
-    df = _read(inputs, args, columns, numeric, header)
-    df = _numeric_frame(df, numeric, source=inputs.source)
+    raw = _read(inputs, args, columns, numeric, header)
+    df = _numeric_frame(raw, numeric, source=inputs.source)
     max_distinct = args.max_distinct or _engine.DEFAULT_MAX_DISTINCT
     try:
         return vd._reduce(
             df, args.score_col, args.label_col, args.weight_col, args.fold_col,
             args.round_scores, 8, max_distinct,
         )
+    except _PartitionCellError as exc:
+        raise _in_file(exc, raw, inputs.source) from None
     except CLIError:
         raise
     except _compute_errors() as exc:
@@ -485,10 +523,10 @@ def predict(args, report, model, score_cols, names, interval, inputs, target) ->
     typed_out = target.kind == "parquet"
     # CSV to CSV passes every cell's text through; to Parquet, types are inferred
     text = header if (inputs.kind == "csv" and not typed_out) else score_cols
-    df = _read(inputs, args, None, text if inputs.kind == "csv" else (), header)
+    raw = _read(inputs, args, None, text if inputs.kind == "csv" else (), header)
     hint = " (--nan-scores propagate gives such rows empty predictions)"
     df = _numeric_frame(
-        df, score_cols, missing=args.nan_scores, hint=hint, source=inputs.source, replace=False
+        raw, score_cols, missing=args.nan_scores, hint=hint, source=inputs.source, replace=False
     )
     keep_text = inputs.kind == "parquet" or not typed_out
     meta = df._meta.drop(columns=[_NUM + c for c in score_cols])
@@ -509,6 +547,8 @@ def predict(args, report, model, score_cols, names, interval, inputs, target) ->
         with report.stage(f"predicting {inputs.source} on the cluster"):
             try:
                 n = _write(scored, tmp, target)
+            except _PartitionCellError as exc:
+                raise _in_file(exc, raw, inputs.source) from None
             except CLIError:
                 raise
             except _compute_errors() as exc:

@@ -441,6 +441,26 @@ def _where(source: str, column: str, row: int) -> str:
     return f"{source}: column {column!r}, row {row:,}"
 
 
+class CellError(CLIError):
+    """A cell that is not a valid number: a :class:`CLIError` that knows its row.
+
+    ``row`` counts from ``first_row`` of :func:`column_numbers`; an engine
+    that parsed a part of a file can rebuild the message with
+    :meth:`at_row` once it knows the part's offset.
+    """
+
+    def __init__(self, source: str, column: str, row: int, problem: str):
+        super().__init__(f"{_where(source, column, row)}: {problem}")
+        self.source, self.column, self.row, self.problem = source, column, row, problem
+
+    def __reduce__(self):  # raised in dask workers: pickled with its fields
+        return type(self), (self.source, self.column, self.row, self.problem)
+
+    def at_row(self, source: str, row: int, note: str = "") -> CLIError:
+        """Return the same error located at ``row`` of ``source`` (``note`` after the row)."""
+        return CLIError(f"{_where(source, self.column, row)}{note}: {self.problem}")
+
+
 def _missing_texts():
     pa = _arrow()
     return pa.array(pa.csv.ConvertOptions().null_values, pa.string())
@@ -532,8 +552,8 @@ def column_numbers(
         try:
             values = _text_numbers(arr)
         except _BadCell as bad:
-            where = _where(source, column, first_row + bad.index)
-            raise CLIError(f"{where}: {_cell_problem(arr[bad.index].as_py(), True)}") from None
+            problem = _cell_problem(arr[bad.index].as_py(), True)
+            raise CellError(source, column, first_row + bad.index, problem) from None
     elif pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t):
         values = pc.cast(arr, pa.float64())
     elif pa.types.is_null(t):
@@ -550,7 +570,7 @@ def column_numbers(
             problem = _cell_problem(arr[i].as_py(), text_column)
             if missing != "propagate" and not np.isinf(x[i]):
                 problem += hint
-            raise CLIError(f"{_where(source, column, first_row + i)}: {problem}")
+            raise CellError(source, column, first_row + i, problem)
     return x.astype(np.float64, copy=False)
 
 
