@@ -35,8 +35,7 @@ import shutil
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
-from ._io import CLIError, positive_int
-from ._read import CellError
+from ._io import CellError, CLIError, positive_int
 
 __all__ = [
     "InputFiles",
@@ -211,7 +210,7 @@ def input_files(data: str, sep: str | None = None) -> InputFiles:
 
 def _check_headers(inputs: InputFiles, roles: dict[str, Sequence[str]]) -> list[str]:
     """Check every file's header for the columns of ``roles`` (option -> names); return one."""
-    from ._read import open_table
+    from ._io import open_table
 
     header = None
     for path in inputs.files:
@@ -309,7 +308,7 @@ def _numbers(pdf, columns, missing, hint, source, replace, partition_info=None):
     """
     import pyarrow as pa
 
-    from ._read import column_numbers
+    from ._cells import column_numbers
 
     values = {}
     for name in columns:

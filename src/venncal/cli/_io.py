@@ -45,6 +45,7 @@ __all__ = [
     "BATCH_ROWS",
     "Batch",
     "CLIError",
+    "CellError",
     "Retype",
     "Table",
     "add_force_option",
@@ -502,14 +503,8 @@ def write_table(path: str, columns: Mapping[str, np.ndarray], *, sep: str | None
         writer.close(ok)
 
 
-# The input side lives in ._read (which imports this module's CLIError); the
-# subcommands import both sides from here.
-from ._read import (
-    Batch,
-    Retype,
-    Table,
-    column_labels,
-    column_numbers,
-    open_table,
-    read_columns,
-)
+# The input side lives in ._read and ._cells (which import this module's
+# CLIError); the subcommands import both sides from here, so this module is
+# always loaded first.
+from ._cells import CellError, column_labels, column_numbers
+from ._read import Batch, Retype, Table, open_table, read_columns
