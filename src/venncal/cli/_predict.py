@@ -135,7 +135,8 @@ def run(args: argparse.Namespace) -> int:
     check_engine_options(args)
     inputs = target = None
     if args.engine == "dask":
-        from ._dask_engine import input_files, prepare_output
+        from ._dask_engine import input_files
+        from ._dask_predict import prepare_output
 
         inputs = input_files(args.data, args.sep)
         target = prepare_output(args.output, inputs, args.sep, args.force, model=args.model)
@@ -164,7 +165,8 @@ def run(args: argparse.Namespace) -> int:
     interval = hasattr(model, "predict_interval")
     names = [args.prefix + "p"] + ([args.prefix + "p0", args.prefix + "p1"] if interval else [])
     if inputs is not None:
-        from ._dask_engine import cluster, predict
+        from ._dask_engine import cluster
+        from ._dask_predict import predict
 
         with cluster(args):
             n = predict(args, report, model, score_cols, names, interval, inputs, target)
