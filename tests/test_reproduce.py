@@ -122,7 +122,7 @@ def test_help_lists_the_experiments_and_no_hidden_options(capsys):
 def test_registry_modules_have_run_and_report():
     for name, entry in EXPERIMENTS.items():
         module = importlib.import_module(f"venncal.experiments.{entry.module}")
-        assert module.NAME == name  # the name its reports and RunInfo carry
+        assert name == module.NAME  # the name its reports and RunInfo carry
         assert callable(module.run)
         assert callable(module.report)
         assert entry.summary

@@ -86,7 +86,7 @@ def pava_by_definition(num, den, exact=False):
     if len(num) != len(den):
         raise ValueError("num and den differ in length")
     cells = []
-    for i, (n, d) in enumerate(zip(num, den)):
+    for i, (n, d) in enumerate(zip(num, den, strict=True)):
         n, d = _exact(n), _exact(d)
         if d <= 0:
             raise ValueError("den must be positive")
@@ -138,7 +138,7 @@ def isotonic_value_at(x, y, w, t, exact=False):
     """Value at ``t`` (one of the ``x``) of the isotonic regression of the points."""
     fit = _isotonic_exact(x, y, w)
     t = float(t)
-    for xi, fi in zip(x, fit):
+    for xi, fi in zip(x, fit, strict=True):
         if float(xi) == t:
             return fi if exact else float(fi)
     raise ValueError(f"{t!r} is not one of the x")
@@ -166,8 +166,8 @@ def _ivap_exact(s, y, w, test_scores):
     p0, p1 = [], []
     for t in np.asarray(test_scores, dtype=np.float64).ravel():
         t = float(t)
-        p0.append(isotonic_value_at(s + [t], y + [0], w + [Fraction(1)], t, exact=True))
-        p1.append(isotonic_value_at(s + [t], y + [1], w + [Fraction(1)], t, exact=True))
+        p0.append(isotonic_value_at([*s, t], [*y, 0], [*w, Fraction(1)], t, exact=True))
+        p1.append(isotonic_value_at([*s, t], [*y, 1], [*w, Fraction(1)], t, exact=True))
     return p0, p1
 
 
@@ -192,7 +192,7 @@ def ivap_by_definition(cal_scores, cal_y01, cal_w, test_scores, exact=False):
 def ivap_from_summary(s, w, a, test_scores, exact=False):
     """IVAP by definition for a summary: weight ``a`` labelled 1 and ``w - a`` labelled 0 at ``s``."""
     scores, labels, weights = [], [], []
-    for sj, wj, aj in zip(s, w, a):
+    for sj, wj, aj in zip(s, w, a, strict=True):
         wj, aj = _exact(wj), _exact(aj)
         for label, weight in ((1, aj), (0, wj - aj)):
             if weight > 0:
@@ -207,14 +207,16 @@ def log_minimax(p0, p1):
     """Log-loss minimax merge ``p1 / (1 - p0 + p1)`` (paper 001, eq. (10))."""
     p0 = np.atleast_1d(np.asarray(p0, dtype=np.float64))
     p1 = np.atleast_1d(np.asarray(p1, dtype=np.float64))
-    return np.array([b / (1.0 - a + b) for a, b in zip(p0.tolist(), p1.tolist())])
+    return np.array([b / (1.0 - a + b) for a, b in zip(p0.tolist(), p1.tolist(), strict=True)])
 
 
 def brier_minimax(p0, p1):
     """Brier-loss minimax merge ``p1 + p0**2/2 - p1**2/2`` (paper 001, eq. (11))."""
     p0 = np.atleast_1d(np.asarray(p0, dtype=np.float64))
     p1 = np.atleast_1d(np.asarray(p1, dtype=np.float64))
-    return np.array([b + a * a / 2.0 - b * b / 2.0 for a, b in zip(p0.tolist(), p1.tolist())])
+    return np.array(
+        [b + a * a / 2.0 - b * b / 2.0 for a, b in zip(p0.tolist(), p1.tolist(), strict=True)]
+    )
 
 
 def _geometric_mean(values):
@@ -239,7 +241,10 @@ def cvap_merge(p0s, p1s, merge="log"):
             g0 = _geometric_mean([1.0 - v for v in col0])
             out.append(g1 / (g0 + g1))
         elif merge == "brier":
-            out.append(math.fsum(b + a * a / 2.0 - b * b / 2.0 for a, b in zip(col0, col1)) / K)
+            out.append(
+                math.fsum(b + a * a / 2.0 - b * b / 2.0 for a, b in zip(col0, col1, strict=True))
+                / K
+            )
         else:
             raise ValueError(f"unknown merge {merge!r}")
     return np.array(out, dtype=np.float64)
@@ -268,7 +273,7 @@ def summary_by_definition(scores, y01, w=None, exact=False):
     labels = [bool(v) for v in np.asarray(y01).ravel()]
     weights = [Fraction(1)] * len(scores) if w is None else [_exact(v) for v in np.ravel(w)]
     totals = {}
-    for s, y, wt in zip(scores, labels, weights):
+    for s, y, wt in zip(scores, labels, weights, strict=True):
         if wt == 0:
             continue
         key = 0.0 if s == 0.0 else s  # one key for -0.0 and 0.0
