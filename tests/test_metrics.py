@@ -432,6 +432,19 @@ def test_evaluate_checks_its_own_parameters_and_interval(options, match):
         evaluate([0, 1], [0.2, 0.7], **options)
 
 
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+@pytest.mark.parametrize("min_bin_count", [None, 0, 3, 1e9])
+def test_bins_errors_are_ece_and_mce(strategy, min_bin_count):
+    for y, p in CASES:
+        bins = calibration_bins(y, p, n_bins=7, strategy=strategy)
+        got = bins.errors(min_bin_count)
+        assert got[0] == ece(y, p, n_bins=7, strategy=strategy)
+        want = mce(y, p, n_bins=7, strategy=strategy, min_bin_count=min_bin_count)
+        assert got[1] == want or (np.isnan(got[1]) and np.isnan(want))
+    with pytest.raises(ValueError, match="min_bin_count"):
+        bins.errors(-1)
+
+
 def test_evaluation_is_read_only_and_converts():
     ev = evaluate(*WORST)
     with pytest.raises(TypeError):

@@ -130,16 +130,18 @@ def measures(y: np.ndarray, p: np.ndarray) -> dict[str, float]:
     section IV-A describes) followed by :data:`QUANTILE_MEASURES` (the same over 10
     equal-frequency bins, a sensitivity check the reports show separately).
     """
-    from ..metrics import accuracy, ece, mce, rmse, roc_auc
+    from ..metrics import accuracy, calibration_bins, rmse, roc_auc
 
+    uniform = calibration_bins(y, p, n_bins=10).errors()
+    quantile = calibration_bins(y, p, n_bins=10, strategy="quantile").errors()
     return {
         "AUC": roc_auc(y, p),
         "ACC": accuracy(y, p),
         "RMSE": rmse(y, p),
-        "ECE": ece(y, p, n_bins=10),
-        "MCE": mce(y, p, n_bins=10),
-        "ECE-q": ece(y, p, n_bins=10, strategy="quantile"),
-        "MCE-q": mce(y, p, n_bins=10, strategy="quantile"),
+        "ECE": uniform[0],
+        "MCE": uniform[1],
+        "ECE-q": quantile[0],
+        "MCE-q": quantile[1],
     }
 
 

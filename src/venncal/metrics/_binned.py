@@ -55,6 +55,21 @@ class CalibrationBins(NamedTuple):
             return np.zeros(self.weight.shape, dtype=bool)
         return self.nonempty & (self.weight < min_bin_count)
 
+    def errors(self, min_bin_count: float | None = None) -> tuple[float, float]:
+        """Return ``(ECE, MCE)`` of these bins, as :func:`ece` and :func:`mce` compute them.
+
+        For both errors of one binning without binning twice.
+
+        Examples
+        --------
+        >>> from venncal.metrics import calibration_bins
+        >>> bins = calibration_bins([0, 1, 1, 1], [0.05, 0.05, 0.95, 0.95], n_bins=2)
+        >>> bins.errors()
+        (0.25, 0.45)
+        """
+        validate_params("errors", {"min_bin_count": min_bin_count}, MIN_BIN_COUNT_CONSTRAINTS)
+        return _errors(self, min_bin_count)
+
 
 def _edges(y01, p, w, n_bins: int, strategy: str) -> np.ndarray:
     if strategy == "uniform":
