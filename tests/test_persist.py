@@ -385,16 +385,30 @@ def test_version_1_files_load(name, tmp_path):
     q = np.array([float.fromhex(x) for x in expected["queries"]])
     if name == "cvap":
         q = np.column_stack([q] * len(model.calibrators_))
-    assert [x.hex() for x in model.predict_proba(q)[:, 1].tolist()] == entry["proba"]
     assert model.predict(q).tolist() == entry["predict"]
-    if "interval" in entry:
-        got = [[a.hex(), b.hex()] for a, b in model.predict_interval(q).tolist()]
-        assert got == entry["interval"]
+    proba = model.predict_proba(q)[:, 1]
+    interval = model.predict_interval(q) if "interval" in entry else None
+    expected_interval = [x for pair in entry.get("interval", []) for x in pair]
+    if name == "cvap":
+        # The log merge takes geometric means through numpy's log and exp,
+        # whose SIMD versions differ by an ulp or two between CPUs (seen: 2 ulp
+        # on an AVX-512 machine); everything else is exact arithmetic.
+        assert_within_ulps(proba, entry["proba"], 4)
+        assert_within_ulps(interval.ravel(), expected_interval, 4)
+    else:
+        assert [x.hex() for x in proba.tolist()] == entry["proba"]
+        if interval is not None:
+            assert [x.hex() for x in interval.ravel().tolist()] == expected_interval
     # saved again (as version 2) it reloads identical
     copy = _round_trip(model, tmp_path / "v2.json")
     assert json.loads((tmp_path / "v2.json").read_text("utf-8"))["format_version"] == 2
     assert_same_calibrator(model, copy)
     assert_same_predictions(model, copy)
+
+
+def assert_within_ulps(got, expected_hex, ulps):
+    want = np.array([float.fromhex(x) for x in expected_hex])
+    np.testing.assert_array_max_ulp(got, want, maxulp=ulps)
 
 
 def test_version_1_documents_have_no_bytes_arrays(tmp_path):
