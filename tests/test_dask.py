@@ -157,6 +157,30 @@ def test_transform_matches_predict(scheduler):
     assert list(vd.transform(df, platt, "s", output_cols=("q",)).columns) == [*pdf.columns, "q"]
 
 
+def test_transform_missing_scores(scheduler):
+    pdf = _data(4)
+    ivap = method_class("ivap")().fit(pdf.s, pdf.y)
+    holes = pd.DataFrame({"s": [0.3, np.nan, -1.2, None, 0.0], "s2": [0.1, 0.2, np.nan, 0.3, 0.4]})
+    df = dd.from_pandas(holes, npartitions=2)
+    with pytest.raises(ValueError, match="finite"):
+        vd.transform(df, ivap, "s").compute()
+    out = vd.transform(df, ivap, "s", nan_scores="propagate").compute()
+    kept = holes.s.notna().to_numpy()
+    assert np.isnan(out.p.to_numpy()[~kept]).all()
+    assert np.isnan(out.p1.to_numpy()[~kept]).all()
+    interval = ivap.predict_interval(holes.s.to_numpy()[kept])
+    _same_bits(out.p0.to_numpy()[kept], interval[:, 0])
+    _same_bits(out.p.to_numpy()[kept], ivap.predict_proba(holes.s.to_numpy()[kept])[:, 1])
+    cvap = method_class("cvap")().fit(pdf.s, pdf.y, folds=pdf.fold % 2)
+    two = vd.transform(df, cvap, ["s", "s2"], nan_scores="propagate").compute()
+    assert np.isnan(two.p.to_numpy()).tolist() == [False, True, True, True, False]
+    infinite = dd.from_pandas(pd.DataFrame({"s": [0.3, np.inf]}), npartitions=1)
+    with pytest.raises(ValueError, match="finite"):
+        vd.transform(infinite, ivap, "s", nan_scores="propagate").compute()
+    with pytest.raises(ValueError, match="nan_scores must be one of"):
+        vd.transform(df, ivap, "s", nan_scores="skip")
+
+
 @pytest.mark.parametrize("labels", [[False, True], [0.0, 1.0], [-1, 1]])
 def test_classes_as_in_a_fit_on_one_array(labels):
     pdf = _data(9)

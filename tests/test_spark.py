@@ -279,6 +279,11 @@ def test_pipeline_fit_transform_save_load(spark, tmp_path):
     again = PipelineModel.load(str(tmp_path / "pipeline"))
     assert isinstance(again.stages[0], vs.SparkCalibratorModel)
     assert again.stages[0].getOrDefault("outputCols") == ["prob", "low", "high"]
+    holes = spark.createDataFrame([(0.5, None), (None, 1)], "s double, fold long")
+    with pytest.raises(Exception, match="scores must be finite"):
+        again.transform(holes).collect()
+    again.stages[0].set(again.stages[0].nanScores, "propagate")
+    assert again.transform(holes).collect()[1].prob is None
     rescored = again.transform(df).toArrow().to_pandas().sort_values("row")
     for col in ("prob", "low", "high"):
         _same_bits(rescored[col].to_numpy(), scored[col].to_numpy())
@@ -331,10 +336,13 @@ def test_missing_extra_names_it():
 def _lookup_queries(cal_scores, rng):
     """Test scores: random, every calibration score, its neighbouring floats, far outside, -0.0."""
     s = np.unique(np.asarray(cal_scores, dtype=np.float64))
-    return np.concatenate([
-        rng.normal(size=300).round(2), rng.normal(size=100), s, np.nextafter(s, -np.inf),
-        np.nextafter(s, np.inf), [-1e300, 1e300, -5.0, 5.0, -0.0, 0.0, 1e-300, -1e-300],
-    ])
+    with np.errstate(over="ignore"):
+        q = np.concatenate([
+            rng.normal(size=300).round(2), rng.normal(size=100), s, np.nextafter(s, -np.inf),
+            np.nextafter(s, np.inf), [-1e300, 1e300, -5.0, 5.0, -0.0, 0.0, 1e-300, -1e-300],
+            [5e-324, -5e-324, 1.7976931348623157e308, -1.7976931348623157e308],
+        ])
+    return q[np.isfinite(q)]
 
 
 def _check_lookup(spark, cal, queries):
@@ -358,6 +366,7 @@ def _check_lookup(spark, cal, queries):
     [
         ("ivap", "ties"), ("ivap", "continuous"), ("ivap", "one point"), ("ivap", "one class"),
         ("isotonic", "ties"), ("histogram", "ties"), ("bbq", "ties"), ("histogram", "one point"),
+        ("ivap", "two points"), ("ivap", "heavy tails"), ("ivap", "extreme"),
     ],
 )
 def test_lookup_equals_predict_bit_for_bit(spark, method, data):
@@ -370,6 +379,13 @@ def test_lookup_equals_predict_bit_for_bit(spark, method, data):
         s, y = np.array([0.25, 0.25, 0.25]), np.array([0, 1, 1])
     elif data == "one class":
         y = np.ones_like(y)
+    elif data == "two points":
+        s, y = np.array([0.25, 0.5, 0.5]), np.array([0, 1, 0])
+    elif data == "heavy tails":  # uneven thresholds: crowded cells, a longer search
+        s = rng.standard_cauchy(N) ** 3
+    elif data == "extreme":  # the cells' arithmetic overflows: one cell, a plain binary search
+        s = np.concatenate([s, [-1.7976931348623157e308, 5e-324, -5e-324, 1e300]])
+        y = np.concatenate([y, [1, 0, 1, 0]])
     cal = method_class(method)().fit(s, y)
     _check_lookup(spark, cal, _lookup_queries(s, rng))
 
@@ -404,3 +420,45 @@ def test_transform_method_choice_and_errors(spark):
     null = spark.createDataFrame([(0.1,), (None,)], "s double")
     with pytest.raises(Exception, match="scores must be finite"):
         vs.transform(null, ivap, "s", method="lookup").collect()
+
+
+@pytest.mark.parametrize("method", ["lookup", "udf"])
+def test_missing_scores_propagate_as_null(spark, method):
+    pdf = _data(15)
+    ivap = method_class("ivap")().fit(pdf.s, pdf.y)
+    s = [0.3, None, float("nan"), -1.2, 0.0, None]
+    df = spark.createDataFrame(list(zip(s, range(len(s)), strict=True)), "s double, row long")
+    with pytest.raises(Exception, match="scores must be finite"):
+        vs.transform(df, ivap, "s", method=method).collect()
+    out = vs.transform(df, ivap, "s", method=method, nan_scores="propagate")
+    rows = sorted(out.collect(), key=lambda r: r.row)
+    kept = np.array([0.3, -1.2, 0.0])
+    interval = ivap.predict_interval(kept)
+    got = np.array([[r.p, r.p0, r.p1] for r in rows if r.row in (0, 3, 4)])
+    _same_bits(got[:, 0], ivap.predict_proba(kept)[:, 1])
+    _same_bits(got[:, 1:], interval)
+    assert all(v is None for r in rows if r.row in (1, 2, 5) for v in (r.p, r.p0, r.p1))
+    infinite = spark.createDataFrame([(0.1,), (float("inf"),)], "s double")
+    with pytest.raises(Exception, match="scores must be finite"):
+        vs.transform(infinite, ivap, "s", method=method, nan_scores="propagate").collect()
+    with pytest.raises(ValueError, match="nan_scores must be one of"):
+        vs.transform(df, ivap, "s", method=method, nan_scores="null")
+
+
+CONNECT_EXTRAS = ("grpc", "grpc_status", "google.rpc", "zstandard")
+
+
+def test_spark_connect_in_a_subprocess(tmp_path):
+    """Everything through a local Spark Connect server, bit for bit (one SparkContext a process,
+    so the Connect session lives in a child process)."""
+    if not IN_CI:
+        for module in CONNECT_EXTRAS:
+            pytest.importorskip(module, reason='Spark Connect needs pip install "pyspark[connect]"')
+    src = str(Path(vs.__file__).resolve().parent.parent)  # the venncal under test, for the workers
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable,
+           "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")])}
+    script = Path(__file__).resolve().parent / "spark_connect_script.py"
+    out = subprocess.run([sys.executable, str(script), str(tmp_path)], capture_output=True,
+                         text=True, env=env, check=False)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    assert "CONNECT OK" in out.stdout

@@ -30,15 +30,18 @@ from .summary import ScoreSummary
 __all__ = [
     "DEFAULT_MAX_DISTINCT",
     "LABELS_KEPT",
+    "NAN_SCORES",
     "Problems",
     "check_columns",
     "check_distinct",
+    "check_nan_scores",
     "input_columns",
     "make_calibrator",
     "merge_pieces",
     "names",
     "plain",
     "score_columns",
+    "score_rows",
     "summaries_from_pieces",
 ]
 
@@ -281,8 +284,42 @@ def score_columns(calibrator, scores: np.ndarray, n_out: int) -> list[np.ndarray
         scores = scores[:, 0]
     if scores.shape[0] == 0:
         return [np.empty(0) for _ in range(n_out)]
-    p = calibrator.predict_proba(scores)[:, 1]
     if n_out == 1:
-        return [p]
+        return [calibrator.predict_proba(scores)[:, 1]]
+    if hasattr(calibrator, "_predict_with_interval"):  # one search for p and (p0, p1), as the CLI
+        return [np.ascontiguousarray(v) for v in calibrator._predict_with_interval(scores)]
+    p = calibrator.predict_proba(scores)[:, 1]
     interval = calibrator.predict_interval(scores)
     return [p, np.ascontiguousarray(interval[:, 0]), np.ascontiguousarray(interval[:, 1])]
+
+
+#: What ``transform`` does with a missing (NaN or null) score, as ``venncal predict --nan-scores``.
+NAN_SCORES = ("error", "propagate")
+
+
+def check_nan_scores(nan_scores) -> None:
+    """Raise unless ``nan_scores`` is one of :data:`NAN_SCORES`."""
+    if nan_scores not in NAN_SCORES:
+        raise ValueError(f"nan_scores must be one of {NAN_SCORES}; got {nan_scores!r}")
+
+
+def score_rows(calibrator, scores: np.ndarray, n_out: int, nan_scores: str) -> tuple:
+    """Return ``(columns, missing)``: :func:`score_columns`, NaN where a score is missing.
+
+    With ``nan_scores="error"`` every score goes to the calibrator (which
+    rejects NaN) and ``missing`` is None; with ``"propagate"`` the rows with
+    a NaN score (in any column) are left out of the prediction, their
+    outputs are NaN and ``missing`` marks them.  Infinite scores still go to
+    the calibrator, an error.
+    """
+    if nan_scores == "error":
+        return score_columns(calibrator, scores, n_out), None
+    missing = np.isnan(scores) if scores.ndim == 1 else np.isnan(scores).any(axis=1)
+    if not missing.any():
+        return score_columns(calibrator, scores, n_out), missing
+    columns = []
+    for values in score_columns(calibrator, scores[~missing], n_out):
+        full = np.full(missing.shape[0], np.nan)
+        full[~missing] = values
+        columns.append(full)
+    return columns, missing

@@ -53,12 +53,18 @@ class _CalibrationParams(HasLabelCol, HasWeightCol, HasOutputCols):
         Params._dummy(), "maxDistinct", "most distinct scores brought to the driver",
         typeConverter=TypeConverters.toInt,
     )
+    nanScores = Param(
+        Params._dummy(), "nanScores",
+        "a missing (null or NaN) score when scoring: 'error' or 'propagate' (null outputs)",
+        typeConverter=TypeConverters.toString,
+    )
 
     def __init__(self) -> None:
         super().__init__()
         self._setDefault(
             scoreCol="score", labelCol="label", method="ivap", calibratorParams={},
             maxDistinct=_engine.DEFAULT_MAX_DISTINCT, outputCols=["p", "p0", "p1"],
+            nanScores="error",
         )
 
     def _value(self, param: Param):
@@ -83,6 +89,8 @@ class SparkCalibrator(Estimator, _CalibrationParams, DefaultParamsReadable, Defa
     roundScores, maxDistinct : int, optional
         As ``round_scores`` and ``max_distinct`` of :func:`venncal.spark.fit`.
     outputCols : list of str, default=["p", "p0", "p1"]
+    nanScores : {"error", "propagate"}, default="error"
+        As ``nan_scores`` of :func:`venncal.spark.transform`, for the model.
 
     Examples
     --------
@@ -100,7 +108,7 @@ class SparkCalibrator(Estimator, _CalibrationParams, DefaultParamsReadable, Defa
     def __init__(
         self, *, scoreCol="score", labelCol="label", weightCol=None, foldCol=None,
         method="ivap", calibratorParams=None, roundScores=None,
-        maxDistinct=_engine.DEFAULT_MAX_DISTINCT, outputCols=None,
+        maxDistinct=_engine.DEFAULT_MAX_DISTINCT, outputCols=None, nanScores=None,
     ) -> None:
         super().__init__()
         self._set(**{k: v for k, v in self._input_kwargs.items() if v is not None})
@@ -140,7 +148,7 @@ class SparkCalibratorModel(Model, _CalibrationParams, MLReadable, MLWritable):
 
         return transform(
             dataset, self.calibrator, self.getOrDefault(self.scoreCol),
-            self.getOrDefault(self.outputCols),
+            self.getOrDefault(self.outputCols), nan_scores=self.getOrDefault(self.nanScores),
         )
 
     def write(self) -> "_ModelWriter":

@@ -244,9 +244,9 @@ def fit(
     return _engine.fit_pieces(calibrator, pieces, problems, by)
 
 
-def _score_partition(pdf, calibrator, score_cols, names):
+def _score_partition(pdf, calibrator, score_cols, names, nan_scores):
     scores = pdf[list(score_cols)].to_numpy(dtype=np.float64, na_value=np.nan)
-    values = _engine.score_columns(calibrator, scores, len(names))
+    values, _ = _engine.score_rows(calibrator, scores, len(names), nan_scores)
     return pdf.assign(**dict(zip(names, values, strict=True)))
 
 
@@ -255,6 +255,8 @@ def transform(
     calibrator,
     score_col: str | Sequence[str],
     output_cols: str | Sequence[str] = ("p", "p0", "p1"),
+    *,
+    nan_scores: str = "error",
 ) -> dd.DataFrame:
     """Add calibrated probabilities to a Dask data frame, partition by partition.
 
@@ -268,6 +270,12 @@ def transform(
     output_cols : str or sequence of str, default=("p", "p0", "p1")
         Names of the probability of ``classes_[1]`` and, for Venn-Abers
         calibrators, of the interval ``(p0, p1)``.
+    nan_scores : {"error", "propagate"}, default="error"
+        A missing score (NaN or NA): the computation fails with the
+        calibrator's ``ValueError`` (``"error"``), or that row gets NaN
+        outputs and the others are scored as usual (``"propagate"``, as
+        ``venncal predict --nan-scores propagate``).  An infinite score is
+        always an error.
 
     Returns
     -------
@@ -286,9 +294,10 @@ def transform(
     0  0.15  0.0
     1  0.35  0.5
     """
+    _engine.check_nan_scores(nan_scores)
     names = _engine.output_names(calibrator, output_cols)
     score_cols = _engine.names(score_col)
     meta = pd.DataFrame({c: pd.Series(dtype=t) for c, t in df.dtypes.items()})
     meta = meta.assign(**{name: pd.Series(dtype=np.float64) for name in names})
     model = dask.delayed(calibrator, pure=True)
-    return df.map_partitions(_score_partition, model, score_cols, names, meta=meta)
+    return df.map_partitions(_score_partition, model, score_cols, names, nan_scores, meta=meta)

@@ -5,9 +5,11 @@ The rows are reduced by one grouped aggregation on the executors (a hash
 spread over partitions are pooled by the aggregation, and no range
 partitioning can skew), and only the distinct scores with their weights
 come to the driver, which fits any registered calibrator by
-``fit_summary``.  Scoring is a pandas UDF closing over the small fitted
-model.  Only DataFrame operations and closures are used (no RDDs, no
-broadcast), so everything also works under Spark Connect.  With integer
+``fit_summary``.  Scoring is a look-up on the JVM in the exact table of
+the model's outputs (for the step calibrators: IVAP, histogram, ...) or a
+pandas UDF closing over the small fitted model.  Only DataFrame operations
+and closures are used (no RDDs, no broadcast variables), so everything
+also works under Spark Connect (tested with a local Connect server).  With integer
 weights (or none) the model is the one fitted on all the rows in one
 array, bit for bit, whatever the partitioning.
 
@@ -42,7 +44,7 @@ from collections.abc import Hashable, Sequence
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from . import _engine
+from . import _engine, _lookup
 from .summary import ScoreSummary
 
 try:
@@ -236,107 +238,69 @@ def fit(
 TRANSFORM_METHODS = ("auto", "lookup", "udf")
 
 
-def _knots(calibrator) -> np.ndarray | None:
-    """Return the sorted points where the calibrator's prediction may change, or None.
-
-    Between two consecutive knots (and below the first, above the last) the
-    prediction of these calibrators is constant, so it is a lookup in a table
-    of ``2 k + 1`` entries: one per open interval and one per knot.  Exact
-    types only: a subclass may predict otherwise.
-    """
-    from .baselines import (
-        BBQCalibrator,
-        HistogramBinningCalibrator,
-        IsotonicCalibrator,
-        QuantizedIsotonicCalibrator,
-    )
-    from .venn_abers import VennAbersCalibrator
-
-    kind = type(calibrator)
-    if kind is VennAbersCalibrator:
-        knots = calibrator.scores_
-    elif kind is QuantizedIsotonicCalibrator or (
-        kind is IsotonicCalibrator and calibrator.interpolation == "nearest"
-    ):
-        knots = calibrator._nearest_steps()[0]
-    elif kind is HistogramBinningCalibrator:
-        knots = calibrator.bin_edges_[1:-1]
-    elif kind is BBQCalibrator:
-        knots = calibrator.thresholds_
-    else:
-        return None
-    return np.unique(np.asarray(knots, dtype=np.float64) + 0.0)
+def _finite(x):
+    """Return the condition that the double column ``x`` is a finite number (not null)."""
+    return x.isNotNull() & ~F.isnan(x) & (F.abs(x) != F.lit(_INF))
 
 
-def _lookup_table(calibrator, knots: np.ndarray, n_out: int) -> list[np.ndarray]:
-    """Return the outputs at the ``2 k + 1`` positions: interval below knot j at 2 j, knot j at 2 j + 1.
-
-    Each entry is the calibrator's own prediction at a point of its interval
-    (the float just below the knot, or just above the last one), so the
-    table holds exactly what ``predict`` returns there.  An interval that
-    holds no finite float is never looked up; its entry is the knot's.
-    """
-    k = knots.shape[0]
-    points = np.empty(2 * k + 1)
-    if k == 0:
-        points[0] = 0.0
-    else:
-        below = np.nextafter(knots, -np.inf)
-        previous = np.concatenate(([-np.inf], knots[:-1]))
-        points[0:2 * k:2] = np.where((below > previous) & np.isfinite(below), below, knots)
-        points[1::2] = knots
-        above = np.nextafter(knots[-1], np.inf)
-        points[2 * k] = above if np.isfinite(above) else knots[-1]
-    return _engine.score_columns(calibrator, points, n_out)
-
-
-def _transform_lookup(df, calibrator, knots, score_col, names):
-    """Score on the JVM: a binary search among the knots, then one array lookup per output.
-
-    The tables come as one row (arrays) joined to every row by a broadcast
-    cross join; the search is unrolled into ``ceil(log2(k + 1))`` projections
-    of the same whole-stage code, so no Python runs on the executors.
-    """
-    spark = df.sparkSession
-    k = knots.shape[0]
-    levels = k.bit_length()  # 2**levels > k
-    padded = np.full(1 << levels, np.inf)  # +inf past the end: never below a finite score
-    padded[:k] = knots
-    values = _lookup_table(calibrator, knots, len(names))
-    tmp = [f"__venncal_{name}__" for name in ("x", "lo", "knots", *range(len(names)))]
-    x, lo, knots_col, value_cols = tmp[0], tmp[1], tmp[2], tmp[3:]
-    table = pa.table(
-        {knots_col: pa.array([padded], pa.list_(pa.float64())),
-         **{c: pa.array([v], pa.list_(pa.float64())) for c, v in zip(value_cols, values, strict=True)}}
-    )
-    out = df.withColumn(x, F.col(score_col).cast("double") + F.lit(0.0))  # -0.0 is 0.0
-    out = out.crossJoin(F.broadcast(spark.createDataFrame(table)))
-    out = out.withColumn(lo, F.lit(0))
-    for level in reversed(range(levels)):  # lo = the number of knots below x
-        step = 1 << level
-        below = F.get(F.col(knots_col), F.col(lo) + (step - 1)) < F.col(x)
-        out = out.withColumn(lo, F.when(below, F.col(lo) + step).otherwise(F.col(lo)))
-    hit = (F.get(F.col(knots_col), F.col(lo)) == F.col(x)).cast("int")
-    position = F.col(lo) * 2 + hit
-    finite = F.col(x).isNotNull() & ~F.isnan(F.col(x)) & (F.abs(F.col(x)) != F.lit(_INF))
+def _invalid(x, nan_scores: str):
+    """Return the value of the outputs for a non-finite score: an error, or null if missing."""
     error = F.raise_error(F.concat(
         F.lit("scores must be finite; found a NaN, infinite or null value ("),
-        F.coalesce(F.col(x).cast("string"), F.lit("null")), F.lit(")"),
+        F.coalesce(x.cast("string"), F.lit("null")), F.lit(")"),
     ))
+    if nan_scores == "error":
+        return error
+    return F.when(x.isNull() | F.isnan(x), F.lit(None).cast("double")).otherwise(error)
+
+
+def _transform_lookup(df, table: _lookup.JumpTable, score_col, names, nan_scores):
+    """Score on the JVM: the cell of each score, a short binary search, one look-up per output.
+
+    The arrays of the run table (:mod:`venncal._lookup`) come as scalar
+    subqueries of a one-row data frame (Spark computes them once, on the
+    driver, and puts them in the generated code as constants); the search
+    is ``table.depth`` projections, so no Python runs on the executors.
+    """
+    n_out = len(names)
+    tmp = [f"__venncal_{name}__" for name in ("x", "at", "t", "f", "v")]
+    x, at = F.col(tmp[0]), F.col(tmp[1])
+    arrays = {tmp[2]: (table.thresholds, pa.float64()), tmp[3]: (table.first, pa.int32()),
+              tmp[4]: (table.outputs.ravel(), pa.float64())}  # run i's outputs at n_out * i
+    one = df.sparkSession.createDataFrame(
+        pa.table({c: pa.array([v], pa.list_(kind)) for c, (v, kind) in arrays.items()})
+    )
+    thresholds, first, outputs = (one.select(c).scalar() for c in arrays)
+    out = df.withColumn(tmp[0], F.col(score_col).cast("double") + F.lit(0.0))  # -0.0 is 0.0
+    if table.m > 1:  # the same float operations as _lookup.cell_of
+        cell = (x - F.lit(table.lo)) * F.lit(table.scale)
+        cell = F.least(F.greatest(cell, F.lit(0.0)), F.lit(table.m - 0.5)).cast("int")
+        out = out.withColumn(tmp[1], F.get(first, cell))
+    else:
+        out = out.withColumn(tmp[1], F.lit(0))
+    for level in reversed(range(table.depth)):  # at = the number of thresholds <= x
+        step = 1 << level
+        below = F.get(thresholds, at + (step - 1)) <= x
+        out = out.withColumn(tmp[1], F.when(below, at + step).otherwise(at))
+    out = out.withColumn(tmp[1], at * n_out)
+    finite, invalid = _finite(x), _invalid(x, nan_scores)  # built once: py4j calls cost
     out = out.withColumns({
-        name: F.when(finite, F.get(F.col(c), position)).otherwise(error)
-        for name, c in zip(names, value_cols, strict=True)
+        name: F.when(finite, F.get(outputs, at + i)).otherwise(invalid)
+        for i, name in enumerate(names)
     })
-    return out.drop(*tmp)
+    return out.drop(*tmp[:2])
 
 
-def _transform_udf(df, calibrator, score_cols, names):
+def _transform_udf(df, calibrator, score_cols, names, nan_scores):
     """Score in Python: a pandas UDF closing over the fitted calibrator."""
     model, n_out = calibrator, len(names)
 
     def score(scores: pd.DataFrame) -> pd.DataFrame:
         values = scores.to_numpy(dtype=np.float64, na_value=np.nan)
-        return pd.DataFrame(dict(zip(names, _engine.score_columns(model, values, n_out), strict=True)))
+        columns, missing = _engine.score_rows(model, values, n_out, nan_scores)
+        if missing is not None:  # nullable columns: the missing rows are null, not NaN
+            columns = [pd.arrays.FloatingArray(c, missing.copy()) for c in columns]
+        return pd.DataFrame(dict(zip(names, columns, strict=True)))
 
     out_type = T.StructType([T.StructField(name, T.DoubleType()) for name in names])
     udf = F.pandas_udf(score, out_type)
@@ -352,6 +316,7 @@ def transform(
     output_cols: str | Sequence[str] = ("p", "p0", "p1"),
     *,
     method: str = "auto",
+    nan_scores: str = "error",
 ) -> DataFrame:
     """Add calibrated probabilities to a Spark data frame, scored on the executors.
 
@@ -366,23 +331,30 @@ def transform(
         Names of the probability of ``classes_[1]`` and, for Venn-Abers
         calibrators, of the interval ``(p0, p1)``.
     method : {"auto", "lookup", "udf"}, default="auto"
-        How the rows are scored.  ``"lookup"`` stays on the JVM: a binary
-        search of each score among the calibrator's breakpoints (its
-        calibration scores for IVAP), then a look-up in the table of its
-        outputs, sent as one row of arrays in a broadcast cross join; only
-        for the calibrators whose prediction is a table look-up (IVAP,
-        isotonic with ``interpolation="nearest"``, quantized isotonic,
-        histogram binning, BBQ).  ``"udf"`` runs the calibrator's own
-        ``predict`` in a pandas UDF (every calibrator).  ``"auto"`` takes
-        the look-up where it applies, else the UDF.  Both give the same
-        values, bit for bit.
+        How the rows are scored.  ``"lookup"`` stays on the JVM, for the
+        calibrators whose prediction is a table look-up (IVAP, isotonic with
+        ``interpolation="nearest"``, quantized isotonic, histogram binning,
+        BBQ): the table of their outputs between and at their breakpoints
+        (the calibration scores for IVAP), with equal neighbours merged, is
+        sent as constant arrays (scalar subqueries of a one-row data frame);
+        each score finds its entry by an evenly spaced cell and a short
+        binary search (:mod:`venncal._lookup`).  ``"udf"`` runs the
+        calibrator's own ``predict`` in a pandas UDF (every calibrator).
+        ``"auto"`` takes the look-up where it applies, else the UDF.  Both
+        give the same values, bit for bit.
+    nan_scores : {"error", "propagate"}, default="error"
+        A missing score (null or NaN): the job fails (``"error"``), or that
+        row gets null outputs and the others are scored as usual
+        (``"propagate"``, as ``venncal predict --nan-scores propagate``).
+        An infinite score is always an error.
 
     Returns
     -------
     pyspark.sql.DataFrame
-        ``df`` with the new double columns (lazy).  A NaN, infinite or null
-        score fails the job (the UDF raises the calibrator's ``ValueError``,
-        the look-up Spark's ``raise_error`` with the same words).
+        ``df`` with the new double columns (lazy).  A score that is not
+        allowed fails the job (the UDF raises the calibrator's
+        ``ValueError``, the look-up Spark's ``raise_error`` with the same
+        words).
 
     Examples
     --------
@@ -394,14 +366,18 @@ def transform(
     [(0.15, 0.0), (0.35, 0.5)]
     >>> [tuple(row) for row in transform(df, iso, "s", method="udf").collect()]
     [(0.15, 0.0), (0.35, 0.5)]
+    >>> holes = spark.createDataFrame([(0.15,), (None,), (float("nan"),)], "s double")
+    >>> [tuple(row) for row in transform(holes, iso, "s", nan_scores="propagate").collect()]
+    [(0.15, 0.0), (None, None), (nan, None)]
     """
     if method not in TRANSFORM_METHODS:
         raise ValueError(f"method must be one of {TRANSFORM_METHODS}; got {method!r}")
+    _engine.check_nan_scores(nan_scores)
     check_is_fitted(calibrator)
     names = _engine.output_names(calibrator, output_cols)
     score_cols = _engine.names(score_col)
     _engine.check_columns(score_cols, df.columns)
-    knots = _knots(calibrator) if method != "udf" and len(score_cols) == 1 else None
+    knots = _lookup.knots_of(calibrator) if method != "udf" and len(score_cols) == 1 else None
     if method == "lookup" and knots is None:
         raise ValueError(
             f"method='lookup' needs a calibrator whose prediction is a table look-up on one "
@@ -409,8 +385,9 @@ def transform(
             f"{type(calibrator).__name__} is scored with method='udf'"
         )
     if knots is not None:
-        return _transform_lookup(df, calibrator, knots, score_cols[0], names)
-    return _transform_udf(df, calibrator, score_cols, names)
+        table = _lookup.jump_table(calibrator, knots, len(names))
+        return _transform_lookup(df, table, score_cols[0], names, nan_scores)
+    return _transform_udf(df, calibrator, score_cols, names, nan_scores)
 
 
 # The Spark ML pair calls fit and transform above, so it is imported last.
