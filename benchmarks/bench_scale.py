@@ -9,8 +9,10 @@ labels ``y ~ Bernoulli(score)``), on one cached DataFrame:
 - Spark MLlib ``IsotonicRegression().fit`` on the same DataFrame;
 - scoring through Spark's ``noop`` writer (``count()`` would let Spark skip
   the scoring): ``venncal.spark.transform`` with ``method="lookup"`` (JVM
-  binary search + table look-up) and ``method="udf"`` (pandas UDF), beside
-  MLlib's ``IsotonicRegressionModel.transform``;
+  cell + short search in the run table) and ``method="udf"`` (pandas UDF),
+  beside MLlib's ``IsotonicRegressionModel.transform``, each called
+  ``--repeats`` times (default 3): the tables show the median, the ratios
+  the first call too (it compiles the plan's generated code);
 - single-process venncal on the same rows as numpy arrays (fit,
   ``predict_interval``), for reference;
 
@@ -98,7 +100,13 @@ def noop(df):
     df.write.format("noop").mode("overwrite").save()
 
 
-def spark_run(spark, n, partitions, single_process):
+def clock_repeats(fn, repeats):
+    """Time ``fn`` ``repeats`` times; return ``(first, median)`` in seconds."""
+    times = [clock(fn)[0] for _ in range(repeats)]
+    return times[0], float(np.median(times))
+
+
+def spark_run(spark, n, partitions, single_process, repeats):
     from pyspark.ml.regression import IsotonicRegression
 
     import venncal.spark as vs
@@ -109,10 +117,13 @@ def spark_run(spark, n, partitions, single_process):
     row["distinct"] = cal.scores_.shape[0]
     iso = IsotonicRegression(featuresCol="score", labelCol="label")
     row["MLlib fit"], model = clock(lambda: iso.fit(df))
+    # Scoring: the first call of a session compiles and loads the plan's
+    # generated code; the median of `repeats` calls is the steady state.
     for method in ("lookup", "udf"):
-        row[f"venncal transform ({method})"], _ = clock(
-            lambda m=method: noop(vs.transform(df, cal, "score", method=m)))
-    row["MLlib transform"], _ = clock(lambda: noop(model.transform(df)))
+        row[f"first transform ({method})"], row[f"venncal transform ({method})"] = clock_repeats(
+            lambda m=method: noop(vs.transform(df, cal, "score", method=m)), repeats)
+    row["first transform (MLlib)"], row["MLlib transform"] = clock_repeats(
+        lambda: noop(model.transform(df)), repeats)
     if single_process:
         from venncal import VennAbersCalibrator
 
@@ -252,7 +263,9 @@ def spark_report(rows):
             f"{r['MLlib fit'] / r['venncal fit']:.2f}x; venncal transform (lookup) / MLlib "
             f"transform = {r['venncal transform (lookup)'] / r['MLlib transform']:.2f}x, (udf) / "
             f"MLlib = {r['venncal transform (udf)'] / r['MLlib transform']:.2f}x, best / MLlib = "
-            f"{best / r['MLlib transform']:.2f}x")
+            f"{best / r['MLlib transform']:.2f}x (medians); first calls: lookup "
+            f"{r['first transform (lookup)']:.2f} s / MLlib {r['first transform (MLlib)']:.2f} s = "
+            f"{r['first transform (lookup)'] / r['first transform (MLlib)']:.2f}x")
     return "\n".join(text)
 
 
@@ -280,6 +293,8 @@ def main(argv=None):
     parser.add_argument("--single-process-max", type=float, default=1e7,
                         help="largest size also fitted by venncal on numpy arrays")
     parser.add_argument("--driver-memory", default="4g")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="calls of each Spark transform (the first and the median are shown)")
     parser.add_argument("--quick", action="store_true",
                         help="1e5 rows, 2 partitions, Dask 1e5: a check that everything runs")
     parser.add_argument("--no-spark", action="store_true")
@@ -300,11 +315,11 @@ def main(argv=None):
         rows = []
         for n in args.sizes:
             print(f"spark n={n:.0e}, 2 partitions", file=sys.stderr, flush=True)
-            rows.append(spark_run(spark, n, 2, n <= args.single_process_max))
+            rows.append(spark_run(spark, n, 2, n <= args.single_process_max, args.repeats))
         for p in args.partitions:
             if p != 2:
                 print(f"spark n={max(args.sizes):.0e}, {p} partitions", file=sys.stderr, flush=True)
-                rows.append(spark_run(spark, max(args.sizes), p, False))
+                rows.append(spark_run(spark, max(args.sizes), p, False, args.repeats))
         spark.stop()
         parts += ["## Spark (`local[2]`, one session)", "", spark_report(rows), ""]
     if not args.no_dask:
