@@ -207,7 +207,8 @@ def test_pava_blocks_structure(data):
         assert ends.shape == (0,)
         return
     assert ends[-1] == n
-    assert np.all(np.diff(ends) > 0) and ends[0] > 0
+    assert np.all(np.diff(ends) > 0)
+    assert ends[0] > 0
     assert np.all(np.diff(bnum / bden) > 0)  # strictly increasing block values
     starts = np.concatenate([[0], ends[:-1]])
     for b in range(len(ends)):
@@ -262,7 +263,7 @@ def test_summarize_sorted_classes_matches_naive(data):
     pos = np.sort(s[y])
     got = summarize_sorted_classes(f64(neg), f64(pos))
     expected = summary_by_definition(s, y)
-    for g, e in zip(got, expected):
+    for g, e in zip(got, expected, strict=True):
         assert_array_equal(g, e)
 
 
@@ -272,7 +273,7 @@ def test_summarize_by_order_matches_naive_exactly(weights, data):
     s, y, w = data.draw(labelled_scores(weights=weights))
     got = summarize(s, y, w)
     expected = summary_by_definition(s, y, w)
-    for g, e in zip(got, expected):
+    for g, e in zip(got, expected, strict=True):
         assert_array_equal(g, e)
 
 
@@ -337,7 +338,7 @@ def test_merge_summaries_associative_and_commutative(d1, d2, d3):
     left = merge_summaries(*merge_summaries(*a, *b), *c)
     right = merge_summaries(*a, *merge_summaries(*b, *c))
     swapped = merge_summaries(*merge_summaries(*c, *b), *a)
-    for x, y_, z in zip(left, right, swapped):
+    for x, y_, z in zip(left, right, swapped, strict=True):
         assert_array_equal(x, y_)
         assert_array_equal(x, z)
 
@@ -346,7 +347,7 @@ def test_merge_summaries_with_empty():
     s, w, a = summarize(f64([2.0, 1.0]), np.array([True, False]), f64([1.0, 3.0]))
     empty = (np.empty(0), np.empty(0), np.empty(0))
     for got in (merge_summaries(s, w, a, *empty), merge_summaries(*empty, s, w, a)):
-        for g, e in zip(got, (s, w, a)):
+        for g, e in zip(got, (s, w, a), strict=True):
             assert_array_equal(g, e)
 
 
@@ -403,7 +404,8 @@ def test_score_summary_accepts_bool_and_int_labels():
 
 def check_tables_against_definition(s, w, a, atol):
     F0, F1 = ivap_tables(f64(w), f64(a))
-    assert np.all(F0 >= 0.0) and np.all(F1 <= 1.0)
+    assert np.all(F0 >= 0.0)
+    assert np.all(F1 <= 1.0)
     assert np.all(F0 <= F1)
     exp0, exp1 = ivap_from_summary(s, w, a, s)
     assert_allclose(F0, exp0, rtol=0, atol=atol)
