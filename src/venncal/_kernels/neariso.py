@@ -388,9 +388,11 @@ def neariso_groups_at(lam, roots, birth, left, right, out):
 
     Descends the merge tree from ``roots`` (the isotonic groups, in order)
     into the children of every group born after ``lam``: O(number of groups
-    at ``lam``).  Returns how many ids were written.
+    at ``lam``).  Returns how many ids were written.  ``out`` has room for
+    one id per point, which also bounds the stack: its subtrees are disjoint
+    and each covers at least one point.
     """
-    stack = np.empty(out.shape[0] + 64, dtype=np.int64)
+    stack = np.empty(out.shape[0], dtype=np.int64)
     n_out = 0
     for r in range(roots.shape[0]):
         # Invariant: ``out`` holds the groups at ``lam`` left of the subtrees
@@ -400,11 +402,7 @@ def neariso_groups_at(lam, roots, birth, left, right, out):
         while top >= 0:
             node = stack[top]
             top -= 1
-            if birth[node] > lam:
-                if top + 2 >= stack.shape[0]:
-                    bigger = np.empty(2 * stack.shape[0], dtype=np.int64)
-                    bigger[: top + 1] = stack[: top + 1]
-                    stack = bigger
+            if birth[node] > lam:  # a merge: its two children, disjoint, replace it
                 stack[top + 1] = right[node]
                 stack[top + 2] = left[node]
                 top += 2
