@@ -11,9 +11,14 @@ from __future__ import annotations
 
 import numba
 
-__all__ = ["jit"]
+__all__ = ["jit", "jit_inline"]
 
 
 def jit(func):
     """Compile ``func`` with the project's numba options."""
     return numba.njit(cache=True, nogil=True, error_model="numpy")(func)
+
+
+def jit_inline(func):
+    """:func:`jit`, inlined into its callers by numba (a small helper of a hot loop)."""
+    return numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")(func)

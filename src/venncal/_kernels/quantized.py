@@ -44,7 +44,7 @@ import numpy as np
 from numba import types
 from numba.typed import Dict
 
-from ._jit import jit
+from ._jit import jit, jit_inline
 from .dd import two_sum_jit
 
 NUM, DEN, LO, HI = 0, 1, 2, 3
@@ -120,20 +120,42 @@ def push_group(G, GC, base, top, num, den, lo, hi, splits):
 @jit
 def push_cell(G, GC, base, top, num, den, lo, hi, c, splits):
     """:func:`push_group` for a group whose cell ``c`` is known."""
+    return _push(G, GC, base, top, top, num, den, lo, hi, c, splits)[0]
+
+
+@jit_inline
+def _push(G, GC, base, top, low, num, den, lo, hi, c, splits):
+    """Push one group after rows ``base .. base+top-1``, merging while cells do not increase.
+
+    Returns ``(top, low, merged)``: the new count, ``low`` lowered to the
+    fewest rows left untouched, and whether the group merged.  Merging goes
+    on while the mean is at most the next split point of the group before
+    (its cell then is at most that group's); the cell is found only when the
+    merging stops, so a run of merges costs one :func:`level_cell`.
+    """
+    last = splits.shape[0]
+    merged = False
     while top > 0 and GC[base + top - 1] >= c:
         j = base + top - 1
         num += G[j, NUM]
         den += G[j, DEN]
         lo = G[j, LO]
-        c = level_cell(num / den, splits)
         top -= 1
+        low = min(low, top)
+        merged = True
+        if top > 0:
+            p = GC[base + top - 1]
+            if p == last or num / den <= splits[p]:
+                c = p
+                continue
+        c = level_cell(num / den, splits)
     j = base + top
     G[j, NUM] = num
     G[j, DEN] = den
     G[j, LO] = lo
     G[j, HI] = hi
     GC[j] = c
-    return top + 1
+    return top + 1, low, merged
 
 
 @jit
@@ -246,7 +268,7 @@ def _build_from_buckets(E, G, GC, ng, cnt, v, s, splits):
     C = ng.shape[0] // 2
     B = E.shape[0] // C
     K = G.shape[0] // C
-    base, last = v * K, splits.shape[0]
+    base = v * K
     top = _count_hi_below(G, base, ng[v], s, True)
     low = top  # rows below low are untouched
     after = G[base + top - 1, HI] if top > 0 else -np.inf
@@ -258,28 +280,9 @@ def _build_from_buckets(E, G, GC, ng, cnt, v, s, splits):
             if first < end and E[first, 0] == after:
                 first += 1
         for i in range(first, end):
-            num, den, lo, c = E[i, 2], E[i, 1], E[i, 0], np.int64(E[i, 3])
             # Invariant: rows base .. base+top-1 reduce the scores before i.
-            while top > 0 and GC[base + top - 1] >= c:
-                j = base + top - 1
-                num += G[j, NUM]
-                den += G[j, DEN]
-                lo = G[j, LO]
-                top -= 1
-                low = min(low, top)
-                # Merge on while the mean is at most the next split point of
-                # the group before (its cell then is at most that group's);
-                # find the cell only when the merging stops.
-                if top > 0:
-                    p = GC[base + top - 1]
-                    if p == last or num / den <= splits[p]:
-                        c = p
-                        continue
-                c = level_cell(num / den, splits)
-            j = base + top
-            G[j, NUM], G[j, DEN], G[j, LO], G[j, HI] = num, den, lo, E[i, 0]
-            GC[j] = c
-            top += 1
+            top, low, _ = _push(G, GC, base, top, low, E[i, 2], E[i, 1], E[i, 0], E[i, 0],
+                                np.int64(E[i, 3]), splits)
     ng[v] = top
     cnt[v] = cnt[2 * v] + cnt[2 * v + 1]
     return G[base + low - 1, HI] if low > 0 else -np.inf
@@ -300,7 +303,7 @@ def _build_node(E, G, GC, ng, cnt, v, t, splits):
     if 2 * v >= C:
         return _build_from_buckets(E, G, GC, ng, cnt, v, t, splits)
     K = G.shape[0] // C
-    base, last = v * K, splits.shape[0]
+    base = v * K
     top = _count_hi_below(G, base, ng[v], t, False)
     low = top
     after = G[base + top - 1, HI] if top > 0 else -np.inf
@@ -311,26 +314,8 @@ def _build_node(E, G, GC, ng, cnt, v, t, splits):
         # of this child (cells strictly increasing after it) are copied.
         while k < n:
             src = src0 + k
-            num, den, lo, c = G[src, NUM], G[src, DEN], G[src, LO], GC[src]
-            merged = False
-            while top > 0 and GC[base + top - 1] >= c:
-                j = base + top - 1
-                num += G[j, NUM]
-                den += G[j, DEN]
-                lo = G[j, LO]
-                top -= 1
-                low = min(low, top)
-                merged = True
-                if top > 0:  # as in _build_from_buckets
-                    p = GC[base + top - 1]
-                    if p == last or num / den <= splits[p]:
-                        c = p
-                        continue
-                c = level_cell(num / den, splits)
-            j = base + top
-            G[j, NUM], G[j, DEN], G[j, LO], G[j, HI] = num, den, lo, G[src, HI]
-            GC[j] = c
-            top += 1
+            top, low, merged = _push(G, GC, base, top, low, G[src, NUM], G[src, DEN],
+                                     G[src, LO], G[src, HI], GC[src], splits)
             k += 1
             if not merged:
                 break
