@@ -18,23 +18,29 @@ where ``nu_left = 1`` if the group to its left lies above it and
 ``nu_right = 1`` if the group to its right lies below it (paper 004, eqs.
 (6)-(7)).  A group's neighbours keep their side of it until they merge with
 it, so ``d`` is fixed for the group's whole life: each group is a line in
-``lam``.  Merging ``g`` and ``h`` gives ``d = d_g + d_h`` (the two inner
+``lam``, and the meeting time of two adjacent groups is fixed for as long as
+both live.  Merging ``g`` and ``h`` gives ``d = d_g + d_h`` (the two inner
 indicators are the same boundary and cancel), ``A = A_g + A_h`` and
 ``W = W_g + W_h``: exact sums, never running averages.
 
 **Segments.**  Adjacent blocks of the isotonic fit never merge, and the
-path of each block depends on its own points only (see ``_segments``), so
-the path is run block by block: each block's heap and group rows are small
-and stay in cache, which makes the whole path several times faster than one
-heap over all points (measured in ``benchmarks/bench_enir.py``).
+path of each block depends on its own points only (see :func:`_path_into`),
+so the path is run block by block: each block's heap and group rows are
+small and stay in cache.
+
+**Pending merges.**  Only a pair whose meeting time is at most both
+neighbouring pairs' (a *local minimum*) can be the next merge, so only those
+pairs are kept in the heap: about a third of the pairs, and a merge changes
+the status of at most four.  The earliest local minimum is the earliest
+pair overall (Algorithm 1's "compute lam* and I*").
 
 The path is stored as a binary merge tree over at most ``2k - 1`` group ids:
-the ``k`` points are the leaves ``0..k-1`` (born at ``lam = 0``); merge
-number ``e`` creates group ``k + e`` from its two children at ``birth[k+e]``,
-which is when the children die (merges are numbered in time order within a
-block of the isotonic fit, block after block).  The fit at any ``lam`` uses the groups with
-``birth <= lam < death``; the knots are the distinct births of merged groups.
-Memory is O(k).
+the ``k`` points are the leaves ``0..k-1`` (born at ``lam = 0``); each merge
+creates group ``c >= k`` from its two children at ``birth[c]``, which is when
+the children die.  The merges at ``lam = 0`` come first, in point order, then
+those of each segment in time order.  The fit at any ``lam`` uses the groups
+with ``birth <= lam < death``; the knots are the distinct births of merged
+groups.  Memory is O(k).
 
 **Simultaneous merges.**  Merge times of pairs are exact rational functions
 of the group sums; for integer sums below ``2**53`` (0/1 labels with integer
@@ -54,8 +60,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import jit
-from .pava import pava_blocks
+from ._jit import jit, jit_inline
 
 __all__ = ["enir_bic", "enir_table", "neariso_groups_at", "neariso_path"]
 
@@ -63,22 +68,26 @@ _EPS = 2.0**-52
 # Values of adjacent groups that agree to this many ulps of their size are
 # equal (the rounding of (A + lam d) / W and of the group sums is a few ulps).
 _TIE_ULPS = 64.0
+_TIE = _TIE_ULPS * _EPS
 
 
 # The dynamic state of the alive groups, one 64-byte row per group stored at
-# the group's first point (so a merge updates its left child's row in place,
-# and neighbouring groups' rows are near each other in memory): target sum,
-# weight, slope numerator, first point of the previous and next alive group
-# (-1: none), time of the pending merge with the right neighbour, and the
-# group's id in the merge tree (points and ids are exact in float64).
-_A, _W, _D, _PREV, _NEXT, _PEND, _ID = 0, 1, 2, 3, 4, 5, 6
+# the group's first row (a merge updates its left child's row in place, and
+# neighbouring groups' rows are near each other in memory): target sum,
+# weight, slope numerator, first row of the previous and next alive group
+# (-1: none), time of the pending merge with the right neighbour (inf: none;
+# nan: the row is no group's any more), the group's id in the merge tree, and
+# the time of the row's entry in the heap (nan: none).  Rows and ids are
+# exact in float64.
+_A, _W, _D, _PREV, _NEXT, _PEND, _ID, _INH = 0, 1, 2, 3, 4, 5, 6, 7
 
 # Adjacent isotonic blocks whose means differ by less than this (relative)
-# are run as one segment (see ``_segments``).
+# are run as one segment (a coarser partition is as exact, and it absorbs
+# the rounding of the block means).
 _SEGMENT_TOL = 1e-9
 
 
-@jit
+@jit_inline
 def _merge_time(R, g, h, lam):
     """Return when adjacent groups at rows ``g`` (left) and ``h`` (right) meet, from ``lam`` on.
 
@@ -87,13 +96,20 @@ def _merge_time(R, g, h, lam):
     """
     ag, wg, dg = R[g, _A], R[g, _W], R[g, _D]
     ah, wh, dh = R[h, _A], R[h, _W], R[h, _D]
-    vg = (ag + lam * dg) / wg
-    vh = (ah + lam * dh) / wh
+    rg = dg / wg  # slopes; |dg| / wg == |dg / wg| exactly (wg > 0)
+    rh = dh / wh
+    if lam == 0.0:
+        vg = ag / wg
+        vh = ah / wh
+        size = abs(vg) + abs(vh)
+    else:
+        vg = (ag + lam * dg) / wg
+        vh = (ah + lam * dh) / wh
+        size = abs(vg) + abs(vh) + lam * (abs(rg) + abs(rh))
     gap = vg - vh
-    size = abs(vg) + abs(vh) + lam * (abs(dg) / wg + abs(dh) / wh)
-    if abs(gap) <= _TIE_ULPS * _EPS * size:
+    if abs(gap) <= _TIE * size:
         return lam
-    rate = dg / wg - dh / wh  # d(gap) / d(lam)
+    rate = rg - rh  # d(gap) / d(lam)
     if rate == 0.0 or (gap > 0.0) == (rate > 0.0):
         return np.inf
     # Where the lines meet, from the sums alone (not from ``lam``), so that
@@ -102,17 +118,16 @@ def _merge_time(R, g, h, lam):
     return max(lam, t)
 
 
-# The heap of pending merges is 4-ary and stores each entry as one row
-# ``[time, row]`` of a (capacity, 2) float64 array, so that an entry is 16
-# bytes and the four children of a node share a cache line.
-_ARITY = 4
+# The heap of pending merges is 8-ary, with the times in one array (the
+# eight children of a node share a cache line) and the rows in another.
+_ARITY = 8
 
 
-@jit
-def _heap_sift_down(heap, size, i):
+@jit_inline
+def _heap_sift_down(hk, hv, size, i):
     """Restore the heap order below node ``i`` (its subtrees are heaps)."""
-    t = heap[i, 0]
-    g = heap[i, 1]
+    t = hk[i]
+    g = hv[i]
     # Invariant: every node but i holds a time <= its children's; (t, g)
     # is the entry looking for its place, i the hole.
     while True:
@@ -120,197 +135,267 @@ def _heap_sift_down(heap, size, i):
         if first >= size:
             break
         child = first
+        kc = hk[first]
         for c in range(first + 1, min(first + _ARITY, size)):
-            if heap[c, 0] < heap[child, 0]:
+            if hk[c] < kc:
                 child = c
-        if heap[child, 0] >= t:
+                kc = hk[c]
+        if kc >= t:
             break
-        heap[i, 0] = heap[child, 0]
-        heap[i, 1] = heap[child, 1]
+        hk[i] = kc
+        hv[i] = hv[child]
         i = child
-    heap[i, 0] = t
-    heap[i, 1] = g
+    hk[i] = t
+    hv[i] = g
 
 
-@jit
-def _heap_push(heap, size, t, g):
+@jit_inline
+def _heap_push(hk, hv, size, t, g):
     """Push ``(t, g)`` on the heap of ``size`` entries; return the new size."""
     i = size
     # Sift up: parents hold times <= their children's.
     while i > 0:
         parent = (i - 1) // _ARITY
-        if heap[parent, 0] <= t:
+        if hk[parent] <= t:
             break
-        heap[i, 0] = heap[parent, 0]
-        heap[i, 1] = heap[parent, 1]
+        hk[i] = hk[parent]
+        hv[i] = hv[parent]
         i = parent
-    heap[i, 0] = t
-    heap[i, 1] = g
+    hk[i] = t
+    hv[i] = g
     return size + 1
 
 
-@jit
-def _heap_pop(heap, size):
+@jit_inline
+def _heap_pop(hk, hv, size):
     """Remove the root of the heap of ``size`` entries (which the caller has read)."""
     size -= 1
-    heap[0, 0] = heap[size, 0]
-    heap[0, 1] = heap[size, 1]
-    _heap_sift_down(heap, size, 0)
+    hk[0] = hk[size]
+    hv[0] = hv[size]
+    _heap_sift_down(hk, hv, size, 0)
     return size
 
 
-@jit
-def _segments(num, den):
-    """Return the ends of the segments whose paths are independent.
+@jit_inline
+def _needs_entry(R, c):
+    """Whether the pair at row ``c`` is a local minimum with no entry in the heap yet.
 
-    The groups of the path only merge, and at ``lam = inf`` they are the
-    blocks of the isotonic fit; two adjacent blocks never merge, so the
-    left one lies below the right one for every ``lam`` (had it been above
-    at some ``lam``, the two would have had to meet to end in that order),
-    and neither indicator of eq. (7) across their boundary is ever 1.  The
-    path of each block is therefore that of its points alone.  Blocks whose
-    means are equal to ``_SEGMENT_TOL`` are joined (a coarser partition is
-    as exact, and it absorbs the rounding of the block means).
+    A local minimum: its meeting time is finite and at most the times of
+    the pairs on either side (``R[next, _PEND]`` is ``inf`` for the last
+    group, which has no pair).
     """
-    ends, bnum, bden = pava_blocks(num, den)
-    out = np.empty(ends.shape[0], dtype=np.int64)
-    n = 0
-    for b in range(ends.shape[0]):
-        if n > 0:
+    t = R[c, _PEND]
+    if not t < np.inf or R[c, _INH] == t:
+        return False
+    p = np.int64(R[c, _PREV])
+    if p >= 0 and R[p, _PEND] < t:
+        return False
+    return not R[np.int64(R[c, _NEXT]), _PEND] < t
+
+
+@jit_inline
+def _pava_push(ends, bnum, bden, top, end, a, w):
+    """Append a group ending at ``end`` to the PAVA stack and pool; return the new top."""
+    top += 1
+    ends[top] = end
+    bnum[top] = a
+    bden[top] = w
+    # Invariant: the stack's means strictly increase below ``top``.
+    while top > 0 and bnum[top - 1] / bden[top - 1] >= bnum[top] / bden[top]:
+        bnum[top - 1] += bnum[top]
+        bden[top - 1] += bden[top]
+        ends[top - 1] = ends[top]
+        top -= 1
+    return top
+
+
+@jit
+def _path_into(num, den, A, W, d, start, end, birth, death, left, right, R, hk, hv, first):
+    """Write the merge tree of the path into the arrays; return its number of groups.
+
+    ``R`` (k rows of 8), ``hk``, ``hv`` (3k + 1 entries: at most one live
+    entry per row, plus two stale ones per merge) and ``first`` (k + 1) are
+    work space.
+
+    One pass over the points writes the leaves and their slope numerators
+    (eq. (7)), merges the runs of equal targets at ``lam = 0`` into one row
+    of ``R`` each (as Algorithm 1 would at once, left to right), and runs
+    PAVA over those rows.  Adjacent blocks of the isotonic fit never merge:
+    at ``lam = inf`` the groups are these blocks, so the left one lies below
+    the right one for every ``lam`` (had it been above at some ``lam``, the
+    two would have had to meet to end in that order), and neither indicator
+    of eq. (7) across their boundary is ever 1.  So each block is a
+    *segment* whose path is that of its rows alone; blocks whose means are
+    equal to ``_SEGMENT_TOL`` are joined.
+    """
+    k = num.shape[0]
+    if k == 0:
+        return 0
+    ends = np.empty(k + 1, dtype=np.int64)
+    bnum = np.empty(k)
+    bden = np.empty(k)
+    top = -1
+    m = k  # the next group id
+    n = 0  # rows of R used
+    z_prev = -np.inf  # no point before the first, none after the last
+    z = num[0] / den[0]
+    for i in range(k):
+        z_next = num[i + 1] / den[i + 1] if i + 1 < k else np.inf
+        di = (1 if z_prev > z else 0) - (1 if z > z_next else 0)
+        A[i] = num[i]
+        W[i] = den[i]
+        d[i] = di
+        start[i] = i
+        end[i] = i + 1
+        birth[i] = 0.0
+        death[i] = np.inf
+        left[i] = -1
+        right[i] = -1
+        if n > 0 and R[n - 1, _A] / R[n - 1, _W] == z:
+            # Algorithm 1 at lam = 0: the run of equal targets takes point i.
+            j = n - 1
+            gid = np.int64(R[j, _ID])
+            R[j, _A] += num[i]
+            R[j, _W] += den[i]
+            R[j, _D] += di
+            A[m] = R[j, _A]
+            W[m] = R[j, _W]
+            d[m] = np.int64(R[j, _D])
+            start[m] = first[j]
+            end[m] = i + 1
+            birth[m] = 0.0
+            death[m] = np.inf
+            death[gid] = 0.0
+            death[i] = 0.0
+            left[m] = gid
+            right[m] = i
+            R[j, _ID] = m
+            m += 1
+        else:
+            if n > 0:  # row n - 1 is complete
+                top = _pava_push(ends, bnum, bden, top, n, R[n - 1, _A], R[n - 1, _W])
+            R[n, _A] = num[i]
+            R[n, _W] = den[i]
+            R[n, _D] = di
+            R[n, _ID] = i
+            first[n] = i
+            n += 1
+        z_prev = z
+        z = z_next
+    top = _pava_push(ends, bnum, bden, top, n, R[n - 1, _A], R[n - 1, _W])
+    first[n] = k
+    n_seg = 0
+    for b in range(top + 1):
+        if n_seg > 0:
             lo = bnum[b - 1] / bden[b - 1]
             hi = bnum[b] / bden[b]
             if hi - lo <= _SEGMENT_TOL * (abs(lo) + abs(hi)):
-                n -= 1  # join with the previous segment
-        out[n] = ends[b]
-        n += 1
-    return out[:n]
+                n_seg -= 1  # join with the previous segment
+        ends[n_seg] = ends[b]
+        n_seg += 1
+    lo = 0
+    for s in range(n_seg):
+        m = _segment_path(R, hk, hv, first, lo, ends[s], m,
+                          A, W, d, start, end, birth, death, left, right)
+        lo = ends[s]
+    return m
 
 
 @jit
-def _merge(R, T, g, h, c, t):
-    """Make group ``c`` at ``t`` of the adjacent alive groups at rows ``g`` (left) and ``h``.
-
-    Row ``g`` becomes the row of ``c``; ``T`` holds the merge tree's arrays
-    (those returned by :func:`neariso_path`), written at ``c`` and at the
-    children's ids.
-    """
-    A, W, d, start, end, birth, death, left, right = T
-    gid = np.int64(R[g, _ID])
-    hid = np.int64(R[h, _ID])
-    R[g, _A] += R[h, _A]
-    R[g, _W] += R[h, _W]
-    R[g, _D] += R[h, _D]
-    R[g, _PEND] = np.inf
-    R[h, _PEND] = np.nan  # row h is no group's any more: its heap entries are stale
-    R[g, _ID] = c
-    q = np.int64(R[h, _NEXT])
-    R[g, _NEXT] = q
-    if q >= 0:
-        R[q, _PREV] = g
-    A[c] = R[g, _A]
-    W[c] = R[g, _W]
-    d[c] = np.int64(R[g, _D])
-    birth[c] = t
-    death[c] = np.inf
-    death[gid] = t
-    death[hid] = t
-    start[c] = start[gid]
-    end[c] = end[hid]
-    left[c] = gid
-    right[c] = hid
-
-
-@jit
-def _segment_path(R, heap, T, num, den, lo, hi, m):
-    """Run the path on the points ``lo..hi-1`` (one segment); return the next free id.
-
-    ``R`` holds the rows of the segment's groups (row ``i`` for point
-    ``lo + i``); merged groups get the ids ``m, m + 1, ...``.
-    """
-    d = T[2]
-    # Algorithm 1, lines 1-7: one group per point, p_i = z_i at lam = 0,
-    # with the slope numerators of eq. (7) (never 1 across a segment
-    # boundary, where the left target is the lower one).
-    n = hi - lo
-    for i in range(n):
-        R[i, _A] = num[lo + i]
-        R[i, _W] = den[lo + i]
-        R[i, _D] = d[lo + i]
-        R[i, _PREV] = i - 1
-        R[i, _NEXT] = i + 1 if i + 1 < n else -1
-        R[i, _PEND] = np.inf
-        R[i, _ID] = lo + i
-
-    # Merges at lam = 0 of runs of equal targets, left to right, without the
-    # heap (with 0/1 labels about half of all merges).
-    g = 0
-    while g >= 0:
-        h = np.int64(R[g, _NEXT])
-        if h >= 0 and R[g, _A] / R[g, _W] == R[h, _A] / R[h, _W]:
-            _merge(R, T, g, h, m, 0.0)
-            m += 1
-        else:
-            g = h
-
-    # Eqs. (8)-(9): the merge time of each alive group with its right
-    # neighbour, in a min-heap built in O(n) (Floyd).  An entry (t, r) is
-    # stale once row r is no group's first point or its pending time is no
-    # longer t (its right neighbour has merged since).
+def _segment_path(R, hk, hv, first, lo, hi, m, A, W, d, start, end, birth, death, left, right):
+    """Run the path on rows ``lo..hi-1`` of ``R`` (one segment); return the next free id."""
+    for j in range(lo, hi):
+        R[j, _PREV] = j - 1 if j > lo else -1
+        R[j, _NEXT] = j + 1 if j + 1 < hi else -1
+        R[j, _INH] = np.nan
+    # Eqs. (8)-(9): the meeting time of each group with its right neighbour;
+    # the local minima go into a heap built in O(n) (Floyd).
+    for j in range(lo, hi - 1):
+        R[j, _PEND] = _merge_time(R, j, j + 1, 0.0)
+    R[hi - 1, _PEND] = np.inf
     size = 0
-    g = 0
-    while g >= 0:
-        h = np.int64(R[g, _NEXT])
-        if h >= 0:
-            t = _merge_time(R, g, h, 0.0)
-            R[g, _PEND] = t
-            if t < np.inf:
-                heap[size, 0] = t
-                heap[size, 1] = g
-                size += 1
-        g = h
+    for j in range(lo, hi - 1):
+        if _needs_entry(R, j):
+            hk[size] = R[j, _PEND]
+            hv[size] = j
+            R[j, _INH] = R[j, _PEND]
+            size += 1
     for i in range((size - 2) // _ARITY, -1, -1):
-        _heap_sift_down(heap, size, i)
+        _heap_sift_down(hk, hv, size, i)
 
     now = 0.0  # the current knot
     # Loop invariant: the alive groups partition the segment, linked by
     # prev/next in order; each is the group of the fit on [birth, next merge
-    # time), and every alive adjacent pair that ever meets has its meeting
-    # time in the heap, which pops in non-decreasing time.
+    # time); every pair that is a local minimum has an entry (its time, its
+    # left row) in the heap, and R[row, _INH] is the time of the row's entry
+    # (an entry is stale once its time differs from the row's pending time).
     while size > 0:
         # Algorithm 1, "compute lam* and I*": the earliest pending merge.
-        t = heap[0, 0]
-        g = np.int64(heap[0, 1])
-        size = _heap_pop(heap, size)
+        t = hk[0]
+        g = np.int64(hv[0])
+        size = _heap_pop(hk, hv, size)
         if R[g, _PEND] != t:
-            continue  # stale
+            if R[g, _INH] == t:
+                R[g, _INH] = np.nan  # that was the row's entry
+            continue
+        R[g, _INH] = np.nan
         h = np.int64(R[g, _NEXT])
         if t > now and _merge_time(R, g, h, now) == now:
             t = now  # equal at the current knot (rounding put t an ulp or so later)
         now = t
         # "Merge appropriate bins": values move along their lines, so
-        # nothing else is updated (lazy evaluation).
-        _merge(R, T, g, h, m, t)
+        # nothing else is updated (lazy evaluation).  Row g becomes the new group's.
+        gid = np.int64(R[g, _ID])
+        hid = np.int64(R[h, _ID])
+        q = np.int64(R[h, _NEXT])
+        R[g, _A] += R[h, _A]
+        R[g, _W] += R[h, _W]
+        R[g, _D] += R[h, _D]
+        R[g, _ID] = m
+        R[g, _NEXT] = q
+        R[h, _PEND] = np.nan  # row h is no group's any more: its heap entries are stale
+        A[m] = R[g, _A]
+        W[m] = R[g, _W]
+        d[m] = np.int64(R[g, _D])
+        start[m] = first[g]
+        end[m] = first[q] if q >= 0 else first[hi]
+        birth[m] = t
+        death[m] = np.inf
+        death[gid] = t
+        death[hid] = t
+        left[m] = gid
+        right[m] = hid
         m += 1
         # "Update the slopes and merging values": only the new group's two
-        # pairs change; a pair meeting at t (a simultaneous merge) is pushed at t.
+        # pairs change time (a pair meeting at t, a simultaneous merge, gets
+        # t), and with them the local-minimum status of the pairs next to them.
         p = np.int64(R[g, _PREV])
-        q = np.int64(R[g, _NEXT])
-        if p >= 0:
-            tp = _merge_time(R, p, g, t)
-            R[p, _PEND] = tp
-            if tp < np.inf:
-                size = _heap_push(heap, size, tp, p)
         if q >= 0:
-            tq = _merge_time(R, g, q, t)
-            R[g, _PEND] = tq
-            if tq < np.inf:
-                size = _heap_push(heap, size, tq, g)
+            R[q, _PREV] = g
+            R[g, _PEND] = _merge_time(R, g, q, t)
+        else:
+            R[g, _PEND] = np.inf
+        if p >= 0:
+            R[p, _PEND] = _merge_time(R, p, g, t)
+            pp = np.int64(R[p, _PREV])
+            if pp >= 0 and _needs_entry(R, pp):
+                size = _heap_push(hk, hv, size, R[pp, _PEND], pp)
+                R[pp, _INH] = R[pp, _PEND]
+            if _needs_entry(R, p):
+                size = _heap_push(hk, hv, size, R[p, _PEND], p)
+                R[p, _INH] = R[p, _PEND]
+        if q >= 0:
+            if _needs_entry(R, g):
+                size = _heap_push(hk, hv, size, R[g, _PEND], g)
+                R[g, _INH] = R[g, _PEND]
+            if R[q, _NEXT] >= 0 and _needs_entry(R, q):
+                size = _heap_push(hk, hv, size, R[q, _PEND], q)
+                R[q, _INH] = R[q, _PEND]
     # "Terminate": no pair meets any more; the alive groups are the isotonic
     # fit of the segment.
     return m
 
 
-@jit
 def neariso_path(num, den):
     """Return the merge tree of the nearly-isotonic path (module docstring).
 
@@ -324,61 +409,35 @@ def neariso_path(num, den):
     -------
     A, W : ndarray of float64 of shape (m,)
         Target sum and weight of each group, ``m = k + number of merges``.
-    d : ndarray of int64 of shape (m,)
+    d : ndarray of int8 of shape (m,)
         Slope numerator: the group's value is ``(A + lam * d) / W``.
-    start, end : ndarray of int64 of shape (m,)
+    start, end : ndarray of int of shape (m,)
         The group holds points ``start..end-1``.
     birth, death : ndarray of float64 of shape (m,)
         The group is part of the fit for ``birth <= lam < death``
         (``death = inf`` for the groups of the isotonic fit).
-    left, right : ndarray of int64 of shape (m,)
+    left, right : ndarray of int of shape (m,)
         Children of a merged group (``-1`` for the points).
 
-    The path is run segment by segment (:func:`_segments`): merged ids are
-    in time order within a segment, not across segments.  Memory: the
-    returned arrays, plus rows and a heap for the longest segment.
+    Ids and points are int32 when ``2k - 1`` fits (int64 otherwise).  The
+    arrays are allocated by numpy, which asks the kernel for transparent huge
+    pages on large arrays (numba's own allocator does not): at ``k = 1e6``
+    that halves the cost of touching them.  Memory: the returned arrays (49
+    bytes per group), plus 128 bytes per point of work space.
     """
+    num = np.ascontiguousarray(num, dtype=np.float64)
+    den = np.ascontiguousarray(den, dtype=np.float64)
     k = num.shape[0]
     cap = max(2 * k - 1, 0)
-    A = np.empty(cap)
-    W = np.empty(cap)
-    d = np.zeros(cap, dtype=np.int64)
-    start = np.empty(cap, dtype=np.int64)
-    end = np.empty(cap, dtype=np.int64)
-    birth = np.zeros(cap)
-    death = np.empty(cap)
-    left = np.empty(cap, dtype=np.int64)
-    right = np.empty(cap, dtype=np.int64)
-    for i in range(k):
-        A[i] = num[i]
-        W[i] = den[i]
-        start[i] = i
-        end[i] = i + 1
-        death[i] = np.inf
-        left[i] = -1
-        right[i] = -1
-    # Eq. (7): slope numerators of the points from the order of the
-    # neighbouring targets.
-    for i in range(k - 1):
-        if num[i] / den[i] > num[i + 1] / den[i + 1]:
-            d[i] -= 1
-            d[i + 1] += 1
-    T = (A, W, d, start, end, birth, death, left, right)
-
-    ends = _segments(num, den)
-    longest = 0
-    lo = 0
-    for e in ends:
-        longest = max(longest, e - lo)
-        lo = e
-    R = np.empty((longest, 8))
-    # Each merge pops one entry and pushes at most two: at most 2n entries.
-    heap = np.empty((max(2 * longest, 1), 2))
-    m = k
-    lo = 0
-    for e in ends:
-        m = _segment_path(R, heap, T, num, den, lo, e, m)
-        lo = e
+    index = np.int32 if cap < 2**31 else np.int64
+    A, W, birth, death = (np.empty(cap) for _ in range(4))
+    start, end, left, right = (np.empty(cap, dtype=index) for _ in range(4))
+    d = np.empty(cap, dtype=np.int8)
+    rows = np.empty((k, 8))
+    hk = np.empty(3 * k + 1)
+    hv = np.empty(3 * k + 1, dtype=index)
+    first = np.empty(k + 1, dtype=index)
+    m = _path_into(num, den, A, W, d, start, end, birth, death, left, right, rows, hk, hv, first)
     return A[:m], W[:m], d[:m], start[:m], end[:m], birth[:m], death[:m], left[:m], right[:m]
 
 

@@ -135,11 +135,13 @@ class NearIsotonicPath:
          self._birth, self._death, self._left, self._right) = neariso_path(num, self.weights)
         k = self.scores.shape[0]
         # Merges are in time order within a segment of the kernel, not across.
-        merged = self._birth[k:]
-        self.knots = np.unique(merged)
-        self._knot_of_merge = np.searchsorted(self.knots, merged)
-        self.n_groups = k - np.cumsum(np.bincount(self._knot_of_merge,
-                                                  minlength=self.knots.shape[0]))
+        self.knots, merges = np.unique(self._birth[k:], return_counts=True)
+        self.n_groups = k - np.cumsum(merges)
+
+    @property
+    def _knot_of_merge(self) -> np.ndarray:
+        """Index in :attr:`knots` of the birth of each merged group (ids ``k, k + 1, ...``)."""
+        return np.searchsorted(self.knots, self._birth[self.scores.shape[0]:])
 
     def _alive(self, lam: float) -> np.ndarray:
         lam = float(lam)
@@ -160,7 +162,7 @@ class NearIsotonicPath:
 
     def groups(self, lam: float) -> np.ndarray:
         """Return the index (into ``scores``) of the first score of each group at ``lam``."""
-        return self._start[self._alive(lam)]
+        return self._start[self._alive(lam)].astype(np.intp)
 
     def objective(self, lam: float) -> float:
         """Return the minimal objective value at ``lam`` (finite)."""
