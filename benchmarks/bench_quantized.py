@@ -58,8 +58,7 @@ def data(rng, n):
 
 
 def tree_bytes(model):
-    arrays = (model._E, model._EK, model._G, model._GC, model._ng, model._cnt)
-    return sum(a.nbytes for a in arrays)
+    return sum(a.nbytes for a in model._tree)
 
 
 def warm_up(levels):

@@ -425,3 +425,70 @@ def test_predict_one_equals_predict_everywhere(cls):
             expected = model.predict(queries)
             got = [model.predict_one(q) for q in queries]
             assert got == expected.tolist()
+
+
+# ------------------------------------------------------------------ the tree's invariant
+
+
+def reduce_rows(rows, splits):
+    """Reduce ``(num, den, lo, hi)`` rows in order (paper 003, Theorem 2), literally."""
+    stack = []
+    for num, den, lo, hi in rows:
+        group = [num, den, lo, hi]
+        while stack and np.searchsorted(splits, stack[-1][0] / stack[-1][1]) >= np.searchsorted(
+            splits, group[0] / group[1]
+        ):
+            top = stack.pop()
+            group = [top[0] + group[0], top[1] + group[1], top[2], group[3]]
+        stack.append(group)
+    return stack
+
+
+def check_tree(model):
+    """Every internal node's groups are the reduction of the scores below it."""
+    from venncal._kernels.quantized import tree_groups
+
+    E, EK, EW, G, GC, ng, cnt, JL, JR, FS = model._tree[:10]
+    C = ng.shape[0]
+    B = E.shape[0] // C
+    assert (EK >= 0).all()
+    assert (EW >= 0).all()
+    buckets = [[tuple(E[b * B + i]) for i in range(cnt[C + b])] for b in range(C)]
+    for v in range(2 * C - 1, 0, -1):
+        lo, hi = v, v + 1
+        while lo < C:
+            lo, hi = 2 * lo, 2 * hi
+        scores = [e for b in range(lo - C, hi - C) for e in buckets[b]]
+        assert cnt[v] == len(scores)
+        assert FS[v] == (scores[0][0] if scores else np.inf)
+        if v >= C:
+            continue
+        rows, cells = tree_groups(G, GC, ng, JL, JR, v)
+        expected = reduce_rows([(e[2], e[1], e[0], e[0]) for e in scores], model._splits)
+        assert len(rows) == len(expected)
+        for row, cell, exp in zip(rows, cells, expected, strict=True):
+            np.testing.assert_array_equal(row, exp)  # integer weights, 0/1 labels: exact sums
+            assert cell == np.searchsorted(model._splits, exp[0] / exp[1])
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_every_node_is_the_reduction_of_its_scores(seed):
+    rng = np.random.default_rng(300 + seed)
+    k = int(rng.choice([3, 5, 11, 101]))
+    binary = seed % 2 == 0  # else targets 0, 1/2, 1 and 2 (kept in the dict, sums still exact)
+    levels = k if binary else np.linspace(0.0, 2.0, k)
+    model = small_buckets(QuantizedIsotonic(levels), int(rng.choice([2, 3, 8])))
+    present = []
+    for step in range(300):
+        if present and rng.random() < 0.3:
+            s, y, w = present.pop(int(rng.integers(len(present))))
+            model.delete(s, y, w)
+        else:
+            s = float(np.round(rng.random() * rng.choice([1.0, 0.02]), 3))
+            y = float(rng.random() < 0.3 + 0.4 * s)
+            y = y if binary else float(rng.choice([0.0, 0.5, 1.0, 2.0]))
+            w = float(rng.integers(1, 3))
+            model.insert(s, y, w)
+            present.append((s, y, w))
+        if step % 23 == 0 or step > 290:
+            check_tree(model)

@@ -12,7 +12,7 @@ score, the smaller one at a tie; the end levels beyond the observed range).
   non-decreasing order, amortised O(1) per observation, memory O(K)
   (paper 003, section IV).
 - :class:`QuantizedIsotonic`: any order, with deletes and an optional sliding
-  window, O(K log n) per update, memory O(n) (paper 003, section V).
+  window, O(K log n + log^2 n) per update, memory O(n) (paper 003, section V).
 
 Targets may be any real numbers (labels 0/1 for calibration); the kernels and
 the proof that the tree is exact are in :mod:`venncal._kernels.quantized`.
@@ -26,6 +26,7 @@ import numbers
 import numpy as np
 
 from .._kernels.quantized import (
+    CHANGE_CELLS,
     DEN,
     HI,
     LO,
@@ -38,7 +39,9 @@ from .._kernels.quantized import (
     tree_delete,
     tree_entries,
     tree_fill,
+    tree_groups,
     tree_learn,
+    tree_level_at,
 )
 from .._validation import check_sample_weight, check_scores
 from ..baselines.isotonic import _nearest_steps, block_table
@@ -274,20 +277,23 @@ class QuantizedIsotonic(_QuantizedMap):
     """Quantized isotonic regression of a stream in any order, with deletes (paper 003, §V).
 
     Keeps the exact optimal quantized map of the observations present after
-    every insert and delete, in O(K log n) time per update (n distinct
-    scores, K levels) and O(n) memory.  Scores need not be known in advance.
+    every insert and delete, in O(K log n + log^2 n) time per update at
+    worst (n distinct scores, K levels) and O(n) memory.  Scores need not be
+    known in advance.
 
     The tree is a segment tree over buckets of sorted distinct scores (see
-    :mod:`venncal._kernels.quantized`): every node keeps the at most K groups
-    of the optimal quantized map of the scores below it, which is the
-    reduction of its two children's groups, so an update rebuilds one bucket
-    and its ``log n`` ancestors.  The paper's level structure (section V)
-    merges sets in the same way but leaves its bookkeeping for unordered
-    arrivals informal; a segment tree states it plainly, keeps a fixed
-    shape (no rotations), and takes deletes as easily as inserts.  Buckets
-    absorb new distinct scores anywhere in the order (full ones are spread
-    over their neighbours, as in a packed-memory array), and the tree
-    doubles when it is half full.
+    :mod:`venncal._kernels.quantized`).  Each node stands for the at most K
+    groups of the optimal quantized map of the scores below it, which is the
+    reduction of its two children's groups; that reduction merges nothing
+    but one *junction* group where the children meet, so a node above the
+    lowest keeps only the junction, and an update of one bucket changes each
+    ancestor in O(1) unless it reaches the junction, which is then reduced
+    again.  The paper's level structure (section V) merges sets in the same
+    way but leaves its bookkeeping for unordered arrivals informal; a
+    segment tree states it plainly, keeps a fixed shape (no rotations), and
+    takes deletes as easily as inserts.  Buckets absorb new distinct scores
+    anywhere in the order (full ones are spread over their neighbours, as in
+    a packed-memory array), and the tree doubles when it is half full.
 
     Parameters
     ----------
@@ -341,7 +347,7 @@ class QuantizedIsotonic(_QuantizedMap):
             raise ValueError(f"window must be a positive integer or None; got {window!r}")
         self._set_levels(levels)
         self.window = window
-        self._bucket = max(2 * self.levels_.shape[0], 64)
+        self._bucket = max(self.levels_.shape[0], 64)
         self._obs = obs_from_arrays(np.empty((0, 2)), np.empty(0))
         self._ring = np.zeros((0 if window is None else int(window), 3))
         self._ring_state = np.zeros(2, dtype=np.int64)  # head, count
@@ -349,29 +355,37 @@ class QuantizedIsotonic(_QuantizedMap):
 
     def _allocate(self, n_buckets: int) -> None:
         k, b = self.levels_.shape[0], self._bucket
-        self._E = np.zeros((n_buckets * b, 4))  # score, weight, weighted target sum, cell
-        self._EK = np.zeros(n_buckets * b, dtype=np.int64)  # distinct targets per score
-        self._G = np.zeros((n_buckets * k, 4))  # groups of internal nodes 1 .. C-1
-        self._GC = np.zeros(n_buckets * k, dtype=np.int64)
-        self._ng = np.zeros(2 * n_buckets, dtype=np.int64)
-        self._cnt = np.zeros(2 * n_buckets, dtype=np.int64)
+        kb = min(k, 2 * b)  # groups of a bottom node (over two buckets) at most
+        self._tree = (
+            np.zeros((n_buckets * b, 4)),  # E: score, weight, weighted target sum, cell
+            np.zeros(n_buckets * b, dtype=np.int64),  # EK: distinct targets per score
+            np.zeros((n_buckets * b, 2)),  # EW: weight of the targets 0 and 1 per score
+            # G, GC: groups of the bottom nodes, then the junction group of each node
+            np.zeros((n_buckets // 2 * (kb + 1), 4)),
+            np.zeros(n_buckets // 2 * (kb + 1), dtype=np.int64),
+            np.zeros(n_buckets, dtype=np.int64),  # ng: groups per internal node
+            np.zeros(2 * n_buckets, dtype=np.int64),  # cnt: scores per node
+            np.zeros(n_buckets, dtype=np.int64),  # JL, JR: the junction of each upper node
+            np.zeros(n_buckets, dtype=np.int64),
+            np.full(2 * n_buckets, np.inf),  # FS: first score below each node
+            np.zeros((kb + 1, 4)),  # S, SC, CH: scratch of an update
+            np.zeros(kb + 1, dtype=np.int64),
+            np.zeros(CHANGE_CELLS, dtype=np.int64),
+        )
 
     def _grow(self) -> None:
-        entries, keys = tree_entries(self._E, self._EK, self._ng, self._cnt)
-        n_buckets = self._ng.shape[0]  # twice the buckets, and more until at most half full
+        t = self._tree
+        entries, keys, binary = tree_entries(t[0], t[1], t[2], t[6])
+        n_buckets = t[5].shape[0]  # twice the buckets, and more until at most half full
         while 2 * (entries.shape[0] + 1) > n_buckets * self._bucket:
             n_buckets *= 2
         self._allocate(n_buckets)
-        tree_fill(self._E, self._EK, self._G, self._GC, self._ng, self._cnt, entries, keys,
-                  self._splits)
-
-    def _state(self):
-        return (self._E, self._EK, self._G, self._GC, self._ng, self._cnt, self._obs)
+        tree_fill(*self._tree[:10], self._tree[12], entries, keys, binary, self._splits)
 
     def _learn(self, s, t, w) -> None:
         i = 0
         while True:
-            i = tree_learn(*self._state(), self._ring, self._ring_state, s, t, w, i,
+            i = tree_learn(*self._tree, self._obs, self._ring, self._ring_state, s, t, w, i,
                            self._splits)
             if i == s.shape[0]:
                 break
@@ -392,7 +406,7 @@ class QuantizedIsotonic(_QuantizedMap):
         s, t, w = _real(score, "score"), _real(y, "y"), _weight(weight)
         if w == 0.0:
             return
-        if not tree_delete(*self._state(), s, t, w, self._splits):
+        if not tree_delete(*self._tree, self._obs, s, t, w, self._splits):
             raise ValueError(
                 f"cannot delete (score={s!r}, y={t!r}, weight={w!r}): no such observation"
             )
@@ -401,12 +415,25 @@ class QuantizedIsotonic(_QuantizedMap):
     @property
     def n_distinct(self) -> int:
         """Number of distinct scores present."""
-        return int(self._cnt[1])
+        return int(self._tree[6][1])
 
     def _groups(self):
-        k = self.levels_.shape[0]
-        m = self._ng[1]
-        return self._G[k : k + m].copy(), self._GC[k : k + m].copy()
+        t = self._tree
+        return tree_groups(t[3], t[4], t[5], t[7], t[8], 1)
+
+    def predict_one(self, score) -> float:
+        """Return the level of the current map at one score.
+
+        Equal to ``predict([score])[0]``, but found by a binary search of the
+        current groups in the tree (O(log K) groups, each O(log n) deep)
+        rather than from the step table that :meth:`predict` builds after
+        each update.
+        """
+        q = float(check_scores([score])[0])
+        t = self._tree
+        if t[5][1] == 0:
+            raise ValueError(f"{type(self).__name__} has no observations yet")
+        return float(tree_level_at(t[3], t[4], t[5], t[7], t[8], self.levels_, q))
 
     def __getstate__(self):
         state = self.__dict__.copy()
