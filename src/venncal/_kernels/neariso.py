@@ -194,16 +194,21 @@ def _needs_entry(R, c):
 
 
 @jit_inline
-def _pava_push(ends, bnum, bden, top, end, a, w):
-    """Append a group ending at ``end`` to the PAVA stack and pool; return the new top."""
+def _pava_push(ends, bnum, bden, bmean, top, end, a, w):
+    """Append a group ending at ``end`` to the PAVA stack and pool; return the new top.
+
+    ``bmean`` keeps each block's mean, so that a comparison divides nothing.
+    """
     top += 1
     ends[top] = end
     bnum[top] = a
     bden[top] = w
+    bmean[top] = a / w
     # Invariant: the stack's means strictly increase below ``top``.
-    while top > 0 and bnum[top - 1] / bden[top - 1] >= bnum[top] / bden[top]:
+    while top > 0 and bmean[top - 1] >= bmean[top]:
         bnum[top - 1] += bnum[top]
         bden[top - 1] += bden[top]
+        bmean[top - 1] = bnum[top - 1] / bden[top - 1]
         ends[top - 1] = ends[top]
         top -= 1
     return top
@@ -234,6 +239,7 @@ def _path_into(num, den, A, W, d, start, end, birth, death, left, right, R, hk, 
     ends = np.empty(k + 1, dtype=np.int64)
     bnum = np.empty(k)
     bden = np.empty(k)
+    bmean = np.empty(k)
     top = -1
     m = k  # the next group id
     n = 0  # rows of R used
@@ -251,7 +257,7 @@ def _path_into(num, den, A, W, d, start, end, birth, death, left, right, R, hk, 
         death[i] = np.inf
         left[i] = -1
         right[i] = -1
-        if n > 0 and R[n - 1, _A] / R[n - 1, _W] == z:
+        if n > 0 and z == z_prev:
             # Algorithm 1 at lam = 0: the run of equal targets takes point i.
             j = n - 1
             gid = np.int64(R[j, _ID])
@@ -273,7 +279,7 @@ def _path_into(num, den, A, W, d, start, end, birth, death, left, right, R, hk, 
             m += 1
         else:
             if n > 0:  # row n - 1 is complete
-                top = _pava_push(ends, bnum, bden, top, n, R[n - 1, _A], R[n - 1, _W])
+                top = _pava_push(ends, bnum, bden, bmean, top, n, R[n - 1, _A], R[n - 1, _W])
             R[n, _A] = num[i]
             R[n, _W] = den[i]
             R[n, _D] = di
@@ -282,13 +288,13 @@ def _path_into(num, den, A, W, d, start, end, birth, death, left, right, R, hk, 
             n += 1
         z_prev = z
         z = z_next
-    top = _pava_push(ends, bnum, bden, top, n, R[n - 1, _A], R[n - 1, _W])
+    top = _pava_push(ends, bnum, bden, bmean, top, n, R[n - 1, _A], R[n - 1, _W])
     first[n] = k
     n_seg = 0
     for b in range(top + 1):
         if n_seg > 0:
-            lo = bnum[b - 1] / bden[b - 1]
-            hi = bnum[b] / bden[b]
+            lo = bmean[b - 1]
+            hi = bmean[b]
             if hi - lo <= _SEGMENT_TOL * (abs(lo) + abs(hi)):
                 n_seg -= 1  # join with the previous segment
         ends[n_seg] = ends[b]
