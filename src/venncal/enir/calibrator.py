@@ -179,7 +179,7 @@ class ENIRCalibrator(ScoreCalibrator):
                 'bin_prior="score" needs calibration scores in [0, 1]; got scores in '
                 f'[{s[0]!r}, {s[-1]!r}] (use bin_prior="base_rate" or "auto")'
             )
-        path = NearIsotonicPath(s, w, a)
+        path = NearIsotonicPath._from_summary(s, w, a)
         k = s.shape[0]
         A, W, d = path._A, path._W, path._d
         start, end, birth, left, right = (

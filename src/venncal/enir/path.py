@@ -73,7 +73,7 @@ def near_isotonic_path(scores, y, sample_weight=None) -> NearIsotonicPath:
     w = check_sample_weight(sample_weight, s.shape[0])
     if w is None and ((z == 0.0) | (z == 1.0)).all():
         # 0/1 labels: the score summary, which sorts each class (no argsort).
-        return NearIsotonicPath(*summarize(s, z == 1.0, None))
+        return NearIsotonicPath._from_summary(*summarize(s, z == 1.0, None))
     if w is None:
         w = np.ones_like(s)
     else:
@@ -83,7 +83,7 @@ def near_isotonic_path(scores, y, sample_weight=None) -> NearIsotonicPath:
     order = np.argsort(s)
     s, z, w = s[order], z[order], w[order]
     first = np.flatnonzero(np.concatenate(([True], s[1:] != s[:-1])))
-    return NearIsotonicPath(
+    return NearIsotonicPath._from_summary(
         s[first], np.add.reduceat(w, first), np.add.reduceat(w * z, first)
     )
 
@@ -120,17 +120,29 @@ class NearIsotonicPath:
     """
 
     def __init__(self, scores, weights, weighted_targets):
-        self.scores = check_scores(scores)
-        self.weights = check_scores(weights, name="weights")
+        s = check_scores(scores)
+        w = check_scores(weights, name="weights")
         num = check_scores(weighted_targets, name="weighted_targets")
-        k = self.scores.shape[0]
-        if self.weights.shape[0] != k or num.shape[0] != k:
+        k = s.shape[0]
+        if w.shape[0] != k or num.shape[0] != k:
             raise ValueError("scores, weights and weighted_targets must have one length")
-        if not (self.weights > 0).all():
+        if not (w > 0).all():
             raise ValueError("weights must be positive")
-        if (np.diff(self.scores) <= 0).any():
+        if (np.diff(s) <= 0).any():
             raise ValueError("scores must be strictly increasing (pool tied scores first)")
-        self.targets = num / self.weights
+        self._build(s, w, num)
+
+    @classmethod
+    def _from_summary(cls, scores, weights, weighted_targets) -> NearIsotonicPath:
+        """Build from a score summary, which is valid by construction (no checks)."""
+        path = cls.__new__(cls)
+        path._build(scores, weights, weighted_targets)
+        return path
+
+    def _build(self, scores, weights, num):
+        self.scores = scores
+        self.weights = weights
+        self.targets = num / weights
         (self._A, self._W, self._d, self._start, self._end,
          self._birth, self._death, self._left, self._right) = neariso_path(num, self.weights)
         k = self.scores.shape[0]
