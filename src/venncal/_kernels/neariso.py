@@ -427,9 +427,10 @@ def neariso_path(num, den):
 
     Ids and points are int32 when ``2k - 1`` fits (int64 otherwise).  The
     arrays are allocated by numpy, which asks the kernel for transparent huge
-    pages on large arrays (numba's own allocator does not): at ``k = 1e6``
-    that halves the cost of touching them.  Memory: the returned arrays (49
-    bytes per group), plus 128 bytes per point of work space.
+    pages on large arrays (numba's own allocator does not): at ``k = 1e6``,
+    writing the leaves took 35 ms into arrays of numba's and 6 ms into
+    numpy's.  Memory: the returned arrays (49 bytes per group with int32
+    ids), plus about 140 bytes per point of work space.
     """
     num = np.ascontiguousarray(num, dtype=np.float64)
     den = np.ascontiguousarray(den, dtype=np.float64)
