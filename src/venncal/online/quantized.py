@@ -348,7 +348,7 @@ class QuantizedIsotonic(_QuantizedMap):
         self._set_levels(levels)
         self.window = window
         self._bucket = max(self.levels_.shape[0], 64)
-        self._obs = obs_from_arrays(np.empty((0, 2)), np.empty(0))
+        self._obs = obs_from_arrays(np.empty((0, 2)), np.empty(0))  # targets other than 0, 1
         self._ring = np.zeros((0 if window is None else int(window), 3))
         self._ring_state = np.zeros(2, dtype=np.int64)  # head, count
         self._allocate(2)
