@@ -257,6 +257,21 @@ def test_large_path_is_fast_and_exact_at_the_end():
                     atol=1e-12)
 
 
+def test_int64_ids_give_the_same_tree():
+    """Past 2**30 points the kernel's ids are int64; the same tree as with int32."""
+    from venncal._kernels.neariso import neariso_path
+
+    rng = np.random.default_rng(22)
+    for kind in KINDS:
+        z, w = random_problem(rng, 300, kind)
+        small = neariso_path(z * w, w)
+        large = neariso_path(z * w, w, index=np.int64)
+        assert large[3].dtype == np.int64
+        assert small[3].dtype == np.int32
+        for a, b in zip(small, large, strict=True):
+            assert_array_equal(a, b)
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -402,7 +402,7 @@ def _segment_path(R, hk, hv, first, lo, hi, m, A, W, d, start, end, birth, death
     return m
 
 
-def neariso_path(num, den):
+def neariso_path(num, den, index=None):
     """Return the merge tree of the nearly-isotonic path (module docstring).
 
     Parameters
@@ -436,7 +436,8 @@ def neariso_path(num, den):
     den = np.ascontiguousarray(den, dtype=np.float64)
     k = num.shape[0]
     cap = max(2 * k - 1, 0)
-    index = np.int32 if cap < 2**31 else np.int64
+    if index is None:  # (a test passes int64 to check what 2**30 points would get)
+        index = np.int32 if cap < 2**31 else np.int64
     A, W, birth, death = (np.empty(cap) for _ in range(4))
     start, end, left, right = (np.empty(cap, dtype=index) for _ in range(4))
     d = np.empty(cap, dtype=np.int8)
