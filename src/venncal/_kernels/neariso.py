@@ -61,6 +61,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import jit, jit_inline
+from .pava import pava_push
 
 __all__ = ["enir_bic", "enir_table", "neariso_groups_at", "neariso_path"]
 
@@ -193,27 +194,6 @@ def _needs_entry(R, c):
     return not R[np.int64(R[c, _NEXT]), _PEND] < t
 
 
-@jit_inline
-def _pava_push(ends, bnum, bden, bmean, top, end, a, w):
-    """Append a group ending at ``end`` to the PAVA stack and pool; return the new top.
-
-    ``bmean`` keeps each block's mean, so that a comparison divides nothing.
-    """
-    top += 1
-    ends[top] = end
-    bnum[top] = a
-    bden[top] = w
-    bmean[top] = a / w
-    # Invariant: the stack's means strictly increase below ``top``.
-    while top > 0 and bmean[top - 1] >= bmean[top]:
-        bnum[top - 1] += bnum[top]
-        bden[top - 1] += bden[top]
-        bmean[top - 1] = bnum[top - 1] / bden[top - 1]
-        ends[top - 1] = ends[top]
-        top -= 1
-    return top
-
-
 @jit
 def _path_into(num, den, A, W, d, start, end, birth, death, left, right, R, hk, hv, first):
     """Write the merge tree of the path into the arrays; return its number of groups.
@@ -279,7 +259,7 @@ def _path_into(num, den, A, W, d, start, end, birth, death, left, right, R, hk, 
             m += 1
         else:
             if n > 0:  # row n - 1 is complete
-                top = _pava_push(ends, bnum, bden, bmean, top, n, R[n - 1, _A], R[n - 1, _W])
+                top = pava_push(ends, bnum, bden, bmean, top, n, R[n - 1, _A], R[n - 1, _W])
             R[n, _A] = num[i]
             R[n, _W] = den[i]
             R[n, _D] = di
@@ -288,7 +268,7 @@ def _path_into(num, den, A, W, d, start, end, birth, death, left, right, R, hk, 
             n += 1
         z_prev = z
         z = z_next
-    top = _pava_push(ends, bnum, bden, bmean, top, n, R[n - 1, _A], R[n - 1, _W])
+    top = pava_push(ends, bnum, bden, bmean, top, n, R[n - 1, _A], R[n - 1, _W])
     first[n] = k
     n_seg = 0
     for b in range(top + 1):

@@ -13,7 +13,31 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import jit
+from ._jit import jit, jit_inline
+
+
+@jit_inline
+def pava_push(ends, bnum, bden, bmean, top, end, a, w):
+    """Push a point (or pooled run) ending at ``end`` on the PAVA stack; return the new top.
+
+    The stack's blocks ``0..top`` have ends, sums and means in ``ends``,
+    ``bnum``, ``bden`` and ``bmean``; the new one pools with those below it
+    while their mean is not lower.  Each block's mean is kept, so that a
+    comparison divides nothing.
+    """
+    top += 1
+    ends[top] = end
+    bnum[top] = a
+    bden[top] = w
+    bmean[top] = a / w
+    # Invariant: the stack's means strictly increase below ``top``.
+    while top > 0 and bmean[top - 1] >= bmean[top]:
+        bnum[top - 1] += bnum[top]
+        bden[top - 1] += bden[top]
+        bmean[top - 1] = bnum[top - 1] / bden[top - 1]
+        ends[top - 1] = ends[top]
+        top -= 1
+    return top
 
 
 @jit
@@ -38,19 +62,12 @@ def pava_blocks(num, den):
     ends = np.empty(n, dtype=np.intp)
     bnum = np.empty(n)
     bden = np.empty(n)
+    bmean = np.empty(n)
     top = -1
     # Invariant: blocks 0..top cover points 0..i-1 and their means are
     # strictly increasing, i.e. they are the isotonic fit of that prefix.
     for i in range(n):
-        top += 1
-        ends[top] = i + 1
-        bnum[top] = num[i]
-        bden[top] = den[i]
-        while top > 0 and bnum[top - 1] / bden[top - 1] >= bnum[top] / bden[top]:
-            bnum[top - 1] += bnum[top]
-            bden[top - 1] += bden[top]
-            ends[top - 1] = ends[top]
-            top -= 1
+        top = pava_push(ends, bnum, bden, bmean, top, i + 1, num[i], den[i])
     m = top + 1
     return ends[:m].copy(), bnum[:m].copy(), bden[:m].copy()
 
