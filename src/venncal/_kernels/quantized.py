@@ -49,9 +49,9 @@ its bottom node is reduced again from its first group that the change can
 touch up to the first unchanged group that may stay (O(the scores of those
 groups)), and each ancestor only shifts its junction's indices, unless the
 change reaches the junction, which is then reduced again from the
-children's lists (O(groups merged x log C)).  So an update costs O(B + K
-log^2 C) at worst and far less in practice: a change far from a node's
-junction costs O(1) there.
+children's lists (O(groups merged + log C), see :func:`_junction`).  So an
+update costs O(B + K log C + log^2 C) at worst and far less in practice: a
+change far from a node's junction costs O(1) there.
 """
 
 from __future__ import annotations
@@ -220,6 +220,23 @@ def _nearer_lower(lo, q, hi):
     return d_lo < d_hi or (d_lo == d_hi and e_lo <= e_hi)
 
 
+@jit_inline
+def _first_not_below(X, col, first, length, x):
+    """First row ``i`` of ``first .. first+length-1`` with ``X[i, col] >= x`` (or the end).
+
+    A binary search whose steps select rather than branch (their outcome is
+    a coin toss to the CPU's predictor).
+    """
+    # Invariant: the rows before ``first`` are below x, those from
+    # ``first + length`` on are not.
+    while length > 0:
+        half = length >> 1
+        below = X[first + half, col] < x
+        first = first + half + 1 if below else first
+        length = length - half - 1 if below else half
+    return first
+
+
 @jit
 def level_at(G, GC, base, m, levels, q):
     """Return the level of the map of groups ``base .. base+m-1`` at score ``q``.
@@ -229,14 +246,7 @@ def level_at(G, GC, base, m, levels, q):
     it, the nearer group's between two groups, the end groups' outside.
     O(log m), with no table to build.
     """
-    lo, hi = 0, m
-    while lo < hi:  # the first group whose last score is >= q
-        mid = (lo + hi) >> 1
-        if G[base + mid, HI] < q:
-            lo = mid + 1
-        else:
-            hi = mid
-    j = lo
+    j = _first_not_below(G, HI, base, m, q) - base  # the first group whose last score is >= q
     if j == m:
         return levels[GC[base + m - 1]]
     if j == 0 or G[base + j, LO] <= q:
@@ -282,35 +292,6 @@ def _copy_group(dst, dstC, d, src, srcC, s):
     dst[d, LO] = src[s, LO]
     dst[d, HI] = src[s, HI]
     dstC[d] = srcC[s]
-
-
-@jit_inline
-def _count_hi_below(G, base, n, x, strict):
-    """Count rows ``base .. base+n-1`` whose last score is ``< x`` (``<= x`` if not strict)."""
-    first = 0
-    length = n
-    # Invariant: the rows before ``first`` are below x, those from
-    # ``first + length`` on are not.
-    while length > 0:
-        half = length >> 1
-        v = G[base + first + half, HI]
-        below = v < x or (not strict and v == x)
-        first = first + half + 1 if below else first
-        length = length - half - 1 if below else half
-    return first
-
-
-@jit_inline
-def _position(E, cnt, C, B, b, s):
-    """First index of bucket ``b`` whose score is ``>= s`` (absolute row of ``E``)."""
-    first = b * B
-    length = cnt[C + b]
-    while length > 0:  # as in _count_hi_below
-        half = length >> 1
-        below = E[first + half, 0] < s
-        first = first + half + 1 if below else first
-        length = length - half - 1 if below else half
-    return first
 
 
 @jit_inline
@@ -556,7 +537,7 @@ def _bottom_update(E, G, GC, ng, cnt, FS, S, SC, v, s, splits, chg):
     KB = (G.shape[0] - half) // half
     base = (v - half) * KB
     n_old = ng[v]
-    top = _count_hi_below(G, base, n_old, s, True)
+    top = _first_not_below(G, HI, base, n_old, s) - base  # the groups that end below s
     j = top  # the node's former groups from here on are not kept yet
     after = G[base + top - 1, HI] if top > 0 else -np.inf
     ns = 0
@@ -565,7 +546,7 @@ def _bottom_update(E, G, GC, ng, cnt, FS, S, SC, v, s, splits, chg):
         end = bucket * B + cnt[C + bucket]
         i = bucket * B
         if top > 0:
-            i = _position(E, cnt, C, B, bucket, after)
+            i = _first_not_below(E, 0, bucket * B, cnt[C + bucket], after)
             if i < end and E[i, 0] == after:
                 i += 1
         while i < end and not splice:
@@ -708,6 +689,22 @@ def _build_above(E, G, GC, ng, cnt, JL, JR, FS, v, h, splits, IT):
 
 
 @jit
+def _gather(E, EK, EW, cnt, b0, size, m):
+    """Copy the ``m`` stored scores of buckets ``b0 .. b0+size-1``, in order (rows of E, EK, EW)."""
+    C = cnt.shape[0] // 2
+    B = E.shape[0] // C
+    outE = np.empty((m, 4))
+    outK = np.empty(m, dtype=np.int64)
+    outW = np.empty((m, 2))
+    k = 0
+    for b in range(b0, b0 + size):
+        for i in range(b * B, b * B + cnt[C + b]):
+            _copy_entry(outE, outK, outW, k, E, EK, EW, i)
+            k += 1
+    return outE, outK, outW
+
+
+@jit
 def _rebalance(E, EK, EW, G, GC, ng, cnt, JL, JR, FS, b, splits, IT):
     """Make room in full bucket ``b``; return False when the whole tree is too full."""
     C = ng.shape[0]
@@ -723,14 +720,7 @@ def _rebalance(E, EK, EW, G, GC, ng, cnt, JL, JR, FS, b, splits, IT):
         limit = size * B * (1.0 - 0.5 * h / H)
         if cnt[v] + 1 <= limit and (cnt[v] + size) // size < B:
             b0 = (v << h) - C
-            tmpE = np.empty((cnt[v], 4))
-            tmpK = np.empty(cnt[v], dtype=np.int64)
-            tmpW = np.empty((cnt[v], 2))
-            k = 0
-            for bb in range(b0, b0 + size):
-                for i in range(bb * B, bb * B + cnt[C + bb]):
-                    _copy_entry(tmpE, tmpK, tmpW, k, E, EK, EW, i)
-                    k += 1
+            tmpE, tmpK, tmpW = _gather(E, EK, EW, cnt, b0, size, cnt[v])
             _distribute(E, EK, EW, cnt, FS, b0, size, tmpE, tmpK, tmpW)
             _build_above(E, G, GC, ng, cnt, JL, JR, FS, v, h, splits, IT)
             return True
@@ -740,18 +730,7 @@ def _rebalance(E, EK, EW, G, GC, ng, cnt, JL, JR, FS, b, splits, IT):
 @jit
 def tree_entries(E, EK, EW, cnt):
     """Every stored score in order, as copies of its rows of ``E``, ``EK`` and ``EW``."""
-    C = cnt.shape[0] // 2
-    B = E.shape[0] // C
-    m = cnt[1]
-    outE = np.empty((m, 4))
-    outK = np.empty(m, dtype=np.int64)
-    outW = np.empty((m, 2))
-    k = 0
-    for b in range(C):
-        for i in range(b * B, b * B + cnt[C + b]):
-            _copy_entry(outE, outK, outW, k, E, EK, EW, i)
-            k += 1
-    return outE, outK, outW
+    return _gather(E, EK, EW, cnt, 0, cnt.shape[0] // 2, cnt[1])
 
 
 @jit
@@ -818,13 +797,13 @@ def tree_insert(E, EK, EW, G, GC, ng, cnt, JL, JR, FS, S, SC, CH, obs, s, y, w, 
     C = ng.shape[0]
     B = E.shape[0] // C
     b = _find_bucket(FS, s)
-    pos = _position(E, cnt, C, B, b, s)
+    pos = _first_not_below(E, 0, b * B, cnt[C + b], s)
     if pos == b * B + cnt[C + b] or E[pos, 0] != s:
         if cnt[C + b] == B:
             if not _rebalance(E, EK, EW, G, GC, ng, cnt, JL, JR, FS, b, splits, CH):
                 return False
             b = _find_bucket(FS, s)
-            pos = _position(E, cnt, C, B, b, s)
+            pos = _first_not_below(E, 0, b * B, cnt[C + b], s)
         for i in range(b * B + cnt[C + b], pos, -1):
             _copy_entry(E, EK, EW, i, E, EK, EW, i - 1)
         E[pos, 0], E[pos, 1], E[pos, 2], E[pos, 3] = s, 0.0, 0.0, 0.0
@@ -855,7 +834,7 @@ def tree_delete(E, EK, EW, G, GC, ng, cnt, JL, JR, FS, S, SC, CH, obs, s, y, w, 
     C = ng.shape[0]
     B = E.shape[0] // C
     b = _find_bucket(FS, s)
-    pos = _position(E, cnt, C, B, b, s)
+    pos = _first_not_below(E, 0, b * B, cnt[C + b], s)
     if pos == b * B + cnt[C + b] or E[pos, 0] != s:
         return False
     binary = y == 0.0 or y == 1.0

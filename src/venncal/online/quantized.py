@@ -375,12 +375,12 @@ class QuantizedIsotonic(_QuantizedMap):
 
     def _grow(self) -> None:
         t = self._tree
-        entries, keys, binary = tree_entries(t[0], t[1], t[2], t[6])
+        entries, keys, weights01 = tree_entries(t[0], t[1], t[2], t[6])
         n_buckets = t[5].shape[0]  # twice the buckets, and more until at most half full
         while 2 * (entries.shape[0] + 1) > n_buckets * self._bucket:
             n_buckets *= 2
         self._allocate(n_buckets)
-        tree_fill(*self._tree[:10], self._tree[12], entries, keys, binary, self._splits)
+        tree_fill(*self._tree[:10], self._tree[12], entries, keys, weights01, self._splits)
 
     def _learn(self, s, t, w) -> None:
         i = 0
