@@ -153,15 +153,19 @@ class _QuantizedMap:
         """Return the level of the current map at one score.
 
         Equal to ``predict([score])[0]``, but found by a binary search of the
-        current groups (O(log K)) rather than from the step table that
-        :meth:`predict` builds after each update: a loop that predicts every
-        sample before learning it costs O(log K) per prediction.
+        current groups rather than from the step table that :meth:`predict`
+        builds after each update: a loop that predicts every sample before
+        learning it costs O(log K) per prediction (O(log K log n) in the
+        tree of :class:`QuantizedIsotonic`).
         """
         q = float(check_scores([score])[0])
-        rows, cells = self._groups()
-        if rows.shape[0] == 0:
+        if self.n_groups == 0:
             raise ValueError(f"{type(self).__name__} has no observations yet")
-        return float(level_at(rows, cells, 0, rows.shape[0], self.levels_, q))
+        return float(self._level_at(q))
+
+    def _level_at(self, q: float):
+        rows, cells = self._groups()
+        return level_at(rows, cells, 0, rows.shape[0], self.levels_, q)
 
     def insert(self, score, y, weight=1.0) -> None:
         """Add one observation (weight 0: nothing happens).
@@ -421,19 +425,14 @@ class QuantizedIsotonic(_QuantizedMap):
         t = self._tree
         return tree_groups(t[3], t[4], t[5], t[7], t[8], 1)
 
-    def predict_one(self, score) -> float:
-        """Return the level of the current map at one score.
+    @property
+    def n_groups(self) -> int:
+        """Number of groups (runs of scores mapped to one level) of the current map."""
+        return int(self._tree[5][1])  # the root's count: its groups need not be read out
 
-        Equal to ``predict([score])[0]``, but found by a binary search of the
-        current groups in the tree (O(log K) groups, each O(log n) deep)
-        rather than from the step table that :meth:`predict` builds after
-        each update.
-        """
-        q = float(check_scores([score])[0])
+    def _level_at(self, q: float):  # the root's groups searched in the tree
         t = self._tree
-        if t[5][1] == 0:
-            raise ValueError(f"{type(self).__name__} has no observations yet")
-        return float(tree_level_at(t[3], t[4], t[5], t[7], t[8], self.levels_, q))
+        return tree_level_at(t[3], t[4], t[5], t[7], t[8], self.levels_, q)
 
     def __getstate__(self):
         state = self.__dict__.copy()
