@@ -176,7 +176,7 @@ def test_calibrated_classifier_and_cli(tmp_path):
 
 def small_buckets(model, size=2):
     """Tiny buckets, so that short streams exercise spreading and doubling."""
-    model._bucket = size
+    model._bucket = model._sparse_bucket = size
     model._allocate(2)
     return model
 
@@ -444,21 +444,52 @@ def reduce_rows(rows, splits):
     return stack
 
 
+def node_scores(E, cnt, v):
+    """The stored rows of ``E`` below node ``v``, in order."""
+    C = cnt.shape[0] // 2
+    B = E.shape[0] // C
+    lo, hi = v, v + 1
+    while lo < C:
+        lo, hi = 2 * lo, 2 * hi
+    return [tuple(E[b * B + i]) for b in range(lo - C, hi - C) for i in range(cnt[C + b])]
+
+
+def check_dense_tree(model):
+    """Every internal node's row is the largest suffix sum of its scores at each split, exactly."""
+    E, EK, EW, cnt, FS, D, NA, NB = model._tree
+    Q, P = model._fractions
+    assert (EK >= 0).all()
+    assert (EW >= 0).all()
+    for v in range(cnt.shape[0] - 1, 0, -1):
+        scores = node_scores(E, cnt, v)
+        assert cnt[v] == len(scores)
+        assert FS[v] == (scores[0][0] if scores else np.inf)
+        if v >= D.shape[0]:  # a bucket
+            continue
+        a, w = int(sum(e[2] for e in scores)), int(sum(e[1] for e in scores))
+        assert (NA[v], NB[v]) == (a, w)
+        for j in range(Q.shape[0]):
+            q, p = int(Q[j]), int(P[j])
+            best, sa, sw = 0, 0, 0
+            for e in reversed(scores):
+                sa, sw = sa + int(e[2]), sw + int(e[1])
+                best = max(best, q * sa - p * sw)
+            assert D[v, j] == best
+
+
 def check_tree(model):
     """Every internal node's groups are the reduction of the scores below it."""
     from venncal._kernels.quantized import tree_groups
 
+    if model._dense:
+        check_dense_tree(model)
+        return
     E, EK, EW, G, GC, ng, cnt, JL, JR, FS = model._tree[:10]
     C = ng.shape[0]
-    B = E.shape[0] // C
     assert (EK >= 0).all()
     assert (EW >= 0).all()
-    buckets = [[tuple(E[b * B + i]) for i in range(cnt[C + b])] for b in range(C)]
     for v in range(2 * C - 1, 0, -1):
-        lo, hi = v, v + 1
-        while lo < C:
-            lo, hi = 2 * lo, 2 * hi
-        scores = [e for b in range(lo - C, hi - C) for e in buckets[b]]
+        scores = node_scores(E, cnt, v)
         assert cnt[v] == len(scores)
         assert FS[v] == (scores[0][0] if scores else np.inf)
         if v >= C:

@@ -705,10 +705,15 @@ def _gather(E, EK, EW, cnt, b0, size, m):
 
 
 @jit
-def _rebalance(E, EK, EW, G, GC, ng, cnt, JL, JR, FS, b, splits, IT):
-    """Make room in full bucket ``b``; return False when the whole tree is too full."""
-    C = ng.shape[0]
-    B = E.shape[0] // C
+def _rebalance_window(cnt, B, b):
+    """Return the subtree over which to spread full bucket ``b``: ``v << 8 | h``, or -1.
+
+    ``v`` is its root and ``h`` its height: the lowest ancestor whose
+    buckets are below a density bound that falls from 1 at the buckets to
+    1/2 at the root (a packed-memory array).  -1 when the whole tree is too
+    full, and must grow.
+    """
+    C = cnt.shape[0] // 2
     H = 0
     while (1 << H) < C:
         H += 1
@@ -719,12 +724,24 @@ def _rebalance(E, EK, EW, G, GC, ng, cnt, JL, JR, FS, b, splits, IT):
         size = 1 << h
         limit = size * B * (1.0 - 0.5 * h / H)
         if cnt[v] + 1 <= limit and (cnt[v] + size) // size < B:
-            b0 = (v << h) - C
-            tmpE, tmpK, tmpW = _gather(E, EK, EW, cnt, b0, size, cnt[v])
-            _distribute(E, EK, EW, cnt, FS, b0, size, tmpE, tmpK, tmpW)
-            _build_above(E, G, GC, ng, cnt, JL, JR, FS, v, h, splits, IT)
-            return True
-    return False
+            return (v << 8) | h
+    return -1
+
+
+@jit
+def _rebalance(E, EK, EW, G, GC, ng, cnt, JL, JR, FS, b, splits, IT):
+    """Make room in full bucket ``b``; return False when the whole tree is too full."""
+    C = ng.shape[0]
+    B = E.shape[0] // C
+    found = _rebalance_window(cnt, B, b)
+    if found < 0:
+        return False
+    v, h = found >> 8, found & 0xFF
+    b0 = (v << h) - C
+    tmpE, tmpK, tmpW = _gather(E, EK, EW, cnt, b0, 1 << h, cnt[v])
+    _distribute(E, EK, EW, cnt, FS, b0, 1 << h, tmpE, tmpK, tmpW)
+    _build_above(E, G, GC, ng, cnt, JL, JR, FS, v, h, splits, IT)
+    return True
 
 
 @jit

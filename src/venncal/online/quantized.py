@@ -12,10 +12,13 @@ score, the smaller one at a tie; the end levels beyond the observed range).
   non-decreasing order, amortised O(1) per observation, memory O(K)
   (paper 003, section IV).
 - :class:`QuantizedIsotonic`: any order, with deletes and an optional sliding
-  window, O(K log n + log^2 n) per update, memory O(n) (paper 003, section V).
+  window, memory O(n) (paper 003, section V): O(K log n) per update for 0/1
+  targets of whole weight, O(K log n + log^2 n) otherwise.
 
-Targets may be any real numbers (labels 0/1 for calibration); the kernels and
-the proof that the tree is exact are in :mod:`venncal._kernels.quantized`.
+Targets may be any real numbers (labels 0/1 for calibration).  The kernels
+and the proofs that the trees are exact are in
+:mod:`venncal._kernels.quantized_dense` (0/1 targets) and
+:mod:`venncal._kernels.quantized` (any targets).
 """
 
 from __future__ import annotations
@@ -43,9 +46,17 @@ from .._kernels.quantized import (
     tree_learn,
     tree_level_at,
 )
+from .._kernels.quantized_dense import (
+    dense_delete_one,
+    dense_fill,
+    dense_groups,
+    dense_learn,
+    dense_level_at,
+)
 from .._validation import check_sample_weight, check_scores
 from ..baselines.isotonic import _nearest_steps, block_table
 from ..baselines.quantized import QuantizedIsotonicCalibrator, check_levels, level_splits
+from ._rational import WEIGHT_BOUND, split_fractions
 
 __all__ = ["OrderedQuantizedIsotonic", "QuantizedIsotonic"]
 
@@ -159,9 +170,12 @@ class _QuantizedMap:
         tree of :class:`QuantizedIsotonic`).
         """
         q = float(check_scores([score])[0])
-        if self.n_groups == 0:
+        if self._empty():
             raise ValueError(f"{type(self).__name__} has no observations yet")
         return float(self._level_at(q))
+
+    def _empty(self) -> bool:
+        return self.n_groups == 0
 
     def _level_at(self, q: float):
         rows, cells = self._groups()
@@ -281,23 +295,35 @@ class QuantizedIsotonic(_QuantizedMap):
     """Quantized isotonic regression of a stream in any order, with deletes (paper 003, §V).
 
     Keeps the exact optimal quantized map of the observations present after
-    every insert and delete, in O(K log n + log^2 n) time per update at
-    worst (n distinct scores, K levels) and O(n) memory.  Scores need not be
-    known in advance.
+    every insert and delete, in O(K log n) time per update for 0/1 targets
+    of whole weight and O(K log n + log^2 n) otherwise (n distinct scores, K
+    levels), and O(n) memory.  Scores need not be known in advance.
 
-    The tree is a segment tree over buckets of sorted distinct scores (see
-    :mod:`venncal._kernels.quantized`).  Each node stands for the at most K
-    groups of the optimal quantized map of the scores below it, which is the
-    reduction of its two children's groups; that reduction merges nothing
-    but one *junction* group where the children meet, so a node above the
-    lowest keeps only the junction, and an update of one bucket changes each
-    ancestor in O(1) unless it reaches the junction, which is then reduced
-    again.  The paper's level structure (section V) merges sets in the same
-    way but leaves its bookkeeping for unordered arrivals informal; a
-    segment tree states it plainly, keeps a fixed shape (no rotations), and
-    takes deletes as easily as inserts.  Buckets absorb new distinct scores
-    anywhere in the order (full ones are spread over their neighbours, as in
-    a packed-memory array), and the tree doubles when it is half full.
+    Both trees are segment trees over buckets of sorted distinct scores: the
+    paper's level structure (section V) merges sets in the same way but
+    leaves its bookkeeping for unordered arrivals informal; a segment tree
+    states it plainly, keeps a fixed shape (no rotations), and takes deletes
+    as easily as inserts.  Buckets absorb new distinct scores anywhere in
+    the order (full ones are spread over their neighbours, as in a
+    packed-memory array), and the tree doubles when it is half full.
+
+    - While every observation has a target 0 or 1 and a whole weight (the
+      calibration case), each node keeps, for each of the K - 1 split points
+      between levels, the largest sum of ``w (y - split)`` over a suffix of
+      its scores: the isotonic regression exceeds a split exactly from where
+      that sum is largest.  Written over a fraction equal to the split for
+      every mean the data can have, these sums are exact integers, and a
+      node is its children joined by K - 1 additions and maxima, which the
+      CPU does several at a time (:mod:`venncal._kernels.quantized_dense`).
+    - Any other target or weight moves the stream, once, to a tree whose
+      nodes stand for the at most K groups of the optimal quantized map of
+      their scores (:mod:`venncal._kernels.quantized`): a node is its
+      children's groups joined at one *junction* group, and an update
+      changes an ancestor in O(1) unless it reaches the junction.  So does
+      a total weight above 2**26, beyond which the fractions are not
+      certified.
+
+    Both give the same map, bit for bit, on the same data.
 
     Parameters
     ----------
@@ -351,19 +377,39 @@ class QuantizedIsotonic(_QuantizedMap):
             raise ValueError(f"window must be a positive integer or None; got {window!r}")
         self._set_levels(levels)
         self.window = window
-        self._bucket = max(self.levels_.shape[0], 64)
+        # The dense tree while every observation is a 0/1 target of integer weight
+        # (and the total weight stays below WEIGHT_BOUND); the tree of groups otherwise.
+        self._fractions = split_fractions(self._splits)
+        self._dense = self._fractions is not None
+        self._bucket = 32  # scores per bucket of the dense tree
+        self._sparse_bucket = max(self.levels_.shape[0], 64)  # and of the tree of groups
         self._obs = obs_from_arrays(np.empty((0, 2)), np.empty(0))  # targets other than 0, 1
         self._ring = np.zeros((0 if window is None else int(window), 3))
         self._ring_state = np.zeros(2, dtype=np.int64)  # head, count
         self._allocate(2)
 
     def _allocate(self, n_buckets: int) -> None:
-        k, b = self.levels_.shape[0], self._bucket
-        kb = min(k, 2 * b)  # groups of a bottom node (over two buckets) at most
-        self._tree = (
+        b = self._bucket if self._dense else self._sparse_bucket
+        entries = (
             np.zeros((n_buckets * b, 4)),  # E: score, weight, weighted target sum, cell
             np.zeros(n_buckets * b, dtype=np.int64),  # EK: distinct targets per score
             np.zeros((n_buckets * b, 2)),  # EW: weight of the targets 0 and 1 per score
+        )
+        if self._dense:
+            self._tree = (
+                *entries,
+                np.zeros(2 * n_buckets, dtype=np.int64),  # cnt: scores per node
+                np.full(2 * n_buckets, np.inf),  # FS: first score below each node
+                # D: each internal node's largest suffix sum per split; NA, NB: its sums
+                # of w y and w
+                np.zeros((n_buckets, self._splits.shape[0])),
+                np.zeros(n_buckets),
+                np.zeros(n_buckets),
+            )
+            return
+        kb = min(self.levels_.shape[0], 2 * b)  # groups of a bottom node (over two buckets) at most
+        self._tree = (
+            *entries,
             # G, GC: groups of the bottom nodes, then the junction group of each node
             np.zeros((n_buckets // 2 * (kb + 1), 4)),
             np.zeros(n_buckets // 2 * (kb + 1), dtype=np.int64),
@@ -377,23 +423,57 @@ class QuantizedIsotonic(_QuantizedMap):
             np.zeros(CHANGE_CELLS, dtype=np.int64),
         )
 
-    def _grow(self) -> None:
+    @property
+    def _cnt(self) -> np.ndarray:
+        return self._tree[3 if self._dense else 6]
+
+    def _rebuild(self, grow: bool, dense: bool) -> None:
+        """Refill the tree from its scores, as a dense tree or not: larger if ``grow``."""
         t = self._tree
-        entries, keys, weights01 = tree_entries(t[0], t[1], t[2], t[6])
-        n_buckets = t[5].shape[0]  # twice the buckets, and more until at most half full
-        while 2 * (entries.shape[0] + 1) > n_buckets * self._bucket:
+        n_buckets = self._cnt.shape[0] // 2
+        entries, keys, weights01 = tree_entries(t[0], t[1], t[2], self._cnt)
+        self._dense = dense
+        if not self._dense:
+            entries[:, 3] = np.searchsorted(self._splits, entries[:, 2] / entries[:, 1])
+        b = self._bucket if self._dense else self._sparse_bucket
+        n_buckets = n_buckets if grow else 2
+        while 2 * (entries.shape[0] + 1) > n_buckets * b:  # until at most half full
             n_buckets *= 2
         self._allocate(n_buckets)
-        tree_fill(*self._tree[:10], self._tree[12], entries, keys, weights01, self._splits)
+        t = self._tree
+        if self._dense:
+            dense_fill(*t, entries, keys, weights01, *self._fractions)
+        else:
+            tree_fill(*t[:10], t[12], entries, keys, weights01, self._splits)
+
+    def _leave_dense(self) -> None:
+        """Move to the tree of groups (a target other than 0/1, or a weight that is not whole)."""
+        self._rebuild(grow=False, dense=False)
+
+    def _fits_dense(self, t: np.ndarray, w: np.ndarray) -> bool:
+        """Whether the dense tree can take these observations (0/1 targets, whole weights)."""
+        if t.shape[0] == 1:  # one insert() call: no array operations
+            y0, w0 = float(t[0]), float(w[0])
+            return ((y0 == 0.0 or y0 == 1.0) and w0.is_integer()
+                    and float(self._tree[7][1]) + w0 <= WEIGHT_BOUND)
+        total = float(self._tree[7][1]) + float(np.sum(w))
+        return bool(np.all((t == 0.0) | (t == 1.0)) and np.all(w == np.floor(w))
+                    and total <= WEIGHT_BOUND)
 
     def _learn(self, s, t, w) -> None:
+        if self._dense and not self._fits_dense(t, w):
+            self._leave_dense()
         i = 0
         while True:
-            i = tree_learn(*self._tree, self._obs, self._ring, self._ring_state, s, t, w, i,
-                           self._splits)
+            if self._dense:
+                i = dense_learn(*self._tree, self._ring, self._ring_state, s, t, w, i,
+                                *self._fractions)
+            else:
+                i = tree_learn(*self._tree, self._obs, self._ring, self._ring_state, s, t, w, i,
+                               self._splits)
             if i == s.shape[0]:
                 break
-            self._grow()
+            self._rebuild(grow=True, dense=self._dense)
         self._steps = None
 
     def delete(self, score, y, weight=1.0) -> None:
@@ -410,7 +490,13 @@ class QuantizedIsotonic(_QuantizedMap):
         s, t, w = _real(score, "score"), _real(y, "y"), _weight(weight)
         if w == 0.0:
             return
-        if not tree_delete(*self._tree, self._obs, s, t, w, self._splits):
+        if self._dense and not w.is_integer():
+            self._leave_dense()
+        if self._dense:
+            done = dense_delete_one(*self._tree, s, t, w, *self._fractions)
+        else:
+            done = tree_delete(*self._tree, self._obs, s, t, w, self._splits)
+        if not done:
             raise ValueError(
                 f"cannot delete (score={s!r}, y={t!r}, weight={w!r}): no such observation"
             )
@@ -419,19 +505,29 @@ class QuantizedIsotonic(_QuantizedMap):
     @property
     def n_distinct(self) -> int:
         """Number of distinct scores present."""
-        return int(self._tree[6][1])
+        return int(self._cnt[1])
+
+    def _empty(self) -> bool:
+        return self._cnt[1] == 0
 
     def _groups(self):
         t = self._tree
+        if self._dense:
+            return dense_groups(t[0], t[3], t[5], t[6], t[7], *self._fractions)
         return tree_groups(t[3], t[4], t[5], t[7], t[8], 1)
 
     @property
     def n_groups(self) -> int:
         """Number of groups (runs of scores mapped to one level) of the current map."""
+        if self._dense:
+            return int(self._groups()[0].shape[0])
         return int(self._tree[5][1])  # the root's count: its groups need not be read out
 
-    def _level_at(self, q: float):  # the root's groups searched in the tree
+    def _level_at(self, q: float):  # searched in the tree
         t = self._tree
+        if self._dense:
+            return dense_level_at(t[0], t[3], t[4], t[5], t[6], t[7], *self._fractions,
+                                  self.levels_, q)
         return tree_level_at(t[3], t[4], t[5], t[7], t[8], self.levels_, q)
 
     def __getstate__(self):

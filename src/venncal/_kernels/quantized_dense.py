@@ -1,0 +1,415 @@
+"""The dense tree of sequential quantized isotonic regression (0/1 targets, integer weights).
+
+For a split point ``r`` between two levels, the isotonic regression of the
+observations exceeds ``r`` exactly on the scores from the *last maximizer*
+``c`` of the suffix sums ``sum_{i >= c} w_i (y_i - r)`` (the empty suffix,
+value 0, included): the upper sets that maximize that sum form a lattice
+whose smallest member is ``{f > r}``.  So the quantized map is known once,
+for each of the ``K - 1`` split points, the largest suffix sum is known with
+where it is reached.
+
+Here every split point is a fraction ``P / Q`` (see
+:func:`venncal.online._rational.split_fractions`) and every observation
+has an integer weight ``w`` and a target ``y`` in {0, 1}, so each suffix sum
+``Q * sum w y - P * sum w`` is an integer, exact in float64 while it stays
+below 2**53.  The fraction is chosen so that ``p / q > P / Q`` exactly when
+the package's projection (``searchsorted(splits, p / q)``, the mean rounded)
+puts the mean ``p / q`` above the split, for every total weight ``q`` up to
+a bound; so the map is the batch calibrator's bit for bit.
+
+The tree has the buckets and the search of :mod:`venncal._kernels.quantized`
+(the same arrays ``E, EK, EW, cnt, FS``, filled and spread by the same
+functions), and each node ``v`` (buckets included, bucket ``b`` is node
+``C + b``) keeps
+
+- ``D[v, j]``: the largest suffix sum of its scores at split ``j``;
+- ``NA[v], NB[v]``: ``sum w y`` and ``sum w`` of its scores.
+
+A node is its children joined: ``D[v] = max(D[R], D[L] + Q NA[R] - P NB[R])``,
+which is K - 1 branch-free operations, so an update costs O(B K + K log C)
+(the bucket, then each ancestor) with no case analysis, and each operation
+is a vector instruction.  The map is read out by descending, for a split,
+to where its maximum is reached (O(log C + B)).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import jit, jit_inline
+from .quantized import (
+    _copy_entry,
+    _distribute,
+    _find_bucket,
+    _first_not_below,
+    _gather,
+    _nearer_lower,
+    _rebalance_window,
+)
+
+
+@jit_inline
+def _bottom_row(E, cnt, D, NA, NB, Q, P, v):
+    """Compute bottom node ``v``'s row from its two buckets' scores (suffix sums from the last)."""
+    C = cnt.shape[0] // 2
+    B = E.shape[0] // C
+    nt = Q.shape[0]
+    for j in range(nt):
+        D[v, j] = 0.0
+    a = 0.0
+    w = 0.0
+    left = 2 * v - C
+    for b in (left + 1, left):
+        first = b * B
+        for i in range(first + cnt[C + b] - 1, first - 1, -1):
+            a += E[i, 2]
+            w += E[i, 1]
+            # Every split lies strictly between 0 and 1, so a suffix that starts
+            # with targets 0 only is below the one after it, and one that starts
+            # after targets 1 only is below the one before it: neither can be
+            # the largest.
+            if E[i, 2] == 0.0:
+                continue
+            p = i - 1 if i > first else (left * B + cnt[C + left] - 1 if b > left else -1)
+            if p >= left * B and E[p, 2] == E[p, 1]:
+                continue
+            for j in range(nt):
+                x = Q[j] * a - P[j] * w
+                r = D[v, j]
+                D[v, j] = max(r, x)
+    NA[v] = a
+    NB[v] = w
+    cnt[v] = cnt[2 * v] + cnt[2 * v + 1]
+
+
+@jit_inline
+def _join(cnt, FS, D, NA, NB, Q, P, v):
+    """Compute upper node ``v``'s row from its children's."""
+    left, right = 2 * v, 2 * v + 1
+    a = NA[right]
+    w = NB[right]
+    for j in range(Q.shape[0]):
+        x = D[left, j] + (Q[j] * a - P[j] * w)
+        r = D[right, j]
+        D[v, j] = max(r, x)
+    NA[v] = NA[left] + a
+    NB[v] = NB[left] + w
+    cnt[v] = cnt[left] + cnt[right]
+    FS[v] = min(FS[left], FS[right])
+
+
+@jit_inline
+def _node(E, cnt, FS, D, NA, NB, Q, P, v):
+    """Compute internal node ``v`` (a bottom node from its buckets, an upper one from its children)."""
+    if 2 * v >= cnt.shape[0] // 2:
+        _bottom_row(E, cnt, D, NA, NB, Q, P, v)
+        FS[v] = min(FS[2 * v], FS[2 * v + 1])
+    else:
+        _join(cnt, FS, D, NA, NB, Q, P, v)
+
+
+@jit
+def _update(E, cnt, FS, D, NA, NB, Q, P, b):
+    """Recompute the ancestors of bucket ``b``, whose scores changed."""
+    C = cnt.shape[0] // 2
+    B = E.shape[0] // C
+    FS[C + b] = E[b * B, 0] if cnt[C + b] > 0 else np.inf
+    v = (C + b) >> 1
+    _bottom_row(E, cnt, D, NA, NB, Q, P, v)
+    FS[v] = min(FS[2 * v], FS[2 * v + 1])
+    v >>= 1
+    while v >= 1:
+        _join(cnt, FS, D, NA, NB, Q, P, v)
+        v >>= 1
+
+
+@jit
+def _build(E, cnt, FS, D, NA, NB, Q, P, v, h):
+    """Rebuild the internal nodes of the height-``h`` subtree at ``v``, then its ancestors."""
+    for lev in range(h - 1, -1, -1):
+        first = v << lev
+        for u in range(first, first + (1 << lev)):
+            _node(E, cnt, FS, D, NA, NB, Q, P, u)
+    v >>= 1
+    while v >= 1:
+        _node(E, cnt, FS, D, NA, NB, Q, P, v)
+        v >>= 1
+
+
+@jit
+def dense_fill(E, EK, EW, cnt, FS, D, NA, NB, tmpE, tmpK, tmpW, Q, P):
+    """Build an empty tree from sorted entries spread evenly over all buckets."""
+    C = cnt.shape[0] // 2
+    H = 0
+    while (1 << H) < C:
+        H += 1
+    _distribute(E, EK, EW, cnt, FS, 0, C, tmpE, tmpK, tmpW)
+    _build(E, cnt, FS, D, NA, NB, Q, P, 1, H)
+
+
+@jit_inline
+def dense_insert(E, EK, EW, cnt, FS, D, NA, NB, s, y, w, Q, P):
+    """Add weight ``w`` of observation ``(s, y)``, ``y`` 0 or 1; return False (nothing done) if full."""
+    C = cnt.shape[0] // 2
+    B = E.shape[0] // C
+    b = _find_bucket(FS, s)
+    pos = _first_not_below(E, 0, b * B, cnt[C + b], s)
+    if pos == b * B + cnt[C + b] or E[pos, 0] != s:
+        if cnt[C + b] == B:
+            found = _rebalance_window(cnt, B, b)
+            if found < 0:
+                return False
+            v, h = found >> 8, found & 0xFF
+            b0 = (v << h) - C
+            tmpE, tmpK, tmpW = _gather(E, EK, EW, cnt, b0, 1 << h, cnt[v])
+            _distribute(E, EK, EW, cnt, FS, b0, 1 << h, tmpE, tmpK, tmpW)
+            _build(E, cnt, FS, D, NA, NB, Q, P, v, h)
+            b = _find_bucket(FS, s)
+            pos = _first_not_below(E, 0, b * B, cnt[C + b], s)
+        for i in range(b * B + cnt[C + b], pos, -1):
+            _copy_entry(E, EK, EW, i, E, EK, EW, i - 1)
+        E[pos, 0], E[pos, 1], E[pos, 2], E[pos, 3] = s, 0.0, 0.0, 0.0
+        EK[pos] = 0
+        EW[pos, 0], EW[pos, 1] = 0.0, 0.0
+        cnt[C + b] += 1
+    t = np.int64(y)
+    if EW[pos, t] == 0.0:
+        EK[pos] += 1
+    EW[pos, t] += w
+    E[pos, 1] += w
+    E[pos, 2] += w * y
+    _update(E, cnt, FS, D, NA, NB, Q, P, b)
+    return True
+
+
+@jit_inline
+def dense_delete(E, EK, EW, cnt, FS, D, NA, NB, s, y, w, Q, P):
+    """Remove weight ``w`` of observation ``(s, y)``; return False if it is not there."""
+    C = cnt.shape[0] // 2
+    B = E.shape[0] // C
+    if not (y == 0.0 or y == 1.0):
+        return False
+    b = _find_bucket(FS, s)
+    pos = _first_not_below(E, 0, b * B, cnt[C + b], s)
+    if pos == b * B + cnt[C + b] or E[pos, 0] != s:
+        return False
+    t = np.int64(y)
+    old = EW[pos, t]
+    if not (old >= w and old > 0.0):
+        return False
+    EW[pos, t] = old - w
+    if old - w == 0.0:
+        EK[pos] -= 1
+    if EK[pos] == 0:  # the score's last observation: drop it
+        for i in range(pos, b * B + cnt[C + b] - 1):
+            _copy_entry(E, EK, EW, i, E, EK, EW, i + 1)
+        cnt[C + b] -= 1
+    else:
+        E[pos, 1] -= w
+        E[pos, 2] -= w * y
+    _update(E, cnt, FS, D, NA, NB, Q, P, b)
+    return True
+
+
+@jit
+def dense_learn(E, EK, EW, cnt, FS, D, NA, NB, ring, state, scores, ys, ws, start, Q, P):
+    """Insert observations ``start ..``; return the index where the tree got full, or n.
+
+    The window (``ring``, ``state``) works as in :func:`venncal._kernels.quantized.tree_learn`.
+    """
+    W = ring.shape[0]
+    for i in range(start, scores.shape[0]):
+        if ws[i] == 0.0:
+            continue
+        if not dense_insert(E, EK, EW, cnt, FS, D, NA, NB, scores[i], ys[i], ws[i], Q, P):
+            return i
+        if W == 0:
+            continue
+        head, count = state[0], state[1]
+        if count == W:
+            dense_delete(E, EK, EW, cnt, FS, D, NA, NB, ring[head, 0], ring[head, 1],
+                         ring[head, 2], Q, P)
+            slot = head
+            state[0] = (head + 1) % W
+        else:
+            slot = (head + count) % W
+            state[1] = count + 1
+        ring[slot, 0], ring[slot, 1], ring[slot, 2] = scores[i], ys[i], ws[i]
+    return scores.shape[0]
+
+
+@jit
+def dense_delete_one(E, EK, EW, cnt, FS, D, NA, NB, s, y, w, Q, P):
+    """:func:`dense_delete` called from Python."""
+    return dense_delete(E, EK, EW, cnt, FS, D, NA, NB, s, y, w, Q, P)
+
+
+# ------------------------------------------------------------------ reading the map
+
+
+@jit_inline
+def _next_nonempty(cnt, b):
+    """Return the first bucket after ``b`` that holds a score, or -1."""
+    C = cnt.shape[0] // 2
+    v = C + b
+    while v > 1 and not ((v & 1) == 0 and cnt[v + 1] > 0):
+        v >>= 1
+    if v == 1:
+        return -1
+    v += 1
+    while v < C:
+        v = 2 * v if cnt[2 * v] > 0 else 2 * v + 1
+    return v - C
+
+
+@jit_inline
+def _prev_nonempty(cnt, b):
+    """Return the last bucket before ``b`` that holds a score, or -1."""
+    C = cnt.shape[0] // 2
+    v = C + b
+    while v > 1 and not ((v & 1) == 1 and cnt[v - 1] > 0):
+        v >>= 1
+    if v == 1:
+        return -1
+    v -= 1
+    while v < C:
+        v = 2 * v + 1 if cnt[2 * v + 1] > 0 else 2 * v
+    return v - C
+
+
+@jit
+def _cut(E, cnt, D, NA, NB, Q, P, j):
+    """Where the map first exceeds split ``j``: ``(row of E or -1 if nowhere, sum w y, sum w)``.
+
+    The sums are those of the scores from there on.  Descends to the last
+    maximizer of the suffix sums: into the right child when its maximum is
+    the node's (a later maximizer), else into the left one, whose own
+    maximum is then the node's minus the right child's total; then scans
+    the bottom node's buckets from their last score.
+    """
+    C = cnt.shape[0] // 2
+    B = E.shape[0] // C
+    v = 1
+    sa = 0.0
+    sw = 0.0
+    while 2 * v < C:
+        if D[2 * v + 1, j] == D[v, j]:
+            v = 2 * v + 1
+        else:
+            sa += NA[2 * v + 1]
+            sw += NB[2 * v + 1]
+            v = 2 * v
+    target = D[v, j]
+    a = 0.0
+    w = 0.0
+    if target != 0.0:
+        left = 2 * v - C
+        for b in (left + 1, left):
+            for i in range(b * B + cnt[C + b] - 1, b * B - 1, -1):
+                a += E[i, 2]
+                w += E[i, 1]
+                if Q[j] * a - P[j] * w == target:
+                    return i, sa + a, sw + w
+    nb = _next_nonempty(cnt, 2 * v + 1 - C)
+    return (nb * B if nb >= 0 else -1), sa, sw
+
+
+@jit
+def _before(E, cnt, row):
+    """Return the row of ``E`` of the score before the one at ``row`` (-1 if none)."""
+    C = cnt.shape[0] // 2
+    B = E.shape[0] // C
+    b = row // B
+    if row > b * B:
+        return row - 1
+    pb = _prev_nonempty(cnt, b)
+    return pb * B + cnt[C + pb] - 1 if pb >= 0 else -1
+
+
+@jit
+def dense_groups(E, cnt, D, NA, NB, Q, P):
+    """Return the map's groups (rows ``(num, den, lo, hi)``) and cells, as ``tree_groups`` does.
+
+    O(K (log C + B)): one descent per split point.
+    """
+    C = cnt.shape[0] // 2
+    B = E.shape[0] // C
+    nt = Q.shape[0]
+    if cnt[1] == 0:
+        return np.empty((0, 4)), np.empty(0, dtype=np.int64)
+    first = 0 if cnt[C] > 0 else _next_nonempty(cnt, 0) * B
+    last_b = C - 1 if cnt[2 * C - 1] > 0 else _prev_nonempty(cnt, C - 1)
+    last = last_b * B + cnt[C + last_b] - 1
+    rows = np.empty((nt + 1, 4))
+    cells = np.empty(nt + 1, dtype=np.int64)
+    # Group starts: the first score, then each split's cut (non-decreasing in j).
+    start, sa, sw = first, NA[1], NB[1]
+    cell = 0
+    ng = 0
+    for j in range(nt + 1):
+        if j < nt:
+            row, a, w = _cut(E, cnt, D, NA, NB, Q, P, j)
+        else:
+            row, a, w = -1, 0.0, 0.0
+        if row == start:  # the level rises at this group's start
+            cell = j + 1
+            continue
+        # The group from ``start`` ends before ``row``.
+        rows[ng, 0] = sa - a
+        rows[ng, 1] = sw - w
+        rows[ng, 2] = E[start, 0]
+        rows[ng, 3] = E[_before(E, cnt, row), 0] if row >= 0 else E[last, 0]
+        cells[ng] = cell
+        ng += 1
+        if row < 0:
+            break
+        start, sa, sw = row, a, w
+        cell = j + 1
+    return rows[:ng], cells[:ng]
+
+
+@jit
+def _level_of(E, cnt, D, NA, NB, Q, P, x):
+    """Return the cell of stored score ``x``: how many splits have their cut at or before it."""
+    lo, hi = 0, Q.shape[0]
+    while lo < hi:  # the first split whose cut is after x
+        mid = (lo + hi) >> 1
+        row = _cut(E, cnt, D, NA, NB, Q, P, mid)[0]
+        if row >= 0 and E[row, 0] <= x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@jit
+def dense_level_at(E, cnt, FS, D, NA, NB, Q, P, levels, q):
+    """Return the map's level at any score ``q`` (nearest stored score, the smaller at a tie).
+
+    O(log K (log C + B)).  The tree must hold a score.
+    """
+    C = cnt.shape[0] // 2
+    B = E.shape[0] // C
+    b = _find_bucket(FS, q)
+    pos = _first_not_below(E, 0, b * B, cnt[C + b], q)
+    if pos < b * B + cnt[C + b]:
+        after = pos
+    else:
+        nb = _next_nonempty(cnt, b)
+        after = nb * B if nb >= 0 else -1
+    if after >= 0 and E[after, 0] == q:
+        return levels[_level_of(E, cnt, D, NA, NB, Q, P, q)]
+    if after >= 0:
+        before = _before(E, cnt, after)
+    else:
+        lb = C - 1 if cnt[2 * C - 1] > 0 else _prev_nonempty(cnt, C - 1)
+        before = lb * B + cnt[C + lb] - 1
+    if before < 0:
+        return levels[_level_of(E, cnt, D, NA, NB, Q, P, E[after, 0])]
+    lower = _level_of(E, cnt, D, NA, NB, Q, P, E[before, 0])
+    if after < 0:
+        return levels[lower]
+    upper = _level_of(E, cnt, D, NA, NB, Q, P, E[after, 0])
+    if lower == upper or _nearer_lower(E[before, 0], q, E[after, 0]):
+        return levels[lower]
+    return levels[upper]
