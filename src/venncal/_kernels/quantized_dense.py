@@ -147,6 +147,33 @@ def dense_fill(E, EK, EW, cnt, FS, D, NA, NB, tmpE, tmpK, tmpW, Q, P):
     _build(E, cnt, FS, D, NA, NB, Q, P, 1, H)
 
 
+@jit
+def dense_grow(E, EK, EW, cnt, E2, EK2, EW2, cnt2, FS2, D2, NA2, NB2, Q, P):
+    """Fill the empty larger tree ``*2`` with this tree's scores, spread evenly, and build it.
+
+    The scores go from bucket to bucket directly (no gathered copy of them
+    all in between).
+    """
+    C, C2 = cnt.shape[0] // 2, cnt2.shape[0] // 2
+    B, B2 = E.shape[0] // C, E2.shape[0] // C2
+    m = cnt[1]
+    ob, oi = 0, 0  # the next score to move: bucket ob, slot oi
+    for j in range(C2):
+        count = (j + 1) * m // C2 - j * m // C2
+        for k in range(count):
+            while oi == cnt[C + ob]:
+                ob += 1
+                oi = 0
+            _copy_entry(E2, EK2, EW2, j * B2 + k, E, EK, EW, ob * B + oi)
+            oi += 1
+        cnt2[C2 + j] = count
+        FS2[C2 + j] = E2[j * B2, 0] if count > 0 else np.inf
+    H = 0
+    while (1 << H) < C2:
+        H += 1
+    _build(E2, cnt2, FS2, D2, NA2, NB2, Q, P, 1, H)
+
+
 @jit_inline
 def dense_insert(E, EK, EW, cnt, FS, D, NA, NB, s, y, w, Q, P):
     """Add weight ``w`` of observation ``(s, y)``, ``y`` 0 or 1; return False (nothing done) if full."""

@@ -50,6 +50,7 @@ from .._kernels.quantized_dense import (
     dense_delete_one,
     dense_fill,
     dense_groups,
+    dense_grow,
     dense_learn,
     dense_level_at,
 )
@@ -431,6 +432,13 @@ class QuantizedIsotonic(_QuantizedMap):
         """Refill the tree from its scores, as a dense tree or not: larger if ``grow``."""
         t = self._tree
         n_buckets = self._cnt.shape[0] // 2
+        if grow and dense and self._dense:  # from bucket to bucket
+            m = int(self._cnt[1])
+            while 2 * (m + 1) > n_buckets * self._bucket:  # until at most half full
+                n_buckets *= 2
+            self._allocate(n_buckets)
+            dense_grow(t[0], t[1], t[2], t[3], *self._tree[:8], *self._fractions)
+            return
         entries, keys, weights01 = tree_entries(t[0], t[1], t[2], self._cnt)
         self._dense = dense
         if not self._dense:
