@@ -276,13 +276,17 @@ def level_at(G, GC, base, m, levels, q):
 
 @jit_inline
 def _copy_entry(dstE, dstK, dstW, d, srcE, srcK, srcW, s):
-    dstE[d, 0] = srcE[s, 0]
-    dstE[d, 1] = srcE[s, 1]
-    dstE[d, 2] = srcE[s, 2]
-    dstE[d, 3] = srcE[s, 3]
-    dstK[d] = srcK[s]
-    dstW[d, 0] = srcW[s, 0]
-    dstW[d, 1] = srcW[s, 1]
+    """Copy slot ``s`` to slot ``d``: its row of ``E``, and of ``EK`` and ``EW`` unless those are empty.
+
+    (The dense tree, :mod:`venncal._kernels.quantized_dense`, keeps 3
+    columns of ``E`` and no ``EK``, ``EW``; the tree of groups 4 and both.)
+    """
+    for c in range(dstE.shape[1]):
+        dstE[d, c] = srcE[s, c]
+    for _ in range(min(dstK.shape[0], 1)):  # a loop, not a branch: see _row_at
+        dstK[d] = srcK[s]
+        dstW[d, 0] = srcW[s, 0]
+        dstW[d, 1] = srcW[s, 1]
 
 
 @jit_inline
@@ -693,9 +697,9 @@ def _gather(E, EK, EW, cnt, b0, size, m):
     """Copy the ``m`` stored scores of buckets ``b0 .. b0+size-1``, in order (rows of E, EK, EW)."""
     C = cnt.shape[0] // 2
     B = E.shape[0] // C
-    outE = np.empty((m, 4))
-    outK = np.empty(m, dtype=np.int64)
-    outW = np.empty((m, 2))
+    outE = np.empty((m, E.shape[1]))
+    outK = np.empty(m if EK.shape[0] > 0 else 0, dtype=np.int64)
+    outW = np.empty((m if EK.shape[0] > 0 else 0, 2))
     k = 0
     for b in range(b0, b0 + size):
         for i in range(b * B, b * B + cnt[C + b]):

@@ -17,19 +17,22 @@ the package's projection (``searchsorted(splits, p / q)``, the mean rounded)
 puts the mean ``p / q`` above the split, for every total weight ``q`` up to
 a bound; so the map is the batch calibrator's bit for bit.
 
-The tree has the buckets and the search of :mod:`venncal._kernels.quantized`
-(the same arrays ``E, EK, EW, cnt, FS``, filled and spread by the same
-functions), and each node ``v`` (buckets included, bucket ``b`` is node
-``C + b``) keeps
+The tree has the buckets, the search and the spreading of full buckets of
+:mod:`venncal._kernels.quantized` (arrays ``E, cnt, FS``; ``E`` has three
+columns here, score, weight and weight of the target 1, and the arrays
+``EK, EW`` of the tree of groups are empty).  Each internal node ``v``
+keeps
 
 - ``D[v, j]``: the largest suffix sum of its scores at split ``j``;
 - ``NA[v], NB[v]``: ``sum w y`` and ``sum w`` of its scores.
 
-A node is its children joined: ``D[v] = max(D[R], D[L] + Q NA[R] - P NB[R])``,
-which is K - 1 branch-free operations, so an update costs O(B K + K log C)
-(the bucket, then each ancestor) with no case analysis, and each operation
-is a vector instruction.  The map is read out by descending, for a split,
-to where its maximum is reached (O(log C + B)).
+A *bottom* node (``v >= C/2``) is computed from its two buckets' scores,
+an upper node is its children joined: ``D[v] = max(D[R], D[L] + Q NA[R] -
+P NB[R])``, K - 1 additions and maxima with no branch, which the CPU does
+several at a time.  So an update costs O(B K + K log C), the bottom node
+and then each ancestor.  Row ``D[0]`` is not a node.  The map is read out
+by descending, for a split, to where its maximum is reached (O(log C + B)
+per split).
 """
 
 from __future__ import annotations
@@ -137,17 +140,6 @@ def _build(E, cnt, FS, D, NA, NB, Q, P, v, h):
 
 
 @jit
-def dense_fill(E, EK, EW, cnt, FS, D, NA, NB, tmpE, tmpK, tmpW, Q, P):
-    """Build an empty tree from sorted entries spread evenly over all buckets."""
-    C = cnt.shape[0] // 2
-    H = 0
-    while (1 << H) < C:
-        H += 1
-    _distribute(E, EK, EW, cnt, FS, 0, C, tmpE, tmpK, tmpW)
-    _build(E, cnt, FS, D, NA, NB, Q, P, 1, H)
-
-
-@jit
 def dense_grow(E, EK, EW, cnt, E2, EK2, EW2, cnt2, FS2, D2, NA2, NB2, Q, P):
     """Fill the empty larger tree ``*2`` with this tree's scores, spread evenly, and build it.
 
@@ -194,15 +186,9 @@ def dense_insert(E, EK, EW, cnt, FS, D, NA, NB, s, y, w, Q, P):
             b = _find_bucket(FS, s)
             pos = _first_not_below(E, 0, b * B, cnt[C + b], s)
         for i in range(b * B + cnt[C + b], pos, -1):
-            _copy_entry(E, EK, EW, i, E, EK, EW, i - 1)
-        E[pos, 0], E[pos, 1], E[pos, 2], E[pos, 3] = s, 0.0, 0.0, 0.0
-        EK[pos] = 0
-        EW[pos, 0], EW[pos, 1] = 0.0, 0.0
+            E[i, 0], E[i, 1], E[i, 2] = E[i - 1, 0], E[i - 1, 1], E[i - 1, 2]
+        E[pos, 0], E[pos, 1], E[pos, 2] = s, 0.0, 0.0
         cnt[C + b] += 1
-    t = np.int64(y)
-    if EW[pos, t] == 0.0:
-        EK[pos] += 1
-    EW[pos, t] += w
     E[pos, 1] += w
     E[pos, 2] += w * y
     _update(E, cnt, FS, D, NA, NB, Q, P, b)
@@ -220,16 +206,12 @@ def dense_delete(E, EK, EW, cnt, FS, D, NA, NB, s, y, w, Q, P):
     pos = _first_not_below(E, 0, b * B, cnt[C + b], s)
     if pos == b * B + cnt[C + b] or E[pos, 0] != s:
         return False
-    t = np.int64(y)
-    old = EW[pos, t]
-    if not (old >= w and old > 0.0):
+    have = E[pos, 2] if y == 1.0 else E[pos, 1] - E[pos, 2]  # weight of (s, y): exact
+    if not (have >= w and have > 0.0):
         return False
-    EW[pos, t] = old - w
-    if old - w == 0.0:
-        EK[pos] -= 1
-    if EK[pos] == 0:  # the score's last observation: drop it
+    if E[pos, 1] == w:  # the score's last observation: drop it
         for i in range(pos, b * B + cnt[C + b] - 1):
-            _copy_entry(E, EK, EW, i, E, EK, EW, i + 1)
+            E[i, 0], E[i, 1], E[i, 2] = E[i + 1, 0], E[i + 1, 1], E[i + 1, 2]
         cnt[C + b] -= 1
     else:
         E[pos, 1] -= w

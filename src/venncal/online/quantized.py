@@ -48,7 +48,6 @@ from .._kernels.quantized import (
 )
 from .._kernels.quantized_dense import (
     dense_delete_one,
-    dense_fill,
     dense_groups,
     dense_grow,
     dense_learn,
@@ -390,15 +389,12 @@ class QuantizedIsotonic(_QuantizedMap):
         self._allocate(2)
 
     def _allocate(self, n_buckets: int) -> None:
-        b = self._bucket if self._dense else self._sparse_bucket
-        entries = (
-            np.zeros((n_buckets * b, 4)),  # E: score, weight, weighted target sum, cell
-            np.zeros(n_buckets * b, dtype=np.int64),  # EK: distinct targets per score
-            np.zeros((n_buckets * b, 2)),  # EW: weight of the targets 0 and 1 per score
-        )
         if self._dense:
+            b = self._bucket
             self._tree = (
-                *entries,
+                np.zeros((n_buckets * b, 3)),  # E: score, weight, weight of the target 1
+                np.zeros(0, dtype=np.int64),  # EK, EW: not kept (see the tree of groups)
+                np.zeros((0, 2)),
                 np.zeros(2 * n_buckets, dtype=np.int64),  # cnt: scores per node
                 np.full(2 * n_buckets, np.inf),  # FS: first score below each node
                 # D: each internal node's largest suffix sum per split; NA, NB: its sums
@@ -408,9 +404,12 @@ class QuantizedIsotonic(_QuantizedMap):
                 np.zeros(n_buckets),
             )
             return
+        b = self._sparse_bucket
         kb = min(self.levels_.shape[0], 2 * b)  # groups of a bottom node (over two buckets) at most
         self._tree = (
-            *entries,
+            np.zeros((n_buckets * b, 4)),  # E: score, weight, weighted target sum, cell
+            np.zeros(n_buckets * b, dtype=np.int64),  # EK: distinct targets per score
+            np.zeros((n_buckets * b, 2)),  # EW: weight of the targets 0 and 1 per score
             # G, GC: groups of the bottom nodes, then the junction group of each node
             np.zeros((n_buckets // 2 * (kb + 1), 4)),
             np.zeros(n_buckets // 2 * (kb + 1), dtype=np.int64),
@@ -428,35 +427,39 @@ class QuantizedIsotonic(_QuantizedMap):
     def _cnt(self) -> np.ndarray:
         return self._tree[3 if self._dense else 6]
 
-    def _rebuild(self, grow: bool, dense: bool) -> None:
-        """Refill the tree from its scores, as a dense tree or not: larger if ``grow``."""
+    def _grow(self) -> None:
+        """Move the scores to a tree with at least twice the buckets, at most half full."""
+        if not self._dense:
+            self._fill_groups(grow=True)
+            return
         t = self._tree
         n_buckets = self._cnt.shape[0] // 2
-        if grow and dense and self._dense:  # from bucket to bucket
-            m = int(self._cnt[1])
-            while 2 * (m + 1) > n_buckets * self._bucket:  # until at most half full
-                n_buckets *= 2
-            self._allocate(n_buckets)
-            dense_grow(t[0], t[1], t[2], t[3], *self._tree[:8], *self._fractions)
-            return
+        while 2 * (int(self._cnt[1]) + 1) > n_buckets * self._bucket:
+            n_buckets *= 2
+        self._allocate(n_buckets)
+        dense_grow(t[0], t[1], t[2], t[3], *self._tree[:8], *self._fractions)
+
+    def _fill_groups(self, grow: bool) -> None:
+        """Move the scores to a new tree of groups, larger if ``grow``, at most half full."""
+        t = self._tree
+        n_buckets = self._cnt.shape[0] // 2
         entries, keys, weights01 = tree_entries(t[0], t[1], t[2], self._cnt)
-        self._dense = dense
-        if not self._dense:
-            entries[:, 3] = np.searchsorted(self._splits, entries[:, 2] / entries[:, 1])
-        b = self._bucket if self._dense else self._sparse_bucket
+        if self._dense:  # to the tree of groups' slots: a cell, and the weights per target
+            weights01 = np.column_stack((entries[:, 1] - entries[:, 2], entries[:, 2]))
+            keys = np.count_nonzero(weights01, axis=1).astype(np.int64)
+            entries = np.column_stack((entries, np.zeros(entries.shape[0])))
+        self._dense = False
+        entries[:, 3] = np.searchsorted(self._splits, entries[:, 2] / entries[:, 1])
         n_buckets = n_buckets if grow else 2
-        while 2 * (entries.shape[0] + 1) > n_buckets * b:  # until at most half full
+        while 2 * (entries.shape[0] + 1) > n_buckets * self._sparse_bucket:  # at most half full
             n_buckets *= 2
         self._allocate(n_buckets)
         t = self._tree
-        if self._dense:
-            dense_fill(*t, entries, keys, weights01, *self._fractions)
-        else:
-            tree_fill(*t[:10], t[12], entries, keys, weights01, self._splits)
+        tree_fill(*t[:10], t[12], entries, keys, weights01, self._splits)
 
     def _leave_dense(self) -> None:
         """Move to the tree of groups (a target other than 0/1, or a weight that is not whole)."""
-        self._rebuild(grow=False, dense=False)
+        self._fill_groups(grow=False)
 
     def _fits_dense(self, t: np.ndarray, w: np.ndarray) -> bool:
         """Whether the dense tree can take these observations (0/1 targets, whole weights)."""
@@ -481,7 +484,7 @@ class QuantizedIsotonic(_QuantizedMap):
                                self._splits)
             if i == s.shape[0]:
                 break
-            self._rebuild(grow=True, dense=self._dense)
+            self._grow()
         self._steps = None
 
     def delete(self, score, y, weight=1.0) -> None:
