@@ -286,6 +286,28 @@ def _prev_nonempty(cnt, b):
     return v - C
 
 
+@jit_inline
+def _bottom_cut(E, cnt, D, Q, P, v, j):
+    """Return ``(row, sum w y, sum w)`` of the last maximizer of bottom node ``v``'s suffix sums at split ``j``.
+
+    ``row`` is -1 when it is the empty suffix (the sums are then 0).
+    """
+    C = cnt.shape[0] // 2
+    B = E.shape[0] // C
+    target = D[v, j]
+    a = 0.0
+    w = 0.0
+    if target != 0.0:
+        left = 2 * v - C
+        for b in (left + 1, left):
+            for i in range(b * B + cnt[C + b] - 1, b * B - 1, -1):
+                a += E[i, 2]
+                w += E[i, 1]
+                if Q[j] * a - P[j] * w == target:
+                    return i, a, w
+    return -1, 0.0, 0.0
+
+
 @jit
 def _cut(E, cnt, D, NA, NB, Q, P, j):
     """Where the map first exceeds split ``j``: ``(row of E or -1 if nowhere, sum w y, sum w)``.
@@ -308,17 +330,9 @@ def _cut(E, cnt, D, NA, NB, Q, P, j):
             sa += NA[2 * v + 1]
             sw += NB[2 * v + 1]
             v = 2 * v
-    target = D[v, j]
-    a = 0.0
-    w = 0.0
-    if target != 0.0:
-        left = 2 * v - C
-        for b in (left + 1, left):
-            for i in range(b * B + cnt[C + b] - 1, b * B - 1, -1):
-                a += E[i, 2]
-                w += E[i, 1]
-                if Q[j] * a - P[j] * w == target:
-                    return i, sa + a, sw + w
+    row, a, w = _bottom_cut(E, cnt, D, Q, P, v, j)
+    if row >= 0:
+        return row, sa + a, sw + w
     nb = _next_nonempty(cnt, 2 * v + 1 - C)
     return (nb * B if nb >= 0 else -1), sa, sw
 
@@ -378,12 +392,36 @@ def dense_groups(E, cnt, D, NA, NB, Q, P):
 
 
 @jit
-def _level_of(E, cnt, D, NA, NB, Q, P, x):
-    """Return the cell of stored score ``x``: how many splits have their cut at or before it."""
-    lo, hi = 0, Q.shape[0]
-    while lo < hi:  # the first split whose cut is after x
+def _level_of(E, cnt, FS, D, Q, P, x):
+    """Return the cell of stored score ``x``: how many splits have their cut at or before it.
+
+    One descent along ``x``'s path: the splits whose cut is still below the
+    node form a range (cuts rise with the split), and at each node those
+    whose cut goes to the child without ``x`` leave it (counted if that
+    child is on the left), a binary search since that too rises with the
+    split.  O(log K log C + B log K), touching only the rows on the path.
+    """
+    C = cnt.shape[0] // 2
+    lo, hi = 0, Q.shape[0]  # splits below lo have their cut at or before x, from hi on after it
+    v = 1
+    while 2 * v < C and lo < hi:
+        r = 2 * v + 1
+        first, last = lo, hi  # the first split in lo .. hi-1 whose cut goes right
+        while first < last:
+            mid = (first + last) >> 1
+            if D[r, mid] == D[v, mid]:
+                last = mid
+            else:
+                first = mid + 1
+        if FS[r] <= x:  # x is in the right child: the cuts going left are before it
+            lo = first
+            v = r
+        else:
+            hi = first
+            v = 2 * v
+    while lo < hi:  # in the bottom node
         mid = (lo + hi) >> 1
-        row = _cut(E, cnt, D, NA, NB, Q, P, mid)[0]
+        row = _bottom_cut(E, cnt, D, Q, P, v, mid)[0]
         if row >= 0 and E[row, 0] <= x:
             lo = mid + 1
         else:
@@ -392,7 +430,7 @@ def _level_of(E, cnt, D, NA, NB, Q, P, x):
 
 
 @jit
-def dense_level_at(E, cnt, FS, D, NA, NB, Q, P, levels, q):
+def dense_level_at(E, cnt, FS, D, Q, P, levels, q):
     """Return the map's level at any score ``q`` (nearest stored score, the smaller at a tie).
 
     O(log K (log C + B)).  The tree must hold a score.
@@ -407,18 +445,14 @@ def dense_level_at(E, cnt, FS, D, NA, NB, Q, P, levels, q):
         nb = _next_nonempty(cnt, b)
         after = nb * B if nb >= 0 else -1
     if after >= 0 and E[after, 0] == q:
-        return levels[_level_of(E, cnt, D, NA, NB, Q, P, q)]
+        return levels[_level_of(E, cnt, FS, D, Q, P, q)]
     if after >= 0:
         before = _before(E, cnt, after)
     else:
         lb = C - 1 if cnt[2 * C - 1] > 0 else _prev_nonempty(cnt, C - 1)
         before = lb * B + cnt[C + lb] - 1
     if before < 0:
-        return levels[_level_of(E, cnt, D, NA, NB, Q, P, E[after, 0])]
-    lower = _level_of(E, cnt, D, NA, NB, Q, P, E[before, 0])
-    if after < 0:
-        return levels[lower]
-    upper = _level_of(E, cnt, D, NA, NB, Q, P, E[after, 0])
-    if lower == upper or _nearer_lower(E[before, 0], q, E[after, 0]):
-        return levels[lower]
-    return levels[upper]
+        return levels[_level_of(E, cnt, FS, D, Q, P, E[after, 0])]
+    if after >= 0 and not _nearer_lower(E[before, 0], q, E[after, 0]):
+        before = after  # the nearer stored score (the smaller at a tie) gives the level
+    return levels[_level_of(E, cnt, FS, D, Q, P, E[before, 0])]

@@ -169,7 +169,7 @@ class _QuantizedMap:
         learning it costs O(log K) per prediction (O(log K log n) in the
         tree of :class:`QuantizedIsotonic`).
         """
-        q = float(check_scores([score])[0])
+        q = _real(score, "score")
         if self._empty():
             raise ValueError(f"{type(self).__name__} has no observations yet")
         return float(self._level_at(q))
@@ -537,8 +537,7 @@ class QuantizedIsotonic(_QuantizedMap):
     def _level_at(self, q: float):  # searched in the tree
         t = self._tree
         if self._dense:
-            return dense_level_at(t[0], t[3], t[4], t[5], t[6], t[7], *self._fractions,
-                                  self.levels_, q)
+            return dense_level_at(t[0], t[3], t[4], t[5], *self._fractions, self.levels_, q)
         return tree_level_at(t[3], t[4], t[5], t[7], t[8], self.levels_, q)
 
     def __getstate__(self):
