@@ -733,18 +733,29 @@ def _rebalance_window(cnt, B, b):
 
 
 @jit
+def spread_around(E, EK, EW, cnt, FS, b):
+    """Spread the scores of the window around full bucket ``b`` evenly (no node built).
+
+    Returns the window as ``v << 8 | h`` (its node and height; the caller
+    builds its nodes), or -1, with nothing done, when the tree must grow.
+    """
+    C = cnt.shape[0] // 2
+    found = _rebalance_window(cnt, E.shape[0] // C, b)
+    if found >= 0:
+        v, h = found >> 8, found & 0xFF
+        b0 = (v << h) - C
+        tmpE, tmpK, tmpW = _gather(E, EK, EW, cnt, b0, 1 << h, cnt[v])
+        _distribute(E, EK, EW, cnt, FS, b0, 1 << h, tmpE, tmpK, tmpW)
+    return found
+
+
+@jit
 def _rebalance(E, EK, EW, G, GC, ng, cnt, JL, JR, FS, b, splits, IT):
     """Make room in full bucket ``b``; return False when the whole tree is too full."""
-    C = ng.shape[0]
-    B = E.shape[0] // C
-    found = _rebalance_window(cnt, B, b)
+    found = spread_around(E, EK, EW, cnt, FS, b)
     if found < 0:
         return False
-    v, h = found >> 8, found & 0xFF
-    b0 = (v << h) - C
-    tmpE, tmpK, tmpW = _gather(E, EK, EW, cnt, b0, 1 << h, cnt[v])
-    _distribute(E, EK, EW, cnt, FS, b0, 1 << h, tmpE, tmpK, tmpW)
-    _build_above(E, G, GC, ng, cnt, JL, JR, FS, v, h, splits, IT)
+    _build_above(E, G, GC, ng, cnt, JL, JR, FS, found >> 8, found & 0xFF, splits, IT)
     return True
 
 
@@ -885,6 +896,29 @@ def tree_delete(E, EK, EW, G, GC, ng, cnt, JL, JR, FS, S, SC, CH, obs, s, y, w, 
     return True
 
 
+@jit_inline
+def ring_oldest(ring, state):
+    """Return the slot of the window's oldest observation if the window is full, else -1.
+
+    ``ring`` holds the window's observations ``(score, y, weight)``;
+    ``state = [head, count]``: the oldest's slot and how many there are.
+    """
+    return state[0] if state[1] == ring.shape[0] else -1
+
+
+@jit_inline
+def ring_push(ring, state, s, y, w):
+    """Add an observation to the window, in place of the oldest if it is full."""
+    head, count = state[0], state[1]
+    if count == ring.shape[0]:
+        slot = head
+        state[0] = (head + 1) % ring.shape[0]
+    else:
+        slot = (head + count) % ring.shape[0]
+        state[1] = count + 1
+    ring[slot, 0], ring[slot, 1], ring[slot, 2] = s, y, w
+
+
 @jit
 def tree_learn(E, EK, EW, G, GC, ng, cnt, JL, JR, FS, S, SC, CH, obs, ring, state, scores,
                ys, ws, start, splits):
@@ -903,14 +937,9 @@ def tree_learn(E, EK, EW, G, GC, ng, cnt, JL, JR, FS, S, SC, CH, obs, ring, stat
             return i
         if W == 0:
             continue
-        head, count = state[0], state[1]
-        if count == W:
-            tree_delete(E, EK, EW, G, GC, ng, cnt, JL, JR, FS, S, SC, CH, obs, ring[head, 0],
-                        ring[head, 1], ring[head, 2], splits)
-            slot = head
-            state[0] = (head + 1) % W
-        else:
-            slot = (head + count) % W
-            state[1] = count + 1
-        ring[slot, 0], ring[slot, 1], ring[slot, 2] = scores[i], ys[i], ws[i]
+        old = ring_oldest(ring, state)
+        if old >= 0:
+            tree_delete(E, EK, EW, G, GC, ng, cnt, JL, JR, FS, S, SC, CH, obs, ring[old, 0],
+                        ring[old, 1], ring[old, 2], splits)
+        ring_push(ring, state, scores[i], ys[i], ws[i])
     return scores.shape[0]

@@ -42,12 +42,12 @@ import numpy as np
 from ._jit import jit, jit_inline
 from .quantized import (
     _copy_entry,
-    _distribute,
     _find_bucket,
     _first_not_below,
-    _gather,
     _nearer_lower,
-    _rebalance_window,
+    ring_oldest,
+    ring_push,
+    spread_around,
 )
 
 
@@ -175,14 +175,10 @@ def dense_insert(E, EK, EW, cnt, FS, D, NA, NB, s, y, w, Q, P):
     pos = _first_not_below(E, 0, b * B, cnt[C + b], s)
     if pos == b * B + cnt[C + b] or E[pos, 0] != s:
         if cnt[C + b] == B:
-            found = _rebalance_window(cnt, B, b)
+            found = spread_around(E, EK, EW, cnt, FS, b)
             if found < 0:
                 return False
-            v, h = found >> 8, found & 0xFF
-            b0 = (v << h) - C
-            tmpE, tmpK, tmpW = _gather(E, EK, EW, cnt, b0, 1 << h, cnt[v])
-            _distribute(E, EK, EW, cnt, FS, b0, 1 << h, tmpE, tmpK, tmpW)
-            _build(E, cnt, FS, D, NA, NB, Q, P, v, h)
+            _build(E, cnt, FS, D, NA, NB, Q, P, found >> 8, found & 0xFF)
             b = _find_bucket(FS, s)
             pos = _first_not_below(E, 0, b * B, cnt[C + b], s)
         for i in range(b * B + cnt[C + b], pos, -1):
@@ -234,16 +230,11 @@ def dense_learn(E, EK, EW, cnt, FS, D, NA, NB, ring, state, scores, ys, ws, star
             return i
         if W == 0:
             continue
-        head, count = state[0], state[1]
-        if count == W:
-            dense_delete(E, EK, EW, cnt, FS, D, NA, NB, ring[head, 0], ring[head, 1],
-                         ring[head, 2], Q, P)
-            slot = head
-            state[0] = (head + 1) % W
-        else:
-            slot = (head + count) % W
-            state[1] = count + 1
-        ring[slot, 0], ring[slot, 1], ring[slot, 2] = scores[i], ys[i], ws[i]
+        old = ring_oldest(ring, state)
+        if old >= 0:
+            dense_delete(E, EK, EW, cnt, FS, D, NA, NB, ring[old, 0], ring[old, 1],
+                         ring[old, 2], Q, P)
+        ring_push(ring, state, scores[i], ys[i], ws[i])
     return scores.shape[0]
 
 
