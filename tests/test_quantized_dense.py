@@ -181,3 +181,24 @@ def test_dense_tree_and_tree_of_groups_agree_bit_for_bit(seed):
             if present:
                 q = rng.random(8) * 1.2 - 0.1
                 assert [dense.predict_one(x) for x in q] == [groups.predict_one(x) for x in q]
+
+
+def test_which_tree():
+    assert QuantizedIsotonic(oq.DENSE_MAX_LEVELS)._dense
+    assert not QuantizedIsotonic(oq.DENSE_MAX_LEVELS + 1)._dense
+    assert not QuantizedIsotonic(np.array([0.0, 0.5, 2.0]))._dense
+    assert not QuantizedIsotonic(np.array([0.5]))._dense  # one level: no split
+
+
+def test_unpickles_a_stream_pickled_before_the_dense_tree():
+    model = groups_tree(11, 4)
+    model.learn_many([0.1, 0.4, 0.2, 0.9], [0, 1, 1, 1])
+    state = model.__getstate__()
+    for key in ("_dense", "_fractions", "_sparse_bucket"):
+        del state[key]
+    old = QuantizedIsotonic.__new__(QuantizedIsotonic)
+    old.__setstate__(state)
+    old.insert(0.3, 0)
+    model.insert(0.3, 0)
+    for key, v in model.groups().items():
+        np.testing.assert_array_equal(v, old.groups()[key])

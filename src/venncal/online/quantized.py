@@ -60,6 +60,12 @@ from ._rational import WEIGHT_BOUND, split_fractions
 
 __all__ = ["OrderedQuantizedIsotonic", "QuantizedIsotonic"]
 
+# The dense tree keeps K - 1 numbers per node: with more levels it takes memory in
+# proportion (at n = 1e5 scores: 13 MB for K = 101, 23 MB for 256 and 72 MB for 1001,
+# against 10-16 MB for the tree of groups) for less and less speed (2.9x the tree of
+# groups' inserts per second at K = 101, 2.3x at 256, 1.2x at 1001; 2026-11-25).
+DENSE_MAX_LEVELS = 256
+
 
 def _real(value, name: str) -> float:
     """Return ``value`` as a finite float (the rule of ``check_scores``)."""
@@ -311,17 +317,19 @@ class QuantizedIsotonic(_QuantizedMap):
       calibration case), each node keeps, for each of the K - 1 split points
       between levels, the largest sum of ``w (y - split)`` over a suffix of
       its scores: the isotonic regression exceeds a split exactly from where
-      that sum is largest.  Written over a fraction equal to the split for
-      every mean the data can have, these sums are exact integers, and a
-      node is its children joined by K - 1 additions and maxima, which the
-      CPU does several at a time (:mod:`venncal._kernels.quantized_dense`).
-    - Any other target or weight moves the stream, once, to a tree whose
-      nodes stand for the at most K groups of the optimal quantized map of
-      their scores (:mod:`venncal._kernels.quantized`): a node is its
-      children's groups joined at one *junction* group, and an update
-      changes an ancestor in O(1) unless it reaches the junction.  So does
-      a total weight above 2**26, beyond which the fractions are not
-      certified.
+      that sum is largest.  Written over a fraction that decides every mean
+      the data can have as the split does, these sums are exact integers,
+      and a node is its children joined by K - 1 additions and maxima,
+      which the CPU does several at a time
+      (:mod:`venncal._kernels.quantized_dense`).  Levels must lie in [0, 1]
+      and be at most 256 (the tree's memory grows with K).
+    - Otherwise (any other target or weight, a total weight above 2**26,
+      beyond which the fractions are not certified, or other levels) the
+      stream goes, once and for good, to a tree whose nodes stand for the
+      at most K groups of the optimal quantized map of their scores
+      (:mod:`venncal._kernels.quantized`): a node is its children's groups
+      joined at one *junction* group, and an update changes an ancestor in
+      O(1) unless it reaches the junction.
 
     Both give the same map, bit for bit, on the same data.
 
@@ -379,7 +387,8 @@ class QuantizedIsotonic(_QuantizedMap):
         self.window = window
         # The dense tree while every observation is a 0/1 target of integer weight
         # (and the total weight stays below WEIGHT_BOUND); the tree of groups otherwise.
-        self._fractions = split_fractions(self._splits)
+        self._fractions = (split_fractions(self._splits)
+                           if self.levels_.shape[0] <= DENSE_MAX_LEVELS else None)
         self._dense = self._fractions is not None
         self._bucket = 32  # scores per bucket of the dense tree
         self._sparse_bucket = max(self.levels_.shape[0], 64)  # and of the tree of groups
@@ -547,5 +556,7 @@ class QuantizedIsotonic(_QuantizedMap):
 
     def __setstate__(self, state):
         keys, weights = state.pop("_obs")
+        if "_dense" not in state:  # pickled before the dense tree: a tree of groups
+            state.update(_dense=False, _fractions=None, _sparse_bucket=state["_bucket"])
         self.__dict__.update(state)
         self._obs = obs_from_arrays(keys, weights)
