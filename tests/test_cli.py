@@ -460,7 +460,7 @@ ERRORS = [
     ],
     (fit("no-label.csv"), r"column 'label', row 2: empty cell, a label is needed"),
     (fit("na-label.csv"), r"column 'label', row 2: 'NA' marks a missing value, a label is needed"),
-    (fit("null-label.csv"), r"column 'label', row 3: missing label \(an empty or NA cell\)"),
+    (fit("null-label.csv"), r"column 'label', row 3: 'null' marks a missing value, a label is needed"),
     (evaluate("na-label.csv", prob="score"), r"column 'label', row 2: 'NA' marks a missing"),
     # --nan-scores error (the default); propagate still refuses infinite scores
     (

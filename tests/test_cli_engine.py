@@ -161,6 +161,56 @@ def test_fit_other_methods_equal_the_local_engines(options, data, scheduler, cap
     assert _csv_rows(parts) == _csv_rows(["local.csv"])
 
 
+@pytest.mark.parametrize(
+    ("positive", "negative", "classes"),
+    [
+        ("yes", "no", ["no", "yes"]),
+        ("1", "-1", [-1, 1]),
+        ("01", "00", [0, 1]),
+        ("True", "False", [False, True]),
+        ("1.0", "0.0", [0.0, 1.0]),
+        ("2020-01-02", "2020-01-01", ["2020-01-01", "2020-01-02"]),  # dates stay text
+        # past int64: exact, not two labels rounded to one float
+        ("12345678901234567891", "12345678901234567890",
+         [12345678901234567890, 12345678901234567891]),
+        ("123456789012345678901234567891", "123456789012345678901234567890",
+         ["123456789012345678901234567890", "123456789012345678901234567891"]),
+    ],
+)
+def test_fit_reads_labels_as_the_local_engine(positive, negative, classes, tmp_path, scheduler,
+                                              capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(3)
+    s = rng.random(200)
+    rows = [[f"{a!r}", positive if u < a else negative]
+            for a, u in zip(s.tolist(), rng.random(200).tolist(), strict=True)]
+    _write(tmp_path / "labels.csv", rows, header=["score", "label"])
+    common = "--score-col score --label-col label --method ivap"
+    run(capsys, f"fit labels.csv {common} -o local.json")
+    run(capsys, dask(f"fit labels.csv {common} -o dask.json", scheduler))
+    assert Path("dask.json").read_bytes() == Path("local.json").read_bytes()
+    assert persist.load("local.json").classes_.tolist() == classes
+
+
+def test_fit_reads_parquet_date_labels_as_the_local_engine(tmp_path, scheduler, capsys,
+                                                          monkeypatch):
+    import datetime
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(4)
+    s = rng.random(120)
+    days = [datetime.date(2020, 1, 1 + int(u < a)) for a, u in zip(s, rng.random(120), strict=True)]
+    pq.write_table(pa.table({"score": s, "label": pa.array(days, pa.date32())}), "d.parquet")
+    common = "--score-col score --label-col label --method ivap"
+    run(capsys, f"fit d.parquet {common} -o local.json")
+    run(capsys, dask(f"fit d.parquet {common} -o dask.json", scheduler))
+    assert Path("dask.json").read_bytes() == Path("local.json").read_bytes()
+    assert persist.load("dask.json").classes_.tolist() == ["2020-01-01", "2020-01-02"]
+
+
 def test_fit_warns_below_chance_as_the_local_engine(data, scheduler, capsys):
     command = "fit cal.csv --score-col score --label-col label --method ivap --positive-label no"
     _, local = run(capsys, command + " -o a.json --quiet")

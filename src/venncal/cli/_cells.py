@@ -190,4 +190,52 @@ def column_labels(arr, source: str, column: str, first_row: int = 1) -> np.ndarr
         return names[encoded.indices.to_numpy(zero_copy_only=False)]
     if pa.types.is_dictionary(t):
         return column_labels(arr.cast(t.value_type), source, column, first_row)
+    if not (pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t)):
+        # Dates, times, decimals...: as text (a model keeps numbers, booleans or text).
+        return column_labels(pc.cast(arr, pa.string()), source, column, first_row)
     return np.asarray(arr.to_numpy(zero_copy_only=False))
+
+
+def typed_labels(texts: np.ndarray) -> np.ndarray:
+    """Return labels read as text typed as numbers or booleans when they all are, else as text.
+
+    The first type that takes every distinct label exactly: int64, uint64,
+    booleans (``true``/``false`` in any case), float64; text otherwise.  As
+    pyarrow's inference of a CSV column, with two differences: integers
+    past int64 stay exact (uint64, or text), and labels that are different
+    numbers are never made equal by rounding to float64 (they stay text).
+    Dates stay text.
+    """
+    pa = _arrow()
+    names, index = np.unique(texts, return_inverse=True)
+    arr = pa.array(names.tolist(), pa.string())
+    for t in (pa.int64(), pa.uint64()):
+        try:
+            return pa.compute.cast(arr, t).to_numpy()[index]
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            pass
+    lower = np.char.lower(names)
+    if np.isin(lower, ["true", "false"]).all():
+        return (lower == "true")[index]
+    try:
+        values = pa.compute.cast(arr, pa.float64()).to_numpy()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return texts
+    if np.unique(values).shape[0] < names.shape[0] and not _same_numbers(names, values):
+        return texts
+    return values[index]
+
+
+def _same_numbers(names: np.ndarray, values: np.ndarray) -> bool:
+    """Whether texts that became the same float64 are the same number (``1`` and ``1.0``)."""
+    from fractions import Fraction
+
+    seen: dict = {}
+    for text, value in zip(names.tolist(), values.tolist(), strict=True):
+        try:
+            exact = Fraction(text.strip())
+        except (ValueError, ZeroDivisionError):
+            return False
+        if seen.setdefault(value, exact) != exact:
+            return False
+    return True

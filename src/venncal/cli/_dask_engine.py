@@ -27,10 +27,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import glob
 import os
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
+
+import numpy as np
 
 from ._io import CellError, CLIError, positive_int
 
@@ -377,6 +380,26 @@ def _compute_errors():
 # ---------------------------------------------------------------------------------- fit
 
 
+def _as_label(value):
+    """Return a label (or fold) as a model keeps it: a number, a boolean or text (dates as text)."""
+    if value is None or isinstance(value, (bool, int, float, str, np.bool_, np.number)):
+        return value
+    return str(value)
+
+
+def _labels_as_text(pieces, problems):
+    """Return ``(pieces, problems)`` with labels and folds of other types (dates) as text.
+
+    As the local engine reads them (:func:`venncal.cli._cells.column_labels`).
+    """
+    out: dict = {}
+    for (group, label), piece in pieces.items():
+        key = (_as_label(group), _as_label(label))
+        out[key] = out[key].merge(piece) if key in out else piece
+    labels = tuple(dict.fromkeys(_as_label(v) for v in problems.labels))
+    return out, dataclasses.replace(problems, labels=labels)
+
+
 def fit_summary_pieces(args: argparse.Namespace, inputs: InputFiles, group_col: str | None):
     """Read DATA and reduce it to the score summary's pieces on the cluster.
 
@@ -397,10 +420,10 @@ def fit_summary_pieces(args: argparse.Namespace, inputs: InputFiles, group_col: 
     df = _numeric_frame(raw, numeric, source=inputs.source)
     max_distinct = args.max_distinct or _engine.DEFAULT_MAX_DISTINCT
     try:
-        return vd._reduce(
+        return _labels_as_text(*vd._reduce(
             df, args.score_col, args.label_col, args.weight_col, args.fold_col,
             args.round_scores, 8, max_distinct,
-        )
+        ))
     except _PartitionCellError as exc:
         raise _in_file(exc, raw, inputs.source) from None
     except CLIError:

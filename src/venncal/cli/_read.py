@@ -6,7 +6,8 @@ line is parsed with pyarrow before reading starts, so stdin works as a file
 does).  Whole columns are read with pyarrow's multithreaded reader; streamed
 batches with its streaming reader.  Numeric columns are read as text and
 parsed by :mod:`venncal.cli._cells`, so that a bad cell is reported with its
-text and row; labels keep the types pyarrow infers.
+text and row; CSV labels are read as text too and typed from all their
+distinct values (:func:`venncal.cli._cells.typed_labels`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ._cells import column_labels, column_numbers
+from ._cells import column_labels, column_numbers, typed_labels
 from ._io import _PARQUET_SUFFIXES, BATCH_ROWS, BLOCK_BYTES, CLIError, _arrow
 
 __all__ = [
@@ -438,11 +439,19 @@ def read_columns(
     labels: Sequence[str] = (),
     progress=None,
 ) -> dict[str, np.ndarray]:
-    """Read whole columns: ``numeric`` as finite float64, ``labels`` via :func:`column_labels`."""
-    data = table.read([*numeric, *labels], text=numeric, progress=progress)
+    """Read whole columns: ``numeric`` as finite float64, ``labels`` via :func:`column_labels`.
+
+    CSV labels are read as text and typed from their distinct values
+    (:func:`typed_labels`), not from pyarrow's guess on the first rows,
+    which would make integers past int64 floats and dates dates.
+    """
+    text = [*numeric, *labels] if not table.typed else numeric
+    data = table.read([*numeric, *labels], text=text, progress=progress)
     if data.num_rows == 0:
         raise CLIError(f"{table.source}: no data rows after the header")
     out = {name: column_numbers(data.column(name), table.source, name) for name in numeric}
     for name in labels:
         out[name] = column_labels(data.column(name), table.source, name)
+        if not table.typed:
+            out[name] = typed_labels(out[name])
     return out
