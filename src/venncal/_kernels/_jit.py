@@ -5,6 +5,12 @@ cached on disk (``cache=True``), so the compilation cost is paid once per
 installation.  ``fastmath`` is never enabled: it licenses the compiler to
 assume that no NaN or infinity occurs and to reassociate sums, and the kernels
 rely on exact IEEE semantics.
+
+When developing: numba's cache checks a kernel's own source file only, so a
+kernel that inlines a helper from another module keeps its stale compiled
+code after that helper changes.  Delete the ``*.nbi`` and ``*.nbc`` files
+under ``src/venncal/**/__pycache__`` after editing a helper that other
+modules inline (an install rewrites every file, so users are not affected).
 """
 
 from __future__ import annotations
