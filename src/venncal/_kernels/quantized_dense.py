@@ -238,12 +238,6 @@ def dense_learn(E, EK, EW, cnt, FS, D, NA, NB, ring, state, scores, ys, ws, star
     return scores.shape[0]
 
 
-@jit
-def dense_delete_one(E, EK, EW, cnt, FS, D, NA, NB, s, y, w, Q, P):
-    """:func:`dense_delete` called from Python."""
-    return dense_delete(E, EK, EW, cnt, FS, D, NA, NB, s, y, w, Q, P)
-
-
 # ------------------------------------------------------------------ reading the map
 
 
@@ -330,13 +324,19 @@ def _cut(E, cnt, D, NA, NB, Q, P, j):
 
 @jit
 def _before(E, cnt, row):
-    """Return the row of ``E`` of the score before the one at ``row`` (-1 if none)."""
+    """Return the row of ``E`` of the score before the one at ``row`` (-1 if none).
+
+    ``row = -1`` stands for the end: the last score's row.
+    """
     C = cnt.shape[0] // 2
     B = E.shape[0] // C
-    b = row // B
-    if row > b * B:
-        return row - 1
-    pb = _prev_nonempty(cnt, b)
+    if row < 0:
+        pb = C - 1 if cnt[2 * C - 1] > 0 else _prev_nonempty(cnt, C - 1)
+    else:
+        b = row // B
+        if row > b * B:
+            return row - 1
+        pb = _prev_nonempty(cnt, b)
     return pb * B + cnt[C + pb] - 1 if pb >= 0 else -1
 
 
@@ -352,8 +352,6 @@ def dense_groups(E, cnt, D, NA, NB, Q, P):
     if cnt[1] == 0:
         return np.empty((0, 4)), np.empty(0, dtype=np.int64)
     first = 0 if cnt[C] > 0 else _next_nonempty(cnt, 0) * B
-    last_b = C - 1 if cnt[2 * C - 1] > 0 else _prev_nonempty(cnt, C - 1)
-    last = last_b * B + cnt[C + last_b] - 1
     rows = np.empty((nt + 1, 4))
     cells = np.empty(nt + 1, dtype=np.int64)
     # Group starts: the first score, then each split's cut (non-decreasing in j).
@@ -372,7 +370,7 @@ def dense_groups(E, cnt, D, NA, NB, Q, P):
         rows[ng, 0] = sa - a
         rows[ng, 1] = sw - w
         rows[ng, 2] = E[start, 0]
-        rows[ng, 3] = E[_before(E, cnt, row), 0] if row >= 0 else E[last, 0]
+        rows[ng, 3] = E[_before(E, cnt, row), 0]  # (row -1: the last score)
         cells[ng] = cell
         ng += 1
         if row < 0:
@@ -437,11 +435,7 @@ def dense_level_at(E, cnt, FS, D, Q, P, levels, q):
         after = nb * B if nb >= 0 else -1
     if after >= 0 and E[after, 0] == q:
         return levels[_level_of(E, cnt, FS, D, Q, P, q)]
-    if after >= 0:
-        before = _before(E, cnt, after)
-    else:
-        lb = C - 1 if cnt[2 * C - 1] > 0 else _prev_nonempty(cnt, C - 1)
-        before = lb * B + cnt[C + lb] - 1
+    before = _before(E, cnt, after)  # (after -1: the last score)
     if before < 0:
         return levels[_level_of(E, cnt, FS, D, Q, P, E[after, 0])]
     if after >= 0 and not _nearer_lower(E[before, 0], q, E[after, 0]):

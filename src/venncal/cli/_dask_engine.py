@@ -392,10 +392,11 @@ def _labels_as_text(pieces, problems):
 
     As the local engine reads them (:func:`venncal.cli._cells.column_labels`).
     """
+    from .. import _engine
+
     out: dict = {}
     for (group, label), piece in pieces.items():
-        key = (_as_label(group), _as_label(label))
-        out[key] = out[key].merge(piece) if key in out else piece
+        _engine.merge_pieces(out, {(_as_label(group), _as_label(label)): piece})
     labels = tuple(dict.fromkeys(_as_label(v) for v in problems.labels))
     return out, dataclasses.replace(problems, labels=labels)
 

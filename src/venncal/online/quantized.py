@@ -47,7 +47,7 @@ from .._kernels.quantized import (
     tree_level_at,
 )
 from .._kernels.quantized_dense import (
-    dense_delete_one,
+    dense_delete,
     dense_groups,
     dense_grow,
     dense_learn,
@@ -513,7 +513,7 @@ class QuantizedIsotonic(_QuantizedMap):
         if self._dense and not w.is_integer():
             self._leave_dense()
         if self._dense:
-            done = dense_delete_one(*self._tree, s, t, w, *self._fractions)
+            done = dense_delete(*self._tree, s, t, w, *self._fractions)
         else:
             done = tree_delete(*self._tree, self._obs, s, t, w, self._splits)
         if not done:
