@@ -202,12 +202,12 @@ def reliability_diagram(
         ne = bins.nonempty
         (line,) = ax.plot(bins.mean_pred[ne], bins.frac_pos[ne], lw=1.2, label=name)
         _bin_markers(ax, bins, fullest, min_bin_count, line.get_color())
+        if counts_ax is not None:  # each curve's bin counts, in its colour
+            counts_ax.stairs(bins.weight, bins.edges, color=line.get_color(), alpha=0.35)
+            counts_ax.stairs(bins.weight, bins.edges, color=line.get_color(), fill=True, alpha=0.08)
     if any(bins.small(min_bin_count).any() for bins in curves.values()):
         ax.scatter([], [], s=MARKER_AREA[0] * 4, facecolors="none", edgecolors="0.3",
                    label=f"fewer than {min_bin_count:g} rows (not in the MCE)")
-        if counts_ax is not None:
-            counts_ax.stairs(bins.weight, bins.edges, color=line.get_color(), alpha=0.35)
-            counts_ax.stairs(bins.weight, bins.edges, color=line.get_color(), fill=True, alpha=0.08)
     if counts_ax is not None:
         _scale_counts(counts_ax, curves, "count" if sample_weight is None else "weight")
     ax.set_xlim(-0.02, 1.02)
