@@ -64,6 +64,12 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
 
     _state: tuple[str, ...] = ()
     _group_param: ClassVar[str | None] = None
+    #: The outputs of a base estimator that the estimator wrappers take as the score
+    #: (``response_method="auto"``), in order of preference: the first one the base
+    #: estimator has.  The isotonic family depends on the score only through its order,
+    #: so the probability serves; calibrators that model a logit (Platt) prefer the
+    #: decision function (docs/estimators.md).
+    _response_methods: ClassVar[tuple[str, ...]] = ("predict_proba", "decision_function")
 
     def fit(self, scores, y, sample_weight=None):
         """Fit on calibration scores and labels.

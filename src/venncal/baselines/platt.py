@@ -185,6 +185,9 @@ class PlattCalibrator(ScoreCalibrator):
         self.classes = classes
 
     _state = ("a_", "b_")
+    # A sigmoid of the score: the decision function (a logit for linear models) first,
+    # as Platt (1999) and scikit-learn's CalibratedClassifierCV.
+    _response_methods: ClassVar[tuple[str, ...]] = ("decision_function", "predict_proba")
     _parameter_constraints: ClassVar[dict] = {"targets": [Options(TARGETS)]}
 
     def _fit_sums(self, s, w, a):
