@@ -662,7 +662,7 @@ def test_csv_to_parquet_widens_a_type_a_later_block_breaks(data, capsys, monkeyp
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    monkeypatch.setattr("venncal.cli._read.BLOCK_BYTES", 1 << 10)
+    monkeypatch.setattr("venncal.tables._csv.BLOCK_BYTES", 1 << 10)
     n = 2000
     rows = [[repr(0.001 * i), i if i < n - 5 else i + 0.5, "" if i < n - 3 else "late"]
             for i in range(n)]
@@ -695,7 +695,7 @@ def test_nan_scores_propagate(data, capsys):
 
 
 def test_floats_written_to_csv_round_trip(tmp_path):
-    from venncal.cli._io import write_table
+    from venncal.tables import write_table
 
     rng = np.random.default_rng(0)
     awkward = [0.1, 1 / 3, 1e22, 1e-310, 5e-324, 2.0**53 + 2, 1.7976931348623157e308, -0.0,
