@@ -194,6 +194,22 @@ def test_typed_labels_keep_distinct_integers_distinct(values):
         assert typed.tolist() == texts.tolist()
 
 
+@pytest.mark.parametrize(
+    ("texts", "kind"),
+    [
+        (["-9223372036854775809", "1"], "U"),  # past int64: a float would be another integer
+        (["9007199254740993", "0.5"], "U"),  # 2**53 + 1 among floats
+        (["9007199254740992", "0.5"], "f"),  # 2**53 is a double
+        (["1e20", "0.5"], "f"),
+        (["1.5e300", "-2"], "f"),  # its shortest form
+        (["0.1", "0.25"], "f"),  # decimals read as their nearest double, as pyarrow does
+    ],
+)
+def test_typed_labels_never_round_a_large_number(texts, kind):
+    """Regression: -9223372036854775809 and 1 became the floats -9223372036854775808.0 and 1.0."""
+    assert typed_labels(np.array(texts)).dtype.kind == kind
+
+
 @given(st.lists(st.sampled_from(["0", "1", "1.0", "0.5", "-2", "true", "False", "x", " 1"]),
                 min_size=1, max_size=6))
 def test_typed_labels_type_depends_on_the_set_not_the_order(texts):

@@ -153,8 +153,12 @@ class ScoreSummary:
         """
         pos = self.positive_weights
         neg = self.weights - pos
-        if not (pos.sum() > 0 and neg.sum() > 0):
+        if not (pos.max(initial=0.0) > 0 and neg.max(initial=0.0) > 0):
             raise ValueError("the AUC needs both classes in the summary (with positive weight)")
+        # Each class's weights as fractions of its total (scaled by the largest first), so that
+        # weights near 1e308 do not overflow the product of the totals, nor 1e-310 underflow it.
+        a, b = pos / pos.max(), neg / neg.max()
+        a, b = a / a.sum(), b / b.sum()
         # each positive beats the negatives below its score; ties count 1/2
-        neg_below = np.concatenate(([0.0], np.cumsum(neg)[:-1]))
-        return float(np.sum(pos * (neg_below + 0.5 * neg)) / (pos.sum() * neg.sum()))
+        below = np.concatenate(([0.0], np.cumsum(b)[:-1]))
+        return float(np.sum(a * (below + 0.5 * b)))

@@ -49,8 +49,10 @@ def typed_labels(texts: np.ndarray) -> np.ndarray:
     The first type that takes every distinct label exactly: int64, uint64,
     booleans (``true``/``false`` in any case), float64; text otherwise.  As
     pyarrow's inference of a CSV column, with two differences: integers
-    past int64 stay exact (uint64, or text), and labels that are different
-    numbers are never made equal by rounding to float64 (they stay text).
+    past int64 stay exact (uint64, or text), and labels are never made other
+    numbers by rounding to float64: two different numbers that would be one
+    double, or a number of magnitude 2**53 or more that is not a double nor
+    its shortest form (``-9223372036854775809``), keep the labels text.
     Dates stay text.
 
     Parameters
@@ -90,6 +92,9 @@ def typed_labels(texts: np.ndarray) -> np.ndarray:
         return texts
     if np.unique(values).shape[0] < names.shape[0] and not _same_numbers(names, values):
         return texts
+    large = np.flatnonzero(~(np.abs(values) < 2.0**53))  # integers past 2**53 may round
+    if not all(_read_exactly(names[i], values[i]) for i in large):
+        return texts
     return values[index]
 
 
@@ -104,6 +109,19 @@ def _same_numbers(names: np.ndarray, values: np.ndarray) -> bool:
         if seen.setdefault(value, exact) != exact:
             return False
     return True
+
+
+def _read_exactly(text: str, value: float) -> bool:
+    """Whether a large number's text is the double (``2**60``) or its shortest form (``1.5e300``).
+
+    ``-9223372036854775809`` (past int64) is neither: as a float64 it would
+    be another integer, so such labels stay text.
+    """
+    try:
+        number = Fraction(text.strip())
+    except (ValueError, ZeroDivisionError):
+        return False  # inf, nan: not a label of a model
+    return number == Fraction(float(value)) or number == Fraction(repr(float(value)))
 
 
 def matches_label(label, text) -> bool:
