@@ -155,10 +155,10 @@ class ScoreSummary:
         neg = self.weights - pos
         if not (pos.max(initial=0.0) > 0 and neg.max(initial=0.0) > 0):
             raise ValueError("the AUC needs both classes in the summary (with positive weight)")
-        # Each class's weights as fractions of its total (scaled by the largest first), so that
-        # weights near 1e308 do not overflow the product of the totals, nor 1e-310 underflow it.
+        # Each class's weights scaled by its largest (so in [0, 1], their sums in [1, k]), so
+        # that weights near 1e308 do not overflow the product of the totals, nor 1e-310
+        # underflow it.  Each positive beats the negatives below its score; ties count 1/2.
         a, b = pos / pos.max(), neg / neg.max()
-        a, b = a / a.sum(), b / b.sum()
-        # each positive beats the negatives below its score; ties count 1/2
-        below = np.concatenate(([0.0], np.cumsum(b)[:-1]))
-        return float(np.sum(a * (below + 0.5 * b)))
+        cum = np.cumsum(b)
+        wins = np.sum(a * (cum - 0.5 * b))  # the negatives below, half of those at the score
+        return float(wins / (a.sum() * cum[-1]))
