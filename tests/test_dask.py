@@ -480,6 +480,12 @@ def test_file_errors_name_the_parameters(tmp_path):
         (tmp_path / "full" / "x").write_text("")
         with pytest.raises(TableError, match=r"not empty; overwrite=True replaces it"):
             vd.transform_files(tmp_path / "p", model, tmp_path / "full", score_col="s")
+        from sklearn.exceptions import NotFittedError
+
+        with pytest.raises(NotFittedError):
+            vd.transform_files(tmp_path / "p", method_class("ivap")(), f"{tmp_path}/n/",
+                               score_col="s")
+    assert not (tmp_path / "n").exists()
 
 
 def test_transform_files_writes_what_transform_gives(tmp_path, scheduler):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Hashable, Sequence
 
 import dask
@@ -231,11 +232,11 @@ def current_client(client=None):
         return scheduler
     if scheduler is not None and scheduler not in ("dask.distributed", "distributed"):
         return None  # "synchronous", "threads", "processes", or a get function
+    if "distributed" not in sys.modules:  # then there is no client
+        return None
     try:
-        from distributed import default_client
-
-        return default_client()
-    except (ImportError, ValueError):
+        return sys.modules["distributed"].default_client()
+    except ValueError:  # no default client
         return None
 
 

@@ -198,6 +198,8 @@ def transform_files(
     TableError
         For an output that cannot be written, files that cannot be read, a
         missing column, an output column the input already has, or a bad cell.
+    sklearn.exceptions.NotFittedError
+        For a calibrator that is not fitted (before anything is read).
 
     Examples
     --------
@@ -218,6 +220,9 @@ def transform_files(
     1,0.15,0
     2,0.35,0.5
     """
+    from sklearn.utils.validation import check_is_fitted
+
+    check_is_fitted(calibrator)
     _engine.check_nan_scores(nan_scores)
     names = list(_engine.output_names(calibrator, output_cols))
     score_cols = list(_engine.names(score_col))

@@ -82,13 +82,6 @@ class ParameterError(ValueError):
         """Return the message with the parameters named by ``spelling`` (name -> spelling)."""
         return "".join(p.text(spelling) if isinstance(p, Param) else str(p) for p in self.parts)
 
-    def prefixed(self, *parts):
-        """Return the same error with ``parts`` before its message (attributes kept)."""
-        out = self.__class__.__new__(self.__class__)
-        out.__dict__.update(self.__dict__)
-        ParameterError.__init__(out, *parts, *self.parts)
-        return out
-
     def __reduce__(self):  # raised in dask workers: pickled with its parts and attributes
         state = {k: v for k, v in self.__dict__.items() if k != "parts"}
         return _rebuild, (self.__class__, self.parts, state)
