@@ -15,6 +15,10 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 #: Modules of the optional engines -> the library their extra installs (skipped outside CI without it).
 ENGINES = {
     "venncal.dask": "dask.dataframe",
+    "venncal.dask._files": "dask.dataframe",
+    "venncal.dask._fit_files": "dask.dataframe",
+    "venncal.dask._frames": "dask.dataframe",
+    "venncal.dask._transform_files": "dask.dataframe",
     "venncal.spark": "pyspark",
     "venncal._spark_ml": "pyspark",
 }

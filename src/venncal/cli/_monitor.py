@@ -16,24 +16,22 @@ import math
 
 import numpy as np
 
-from ._io import (
-    BATCH_ROWS,
+from ._common import (
     CLIError,
     add_force_option,
     add_sep_option,
-    atomic_output,
     check_distinct_columns,
     check_outputs,
     command,
-    open_table,
     probability_column,
-    read_columns,
-    write_table,
 )
 from ._labels import add_positive_label_option, binary_labels, positive_label_option
 from ._progress import Reporter, add_output_options
 
 __all__ = ["FAMILIES", "add_parser", "make_family", "run"]
+
+#: Steps fed to the Jumper at a time (continuation is exact).
+BATCH_ROWS = 65_536
 
 #: Calibrating families of ``--family`` and the parameter grids used for each
 #: (kept in step with :data:`venncal.online.families.NAMED`; written here so that
@@ -178,15 +176,14 @@ def _add_jumper_options(parser: argparse.ArgumentParser) -> None:
 def _read(args: argparse.Namespace, report: Reporter) -> tuple[str, np.ndarray, np.ndarray, object]:
     """Read the stream; return ``(source, p, y01, positive label)``."""
     option = positive_label_option(args, report)
+    from ..tables import open_table, read_columns
+
     check_distinct_columns({"--prob-col": args.prob_col, "--label-col": args.label_col})
-    table = open_table(args.data, sep=args.sep)
-    try:
-        table.check_columns([args.prob_col], "--prob-col")
-        table.check_columns([args.label_col], "--label-col")
+    with open_table(args.data, sep=args.sep) as table:
+        table.check_columns([args.prob_col], "prob_col")
+        table.check_columns([args.label_col], "label_col")
         with report.progress(f"reading {table.source}") as progress:
             columns = read_columns(table, [args.prob_col], [args.label_col], progress)
-    finally:
-        table.close()
     source = table.source
     p = probability_column(columns[args.prob_col], source, args.prob_col)
     y01, positive = binary_labels(
@@ -278,6 +275,8 @@ def _text(s: dict) -> str:
 
 
 def _write_steps(path: str, sep: str | None, p, y01, proba, log10) -> None:
+    from ..tables import write_table
+
     steps = {
         "step": np.arange(1, p.shape[0] + 1),
         "p": p,
@@ -311,6 +310,8 @@ def _plot(path: str, s: dict, y01, p, proba, log10) -> None:
     if s["base"]["auc"] is not None:
         roc_curve(y01, {"base": p, "protected": proba}, ax=right)
     right.set_title("ROC curves", fontsize=10)
+    from ..tables import atomic_output
+
     try:
         with atomic_output(path) as tmp:
             fig.savefig(tmp, dpi=130)

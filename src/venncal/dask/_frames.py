@@ -1,52 +1,19 @@
-"""Calibrate Dask data frames: summarise the partitions, fit on the client, score in place.
-
-Each partition is reduced to exact score summaries (one per label and,
-with ``by``, per group), the partial summaries are merged in a tree of
-fan-in ``split_every`` on the workers, and the client fits any registered
-calibrator on the merged :class:`~venncal.ScoreSummary` (``fit_summary``).
-Scoring is a ``map_partitions`` of the small fitted model.  With integer
-weights (or none) the model is the one fitted on all the rows in one array,
-bit for bit, whatever the partitioning.
-
-Needs the ``dask`` extra: ``pip install "venncal[dask]"``.
-
-Examples
---------
->>> import numpy as np, pandas as pd, dask.dataframe as dd
->>> import venncal.dask as vd
->>> rng = np.random.default_rng(0)
->>> scores = rng.normal(size=1000).round(2)
->>> labels = (rng.random(1000) < 1 / (1 + np.exp(-2 * scores))).astype(int)
->>> df = dd.from_pandas(pd.DataFrame({"score": scores, "y": labels}), npartitions=4)
->>> cal = vd.fit(df, "ivap", score_col="score", label_col="y")
->>> from venncal import VennAbersCalibrator
->>> same = VennAbersCalibrator().fit(scores, labels)
->>> bool((cal.predict_interval(scores) == same.predict_interval(scores)).all())
-True
->>> out = vd.transform(df, cal, "score").compute()
->>> list(out.columns)
-['score', 'y', 'p', 'p0', 'p1']
-"""
+"""Dask data frames: summarise the partitions, fit on the client, score in place."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Hashable, Sequence
 
+import dask
+import dask.dataframe as dd
 import numpy as np
+import pandas as pd
 
-from . import _engine
-from .summary import ScoreSummary
+from .. import _engine
+from ..summary import ScoreSummary
 
-try:
-    import dask
-    import dask.dataframe as dd
-    import pandas as pd
-except ImportError as exc:  # pragma: no cover - depends on the installation
-    raise ImportError(
-        'venncal.dask needs dask, distributed and pandas: pip install "venncal[dask]"'
-    ) from exc
-
-__all__ = ["fit", "summarize", "transform"]
+__all__ = ["fit", "reduction", "shipped", "summarize", "transform"]
 
 
 def _partition_pieces(pdf, score_col, label_col, weight_col, by, round_scores):
@@ -110,8 +77,8 @@ def _combine(*parts, max_distinct):
     return pieces, problems
 
 
-def _reduce(df, score_col, label_col, weight_col, by, round_scores, split_every, max_distinct):
-    """Tree-reduce the partitions of ``df``; return the merged ``(pieces, problems)``."""
+def reduction(df, score_col, label_col, weight_col, by, round_scores, split_every, max_distinct):
+    """Return the tree reduction of the partitions of ``df``: a delayed ``(pieces, problems)``."""
     if not isinstance(split_every, int) or split_every < 2:
         raise ValueError(f"split_every must be an integer >= 2; got {split_every!r}")
     columns = _engine.input_columns(score_col, label_col, weight_col, by)
@@ -128,8 +95,14 @@ def _reduce(df, score_col, label_col, weight_col, by, round_scores, split_every,
             for i in range(0, len(parts), split_every)
         ]
         if len(parts) == 1:
-            break
-    pieces, problems = parts[0].compute()
+            return parts[0]
+
+
+def _reduce(df, score_col, label_col, weight_col, by, round_scores, split_every, max_distinct):
+    """Tree-reduce the partitions of ``df``; return the merged, checked ``(pieces, problems)``."""
+    pieces, problems = reduction(
+        df, score_col, label_col, weight_col, by, round_scores, split_every, max_distinct
+    ).compute()
     problems.check(by)
     return pieces, problems
 
@@ -250,6 +223,36 @@ def _score_partition(pdf, calibrator, score_cols, names, nan_scores):
     return pdf.assign(**dict(zip(names, values, strict=True)))
 
 
+def current_client(client=None):
+    """Return ``client``, else the distributed client the computations run on, else None."""
+    if client is not None:
+        return client
+    scheduler = dask.config.get("scheduler", None)
+    if hasattr(scheduler, "scatter"):  # dask.config.set(scheduler=client)
+        return scheduler
+    if scheduler is not None and scheduler not in ("dask.distributed", "distributed"):
+        return None  # "synchronous", "threads", "processes", or a get function
+    if "distributed" not in sys.modules:  # then there is no client
+        return None
+    try:
+        return sys.modules["distributed"].default_client()
+    except ValueError:  # no default client
+        return None
+
+
+def shipped(calibrator, client=None):
+    """Return the fitted model as an argument of ``map_partitions``, sent to the workers once.
+
+    On a distributed client it is scattered to every worker (so it is not
+    put into the graph, where distributed warns about a large graph when a
+    model has many scores); elsewhere a delayed object.
+    """
+    client = current_client(client)
+    if client is not None:
+        return client.scatter(calibrator, broadcast=True)
+    return dask.delayed(calibrator, pure=True)
+
+
 def transform(
     df: dd.DataFrame,
     calibrator,
@@ -299,5 +302,5 @@ def transform(
     score_cols = _engine.names(score_col)
     meta = pd.DataFrame({c: pd.Series(dtype=t) for c, t in df.dtypes.items()})
     meta = meta.assign(**{name: pd.Series(dtype=np.float64) for name in names})
-    model = dask.delayed(calibrator, pure=True)
+    model = shipped(calibrator)
     return df.map_partitions(_score_partition, model, score_cols, names, nan_scores, meta=meta)
