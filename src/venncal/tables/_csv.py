@@ -9,12 +9,11 @@ text and row; labels are read as text and typed by :func:`typed_labels`.
 
 from __future__ import annotations
 
-import io
 import re
 
 from ._errors import Param, TableError
 from ._formats import arrow
-from ._stream import Stream, open_bytes
+from ._stream import NativeInput, Stream, native_input, open_bytes
 from ._table import Batch, Retype, Table
 
 __all__ = ["CsvTable"]
@@ -44,6 +43,7 @@ class CsvTable(Table):
         self._raw = raw
         self._stream = stream
         self._size = size
+        self._native: NativeInput | None = None
         self.columns = self._header()
 
     def _fail(self, message: str, *parts, row: int | None = None, column=None) -> TableError:
@@ -60,8 +60,8 @@ class CsvTable(Table):
                 ends.append(len(head))
             for end in ends:
                 try:
-                    reader = pa.csv.open_csv(
-                        io.BytesIO(head[:end].removesuffix(b"\n") + b"\n"),
+                    reader = pa.csv.open_csv(  # a native buffer: see venncal.tables._stream
+                        pa.BufferReader(head[:end].removesuffix(b"\n") + b"\n"),
                         read_options=pa.csv.ReadOptions(use_threads=False),
                         parse_options=self._parse_options(),
                     )
@@ -104,7 +104,15 @@ class CsvTable(Table):
         return self._fail(f"cannot read as CSV: {message}")
 
     def _fraction(self) -> float | None:
-        return self._raw.count / self._size if self._size else None
+        done = self._native.bytes_read() if self._native is not None else None
+        return done / self._size if self._size and done is not None else None
+
+    def _input(self):
+        """Return the content as a native Arrow stream for a CSV reader (once per table)."""
+        if self._native is not None:
+            raise RuntimeError("a CSV table is read once")
+        self._native = native_input(self.path, self._stream.codec, self._stream)
+        return self._native.stream
 
     def read(self, names, text=(), progress=None):
         pa = arrow()
@@ -120,7 +128,7 @@ class CsvTable(Table):
         }
         try:
             table = pa.csv.read_csv(
-                self._stream,
+                self._input(),
                 read_options=pa.csv.ReadOptions(use_threads=threads, block_size=BLOCK_BYTES),
                 **options,
             )
@@ -131,7 +139,7 @@ class CsvTable(Table):
                 with CsvTable(self.path, raw, stream, self.sep, size) as again:
                     try:
                         pa.csv.read_csv(
-                            again._stream,
+                            again._input(),
                             read_options=pa.csv.ReadOptions(use_threads=False),
                             **options,
                         )
@@ -148,30 +156,33 @@ class CsvTable(Table):
         pa = arrow()
         column_types = dict(types or {})
         column_types.update({name: pa.string() for name in (text if typed else self.columns)})
-        reader = None
+        reader = schema = None
         try:
             reader = pa.csv.open_csv(
-                self._stream,
+                self._input(),
                 read_options=pa.csv.ReadOptions(use_threads=False, block_size=BLOCK_BYTES),
                 parse_options=self._parse_options(),
                 convert_options=pa.csv.ConvertOptions(column_types=column_types),
             )
             first = 1
-            while True:
-                try:
-                    record_batch = reader.read_next_batch()
-                except StopIteration:
-                    break
-                if record_batch.num_rows:
-                    yield Batch(self, first, record_batch)
-                    first += record_batch.num_rows
-                if progress is not None:
-                    progress.update(first - 1, self._fraction())
+            try:
+                while True:
+                    try:
+                        record_batch = reader.read_next_batch()
+                    except StopIteration:
+                        break
+                    if record_batch.num_rows:
+                        yield Batch(self, first, record_batch)
+                        first += record_batch.num_rows
+                    if progress is not None:
+                        progress.update(first - 1, self._fraction())
+            finally:  # no frame of a traceback keeps the reader (see venncal.tables._stream)
+                schema, reader = reader.schema, reader.close()
         except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
             m = re.search(r"In CSV column #(\d+):.* CSV conversion error", str(exc))
-            if m and reader is not None and self.path != "-":
+            if m and schema is not None and self.path != "-":
                 name = self.columns[int(m.group(1))]
-                inferred = reader.schema.field(name).type
+                inferred = schema.field(name).type
                 wider = pa.float64() if pa.types.is_integer(inferred) else pa.string()
                 raise Retype(name, wider) from None
             raise self._error(exc) from None
@@ -179,5 +190,7 @@ class CsvTable(Table):
             raise self._fail(f"cannot read: {exc}") from None
 
     def close(self):
+        if self._native is not None:
+            self._native.close()
         self._stream.close()
         self._raw.close()

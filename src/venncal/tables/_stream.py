@@ -1,10 +1,25 @@
-"""Input bytes: a file or stdin, its first bytes looked at before reading, decompressed."""
+"""Input bytes: a file or stdin, its first bytes looked at before reading, decompressed.
+
+Arrow's CSV readers read ahead on Arrow's own I/O threads.  A reader given a
+Python file object keeps it alive from those threads; when the last
+reference drops there after the interpreter has begun to exit, Arrow needs
+the GIL to release it, the thread is ended inside a C++ destructor and the
+process aborts ("terminate called without an active exception", exit 134).
+So a file is handed to the readers as a native Arrow stream, opened again
+by Arrow (:func:`native_input`), and the Python :class:`Stream` serves only
+to look at its first bytes (the format, the compression, the header line).
+Stdin cannot be opened again (and Arrow's files need to seek), so its
+readers get a Python stream whose release :meth:`NativeInput.close` waits
+for before the table is closed: no Arrow thread holds it afterwards.
+"""
 
 from __future__ import annotations
 
 import io
 import os
 import sys
+import threading
+import weakref
 
 from ._errors import TableError
 from ._formats import PARQUET_SUFFIXES, arrow
@@ -25,6 +40,7 @@ class Stream(io.RawIOBase):
         self._pos = 0
         self.eof = False
         self.count = 0
+        self.codec: str | None = None  # the compression this stream undoes, if any
 
     def readable(self) -> bool:
         return True
@@ -70,6 +86,77 @@ def _stdin_bytes():
     return io.BytesIO(sys.stdin.read().encode("utf-8"))
 
 
+class _Handoff(io.RawIOBase):
+    """The Python stream an Arrow reader of stdin gets; reads nothing once ``stop`` is set."""
+
+    def __init__(self, source: Stream):
+        self._source = source
+        self.stop = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        return 0 if self.stop else self._source.readinto(b)
+
+
+class NativeInput:
+    """A table's (decompressed) content as a stream for Arrow's CSV readers.
+
+    ``stream`` is read from the start of the content: a native Arrow stream
+    of a file, or for stdin a Python stream whose release by Arrow's threads
+    :meth:`close` waits for.  :meth:`bytes_read` counts the file's
+    (compressed) bytes read so far, for progress.
+    """
+
+    #: Seconds :meth:`close` waits for Arrow's threads to let stdin's stream go.
+    RELEASE_WAIT = 10.0
+
+    def __init__(self, stream, raw=None, handoff: _Handoff | None = None):
+        self.stream = stream
+        self._raw = raw
+        self._handoff = handoff
+        self._released = threading.Event()
+        if handoff is not None:
+            weakref.finalize(handoff, self._released.set)
+
+    def bytes_read(self) -> int | None:
+        """Return the bytes of the file read so far (None for stdin)."""
+        if self._raw is None or self._raw.closed:
+            return None
+        return self._raw.tell()
+
+    def close(self) -> None:
+        """Close the stream (and the file below it); for stdin, wait until Arrow let it go.
+
+        The readers made from :attr:`stream` must be closed and dropped first.
+        """
+        if self._handoff is None:
+            self.stream.close()
+            if self._raw is not None:
+                self._raw.close()
+            return
+        self._handoff.stop = True  # a read still in flight ends at once
+        self.stream = self._handoff = None
+        self._released.wait(self.RELEASE_WAIT)  # releases the GIL for Arrow's threads
+
+
+def native_input(path: str, codec: str | None, source: Stream) -> NativeInput:
+    """Return the content of ``path`` (``-``: ``source``, stdin) for Arrow's CSV readers.
+
+    A file is opened again by Arrow, natively (``codec`` decompresses it);
+    stdin, whose first bytes ``source`` has already read and kept, is read
+    through ``source``.
+    """
+    pa = arrow()
+    if path != "-":
+        raw = pa.OSFile(path, mode="r")
+        stream = pa.CompressedInputStream(raw, codec) if codec else raw
+        return NativeInput(stream, raw)
+    handoff = _Handoff(source)
+    return NativeInput(pa.PythonFile(handoff, mode="r"), handoff=handoff)
+
+
 def open_bytes(path: str) -> tuple[Stream, Stream | None, int | None]:
     """Open ``path`` (``-``: stdin); return ``(raw, csv, size)``.
 
@@ -94,7 +181,13 @@ def open_bytes(path: str) -> tuple[Stream, Stream | None, int | None]:
     if magic[:4] == _PARQUET_MAGIC or path.lower().endswith(PARQUET_SUFFIXES):
         return raw, None, size
     stream = raw
-    for prefix, codec in _COMPRESSION_MAGIC:
-        if magic.startswith(prefix):
-            stream = Stream(pa.CompressedInputStream(pa.PythonFile(raw, mode="r"), codec))
+    codec = compression_of(magic)
+    if codec is not None:  # read in this thread only, to find the header line
+        stream = Stream(pa.CompressedInputStream(pa.PythonFile(raw, mode="r"), codec))
+        stream.codec = codec
     return raw, stream, size
+
+
+def compression_of(magic: bytes) -> str | None:
+    """Return the codec whose magic bytes start ``magic`` (gzip, bz2, zstd), or None."""
+    return next((codec for prefix, codec in _COMPRESSION_MAGIC if magic.startswith(prefix)), None)
