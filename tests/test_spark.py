@@ -472,7 +472,11 @@ def test_spark_connect_in_a_subprocess(tmp_path):
             pytest.importorskip(module, reason='Spark Connect needs pip install "pyspark[connect]"')
     src = str(Path(venncal.__file__).resolve().parent.parent)  # the venncal under test, for the workers
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable,
-           "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")])}
+           "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")]),
+           # pyspark's switch for parallel test runs (SPARK-42272): the local Connect server
+           # takes a free port and the client asks it which, instead of both using 15002, which
+           # a second run on the machine (another checkout's tests) may hold
+           "SPARK_TESTING": "1"}
     script = Path(__file__).resolve().parent / "spark_connect_script.py"
     out = subprocess.run([sys.executable, str(script), str(tmp_path)], capture_output=True,
                          text=True, env=env, check=False)
