@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import ClassVar
 
 import numpy as np
@@ -11,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._validation import ParamsMixin, check_labels, check_sample_weight, check_scores
 from .summary import ScoreSummary, summarize
 
-__all__ = ["ScoreCalibrator", "check_float_arrays", "check_summary"]
+__all__ = ["ScoreCalibrator", "check_float_arrays", "check_summary", "own_knots"]
 
 
 def check_float_arrays(owner, names, *, length=None, unit_interval=()):
@@ -33,6 +34,27 @@ def check_float_arrays(owner, names, *, length=None, unit_interval=()):
         if name in unit_interval and not ((arr >= 0) & (arr <= 1)).all():
             raise ValueError(f"{name} must lie in [0, 1]")
     return length
+
+
+def own_knots(method):
+    """Mark ``method`` as the ``_knots`` of its class, which a subclass does not inherit.
+
+    Knots describe the prediction of the class that defines them; a
+    subclass may predict otherwise (override ``_predict_p`` or
+    ``predict_proba``), and the engines' look-up would then return the
+    parent's outputs.  So on an instance of a class that does not define
+    ``_knots`` in its own body the decorated method returns None (such a
+    calibrator is scored by its own ``predict``).  A subclass that predicts
+    as its parent says so with ``_knots = Parent._knots``.
+    """
+
+    @functools.wraps(method)
+    def _knots(self) -> np.ndarray | None:
+        if "_knots" not in vars(type(self)):
+            return None
+        return method(self)
+
+    return _knots
 
 
 class ScoreCalibrator(ParamsMixin, BaseEstimator):
@@ -159,6 +181,18 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
     def _check_test_scores(self, scores):
         """Validate test scores for ``_predict_p`` (1-D finite floats unless overridden)."""
         return check_scores(scores)
+
+    def _knots(self) -> np.ndarray | None:
+        """Return the sorted points where the prediction may change, or None.
+
+        A calibrator whose prediction is a step function of the score
+        (constant between consecutive knots, below the first and above the
+        last) returns its knots, so that the engines can tabulate its
+        ``predict`` exactly and score without Python (Spark's JVM look-up,
+        :mod:`venncal.spark._lookup`).  None, the default, means any other
+        prediction; an implementation is decorated with :func:`own_knots`.
+        """
+        return None
 
     def _fit_sums(self, s: np.ndarray, w: np.ndarray, a: np.ndarray) -> None:
         raise NotImplementedError

@@ -10,6 +10,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from ._base import own_knots
 from ._validation import Check, ParamsMixin, check_scores
 from .summary import ScoreSummary
 
@@ -231,6 +232,18 @@ class NegatedScoreCalibrator(ParamsMixin, BaseEstimator):
         """``(p, p0, p1)`` of the wrapped Venn-Abers calibrator at ``-scores`` (one search)."""
         check_is_fitted(self, "calibrator_")
         return self.calibrator_._predict_with_interval(negate_scores(scores))
+
+    @own_knots
+    def _knots(self) -> np.ndarray | None:
+        """Minus the wrapped calibrator's knots, reversed: its steps at ``-scores``.
+
+        The prediction at ``x`` is the wrapped one at ``-x`` (negation is
+        exact), so it is a step function exactly when the wrapped one is.
+        """
+        check_is_fitted(self, "calibrator_")
+        knots = getattr(self.calibrator_, "_knots", None)
+        knots = knots() if callable(knots) else None
+        return None if knots is None else np.negative(np.asarray(knots, dtype=np.float64)[::-1])
 
     def _check_state(self) -> None:
         """Raise ``ValueError`` unless a reloaded wrapper is consistent (see ScoreCalibrator)."""

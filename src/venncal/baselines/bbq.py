@@ -9,7 +9,7 @@ import numpy as np
 from scipy.special import gammaln
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import ScoreCalibrator
+from .._base import ScoreCalibrator, own_knots
 from .._binning import equal_mass_cuts, gap_points
 from .._validation import NONE, Check, Interval, Options
 
@@ -328,6 +328,11 @@ class BBQCalibrator(ScoreCalibrator):
 
     def _predict_p(self, q):
         return self.values_[np.searchsorted(self.thresholds_, q, side="left")]
+
+    @own_knots
+    def _knots(self) -> np.ndarray:
+        """The thresholds of the model-averaged steps."""
+        return self.thresholds_
 
     def _check_state(self):
         """Raise ``ValueError`` if the fitted arrays do not fit together."""

@@ -6,7 +6,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._base import ScoreCalibrator, check_float_arrays
+from .._base import ScoreCalibrator, check_float_arrays, own_knots
 from .._binning import equal_mass_cuts, equal_width_edges, gap_points
 from .._validation import Interval, Options
 
@@ -142,6 +142,11 @@ class HistogramBinningCalibrator(ScoreCalibrator):
 
     def _predict_p(self, q):
         return self.bin_values_[np.searchsorted(self.bin_edges_[1:-1], q, side="left")]
+
+    @own_knots
+    def _knots(self) -> np.ndarray:
+        """The inner bin edges (a score equal to one falls in the lower bin)."""
+        return self.bin_edges_[1:-1]
 
 
 def _nearest_filled(filled):

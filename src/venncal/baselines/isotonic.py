@@ -6,7 +6,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._base import ScoreCalibrator, check_float_arrays
+from .._base import ScoreCalibrator, check_float_arrays, own_knots
 from .._kernels import pava_blocks, pava_fit
 from .._kernels.dd import two_sum
 from .._validation import Options, check_sample_weight, check_scores, nonzero_rows
@@ -250,3 +250,7 @@ class IsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
         # exact midpoints between blocks, computed once per fitted state.
         return self._nearest(q)
 
+    @own_knots
+    def _knots(self) -> np.ndarray | None:
+        """The split points of the nearest-threshold steps; None when interpolating linearly."""
+        return self._nearest_steps()[0] if self.interpolation == "nearest" else None

@@ -19,7 +19,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._base import ScoreCalibrator, check_float_arrays
+from .._base import ScoreCalibrator, check_float_arrays, own_knots
 from .._kernels import pava_blocks
 from .._validation import Check, Interval
 from .isotonic import NearestStepsMixin, _nearest_steps, block_table
@@ -242,3 +242,8 @@ class QuantizedIsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
 
     def _predict_p(self, q):
         return self._nearest(q)
+
+    @own_knots
+    def _knots(self) -> np.ndarray:
+        """The split points of the nearest-threshold steps."""
+        return self._nearest_steps()[0]

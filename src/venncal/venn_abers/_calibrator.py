@@ -7,7 +7,7 @@ from typing import ClassVar
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import ScoreCalibrator, check_float_arrays
+from .._base import ScoreCalibrator, check_float_arrays, own_knots
 from .._kernels import ivap_lookup, ivap_tables
 from .._validation import Options, check_scores
 from ._merge import MERGES, minimax
@@ -141,3 +141,8 @@ class VennAbersCalibrator(ScoreCalibrator):
     def _predict_p(self, q):
         p0, p1 = self._pair(q)
         return minimax(p0, p1, self.merge)
+
+    @own_knots
+    def _knots(self) -> np.ndarray:
+        """The calibration scores: ``(p0, p1)`` is constant between two of them."""
+        return self.scores_

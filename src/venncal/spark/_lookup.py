@@ -2,8 +2,9 @@
 
 The prediction of IVAP, nearest isotonic, quantized isotonic, histogram
 binning and BBQ is constant between consecutive *knots* (and below the
-first, above the last), so it is a table of ``2 k + 1`` output tuples: one
-per open interval, one per knot.  Most neighbouring entries are equal (for
+first, above the last), which each of them tells by its ``_knots()``
+method, so it is a table of ``2 k + 1`` output tuples: one per open
+interval, one per knot.  Most neighbouring entries are equal (for
 IVAP fitted on 1e7 rounded scores, about 2e6 entries hold about 4e3
 distinct runs), so the table is cut into runs of bit-identical tuples, each
 starting at a threshold ``t`` (the run holds the scores ``x >= t``): a knot,
@@ -17,8 +18,9 @@ the cell is non-decreasing in ``x``: every threshold of an earlier cell is
 below ``x`` and every one of a later cell above it.  The run of ``x`` is
 then ``first[cell(x)]`` (the thresholds of earlier cells) plus a binary
 search of ``depth`` steps among the thresholds from there, exact.  This
-module is numpy only; :mod:`venncal.spark` turns the table into column
-expressions.
+module is numpy only (it imports no pyspark, so it and its tests run
+without the ``spark`` extra); :mod:`venncal.spark` turns the table into
+column expressions.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _engine
+from .._engine import score_columns
 
 __all__ = ["JumpTable", "cell_of", "jump_table", "knots_of", "position_table"]
 
@@ -38,32 +40,22 @@ MAX_CELLS = 1 << 22
 
 
 def knots_of(calibrator) -> np.ndarray | None:
-    """Return the sorted points where the calibrator's prediction may change, or None.
+    """Return the sorted distinct points where the calibrator's prediction may change, or None.
 
-    Exact types only: a subclass may predict otherwise.
+    The calibrator tells them by its ``_knots()`` method (None: its
+    prediction is no step function, or it is a subclass that does not say
+    its own knots; see :meth:`venncal.ScoreCalibrator._knots`).  Any other
+    object has none.  ``-0.0`` becomes ``0.0``.
     """
-    from .baselines import (
-        BBQCalibrator,
-        HistogramBinningCalibrator,
-        IsotonicCalibrator,
-        QuantizedIsotonicCalibrator,
-    )
-    from .venn_abers import VennAbersCalibrator
-
-    kind = type(calibrator)
-    if kind is VennAbersCalibrator:
-        knots = calibrator.scores_
-    elif kind is QuantizedIsotonicCalibrator or (
-        kind is IsotonicCalibrator and calibrator.interpolation == "nearest"
-    ):
-        knots = calibrator._nearest_steps()[0]
-    elif kind is HistogramBinningCalibrator:
-        knots = calibrator.bin_edges_[1:-1]
-    elif kind is BBQCalibrator:
-        knots = calibrator.thresholds_
-    else:
+    knots = getattr(calibrator, "_knots", None)
+    knots = knots() if callable(knots) else None
+    if knots is None:
         return None
     knots = np.asarray(knots, dtype=np.float64) + 0.0
+    if knots.ndim != 1 or not np.isfinite(knots).all():
+        raise ValueError(
+            f"{type(calibrator).__name__}._knots() must return a 1-D array of finite scores"
+        )
     if (knots[1:] > knots[:-1]).all():  # already sorted and distinct (IVAP's scores_): no sort
         return knots
     return np.unique(knots)
@@ -88,7 +80,7 @@ def position_table(calibrator, knots: np.ndarray, n_out: int) -> list[np.ndarray
         points[1::2] = knots
         above = np.nextafter(knots[-1], np.inf)
         points[2 * k] = above if np.isfinite(above) else knots[-1]
-    return _engine.score_columns(calibrator, points, n_out)
+    return score_columns(calibrator, points, n_out)
 
 
 def run_table(knots: np.ndarray, values: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
