@@ -1,4 +1,4 @@
-"""Learners, grids and data shared by the two adult experiments of paper 000.
+"""Learners, grids and data shared by the two adult experiments of Vovk, Petej & Fedorova 2015.
 
 The six scikit-learn learners stand in for the paper's Weka ones (J48, J48 bagging,
 logistic regression, naive Bayes, MultilayerPerceptron, SMO with a linear kernel); the
@@ -172,7 +172,7 @@ def learner_scores(model, X) -> np.ndarray:
 def selection_loss(learner: str, s: np.ndarray, y: np.ndarray) -> float:
     """Return the summed Brier loss 4(y-p)^2 of the learner's probabilities on `y`."""
     if learner == "SVM":
-        from .. import PlattCalibrator
+        from ..baselines import PlattCalibrator
 
         s = PlattCalibrator().fit(s, y).predict_proba(s)[:, 1]
     return float(np.sum(4.0 * (y - s) ** 2))
