@@ -11,15 +11,19 @@ Each experiment is one module listed in :data:`EXPERIMENTS`, exposing
 
 The pure split logic shared by the experiments (proper training, calibration and test
 rows, contiguous cross-validation folds, random hold-out splits) is in
-:mod:`venncal.experiments._protocols` and is testable without any data; the report
-pieces (header, number formatting, the paper-against-ours figure) are in
+:mod:`venncal.experiments._protocols` and is testable without any data; what the
+reports share (:class:`~venncal.experiments._report.ReportDraft`: the header, the
+figures and the file; number formatting; the paper-against-ours figure) is in
 :mod:`venncal.experiments._report`. :mod:`venncal.experiments.demo` is the
 ``venncal demo`` computation and :mod:`venncal.experiments.naive_bayes` the Weka-like
 naive Bayes learner of the reproductions. Heavy imports (scikit-learn, data) happen
 inside ``run``.
 
 To add an experiment, write ``venncal/experiments/<module>.py`` with ``run`` and
-``report`` and list it in :data:`EXPERIMENTS`.
+``report`` (built in a ``ReportDraft``) and list it in :data:`EXPERIMENTS`. Its
+``--quick`` mode (``run(quick=True)``) must finish in under two minutes on two cores
+with ``jobs=1`` and still write every table and figure, stating its smaller sizes in the
+report; ``benchmarks/bench_reproduce.py`` times every experiment's ``--quick``.
 """
 
 from __future__ import annotations

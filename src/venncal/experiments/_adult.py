@@ -22,6 +22,7 @@ from .naive_bayes import MixedNaiveBayes, groups_from_names
 __all__ = [
     "LEARNERS",
     "LOSSES",
+    "MLP_EPOCHS",
     "QUICK_TEST_ROWS",
     "STAND_INS",
     "AdultData",
@@ -68,7 +69,7 @@ _GRIDS: dict[str, tuple[dict[str, list], dict[str, list]]] = {
 #: Weka's default bag count.
 _N_BAGS = 10
 #: MLP epochs, full and quick.
-_MLP_EPOCHS = {False: 200, True: 60}
+MLP_EPOCHS = {False: 200, True: 60}
 
 #: How each stand-in is built and tuned (for the reports).
 STAND_INS = (
@@ -137,7 +138,7 @@ def _make(learner: str, params: dict, seed: int, quick: bool, groups=None) -> An
             hidden_layer_sizes=(53,),
             solver="sgd",
             nesterovs_momentum=False,
-            max_iter=_MLP_EPOCHS[quick],
+            max_iter=MLP_EPOCHS[quick],
             random_state=seed,
             **params,
         )

@@ -435,6 +435,8 @@ def report(result: UCIResult, out_dir: str | Path, *, command: str | None = None
             "and Holm's procedure have little power, and the t intervals are wide."
         ),
     ]
+    if result.info.quick and "adult" in result.datasets:
+        facts.append(f"- quick mode: a seeded random {QUICK_ADULT_ROWS:,} of adult's rows")
     draft = ReportDraft(result.info, out_dir, _PROTOCOL, command, facts)
     md_r, txt_r = _rank_section(result, paper)
     md_g, txt_g = _gain_section(result, paper)

@@ -558,7 +558,14 @@ def report(result: AdultRatiosResult, out_dir: str | Path, *, command: str | Non
         f"- training rows: {result.n_train:,}; test rows: {result.n_test:,} of "
         f"{result.n_test_total:,}"
     )
-    draft = ReportDraft(result.info, out_dir, _PROTOCOL, command, [rows])
+    facts = [rows]
+    if result.info.quick:
+        facts.append(
+            f"- quick mode: the learners' quick grids, the columns "
+            f"{', '.join(ratio_rows(10, c).label for c in QUICK_COLUMNS)} (paper: all "
+            f"{len(COLUMNS)}) and the first {QUICK_TRAIN_ROWS:,} training rows"
+        )
+    draft = ReportDraft(result.info, out_dir, _PROTOCOL, command, facts)
     tables = _loss_tables(result.results)
     draft.md += [
         "| learner | grid | ConvergenceWarnings | seconds (all columns) | plot |",

@@ -35,6 +35,7 @@ import numpy as np
 from ._adult import (
     LEARNERS,
     LOSSES,
+    MLP_EPOCHS,
     QUICK_TEST_ROWS,
     STAND_INS,
     check_learners,
@@ -408,7 +409,13 @@ def report(result: AdultSmallResult, out_dir: str | Path, *, command: str | None
     test_rows = f"- test rows: {result.n_test:,} of {result.n_test_total:,}" + (
         " (seeded random subsample)" if subsampled else ""
     )
-    draft = ReportDraft(result.info, out_dir, _PROTOCOL, command, [test_rows])
+    facts = [test_rows]
+    if result.info.quick:
+        facts.append(
+            "- quick mode: the learners' quick grids (table at the end) and "
+            f"{MLP_EPOCHS[True]} epochs of the neural network instead of {MLP_EPOCHS[False]}"
+        )
+    draft = ReportDraft(result.info, out_dir, _PROTOCOL, command, facts)
     draft.md += [_READING, "", *md_tables, *_learners_table(result)]
     draft.text += txt_tables
     panels = {

@@ -41,6 +41,8 @@ FOREST_SEED = 2021
 JUMP_RATE = 0.01
 FIGURE_RATES = (0.1, 0.001)
 MEAN_RATES = (1.0, 0.1, 0.01, 0.001)
+#: Extra forest seeds of the sensitivity table: full and quick mode.
+EXTRA_SEEDS = {False: 5, True: 2}
 #: Encodings of the categorical columns: ordinal codes of the sorted categories (as an
 #: ARFF file declares them), ordinal codes in order of first appearance, or one-hot.
 ENCODINGS = ("ordinal-sorted", "ordinal-appearance", "one-hot")
@@ -217,7 +219,7 @@ def _jumper_numbers(y: np.ndarray, p: np.ndarray) -> tuple[float, float, float]:
 def _sensitivity(columns, rows, seed, quick, jobs, max_test_rows, echo, main) -> list[tuple]:
     """Every variant's numbers; ``main`` is the main run's ``(y_test, p)``, not forecast again."""
     variants = [(e, d, FOREST_SEED) for e in ENCODINGS for d in (True, False)]
-    variants += [(*PAPER_ENCODING, seed + k) for k in range(2 if quick else 5)]
+    variants += [(*PAPER_ENCODING, seed + k) for k in range(EXTRA_SEEDS[quick])]
     out = []
     for enc, dur, s in variants:
         if (enc, dur, s) == (*PAPER_ENCODING, FOREST_SEED):
@@ -408,7 +410,11 @@ def report(result: BankResult, out_dir: str | Path, *, command: str | None = Non
         f"- test rows: {len(result.y):,}; encoding: ordinal codes of the sorted categories, "
         "`duration` kept (as in OpenML's copy)"
     )
-    draft = ReportDraft(result.info, out_dir, _PROTOCOL, command, [rows])
+    facts = [rows]
+    if result.info.quick and result.sensitivity:
+        facts.append(f"- quick mode: {EXTRA_SEEDS[True]} extra forest seeds in the sensitivity "
+                     f"table instead of {EXTRA_SEEDS[False]}")
+    draft = ReportDraft(result.info, out_dir, _PROTOCOL, command, facts)
     draft.figure("bank-figure2.png", partial(_martingale_figure, result))
     draft.figure("bank-figure3.png", partial(_roc_figure, result, (JUMP_RATE,)))
     draft.figure("bank-figure4.png", partial(_roc_figure, result, FIGURE_RATES))
