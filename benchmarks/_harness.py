@@ -29,6 +29,7 @@ import argparse
 import datetime as _dt
 import gc
 import importlib.metadata
+import math
 import os
 import platform
 import shlex
@@ -75,7 +76,7 @@ def parse_size(text: str) -> int:
         value = float(str(text).replace("_", "").strip())
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value >= 1 or value != int(value):
+    if not (math.isfinite(value) and value >= 1 and value == int(value)):
         raise argparse.ArgumentTypeError(f"a size must be a positive integer, got {text!r}")
     return int(value)
 
@@ -96,6 +97,8 @@ class _Sizes(argparse.Action):
                     parser.error(f"{option_string}: {exc}")
                 if k not in out:
                     out.append(k)
+        if not out:
+            parser.error(f"{option_string}: give at least one size")
         setattr(namespace, self.dest, out)
 
 
