@@ -180,7 +180,7 @@ def _document(calibrator, version: int, *, fitted: bool = True) -> dict:
     """Return the document of a calibrator; ``"state": null`` when not ``fitted`` (a parameter)."""
     from sklearn.utils.validation import check_is_fitted
 
-    from . import __version__
+    from ._version import __version__
 
     cls = type(calibrator)
     path = class_path(cls)
