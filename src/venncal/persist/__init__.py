@@ -125,16 +125,6 @@ def _reject_constant(name: str):
     raise ModelFormatError(f"{name} is not valid JSON (write non-finite numbers as strings)")
 
 
-def _parse_float(text: str) -> float:
-    value = float(text)
-    if value in (float("inf"), float("-inf")):
-        raise ModelFormatError(
-            f"the number {text[:40]} is beyond the range of a double (write infinities as "
-            '"inf" or "-inf")'
-        )
-    return value
-
-
 def _check_max_bytes(max_bytes) -> None:
     if max_bytes is None:
         return
@@ -154,13 +144,13 @@ def load(path, *, max_bytes: int | None = MAX_BYTES):
         content, whatever the name).
     max_bytes : int or None, default=MAX_BYTES (512 MiB)
         The most memory loading may take, counted before it is spent: the
-        text of the document (held twice: as read and decoded; at most half
-        of ``max_bytes``), a bound on the Python objects of its JSON values
-        (about 40 bytes a number), and every array (which must leave room for
-        a copy of itself).  A model beyond it is refused with a
-        :class:`ModelFormatError`; ``None`` sets no limit (for a file you
-        trust).  An IVAP fitted on a million distinct scores counts about
-        80 MB.
+        document's text (at most a quarter of ``max_bytes`` after gzip, held
+        twice while it is decoded and parsed), a bound on the Python objects
+        of its JSON values (about 40 bytes a number), and every array (which
+        must leave room for a copy of itself).  A model beyond it is refused
+        with a :class:`ModelFormatError`; ``None`` sets no limit (for a file
+        you trust).  An IVAP fitted on a million distinct scores counts about
+        70 MB (version 3; version 1: about 400 MB).
 
     Returns
     -------
@@ -202,13 +192,13 @@ def load(path, *, max_bytes: int | None = MAX_BYTES):
     >>> venncal.persist.load(io.StringIO(buffer.getvalue()), max_bytes=1000)
     Traceback (most recent call last):
     ...
-    venncal.persist.ModelFormatError: the stream holds more than 500 bytes of text ...
+    venncal.persist.ModelFormatError: the stream holds more than 250 bytes of text ...
     """
     _check_max_bytes(max_bytes)
     budget = Budget(max_bytes)
     text = read_document_text(path if hasattr(path, "read") else os.fspath(path), budget)
     try:
-        doc = json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float)
+        doc = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
         raise ModelFormatError(f"not a venncal calibrator (not JSON: {exc})") from None
     except RecursionError:

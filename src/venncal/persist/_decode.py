@@ -20,6 +20,7 @@ __all__ = ["from_document"]
 _LIST_KEYS = frozenset({"type", "dtype", "shape", "data"})
 _BYTES_KEYS = frozenset({"type", "dtype", "shape", "encoding", "data"})
 _B64_CHUNK = 4 * (CHUNK // 3)  # base64 characters decoded per step (a multiple of 4)
+_OVERFLOW = 'a number beyond the range of a double (infinities are written "inf", "-inf")'
 
 
 class _Context:
@@ -52,8 +53,21 @@ def _decode_float(v, where: str) -> float:
     if isinstance(v, str) and v in NONFINITE:
         return NONFINITE[v]
     if isinstance(v, (int, float)) and not isinstance(v, bool):
-        return float(v)
+        try:
+            x = float(v)
+        except OverflowError:  # an integer beyond the range of doubles
+            x = math.inf
+        if not math.isfinite(x):
+            raise fail(where, _OVERFLOW)
+        return x
     raise fail(where, f"expected a number or one of 'inf', '-inf', 'nan', got {v!r}")
+
+
+def _check_no_overflow(data: list, where: str) -> None:
+    """Refuse a JSON number that reads as an infinity (non-finite values are strings)."""
+    for i, v in enumerate(data):
+        if type(v) is float and not math.isfinite(v):
+            raise fail(f"{where}.data[{i}]", _OVERFLOW)
 
 
 def _check_shape(shape, where: str) -> int:
@@ -110,6 +124,8 @@ def _decode_array(obj: dict, where: str, ctx: _Context) -> np.ndarray:
         else:
             values = [_decode_float(v, f"{where}.data[{i}]") for i, v in enumerate(data)]
         arr = np.array(values, dtype=np.float64)
+        if not np.isfinite(arr).all():
+            _check_no_overflow(data, where)
         if dtype != arr.dtype:  # float32, float16: the value must be exact there
             with np.errstate(over="ignore"):
                 narrow = arr.astype(dtype)
@@ -257,6 +273,8 @@ def _decode_bytes_array(obj: dict, where: str, ctx: _Context) -> np.ndarray:
         arr = arr.astype(dtype.newbyteorder("="))
     return _reshape(arr, shape, where)
 def _decode(value, where: str, ctx: _Context, verified: bool):
+    if type(value) is float and not math.isfinite(value):
+        raise fail(where, _OVERFLOW)
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, list):

@@ -5,8 +5,10 @@ gzip bomb, a list of millions of numbers, a small file declaring a huge
 array) is refused with a :class:`ModelFormatError` instead of exhausting
 memory:
 
-- the file is read, and gzip data decompressed in pieces, up to half the
-  budget (the text is then held twice, as bytes and as a ``str``);
+- the file is read, and gzip data decompressed in pieces, up to a quarter of
+  the budget (the text is then held twice, as bytes and as a ``str``, and its
+  values and arrays need the rest; inflating a gzip bomb to 128 MiB, the
+  default's quarter, takes about a second);
 - before the text is parsed, the Python objects its JSON values will take
   are bounded from its punctuation (:func:`json_cost`) and charged;
 - every array is charged its bytes before it is allocated, and must leave
@@ -37,8 +39,27 @@ _PER_QUOTE = 30  # a string (two quotes): a 60-byte header beyond its characters
 _PER_ARRAY = 64
 _PER_OBJECT = 160
 _PER_MEMBER = 48  # per colon: a member's slot in its object, key included
+_NOT_PUNCTUATION = bytes(sorted(set(range(256)) - set(b',:"[{')))
+_TEXT_COST = "the document's text ({}) and the JSON values parsed from it"
 # Charged per decoded array besides its bytes (the ndarray object, its shape).
 ARRAY_OVERHEAD = 128
+
+
+def _punctuation_cost(text) -> int:
+    """:func:`json_cost` of a piece of text, without the first value (additive over pieces)."""
+    if isinstance(text, (bytes, bytearray)):
+        comma, colon, quote, bracket, brace = b",", b":", b'"', b"[", b"{"
+        text = text.translate(None, _NOT_PUNCTUATION)  # one fast pass, then a short one
+    else:
+        comma, colon, quote, bracket, brace = ",", ":", '"', "[", "{"
+    n_array, n_object = text.count(bracket), text.count(brace)
+    return (
+        _PER_VALUE * (text.count(comma) + n_array + n_object)
+        + _PER_QUOTE * text.count(quote)
+        + _PER_ARRAY * n_array
+        + _PER_OBJECT * n_object
+        + _PER_MEMBER * text.count(colon)
+    )
 
 
 def json_cost(text) -> int:
@@ -52,19 +73,7 @@ def json_cost(text) -> int:
     >>> json_cost(b"[1.5, 2.5]")  # 3 values at most (2 numbers), 1 array
     184
     """
-    comma, colon, quote, bracket, brace = (
-        (b",", b":", b'"', b"[", b"{") if isinstance(text, (bytes, bytearray))
-        else (",", ":", '"', "[", "{")
-    )
-    n_array, n_object = text.count(bracket), text.count(brace)
-    values = text.count(comma) + n_array + n_object + 1
-    return (
-        _PER_VALUE * values
-        + _PER_QUOTE * text.count(quote)
-        + _PER_ARRAY * n_array
-        + _PER_OBJECT * n_object
-        + _PER_MEMBER * text.count(colon)
-    )
+    return _PER_VALUE + _punctuation_cost(text)
 
 
 class Budget:
@@ -76,8 +85,8 @@ class Budget:
 
     @property
     def text_cap(self) -> int | None:
-        """The most bytes of text (after gzip) a document may have: half the budget."""
-        return None if self.limit is None else self.limit // 2
+        """The most bytes of text (after gzip) a document may have: a quarter of the budget."""
+        return None if self.limit is None else self.limit // 4
 
     def _refuse(self, where: str, what: str) -> ModelFormatError:
         return fail(
@@ -105,8 +114,14 @@ class Budget:
         self.used += nbytes
 
 
-def _gunzip(raw: bytes, cap: int | None) -> bytearray:
-    """Decompress gzip data (one or more members) in pieces, refusing more than ``cap`` bytes."""
+def _gunzip(raw: bytes, budget: Budget) -> bytearray:
+    """Decompress gzip data (one or more members) in pieces, within ``budget``.
+
+    Refused as soon as the text passes the budget's ``text_cap``, or the text
+    and its values (:func:`json_cost`) the whole budget.
+    """
+    cap = budget.text_cap
+    cost = _PER_VALUE
     out = bytearray()
     inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
     pending = raw
@@ -115,11 +130,15 @@ def _gunzip(raw: bytes, cap: int | None) -> bytearray:
             chunk = inflate.decompress(pending, CHUNK)
             pending = inflate.unconsumed_tail
             out += chunk
+            cost += 2 * len(chunk) + _punctuation_cost(chunk)
+            if budget.limit is not None and budget.used + cost > budget.limit:
+                budget.charge(cost, "", _TEXT_COST.format(f"more than {len(out)} bytes"))
             if cap is not None and len(out) > cap:
                 raise ModelFormatError(
-                    f"gzip data decompresses to more than {cap} bytes of text: more than "
-                    f"max_bytes={2 * cap} allows (venncal.persist.load's memory limit; pass a "
-                    "larger max_bytes, or None, to load a model you trust that is this large)"
+                    f"gzip data decompresses to more than {cap} bytes of text (a quarter of "
+                    f"the limit): more than max_bytes={4 * cap} allows (venncal.persist.load's "
+                    "memory limit; pass a larger max_bytes, or None, to load a model you trust "
+                    "that is this large)"
                 )
             if inflate.eof:
                 rest = inflate.unused_data
@@ -160,26 +179,21 @@ def read_document_text(path, budget: Budget) -> str:
             data = f.read(size)
     if cap is not None and len(data) > cap:
         what = "stream" if hasattr(path, "read") else "file"
-        raise budget._refuse("", f"the {what} holds more than {cap} bytes of text (half the limit)")
+        raise budget._refuse(
+            "", f"the {what} holds more than {cap} bytes of text (a quarter of the limit)"
+        )
     if isinstance(data, str):
         # Already text: held once more by the strings parsed from it.
         kind = max(1, (sys.getsizeof(data) - sys.getsizeof("")) // max(len(data), 1))
-        budget.charge(
-            2 * kind * len(data) + json_cost(data),
-            "",
-            f"the document's text ({len(data)} characters) and the JSON values parsed from it",
-        )
+        cost = 2 * kind * len(data) + json_cost(data)
+        budget.charge(cost, "", _TEXT_COST.format(f"{len(data)} characters"))
         return data
     if data[:2] == _GZIP_MAGIC:
-        data = _gunzip(data, cap)
-    kind = _str_kind(data)
+        data = _gunzip(data, budget)
     # The text as bytes and as a str while it is decoded, then as a str and the
     # strings parsed from it while it is parsed.
-    budget.charge(
-        2 * kind * len(data) + json_cost(data),
-        "",
-        f"the document's text ({len(data)} bytes) and the JSON values parsed from it",
-    )
+    cost = 2 * _str_kind(data) * len(data) + json_cost(data)
+    budget.charge(cost, "", _TEXT_COST.format(f"{len(data)} bytes"))
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
