@@ -173,19 +173,27 @@ def _cvap_doc():
 def test_checksum_errors_say_where():
     doc = _cvap_doc()
     nested = doc["state"]["calibrators_"][2]
-    member = nested["state"]["weights_"]
-    # other valid data of the same shape: the documents' checksums leave array
-    # data out, so only the array's own checksum sees it
-    weights = np.frombuffer(zlib.decompress(base64.b64decode(member["data"])), "<f8").copy()
-    weights[3] = 2.0
-    member["data"] = base64.b64encode(zlib.compress(weights.tobytes())).decode("ascii")
+    member = nested["state"]["scores_"]
+    # other valid data: scores still increasing, so that no rule but the
+    # array's checksum sees it (the documents' checksums leave array data out)
+    zipped = "compression" in member
+    raw = base64.b64decode(member["data"])
+    scores = np.frombuffer(zlib.decompress(raw) if zipped else raw, "<f8").copy()
+    scores[3] = 0.5 * (scores[2] + scores[3])
+    raw = scores.tobytes()
+    member["data"] = base64.b64encode(zlib.compress(raw) if zipped else raw).decode("ascii")
     with pytest.raises(
         ModelFormatError,
-        match=r"calibrators_\[2\]\.VennAbersCalibrator\.state\.weights_: checksum mismatch: "
+        match=r"calibrators_\[2\]\.VennAbersCalibrator\.state\.scores_: checksum mismatch: "
         "the array's data is corrupt",
     ):
         persist.load(io.StringIO(json.dumps(doc)))
-    nested["params"]["merge"] = "brier"
+    nested["params"]["merge"] = "brier"  # a rule refuses first: it says more
+    with pytest.raises(ModelFormatError, match="every fold's merge must be merge"):
+        persist.load(io.StringIO(json.dumps(doc)))
+    doc["params"]["merge"] = nested["params"]["merge"] = "brier"
+    for cal in doc["state"]["calibrators_"]:
+        cal["params"]["merge"] = "brier"
     with pytest.raises(ModelFormatError, match="^checksum mismatch: the document is corrupt"):
         persist.load(io.StringIO(json.dumps(doc)))
 

@@ -13,24 +13,44 @@ import numpy as np
 from .._registry import calibrator_class
 from ._checksum import array_crc32, document_crc32
 from ._limits import CHUNK, Budget
-from ._spec import ARRAY_KINDS, BYTES_DTYPES, FORMAT, FORMAT_VERSION, NONFINITE, TOP_KEYS, fail
+from ._spec import (
+    ARRAY_KINDS,
+    BYTES_DTYPES,
+    FORMAT,
+    FORMAT_VERSION,
+    NONFINITE,
+    TOP_KEYS,
+    ModelFormatError,
+    fail,
+)
 
 __all__ = ["from_document"]
 
 _LIST_KEYS = frozenset({"type", "dtype", "shape", "data"})
 _BYTES_KEYS = frozenset({"type", "dtype", "shape", "encoding", "data"})
 _B64_CHUNK = 4 * (CHUNK // 3)  # base64 characters decoded per step (a multiple of 4)
+_ARRAY_CORRUPT = "the array's data is corrupt (crc32 differs)"
+_DOCUMENT_CORRUPT = (
+    "the document is corrupt (the crc32 of its members differs from its crc32 member)"
+)
 _OVERFLOW = 'a number beyond the range of a double (infinities are written "inf", "-inf")'
 
 
 class _Context:
-    """What decoding one document needs besides the value: its version and the budget."""
+    """What decoding one document needs besides the value: its version, the budget.
 
-    __slots__ = ("budget", "version")
+    ``corrupt`` (shared by the nested documents of one file) collects the
+    checksums that do not match, as ``(where, what)``: refused once every
+    other rule has been checked, since a rule says more about an edited file
+    than a checksum does.
+    """
 
-    def __init__(self, version: int, budget: Budget):
+    __slots__ = ("budget", "corrupt", "version")
+
+    def __init__(self, version: int, budget: Budget, corrupt: list):
         self.version = version
         self.budget = budget
+        self.corrupt = corrupt
 
 
 def _check_keys(obj: dict, expected, where: str) -> None:
@@ -90,9 +110,9 @@ def _reshape(arr: np.ndarray, shape: list, where: str) -> np.ndarray:
 
 
 def _verify(arr: np.ndarray, obj: dict, where: str, ctx: _Context) -> np.ndarray:
-    """Check the array's version-3 checksum (of its little-endian bytes), if it has one."""
+    """Note a version-3 array whose checksum (of its little-endian bytes) does not match."""
     if ctx.version >= 3 and array_crc32(arr) != obj["crc32"]:
-        raise fail(where, "checksum mismatch: the array's data is corrupt (crc32 differs)")
+        ctx.corrupt.append((where, _ARRAY_CORRUPT))
     return arr
 
 
@@ -267,7 +287,7 @@ def _decode_bytes_array(obj: dict, where: str, ctx: _Context) -> np.ndarray:
     if dtype.kind == "b" and nbytes and out.max() > 1:
         raise fail(where, "a bool element is a byte other than 0 and 1")
     if ctx.version >= 3 and zlib.crc32(out) != obj["crc32"]:
-        raise fail(where, "checksum mismatch: the array's data is corrupt (crc32 differs)")
+        ctx.corrupt.append((where, _ARRAY_CORRUPT))
     arr = out.view(dtype)
     if dtype.byteorder == "<" and sys.byteorder != "little":  # pragma: no cover - big-endian
         arr = arr.astype(dtype.newbyteorder("="))
@@ -282,14 +302,14 @@ def _decode(value, where: str, ctx: _Context, verified: bool):
     if not isinstance(value, dict):  # pragma: no cover - json gives nothing else
         raise fail(where, f"unexpected value {value!r}")
     if "format" in value:
-        return from_document(value, ctx.budget, where, verified=verified)
+        return _from_document(value, ctx, where, verified)
     kind = value.get("type")
     if kind == "ndarray":
         return _decode_array(value, where, ctx)
     if kind == "scalar":
         _check_keys(value, {"type", "dtype", "value"}, where)
         member = {"type": "ndarray", "dtype": value["dtype"], "shape": [], "data": [value["value"]]}
-        return _decode_array(member, where, _Context(1, ctx.budget))[()]
+        return _decode_array(member, where, _Context(1, ctx.budget, ctx.corrupt))[()]
     if kind == "float":
         _check_keys(value, {"type", "value"}, where)
         return _decode_float(value["value"], where)
@@ -325,24 +345,38 @@ def _version_of(doc, where: str) -> int:
     return version
 
 
-def from_document(doc, budget: Budget, where: str = "", *, verified: bool = False):
+def from_document(doc, budget: Budget):
     """Return the calibrator a parsed document describes, or raise ModelFormatError.
 
-    ``verified``: whether an enclosing document's checksum already covers this one.
+    The checksums (version 3) are compared as the document is decoded but
+    refused last, after every other rule: a file edited by hand is told
+    which rule it breaks, one corrupted otherwise that it is corrupt.
+    Memory is bounded by ``budget`` either way.
     """
+    corrupt: list[tuple[str, str]] = []
+    try:
+        calibrator = _from_document(doc, _Context(0, budget, corrupt), "", False)
+    except ModelFormatError as exc:
+        if corrupt:  # say so too: the file was edited, or is corrupt
+            raise ModelFormatError(
+                f"{exc} (and a checksum does not match: the file is corrupt or was edited)"
+            ) from None
+        raise
+    if corrupt:
+        where, what = corrupt[0]
+        raise fail(where, f"checksum mismatch: {what}")
+    return calibrator
+
+
+def _from_document(doc, outer: _Context, where: str, verified: bool):
+    """Decode one (possibly nested) document; ``verified``: an enclosing checksum matched."""
     version = _version_of(doc, where)
     _check_keys(doc, TOP_KEYS | ({"crc32"} if version >= 3 else set()), where)
     if version >= 3 and not verified:
-        # Before anything is decoded or allocated: a corrupt dtype or shape is
-        # seen here, not after a huge allocation.
-        if document_crc32(doc) != _check_crc(doc, where):
-            raise fail(
-                where,
-                "checksum mismatch: the document is corrupt (the crc32 of its members differs "
-                "from its crc32 member)",
-            )
-        verified = True
-    ctx = _Context(version, budget)
+        verified = document_crc32(doc) == _check_crc(doc, where)
+        if not verified:
+            outer.corrupt.append((where, _DOCUMENT_CORRUPT))
+    ctx = _Context(version, outer.budget, outer.corrupt)
     path = doc["class"]
     if not isinstance(path, str):
         raise fail(where, f"class must be a string, got {path!r}")
@@ -376,7 +410,8 @@ def from_document(doc, budget: Budget, where: str = "", *, verified: bool = Fals
     for check, what in checks:
         if hasattr(calibrator, check):
             try:
-                getattr(calibrator, check)()
+                with np.errstate(all="ignore"):  # a check refuses; it does not warn
+                    getattr(calibrator, check)()
             except (TypeError, ValueError) as exc:
                 raise fail(inner, f"{what}: {exc}") from None
     return calibrator

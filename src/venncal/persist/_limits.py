@@ -145,7 +145,9 @@ def _gunzip(raw: bytes, budget: Budget) -> bytearray:
                 if not rest:
                     return out
                 if rest[:2] != _GZIP_MAGIC:
-                    raise ModelFormatError("corrupt gzip data: bytes after the end of the gzip data")
+                    raise ModelFormatError(
+                        "corrupt gzip data: bytes after the end of the gzip data"
+                    )
                 inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)  # the next member
                 pending = rest
             elif not chunk and not pending:
