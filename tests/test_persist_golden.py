@@ -6,6 +6,7 @@ import base64
 import io
 import json
 import re
+import sys
 import zlib
 from pathlib import Path
 
@@ -82,3 +83,56 @@ def test_inflated_comparison_sees_other_bytes():
     ).decode() + '"'
     assert _inflated(text) == _inflated(same)
     assert _inflated(text) != _inflated(other)
+
+
+# ------------------------------------------------------------ loading runs no code
+
+# Audit events (PEP 578) of running or importing code, or unpickling.
+_WATCHED = {
+    "import", "exec", "compile", "pickle.find_class", "marshal.loads", "marshal.load",
+    "os.system", "os.exec", "os.posix_spawn", "os.spawn", "subprocess.Popen", "ctypes.dlopen",
+    "builtins.input", "code.__new__", "function.__new__",
+}
+_SEEN: list = []
+_WATCHING = [False]
+_HOOKED = [False]
+
+
+def _audit(event, args):
+    if _WATCHING[0] and event in _WATCHED:
+        _SEEN.append((event, str(args[:1])[:200]))
+
+
+def _watched_load(path_or_text):
+    if not _HOOKED[0]:  # an audit hook cannot be removed: one, idle unless watching
+        sys.addaudithook(_audit)
+        _HOOKED[0] = True
+    _SEEN.clear()
+    _WATCHING[0] = True
+    try:
+        return persist.load(path_or_text)
+    finally:
+        _WATCHING[0] = False
+
+
+def test_loading_runs_no_code(tmp_path):
+    # Every golden file, and the same models in version 3: with their classes
+    # imported once (the registry's only imports), loading imports, compiles,
+    # executes and unpickles nothing
+    paths = sorted(GOLDEN.glob("*.json"))
+    for path in paths:  # warm: the registered classes and numpy's lazy modules
+        persist.save(persist.load(path), tmp_path / f"{path.stem}.v3.json")
+    paths += sorted(tmp_path.glob("*.v3.json"))
+    for path in paths:
+        persist.load(path)
+        _watched_load(path)
+        assert _SEEN == [], (path.name, _SEEN)
+    # a document naming any other class is refused before anything is imported
+    doc = json.loads((GOLDEN / "platt.v2.json").read_text("utf-8"))
+    for name in ("os.system", "pickle.loads", "builtins.eval", "subprocess.Popen",
+                 "venncal.persist.load", "venncal._kernels.ivap", "antigravity.fly"):
+        doc["class"] = name
+        with pytest.raises(persist.ModelFormatError, match="unknown calibrator class"):
+            _watched_load(io.StringIO(json.dumps(doc)))
+        assert _SEEN == [], (name, _SEEN)
+    assert "antigravity" not in sys.modules
