@@ -6,7 +6,9 @@ import base64
 import io
 import json
 import random
+import re
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -260,3 +262,34 @@ def test_list_arrays_checksum_the_array_that_loads():
         assert member["data"] == ["nan", "nan", 1.5]
         assert member["crc32"] == zlib.crc32(np.array([np.nan, np.nan, 1.5], dtype).tobytes())
         assert member["crc32"] == spec_array_crc(member)
+
+
+def _doc_python(name: str):
+    """The Python code block of docs/model-format.md, run: its function ``name``."""
+    text = (Path(__file__).resolve().parent.parent / "docs" / "model-format.md").read_text()
+    block = re.search(r"```python\n(.*?)```", text, flags=re.DOTALL).group(1)
+    namespace: dict = {}
+    exec(compile(block, "model-format.md", "exec"), namespace)  # the specification's own code
+    return namespace[name], text
+
+
+@pytest.mark.parametrize("method", [*METHODS, "dummy"])
+def test_the_specification_code_verifies_saved_documents(method, dummy_registered):
+    document_crc32, _ = _doc_python("document_crc32")
+    model = _dummy() if method == "dummy" else _fit(method, "str", weighted=True)
+    doc = json.loads(_text(model))
+    assert document_crc32(doc) == doc["crc32"]
+    nested = [v for v in doc["state"].get("calibrators_", []) if isinstance(v, dict)]
+    for inner in nested:
+        assert document_crc32(inner) == inner["crc32"]
+
+
+def test_the_specification_example_of_the_canonical_encoding():
+    canonical, text = _doc_python("canonical")
+    encoded = canonical({"b": [1, True], "a": None})
+    assert encoded == bytes.fromhex(
+        "6f" "02000000" "73" "01000000" "61" "6e" "73" "01000000" "62" "6c" "02000000" "64"
+        "000000000000f03f" "74"
+    )
+    assert "`o` `02000000` `s` `01000000` `a` `n` `s` `01000000` `b` `l` `02000000` `d`" in (
+        " ".join(text.split()))

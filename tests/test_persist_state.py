@@ -312,3 +312,19 @@ def test_the_checks_are_those_of_the_documents(tmp_path):
     (tmp_path / "bad.json").write_text(json.dumps(seal(doc)))
     with pytest.raises(ModelFormatError, match="inconsistent state: n_positive_ must be the sum"):
         persist.load(tmp_path / "bad.json")
+
+
+def test_the_format_lists_every_class_and_state_field():
+    # docs/model-format.md, "Classes": every registered class, every _state attribute
+    from pathlib import Path
+
+    from venncal import _registry
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "model-format.md").read_text()
+    table = text[text.index("### Classes"):text.index("## Values")]
+    rows = {line.split("|")[1].strip(" `"): line for line in table.splitlines()
+            if line.startswith("| `venncal.")}
+    for path in (*_registry.CALIBRATORS.values(), *_registry.WRAPPERS):
+        assert path in rows, path
+        for name in _registry.calibrator_class(path)._state:
+            assert f"`{name}`" in rows[path], (path, name)

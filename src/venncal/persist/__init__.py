@@ -39,13 +39,17 @@ import json
 import os
 
 from ._decode import from_document
-from ._encode import document, write_json
+from ._encode import ZLIB_LEVEL, document, write_json
 from ._limits import Budget, read_document_text
 from ._spec import FORMAT, FORMAT_VERSION, LIST_MAX, MAX_BYTES, ModelFormatError
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "LIST_MAX", "MAX_BYTES", "ModelFormatError", "load", "save"]
 
+# gzip level of a ``.gz`` file, and zlib level of the arrays stored compressed:
+# level 1 is several times faster than 6 and barely larger on these data
+# (benchmarks/bench_persist.py sets them to compare).
 _GZIP_LEVEL = 1
+_ZLIB_LEVEL = ZLIB_LEVEL
 _VERSIONS = (1, 2, 3)
 
 
@@ -105,7 +109,7 @@ def save(calibrator, path, *, format_version: int = FORMAT_VERSION) -> None:
     """
     if type(format_version) is not int or format_version not in _VERSIONS:
         raise ValueError(f"format_version must be 1, 2 or 3; got {format_version!r}")
-    doc = document(calibrator, format_version)
+    doc = document(calibrator, format_version, zlib_level=_ZLIB_LEVEL)
     if hasattr(path, "write"):
         write_json(doc, path)
         path.write("\n")

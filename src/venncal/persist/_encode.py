@@ -20,8 +20,8 @@ __all__ = ["document", "list_array", "write_json"]
 
 # zlib level of the arrays stored as bytes: level 1 is several times faster
 # than 6 and barely larger on these data (benchmarks/bench_persist.py;
-# docs/model-format.md).
-_ZLIB_LEVEL = 1
+# docs/model-format.md).  ``save`` passes ``venncal.persist._ZLIB_LEVEL``.
+ZLIB_LEVEL = 1
 # Bytes of an array zlib is tried on before the whole array is compressed.
 _SAMPLE_BYTES = 65_536
 
@@ -65,7 +65,7 @@ def list_array(arr: np.ndarray, dtype: np.dtype, version: int = 1) -> dict:
     return encoded
 
 
-def _encode_array(arr: np.ndarray, version: int) -> dict:
+def _encode_array(arr: np.ndarray, version: int, level: int) -> dict:
     dtype = _array_dtype(arr)
     if version == 1 or dtype.kind == "U" or arr.size <= LIST_MAX:
         return list_array(arr, dtype, version)
@@ -74,27 +74,27 @@ def _encode_array(arr: np.ndarray, version: int) -> dict:
     raw = np.ascontiguousarray(arr, dtype=dtype).tobytes()
     encoded = {"type": "ndarray", "dtype": dtype.str, "shape": list(arr.shape),
                "encoding": "base64"}
-    crc = zlib.crc32(raw)
-    if _compresses(raw):
+    crc = zlib.crc32(raw) if version >= 3 else None
+    if _compresses(raw, level):
         encoded["compression"] = "zlib"
-        raw = zlib.compress(raw, _ZLIB_LEVEL)
+        raw = zlib.compress(raw, level)
     if version >= 3:
         encoded["crc32"] = crc
     encoded["data"] = base64.b64encode(raw).decode("ascii")
     return encoded
 
 
-def _compresses(raw: bytes) -> bool:
+def _compresses(raw: bytes, level: int) -> bool:
     """Whether zlib is worth its time on ``raw``: it shrinks the first 64 KiB to 3/4 or less.
 
     Steps, counts and weights shrink a hundredfold; continuous scores by a
     quarter at most, for most of the time of a save, so they are stored plain.
     """
     sample = raw[:_SAMPLE_BYTES]
-    return len(zlib.compress(sample, _ZLIB_LEVEL)) <= 0.75 * len(sample)
+    return len(zlib.compress(sample, level)) <= 0.75 * len(sample)
 
 
-def _encode(value: Any, where: str, version: int):
+def _encode(value: Any, where: str, version: int, level: int):
     """Encode one parameter or state value (see docs/model-format.md)."""
     if isinstance(value, np.generic):  # before str and float: np.str_, np.float64 are both
         if value.dtype.kind not in ARRAY_KINDS:
@@ -104,28 +104,28 @@ def _encode(value: Any, where: str, version: int):
     if value is None or isinstance(value, (bool, str)):
         return str(value) if isinstance(value, str) else value
     if isinstance(value, np.ndarray):
-        return _encode_array(value, version)
+        return _encode_array(value, version, level)
     if isinstance(value, int):
         return int(value)
     if isinstance(value, float):
         x = float(value)
         return x if math.isfinite(x) else {"type": "float", "value": _float_json(x)}
     if isinstance(value, list):
-        return [_encode(v, f"{where}[{i}]", version) for i, v in enumerate(value)]
+        return [_encode(v, f"{where}[{i}]", version, level) for i, v in enumerate(value)]
     if isinstance(value, tuple):
         return {
             "type": "tuple",
-            "items": [_encode(v, f"{where}[{i}]", version) for i, v in enumerate(value)],
+            "items": [_encode(v, f"{where}[{i}]", version, level) for i, v in enumerate(value)],
         }
     if isinstance(value, Mapping):
         items = {}
         for k, v in value.items():
             if not isinstance(k, str):
                 raise TypeError(f"{where}: cannot save a dict with non-string key {k!r}")
-            items[k] = _encode(v, f"{where}[{k!r}]", version)
+            items[k] = _encode(v, f"{where}[{k!r}]", version, level)
         return {"type": "dict", "items": items}
     if _is_calibrator(value):
-        return document(value, version)
+        return document(value, version, zlib_level=level)
     raise TypeError(f"{where}: cannot save a value of type {type(value).__name__}")
 
 
@@ -133,8 +133,11 @@ def _is_calibrator(value) -> bool:
     return hasattr(value, "get_params") and hasattr(type(value), "_state")
 
 
-def document(calibrator, version: int, *, fitted: bool = True) -> dict:
-    """Return the document of a calibrator; ``"state": null`` when not ``fitted`` (a parameter)."""
+def document(calibrator, version: int, *, fitted: bool = True, zlib_level: int = ZLIB_LEVEL):
+    """Return the document of a calibrator; ``"state": null`` when not ``fitted`` (a parameter).
+
+    ``zlib_level``: the zlib level of the arrays stored compressed.
+    """
     from sklearn.utils.validation import check_is_fitted
 
     cls = type(calibrator)
@@ -146,14 +149,16 @@ def document(calibrator, version: int, *, fitted: bool = True) -> dict:
         for name in ("classes_", *getattr(cls, "_state", ())):
             if not hasattr(calibrator, name):
                 raise ValueError(f"{cls.__name__} has no fitted attribute {name!r}")
-            state[name] = _encode(getattr(calibrator, name), f"{cls.__name__}.{name}", version)
+            state[name] = _encode(
+                getattr(calibrator, name), f"{cls.__name__}.{name}", version, zlib_level
+            )
     params = {}
     for k, v in calibrator.get_params(deep=False).items():
         # A calibrator as a parameter (a wrapper's) is a setting: saved unfitted.
         params[k] = (
-            document(v, version, fitted=False)
+            document(v, version, fitted=False, zlib_level=zlib_level)
             if _is_calibrator(v)
-            else _encode(v, f"{cls.__name__}({k}=...)", version)
+            else _encode(v, f"{cls.__name__}({k}=...)", version, zlib_level)
         )
     doc = {
         "format": FORMAT,
