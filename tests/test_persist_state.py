@@ -328,3 +328,25 @@ def test_the_format_lists_every_class_and_state_field():
         assert path in rows, path
         for name in _registry.calibrator_class(path)._state:
             assert f"`{name}`" in rows[path], (path, name)
+
+
+@pytest.mark.parametrize("version", [1, 2, 3])
+def test_whole_number_weights_near_2_53_reload(version):
+    # issue 22: BBQ's bins of weight ~2**53 estimate 1.0 (the prior rounds
+    # away), which load refused ("values_ must lie strictly between 0 and 1")
+    s = np.linspace(0.05, 0.95, 20)
+    y = (np.arange(20) % 3 == 0).astype(int)
+    w = 2.0**53 - np.arange(20) % 5
+    for model in (
+        venncal.BBQCalibrator().fit(s, y, w),
+        venncal.ENIRCalibrator().fit(s, y, w),
+        venncal.HistogramBinningCalibrator().fit(s, y, w),
+        venncal.IsotonicCalibrator().fit(s, y, w),
+        venncal.QuantizedIsotonicCalibrator().fit(s, y, w),
+    ):
+        text = io.StringIO()
+        persist.save(model, text, format_version=version)
+        copy = persist.load(io.StringIO(text.getvalue()))
+        assert_same_calibrator(model, copy)
+        assert_same_predictions(model, copy)
+    assert venncal.BBQCalibrator().fit(s, y, w).values_.max() == 1.0
