@@ -9,6 +9,7 @@ with ``--engine dask`` run on a module-scoped cluster (skipped outside CI withou
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -60,6 +61,13 @@ def _outputs(target: str) -> list[str]:
 def _same_bytes(path: str) -> None:
     got, want = Path(path).read_bytes(), (HERE / path).read_bytes()
     if path.endswith(".json"):
+        # The fixture holds format version 2 (the CLI of 2c914e0); the CLI now writes
+        # version 3, the same document with CRC-32 checksums (issue 22).  Written again as
+        # version 2, the model must be the fixture's bytes.
+        assert json.loads(got)["format_version"] == venncal.persist.FORMAT_VERSION == 3
+        text = io.StringIO()
+        venncal.persist.save(venncal.load(path), text, format_version=2)
+        got = text.getvalue().encode("utf-8")
         version = f'"venncal_version": "{venncal.__version__}"'.encode()
         want = VERSION.sub(version, want)
     assert got == want, f"{path} differs from tests/data/cli_models/{path}"

@@ -494,7 +494,10 @@ def test_transform_files_writes_what_transform_gives(tmp_path, scheduler):
     ivap = method_class("ivap")().fit(pdf.s, pdf.y)
     n = vd.transform_files(tmp_path / "p", ivap, tmp_path / "out" / "part-*.csv", score_col="s")
     assert n == N
-    got = pd.concat(pd.read_csv(tmp_path / "out" / f"part-{k}.csv") for k in (0, 1))
+    got = pd.concat(  # round_trip: pandas 2's default float parser can be off by an ulp
+        pd.read_csv(tmp_path / "out" / f"part-{k}.csv", float_precision="round_trip")
+        for k in (0, 1)
+    )
     _same_bits(got.p.to_numpy(), ivap.predict_proba(pdf.s)[:, 1])
     _same_bits(got[["p0", "p1"]].to_numpy(), ivap.predict_interval(pdf.s))
     assert vd.transform_files(tmp_path / "p", ivap, f"{tmp_path}/pq/", score_col="s") == N
@@ -513,3 +516,22 @@ def test_a_large_model_is_sent_once_without_a_large_graph(cluster_client):
         warnings.simplefilter("error")  # a "Sending large graph" UserWarning fails
         out = vd.transform(df, ivap, "s").compute()
     _same_bits(out.p.to_numpy(), ivap.predict_proba(df.s.compute())[:, 1])
+
+
+@pytest.mark.parametrize(
+    ("round_scores", "match"),
+    [(True, "must be an integer"), (1.5, "must be an integer"), (400, r"\[-308, 308\]")],
+)
+def test_round_scores_is_checked(round_scores, match):
+    # The rule of the Spark engine (issue 22): Dask took True as 1, failed in numpy on 1.5
+    # and turned every score into NaN for 400.
+    df = dd.from_pandas(_data(3), npartitions=2)
+    with pytest.raises(ValueError, match=match):
+        vd.fit(df, "ivap", score_col="s", label_col="y", round_scores=round_scores)
+
+
+def test_round_scores_overflow_is_an_error():
+    pdf = pd.DataFrame({"s": [1e300, 0.5, 0.2, 0.9], "y": [1, 0, 0, 1]})
+    df = dd.from_pandas(pdf, npartitions=2)
+    with pytest.raises(ValueError, match="turns 1 finite score"):
+        vd.fit(df, "ivap", score_col="s", label_col="y", round_scores=10)

@@ -20,7 +20,10 @@ def _partition_pieces(pdf, score_col, label_col, weight_col, by, round_scores):
     """Reduce one pandas partition to ``(pieces, problems)`` (see :mod:`venncal._engine`)."""
     s = pd.to_numeric(pdf[score_col]).to_numpy(dtype=np.float64, na_value=np.nan)
     if round_scores is not None:
-        s = np.round(s, round_scores)
+        with np.errstate(over="ignore", invalid="ignore"):
+            rounded = np.round(s, round_scores)
+        _engine.check_rounding(int((np.isfinite(s) & ~np.isfinite(rounded)).sum()), round_scores)
+        s = rounded
     s = s + 0.0  # -0.0 becomes 0.0
     n = s.shape[0]
     if weight_col is None:
@@ -81,6 +84,7 @@ def reduction(df, score_col, label_col, weight_col, by, round_scores, split_ever
     """Return the tree reduction of the partitions of ``df``: a delayed ``(pieces, problems)``."""
     if not isinstance(split_every, int) or split_every < 2:
         raise ValueError(f"split_every must be an integer >= 2; got {split_every!r}")
+    round_scores = _engine.check_round_scores(round_scores)
     columns = _engine.input_columns(score_col, label_col, weight_col, by)
     _engine.check_columns(columns, df.columns)
     reduce_part = dask.delayed(_partition_pieces, pure=True)

@@ -8,7 +8,6 @@ where :mod:`venncal._engine` checks them and fits by ``fit_summary``.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Hashable
 
 import numpy as np
@@ -23,8 +22,6 @@ from ._docs import fill
 __all__ = ["finite", "fit", "power_of_ten", "round_column", "summarize"]
 
 _INF = float("inf")
-#: The largest ``abs(round_scores)``: numpy's ``10**d`` is infinite beyond.
-MAX_DECIMALS = 308
 
 
 def finite(x: Column) -> Column:
@@ -53,20 +50,6 @@ def power_of_ten(n: int) -> float:
     return p
 
 
-def check_round_scores(round_scores) -> int | None:
-    """Return ``round_scores`` as an int (or None), or raise ``ValueError``."""
-    if round_scores is None:
-        return None
-    if not isinstance(round_scores, numbers.Integral) or isinstance(round_scores, bool):
-        raise ValueError(f"round_scores must be an integer or None; got {round_scores!r}")
-    if abs(int(round_scores)) > MAX_DECIMALS:
-        raise ValueError(
-            f"round_scores must lie in [-{MAX_DECIMALS}, {MAX_DECIMALS}] (numpy's 10**d "
-            f"overflows beyond, and every score would round to NaN or inf); got {round_scores!r}"
-        )
-    return int(round_scores)
-
-
 def round_column(x: Column, decimals: int) -> Column:
     """Return the double column ``x`` rounded as ``numpy.round(x, decimals)``, bit for bit.
 
@@ -83,7 +66,7 @@ def round_column(x: Column, decimals: int) -> Column:
 
 def _grouped(df, score_col, label_col, weight_col, by, round_scores):
     """Return the aggregation: one row per (group, label, score) with weights and problem counts."""
-    decimals = check_round_scores(round_scores)
+    decimals = _engine.check_round_scores(round_scores)
     columns = _engine.input_columns(score_col, label_col, weight_col, by)
     _engine.check_columns(columns, df.columns)
     raw = F.col(score_col).cast("double")
@@ -108,13 +91,8 @@ def _grouped(df, score_col, label_col, weight_col, by, round_scores):
 
 def _check_rounding(table: pd.DataFrame, round_scores) -> None:
     """Raise if rounding turned finite scores into infinite ones (numpy's scaling overflows)."""
-    lost = int(table["lost"].sum()) if "lost" in table.columns else 0
-    if lost:
-        raise ValueError(
-            f"round_scores={round_scores} turns {lost} finite score(s) into inf: numpy's "
-            f"rounding scales by 10**{abs(round_scores)} first, which overflows for scores "
-            "this large; round to fewer decimal places, or not at all"
-        )
+    _engine.check_rounding(int(table["lost"].sum()) if "lost" in table.columns else 0,
+                           round_scores)
 
 
 def _problems(table: pd.DataFrame, by) -> _engine.Problems:

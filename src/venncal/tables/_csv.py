@@ -13,7 +13,7 @@ import re
 
 from ._errors import Param, TableError
 from ._formats import arrow
-from ._stream import NativeInput, Stream, native_input, open_bytes
+from ._stream import NativeInput, Stream, native_buffer, native_input, open_bytes
 from ._table import Batch, Retype, Table
 
 __all__ = ["CsvTable"]
@@ -61,7 +61,7 @@ class CsvTable(Table):
             for end in ends:
                 try:
                     reader = pa.csv.open_csv(  # a native buffer: see venncal.tables._stream
-                        pa.BufferReader(head[:end].removesuffix(b"\n") + b"\n"),
+                        pa.BufferReader(native_buffer(head[:end].removesuffix(b"\n") + b"\n")),
                         read_options=pa.csv.ReadOptions(use_threads=False),
                         parse_options=self._parse_options(),
                     )

@@ -11,7 +11,7 @@ from ._csv import CsvTable
 from ._errors import TableError
 from ._formats import arrow, csv_separator
 from ._labels import typed_labels
-from ._stream import open_bytes
+from ._stream import native_buffer, open_bytes
 from ._table import Batch, Table
 
 __all__ = ["ParquetTable", "open_table", "read_columns"]
@@ -29,7 +29,9 @@ class ParquetTable(Table):
         pa = arrow()
         self.source = "<stdin>" if path == "-" else path
         try:
-            self._file = pa.parquet.ParquetFile(path if data is None else pa.BufferReader(data))
+            self._file = pa.parquet.ParquetFile(
+                path if data is None else pa.BufferReader(native_buffer(data))
+            )
         except (pa.ArrowException, OSError) as exc:
             raise self._fail(f"not a readable Parquet file: {exc}") from None
         self.schema = self._file.schema_arrow

@@ -6,8 +6,10 @@ reference drops there after the interpreter has begun to exit, Arrow needs
 the GIL to release it, the thread is ended inside a C++ destructor and the
 process aborts ("terminate called without an active exception", exit 134).
 So a file is handed to the readers as a native Arrow stream, opened again
-by Arrow (:func:`native_input`), and the Python :class:`Stream` serves only
-to look at its first bytes (the format, the compression, the header line).
+by Arrow (:func:`native_input`), bytes in memory are copied into Arrow's
+memory first (:func:`native_buffer`: ``pa.BufferReader(bytes)`` keeps the
+bytes object), and the Python :class:`Stream` serves only to look at a
+file's first bytes (the format, the compression, the header line).
 Stdin cannot be opened again (and Arrow's files need to seek), so its
 readers get a Python stream whose release :meth:`NativeInput.close` waits
 for before the table is closed: no Arrow thread holds it afterwards.
@@ -24,7 +26,7 @@ import weakref
 from ._errors import TableError
 from ._formats import PARQUET_SUFFIXES, arrow
 
-__all__ = ["Stream", "open_bytes"]
+__all__ = ["NativeInput", "Stream", "native_buffer", "native_input", "open_bytes"]
 
 _PARQUET_MAGIC = b"PAR1"
 _COMPRESSION_MAGIC = ((b"\x1f\x8b", "gzip"), (b"BZh", "bz2"), (b"\x28\xb5\x2f\xfd", "zstd"))
@@ -139,6 +141,19 @@ class NativeInput:
         self._handoff.stop = True  # a read still in flight ends at once
         self.stream = self._handoff = None
         self._released.wait(self.RELEASE_WAIT)  # releases the GIL for Arrow's threads
+
+
+def native_buffer(data: bytes):
+    """Return ``data`` copied into memory of Arrow's own (no Python object behind it).
+
+    ``pa.BufferReader(bytes)`` and ``pa.py_buffer`` keep the Python object,
+    which Arrow's threads must not hold (see the module notes).
+    """
+    buffer = arrow().allocate_buffer(len(data))
+    view = memoryview(buffer).cast("B")
+    view[:] = data
+    view.release()
+    return buffer
 
 
 def native_input(path: str, codec: str | None, source: Stream) -> NativeInput:
