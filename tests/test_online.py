@@ -364,3 +364,52 @@ def test_user_guide_examples_run():
     result = doctest.testfile(str(guide), module_relative=False, optionflags=flags)
     assert result.attempted > 0
     assert result.failed == 0
+
+
+# ------------------------------------------------- issue 22: edges of floating point
+
+ISSUE_P, ISSUE_Y = [0.3, 1e-310, 0.4, 0.6], [1, 1, 0, 1]
+
+
+@pytest.mark.parametrize("make", [JumperMartingale, JumperPredictor, MeanJumper])
+@pytest.mark.parametrize("name", ["quadratic", "cubic", "cox", "cox2"])
+def test_subnormal_forecast_keeps_the_jumper_finite(make, name):
+    # Issue 22 item 1: 1/q overflowed at q = 1e-310; every later p' was NaN and
+    # log10 S -inf (quadratic) or NaN (cubic), without an error.
+    from venncal.online.families import named
+
+    fam = named(name)
+    res = make(fam).run(ISSUE_P, ISSUE_Y)
+    assert np.isfinite(res.log10_martingale).all()
+    assert np.isfinite(res.protected_proba).all()
+    rates = (1.0, 0.1, 0.01, 0.001) if make is MeanJumper else (0.01,)
+    table = ref.family_values(fam.kind, fam.params.tolist(), ISSUE_P)
+    y = np.array(ISSUE_Y) == 1
+    exact = ref.mean_jumper_martingale(ISSUE_P, y, table, rates)
+    assert_allclose(res.log10_martingale, [ref.log10_of(s) for s in exact], rtol=1e-13,
+                    atol=1e-13)
+    live = make(fam)  # and step by step
+    for p, y_ in zip(ISSUE_P, ISSUE_Y, strict=True):
+        live.learn_one(p, y_)
+    assert live.log10_value == res.log10_final
+
+
+def test_forecast_next_to_1_is_exact():
+    # Issue 22: one step at p = 1 - 2**-53, y = 0 gave S = 1.2; it is 1 (the
+    # quadratic family's ratios 1 - eps p average to 1 over a symmetric E).
+    mart = JumperMartingale()
+    mart.learn_one(1 - 2**-53, 0)
+    assert abs(mart.log10_value) < 1e-16
+    assert mart.value == pytest.approx(1, abs=1e-15)
+
+
+def test_label_of_probability_zero_under_every_function_kills_s_for_ever():
+    # p = 0 with the negative label is allowed (B_p(0) = 1); if every function
+    # gives that label probability 0 (cox with beta < 0 maps 0 to 1), S = 0 and
+    # stays 0: Algorithm 1 keeps C = 0.  Not an error, and no NaN.
+    mart = JumperPredictor(cox([-1.0, -2.0]), jump_rate=0.5)
+    res = mart.run([0.0, 0.3, 0.6], [0, 1, 0])
+    assert (res.log10_martingale == -np.inf).all()
+    assert np.isfinite(res.protected_proba).all()
+    assert mart.value == 0
+    assert mart.alarm(0.5) is None

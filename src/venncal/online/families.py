@@ -14,6 +14,17 @@ different times, turns the base forecasts ``p`` into better forecasts
 
 and :func:`family` for any finite list of the user's own vectorised functions.
 
+Besides the values ``f(p)`` (the forecasts), a family gives the Jumper the
+likelihood ratios ``B_{f(p)}(y) / B_p(y)`` of Algorithm 1 line 5
+(:meth:`CalibratingFamily.likelihood_ratios`, computed by
+:func:`venncal._kernels.jumper.family_ratios`), in forms that are exact at
+the edges of floating point: ``f(p) / p = 1 + eps q`` for the quadratic
+family, never ``f(p)`` divided by a subnormal ``p``; the complement
+``q = 1 - p`` (exact for ``p >= 1/2``) as an input of its own, so that
+``p = 1 - 2**-53`` keeps its 53 bits; Cox's families in log-odds, through
+``log1p``.  A user's functions are known only by their values, which are then
+taken as exact.
+
 Every family is checked when it is made: each function is evaluated on the
 grid ``0, 0.001, ..., 1`` (1001 points) and must return finite values in
 ``[0, 1]`` there.  A grid cannot see between its points, so the Jumper
@@ -28,6 +39,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from scipy.special import expit, logit
+
+from .._kernels.jumper import FAMILY_KINDS, family_ratios, value_ratios
 
 __all__ = ["NAMED", "CalibratingFamily", "cox", "cox2", "cubic", "family", "named", "quadratic"]
 
@@ -117,6 +130,59 @@ class CalibratingFamily:
             )
         return out
 
+    def likelihood_ratios(self, p: np.ndarray, y: np.ndarray,
+                          table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Return ``(t, ls)``: the likelihood ratios of the family's forecasts, scaled.
+
+        ``t[k, i] * exp(ls[i]) = B_{f_k(p_i)}(y_i) / B_{p_i}(y_i)`` (Algorithm 1
+        line 5 of paper 002), with ``t`` in ``[0, 1]`` and ``max_k t[k, i] = 1``
+        (``t`` all 0 and ``ls[i] = -inf`` when every function gives the label
+        probability 0).  Exact up to a few roundings for every ``p`` in
+        ``[0, 1]``, subnormal or within ``2**-53`` of 1; a user's functions are
+        taken at their float values.
+
+        Parameters
+        ----------
+        p : ndarray of float64 of shape (n,)
+            Base probabilities, with ``B_{p_i}(y_i) > 0`` (no ``p = 0`` with a
+            positive label, no ``p = 1`` with a negative one).
+        y : ndarray of bool of shape (n,)
+            True for the positive label.
+        table : ndarray of float64 of shape (K, n)
+            ``self.table(p)``.
+
+        Examples
+        --------
+        At ``p = 1e-310`` and a positive label the ratios are ``f(p)/p = 1 + eps (1 - p)``:
+
+        >>> import numpy as np
+        >>> fam = quadratic([-0.5, 0.5])
+        >>> p, y = np.array([1e-310]), np.array([True])
+        >>> t, ls = fam.likelihood_ratios(p, y, fam.table(p))
+        >>> t[:, 0] * np.exp(ls)
+        array([0.5, 1.5])
+        """
+        p = np.ascontiguousarray(p, dtype=np.float64)
+        y = np.ascontiguousarray(y, dtype=np.bool_)
+        table = np.ascontiguousarray(table, dtype=np.float64)
+        t = np.empty(table.shape)
+        ls = np.empty(p.shape[0])
+        if self.kind == "custom":
+            value_ratios(p, y, table, t, ls)
+        else:
+            family_ratios(FAMILY_KINDS[self.kind], self._kernel_params(), p, y, table, t, ls)
+        return t, ls
+
+    def _kernel_params(self) -> np.ndarray:
+        """The parameters as :func:`~venncal._kernels.jumper.family_ratios` takes them."""
+        if self.kind != "cox":
+            return self.params
+        cached = self.__dict__.get("_cox2_params")  # cox(beta) is cox2(0, beta)
+        if cached is None:
+            cached = np.column_stack([np.zeros(len(self)), self.params[:, 0]])
+            self._cox2_params = cached
+        return cached
+
 
 def _check_on_grid(label: str, values: np.ndarray) -> None:
     if values.shape != _GRID.shape:
@@ -166,6 +232,7 @@ def _cox(theta: np.ndarray, p: np.ndarray) -> np.ndarray:
 
 
 _EVALUATORS = {"quadratic": _quadratic, "cubic": _cubic, "cox": _cox, "cox2": _cox2}
+
 
 
 def _params(values, width: int, name: str, low=-np.inf, high=np.inf) -> np.ndarray:

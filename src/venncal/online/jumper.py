@@ -20,7 +20,20 @@ rate) of its capital between the functions at every step:
 All three share one engine (:mod:`venncal._kernels.jumper`): ``learn_one``,
 ``learn_many`` and ``run`` advance the same state by the same arithmetic, so
 any split of a stream gives bit-for-bit the same values.  ``S`` is held as its
-logarithm and is exact far beyond ``10^308``.
+logarithm and is exact far beyond ``10^308``, and every base forecast in
+``[0, 1]`` is exact: a subnormal ``p`` (``1e-310``, ``5e-324``), ``p`` within
+``2**-53`` of 1, ``p = 0`` or ``1`` (see below), for every family.
+
+Forecasts of 0 and 1.  Algorithm 1 line 5 divides by ``B_{p_n}(y_n)``, the
+base probability of the label that came.  When it is 0 (``p = 0`` and a
+positive label, or ``p = 1`` and a negative one) the step is undefined (the
+base model's log loss is infinite, and ``S_n`` would be ``x / 0``): it is an
+error naming the step, raised before the object changes.  Otherwise the step
+is defined: ``p = 0`` with a negative label (or ``p = 1`` with a positive one)
+has ``B_p(y) = 1``, and if every function of the family gives the label
+probability 0 then ``S_n = 0`` (``log10 S = -inf``) and it stays 0 for ever, as
+Algorithm 1 keeps ``C = 0``.  Algorithm 2 would then divide 0 by 0; the
+predictor goes on with the capital's distribution from before that step.
 
 Labels may be any two values: ``classes=[negative, positive]`` names them, in
 that order; otherwise they are taken from the first labels seen (0/1 or
@@ -39,7 +52,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._kernels.jumper import jumper_predict, jumper_run
+from .._kernels.jumper import jumper_advance, jumper_predict
 from .._validation import NONE, Check, Interval, check_labels, check_probabilities, validate_params
 from ._state import AlarmRecords, JumperResult, alarm_level
 from .families import CalibratingFamily, quadratic
@@ -166,8 +179,8 @@ class _Jumper:
             raise ValueError(
                 f"p[{i}] = {p[i]:g} (step {self.n_seen_ + i + 1} of the stream) gave probability "
                 f"0 to its label {np.asarray(y)[i].item()!r}: its log loss is infinite and the "
-                f"martingale is undefined. Keep base forecasts away from 0 and 1, e.g. with "
-                f"clip=(0.1, 0.9) (paper 002, section 5)"
+                f"martingale is undefined (Algorithm 1 would divide by 0). Keep base forecasts "
+                f"away from 0 and 1, e.g. with clip=(0.1, 0.9) (paper 002, section 5)"
             )
         return p, y01, classes
 
@@ -182,8 +195,7 @@ class _Jumper:
         w, hi, lo = self.weights_.copy(), self._log_cap.copy(), self._log_err.copy()
         for a in range(0, n, _BLOCK):
             b = min(n, a + _BLOCK)
-            table = self.family_.table(p[a:b])
-            jumper_run(p[a:b], y01[a:b], table, self._rates, w, hi, lo, log10[a:b], proba[a:b])
+            self._kernel(p[a:b], y01[a:b], w, hi, lo, log10[a:b], proba[a:b])
         result = JumperResult(log10, proba, start=self.n_seen_)
         self.weights_, self._log_cap, self._log_err = w, hi, lo
         self.classes_ = classes
@@ -191,6 +203,12 @@ class _Jumper:
         self.n_seen_ += n
         self._log10 = float(log10[-1])
         return result
+
+    def _kernel(self, p, y01, w, hi, lo, out_log10, out_proba) -> None:
+        """Evaluate the family on ``p`` and run the kernel on the state ``(w, hi, lo)``."""
+        table = self.family_.table(p)
+        t, ls = self.family_.likelihood_ratios(p, y01, table)
+        jumper_advance(table, t, ls, self._rates, w, hi, lo, out_log10, out_proba)
 
     def run(self, p, y) -> JumperResult:
         """Process a recorded stream, in order, in compiled code; return its trajectory.
@@ -226,10 +244,9 @@ class _Jumper:
             self._advance(*self._inputs([p], [y]))
             return
         # The kernel on arrays of length 1, in place: the same arithmetic as run.
-        table = self.family_.table(step[0])
         log10 = np.empty(1)
-        jumper_run(step[0], step[1], table, self._rates, self.weights_, self._log_cap,
-                   self._log_err, log10, np.empty(1))
+        self._kernel(step[0], step[1], self.weights_, self._log_cap, self._log_err, log10,
+                     np.empty(1))
         self.n_seen_ += 1
         self._log10 = float(log10[0])
         if self._log10 > self._records.top:
