@@ -53,7 +53,7 @@ def test_run_equals_learn_one_and_learn_many_bit_for_bit(make):
     one = make()
     proba = []
     for pi, yi in zip(p, y, strict=True):
-        proba.append(one.predict_proba_many([pi])[0])
+        proba.append(one.predict_proba_many([pi])[0, 1])
         one.learn_one(pi, yi)
     assert_array_equal(proba, whole.protected_proba)
     assert one.log10_value == whole.log10_final
@@ -105,9 +105,9 @@ def test_predict_proba_many_is_the_next_steps_forecast():
     mj = MeanJumper()
     mj.run(p[:299], y[:299])
     grid = np.linspace(0, 1, 11)
-    many = mj.predict_proba_many(grid)
+    many = mj.predict_proba_many(grid)[:, 1]
     assert_array_equal(many, [mj.predict_proba_one(g)[1] for g in grid])
-    assert mj.predict_proba_many([p[299]])[0] == MeanJumper().run(p, y).protected_proba[-1]
+    assert mj.predict_proba_many([p[299]])[0, 1] == MeanJumper().run(p, y).protected_proba[-1]
 
 
 # ------------------------------------------------------- against the paper's text
@@ -413,3 +413,23 @@ def test_label_of_probability_zero_under_every_function_kills_s_for_ever():
     assert np.isfinite(res.protected_proba).all()
     assert mart.value == 0
     assert mart.alarm(0.5) is None
+
+
+def test_sample_weight_is_zero_or_one():
+    mart = JumperMartingale()
+    mart.learn_many([0.2, 0.9, 0.4], [1, 1, 0], sample_weight=[1, 0, 1])
+    same = JumperMartingale()
+    same.learn_many([0.2, 0.4], [1, 0])
+    assert (mart.n_seen_, mart.log10_value) == (2, same.log10_value)
+    # A dropped row cannot make a step undefined, and is not counted in the steps.
+    mart.learn_many([1.0, 0.5, 0.0], [0, 1, 1], sample_weight=[0, 1, 0])
+    with pytest.raises(ValueError, match=r"p\[2\] = 0 \(step 5 of the stream\)"):
+        mart.learn_many([1.0, 0.5, 0.0], [0, 1, 1], sample_weight=[0, 1, 1])
+    mart.learn_one(0.3, 1, sample_weight=0)
+    assert mart.n_seen_ == 3
+    for bad in (0.5, 2, 1e-310, 2**53):
+        with pytest.raises(ValueError, match="sample_weight must be 0 .* or 1"):
+            mart.learn_one(0.3, 1, sample_weight=bad)
+    with pytest.raises(ValueError, match="sample_weight has length 1"):
+        mart.learn_many([0.3, 0.4], [1, 1], sample_weight=[1])
+    assert mart.n_seen_ == 3
