@@ -433,3 +433,16 @@ def test_sample_weight_is_zero_or_one():
     with pytest.raises(ValueError, match="sample_weight has length 1"):
         mart.learn_many([0.3, 0.4], [1, 1], sample_weight=[1])
     assert mart.n_seen_ == 3
+
+
+def test_cubic_family_values_stay_in_0_1():
+    # The expanded polynomial rounded f(1) to 1 + 2**-52 for these parameters (and
+    # for about one (a, b) in three), so the family's own check refused to build it
+    # (found by tests/test_fuzz_jumper.py).
+    fam = cubic([(-0.9189785776231307, 0.7320061956565608), (0.9321241615681404, 0.5622318422)])
+    t = fam.table([0.0, 1e-310, 0.5, 1 - 2**-53, 1.0])
+    assert (t[:, 0] == 0.0).all() and (t[:, -1] == 1.0).all()
+    assert ((t >= 0) & (t <= 1)).all()
+    mart = JumperMartingale(fam)
+    mart.run([1.0, 0.7], [1, 0])
+    assert np.isfinite(mart.log10_value)

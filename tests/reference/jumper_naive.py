@@ -13,8 +13,13 @@ can be ``10^1000`` or ``10^-1000`` without overflow, and a base forecast can be
   about ``1e-60`` per operation; the exponent range is about ``10^±999999``).
 
 Floats are converted exactly (``Fraction(float)`` and ``Decimal(float)`` are
-exact).  Labels are True/1 for the positive class (the paper's label 1).  Where
-the paper's definitions are undefined the twins are too: Algorithm 1 divides by
+exact).  A Decimal probability close to 1 would lose its complement to the
+subtraction ``1 - f`` (``1 - 5e-324`` is 1 at 60 digits), so Cox's values and
+Algorithm 2's forecasts carry theirs, computed without a subtraction
+(:class:`Complemented`: ``1 - x`` is then the complement).
+
+Labels are True/1 for the positive class (the paper's label 1).  Where the
+paper's definitions are undefined the twins are too: Algorithm 1 divides by
 ``B_{p_n}(y_n)`` and raises ``ZeroDivisionError`` (a ``decimal.DivisionByZero``
 or ``InvalidOperation`` in Decimal, all ``ArithmeticError``) when the base
 forecast gave the label probability 0; Algorithm 2's list of forecasts ends
@@ -29,6 +34,7 @@ from decimal import Decimal, localcontext
 from fractions import Fraction
 
 __all__ = [
+    "Complemented",
     "family_values",
     "jumper_martingale",
     "jumper_predictor",
@@ -39,6 +45,23 @@ __all__ = [
 ]
 
 PREC = 60
+
+
+class Complemented(Decimal):
+    """A Decimal probability ``f`` whose complement ``1 - f`` is known without subtracting."""
+
+    def __new__(cls, value, complement):
+        obj = super().__new__(cls, value)
+        obj.complement = complement
+        return obj
+
+    def __rsub__(self, other, context=None):
+        if other == 1:
+            return self.complement
+        return Decimal(self).__rsub__(other, context)
+
+    def __reduce__(self):
+        return (type(self), (str(self), self.complement))
 
 
 def _exact_kind(table) -> str:
@@ -77,21 +100,25 @@ def log10_of(x) -> float:
 # -- the families, evaluated exactly ----------------------------------------------------
 
 
-def _cox2_value(alpha: float, beta: float, p: float) -> Decimal:
+def _cox2_value(alpha: float, beta: float, p: float) -> Complemented:
     """``p^beta e^alpha / (p^beta e^alpha + (1 - p)^beta)`` (eq. (5)) at PREC digits.
 
-    At ``p = 0`` and ``p = 1`` the value is the limit (``0^0 = 1``): 0 or 1 as
-    ``beta`` is positive or negative, ``e^alpha / (e^alpha + 1)`` for ``beta = 0``.
+    Its complement is ``(1 - p)^beta / (p^beta e^alpha + (1 - p)^beta)``, with
+    ``1 - p`` exact.  At ``p = 0`` and ``p = 1`` the value is the limit
+    (``0^0 = 1``): 0 or 1 as ``beta`` is positive or negative,
+    ``e^alpha / (e^alpha + 1)`` for ``beta = 0``.
     """
-    a, b, x = Decimal(alpha), Decimal(beta), Decimal(p)
+    a, b, x = Decimal(alpha), Decimal(beta), Fraction(p)
     ea = a.exp()
     if b == 0:
-        return ea / (ea + 1)
+        return Complemented(ea / (ea + 1), 1 / (ea + 1))
     if x in (0, 1):
-        return Decimal(int((x == 1) == (b > 0)))
-    pb = (b * x.ln()).exp()
-    qb = (b * (1 - x).ln()).exp()
-    return pb * ea / (pb * ea + qb)
+        one = int((x == 1) == (b > 0))
+        return Complemented(Decimal(one), Decimal(1 - one))
+    lp = Decimal(x.numerator).ln() - Decimal(x.denominator).ln()
+    lq = Decimal((1 - x).numerator).ln() - Decimal((1 - x).denominator).ln()
+    pb, qb = (b * lp).exp(), (b * lq).exp()
+    return Complemented(pb * ea / (pb * ea + qb), qb / (pb * ea + qb))
 
 
 def family_values(kind: str, params, p, funcs=None) -> list[list]:
@@ -169,7 +196,11 @@ def jumper_predictor(p, y, table, J) -> list:
             C_eps = [c / C for c in C_eps]  # line 4
             C_eps = [(1 - J) * c + J / K for c in C_eps]  # line 5
             f = [_num(table[k][n], kind) for k in range(K)]
-            out.append(sum(fk * c for fk, c in zip(f, C_eps, strict=True)))  # line 6
+            forecast = sum(fk * c for fk, c in zip(f, C_eps, strict=True))  # line 6
+            if kind == "decimal":  # with 1 - p' = sum (1 - f) C, as C sums to 1
+                forecast = Complemented(forecast, sum((1 - fk) * c
+                                                      for fk, c in zip(f, C_eps, strict=True)))
+            out.append(forecast)
             C_eps = [c * _bernoulli(fk, y[n]) for fk, c in zip(f, C_eps, strict=True)]  # line 7
         return out
 

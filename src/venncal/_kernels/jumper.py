@@ -73,7 +73,7 @@ from ._jit import jit
 from .dd import two_sum_jit
 
 __all__ = ["FAMILY_KINDS", "family_ratios", "jumper_advance", "jumper_predict", "jumper_run",
-           "value_ratios"]
+           "polynomial_values", "value_ratios"]
 
 _LN10 = math.log(10.0)
 # 1 / g is formed only above this (far from overflow); below it, divisions.
@@ -198,38 +198,52 @@ def _log_expit(z):
 
 
 @jit
-def _polynomial_column(kind, params, p, yi, t, i):
-    """Column ``i`` of the quadratic (kind 0) or cubic (1) family's likelihood ratios.
+def _polynomial_ratio(kind, params, k, p, q, positive):
+    """Likelihood ratio of function ``k`` of the quadratic (kind 0) or cubic (1) family.
 
-    ``rho = f/p`` (label 1) or ``(1 - f)/q`` (label 0), ``q = 1 - p``: a
+    ``rho = f/p`` (``positive``) or ``(1 - f)/q``, with ``q = 1 - p``: a
     polynomial in ``p`` and ``q`` written as a sum of non-negative terms
     wherever it can vanish, so that it keeps its relative precision (no
     cancellation, no division by ``p`` or ``q``).  Values lie in ``[0, 2]``;
     the only ones in the subnormal range are exact multiples of ``p``.
     """
-    q = 1.0 - p  # exact for p >= 1/2 (Sterbenz); relative error 2**-53 below
-    for k in range(params.shape[0]):
-        if kind == 0:
-            # f/p = 1 + eps q = (1 + eps) - eps p: terms >= 0 for eps <= 0, and
-            # >= 1 for eps > 0 (eps = -1 gives p itself); (1 - f)/q likewise.
-            eps = params[k, 0]
-            t[k, i] = (1.0 + eps) - eps * p if yi else (1.0 - eps) + eps * q
-        else:
-            # f = p - a p q (p - b): f/p = 1 - a q (p - b), (1 - f)/q = 1 + a p (p - b).
-            # For a <= 0, f/p = (1 - u) + u (1 - b) + u p (q + b) with u = -a, terms
-            # >= 0 (it is p (2 - p) at a = -1, b = 1); for a > 0 it is >= 3/4.  For
-            # a < 0, (1 - f)/q = (1 - u) + u b p + u q (1 + p); for a >= 0, >= 3/4.
-            a, b = params[k, 0], params[k, 1]
-            u = abs(a)
-            if yi:
-                if a <= 0.0:
-                    t[k, i] = ((1.0 - u) + u * (1.0 - b)) + u * (p * (q + b))
-                else:
-                    t[k, i] = 1.0 - a * (q * (p - b))
-            elif a < 0.0:
-                t[k, i] = ((1.0 - u) + u * (b * p)) + u * (q * (1.0 + p))
+    if kind == 0:
+        # f/p = 1 + eps q = (1 + eps) - eps p: terms >= 0 for eps <= 0, and >= 1
+        # for eps > 0 (eps = -1 gives p itself); (1 - f)/q = (1 - eps) + eps q.
+        eps = params[k, 0]
+        return (1.0 + eps) - eps * p if positive else (1.0 - eps) + eps * q
+    # f = p - a p q (p - b): f/p = 1 - a q (p - b), (1 - f)/q = 1 + a p (p - b).
+    # For a <= 0, f/p = (1 - u) + u (1 - b) + u p (q + b) with u = -a, terms >= 0
+    # (it is p (2 - p) at a = -1, b = 1); for a > 0 it is >= 3/4.  For a < 0,
+    # (1 - f)/q = (1 - u) + u b p + u q (1 + p), terms >= 0; for a >= 0, >= 3/4.
+    a, b = params[k, 0], params[k, 1]
+    u = abs(a)
+    if positive:
+        if a <= 0.0:
+            return ((1.0 - u) + u * (1.0 - b)) + u * (p * (q + b))
+        return 1.0 - a * (q * (p - b))
+    if a < 0.0:
+        return ((1.0 - u) + u * (b * p)) + u * (q * (1.0 + p))
+    return 1.0 + a * (p * (p - b))
+
+
+@jit
+def polynomial_values(kind, params, p, out):
+    """Fill ``out[k, i] = f_k(p_i)`` for the quadratic (kind 0) or cubic (1) family.
+
+    ``f = p * (f/p)`` for ``p <= 1/2`` and ``1 - q * ((1 - f)/q)`` above, from
+    the ratios of :func:`_polynomial_ratio`: relative precision near 0, exactly
+    0 at ``p = 0`` and 1 at ``p = 1``, and always in ``[0, 1]`` (the expanded
+    polynomial rounds ``f(1)`` to ``1 + 2**-52`` for some ``(a, b)``).
+    """
+    for i in range(p.shape[0]):
+        pi = p[i]
+        q = 1.0 - pi
+        for k in range(params.shape[0]):
+            if pi <= 0.5:
+                out[k, i] = pi * _polynomial_ratio(kind, params, k, pi, q, True)
             else:
-                t[k, i] = 1.0 + a * (p * (p - b))
+                out[k, i] = 1.0 - q * _polynomial_ratio(kind, params, k, pi, q, False)
 
 
 @jit
@@ -300,7 +314,9 @@ def family_ratios(kind, params, p, y, table, t, ls):
         elif kind == 2:
             _cox2_column(params, pi, y[i], t, ls, i)
         else:
-            _polynomial_column(kind, params, pi, y[i], t, i)
+            q = 1.0 - pi  # exact for p >= 1/2 (Sterbenz); relative error 2**-53 below
+            for k in range(params.shape[0]):
+                t[k, i] = _polynomial_ratio(kind, params, k, pi, q, y[i])
             _normalise_column(t, i, ls)
 
 

@@ -40,7 +40,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from scipy.special import expit, logit
 
-from .._kernels.jumper import FAMILY_KINDS, family_ratios, value_ratios
+from .._kernels.jumper import FAMILY_KINDS, family_ratios, polynomial_values, value_ratios
 
 __all__ = ["NAMED", "CalibratingFamily", "cox", "cox2", "cubic", "family", "named", "quadratic"]
 
@@ -115,8 +115,9 @@ class CalibratingFamily:
             the function and the first such index.
         """
         p = np.ascontiguousarray(p, dtype=np.float64)
-        if self.kind == "quadratic":
-            out = _quadratic_table(self.params[:, 0], p)
+        if self.kind in ("quadratic", "cubic"):
+            out = np.empty((len(self), p.shape[0]))
+            polynomial_values(FAMILY_KINDS[self.kind], self.params, p, out)
         else:
             out = np.empty((len(self), p.shape[0]))
             for k in range(len(self)):
@@ -199,24 +200,16 @@ def _check_on_grid(label: str, values: np.ndarray) -> None:
         )
 
 
-def _quadratic(theta: np.ndarray, p: np.ndarray) -> np.ndarray:
-    return _quadratic_table(theta, p)[0]
+def _polynomial(kind: str):
+    """The evaluator of one function of a polynomial family (the kernel on one row)."""
 
+    def evaluate(theta: np.ndarray, p: np.ndarray) -> np.ndarray:
+        out = np.empty((1, p.shape[0]))
+        polynomial_values(FAMILY_KINDS[kind], np.ascontiguousarray(theta[None, :]),
+                          np.ascontiguousarray(p, dtype=np.float64), out)
+        return out[0]
 
-def _quadratic_table(eps: np.ndarray, p: np.ndarray) -> np.ndarray:
-    # p + eps p (1 - p) as (1 + eps) p - eps p^2: no cancellation on [0, 1]
-    # (for eps = -1 the literal form computes p^2 as p - p(1 - p), losing all
-    # relative precision as p -> 0; this form is exact there up to 2 roundings).
-    out = np.multiply((1.0 + eps)[:, None], p)
-    out -= eps[:, None] * (p * p)
-    return out
-
-
-def _cubic(theta: np.ndarray, p: np.ndarray) -> np.ndarray:
-    # p + a p (p - b)(p - 1) expanded in powers of p, so that small p keeps
-    # its relative precision even when 1 + ab = 0 (f ~ 2 p^2 for a=-1, b=1).
-    a, b = theta
-    return p * ((1.0 + a * b) + p * (a * p - a * (1.0 + b)))
+    return evaluate
 
 
 def _cox2(theta: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -231,7 +224,8 @@ def _cox(theta: np.ndarray, p: np.ndarray) -> np.ndarray:
     return _cox2(np.array([0.0, theta[0]]), p)
 
 
-_EVALUATORS = {"quadratic": _quadratic, "cubic": _cubic, "cox": _cox, "cox2": _cox2}
+_EVALUATORS = {"quadratic": _polynomial("quadratic"), "cubic": _polynomial("cubic"),
+               "cox": _cox, "cox2": _cox2}
 
 
 
