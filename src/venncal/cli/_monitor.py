@@ -237,19 +237,37 @@ def _scores(y01: np.ndarray, p: np.ndarray) -> dict[str, float | None]:
 def summary(args, model, positive, p, y01, log10, proba) -> dict:
     """Return the numbers ``venncal monitor`` prints, as a JSON-ready dict."""
     alarm = model.alarm(args.alpha)
+    final = float(log10[-1])
+    protected = _scores(y01, proba)
+    # The Jumper's identity: the protected forecasts' log loss is the base's minus log10 S
+    # (exact where -log10 p' is not: p' can be subnormal).  S = 0 (log10 S = -inf) only
+    # with a family that gave the label probability 0: then the protected loss is infinite.
+    base = _scores(y01, p)
+    protected["log10_loss"] = base["log10_loss"] - final
     return {
         "rows": int(p.shape[0]),
         "positive_label": positive,  # binary_labels returns a plain Python value
         "family": args.family,
         "jump_rates": list(model.jump_rates) if args.mean else [args.jump_rate],
         "clip": None if args.clip is None else [args.clip, 1.0 - args.clip],
-        "final_log10_S": float(log10[-1]),
+        "final_log10_S": final,
         "max_log10_S": float(log10.max()),
         "alpha": args.alpha,
         "alarm": alarm,
-        "base": _scores(y01, p),
-        "protected": _scores(y01, proba),
+        "base": base,
+        "protected": protected,
     }
+
+
+def _json_ready(value):
+    """Return ``value`` with non-finite floats as None (``null``): JSON has no infinity."""
+    if isinstance(value, dict):
+        return {k: _json_ready(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_ready(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
 
 
 def _text(s: dict) -> str:
@@ -338,7 +356,7 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         _plot(args.plot, s, y01, p, proba, log10)
         report.info(f"plot written to {args.plot}")
-    result = json.dumps(s, indent=2) if args.json else _text(s)
+    result = json.dumps(_json_ready(s), indent=2, allow_nan=False) if args.json else _text(s)
     if args.output == "-":  # stdout carries the per-step table; the summary goes to stderr
         report.info(result)
     else:
