@@ -142,7 +142,7 @@ def test_docstring_examples_run_with_matplotlib():
 
 
 def test_figures_use_the_agg_canvas_without_pyplot(data):
-    # The fast check: every figure comes from plotting._figure (object API, Agg canvas),
+    # The fast check: every figure comes from plotting.figure (object API, Agg canvas),
     # so no pyplot figure manager is created and nothing needs plt.close.
     y, p, _ = data
     before = plt.get_fignums()

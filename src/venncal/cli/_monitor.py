@@ -305,11 +305,11 @@ def _write_steps(path: str, sep: str | None, p, y01, proba, log10) -> None:
     write_table(path, steps, sep=sep)
 
 
-def _plot(path: str, s: dict, y01, p, proba, log10) -> None:
+def _plot(path: str, title: str, s: dict, y01, p, proba, log10) -> None:
     try:
-        from ..plotting import _figure, roc_curve
+        from ..plotting import figure, roc_curve
 
-        fig = _figure((10.5, 4.2))
+        fig = figure((10.5, 4.4))
     except ImportError:
         raise CLIError('--plot needs matplotlib: pip install "venncal[plot]"') from None
     left, right = fig.subplots(1, 2)
@@ -321,6 +321,8 @@ def _plot(path: str, s: dict, y01, p, proba, log10) -> None:
         lw=0.8,
         label=f"alarm level 1/{s['alpha']:g}",
     )
+    if s["alarm"] is not None:
+        left.axvline(s["alarm"], color="C3", lw=0.9, label=f"alarm at step {s['alarm']:,}")
     left.set_xlabel("step n")
     left.set_ylabel("log10 S_n")
     left.set_title("Jumper test martingale", fontsize=10)
@@ -328,6 +330,7 @@ def _plot(path: str, s: dict, y01, p, proba, log10) -> None:
     if s["base"]["auc"] is not None:
         roc_curve(y01, {"base": p, "protected": proba}, ax=right)
     right.set_title("ROC curves", fontsize=10)
+    fig.suptitle(title, fontsize=10)
     from ..tables import atomic_output
 
     try:
@@ -346,7 +349,7 @@ def run(args: argparse.Namespace) -> int:
         args.force,
     )
     report = Reporter.from_args(args)
-    _source, p, y01, positive = _read(args, report)
+    source, p, y01, positive = _read(args, report)
     model = _model(args)
     log10, proba = _protect(model, p, y01, report)
     s = summary(args, model, positive, p, y01, log10, proba)
@@ -354,7 +357,8 @@ def run(args: argparse.Namespace) -> int:
         _write_steps(args.output, args.sep, p, y01, proba, log10)
         report.info(f"per-step values written to {args.output}")
     if args.plot:
-        _plot(args.plot, s, y01, p, proba, log10)
+        title = f"{source}: column {args.prob_col!r}, positive class {positive!r}"
+        _plot(args.plot, title, s, y01, p, proba, log10)
         report.info(f"plot written to {args.plot}")
     result = json.dumps(_json_ready(s), indent=2, allow_nan=False) if args.json else _text(s)
     if args.output == "-":  # stdout carries the per-step table; the summary goes to stderr

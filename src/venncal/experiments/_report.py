@@ -261,10 +261,10 @@ def new_figure(ncols: int, figsize: tuple[float, float]) -> tuple[Any, Any] | No
     The figure comes from venncal's one headless figure helper (Agg canvas,
     object API, nothing registered with pyplot, nothing to close).
     """
-    from ..plotting import _figure
+    from ..plotting import figure
 
     try:
-        fig = _figure(figsize, layout=None)
+        fig = figure(figsize, layout=None)
     except ImportError:
         return None
     return fig, fig.subplots(1, ncols, squeeze=False)[0]
