@@ -268,7 +268,13 @@ def quadratic(E: Sequence[float] = (-1.0, -0.5, 0.0, 0.5, 1.0)) -> CalibratingFa
     return CalibratingFamily("quadratic", params, [f"eps={_g(e)}" for e in params[:, 0]])
 
 
-def cubic(pairs: Sequence[tuple[float, float]]) -> CalibratingFamily:
+#: The default grids of the families (``venncal monitor --family NAME`` uses them too).
+CUBIC_GRID = ((0.0, 0.5), *((a, b) for a in (-1.0, -0.5, 0.5, 1.0) for b in (0.25, 0.5, 0.75)))
+COX_GRID = (0.5, 0.75, 1.0, 1.5, 2.0)
+COX2_GRID = tuple((a, b) for a in (-1.0, -0.5, 0.0, 0.5, 1.0) for b in (0.5, 1.0, 2.0))
+
+
+def cubic(pairs: Sequence[tuple[float, float]] = CUBIC_GRID) -> CalibratingFamily:
     """Return the cubic family ``f_{a,b}(p) = p + a p (p - b)(p - 1)`` (eq. (3)).
 
     ``b`` is the probability that needs no correction; ``a > 0`` pulls
@@ -277,9 +283,11 @@ def cubic(pairs: Sequence[tuple[float, float]]) -> CalibratingFamily:
 
     Parameters
     ----------
-    pairs : sequence of (a, b)
+    pairs : sequence of (a, b), default=CUBIC_GRID
         With ``a`` in ``[-1, 1]`` and ``b`` in ``[0, 1]`` (the paper takes
         ``(a, b)`` in ``[0, 1]^2``; negative ``a`` is its underconfidence case).
+        The default is the identity and ``a`` in {-1, -0.5, 0.5, 1} x ``b`` in
+        {0.25, 0.5, 0.75}.
 
     Examples
     --------
@@ -296,7 +304,7 @@ def cubic(pairs: Sequence[tuple[float, float]]) -> CalibratingFamily:
     return CalibratingFamily("cubic", params, [f"a={_g(a)},b={_g(b)}" for a, b in params])
 
 
-def cox(betas: Sequence[float]) -> CalibratingFamily:
+def cox(betas: Sequence[float] = COX_GRID) -> CalibratingFamily:
     """Return Cox's one-parameter family ``f_beta(p) = p^beta / (p^beta + (1 - p)^beta)`` (eq. (4)).
 
     ``beta > 1`` sharpens the forecasts, ``beta < 1`` softens them, ``beta = 1``
@@ -305,8 +313,8 @@ def cox(betas: Sequence[float]) -> CalibratingFamily:
 
     Parameters
     ----------
-    betas : sequence of float
-        Finite real numbers.
+    betas : sequence of float, default=COX_GRID
+        Finite real numbers; by default {0.5, 0.75, 1, 1.5, 2}.
 
     Examples
     --------
@@ -319,7 +327,7 @@ def cox(betas: Sequence[float]) -> CalibratingFamily:
     return CalibratingFamily("cox", params, [f"beta={_g(b)}" for b in params[:, 0]])
 
 
-def cox2(pairs: Sequence[tuple[float, float]]) -> CalibratingFamily:
+def cox2(pairs: Sequence[tuple[float, float]] = COX2_GRID) -> CalibratingFamily:
     """Return Cox's two-parameter family ``expit(alpha + beta logit p)`` (eq. (5)).
 
     That is ``p^beta e^alpha / (p^beta e^alpha + (1 - p)^beta)``: a logistic
@@ -327,8 +335,9 @@ def cox2(pairs: Sequence[tuple[float, float]]) -> CalibratingFamily:
 
     Parameters
     ----------
-    pairs : sequence of (alpha, beta)
-        Finite real numbers.
+    pairs : sequence of (alpha, beta), default=COX2_GRID
+        Finite real numbers; by default ``alpha`` in {-1, -0.5, 0, 0.5, 1} x
+        ``beta`` in {0.5, 1, 2}.
 
     Examples
     --------
@@ -397,13 +406,10 @@ def named(name: str) -> CalibratingFamily:
     --------
     >>> len(named("quadratic")), len(named("cubic")), len(named("cox")), len(named("cox2"))
     (5, 13, 5, 15)
+    >>> named("cox").labels == cox().labels   # each family's default grid
+    True
     """
-    if name == "quadratic":
-        return quadratic()
-    if name == "cubic":
-        return cubic([(0.0, 0.5)] + [(a, b) for a in (-1, -0.5, 0.5, 1) for b in (0.25, 0.5, 0.75)])
-    if name == "cox":
-        return cox([0.5, 0.75, 1.0, 1.5, 2.0])
-    if name == "cox2":
-        return cox2([(a, b) for a in (-1, -0.5, 0, 0.5, 1) for b in (0.5, 1.0, 2.0)])
+    makers = {"quadratic": quadratic, "cubic": cubic, "cox": cox, "cox2": cox2}
+    if name in makers:
+        return makers[name]()
     raise ValueError(f"unknown family {name!r}; named families: {', '.join(NAMED)}")
