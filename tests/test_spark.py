@@ -319,7 +319,9 @@ def test_readme_example_runs(spark, tmp_path):
     for path, where in (("scored/", "scored.parquet"), ("calibrated/", "calibrated"),
                         ("models/ivap", "models/ivap")):
         code = code.replace(f'"{path}"', repr(str(tmp_path / where)))
-    exec(compile(code, "README.md", "exec"), {"spark": spark})  # noqa: S102  (our own README)
+    # No names given: the example makes its own session (issue 23: it used an undefined
+    # `spark`); getOrCreate returns the test's.
+    exec(compile(code, "README.md", "exec"), {})  # noqa: S102  (our own README)
     assert spark.read.parquet(str(tmp_path / "calibrated")).columns[-3:] == ["p", "p0", "p1"]
 
 
