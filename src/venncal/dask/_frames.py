@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _engine
+from .._frame_docs import fill
 from ..summary import ScoreSummary
 
 __all__ = ["fit", "reduction", "shipped", "summarize", "transform"]
@@ -111,6 +112,7 @@ def _reduce(df, score_col, label_col, weight_col, by, round_scores, split_every,
     return pieces, problems
 
 
+@fill
 def summarize(
     df: dd.DataFrame,
     score_col: str,
@@ -128,31 +130,13 @@ def summarize(
     Parameters
     ----------
     df : dask.dataframe.DataFrame
-    score_col, label_col : str
-        Columns of the scores (finite reals) and of the labels.
-    weight_col : str, default=None
-        Column of non-negative frequency weights; rows of weight 0 are dropped.
-    by : str, default=None
-        A column of groups (folds, segments): one summary per value.
-    positive_label : default=None
-        The positive label; without it the labels must be 0 and 1 (or booleans).
-    round_scores : int, default=None
-        Round the scores to this many decimals first (``numpy.round``), to
-        bound the number of distinct scores.
-    max_distinct : int, default=10_000_000
-        The most distinct scores (per label and group) brought to the client.
+    {columns}
+    {round_scores}
+    {max_distinct}
     split_every : int, default=8
         Fan-in of the merge tree.
 
-    Returns
-    -------
-    ScoreSummary, or dict of group -> ScoreSummary when ``by`` is given.
-
-    Raises
-    ------
-    ValueError
-        For NaN, infinite or null scores, NaN, infinite or negative weights,
-        null or third labels, or more than ``max_distinct`` distinct scores.
+    {summary_returns}
 
     Examples
     --------
@@ -169,6 +153,7 @@ def summarize(
     return _engine.summary_of(pieces, problems, by, positive_label)
 
 
+@fill
 def fit(
     df: dd.DataFrame,
     method="ivap",
@@ -187,19 +172,10 @@ def fit(
     Parameters
     ----------
     df : dask.dataframe.DataFrame
-    method : str or calibrator, default="ivap"
-        A registered method name (``"ivap"``, ``"cvap"``, ``"isotonic"``,
-        ``"platt"``, ...) or an unfitted score-level calibrator.
+    {fit_method}
     score_col, label_col, weight_col, round_scores, max_distinct, split_every
         As for :func:`summarize`.
-    by : str, default=None
-        The fold column, for calibrators fitted per fold (``"cvap"``).
-    **params
-        Parameters of the calibrator (``classes=[neg, pos]`` names the labels).
-
-    Returns
-    -------
-    The fitted calibrator; the labels are any two classes, as for its ``fit``.
+    {fit_params}
 
     Examples
     --------
@@ -257,6 +233,7 @@ def shipped(calibrator, client=None):
     return dask.delayed(calibrator, pure=True)
 
 
+@fill
 def transform(
     df: dd.DataFrame,
     calibrator,
@@ -270,13 +247,7 @@ def transform(
     Parameters
     ----------
     df : dask.dataframe.DataFrame
-    calibrator : fitted score-level calibrator
-    score_col : str or list of str
-        The score column; for a cross Venn-Abers calibrator, one column per
-        fold (in the order of ``folds_``) or one for all folds.
-    output_cols : str or sequence of str, default=("p", "p0", "p1")
-        Names of the probability of ``classes_[1]`` and, for Venn-Abers
-        calibrators, of the interval ``(p0, p1)``.
+    {transform_columns}
     nan_scores : {"error", "propagate"}, default="error"
         A missing score (NaN or NA): the computation fails with the
         calibrator's ``ValueError`` (``"error"``), or that row gets NaN

@@ -1,5 +1,7 @@
 """The parameter descriptions that the engines' frame functions share, written once.
 
+Used by :mod:`venncal.dask` and :mod:`venncal.spark`.
+
 ``summarize``, ``fit`` and ``transform`` take the same columns and options
 on every engine, so their descriptions live here, in words that name no
 engine, and :func:`fill` puts them into a docstring: a line that holds only
@@ -57,7 +59,7 @@ round_scores : int, default=None
     "max_distinct": """\
 max_distinct : int, default=10_000_000
     The most distinct scores (counted per label and group, 24 bytes each
-    in the summary) brought to the driver.""",
+    in the summary) brought to the driver (Spark's driver, Dask's client).""",
     "summary_returns": """\
 Returns
 -------
