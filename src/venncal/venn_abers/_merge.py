@@ -82,9 +82,13 @@ def merge_folds(p0, p1, merge: str = "log"):
     if p0.shape[0] == 1:  # exact for a single predictor: no exp(log(.)) round trip
         gm1 = p1[0]
         gm0 = 1.0 - p0[0]
-    else:  # both are > 0 for Venn-Abers outputs (paper 000, Lemma 2)
-        gm1 = np.exp(np.mean(np.log(p1), axis=0))
-        gm0 = np.exp(np.mean(np.log1p(-p0), axis=0))
+    else:
+        # Both are > 0 for exact Venn-Abers outputs (paper 000, Lemma 2), but
+        # p0 rounds to 1 when 1 - p0 < 2**-54 (a class of weight past 2**53):
+        # a geometric mean with a factor 0 is then 0, as the formula says.
+        with np.errstate(divide="ignore"):
+            gm1 = np.exp(np.mean(np.log(p1), axis=0))
+            gm0 = np.exp(np.mean(np.log1p(-p0), axis=0))
     interval = np.column_stack((1.0 - gm0, gm1))
     if p0.shape[0] == 1:
         interval = np.column_stack((p0[0], p1[0]))
