@@ -12,6 +12,7 @@ from reference.bbq_naive import bbq_fit, bbq_predict
 
 import venncal.baselines
 from venncal import ScoreSummary
+from venncal._validation import WeightScaleWarning
 from venncal.baselines.bbq import BBQCalibrator, candidate_bin_counts
 
 TOL = 1e-10
@@ -125,9 +126,11 @@ def test_scale_of_weights_sets_the_sample_size():
     rng = np.random.default_rng(6)
     s = rng.uniform(size=200)
     y = rng.uniform(size=200) < s
-    cal = check_against_reference(s, y, np.full(200, 0.125), rng=rng)
+    with pytest.warns(WeightScaleWarning, match="sums to 25 over 200 rows"):
+        cal = check_against_reference(s, y, np.full(200, 0.125), rng=rng)
     assert cal.n_bins_.max() == 25
-    assert BBQCalibrator().fit(s, y, np.full(200, 0.001)).n_bins_.tolist() == [1]
+    with pytest.warns(WeightScaleWarning):
+        assert BBQCalibrator().fit(s, y, np.full(200, 0.001)).n_bins_.tolist() == [1]
 
 
 @pytest.mark.parametrize("kind", ["separable", "all_negative", "all_positive"])

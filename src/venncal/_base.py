@@ -8,7 +8,14 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import ParamsMixin, check_labels, check_sample_weight, check_scores
+from ._kernels import scaled_sum
+from ._validation import (
+    ParamsMixin,
+    check_labels,
+    check_sample_weight,
+    check_scores,
+    warn_if_relative_weights,
+)
 from .summary import ScoreSummary, summarize
 
 __all__ = ["ScoreCalibrator", "check_float_arrays", "check_summary"]
@@ -50,8 +57,14 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
 
     Parameters are those of the subclass; ``classes`` (the two labels,
     ``[negative, positive]`` in that order; by default the observed labels
-    sorted; needed when the calibration labels show a single class other
-    than 0 or 1) is a parameter of every subclass.
+    sorted; needed when the calibration labels show a single class, unless
+    they are booleans) is a parameter of every subclass.
+
+    A subclass whose fit depends on the total of the (frequency) weights,
+    not only on their ratios, says what depends on it in
+    ``_weight_total_use`` (or overrides :meth:`_weight_total_depends`):
+    weights that look relative then get a
+    :class:`~venncal._validation.WeightScaleWarning`.
 
     A calibrator fitted per group of rows (the cross Venn-Abers predictor,
     one IVAP per fold) names in ``_group_param`` the keyword-only argument of
@@ -64,6 +77,7 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
 
     _state: tuple[str, ...] = ()
     _group_param: ClassVar[str | None] = None
+    _weight_total_use: ClassVar[str | None] = None
 
     def fit(self, scores, y, sample_weight=None):
         """Fit on calibration scores and labels.
@@ -83,8 +97,14 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
         self
         """
         s, classes, y01, w = self._check_fit_input(scores, y, sample_weight)
+        sums = summarize(s, y01, w)
+        if w is not None and self._weight_total_depends() is not None:
+            with np.errstate(over="ignore"):
+                total = float(np.sum(sums[1]))  # inf past float64: no warning either way
+            if total < 0.5 * w.shape[0]:  # else no warning is possible: skip the count
+                self._warn_weight_total(scaled_sum(sums[1]), int(np.count_nonzero(w)), True)
         self.classes_ = classes
-        self._fit_sums(*summarize(s, y01, w))
+        self._fit_sums(*sums)
         return self
 
     def fit_summary(self, summary: ScoreSummary):
@@ -99,6 +119,7 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
         """
         self._check_params()
         check_summary(summary)
+        self._warn_weight_total(summary.total_weight, summary.n_distinct, False)
         self.classes_ = self._summary_classes()
         self._fit_sums(summary.scores, summary.weights, summary.positive_weights)
         return self
@@ -137,11 +158,30 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
             raise ValueError("classes_ must hold two distinct labels")
 
     def _check_fit_input(self, scores, y, sample_weight):
-        """Check the parameters and the arrays of ``fit``; return ``(s, classes, y01, w)``."""
+        """Check the parameters and the arrays of ``fit``; return ``(s, classes, y01, w)``.
+
+        A single observed class is refused unless ``classes`` names both
+        (or the labels are booleans): one class coded 1 is not silently the
+        positive class of {0, 1}.
+        """
         self._check_params()
         s = check_scores(scores)
-        classes, y01 = check_labels(y, s.shape[0], getattr(self, "classes", None))
+        classes, y01 = check_labels(
+            y, s.shape[0], getattr(self, "classes", None), single_01=False
+        )
         return s, classes, y01, check_sample_weight(sample_weight, s.shape[0])
+
+    def _weight_total_depends(self) -> str | None:
+        """What in this fit depends on the total weight (None: only its ratios matter)."""
+        return self._weight_total_use
+
+    def _warn_weight_total(self, total: float, rows: int, rows_known: bool) -> None:
+        """Warn if weights of this total over ``rows`` rows look relative (WeightScaleWarning)."""
+        depends = self._weight_total_depends()
+        if depends is not None:
+            warn_if_relative_weights(
+                type(self).__name__, total, rows, depends, stacklevel=3, rows_known=rows_known
+            )
 
     def _summary_classes(self) -> np.ndarray:
         """``classes_`` of a fit from summaries: the ``classes`` parameter (in its order), else ``[0, 1]``."""

@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import ScoreCalibrator, check_float_arrays
-from .._kernels import ivap_lookup, ivap_tables
+from .._kernels import class_totals, ivap_lookup, ivap_tables
 from .._validation import Options, check_scores
 from ._merge import MERGES, minimax
 
@@ -35,7 +35,7 @@ class VennAbersCalibrator(ScoreCalibrator):
         The two labels, ``[negative, positive]``, in that order.  By default
         they are the observed labels sorted (the larger is the positive
         class); needed when the calibration labels show a single class
-        other than 0 or 1.
+        (unless they are booleans).
 
     Attributes
     ----------
@@ -50,7 +50,8 @@ class VennAbersCalibrator(ScoreCalibrator):
         The Venn-Abers tables F0, F1: ``(p0_[j], p1_[j])`` is the prediction
         for a test score equal to ``scores_[j]``.
     n_negative_, n_positive_ : float
-        Total weight of each class in the calibration set (k- and k+).
+        Total weight of each class in the calibration set (k- and k+),
+        rounded once (``inf`` if it exceeds the largest float64).
 
     Notes
     -----
@@ -58,8 +59,24 @@ class VennAbersCalibrator(ScoreCalibrator):
     prediction is ``(p0_[j], p1_[j+1])``; below every calibration score it is
     ``(0, p1_[0])`` and above every one ``(p0_[-1], 1)``.  Sample weights are
     frequency weights: weight 2 is the same as the row repeated, and the test
-    observation counts as one.  ``p0 <= p1`` always, and the log-minimax
-    probability lies in ``[1/(k- + 2), 1 - 1/(k+ + 2)]`` (paper 000, Lemma 2).
+    observation counts as one, so the predictor depends on the total weight:
+    weights that sum to less than half the number of rows (relative weights,
+    such as weights normalised to sum to 1) get a
+    :class:`~venncal.WeightScaleWarning`.  ``p0 <= p1`` always, and the
+    log-minimax probability lies in ``[1/(k- + 2), 1 - 1/(k+ + 2)]`` (paper
+    000, Lemma 2).
+
+    The tables are exact for any finite weights: every turn of the convex
+    hull is decided exactly, and each entry is the correctly rounded value of
+    the definition (within 2 ulps for weights whose cumulative sums need
+    double-double arithmetic, such as fractional weights or whole numbers
+    past ``2**52``; the tables are then made exactly monotone with ``p0_ <=
+    p1_``).  Weights whose cumulative sums do not fit exactly in two doubles
+    (the total weight more than ``2**104`` times the last place of the
+    smallest weight: weights of full precision spanning more than about
+    ``10**15 / k``, subnormal weights, totals past ``2**103``) are computed
+    in exact rational arithmetic, in Python: a few microseconds per distinct
+    score instead of tens of nanoseconds.
 
     References
     ----------
@@ -85,14 +102,19 @@ class VennAbersCalibrator(ScoreCalibrator):
     _state = ("scores_", "weights_", "positive_weights_", "p0_", "p1_",
               "n_negative_", "n_positive_")
     _parameter_constraints: ClassVar[dict] = {"merge": [Options(MERGES)]}
+    _weight_total_use = "the test object counts as one row"
 
     def _fit_sums(self, s, w, a):
         self.scores_ = s
         self.weights_ = w
         self.positive_weights_ = a
         self.p0_, self.p1_ = ivap_tables(w, a)
-        self.n_positive_ = float(a.sum())
-        self.n_negative_ = float(w.sum() - self.n_positive_)
+        with np.errstate(over="ignore", invalid="ignore"):
+            positive = float(a.sum())
+            negative = float(w.sum() - positive)
+        if not (np.isfinite(positive) and np.isfinite(negative)):  # totals past float64
+            negative, positive = class_totals(w, a)
+        self.n_negative_, self.n_positive_ = negative, positive
 
     def _check_state(self):
         super()._check_state()

@@ -9,6 +9,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import ScoreCalibrator, check_summary
+from .._kernels import scaled_sum
 from .._validation import Options, check_scores
 from ..summary import ScoreSummary, summarize
 from ._calibrator import VennAbersCalibrator
@@ -37,7 +38,7 @@ class CrossVennAbersCalibrator(ScoreCalibrator):
         The two labels, ``[negative, positive]``, in that order.  By default
         they are the observed labels sorted (the larger is the positive
         class); needed when the calibration labels show a single class
-        other than 0 or 1.
+        (unless they are booleans).
 
     Attributes
     ----------
@@ -83,6 +84,7 @@ class CrossVennAbersCalibrator(ScoreCalibrator):
     _state = ("folds_", "calibrators_")
     _parameter_constraints: ClassVar[dict] = {"merge": [Options(MERGES)]}
     _group_param = "folds"
+    _weight_total_use = "each fold's test object counts as one row"
 
     def __init__(self, *, merge="log", classes=None):
         self.merge = merge
@@ -125,6 +127,9 @@ class CrossVennAbersCalibrator(ScoreCalibrator):
             if fold_w is not None and not (fold_w > 0).any():
                 raise ValueError(f"fold {fold!r} has zero total sample_weight")
             sums.append(summarize(s[rows], y01[rows], fold_w))
+        if w is not None:
+            total = scaled_sum(np.array([scaled_sum(fold[1]) for fold in sums]))
+            self._warn_weight_total(total, int(np.count_nonzero(w)), True)
         self.classes_ = classes
         self._fit_folds(ids, sums)
         return self
@@ -154,6 +159,11 @@ class CrossVennAbersCalibrator(ScoreCalibrator):
         ids = sorted(summaries)
         for fold in ids:
             check_summary(summaries[fold])
+        self._warn_weight_total(
+            scaled_sum(np.array([summaries[i].total_weight for i in ids])),
+            sum(summaries[i].n_distinct for i in ids),
+            False,
+        )
         self.classes_ = self._summary_classes()
         self._fit_folds(
             np.asarray(ids),
