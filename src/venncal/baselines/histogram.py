@@ -7,7 +7,15 @@ from typing import ClassVar
 import numpy as np
 
 from .._base import ScoreCalibrator, check_float_arrays
-from .._binning import equal_mass_cuts, equal_width_edges, gap_points
+from fractions import Fraction
+
+from .._binning import (
+    equal_mass_cuts,
+    equal_width_edges,
+    gap_points,
+    overflow_shift,
+    scaling_is_exact,
+)
 from .._validation import Interval, Options
 
 __all__ = ["HistogramBinningCalibrator"]
@@ -120,11 +128,8 @@ class HistogramBinningCalibrator(ScoreCalibrator):
             edges = equal_width_edges(s[0], s[-1], n_bins)
         m = edges.shape[0] - 1
         bins = np.searchsorted(edges[1:-1], s, side="left")
-        weights = np.bincount(bins, weights=w, minlength=m)
-        positive = np.bincount(bins, weights=a, minlength=m)
+        weights, values = _bin_sums(bins, w, a, m)
         filled = weights > 0
-        values = np.zeros(m)
-        values[filled] = np.clip(positive[filled] / weights[filled], 0.0, 1.0)
         if not filled.all():
             values = values[_nearest_filled(filled)]
         self.bin_edges_ = edges
@@ -142,6 +147,39 @@ class HistogramBinningCalibrator(ScoreCalibrator):
 
     def _predict_p(self, q):
         return self.bin_values_[np.searchsorted(self.bin_edges_[1:-1], q, side="left")]
+
+
+def _bin_sums(bins, w, a, m):
+    """Return each bin's weight and positive fraction (0 for an empty bin).
+
+    ``bins`` (the bin of each distinct score) never decreases, so a bin is a
+    run of distinct scores, summed on its own (``np.add.reduceat``: accurate
+    relative to the bin's weight, whatever the weight of the others).  The
+    weights are first divided by a power of two where a sum could overflow
+    (a bin's weight past the float64 range is then ``inf``; its fraction is
+    still right), and for weights so far apart that this would lose bits of
+    the smallest, the sums are exact rationals.
+    """
+    start = np.searchsorted(bins, np.arange(m), side="left")
+    end = np.searchsorted(bins, np.arange(m), side="right")
+    filled = end > start
+    values = np.zeros(m)
+    weights = np.zeros(m)
+    e = overflow_shift(w)
+    if scaling_is_exact(w, e):
+        ws, as_ = (np.ldexp(w, -e), np.ldexp(a, -e)) if e else (w, a)
+        total = np.add.reduceat(ws, start[filled])
+        positive = np.add.reduceat(as_, start[filled])
+        values[filled] = np.clip(positive / total, 0.0, 1.0)
+        with np.errstate(over="ignore"):
+            weights[filled] = np.ldexp(total, e) if e else total
+        return weights, values
+    for b in np.flatnonzero(filled):
+        tw = sum(map(Fraction, w[start[b]:end[b]].tolist()), Fraction(0))
+        ta = sum(map(Fraction, a[start[b]:end[b]].tolist()), Fraction(0))
+        values[b] = float(ta / tw)
+        weights[b] = float(tw) if tw <= Fraction(np.finfo(np.float64).max) else np.inf
+    return weights, values
 
 
 def _nearest_filled(filled):

@@ -7,8 +7,10 @@ from typing import ClassVar
 import numpy as np
 
 from .._base import ScoreCalibrator, check_float_arrays
+from .._binning import overflow_shift, scaling_is_exact
 from .._kernels import pava_blocks, pava_fit
 from .._kernels.dd import two_sum
+from .._kernels.pava import exact_pava_blocks
 from .._validation import Options, check_sample_weight, check_scores, nonzero_rows
 
 __all__ = ["IsotonicCalibrator", "isotonic_regression"]
@@ -57,6 +59,26 @@ def isotonic_regression(y, sample_weight=None) -> np.ndarray:
     # Position i repeats the fit at the last kept position <= i (the first kept one before it).
     nearest = np.maximum(np.searchsorted(keep, np.arange(y.shape[0]), side="right") - 1, 0)
     return fit[nearest]
+
+
+def isotonic_blocks(num, den):
+    """Return ``(ends, means)``: the blocks of the isotonic fit of ``num / den`` and their values.
+
+    The fit is the same for any common factor of the weights: where their
+    sums could overflow they are first divided by a power of two, and where
+    that would lose bits of the smallest (weights more than ``2**1000``
+    apart) the fit is computed in exact rationals
+    (:func:`~venncal._kernels.pava.exact_pava_blocks`).  Otherwise each
+    block's mean is the ratio of floating-point sums, within ``(n + 1) *
+    2**-53`` of the exact value relative to it.
+    """
+    shift = overflow_shift(den)
+    if shift:
+        if not scaling_is_exact(den, shift):
+            return exact_pava_blocks(num, den)
+        num, den = np.ldexp(num, -shift), np.ldexp(den, -shift)
+    ends, bnum, bden = pava_blocks(num, den)
+    return ends, bnum / bden
 
 
 def _nearer_lower(lo, q, hi):
@@ -230,10 +252,10 @@ class IsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
     _parameter_constraints: ClassVar[dict] = {"interpolation": [Options(INTERPOLATIONS)]}
 
     def _fit_sums(self, s, w, a):
-        ends, bnum, bden = pava_blocks(a, w)
+        ends, means = isotonic_blocks(a, w)
         starts = np.concatenate(([0], ends[:-1]))
-        # bnum / bden is in [0, 1] up to rounding; clip to be sure.
-        block_values = np.clip(bnum / bden, 0.0, 1.0)
+        # The means are in [0, 1] up to rounding; clip to be sure.
+        block_values = np.clip(means, 0.0, 1.0)
         self.thresholds_, self.values_ = block_table(s[starts], s[ends - 1], block_values)
 
     def _check_state(self):

@@ -135,7 +135,12 @@ class ENIRCalibrator(ScoreCalibrator):
 
     **Weights.**  Sample weights are frequency weights: ``N`` is the total
     weight and a weight of 2 is the same as the row repeated (a total weight
-    ``N <= 1`` gives no penalty: ``log N`` is taken as 0).
+    ``N <= 1`` gives no penalty: ``log N`` is taken as 0), so weights that sum
+    to less than half the number of rows get a
+    :class:`~venncal.WeightScaleWarning`.  The path is computed on the
+    weights divided by a power of two when they are huge or tiny (its knots
+    scale with them); weights spanning more than about ``2**500``, or whose
+    BIC or knots pass the float64 range, raise ``ValueError``.
 
     References
     ----------
@@ -172,6 +177,8 @@ class ENIRCalibrator(ScoreCalibrator):
         "bin_prior": [Options(BIN_PRIORS)],
     }
 
+    _weight_total_use = "the BIC penalty log N and the prior's weight against the data"
+
     def _fit_sums(self, s, w, a):
         in_unit = bool(s[0] >= 0.0 and s[-1] <= 1.0)
         if self.bin_prior == "score" and not in_unit:
@@ -179,6 +186,10 @@ class ENIRCalibrator(ScoreCalibrator):
                 'bin_prior="score" needs calibration scores in [0, 1]; got scores in '
                 f'[{s[0]!r}, {s[-1]!r}] (use bin_prior="base_rate" or "auto")'
             )
+        shift = _scale_shift(w)
+        if shift:  # the path for the weights times 2**-shift: knots times 2**-shift
+            w, a = np.ldexp(w, -shift), np.ldexp(a, -shift)
+        unit = math.ldexp(1.0, shift) if shift < 1024 else math.inf
         path = NearIsotonicPath._from_summary(s, w, a)
         k = s.shape[0]
         A, W, d = path._A, path._W, path._d
@@ -188,11 +199,24 @@ class ENIRCalibrator(ScoreCalibrator):
 
         lams, n_bins, loglik = _models(path, k)
         total = float(W[roots].sum())
-        log_n = math.log(total) if total > 1.0 else 0.0
-        lower = -2.0 * loglik + n_bins * log_n
+        log_total = math.log(total) + shift * math.log(2.0)
+        log_n = log_total if log_total > 0.0 else 0.0
+        with np.errstate(over="ignore", invalid="ignore"):
+            lower = -2.0 * (unit * loglik) + n_bins * log_n
         cutoff = 2.0 * (_NATS + math.log(lams.shape[0]))
         order = np.argsort(lower, kind="stable")
-        bic = enir_bic(lams, lower, order, cutoff, log_n, roots, A, W, d, birth, left, right)
+        bic = enir_bic(
+            lams, lower, order, cutoff, log_n, roots, A, W, d, birth, left, right, unit
+        )
+        with np.errstate(over="ignore"):
+            lambdas = np.ldexp(lams, shift)
+        if not (np.isfinite(np.min(bic)) and np.isfinite(lambdas).all()):
+            raise ValueError(
+                "ENIRCalibrator: sample_weight is too large for the models' BIC: the "
+                f"log-likelihood or a path knot exceeds the float64 range (total weight "
+                f"2**{log_total / math.log(2.0):.1f}); weights are frequencies, so divide them "
+                "by a common factor"
+            )
 
         best = int(np.argmin(bic))
         if self.model == "best":
@@ -210,12 +234,12 @@ class ENIRCalibrator(ScoreCalibrator):
             prior = (sums[end] - sums[start]) / W
         np.clip(prior, _PRIOR_EPS, 1.0 - _PRIOR_EPS, out=prior)
         values, lo, hi = enir_table(k, lams, weights, float(self.prior_strength), prior,
-                                    roots, A, W, d, start, birth, left, right)
+                                    roots, A, W, d, start, birth, left, right, shift)
         # The average lies between the values it averages; clipping removes
         # the rounding of the running sums.
         np.clip(values, max(lo, _P_MIN), min(hi, 1.0 - _P_MIN), out=values)
 
-        self.lambdas_ = lams
+        self.lambdas_ = lambdas
         self.n_bins_ = n_bins.astype(np.int64)
         self.bic_ = bic
         self.model_weights_ = weights
@@ -249,6 +273,35 @@ class ENIRCalibrator(ScoreCalibrator):
         weights = np.asarray(self.model_weights_)
         if (weights < 0).any() or not math.isclose(float(weights.sum()), 1.0, rel_tol=1e-9):
             raise ValueError("model_weights_ must be non-negative and sum to 1")
+
+
+# The path's merge times are ratios of products of two group sums: with
+# every weight in [2**-_PATH_RANGE, 2**_PATH_RANGE] (and totals below
+# 2**_PATH_RANGE) no product overflows or underflows.
+_PATH_RANGE = 400
+
+
+def _scale_shift(w) -> int:
+    """The power of two to divide the weights by before the path (0 when none is needed).
+
+    Raises ``ValueError`` when the weights span more than the path's
+    arithmetic can carry once scaled (about ``2**500``: the total brought to
+    ``2**100``, the smallest weight kept above ``2**-_PATH_RANGE``).
+    """
+    top = float(w.max())
+    bottom = float(w.min())
+    _, e_top = math.frexp(top)
+    e_total = e_top + (w.shape[0] + 1).bit_length()
+    if e_total <= _PATH_RANGE and bottom >= 2.0**-_PATH_RANGE:
+        return 0
+    shift = e_total - _PATH_RANGE // 4  # the total becomes about 2**100
+    if math.ldexp(bottom, -shift) < 2.0**-_PATH_RANGE:
+        raise ValueError(
+            f"ENIRCalibrator: sample_weight spans from {bottom!r} to {top!r}, more than the "
+            "nearly-isotonic path's float64 arithmetic carries (products of two weight sums); "
+            "drop the negligible weights or divide the large ones"
+        )
+    return shift
 
 
 def _models(path, k):
