@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike
 from .._binning import unit_edges, upper_mass_bins
 from .._validation import NONE, Interval, Options, validate_params
 from ..summary import ScoreSummary
-from ._checks import _check_inputs
+from ._checks import _check_inputs, _unit_scaled
 
 __all__ = ["CalibrationBins", "calibration_bins", "ece", "mce"]
 
@@ -24,7 +24,11 @@ class CalibrationBins(NamedTuple):
     """Per-bin statistics of a reliability diagram, as returned by :func:`calibration_bins`.
 
     Bin ``k`` is ``[edges[k], edges[k+1])``, the last bin also holding
-    ``p == edges[-1] == 1``.  Bins without weight have NaN means.
+    ``p == edges[-1] == 1``.  Bins without weight have NaN means.  With
+    sample weights, each bin's means are computed on its weights divided by
+    a power of two (exact), so they are right for weights of any finite
+    size; ``weight`` is ``inf`` for a bin whose total exceeds the largest
+    float64, and ``share`` stays exact.
     """
 
     edges: np.ndarray  #: (n_bins + 1,) non-decreasing, from 0 to 1
@@ -32,6 +36,7 @@ class CalibrationBins(NamedTuple):
     weight: np.ndarray  #: (n_bins,) total weight (the count, without sample weights)
     mean_pred: np.ndarray  #: (n_bins,) weighted mean of p; NaN for an empty bin
     frac_pos: np.ndarray  #: (n_bins,) weighted fraction of positives; NaN for an empty bin
+    share: np.ndarray | None = None  #: (n_bins,) fraction of the total weight (P(k) of the ECE)
 
     @property
     def nonempty(self) -> np.ndarray:
@@ -76,7 +81,8 @@ def _edges(y01, p, w, n_bins: int, strategy: str) -> np.ndarray:
         return unit_edges(n_bins)
     # Quantile bins are assigned per distinct value by the top rule of the
     # shared binning; the summary drops zero weights, as everywhere.
-    summary = ScoreSummary._from_validated(p, y01, w)
+    # (The rule is the same for any common factor of the weights.)
+    summary = ScoreSummary._from_validated(p, y01, None if w is None else _unit_scaled(w))
     value_bin = upper_mass_bins(summary.weights, n_bins)
     # Bin j starts at its smallest value, so bin k is [edges[k], edges[k+1]) as for
     # "uniform"; empty bins have zero width.  The largest value is in the last bin,
@@ -92,14 +98,28 @@ def _bins(y01: np.ndarray, p: np.ndarray, w: np.ndarray | None, n_bins: int, str
     # A value on an edge goes to the bin above it (for "quantile" the edges are
     # the smallest values of their bins, so this is the bin of each value).
     ids = np.searchsorted(edges[1:-1], p, side="right")
-    wt = np.ones_like(p) if w is None else w
-    weight = np.bincount(ids, weights=wt, minlength=n_bins)
+    if w is None:
+        wt = np.ones_like(p)
+        e = np.zeros(n_bins, dtype=np.int64)
+    else:
+        # Each bin's weights divided by the power of two that brings the
+        # bin's largest to [0.5, 1): exact, and no bin sum overflows or
+        # vanishes, whatever the weights.
+        top = np.zeros(n_bins)
+        np.maximum.at(top, ids, w)
+        e = np.frexp(top)[1]
+        wt = np.ldexp(w, -e[ids])
+    scaled = np.bincount(ids, weights=wt, minlength=n_bins)
     sum_p = np.bincount(ids, weights=wt * p, minlength=n_bins)
     sum_y = np.bincount(ids, weights=wt * y01, minlength=n_bins)
-    nonempty = weight > 0
-    mean_pred = np.divide(sum_p, weight, out=np.full(n_bins, np.nan), where=nonempty)
-    frac_pos = np.divide(sum_y, weight, out=np.full(n_bins, np.nan), where=nonempty)
-    return CalibrationBins(edges, ids, weight, mean_pred, frac_pos)
+    nonempty = scaled > 0
+    mean_pred = np.divide(sum_p, scaled, out=np.full(n_bins, np.nan), where=nonempty)
+    frac_pos = np.divide(sum_y, scaled, out=np.full(n_bins, np.nan), where=nonempty)
+    with np.errstate(over="ignore"):
+        weight = np.ldexp(scaled, e)  # inf past the float64 range
+    relative = np.ldexp(scaled, e - e[nonempty].max()) if nonempty.any() else scaled
+    share = relative / relative.sum() if nonempty.any() else relative
+    return CalibrationBins(edges, ids, weight, mean_pred, frac_pos, share)
 
 
 def _errors(bins: CalibrationBins, min_bin_count: float | None = None) -> tuple[float, float]:
@@ -109,7 +129,12 @@ def _errors(bins: CalibrationBins, min_bin_count: float | None = None) -> tuple[
     """
     ne = bins.nonempty
     gap = np.abs(bins.frac_pos - bins.mean_pred)
-    ece = float(np.sum(bins.weight[ne] * gap[ne]) / np.sum(bins.weight))
+    with np.errstate(over="ignore"):
+        total = np.sum(bins.weight)
+    if bins.share is None or 2.0**-500 < total < 2.0**500:
+        ece = float(np.sum(bins.weight[ne] * gap[ne]) / total)
+    else:  # weights near the ends of the float64 range: their exact shares
+        ece = float(np.sum(bins.share[ne] * gap[ne]))
     kept = ne & ~bins.small(min_bin_count)
     return ece, float(np.max(gap[kept])) if kept.any() else math.nan
 
