@@ -9,10 +9,8 @@ or ``TypeError`` everywhere, never a silently wrong answer.
 - Probabilities: reals in ``[0, 1]``, 1-D, non-empty (:func:`check_probabilities`).
 - Weights: frequency weights, finite and non-negative, not all zero;
   **a zero weight drops its row**, wherever weights are taken
-  (:func:`check_sample_weight`, :func:`nonzero_rows`).  Weights that are
-  clearly relative rather than frequencies get a :class:`WeightScaleWarning`
-  from the calibrators whose fit depends on their total
-  (:func:`warn_if_relative_weights`).
+  (:func:`check_sample_weight`, :func:`nonzero_rows`); clearly relative ones
+  get a :class:`WeightScaleWarning` (:func:`warn_if_relative_weights`).
 - Labels: any two values at the score level (:func:`check_labels`), 0/1 or a
   named positive label for metrics (:func:`check_binary_labels`), and
   scikit-learn's conventions for classifiers (:func:`check_classifier_targets`).
@@ -187,30 +185,38 @@ def check_sample_weight(
 class WeightScaleWarning(UserWarning):
     """Sample weights that look relative (e.g. normalised to sum to 1), not frequencies.
 
-    venncal's weights are frequency weights: a weight of 2 is the same as the
-    row repeated.  Isotonic regression and histogram binning depend on the
-    weights only through their ratios, but the Venn-Abers predictors (the
-    test object counts as one row), Platt's targets, BBQ's and ENIR's priors
-    depend on their total: weights that sum to far less than the number of
-    rows flatten those fits towards a constant.  Raised by those calibrators
-    when the weights sum to less than half the number of rows of positive
-    weight (:func:`warn_if_relative_weights`); rescale relative weights to
-    frequencies with ``w * n / w.sum()``.
+    venncal's weights are frequency weights (2 is the row repeated).  Isotonic
+    regression and histogram binning depend only on their ratios, but the
+    Venn-Abers predictors (the test object counts as one row), Platt's
+    targets, BBQ's and ENIR's priors on their total: weights summing to far
+    less than the rows flatten those fits towards a constant.  Raised by
+    those calibrators when the weights sum to less than half the rows of
+    positive weight (:func:`warn_if_relative_weights`); rescale relative
+    weights to frequencies with ``w * n / w.sum()``.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from venncal import VennAbersCalibrator, WeightScaleWarning
+    >>> w = [0.25] * 4  # normalised: they sum to 1
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = VennAbersCalibrator().fit([0.1, 0.4, 0.6, 0.9], [0, 0, 1, 1], w)
+    >>> caught[0].category is WeightScaleWarning
+    True
     """
 
 
 def warn_if_relative_weights(owner: str, total: float, rows: int, depends: str, *,
                              stacklevel: int = 2, rows_known: bool = True) -> None:
-    """Warn (:class:`WeightScaleWarning`) when weights summing to ``total`` over ``rows`` look relative.
+    """Warn (:class:`WeightScaleWarning`) if weights summing to ``total`` over ``rows`` look relative.
 
-    The rule: the weights sum to less than half the number of rows of
-    positive weight.  Frequency weights count observations, so their mean
-    over the rows that count is about 1 or more (counts, survey and
-    importance weights of mean 1); a mean below 1/2 comes from weights
-    normalised to sum to 1 (a mean of ``1/n``) or to some other small total,
-    never from counts.  ``rows`` is the number of rows of positive weight
-    (``rows_known``), or a lower bound of it (the distinct scores of a
-    summary).  ``depends`` says what in ``owner``'s fit depends on the total.
+    The rule: they sum to less than half the ``rows`` of positive weight (or
+    its lower bound, the distinct scores of a summary, unless ``rows_known``).
+    Frequency weights count observations, so their mean over the rows that
+    count is about 1 or more (counts, survey weights, importance weights of
+    mean 1); a mean below 1/2 comes from weights normalised to a small total
+    (``1/n`` each), never from counts.  ``depends``: what depends on the total.
     """
     if not total < 0.5 * rows:
         return
@@ -319,11 +325,9 @@ def check_labels(
     positive class.  ``y01`` is a boolean array, True where the label is
     ``classes_[1]`` (the positive class).  A single observed class is
     accepted when ``classes`` names the two labels, when it is a bool, or,
-    with ``single_01`` (a stream, one observation at a time), when it is the
-    number 0 or 1; otherwise the error ends with ``advice`` (how the caller
-    names the classes).  A batch calibrator passes ``single_01=False``: one
-    class coded 1 may as well be the negative class of labels 1/2 (German
-    credit), so it is never guessed.
+    with ``single_01`` (streams), when it is the number 0 or 1; otherwise the
+    error ends with ``advice``.  Batch calibrators pass ``single_01=False``:
+    one class coded 1 may be the negative class of labels 1/2 (German credit).
 
     Raises
     ------

@@ -60,7 +60,8 @@ class HistogramBinningCalibrator(ScoreCalibrator):
     bin_values_ : ndarray of shape (m,)
         Predicted probability in each bin.
     bin_weights_ : ndarray of shape (m,)
-        Calibration weight in each bin (0 for an empty bin).
+        Calibration weight in each bin (0 for an empty bin; ``inf`` for a bin
+        whose weight exceeds the largest float64, whose value is still right).
 
     Notes
     -----

@@ -219,7 +219,9 @@ class IsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
     :class:`~venncal.VennAbersCalibrator`.
 
     Ties of calibration scores are pooled (one point per distinct score,
-    with the weighted mean label), as in scikit-learn.  With
+    with the weighted mean label), as in scikit-learn.  The fit depends on
+    the weights only through their ratios, so weights of any finite size work
+    (see :func:`isotonic_blocks`).  With
     ``interpolation="nearest"`` the nearest calibration score is decided in
     exact arithmetic.
 
