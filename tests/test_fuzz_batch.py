@@ -106,7 +106,14 @@ def check_properties(method, cal):
         assert ((p > 0.0) & (p < 1.0)).all(), (method, p)
     order = np.argsort(PROBES, kind="stable")
     if method in MONOTONE and not (method == "platt" and cal.a_ > 0):
-        assert np.all(np.diff(p[order]) >= 0), (method, p[order])
+        # The log-minimax merge p1 / (1 - p0 + p1), evaluated in floating
+        # point as it always was (saved models predict bit for bit), is
+        # monotone to an ulp; the intervals below are monotone exactly.
+        tol = 2.0**-52 if method == "ivap" else 0.0
+        assert np.all(np.diff(p[order]) >= -tol), (method, p[order])
+    if method == "ivap":
+        interval = cal.predict_interval(PROBES[order])
+        assert np.all(np.diff(interval, axis=0) >= 0), (method, interval)
 
 
 def check_ivap_exact(cal, s, y, w):
@@ -382,3 +389,16 @@ def test_summary_does_not_depend_on_row_order(data, rnd):
     b = ScoreSummary.from_arrays(s[perm], y[perm], None if w is None else w[perm])
     assert _summary_bits(a) == _summary_bits(b)
     assert not (np.signbit(a.scores) & (a.scores == 0)).any()  # -0.0 is stored as 0.0
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="baselines/quantized.py projects pava_blocks' float block means (1e308 + 1e308 "
+    "overflows): its _fit_sums should take them from baselines.isotonic.isotonic_blocks",
+)
+def test_quantized_isotonic_with_weights_1e308():
+    # Scores 0.2 (label 1) and 0.35 (label 0) pool to 1/2: the nearest level.
+    levels = np.linspace(0.0, 1.0, 11)
+    cal = method_class("quantized-isotonic")(levels=levels, classes=[0, 1])
+    cal.fit([0.1, 0.2, 0.35, 0.8], [0, 1, 0, 1], np.full(4, 1e308))
+    assert cal.predict_proba([0.2])[0, 1] == 0.5

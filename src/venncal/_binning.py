@@ -163,11 +163,13 @@ def equal_mass_cuts(
     -----
     The comparison is made as ``2 C_j - w_j < 2 b W / B`` (twice the middle
     against twice the level; level ``b`` cuts at the number of scores below
-    it).  For integer weights the left side is an integer and the right one
-    either an integer (computed exactly) or at least ``1/B`` away from one,
-    so the comparison is exact; for other weights it is made in floating
-    point, and a middle that lies on a level in exact arithmetic may go to
-    either side of it.
+    it).  For integer weights whose total is below ``2**52`` (and, after the
+    power-of-two scaling, for any weights whose cumulative sums are exact in
+    float64) the left side is an integer and the right one either an integer
+    (computed exactly) or at least ``1/B`` away from one, so the comparison
+    is exact; otherwise it is made in floating point, and a middle within
+    rounding of a level (relative ``2**-52`` of the total) may go to either
+    side of it.
 
     Examples
     --------

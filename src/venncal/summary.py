@@ -25,7 +25,7 @@ def _check_sums(s, w, residual, flags, weights):
     looks at the summed weights and their remainders).
     """
     if flags & OVERFLOW:
-        j = int(np.flatnonzero(~np.isfinite(w))[0])
+        j = int(np.flatnonzero(~(w < np.inf))[0])
         raise ValueError(
             f"sample_weight: the weights of the observations with score {float(s[j])!r} sum "
             "to more than the largest float64 (1.8e308); divide the weights by a common factor"

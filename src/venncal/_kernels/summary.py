@@ -170,7 +170,7 @@ def summarize_by_order_into(scores, y01, weights, order, s, w, a, wl, al):
                 ok = ok and ok2
             if not ok:
                 flags |= INEXACT
-            if w[k] == np.inf:  # only a tie can pass the largest double
+            if not w[k] < np.inf:  # only a tie can pass the largest double
                 flags |= OVERFLOW
             tied = k
         else:
@@ -233,10 +233,10 @@ def merge_summaries_into(s1, w1, a1, wl1, al1, s2, w2, a2, wl2, al2, s, w, a, wl
             a[k], al[k], ok4 = _add_exact(hi, lo, al2[j] if has2 else 0.0)
             if not (ok1 and ok2 and ok3 and ok4):
                 flags |= INEXACT
-            if _round_pair(k, w, wl, a, al):
-                flags |= REMAINDER
-            if w[k] == np.inf:
+            if not w[k] < np.inf:  # past the largest double (inf, or NaN from inf - inf)
                 flags |= OVERFLOW
+            elif _round_pair(k, w, wl, a, al):
+                flags |= REMAINDER
             i += 1
             j += 1
         k += 1

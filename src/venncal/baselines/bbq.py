@@ -186,9 +186,12 @@ class BBQCalibrator(ScoreCalibrator):
     weights) give one model.  For ``n`` unit-weight distinct scores, every
     ``B <= n`` gives ``B`` non-empty bins of ``floor(n/B)`` or
     ``ceil(n/B)`` scores.  The comparison is exact for integer (indeed
-    dyadic) weights; for other weights it is made in floating point, so a
-    score whose middle lies on a level in exact arithmetic may go to either
-    side of it.
+    dyadic) weights whose cumulative sums are exact in float64; for other
+    weights it is made in floating point, so a score whose middle lies on a
+    level (to ``2**-52`` of the total) may go to either side of it.  Log
+    evidences are accurate to about ``2**-52`` of their size (some ``N *
+    2**-52`` nats), so models whose evidences differ by less than that
+    share their weight arbitrarily (only for totals past about ``1e14``).
 
     **Bin intervals and prior rates.**  The edge between two adjacent bins
     is the midpoint between the last calibration score of one and the first

@@ -250,7 +250,11 @@ class PlattCalibrator(ScoreCalibrator):
         alpha, beta = _fit_logit(dev / scale, c1, c0)
         # logit(p) = alpha * (s - center) / scale + beta = -(A s + B)
         self.a_ = float(-alpha / scale) + 0.0  # + 0.0 turns -0.0 into 0.0
-        self.b_ = float(alpha * center / scale - beta) + 0.0
+        with np.errstate(over="ignore", invalid="ignore"):
+            b = float(alpha * center / scale - beta)
+        if not np.isfinite(b):  # scores near the float64 range: center / scale first
+            b = float(alpha * (center / scale) - beta)
+        self.b_ = b + 0.0
 
     def _check_state(self):
         super()._check_state()

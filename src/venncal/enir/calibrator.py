@@ -236,8 +236,12 @@ class ENIRCalibrator(ScoreCalibrator):
         values, lo, hi = enir_table(k, lams, weights, float(self.prior_strength), prior,
                                     roots, A, W, d, start, birth, left, right, shift)
         # The average lies between the values it averages; clipping removes
-        # the rounding of the running sums.
-        np.clip(values, max(lo, _P_MIN), min(hi, 1.0 - _P_MIN), out=values)
+        # the rounding of the running sums, and keeps it in [_P_MIN, 1 - _P_MIN]
+        # even when every smoothed value rounded to 0 or 1 (bins of weight
+        # past 2**53 times the prior's).
+        lower = min(max(lo, _P_MIN), 1.0 - _P_MIN)
+        upper = max(min(hi, 1.0 - _P_MIN), lower)
+        np.clip(values, lower, upper, out=values)
 
         self.lambdas_ = lambdas
         self.n_bins_ = n_bins.astype(np.int64)
