@@ -117,7 +117,7 @@ def test_platt_separable_labels_raise():
     with pytest.raises(ValueError, match="separates"):
         PlattCalibrator(targets="labels").fit([0, 1, 2, 3], [1, 1, 0, 0])
     with pytest.raises(ValueError, match="both classes"):
-        PlattCalibrator(targets="labels").fit([0, 1, 2], [1, 1, 1])
+        PlattCalibrator(targets="labels", classes=[0, 1]).fit([0, 1, 2], [1, 1, 1])
     # Platt's targets regularize: finite A and B (the fit is that of the targets).
     cal = PlattCalibrator().fit([0, 1, 2, 3], [0, 0, 1, 1])
     A, B = platt_direct([0, 1, 2, 3], [0, 0, 1, 1], np.ones(4), "platt")
@@ -137,10 +137,10 @@ def test_platt_range_of_paper_eq8_is_not_a_bound():
 
 
 def test_platt_single_class_and_constant_scores():
-    cal = PlattCalibrator().fit([0.1, 0.5, 0.9], [0, 0, 0])
+    cal = PlattCalibrator(classes=[0, 1]).fit([0.1, 0.5, 0.9], [0, 0, 0])
     assert cal.a_ == 0.0
     assert_allclose(p1(cal, [-5.0, 0.3, 7.0]), 1 / (3 + 2), rtol=1e-14)
-    cal = PlattCalibrator().fit([0.1, 0.5, 0.9, 1.2], [1, 1, 1, 1])
+    cal = PlattCalibrator(classes=[0, 1]).fit([0.1, 0.5, 0.9, 1.2], [1, 1, 1, 1])
     assert cal.a_ == 0.0
     assert_allclose(p1(cal, [0.3]), 5 / 6, rtol=1e-14)
     # Constant scores: only the intercept is identified; p is the mean target.
@@ -373,7 +373,7 @@ def test_histogram_matches_definition(strategy, n_bins, seed):
     w = rng.integers(0, 4, n).astype(float) if seed == 2 else np.ones(n)
     w[0] = max(w[0], 1.0)
     q = np.concatenate((np.arange(-2.0, 22.0, 0.5), rng.uniform(-3, 22, 30)))
-    cal = HistogramBinningCalibrator(n_bins=n_bins, strategy=strategy)
+    cal = HistogramBinningCalibrator(n_bins=n_bins, strategy=strategy, classes=[0, 1])
     cal.fit(s, y, sample_weight=w)
     want = histogram_by_definition(s, y, w, n_bins, strategy, q)
     assert_allclose(p1(cal, q), want, atol=1e-15, rtol=0)
@@ -485,8 +485,9 @@ def test_one_distinct_score(cal):
 
 @pytest.mark.parametrize("cal", ALL[2:], ids=IDS[2:])
 def test_single_class(cal):
-    assert_array_equal(p1(clone(cal).fit([0.1, 0.5, 0.9], [0, 0, 0]), [0.0, 0.7]), [0.0, 0.0])
-    assert_array_equal(p1(clone(cal).fit([0.1, 0.5, 0.9], [1, 1, 1]), [0.0, 0.7]), [1.0, 1.0])
+    named = clone(cal).set_params(classes=[0, 1])
+    assert_array_equal(p1(clone(named).fit([0.1, 0.5, 0.9], [0, 0, 0]), [0.0, 0.7]), [0.0, 0.0])
+    assert_array_equal(p1(clone(named).fit([0.1, 0.5, 0.9], [1, 1, 1]), [0.0, 0.7]), [1.0, 1.0])
     fitted = clone(cal).set_params(classes=["a", "b"]).fit([0.1, 0.5], ["b", "b"])
     assert_array_equal(p1(fitted, [0.3]), [1.0])
 
@@ -536,17 +537,19 @@ def calibration_sets(draw):
 )
 def test_isotonic_monotone_in_unit_interval(data, q, interpolation):
     s, y, w = data
-    cal = IsotonicCalibrator(interpolation=interpolation).fit(s, y, sample_weight=w)
+    cal = IsotonicCalibrator(interpolation=interpolation, classes=[0, 1])
+    cal.fit(s, y, sample_weight=w)
     q = np.sort(np.array(q))
     p = p1(cal, q)
     assert np.all(np.diff(p) >= 0)
     assert np.all((p >= 0) & (p <= 1))
 
 
+@pytest.mark.filterwarnings("ignore::venncal._validation.WeightScaleWarning")
 @given(data=calibration_sets(), q=st.lists(finite, min_size=1, max_size=20))
 def test_platt_monotone_in_unit_interval(data, q):
     s, y, w = data
-    cal = PlattCalibrator().fit(s, y, sample_weight=w)
+    cal = PlattCalibrator(classes=[0, 1]).fit(s, y, sample_weight=w)
     q = np.sort(np.array(q))
     p = p1(cal, q)
     assert np.all((p >= 0) & (p <= 1))
@@ -567,7 +570,7 @@ def test_platt_monotone_in_unit_interval(data, q):
 )
 def test_histogram_in_unit_interval(data, q, n_bins, strategy):
     s, y, w = data
-    cal = HistogramBinningCalibrator(n_bins=n_bins, strategy=strategy)
+    cal = HistogramBinningCalibrator(n_bins=n_bins, strategy=strategy, classes=[0, 1])
     cal.fit(s, y, sample_weight=w)
     p = p1(cal, np.array(q))
     assert np.all((p >= 0) & (p <= 1))

@@ -12,6 +12,7 @@ from reference.bbq_naive import bbq_fit, bbq_predict
 
 import venncal.baselines
 from venncal import ScoreSummary
+from venncal._validation import WeightScaleWarning
 from venncal.baselines.bbq import BBQCalibrator, candidate_bin_counts
 
 TOL = 1e-10
@@ -125,9 +126,11 @@ def test_scale_of_weights_sets_the_sample_size():
     rng = np.random.default_rng(6)
     s = rng.uniform(size=200)
     y = rng.uniform(size=200) < s
-    cal = check_against_reference(s, y, np.full(200, 0.125), rng=rng)
+    with pytest.warns(WeightScaleWarning, match="sums to 25 over 200 rows"):
+        cal = check_against_reference(s, y, np.full(200, 0.125), rng=rng)
     assert cal.n_bins_.max() == 25
-    assert BBQCalibrator().fit(s, y, np.full(200, 0.001)).n_bins_.tolist() == [1]
+    with pytest.warns(WeightScaleWarning):
+        assert BBQCalibrator().fit(s, y, np.full(200, 0.001)).n_bins_.tolist() == [1]
 
 
 @pytest.mark.parametrize("kind", ["separable", "all_negative", "all_positive"])
@@ -345,3 +348,47 @@ def test_huge_total_weight_asks_for_a_bin_range():
         BBQCalibrator().fit(s, y, sample_weight=w)
     cal = BBQCalibrator(bin_range=(5, 50)).fit(s, y, sample_weight=w)
     assert cal.n_bins_.tolist() == list(range(5, 51))
+
+
+# --------------------------------------------------- weights at the edges of float64
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_edge_weights_against_the_exact_reference(seed):
+    # Issue 22: huge whole-number and dyadic weights (cumulative sums exact in
+    # float64, where the equal-weight rule is exact), against exact bin counts
+    # and estimates and log evidences to 50 digits beyond the total's.
+    rng = np.random.default_rng(seed)
+    n = 24
+    s = np.round(rng.uniform(size=n), 2)
+    y = rng.uniform(size=n) < s
+    w = rng.choice([2.0**47 - 1, 2.0**47 - 7, 2.0**46 + 1, 3.0], size=n)
+    if seed % 2:
+        w = rng.choice([2.0**40, 0.25, 2.0**-30, 3.0], size=n)
+    cal = BBQCalibrator(bin_range=(1, 6)).fit(s, y, sample_weight=w)
+    models = bbq_fit(s, y, w, bin_range=(1, 6), exact=True)
+    assert_array_equal(cal.n_bins_, [m["n_bins"] for m in models])
+    for (edges, values), m in zip(per_model(cal), models, strict=True):
+        assert_array_equal(edges, m["edges"])
+        assert_allclose(values, m["values"], rtol=1e-14, atol=0)
+    # Log evidences are as accurate as float64 allows: about 2**-52 of their
+    # size (for a total weight N, about N * 2**-52 nats)...
+    ref_log = np.array([m["log_score"] for m in models])
+    assert_allclose(cal.log_evidence_, ref_log, rtol=1e-13, atol=1e-9)
+    # ... so the model weights are right where the evidences differ by more.
+    gap = np.sort(ref_log)[-1] - np.sort(ref_log)[-2] if len(models) > 1 else np.inf
+    if gap > 1e-12 * np.max(np.abs(ref_log)) + 40:
+        assert_allclose(cal.model_weights_, [m["weight"] for m in models], rtol=0, atol=1e-9)
+        q = probe_scores(s, rng)
+        assert_allclose(cal.predict_proba(q)[:, 1], bbq_predict(models, q), rtol=0, atol=1e-9)
+
+
+def test_weights_past_float64_in_a_bin_are_refused_clearly():
+    # One bin of four weights of 1e308: its weight and evidence pass float64.
+    s = np.array([0.1, 0.2, 0.6, 0.7])
+    with pytest.raises(ValueError, match="BBQCalibrator: sample_weight is too large"):
+        BBQCalibrator(bin_range=(1, 1)).fit(s, [0, 1, 0, 1], np.full(4, 1e308))
+    # One bin per score: every estimate and evidence is finite.
+    cal = BBQCalibrator(bin_range=(4, 4)).fit(s, [0, 1, 0, 1], np.full(4, 1e308))
+    p = cal.predict_proba(s)[:, 1]
+    assert ((p > 0) & (p < 1)).all() and p[1] > 0.99 and p[0] < 0.01

@@ -844,7 +844,7 @@ def _exact_auc(p, y, w):
 
 
 @pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize("weights", [None, [1.0, 3.0], [1e-310, 1e-300], [1e306, 1e300, 1.0]])
+@pytest.mark.parametrize("weights", [None, [1.0, 3.0], [1e-310, 1e-300], [1e306, 1e300, 1e295]])
 def test_summary_auc_is_the_weighted_auc(seed, weights):
     """ScoreSummary.auc, which fit's below-chance warning uses: the weighted AUC, ties 1/2."""
     from venncal import ScoreSummary
@@ -862,3 +862,11 @@ def test_summary_auc_is_the_weighted_auc(seed, weights):
         assert got == pytest.approx(roc_auc(y, p, sample_weight=w), rel=1e-13)
     with pytest.raises(ValueError, match="both classes"):
         ScoreSummary.from_arrays(p, np.zeros(n, bool)).auc()
+
+
+def test_summary_refuses_tied_weights_it_cannot_add_exactly():
+    """1e306 + 1e300 + 1 needs more than two doubles: the summary says so (issue 22)."""
+    from venncal import ScoreSummary
+
+    with pytest.raises(ValueError, match="cannot hold exactly"):
+        ScoreSummary.from_arrays([0.5, 0.5, 0.5, 0.2], [1, 1, 1, 0], [1e306, 1e300, 1.0, 1.0])

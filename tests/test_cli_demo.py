@@ -235,9 +235,10 @@ def test_unknown_option_is_usage_error(capsys):
     assert "unrecognized arguments" in capsys.readouterr().err
 
 
-def test_module_entry_point_version():
+@pytest.mark.parametrize("module", ["venncal", "venncal.cli"])
+def test_module_entry_point_version(module):
     result = subprocess.run(
-        [sys.executable, "-m", "venncal.cli", "--version"],
+        [sys.executable, "-m", module, "--version"],
         capture_output=True,
         text=True,
         check=False,

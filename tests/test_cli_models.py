@@ -61,7 +61,7 @@ def _outputs(target: str) -> list[str]:
 def _same_bytes(path: str) -> None:
     got, want = Path(path).read_bytes(), (HERE / path).read_bytes()
     if path.endswith(".json"):
-        # The fixture holds format version 2 (the CLI of 2c914e0); the CLI now writes
+        # The fixture holds format version 2 (see its README.md); the CLI now writes
         # version 3, the same document with CRC-32 checksums (issue 22).  Written again as
         # version 2, the model must be the fixture's bytes.
         assert json.loads(got)["format_version"] == venncal.persist.FORMAT_VERSION == 3

@@ -56,16 +56,7 @@ class FitDefect(Exception):
 # numerics of fits with extreme weights): (case, regime) -> what it breaks.
 _VENN_ABERS = "p0_ > p1_, p0_ decreasing, NaN"
 FIT_DEFECTS = {
-    # weights of 1e308 sum to inf: NaN and inf states (BBQ: OverflowError)
-    **{(case, "1e308"): "the total weight overflows: NaN, inf" for case in CASES},
-    **{(case, regime): _VENN_ABERS
-       for case in ("ivap", "cvap", "negated-cvap") for regime in ("1e300", "2**53", "mixed")},
-    ("platt", "mixed"): "b_ infinite",
-    **{("platt", regime): "b_ infinite (a class's target (k + 1) / (k + 2) rounds to 1)"
-       for regime in ("1e300", "2**53")},
-    ("platt-labels", "mixed"): "b_ infinite",
-    ("enir", "mixed"): "model_weights_ NaN",
-    ("enir-best", "mixed"): "model_weights_ NaN",
+    ("quantized-isotonic", "1e308"): "values_ not non-decreasing",
 }
 
 
@@ -224,8 +215,8 @@ FIELDS = [
     ("ivap", "p1_ decreasing", lambda m: _rise_first(m), "p1_ must be non-decreasing"),
     ("ivap", "n_positive_ not the sum", _set("n_positive_", lambda v: v + 1.0), "n_positive_"),
     ("ivap", "n_negative_ not the rest", _set("n_negative_", lambda v: v * (1 + 2**-40)),
-     "n_negative_ \\+ n_positive_"),
-    ("ivap", "n_negative_ an integer", _set("n_negative_", lambda v: int(v)), "finite float"),
+     "n_negative_ must be the sum"),
+    ("ivap", "n_negative_ an integer", _set("n_negative_", lambda v: int(v)), "n_negative_ must be a float"),
     ("ivap", "n_negative_ negative", _set("n_negative_", -1.0), "at least 0"),
     ("cvap", "folds_ unsorted", _set("folds_", lambda f: f[::-1].copy()), "sorted"),
     ("cvap", "folds_ repeated", _at("folds_", 1, lambda v: v - 1), "distinct fold ids"),
@@ -332,8 +323,8 @@ def test_the_format_lists_every_class_and_state_field():
 
 @pytest.mark.parametrize("version", [1, 2, 3])
 def test_whole_number_weights_near_2_53_reload(version):
-    # issue 22: BBQ's bins of weight ~2**53 estimate 1.0 (the prior rounds
-    # away), which load refused ("values_ must lie strictly between 0 and 1")
+    # issue 22: BBQ's bins of weight ~2**53 estimate within an ulp of 1 (the
+    # prior nearly rounds away; 1.0 itself was refused by load before)
     s = np.linspace(0.05, 0.95, 20)
     y = (np.arange(20) % 3 == 0).astype(int)
     w = 2.0**53 - np.arange(20) % 5
@@ -349,4 +340,4 @@ def test_whole_number_weights_near_2_53_reload(version):
         copy = persist.load(io.StringIO(text.getvalue()))
         assert_same_calibrator(model, copy)
         assert_same_predictions(model, copy)
-    assert venncal.BBQCalibrator().fit(s, y, w).values_.max() == 1.0
+    assert venncal.BBQCalibrator().fit(s, y, w).values_.max() >= 1.0 - 2.0**-52

@@ -64,7 +64,8 @@ def test_batch_is_optimal_and_is_projected_pava(seed):
     levels = random_levels(rng)
     if levels.shape[0] < 2 and rng.random() < 0.5:
         levels = np.array([0.0, 1.0])
-    cal = QuantizedIsotonicCalibrator(levels=levels).fit(scores, y, sample_weight=w)
+    # classes: a small sample may show one class
+    cal = QuantizedIsotonicCalibrator(levels=levels, classes=[0, 1]).fit(scores, y, sample_weight=w)
     fitted = cal.predict_proba(scores)[:, 1]
     best, maps = exhaustive_quantized(scores, y, w, levels)
     fitted_map = dict(zip(scores.tolist(), fitted.tolist(), strict=True))
@@ -373,7 +374,8 @@ def test_window_equals_batch_fit_of_the_window(window, bucket):
             if last.shape[0] == 0:
                 assert model.n_groups == 0
                 continue
-            batch = QuantizedIsotonicCalibrator(levels=9).fit(s[last], y[last], w[last])
+            batch = QuantizedIsotonicCalibrator(levels=9, classes=[0, 1]).fit(
+                s[last], y[last], w[last])
             np.testing.assert_array_equal(model.thresholds_, batch.thresholds_)
             np.testing.assert_array_equal(model.values_, batch.values_)
 

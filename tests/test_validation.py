@@ -209,8 +209,87 @@ def test_valid_edge_inputs_are_accepted():
     # Not errors: zero weights mixed with positive ones, a single observation,
     # bool labels, integer scores, float labels 0.0/1.0.
     VennAbersCalibrator().fit(S, Y, sample_weight=with_value(W, 0, 0.0))
-    VennAbersCalibrator().fit([0.5], [1])
+    VennAbersCalibrator(classes=[0, 1]).fit([0.5], [1])  # one class: named (issue 22)
+    VennAbersCalibrator().fit([0.5], [True])  # booleans: True is the positive class
     VennAbersCalibrator().fit(S, Y.astype(bool))
     VennAbersCalibrator().fit(np.arange(5), Y)
     VennAbersCalibrator().fit(S, Y.astype(float))
     ScoreSummary.from_arrays(S, Y.astype(bool), sample_weight=with_value(W, 0, 0.0))
+
+
+# -- issue 22: a single class is never guessed; relative weights are flagged --------
+
+BATCH = ["ivap", "cvap", "platt", "isotonic", "histogram", "bbq", "enir", "quantized-isotonic"]
+
+
+def _fit(method, scores, y, w=None, **params):
+    from venncal._registry import method_class
+
+    cal = method_class(method)(**params)
+    folds = {"folds": np.arange(len(scores)) % 2} if method == "cvap" else {}
+    return cal.fit(scores, y, w, **folds)
+
+
+@pytest.mark.parametrize("method", BATCH)
+@pytest.mark.parametrize("label", [0, 1, 2, "good"])
+def test_a_single_class_is_refused_unless_classes_name_both(method, label):
+    # A filtered extract of German credit (coded 1/2) holding only 1s fitted as
+    # classes {0, 1} and predicted 0.99 for everyone; only 2s were refused.
+    scores = np.array([0.1, 0.4, 0.6, 0.9])
+    y = np.array([label] * 4)
+    with pytest.raises(ValueError, match=r"single class .*pass classes=\[negative, positive\]"):
+        _fit(method, scores, y)
+    classes = [label, "bad"] if isinstance(label, str) else [label, label + 1]
+    cal = _fit(method, scores, y, classes=classes)
+    assert list(cal.classes_) == classes
+    assert np.all(cal.predict_proba(scores)[:, 1] < 0.5)  # the label seen is the negative one
+
+
+def test_single_class_checks_for_streams_keep_0_and_1():
+    from venncal._validation import check_labels
+
+    assert check_labels([1, 1])[0].tolist() == [0, 1]  # a stream's first labels
+    assert check_labels([True])[0].tolist() == [False, True]
+    assert check_labels([True], single_01=False)[0].tolist() == [False, True]
+    with pytest.raises(ValueError, match=r"single class \(1\), so"):
+        check_labels([1, 1], single_01=False)
+
+
+RELATIVE = {  # calibrators whose fit depends on the total weight
+    "ivap": {}, "cvap": {}, "platt": {}, "bbq": {}, "enir": {},
+}
+SCALE_FREE = {"isotonic": {}, "histogram": {}, "platt": {"targets": "labels"},
+              "quantized-isotonic": {}}
+
+
+@pytest.mark.parametrize("method", list(RELATIVE))
+def test_relative_weights_get_a_weight_scale_warning(method):
+    import venncal
+    from venncal import ScoreSummary
+
+    rng = np.random.default_rng(0)
+    scores = rng.random(60)
+    y = rng.random(60) < scores
+    w = np.full(60, 1 / 60)  # importance weights normalised to sum to 1
+    with pytest.warns(venncal.WeightScaleWarning, match=r"sums to 1 over 60 rows.*w \* n"):
+        _fit(method, scores, y, w, **RELATIVE[method])
+    summary = ScoreSummary.from_arrays(scores, y, w)
+    cal = _fit(method, scores, y, **RELATIVE[method])
+    arg = {0: summary} if method == "cvap" else summary
+    with pytest.warns(venncal.WeightScaleWarning, match="distinct scores"):
+        cal.fit_summary(arg)
+
+
+@pytest.mark.parametrize("method", list(RELATIVE) + list(SCALE_FREE))
+def test_frequency_weights_never_warn(method):
+    # pytest turns warnings into errors: none for counts, survey-like weights,
+    # importance weights of mean 1, or scale-free calibrators with any weights.
+    rng = np.random.default_rng(1)
+    scores = rng.random(80)
+    y = rng.random(80) < scores
+    params = {**RELATIVE, **SCALE_FREE}[method]
+    for w in (None, rng.integers(1, 5, 80).astype(float), rng.uniform(0.5, 1.5, 80),
+              np.r_[np.zeros(40), np.ones(40)], np.full(80, 0.5)):
+        _fit(method, scores, y, w, **params)
+    if method in SCALE_FREE:
+        _fit(method, scores, y, np.full(80, 1e-300), **params)

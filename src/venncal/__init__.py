@@ -36,6 +36,7 @@ _EXPORTS = {
     "merge_folds": "venncal.venn_abers",
     "ScoreSummary": "venncal.summary",
     "NegatedScoreCalibrator": "venncal.negated",
+    "WeightScaleWarning": "venncal._validation",
     "load": "venncal.persist",
     "save": "venncal.persist",
 }
@@ -57,6 +58,7 @@ __all__ = [
     "ScoreSummary",
     "VennAbersCalibrator",
     "VennAbersClassifier",
+    "WeightScaleWarning",
     "__version__",
     "brier_minimax",
     "load",
@@ -85,6 +87,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # for type checkers and IDEs; never executed
     from . import persist
+    from ._validation import WeightScaleWarning
     from .baselines import (
         BBQCalibrator,
         HistogramBinningCalibrator,

@@ -9,7 +9,14 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import ParamsMixin, check_labels, check_sample_weight, check_scores
+from ._kernels import scaled_sum
+from ._validation import (
+    ParamsMixin,
+    check_labels,
+    check_sample_weight,
+    check_scores,
+    warn_if_relative_weights,
+)
 from .summary import ScoreSummary, summarize
 
 __all__ = [
@@ -84,12 +91,18 @@ def check_int_array(owner, name, *, length=None, minimum=None) -> int:
     return arr.shape[0]
 
 
-def check_float_numbers(owner, names, *, minimum=None) -> None:
-    """Check that fitted attributes are finite floats (``>= minimum`` when given)."""
+def check_float_numbers(owner, names, *, minimum=None, allow_inf=False) -> None:
+    """Check that fitted attributes are finite floats (``>= minimum`` when given).
+
+    With ``allow_inf``, ``+inf`` passes too: a total of weights past the
+    largest double.
+    """
     for name in names:
         value = getattr(owner, name)
-        if not isinstance(value, float) or not np.isfinite(value):
-            raise ValueError(f"{name} must be a finite float")
+        if not isinstance(value, float) or np.isnan(value) or (
+            np.isinf(value) and not (allow_inf and value > 0)
+        ):
+            raise ValueError(f"{name} must be a {'' if allow_inf else 'finite '}float")
         if minimum is not None and value < minimum:
             raise ValueError(f"{name} must be at least {minimum}")
 
@@ -107,12 +120,23 @@ def check_sums_to(total: float, parts: np.ndarray, what: str) -> None:
     """Raise unless ``total`` is the sum of the non-negative ``parts`` up to float64 rounding.
 
     The sum may have been taken in another order (pairwise, by another numpy):
-    any order is within ``n * 2**-53`` of the exact sum, relative.
+    any order is within ``n * 2**-53`` of the exact sum, relative.  A sum
+    past the largest double is ``inf``: then ``total`` must be ``inf`` or
+    within that rounding of the largest double (compared at scale 2**-64).
     """
-    with np.errstate(over="ignore"):  # a sum beyond doubles is refused below, not warned of
-        exact = float(np.sum(parts))
     n = parts.shape[0] + 2
-    if not abs(total - exact) <= 2 * n * (_EPS * exact + _TINY):
+    with np.errstate(over="ignore"):  # a sum beyond doubles is compared below, not warned of
+        exact = float(np.sum(parts))
+    if np.isfinite(exact) and np.isfinite(total):
+        ok = abs(total - exact) <= 2 * n * (_EPS * exact + _TINY)
+    else:  # past float64 on one side: compare at 2**-64, where nothing overflows
+        scaled = float(np.sum(parts * 2.0**-64))
+        big = float(np.finfo(np.float64).max) * 2.0**-64
+        if np.isinf(total):
+            ok = total > 0 and scaled >= big * (1 - 2 * n * _EPS)
+        else:
+            ok = abs(total * 2.0**-64 - scaled) <= 2 * n * _EPS * scaled
+    if not ok:
         raise ValueError(
             f"{what} must be the sum of the {n - 2} weights ({exact!r}); got {total!r}"
         )
@@ -144,8 +168,14 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
 
     Parameters are those of the subclass; ``classes`` (the two labels,
     ``[negative, positive]`` in that order; by default the observed labels
-    sorted; needed when the calibration labels show a single class other
-    than 0 or 1) is a parameter of every subclass.
+    sorted; needed when the calibration labels show a single class, unless
+    they are booleans) is a parameter of every subclass.
+
+    A subclass whose fit depends on the total of the (frequency) weights,
+    not only on their ratios, says what depends on it in
+    ``_weight_total_use`` (or overrides :meth:`_weight_total_depends`):
+    weights that look relative then get a
+    :class:`~venncal._validation.WeightScaleWarning`.
 
     A calibrator fitted per group of rows (the cross Venn-Abers predictor,
     one IVAP per fold) names in ``_group_param`` the keyword-only argument of
@@ -164,6 +194,7 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
     #: so the probability serves; calibrators that model a logit (Platt) prefer the
     #: decision function (docs/estimators.md).
     _response_methods: ClassVar[tuple[str, ...]] = ("predict_proba", "decision_function")
+    _weight_total_use: ClassVar[str | None] = None
 
     def fit(self, scores, y, sample_weight=None):
         """Fit on calibration scores and labels.
@@ -183,8 +214,14 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
         self
         """
         s, classes, y01, w = self._check_fit_input(scores, y, sample_weight)
+        sums = summarize(s, y01, w)
+        if w is not None and self._weight_total_depends() is not None:
+            with np.errstate(over="ignore"):
+                total = float(np.sum(sums[1]))  # inf past float64: no warning either way
+            if total < 0.5 * w.shape[0]:  # else no warning is possible: skip the count
+                self._warn_weight_total(scaled_sum(sums[1]), int(np.count_nonzero(w)), True)
         self.classes_ = classes
-        self._fit_sums(*summarize(s, y01, w))
+        self._fit_sums(*sums)
         return self
 
     def fit_summary(self, summary: ScoreSummary):
@@ -199,6 +236,7 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
         """
         self._check_params()
         check_summary(summary)
+        self._warn_weight_total(summary.total_weight, summary.n_distinct, False)
         self.classes_ = self._summary_classes()
         self._fit_sums(summary.scores, summary.weights, summary.positive_weights)
         return self
@@ -253,11 +291,30 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
             raise ValueError("classes_ must be sorted (no classes parameter was given)")
 
     def _check_fit_input(self, scores, y, sample_weight):
-        """Check the parameters and the arrays of ``fit``; return ``(s, classes, y01, w)``."""
+        """Check the parameters and the arrays of ``fit``; return ``(s, classes, y01, w)``.
+
+        A single observed class is refused unless ``classes`` names both
+        (or the labels are booleans): one class coded 1 is not silently the
+        positive class of {0, 1}.
+        """
         self._check_params()
         s = check_scores(scores)
-        classes, y01 = check_labels(y, s.shape[0], getattr(self, "classes", None))
+        classes, y01 = check_labels(
+            y, s.shape[0], getattr(self, "classes", None), single_01=False
+        )
         return s, classes, y01, check_sample_weight(sample_weight, s.shape[0])
+
+    def _weight_total_depends(self) -> str | None:
+        """What in this fit depends on the total weight (None: only its ratios matter)."""
+        return self._weight_total_use
+
+    def _warn_weight_total(self, total: float, rows: int, rows_known: bool) -> None:
+        """Warn if weights of this total over ``rows`` rows look relative (WeightScaleWarning)."""
+        depends = self._weight_total_depends()
+        if depends is not None:
+            warn_if_relative_weights(
+                type(self).__name__, total, rows, depends, stacklevel=3, rows_known=rows_known
+            )
 
     def _summary_classes(self) -> np.ndarray:
         """``classes_`` of a fit from summaries: the ``classes`` parameter (in its order), else ``[0, 1]``."""

@@ -16,6 +16,15 @@ score to a bin, so tied scores are never split.  The rules:
   on a uniform edge does).
 - :func:`equal_width_edges` (over the range of the scores; histogram
   binning) and :func:`unit_edges` (``k / K`` on ``[0, 1]``; the metrics).
+- :func:`prefix_sums` and :func:`range_sums`: the weight of any run of
+  distinct scores, from double-double prefix sums (to about ``2**-100`` of
+  the weight before it: no cancellation when a light run follows heavy ones
+  unless they are ``2**50`` times heavier, no overflow when the total passes
+  the float64 range).
+
+Weights of any finite size are allowed: where a cumulative sum could
+overflow, the weights are first scaled by a power of two (exact, and the
+rules are the same for any common factor of the weights).
 
 This module sits below both the calibrators and the metrics (it is not in
 :mod:`venncal.baselines`, whose package imports every calibrator), so the
@@ -25,15 +34,86 @@ a sort-free O(k) or O(k log k) pass over the summary.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+
+from ._kernels.dd import two_sum
 
 __all__ = [
     "equal_mass_cuts",
     "equal_width_edges",
     "gap_points",
+    "overflow_shift",
+    "prefix_sums",
+    "range_sums",
+    "scaling_is_exact",
     "unit_edges",
     "upper_mass_bins",
 ]
+
+
+def overflow_shift(weights: np.ndarray, limit: int = 1000) -> int:
+    """Return ``e >= 0`` such that ``weights * 2**-e`` sum to less than ``2**limit``.
+
+    0 (no scaling, so results are unchanged bit for bit) unless the
+    weights are large enough for their sum, or twice it, to overflow.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> overflow_shift(np.array([1.0, 2.0])), overflow_shift(np.array([1e308, 1e308]))
+    (0, 26)
+    """
+    if weights.shape[0] == 0:
+        return 0
+    _, e = math.frexp(float(np.max(weights)))
+    return max(0, e + (weights.shape[0] + 1).bit_length() - limit)
+
+
+def prefix_sums(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Return double-double prefix sums ``(hi, lo, e)`` of non-negative weights, 0 first.
+
+    ``(hi[j] + lo[j]) * 2**e`` is the sum of ``weights[:j]`` to about
+    ``2**-100`` of it (``e`` from :func:`overflow_shift`).  Plain numpy: the
+    running sums are sequential (``np.cumsum``), and each step's rounding
+    error, recovered afterwards by two-sum, is summed in ``lo``.
+    """
+    e = overflow_shift(weights)
+    x = np.ldexp(weights, -e) if e else weights
+    hi = np.zeros(x.shape[0] + 1)
+    np.cumsum(x, out=hi[1:])
+    lo = np.zeros(x.shape[0] + 1)
+    _, err = two_sum(hi[:-1], x)
+    np.cumsum(err, out=lo[1:])
+    return hi, lo, e
+
+
+def range_sums(prefix, start: np.ndarray, end: np.ndarray, *, scaled: bool = False) -> np.ndarray:
+    """Return the sums of ``weights[start:end]`` (elementwise) from :func:`prefix_sums`.
+
+    The difference of the double-double prefix sums: accurate to about
+    ``2**-100`` of the prefix sum at ``end`` (so to a few ulps of the range's
+    own sum unless the weights before it are more than ``2**50`` times
+    heavier), and ``inf`` where a sum exceeds the largest double; with
+    ``scaled``, the sums times the prefix's ``2**-e`` instead (ratios of them
+    are then those of the sums).
+    """
+    hi, lo, e = prefix
+    s, err = two_sum(hi[end], -hi[start])
+    out = s + (err + (lo[end] - lo[start]))
+    if e and not scaled:
+        with np.errstate(over="ignore"):
+            out = np.ldexp(out, e)
+    return out
+
+
+def scaling_is_exact(weights: np.ndarray, e: int) -> bool:
+    """Whether ``weights * 2**-e`` loses no bit (no positive weight becomes subnormal or 0)."""
+    if e == 0:
+        return True
+    positive = weights[weights > 0]
+    return positive.shape[0] == 0 or bool(positive.min() >= math.ldexp(1.0, e - 1022))
 
 
 def gap_points(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -83,11 +163,13 @@ def equal_mass_cuts(
     -----
     The comparison is made as ``2 C_j - w_j < 2 b W / B`` (twice the middle
     against twice the level; level ``b`` cuts at the number of scores below
-    it).  For integer weights the left side is an integer and the right one
-    either an integer (computed exactly) or at least ``1/B`` away from one,
-    so the comparison is exact; for other weights it is made in floating
-    point, and a middle that lies on a level in exact arithmetic may go to
-    either side of it.
+    it).  For integer weights whose total is below ``2**52`` (and, after the
+    power-of-two scaling, for any weights whose cumulative sums are exact in
+    float64) the left side is an integer and the right one either an integer
+    (computed exactly) or at least ``1/B`` away from one, so the comparison
+    is exact; otherwise it is made in floating point, and a middle within
+    rounding of a level (relative ``2**-52`` of the total) may go to either
+    side of it.
 
     Examples
     --------
@@ -95,6 +177,9 @@ def equal_mass_cuts(
     >>> equal_mass_cuts(np.ones(5), np.array([1, 2, 3]))
     (array([2, 2, 3]), array([0, 0, 1]), array([0, 1, 2]))
     """
+    shift = overflow_shift(weights)
+    if shift:  # the rule is the same for any common factor of the weights
+        weights = np.ldexp(weights, -shift)
     cum = np.cumsum(weights)
     key = 2.0 * cum - weights  # twice the middle of each score's weight interval
     k = key.shape[0]
@@ -131,6 +216,9 @@ def upper_mass_bins(weights: np.ndarray, n_bins: int) -> np.ndarray:
     >>> upper_mass_bins(np.array([1.0, 1.0, 5.0, 1.0]), 4)
     array([0, 0, 3, 3])
     """
+    shift = overflow_shift(weights, 1000 - n_bins.bit_length())
+    if shift:  # the rule is the same for any common factor of the weights
+        weights = np.ldexp(weights, -shift)
     upto = np.cumsum(weights)
     bins = np.ceil(upto * n_bins / upto[-1]).astype(np.intp) - 1
     return np.clip(bins, 0, n_bins - 1)

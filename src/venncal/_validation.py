@@ -9,7 +9,8 @@ or ``TypeError`` everywhere, never a silently wrong answer.
 - Probabilities: reals in ``[0, 1]``, 1-D, non-empty (:func:`check_probabilities`).
 - Weights: frequency weights, finite and non-negative, not all zero;
   **a zero weight drops its row**, wherever weights are taken
-  (:func:`check_sample_weight`, :func:`nonzero_rows`).
+  (:func:`check_sample_weight`, :func:`nonzero_rows`); clearly relative ones
+  get a :class:`WeightScaleWarning` (:func:`warn_if_relative_weights`).
 - Labels: any two values at the score level (:func:`check_labels`), 0/1 or a
   named positive label for metrics (:func:`check_binary_labels`), and
   scikit-learn's conventions for classifiers (:func:`check_classifier_targets`).
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import ClassVar
@@ -33,6 +35,7 @@ __all__ = [
     "Interval",
     "Options",
     "ParamsMixin",
+    "WeightScaleWarning",
     "check_binary_labels",
     "check_classifier_targets",
     "check_labels",
@@ -43,6 +46,7 @@ __all__ = [
     "nonzero_rows",
     "observed_labels",
     "validate_params",
+    "warn_if_relative_weights",
 ]
 
 
@@ -178,6 +182,55 @@ def check_sample_weight(
     return w
 
 
+class WeightScaleWarning(UserWarning):
+    """Sample weights that look relative (e.g. normalised to sum to 1), not frequencies.
+
+    venncal's weights are frequency weights (2 is the row repeated).  Isotonic
+    regression and histogram binning depend only on their ratios, but the
+    Venn-Abers predictors (the test object counts as one row), Platt's
+    targets, BBQ's and ENIR's priors on their total: weights summing to far
+    less than the rows flatten those fits towards a constant.  Raised by
+    those calibrators when the weights sum to less than half the rows of
+    positive weight (:func:`warn_if_relative_weights`); rescale relative
+    weights to frequencies with ``w * n / w.sum()``.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from venncal import VennAbersCalibrator, WeightScaleWarning
+    >>> w = [0.25] * 4  # normalised: they sum to 1
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = VennAbersCalibrator().fit([0.1, 0.4, 0.6, 0.9], [0, 0, 1, 1], w)
+    >>> caught[0].category is WeightScaleWarning
+    True
+    """
+
+
+def warn_if_relative_weights(owner: str, total: float, rows: int, depends: str, *,
+                             stacklevel: int = 2, rows_known: bool = True) -> None:
+    """Warn (:class:`WeightScaleWarning`) if weights summing to ``total`` over ``rows`` look relative.
+
+    The rule: they sum to less than half the ``rows`` of positive weight (or
+    its lower bound, the distinct scores of a summary, unless ``rows_known``).
+    Frequency weights count observations, so their mean over the rows that
+    count is about 1 or more (counts, survey weights, importance weights of
+    mean 1); a mean below 1/2 comes from weights normalised to a small total
+    (``1/n`` each), never from counts.  ``depends``: what depends on the total.
+    """
+    if not total < 0.5 * rows:
+        return
+    where = "rows of positive weight" if rows_known else "distinct scores (at least as many rows)"
+    warnings.warn(
+        f"{owner}: sample_weight sums to {total:.4g} over {rows:,} {where}. venncal's weights "
+        f"are frequency weights (a weight of 2 counts as two rows), and this fit depends on "
+        f"their total ({depends}). If the weights are relative (for example normalised to "
+        f"sum to 1), rescale them to frequencies first: w * n / w.sum()",
+        WeightScaleWarning,
+        stacklevel=stacklevel + 1,
+    )
+
+
 def nonzero_rows(sample_weight: np.ndarray | None) -> np.ndarray | None:
     """Return the indices of the rows that count (positive weight), or None when all do.
 
@@ -257,7 +310,12 @@ def observed_labels(y, n: int | None = None) -> np.ndarray:
 
 
 def check_labels(
-    y, n: int | None = None, classes=None, *, advice: str = "pass classes=[negative, positive]"
+    y,
+    n: int | None = None,
+    classes=None,
+    *,
+    advice: str = "pass classes=[negative, positive]",
+    single_01: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Return ``(classes_, y01)`` for the labels of a calibration set.
 
@@ -266,9 +324,10 @@ def check_labels(
     sorted (numbers as numbers, text as text), so that the larger is the
     positive class.  ``y01`` is a boolean array, True where the label is
     ``classes_[1]`` (the positive class).  A single observed class is
-    accepted when it is 0 or 1 (or a bool), or when ``classes`` names the
-    two labels; otherwise the error ends with ``advice`` (how the caller
-    names the classes).
+    accepted when ``classes`` names the two labels, when it is a bool, or,
+    with ``single_01`` (streams), when it is the number 0 or 1; otherwise the
+    error ends with ``advice``.  Batch calibrators pass ``single_01=False``:
+    one class coded 1 may be the negative class of labels 1/2 (German credit).
 
     Raises
     ------
@@ -283,6 +342,10 @@ def check_labels(
     (array(['no', 'yes'], dtype='<U3'), array([False,  True,  True]))
     >>> check_labels(["good", "bad", "good"], classes=["good", "bad"])
     (array(['good', 'bad'], dtype='<U4'), array([False,  True, False]))
+    >>> check_labels([1, 1, 1], single_01=False)
+    Traceback (most recent call last):
+    ...
+    ValueError: y holds a single class (1), so it is unknown whether it is the positive class; pass classes=[negative, positive]
     """
     arr = _label_array(y, n)
     observed = _distinct(arr)
@@ -296,12 +359,15 @@ def check_labels(
             raise ValueError(f"y holds label(s) {unknown!r} that are not in classes={classes!r}")
     elif observed.shape[0] == 2:
         cls = observed
-    elif arr.dtype.kind in "biuf" and observed[0].item() in (0, 1):
+    elif arr.dtype.kind == "b":
+        cls = np.array([False, True])
+    elif single_01 and arr.dtype.kind in "iuf" and observed[0].item() in (0, 1):
         cls = np.array([0, 1], dtype=arr.dtype)
     else:
+        why = ", and it is not 0 or 1," if single_01 else ","
         raise ValueError(
-            f"y holds a single class ({observed[0].item()!r}), and it is not 0 or 1, so it is "
-            f"unknown whether it is the positive class; {advice}"
+            f"y holds a single class ({observed[0].item()!r}){why} so it is unknown whether it "
+            f"is the positive class; {advice}"
         )
     return cls, arr == cls[1]
 

@@ -59,11 +59,7 @@ def negate_summary(summary):
     """
     if not isinstance(summary, ScoreSummary):
         return summary  # the wrapped calibrator's fit_summary says what is wrong
-    out = ScoreSummary.__new__(ScoreSummary)
-    out.scores = np.ascontiguousarray(np.negative(summary.scores[::-1]))
-    out.weights = np.ascontiguousarray(summary.weights[::-1])
-    out.positive_weights = np.ascontiguousarray(summary.positive_weights[::-1])
-    return out
+    return summary._negated()
 
 
 def _same_param(a, b) -> bool:

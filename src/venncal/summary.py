@@ -5,25 +5,66 @@ from __future__ import annotations
 import numpy as np
 
 from ._kernels import (
-    merge_summaries,
+    merge_summaries_exact,
+    scaled_sum,
     split_by_label,
-    summarize_by_order,
+    summarize_by_order_exact,
     summarize_sorted_classes,
 )
+from ._kernels.summary import INEXACT, OVERFLOW
 from ._validation import check_binary_labels, check_sample_weight, check_scores
 
 __all__ = ["ScoreSummary"]
 
 
-def summarize(scores: np.ndarray, y01: np.ndarray, weights: np.ndarray | None):
-    """Reduce validated arrays to ``(s, w, a)`` (see :class:`ScoreSummary`)."""
+def _check_sums(s, w, residual, flags, weights):
+    """Raise unless the summed weights are finite and, for whole numbers, exact.
+
+    ``flags`` are the kernel's (``OVERFLOW``, ``INEXACT``); ``weights`` are the
+    row weights that were added (or None: the check of whole numbers then
+    looks at the summed weights and their remainders).
+    """
+    if flags & OVERFLOW:
+        j = int(np.flatnonzero(~(w < np.inf))[0])
+        raise ValueError(
+            f"sample_weight: the weights of the observations with score {float(s[j])!r} sum "
+            "to more than the largest float64 (1.8e308); divide the weights by a common factor"
+        )
+    if not flags & INEXACT:
+        return
+    parts = [w] if weights is None else [weights]
+    if weights is None and residual is not None:
+        parts.extend(residual)
+    if all(np.array_equal(p, np.floor(p)) for p in parts):
+        raise ValueError(
+            "sample_weight: whole-number weights of tied scores add up to a number that two "
+            "float64 values cannot hold exactly (more than 106 significant bits, e.g. 1e300 + "
+            "1e150 + 1), so their sum would depend on the order of the rows; divide the "
+            "weights by a common factor or drop the negligible ones"
+        )
+
+
+def summarize_exact(scores: np.ndarray, y01: np.ndarray, weights: np.ndarray | None):
+    """Reduce validated arrays to ``(s, w, a, residual)`` (see :class:`ScoreSummary`).
+
+    Raises ``ValueError`` when tied weights sum past the float64 range, or
+    when whole-number weights sum to more than two doubles can hold.
+    """
     if weights is None:
         neg, pos = split_by_label(scores, y01)
         neg.sort()
         pos.sort()
-        return summarize_sorted_classes(neg, pos)
+        return (*summarize_sorted_classes(neg, pos), None)
     order = np.argsort(scores)
-    return summarize_by_order(scores, y01, weights, order)
+    s, w, a, residual, flags = summarize_by_order_exact(scores, y01, weights, order)
+    if flags:
+        _check_sums(s, w, residual, flags, weights)
+    return s, w, a, residual
+
+
+def summarize(scores: np.ndarray, y01: np.ndarray, weights: np.ndarray | None):
+    """Reduce validated arrays to ``(s, w, a)`` (see :class:`ScoreSummary`)."""
+    return summarize_exact(scores, y01, weights)[:3]
 
 
 class ScoreSummary:
@@ -37,11 +78,26 @@ class ScoreSummary:
     Parameters
     ----------
     scores : ndarray of shape (k,)
-        Strictly increasing distinct scores.
+        Strictly increasing distinct scores (``-0.0`` is stored as ``0.0``).
     weights : ndarray of shape (k,)
-        Total (frequency) weight of the observations at each score, > 0.
+        Total (frequency) weight of the observations at each score, > 0 and
+        finite.
     positive_weights : ndarray of shape (k,)
         Weight of the observations labelled 1 at each score.
+
+    Notes
+    -----
+    **Exact sums.**  The weights of tied scores are added in double-double
+    arithmetic and rounded once: ``weights`` holds the correctly rounded
+    sums, and the summary keeps the remainders, so that a merge adds the
+    exact sums.  A summary is therefore the same, bit for bit, whatever the
+    order of the rows and of the merges, as long as each sum fits in two
+    doubles (106 significant bits).  For whole-number weights that is always
+    checked (a sum that does not fit, such as ``1e300 + 1e150 + 1``, raises
+    ``ValueError``); for other weights a sum that does not fit is kept to
+    about ``2**-105`` of its value.  Weights that sum past the largest
+    float64 at one score raise ``ValueError``.  A summary built from arrays
+    (the constructor) has no remainders.
 
     Examples
     --------
@@ -51,9 +107,16 @@ class ScoreSummary:
     (array([0.1, 0.3, 0.9]), array([1., 2., 1.]), array([0., 1., 1.]))
     >>> s.merge(ScoreSummary.from_arrays([0.3], [1])).weights
     array([1., 3., 1.])
+
+    Whole-number weights past ``2**53`` add up exactly, in any order:
+
+    >>> big = ScoreSummary.from_arrays([0.5, 0.5], [0, 1], [2.0**53, 1.0])
+    >>> one = ScoreSummary.from_arrays([0.5], [1], [1.0])
+    >>> int(big.merge(one).weights[0]) - 2**53
+    2
     """
 
-    __slots__ = ("positive_weights", "scores", "weights")
+    __slots__ = ("_residual", "positive_weights", "scores", "weights")
 
     def __init__(self, scores, weights, positive_weights):
         s = np.ascontiguousarray(scores, dtype=np.float64)
@@ -63,11 +126,15 @@ class ScoreSummary:
             raise ValueError("scores, weights and positive_weights must be 1-D of equal length")
         if s.shape[0] and not (np.all(np.isfinite(s)) and np.all(np.diff(s) > 0)):
             raise ValueError("summary scores must be finite and strictly increasing")
-        if not (np.all(w > 0) and np.all(a >= 0) and np.all(a <= w)):
-            raise ValueError("summary weights must satisfy 0 <= positive_weights <= weights, 0 < weights")
-        self.scores = s
+        if not (np.all(w > 0) and np.all(np.isfinite(w)) and np.all(a >= 0) and np.all(a <= w)):
+            raise ValueError(
+                "summary weights must be finite and satisfy 0 <= positive_weights <= weights, "
+                "0 < weights"
+            )
+        self.scores = s + 0.0  # a copy, with -0.0 as 0.0
         self.weights = w
         self.positive_weights = a
+        self._residual = None
 
     @classmethod
     def from_arrays(cls, scores, y, sample_weight=None) -> ScoreSummary:
@@ -85,6 +152,11 @@ class ScoreSummary:
         Returns
         -------
         ScoreSummary
+
+        Raises
+        ------
+        ValueError
+            For invalid input, or weights whose sums cannot be kept (see Notes).
         """
         s = check_scores(scores)
         y01 = check_binary_labels(y, s.shape[0])
@@ -93,20 +165,60 @@ class ScoreSummary:
 
     @classmethod
     def _from_validated(cls, scores, y01, weights) -> ScoreSummary:
+        return cls._of(*summarize_exact(scores, y01, weights))
+
+    @classmethod
+    def _of(cls, s, w, a, residual=None) -> ScoreSummary:
+        """A summary of arrays known to be valid (no checks, no copies)."""
         out = cls.__new__(cls)
-        out.scores, out.weights, out.positive_weights = summarize(scores, y01, weights)
+        out.scores, out.weights, out.positive_weights = s, w, a
+        out._residual = residual
         return out
 
     def merge(self, other: ScoreSummary) -> ScoreSummary:
-        """Return the summary of both data sets together (exact)."""
+        """Return the summary of both data sets together (exact; see Notes).
+
+        Raises
+        ------
+        ValueError
+            When tied weights sum past the float64 range, or whole-number
+            weights past what two doubles hold.
+        """
         if not isinstance(other, ScoreSummary):
             raise TypeError(f"can only merge with a ScoreSummary, not {type(other).__name__}")
-        out = ScoreSummary.__new__(ScoreSummary)
-        out.scores, out.weights, out.positive_weights = merge_summaries(
+        s, w, a, residual, flags = merge_summaries_exact(
             self.scores, self.weights, self.positive_weights,
             other.scores, other.weights, other.positive_weights,
+            self._residual, other._residual,
         )
-        return out
+        if flags:
+            _check_sums(s, w, residual, flags, None)
+        return ScoreSummary._of(s, w, a, residual)
+
+    def _of_one_label(self, positive: bool) -> ScoreSummary:
+        """The same observations all labelled 1 (``positive``) or all 0, remainders kept.
+
+        For engines that summarise each label apart and merge the pieces.
+        """
+        if positive:
+            residual = None if self._residual is None else (self._residual[0],) * 2
+            return ScoreSummary._of(self.scores, self.weights, self.weights, residual)
+        residual = None
+        if self._residual is not None:
+            residual = (self._residual[0], np.zeros_like(self._residual[0]))
+        return ScoreSummary._of(self.scores, self.weights, np.zeros_like(self.weights), residual)
+
+    def _negated(self) -> ScoreSummary:
+        """The summary of minus the scores (remainders kept)."""
+        residual = None
+        if self._residual is not None:
+            residual = tuple(np.ascontiguousarray(r[::-1]) for r in self._residual)
+        return ScoreSummary._of(
+            np.ascontiguousarray(np.negative(self.scores[::-1])) + 0.0,
+            np.ascontiguousarray(self.weights[::-1]),
+            np.ascontiguousarray(self.positive_weights[::-1]),
+            residual,
+        )
 
     @property
     def n_distinct(self) -> int:
@@ -115,13 +227,15 @@ class ScoreSummary:
 
     @property
     def total_weight(self) -> float:
-        """Total weight of the summarized observations."""
-        return float(self.weights.sum())
+        """Total weight of the summarized observations (rounded once; inf past float64)."""
+        return scaled_sum(self.weights, None if self._residual is None else self._residual[0])
 
     @property
     def positive_weight(self) -> float:
-        """Total weight of the observations labelled 1."""
-        return float(self.positive_weights.sum())
+        """Total weight of the observations labelled 1 (rounded once; inf past float64)."""
+        return scaled_sum(
+            self.positive_weights, None if self._residual is None else self._residual[1]
+        )
 
     def __len__(self) -> int:
         return self.n_distinct

@@ -21,17 +21,52 @@ docstring of ``venncal.baselines.bbq.BBQCalibrator``:
 * Log score: sum over bins of ``lgamma(l) - lgamma(N_b + l) + lgamma(m_b + a_b)
   - lgamma(a_b) + lgamma(n_b + b_b) - lgamma(b_b)`` with ``l = N'/B``
   (``B`` the number of non-empty bins), ``a_b = l p_b``, ``b_b = l (1 - p_b)``.
-  Bin estimate ``(m_b + a_b) / (N_b + a_b + b_b)``; uniform model prior.
+  Bin estimate ``(m_b + a_b) / (N_b + a_b + b_b)``, kept inside ``[5e-324,
+  1 - 2**-53]`` (an estimate that would round to 0 or 1); uniform model prior.
+
+With ``exact=True`` the bin estimates are exact rationals rounded once, and
+the log scores and model weights are computed in decimal arithmetic with 50
+digits beyond the total weight's (log-gamma by Stirling's series), so that
+weights near ``2**53`` or ``1e300`` are compared with the truth rather than
+with ``math.lgamma`` of rounded sums.
 """
 
 from __future__ import annotations
 
 import math
+from decimal import Decimal, localcontext
 from fractions import Fraction
 
 __all__ = ["bbq_fit", "bbq_predict"]
 
 PRIOR_EPS = 1e-6
+P_LOW, P_HIGH = 5e-324, 1.0 - 2.0**-53
+_DIGITS = 50
+_PI = Decimal("3.14159265358979323846264338327950288419716939937510582097494")
+# B_2k / (2k (2k - 1)) for Stirling's series of log-gamma.
+_STIRLING = [Fraction(1, 12), Fraction(-1, 360), Fraction(1, 1260), Fraction(-1, 1680),
+             Fraction(1, 1188), Fraction(-691, 360360), Fraction(1, 156)]
+
+
+def _dec(x: Fraction) -> Decimal:
+    return Decimal(x.numerator) / Decimal(x.denominator)
+
+
+def log_gamma(x: Fraction, digits: int = _DIGITS) -> Decimal:
+    """``log Gamma(x)`` for a rational ``x > 0``, to about ``digits - 5`` significant digits."""
+    with localcontext() as ctx:
+        ctx.prec = digits
+        shift = Decimal(0)
+        while x < 40:  # Gamma(x) = Gamma(x + 1) / x
+            shift += _dec(x).ln()
+            x += 1
+        d = _dec(x)
+        out = (d - Decimal("0.5")) * d.ln() - d + (2 * _PI).ln() / 2
+        power = d
+        for c in _STIRLING:
+            out += _dec(c) / power
+            power *= d * d
+        return out - shift
 
 
 def _round_half_up(x):
@@ -47,6 +82,7 @@ def bbq_fit(
     range_factor=10.0,
     prior_strength=2.0,
     bin_prior="auto",
+    exact=False,
 ):
     """Return the list of models: dicts with edges, values, log_score, weight."""
     scores = [float(v) for v in scores]
@@ -134,7 +170,7 @@ def bbq_fit(
             edges.append(mid if mid < hi else lo)
 
         strength = prior_strength / n_eff
-        log_score = 0.0
+        log_score = Decimal(0) if exact else 0.0
         values = []
         for b in range(n_eff):
             if use_midpoint:
@@ -146,6 +182,19 @@ def bbq_fit(
             p = min(max(p, PRIOR_EPS), 1.0 - PRIOR_EPS)
             alpha = strength * p
             beta = strength * (1.0 - p)
+            if exact:
+                fa, fb = Fraction(alpha), Fraction(beta)
+                digits = _DIGITS + len(str(int(total)))
+                with localcontext() as ctx:
+                    ctx.prec = digits
+                    log_score += (
+                        log_gamma(fa + fb, digits) - log_gamma(pos[b] + neg[b] + fa + fb, digits)
+                        + log_gamma(pos[b] + fa, digits) - log_gamma(fa, digits)
+                        + log_gamma(neg[b] + fb, digits) - log_gamma(fb, digits)
+                    )
+                value = float((pos[b] + fa) / (pos[b] + neg[b] + fa + fb))
+                values.append(min(max(value, P_LOW), P_HIGH))
+                continue
             m, n = float(pos[b]), float(neg[b])
             size = float(pos[b] + neg[b])
             log_score += (
@@ -156,7 +205,7 @@ def bbq_fit(
                 + math.lgamma(n + beta)
                 - math.lgamma(beta)
             )
-            values.append((m + alpha) / (size + alpha + beta))
+            values.append(min(max((m + alpha) / (size + alpha + beta), P_LOW), P_HIGH))
         models.append(
             {
                 "n_bins": n_eff,
@@ -168,6 +217,14 @@ def bbq_fit(
         )
 
     best = max(m["log_score"] for m in models)
+    if exact:
+        with localcontext() as ctx:
+            ctx.prec = _DIGITS + len(str(int(total)))
+            norm = sum((m["log_score"] - best).exp() for m in models)
+            for m in models:
+                m["weight"] = float((m["log_score"] - best).exp() / norm)
+                m["log_score"] = float(m["log_score"])
+        return models
     norm = sum(math.exp(m["log_score"] - best) for m in models)
     for m in models:
         m["weight"] = math.exp(m["log_score"] - best) / norm

@@ -29,6 +29,7 @@ from fractions import Fraction
 import numpy as np
 
 __all__ = [
+    "assert_within_ulps",
     "brier_minimax",
     "cvap_interval",
     "cvap_merge",
@@ -54,6 +55,25 @@ def _exact(v):
     if not math.isfinite(f):
         raise ValueError(f"non-finite value {f!r}")
     return Fraction(f)
+
+
+def assert_within_ulps(got, exact, ulps=0):
+    """Assert that each float of ``got`` is within ``ulps`` ulps of the exact value.
+
+    ``exact`` holds exact rationals (Fractions, ints or floats); the distance
+    is measured exactly, in units of the last place of the correctly rounded
+    exact value (``ulps=0``: ``got`` is the correctly rounded value).
+    """
+    got = np.asarray(got, dtype=np.float64).ravel()
+    exact = [_exact(v) for v in exact]
+    assert got.shape[0] == len(exact), (got.shape, len(exact))
+    for i, (g, e) in enumerate(zip(got.tolist(), exact, strict=True)):
+        rounded = float(e)
+        if ulps == 0:
+            assert g == rounded, f"entry {i}: got {g!r}, correctly rounded {rounded!r} ({e})"
+            continue
+        distance = abs(Fraction(g) - e) / Fraction(math.ulp(rounded))
+        assert distance <= ulps, f"entry {i}: got {g!r}, exact {rounded!r}: {float(distance):.3g} ulps"
 
 
 def _literal_pava(cells):

@@ -89,7 +89,8 @@ def solve_exact(z, w, lam, exhaustive=False, guess=None):
     """Solve exactly (rational arithmetic) from the KKT conditions.
 
     The labelling read off ``guess`` (default: :func:`solve_dual`'s
-    solution) is tried first and kept only if it satisfies every KKT
+    solution), as it stands and then with nearly equal neighbours relabelled,
+    is tried first and kept only if it satisfies every KKT
     condition exactly (the minimiser is unique, so that certifies it);
     otherwise, or with ``exhaustive=True`` (n <= 8), every labelling is
     tried.  Returns the solution rounded once to float64.
@@ -99,27 +100,26 @@ def solve_exact(z, w, lam, exhaustive=False, guess=None):
     w = [Fraction(float(v)) for v in w]
     lam = Fraction(float(lam))
     if not exhaustive:
-        # Near a knot the float lam may fall just before or after the exact
-        # one, so boundaries with (nearly) equal values try all three labels.
-        # They are tried fused first, then with one or two of them not fused.
+        # The labelling of the guess as it stands (equal: fused), then, since
+        # near a knot the float lam may fall just before or after the exact
+        # one, with one or two of its boundaries between (nearly) equal values
+        # given each other label: first from the exact labels, then from the
+        # near boundaries all fused.
         scale = max(1.0, float(np.max(np.abs(guess))))
-        base = []
-        near = []
-        for j, (a, b) in enumerate(itertools.pairwise(guess)):
-            if abs(a - b) <= 1e-7 * scale:
-                base.append("fused")
-                near.append(j)
-            else:
-                base.append("down" if a > b else "up")
-        for r in range(min(2, len(near)) + 1):
-            for where in itertools.combinations(near, r):
-                for how in itertools.product(("down", "up"), repeat=r):
-                    labels = list(base)
-                    for j, label in zip(where, how, strict=False):
-                        labels[j] = label
-                    b = _labelling_solution(z, w, lam, labels)
-                    if b is not None:
-                        return np.array([float(v) for v in b])
+        pairs = list(itertools.pairwise(guess.tolist()))
+        exact = ["fused" if a == b else "down" if a > b else "up" for a, b in pairs]
+        near = [j for j, (a, b) in enumerate(pairs) if abs(a - b) <= 1e-7 * scale]
+        fused = [("fused" if j in near else label) for j, label in enumerate(exact)]
+        for base in (exact, fused):
+            for r in range(min(2, len(near)) + 1):
+                for where in itertools.combinations(near, r):
+                    for how in itertools.product(("fused", "down", "up"), repeat=r):
+                        labels = list(base)
+                        for j, label in zip(where, how, strict=False):
+                            labels[j] = label
+                        b = _labelling_solution(z, w, lam, labels)
+                        if b is not None:
+                            return np.array([float(v) for v in b])
     if len(z) > 8:
         raise ValueError("exhaustive search enumerates 3**(n-1) labellings; use n <= 8")
     for labels in itertools.product(("fused", "down", "up"), repeat=len(z) - 1):

@@ -3,22 +3,31 @@
 Every kernel has a slow, literal twin in ``tests/reference/naive.py``.
 """
 
-from .ivap import ivap_lookup, ivap_tables
+from .ivap import exact_ivap_tables, ivap_lookup, ivap_tables
 from .pava import pava_blocks, pava_fit
 from .summary import (
+    class_totals,
     merge_summaries,
+    merge_summaries_exact,
+    scaled_sum,
     split_by_label,
     summarize_by_order,
+    summarize_by_order_exact,
     summarize_sorted_classes,
 )
 
 __all__ = [
+    "class_totals",
+    "exact_ivap_tables",
     "ivap_lookup",
     "ivap_tables",
     "merge_summaries",
+    "merge_summaries_exact",
     "pava_blocks",
     "pava_fit",
+    "scaled_sum",
     "split_by_label",
     "summarize_by_order",
+    "summarize_by_order_exact",
     "summarize_sorted_classes",
 ]

@@ -1,179 +1,447 @@
 """Inductive Venn-Abers tables F0, F1 in O(k') and their O(log k') lookup.
 
-Notation (paper 000, section 2): the calibration summary has distinct scores
-``s'_1 < ... < s'_k'`` with weights ``w_j > 0`` and positive weights ``a_j``.
-``F1[i]`` is the value at ``s'_i`` of the isotonic regression fitted to the
-calibration data plus one test observation ``(s'_i, 1)`` of weight 1, and
-``F0[i]`` the same with ``(s'_i, 0)``.  A test score strictly between ``s'_i``
-and ``s'_{i+1}`` gets ``(p0, p1) = (F0[i], F1[i+1])``; below every calibration
-score ``p0 = 0``, above every one ``p1 = 1``.
+Notation (Vovk, Petej & Fedorova 2015, section 2): the calibration summary
+has distinct scores ``s'_1 < ... < s'_k'`` with weights ``w_j > 0`` and
+positive weights ``a_j``.  ``F1[i]`` is the value at ``s'_i`` of the isotonic
+regression fitted to the calibration data plus one test observation
+``(s'_i, 1)`` of weight 1, and ``F0[i]`` the same with ``(s'_i, 0)``.  A test
+score strictly between ``s'_i`` and ``s'_{i+1}`` gets ``(p0, p1) = (F0[i],
+F1[i+1])``; below every calibration score ``p0 = 0``, above every one ``p1 = 1``.
 
 ``F1`` is computed by the paper's Algorithms 1 and 2 (a Graham scan for the
 greatest convex minorant, then a sweep that moves the test observation from
 the far left to the right past one calibration score at a time).  ``F0``
 follows from ``F1`` by the symmetry ``F0(s, w, a) = 1 - F1(-s, w, w - a)``.
 Weights need not be integers; the test observation always weighs 1 (the
-weights are frequency weights, in units of observations).  Cumulative sums
-are carried in double-double arithmetic, so each entry is accurate to a few
-ulps whatever the total weight; with integer weights (below 2**53) every
-coordinate is exact and each entry is a correctly rounded ratio.
+weights are frequency weights, in units of observations).
+
+**Exactness.**  Every decision of the scan (does a corner stay on the
+minorant?) is the sign of a cross product of coordinate differences, and it
+is taken exactly, in one of three ways:
+
+- *plain*: whole-number weights whose total (plus the test observation) is
+  below ``2**52``.  Coordinates are exact doubles; a cross product is taken
+  from the rounded products when they are far enough apart, else from the
+  exact products (Dekker's ``two_prod``).  Each entry is the correctly
+  rounded ratio of two exact integers.
+- *double-double*: any other weights whose cumulative sums fit exactly in
+  two doubles (certified as they are formed: a sum that does not is
+  detected).  Cross products are decided by a floating-point filter with a
+  rigorous error bound, and exactly (distillation of the 64 products of the
+  coordinates' parts) when the filter cannot tell.  The corners are then
+  exactly those of the definition; each entry is the ratio of two accurately
+  rounded sums, within 3 ulps of the exact value, and the tables are then
+  made monotone and ordered (``F0 <= F1``) by moving entries by those ulps,
+  so the proven properties hold exactly.
+- *exact*: otherwise (weights spanning more than about ``2**104``, such as
+  1e-300 beside 1e300, whole numbers near ``2**1000``, totals beyond the
+  float64 range).  The same algorithm runs in Python on exact integers (the
+  weights scaled by a power of two) and each entry is the correctly rounded
+  ratio.  This costs about a microsecond or more per score instead of a few
+  nanoseconds, and is used only for such weights.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ._jit import jit
+from ._jit import jit, jit_inline
+from .dd import dd_add_jit, dd_div_jit, distill_jit, expansion_sign_jit, two_prod_jit
 from .dd import two_sum_jit as _two_sum
 
+__all__ = ["ivap_lookup", "ivap_tables"]
+
+# The arithmetic of a sweep (see _mode).  The double-double sweep _DD returns
+# _UNDECIDED when its filter cannot decide a turn (rare: nearly collinear
+# corners); then _DD_CAREFUL, which takes such turns exactly (out of line: a
+# call in the hot loop slows it down even when never made) and also adds
+# weights w - a that do not round to themselves, runs instead.
+_SMALL, _PLAIN, _DD, _DD_CAREFUL, _EXACT = 0, 1, 2, 3, 4
+_DONE, _UNDECIDED = 0, 1
+# A filtered sign is trusted when the rounded result exceeds this multiple of
+# the magnitudes it is computed from (four times a bound of the rounding error).
+_FILTER = 2.0**-49
+
+
+@jit_inline
+def _sign_plain(ax, ay, bx, by):
+    """A number with the exact sign of ``ax * by - ay * bx`` (doubles; no overflow or underflow)."""
+    p1 = ax * by
+    p2 = ay * bx
+    d = p1 - p2
+    if abs(d) > _FILTER * (abs(p1) + abs(p2)):
+        return d
+    if p1 == 0.0 and p2 == 0.0:
+        return 0
+    # Rounding is monotone: unequal rounded products order the exact ones;
+    # equal ones are ordered by their exact errors.
+    q1, e1 = two_prod_jit(ax, by)
+    q2, e2 = two_prod_jit(ay, bx)
+    if q1 != q2:
+        return 1 if q1 > q2 else -1
+    if e1 != e2:
+        return 1 if e1 > e2 else -1
+    return 0
+
+
+@jit_inline
+def _parts(ah, al, bh, bl):
+    # (ah + al) - (bh + bl) as four doubles with that exact sum.
+    s1, e1 = _two_sum(ah, -bh)
+    s2, e2 = _two_sum(al, -bl)
+    return s1, e1, s2, e2
+
+
+@jit_inline
+def _put_products(buf, at, x0, x1, x2, x3, y0, y1, y2, y3, sign):
+    # buf[at:at + 32] = sign * (x0 + x1 + x2 + x3) * (y0 + y1 + y2 + y3), as 32 exact terms.
+    n = at
+    for xi in (x0, x1, x2, x3):
+        for yj in (y0, y1, y2, y3):
+            p, e = two_prod_jit(xi, yj)
+            buf[n] = sign * p
+            buf[n + 1] = sign * e
+            n += 2
+
+
+@jit_inline
+def _approx(ah, al, bh, bl):
+    # (ah + al) - (bh + bl) rounded, and a magnitude that bounds its rounding
+    # error by 2 * 2**-53 times itself.
+    dh = ah - bh
+    dl = al - bl
+    return dh + dl, abs(dh) + abs(dl)
+
+
+@jit_inline
+def _sign_dd(careful, ozh, ozl, oyh, oyl, azh, azl, ayh, ayl, bzh, bzl, byh, byl, buf):
+    """A number with the exact sign of the cross product ``(A - O) x (B - O)`` (double-doubles).
+
+    A floating-point filter decides unless the rounded cross product is
+    within a rigorous bound of its rounding error; then the 64 exact
+    products of the differences' parts are distilled.
+    """
+    uz, muz = _approx(azh, azl, ozh, ozl)
+    uy, muy = _approx(ayh, ayl, oyh, oyl)
+    vz, mvz = _approx(bzh, bzl, ozh, ozl)
+    vy, mvy = _approx(byh, byl, oyh, oyl)
+    d = uz * vy - uy * vz
+    bound = _FILTER * (muz * mvy + muy * mvz)
+    if abs(d) > bound:  # the common case, so a well predicted branch
+        return d
+    if bound == 0.0:
+        return 0.0  # each product has an exactly zero factor
+    if not careful:
+        return np.nan  # undecided
+    return _sign_exact(ozh, ozl, oyh, oyl, azh, azl, ayh, ayl, bzh, bzl, byh, byl, buf)
+
 
 @jit
-def _add(precise, ah, al, b):
-    # (ah + al) + b; in plain double arithmetic unless precise.
-    if precise:
-        s, e = _two_sum(ah, b)
-        return s, al + e
-    return ah + b, al
+def _sign_exact(ozh, ozl, oyh, oyl, azh, azl, ayh, ayl, bzh, bzl, byh, byl, buf):
+    # The filter's undecided case, out of line (it is rare): the 64 exact
+    # products of the differences' parts, distilled.
+    u0, u1, u2, u3 = _parts(azh, azl, ozh, ozl)
+    v0, v1, v2, v3 = _parts(ayh, ayl, oyh, oyl)
+    r0, r1, r2, r3 = _parts(bzh, bzl, ozh, ozl)
+    t0, t1, t2, t3 = _parts(byh, byl, oyh, oyl)
+    _put_products(buf, 0, u0, u1, u2, u3, t0, t1, t2, t3, 1.0)
+    _put_products(buf, 32, v0, v1, v2, v3, r0, r1, r2, r3, -1.0)
+    return expansion_sign_jit(buf, 64)
 
 
-@jit
-def _diff(precise, ah, al, bh, bl):
-    # (ah + al) - (bh + bl) for double-double numbers, to a few ulps of the
-    # difference (not of the operands); plain ah - bh unless precise.
-    if precise:
-        s, e = _two_sum(ah, -bh)
-        return s + (e + (al - bl))
-    return ah - bh
+@jit_inline
+def _sign(mode, ozh, ozl, oyh, oyl, azh, azl, ayh, ayl, bzh, bzl, byh, byl, buf):
+    # > 0 iff O, A, B make a left turn.
+    if mode == _SMALL:  # integers below 2**26: every product is exact
+        return (azh - ozh) * (byh - oyh) - (ayh - oyh) * (bzh - ozh)
+    if mode == _PLAIN:
+        return _sign_plain(azh - ozh, ayh - oyh, bzh - ozh, byh - oyh)
+    return _sign_dd(mode == _DD_CAREFUL, ozh, ozl, oyh, oyl, azh, azl, ayh, ayl, bzh, bzl, byh, byl,
+                    buf)
 
 
-@jit
-def _cross(precise, oxh, oxl, oyh, oyl, axh, axl, ayh, ayl, bxh, bxl, byh, byl):
-    # z-component of (A - O) x (B - O), > 0 iff O, A, B make a left turn.
-    ax = _diff(precise, axh, axl, oxh, oxl)
-    ay = _diff(precise, ayh, ayl, oyh, oyl)
-    bx = _diff(precise, bxh, bxl, oxh, oxl)
-    by = _diff(precise, byh, byl, oyh, oyl)
-    return ax * by - ay * bx
+@jit_inline
+def _value(mode, flip, yah, yal, ybh, ybl, zah, zal, zbh, zbl, buf):
+    """The slope from corner B to corner A, or 1 minus it when ``flip``.
+
+    With ``dz`` and ``dy`` the negative and positive weight between the
+    corners the slope is ``dy / (dz + dy)`` (a weighted mean of labels, in
+    [0, 1]) and 1 minus it ``dz / (dz + dy)``.  The plain modes divide two
+    exact integers (one rounding); double-double mode divides the
+    double-double values of the exact sums (to about 2**-100, then rounded
+    once).
+    """
+    if mode < _DD:
+        dz = zah - zbh
+        dy = yah - ybh
+        return (dz if flip else dy) / (dz + dy)
+    s1, e1 = _two_sum(zah, -zbh)
+    s2, e2 = _two_sum(zal, -zbl)
+    u1, f1 = _two_sum(yah, -ybh)
+    u2, f2 = _two_sum(yal, -ybl)
+    buf[0] = s1
+    buf[1] = e1
+    buf[2] = s2
+    buf[3] = e2
+    buf[4] = u1
+    buf[5] = f1
+    buf[6] = u2
+    buf[7] = f2
+    distill_jit(buf, 8)
+    dh = buf[7]
+    dl = buf[6]
+    if flip:
+        buf[0] = s1
+        buf[1] = e1
+        buf[2] = s2
+        buf[3] = e2
+    else:
+        buf[0] = u1
+        buf[1] = f1
+        buf[2] = u2
+        buf[3] = f2
+    distill_jit(buf, 4)
+    return min(max(dd_div_jit(buf[3], buf[2], dh, dl), 0.0), 1.0)
 
 
-@jit
-def upper_sweep_into(w, a, flip, precise, out, xh, xl, yh, yl):
-    """Paper 000, Algorithms 1-2, on the blocks taken in order or flipped.
+@jit_inline
+def _step(mode, flip, w, a, zh, zl, yh, yl):
+    """Add block ``(w, a)`` to the cumulative negative and positive weights ``(z, y)``.
+
+    Flipped, the roles of the labels swap.  Exact in every mode (see
+    :func:`_mode`).
+    """
+    if mode < _DD:
+        if flip:
+            return zh + a, 0.0, yh + (w - a), 0.0
+        return zh + (w - a), 0.0, yh + a, 0.0
+    if mode == _DD:  # w - a is exact
+        if flip:
+            zh, zl = dd_add_jit(zh, zl, a)
+            yh, yl = dd_add_jit(yh, yl, w - a)
+        else:
+            yh, yl = dd_add_jit(yh, yl, a)
+            zh, zl = dd_add_jit(zh, zl, w - a)
+        return zh, zl, yh, yl
+    if flip:
+        zh, zl = dd_add_jit(zh, zl, a)
+        yh, yl = dd_add_jit(yh, yl, w)
+        yh, yl = dd_add_jit(yh, yl, -a)
+    else:
+        yh, yl = dd_add_jit(yh, yl, a)
+        zh, zl = dd_add_jit(zh, zl, w)
+        zh, zl = dd_add_jit(zh, zl, -a)
+    return zh, zl, yh, yl
+
+
+@jit_inline
+def _sweep(w, a, flip, mode, out, zh, zl, yh, yl, buf):
+    """Vovk, Petej & Fedorova 2015, Algorithms 1-2, on the blocks taken in order or flipped.
 
     With ``flip=False`` this writes ``F1`` into ``out``.  With ``flip=True``
-    it runs on the mirrored data (blocks in reverse order, positive weight
-    ``w - a``) and writes ``1 - value`` back in the original order, which is
-    ``F0`` by the symmetry ``F0(s, w, a) = 1 - F1(-s, w, w - a)``.
+    it runs on the mirrored data (blocks in reverse order, labels swapped)
+    and writes ``1 - value`` back in the original order, which is ``F0`` by
+    the symmetry ``F0(s, w, a) = 1 - F1(-s, w, w - a)``.
 
-    ``xh, xl, yh, yl`` are scratch arrays of length k + 2 holding a stack of
-    points (x high and low part, y high and low part).  With ``precise=True``
-    the cumulative sums are carried in double-double arithmetic, so that
-    slopes and turns are accurate relative to the differences they use,
-    whatever the total weight; ``precise=False`` (the low parts are then
-    neither read nor written) is exact, and faster, when every partial sum is
-    an integer below 2**53.
+    The paper's cumulative sum diagram has points ``(X, Y)``: cumulative
+    weight and positive weight.  Here the points are ``(Z, Y) = (X - Y, Y)``,
+    cumulative negative and positive weight: a shear of determinant 1, so
+    every cross product, hence every turn, is the same, and a run of blocks
+    of one label has an exactly zero coordinate difference (so its turns are
+    decided without rounding).  ``zh, zl, yh, yl`` are scratch arrays of
+    length k + 2 holding a stack of points (high and low parts), ``buf`` 64
+    doubles for the exact predicates.  Outside double-double mode the low
+    parts are all zero.  Returns False if (double-double mode) some
+    coordinate did not fit exactly in two doubles: ``out`` is then
+    meaningless.
     """
     k = w.shape[0]
     # Algorithm 1: corners of the greatest convex minorant of the cumulative
     # sum diagram with the test observation (1, 1) in front, i.e. of the
-    # points (-1, -1), P_0 = (0, 0), P_1, ..., P_k with P_j = (X_j, Y_j) the
-    # cumulative weight and positive weight of the first j blocks.
-    xh[0] = -1.0
+    # points (X, Y) = (-1, -1), P_0 = (0, 0), P_1, ..., P_k, the cumulative
+    # weight and positive weight of the first j blocks; in (Z, Y), (0, -1),
+    # (0, 0), ...
+    zh[0] = 0.0
     yh[0] = -1.0
-    xh[1] = 0.0
+    zh[1] = 0.0
     yh[1] = 0.0
-    if precise:
-        xl[0] = xl[1] = yl[0] = yl[1] = 0.0
+    zl[0] = zl[1] = yl[0] = yl[1] = 0.0
     h = 2
-    Xh = Xl = Yh = Yl = 0.0
+    Zh = Zl = Yh = Yl = 0.0
     for j in range(k):
         jj = k - 1 - j if flip else j
-        Xh, Xl = _add(precise, Xh, Xl, w[jj])
-        Yh, Yl = _add(precise, Yh, Yl, (w[jj] - a[jj]) if flip else a[jj])
-        while h > 1 and _cross(
-            precise,
-            xh[h - 2], xl[h - 2], yh[h - 2], yl[h - 2],
-            xh[h - 1], xl[h - 1], yh[h - 1], yl[h - 1],
-            Xh, Xl, Yh, Yl,
-        ) <= 0.0:
+        Zh, Zl, Yh, Yl = _step(mode, flip, w[jj], a[jj], Zh, Zl, Yh, Yl)
+        while h > 1:
+            turn = _sign(
+                mode,
+                zh[h - 2], zl[h - 2], yh[h - 2], yl[h - 2],
+                zh[h - 1], zl[h - 1], yh[h - 1], yl[h - 1],
+                Zh, Zl, Yh, Yl, buf,
+            )
+            if turn > 0:
+                break
+            if turn != turn:
+                return _UNDECIDED
             h -= 1
-        xh[h] = Xh
+        zh[h] = Zh
         yh[h] = Yh
-        if precise:
-            xl[h] = Xl
-            yl[h] = Yl
+        zl[h] = Zl
+        yl[h] = Yl
         h += 1
 
     # Algorithm 2.  Reverse the corners into a stack whose top (index t - 1)
     # is the active corner; below it lie the corners of the current minorant
     # to the right of the active interval.  Before iteration i the test block
-    # sits just before block i: the points to its left are (X_j - 1, Y_j - 1),
-    # j < i, and those to its right (X_j, Y_j), j >= i.
+    # sits just before block i: the points to its left are shifted by the
+    # test observation, (Z_j, Y_j - 1), j < i, those to its right are (Z_j,
+    # Y_j), j >= i.
     for j in range(h // 2):
         r = h - 1 - j
-        xh[j], xh[r] = xh[r], xh[j]
+        zh[j], zh[r] = zh[r], zh[j]
         yh[j], yh[r] = yh[r], yh[j]
-        if precise:
-            xl[j], xl[r] = xl[r], xl[j]
-            yl[j], yl[r] = yl[r], yl[j]
+        zl[j], zl[r] = zl[r], zl[j]
+        yl[j], yl[r] = yl[r], yl[j]
     t = h
-    slope = _diff(precise, yh[t - 2], yl[t - 2], yh[t - 1], yl[t - 1]) / _diff(
-        precise, xh[t - 2], xl[t - 2], xh[t - 1], xl[t - 1]
-    )
-    Xh = Xl = Yh = Yl = 0.0
+    val = _value(mode, flip, yh[t - 2], yl[t - 2], yh[t - 1], yl[t - 1],
+                 zh[t - 2], zl[t - 2], zh[t - 1], zl[t - 1], buf)
+    Zh = Zl = Yh = Yl = 0.0
     for i in range(k):
         ii = k - 1 - i if flip else i
-        # The minorant's slope over the active (test) interval, a weighted
-        # mean of labels: in [0, 1] exactly, so clip any rounding back into it.
-        value = min(max(slope, 0.0), 1.0)
-        out[ii] = 1.0 - value if flip else value
+        # The minorant's slope over the active (test) interval.
+        out[ii] = val
         # Swap the test block and block i; the new corner candidate q is the
-        # left end of the test block, (X_{i+1} - 1, Y_{i+1} - 1).
-        Xh, Xl = _add(precise, Xh, Xl, w[ii])
-        Yh, Yl = _add(precise, Yh, Yl, (w[ii] - a[ii]) if flip else a[ii])
-        qxh, qxl = _add(precise, Xh, Xl, -1.0)
-        qyh, qyl = _add(precise, Yh, Yl, -1.0)
-        if _cross(
-            precise,
-            xh[t - 1], xl[t - 1], yh[t - 1], yl[t - 1],
-            xh[t - 2], xl[t - 2], yh[t - 2], yl[t - 2],
-            qxh, qxl, qyh, qyl,
-        ) >= 0.0:
+        # left end of the test block, (Z_{i+1}, Y_{i+1} - 1).
+        Zh, Zl, Yh, Yl = _step(mode, flip, w[ii], a[ii], Zh, Zl, Yh, Yl)
+        qzh = Zh
+        qzl = Zl
+        if mode >= _DD:
+            qyh, qyl = dd_add_jit(Yh, Yl, -1.0)
+        else:
+            qyh = Yh - 1.0
+            qyl = 0.0
+        turn = _sign(
+            mode,
+            zh[t - 1], zl[t - 1], yh[t - 1], yl[t - 1],
+            zh[t - 2], zl[t - 2], yh[t - 2], yl[t - 2],
+            qzh, qzl, qyh, qyl, buf,
+        )
+        if turn != turn:
+            return _UNDECIDED
+        if turn >= 0:
             continue  # q is on or above the minorant, which is unchanged
         t -= 1  # q is strictly below: it replaces the active corner
-        while t > 1 and _cross(
-            precise,
-            qxh, qxl, qyh, qyl,
-            xh[t - 1], xl[t - 1], yh[t - 1], yl[t - 1],
-            xh[t - 2], xl[t - 2], yh[t - 2], yl[t - 2],
-        ) <= 0.0:
+        while t > 1:
+            turn = _sign(
+                mode,
+                qzh, qzl, qyh, qyl,
+                zh[t - 1], zl[t - 1], yh[t - 1], yl[t - 1],
+                zh[t - 2], zl[t - 2], yh[t - 2], yl[t - 2], buf,
+            )
+            if turn > 0:
+                break
+            if turn != turn:
+                return _UNDECIDED
             t -= 1
-        xh[t] = qxh
+        zh[t] = qzh
         yh[t] = qyh
-        if precise:
-            xl[t] = qxl
-            yl[t] = qyl
+        zl[t] = qzl
+        yl[t] = qyl
         t += 1
-        slope = _diff(precise, yh[t - 2], yl[t - 2], qyh, qyl) / _diff(
-            precise, xh[t - 2], xl[t - 2], qxh, qxl
-        )
+        val = _value(mode, flip, yh[t - 2], yl[t - 2], qyh, qyl, zh[t - 2], zl[t - 2], qzh, qzl,
+                     buf)
+    return _DONE
 
 
-def _scratch(k):
-    return np.empty(k + 2), np.empty(k + 2), np.empty(k + 2), np.empty(k + 2)
+# One compiled sweep per arithmetic, so that each is optimised for its own
+# (the mode is a constant once the sweep is inlined).
+@jit
+def _sweep_small(w, a, flip, out, zh, zl, yh, yl, buf):
+    return _sweep(w, a, flip, _SMALL, out, zh, zl, yh, yl, buf)
 
 
 @jit
-def _needs_precision(w, a):
-    # Plain double sums are exact when every weight is an integer and the
-    # total (plus the test observation) stays below 2**52; otherwise use
-    # double-double.
+def _sweep_plain(w, a, flip, out, zh, zl, yh, yl, buf):
+    return _sweep(w, a, flip, _PLAIN, out, zh, zl, yh, yl, buf)
+
+
+@jit
+def _sweep_dd(w, a, flip, out, zh, zl, yh, yl, buf):
+    return _sweep(w, a, flip, _DD, out, zh, zl, yh, yl, buf)
+
+
+@jit
+def _sweep_dd_careful(w, a, flip, out, zh, zl, yh, yl, buf):
+    return _sweep(w, a, flip, _DD_CAREFUL, out, zh, zl, yh, yl, buf)
+
+
+def upper_sweep_into(w, a, flip, mode, out, zh, zl, yh, yl, buf):
+    """Run :func:`_sweep` in ``mode`` (one of the compiled variants)."""
+    if mode == _DD and _sweep_dd(w, a, flip, out, zh, zl, yh, yl, buf) == _DONE:
+        return
+    sweep = (_sweep_small, _sweep_plain, _sweep_dd_careful, _sweep_dd_careful)[mode]
+    sweep(w, a, flip, out, zh, zl, yh, yl, buf)
+
+
+@jit
+def _mode(w, a):
+    """The arithmetic that is exact for these weights: small, plain, double-double or exact.
+
+    Plain double sums are exact when every weight is an integer and the
+    total (plus the test observation) stays below 2**52 (below 2**26, the
+    cross products are exact as well).  Double-double sums are exact when
+    every weight (and the test observation's 1) is a multiple of ``2**q``
+    with ``2**(q + 105)`` above twice the total: every partial sum then has
+    at most 106 significant bits.  Coordinates then lie between ``2**-104``
+    and ``2**104`` apart from 0, so no product in the predicates overflows
+    or underflows.
+    """
     total = 0.0
+    integral = True
     for j in range(w.shape[0]):
-        if w[j] != np.floor(w[j]) or a[j] != np.floor(a[j]):
-            return True
+        if integral and (w[j] != np.floor(w[j]) or a[j] != np.floor(a[j])):
+            integral = False
         total += w[j]
-    return total >= 2.0**52
+    if integral and total < 2.0**26:
+        return _SMALL
+    if integral and total < 2.0**52:
+        return _PLAIN
+    if not total < 2.0**103:  # also for an infinite or NaN total
+        return _EXACT
+    _, e = math.frexp(total + 1.0)  # total + 1 < 2**e
+    q = e + 1 - 105
+    if q > 0:
+        return _EXACT
+    scale = 2.0**-q
+    difference_exact = True  # w - a rounds to itself (so one addition adds it)
+    for j in range(w.shape[0]):
+        ws = w[j] * scale
+        as_ = a[j] * scale
+        if ws != np.floor(ws) or as_ != np.floor(as_):
+            return _EXACT
+        if difference_exact:
+            _, e = _two_sum(w[j], -a[j])
+            difference_exact = e == 0.0
+    return _DD if difference_exact else _DD_CAREFUL
+
+
+@jit
+def _make_ordered(F0, F1):
+    """Make ``F1`` and ``F0`` non-decreasing with ``F0 <= F1`` (moves of an ulp or so).
+
+    The exact tables have these properties (Vovk, Petej & Fedorova 2015, section 2); the
+    double-double mode's entries are within an ulp of them, so this
+    restores them exactly without moving any entry further than that.
+    """
+    top = -np.inf
+    for i in range(F1.shape[0]):
+        top = max(top, F1[i])
+        F1[i] = top
+    top = -np.inf
+    for i in range(F0.shape[0]):
+        top = max(top, min(F0[i], F1[i]))
+        F0[i] = top
 
 
 def ivap_tables(w, a):
@@ -181,11 +449,89 @@ def ivap_tables(w, a):
     k = w.shape[0]
     F0 = np.empty(k)
     F1 = np.empty(k)
-    scratch = _scratch(k)
-    precise = _needs_precision(w, a)
-    upper_sweep_into(w, a, True, precise, F0, *scratch)
-    upper_sweep_into(w, a, False, precise, F1, *scratch)
+    scratch = (np.empty(k + 2), np.empty(k + 2), np.empty(k + 2), np.empty(k + 2), np.empty(64))
+    mode = _mode(w, a)
+    if mode == _EXACT:
+        return exact_ivap_tables(w, a)
+    upper_sweep_into(w, a, True, mode, F0, *scratch)
+    upper_sweep_into(w, a, False, mode, F1, *scratch)
+    if mode >= _DD:
+        _make_ordered(F0, F1)
     return F0, F1
+
+
+# -- exact rational fallback ----------------------------------------------------
+
+
+def _as_integers(values, shift):
+    # values * 2**shift as Python integers (exact: every double is an integer
+    # multiple of 2**-1074, and shift makes the denominators divide out).
+    out = []
+    for v in values.tolist():
+        n, d = float(v).as_integer_ratio()
+        out.append((n << shift) // d)
+    return out
+
+
+def _exact_sweep(W, A, flip, one):
+    """Algorithms 1-2 (as :func:`upper_sweep_into`) on exact integers; ``one`` is the test weight."""
+    k = len(W)
+
+    def turn(ox, oy, ax, ay, bx, by):  # sign of (A - O) x (B - O)
+        c = (ax - ox) * (by - oy) - (ay - oy) * (bx - ox)
+        return (c > 0) - (c < 0)
+
+    xs, ys = [-one, 0], [-one, 0]
+    X = Y = 0
+    for j in range(k):
+        jj = k - 1 - j if flip else j
+        X += W[jj]
+        Y += (W[jj] - A[jj]) if flip else A[jj]
+        while len(xs) > 1 and turn(xs[-2], ys[-2], xs[-1], ys[-1], X, Y) <= 0:
+            xs.pop()
+            ys.pop()
+        xs.append(X)
+        ys.append(Y)
+    xs.reverse()
+    ys.reverse()
+    out = [0.0] * k
+    dy, dx = ys[-2] - ys[-1], xs[-2] - xs[-1]
+    X = Y = 0
+    for i in range(k):
+        ii = k - 1 - i if flip else i
+        out[ii] = ((dx - dy) if flip else dy) / dx  # int / int: correctly rounded
+        X += W[ii]
+        Y += (W[ii] - A[ii]) if flip else A[ii]
+        qx, qy = X - one, Y - one
+        if turn(xs[-1], ys[-1], xs[-2], ys[-2], qx, qy) >= 0:
+            continue
+        xs.pop()
+        ys.pop()
+        while len(xs) > 1 and turn(qx, qy, xs[-1], ys[-1], xs[-2], ys[-2]) <= 0:
+            xs.pop()
+            ys.pop()
+        xs.append(qx)
+        ys.append(qy)
+        dy, dx = ys[-2] - qy, xs[-2] - qx
+    return np.array(out, dtype=np.float64)
+
+
+def exact_ivap_tables(w, a):
+    """``(F0, F1)`` in exact rational arithmetic, each entry correctly rounded.
+
+    The weights (and the test observation's weight 1) are scaled by one
+    power of two to integers; Python's integers then carry every sum and
+    cross product exactly, whatever the range of the weights.
+    """
+    w = np.ascontiguousarray(w, dtype=np.float64)
+    a = np.ascontiguousarray(a, dtype=np.float64)
+    shift = max(
+        [0] + [float(v).as_integer_ratio()[1].bit_length() - 1 for v in (*w.tolist(), *a.tolist())]
+    )
+    W = _as_integers(w, shift)
+    A = _as_integers(a, shift)
+    one = 1 << shift
+    return _exact_sweep(W, A, True, one), _exact_sweep(W, A, False, one)
 
 
 @jit

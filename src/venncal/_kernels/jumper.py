@@ -1,4 +1,4 @@
-"""Jumper test martingale, Jumper predictor and Mean Jumper (paper 002, Algorithms 1 and 2).
+"""Jumper test martingale, Jumper predictor and Mean Jumper (Vovk, Petej & Gammerman 2021, Algorithms 1 and 2).
 
 One kernel, :func:`jumper_advance`, runs ``R`` Jumpers with jumping rates
 ``rates[0], ..., rates[R-1]`` over a recorded stream and averages them: the

@@ -6,7 +6,7 @@ sums: ``num[i] = w_i z_i`` and ``den[i] = w_i``) the nearly-isotonic fit at
 
     beta(lam) = argmin_b  1/2 sum_i w_i (z_i - b_i)^2 + lam sum_i (b_i - b_{i+1})_+
 
-(Tibshirani, Hoefling & Tibshirani 2011; paper 004, eq. (3)).  At ``lam = 0``
+(Tibshirani, Hoefling & Tibshirani 2011; Naeini & Cooper 2016, eq. (3)).  At ``lam = 0``
 it is the data, for ``lam`` large enough the isotonic fit.  The fit is
 constant on *groups* of adjacent points; as ``lam`` grows, groups only merge,
 never split, and a group ``g`` (points ``start..end-1``, target sum ``A``,
@@ -15,7 +15,7 @@ weight ``W``) has the value
     beta_g(lam) = (A + lam * d) / W,      d = nu_left - nu_right in {-1, 0, 1},
 
 where ``nu_left = 1`` if the group to its left lies above it and
-``nu_right = 1`` if the group to its right lies below it (paper 004, eqs.
+``nu_right = 1`` if the group to its right lies below it (Naeini & Cooper 2016, eqs.
 (6)-(7)).  A group's neighbours keep their side of it until they merge with
 it, so ``d`` is fixed for the group's whole life: each group is a line in
 ``lam``, and the meeting time of two adjacent groups is fixed for as long as
@@ -58,6 +58,8 @@ floats (possible when the sums are inexact) share one knot.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ._jit import jit, jit_inline
@@ -93,7 +95,7 @@ def _merge_time(R, g, h, lam):
     """Return when adjacent groups at rows ``g`` (left) and ``h`` (right) meet, from ``lam`` on.
 
     ``lam`` itself if their values are equal at ``lam`` (to rounding), ``inf``
-    if their lines are parallel or moving apart.  Paper 004, eq. (8).
+    if their lines are parallel or moving apart.  Naeini & Cooper 2016, eq. (8).
     """
     ag, wg, dg = R[g, _A], R[g, _W], R[g, _D]
     ah, wh, dh = R[h, _A], R[h, _W], R[h, _D]
@@ -478,14 +480,16 @@ def _clipped_value(A, W, d, g, lam):
 
 
 @jit
-def enir_bic(lams, lower, order, cutoff, log_n, roots, A, W, d, birth, left, right):
+def enir_bic(lams, lower, order, cutoff, log_n, roots, A, W, d, birth, left, right, unit=1.0):
     """Score the binning models at ``lams`` by BIC, skipping hopeless ones.
 
     Model ``t`` is the fit at ``lams[t]`` clipped to [0, 1]; its BIC is
     ``-2 loglik + n_groups * log_n``, and ``lower[t] <= BIC`` is known.
     Models are scored in the order ``order`` (increasing ``lower``) until
     ``lower`` exceeds the best BIC so far by more than ``cutoff``; the rest
-    keep ``inf``.  Returns the BIC of each model.
+    keep ``inf``.  Returns the BIC of each model.  The path's sums (and
+    ``lams``) are those of the weights divided by ``unit`` (a power of two):
+    the log-likelihood, linear in the weights, is multiplied back.
     """
     bic = np.full(lams.shape[0], np.inf)
     ids = np.empty(A.shape[0], dtype=np.int64)
@@ -503,21 +507,25 @@ def enir_bic(lams, lower, order, cutoff, log_n, roots, A, W, d, birth, left, rig
         for j in range(n):
             g = ids[j]
             loglik += _bernoulli_loglik(A[g], W[g], _clipped_value(A, W, d, g, lam))
-        bic[t] = -2.0 * loglik + n * log_n
+        bic[t] = -2.0 * (unit * loglik) + n * log_n
         best = min(best, bic[t])
     return bic
 
 
 @jit
-def enir_table(k, lams, weights, strength, prior, roots, A, W, d, start, birth, left, right):
+def enir_table(k, lams, weights, strength, prior, roots, A, W, d, start, birth, left, right,
+               shift=0):
     """Average the models' smoothed group values at the ``k`` points.
 
     Model ``t`` (weight ``weights[t]``; zero-weight models are skipped) gives
     group ``g`` the value ``(W v + strength * prior[g']) / (W + strength)``,
     ``v`` its clipped fit at ``lams[t]`` and ``prior`` indexed by group id.
-    The averaged step function is built from the jumps at group starts in
-    O(groups) per model, then summed up: O(k + sum of groups).  Returns the
-    values and the smallest and largest smoothed value averaged.
+    The path's sums are those of the weights times ``2**-shift``; with
+    ``shift`` the value is taken as ``prior + r (v - prior)``, ``r = 1 / (1 +
+    strength / W)``, which neither overflows nor underflows.  The averaged
+    step function is built from the jumps at group starts in O(groups) per
+    model, then summed up: O(k + sum of groups).  Returns the values and the
+    smallest and largest smoothed value averaged.
     """
     jumps = np.zeros(k)
     ids = np.empty(A.shape[0], dtype=np.int64)
@@ -531,7 +539,11 @@ def enir_table(k, lams, weights, strength, prior, roots, A, W, d, start, birth, 
         for j in range(n):
             g = ids[j]
             v = _clipped_value(A, W, d, g, lams[t])
-            p = (W[g] * v + strength * prior[g]) / (W[g] + strength)
+            if shift == 0:
+                p = (W[g] * v + strength * prior[g]) / (W[g] + strength)
+            else:
+                r = 1.0 / (1.0 + math.ldexp(strength / W[g], -shift))
+                p = prior[g] + r * (v - prior[g])
             lo = min(lo, p)
             hi = max(hi, p)
             jumps[start[g]] += weights[t] * (p - before)

@@ -2,7 +2,7 @@
 
 Isotonic (non-decreasing) least-squares regression of ordered values with
 positive weights.  The fit is a step function that is constant on blocks of
-adjacent points; a block's value is the weighted mean of its points (paper 001,
+adjacent points; a block's value is the weighted mean of its points (Vovk & Petej 2014,
 proof of Lemma 1).  Here the data are given as sums: point ``i`` carries the
 weighted sum ``num[i]`` (for calibration, the positive weight ``a_i``) and the
 weight ``den[i] > 0``, so that its value is ``num[i] / den[i]``.  Blocks keep
@@ -14,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import jit, jit_inline
+
+__all__ = ["exact_pava_blocks", "pava_blocks", "pava_fit", "pava_push"]
 
 
 @jit_inline
@@ -70,6 +72,33 @@ def pava_blocks(num, den):
         top = pava_push(ends, bnum, bden, bmean, top, i + 1, num[i], den[i])
     m = top + 1
     return ends[:m].copy(), bnum[:m].copy(), bden[:m].copy()
+
+
+def exact_pava_blocks(num, den):
+    """Return ``(ends, means)`` of the isotonic fit in exact rational arithmetic.
+
+    As :func:`pava_blocks`, on the exact values: the sums are Python
+    integers (the doubles scaled by one power of two), and each block mean
+    is their correctly rounded ratio.  For weights whose floating-point sums
+    would overflow or lose the smallest ones; O(n) operations on integers.
+    """
+    pairs = [float(v).as_integer_ratio() for v in (*num.tolist(), *den.tolist())]
+    shift = max([0] + [d.bit_length() - 1 for _, d in pairs])
+    values = [(n << shift) // d for n, d in pairs]
+    n_points = num.shape[0]
+    ends, bnum, bden = [], [], []
+    # Invariant: the blocks' means strictly increase (a prefix's isotonic fit).
+    for i in range(n_points):
+        ends.append(i + 1)
+        bnum.append(values[i])
+        bden.append(values[n_points + i])
+        while len(ends) > 1 and bnum[-2] * bden[-1] >= bnum[-1] * bden[-2]:
+            top_num, top_den, top_end = bnum.pop(), bden.pop(), ends.pop()
+            bnum[-1] += top_num
+            bden[-1] += top_den
+            ends[-1] = top_end
+    means = np.array([n / d for n, d in zip(bnum, bden, strict=True)], dtype=np.float64)
+    return np.array(ends, dtype=np.intp), means
 
 
 @jit

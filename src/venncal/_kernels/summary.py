@@ -4,7 +4,18 @@ A summary of calibration data ``(s_i, y_i, w_i)`` is three arrays of equal
 length ``k'``: the distinct scores ``s'_1 < ... < s'_k'``, the total weight
 ``w_j`` of the observations with score ``s'_j`` and their positive weight
 ``a_j`` (the weight of those labelled 1).  Observations of zero weight are
-dropped: they change no isotonic fit.
+dropped: they change no isotonic fit.  ``-0.0`` is stored as ``0.0`` (the
+two are one score), so the summary does not depend on which came first.
+
+**Exact sums.**  Weights of tied scores are added in double-double
+arithmetic (Knuth's two-sum, :mod:`venncal._kernels.dd`): ``w_j`` is the sum
+rounded once, and a *residual* ``w_j + r_j`` is the exact sum whenever it
+fits in two doubles (106 significant bits; always for whole numbers below
+``2**106``, for instance).  Merges add the exact sums, so a summary is the
+same, bit for bit, whatever the order of its rows and of its merges.  The
+kernels report when a sum did not fit (``inexact``): the caller decides
+whether that is an error (it is for whole-number weights, whose sums are
+promised exact).
 
 The jitted ``*_into`` kernels write into buffers allocated by their Python
 wrappers: numpy's allocator asks the kernel for huge pages, which makes a
@@ -14,9 +25,12 @@ allocated inside a kernel.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ._jit import jit
+from ._jit import jit, jit_inline
+from .dd import two_sum, two_sum_jit
 
 
 def _buffers(n):
@@ -45,7 +59,7 @@ def split_by_label_into(scores, y01, out):
     # Invariant: out[:front] and out[back+1:] hold the scores so far with
     # y01 True and False; a write beyond either is overwritten later.
     for t in range(scores.shape[0]):
-        v = scores[t]
+        v = scores[t] + 0.0  # -0.0 becomes 0.0
         positive = y01[t]
         out[front] = v
         out[back] = v
@@ -105,12 +119,44 @@ def summarize_sorted_classes_into(neg, pos, s, w, a):
     return k + 1
 
 
+@jit_inline
+def _add_exact(hi, lo, x):
+    # (hi + lo) + x with hi + lo kept exact (lo collects the rounding errors);
+    # returns the new pair and whether lo's own addition was exact.
+    s, e = two_sum_jit(hi, x)
+    r, f = two_sum_jit(lo, e)
+    return s, r, f == 0.0
+
+
+@jit_inline
+def _round_pair(j, w, wl, a, al):
+    # Replace the exact pairs (hi, lo) at j by (fl(hi + lo), exact remainder);
+    # return whether a remainder is left.
+    w[j], wl[j] = two_sum_jit(w[j], wl[j])
+    a[j], al[j] = two_sum_jit(a[j], al[j])
+    return wl[j] != 0.0 or al[j] != 0.0
+
+
+# Flags returned by the kernels, or-ed together.
+INEXACT = 1  # a sum needed more than two doubles
+OVERFLOW = 2  # a sum passed the largest double
+REMAINDER = 4  # some remainder is not zero
+
+
 @jit
-def summarize_by_order_into(scores, y01, weights, order, s, w, a):
-    """Summarize weighted data given an ascending sort order; return k'."""
+def summarize_by_order_into(scores, y01, weights, order, s, w, a, wl, al):
+    """Summarize weighted data given an ascending sort order; return ``(k', flags)``.
+
+    ``w``, ``a`` get the correctly rounded sums and ``wl``, ``al`` (zeroed by
+    the caller) the remainders, written only where a tie left one: exact
+    unless ``flags & INEXACT``.  Rows of distinct scores cost what they did
+    before the remainders.
+    """
     k = -1
+    flags = 0
+    tied = -1  # the last entry whose pairs hold a tie's remainder
     # Invariant: s[:k+1] are the distinct scores of positive weight among the
-    # first t observations in sorted order, with their weights.
+    # first t observations in sorted order, w + wl and a + al their weights.
     for t in range(order.shape[0]):
         idx = order[t]
         wt = weights[idx]
@@ -118,57 +164,109 @@ def summarize_by_order_into(scores, y01, weights, order, s, w, a):
             continue
         v = scores[idx]
         if k >= 0 and s[k] == v:
-            w[k] += wt
+            w[k], wl[k], ok = _add_exact(w[k], wl[k], wt)
             if y01[idx]:
-                a[k] += wt
+                a[k], al[k], ok2 = _add_exact(a[k], al[k], wt)
+                ok = ok and ok2
+            if not ok:
+                flags |= INEXACT
+            if not w[k] < np.inf:  # only a tie can pass the largest double
+                flags |= OVERFLOW
+            tied = k
         else:
+            if tied == k and k >= 0 and _round_pair(k, w, wl, a, al):
+                flags |= REMAINDER
             k += 1
-            s[k] = v
+            s[k] = v + 0.0  # -0.0 becomes 0.0
             w[k] = wt
             a[k] = wt if y01[idx] else 0.0
-    return k + 1
+    if tied == k and k >= 0 and _round_pair(k, w, wl, a, al):
+        flags |= REMAINDER
+    return k + 1, flags
+
+
+@jit_inline
+def _copy_entry(s1, w1, a1, wl1, al1, i, s, w, a, wl, al, k):
+    # Returns whether the entry has a remainder (only read when there are any).
+    s[k] = s1[i]
+    w[k] = w1[i]
+    a[k] = a1[i]
+    if wl1.shape[0]:
+        wl[k] = wl1[i]
+        al[k] = al1[i]
+        return wl1[i] != 0.0 or al1[i] != 0.0
+    return False
 
 
 @jit
-def merge_summaries_into(s1, w1, a1, s2, w2, a2, s, w, a):
-    """Merge two summaries into ``(s, w, a)``; equal scores add up.  Return k'."""
+def merge_summaries_into(s1, w1, a1, wl1, al1, s2, w2, a2, wl2, al2, s, w, a, wl, al):
+    """Merge two summaries into ``(s, w, a)``; equal scores add up exactly.
+
+    ``wl1, al1`` and ``wl2, al2`` are the inputs' remainders, or empty for
+    none; ``wl, al`` (zeroed by the caller) get the output's.  Returns
+    ``(k', flags)``, as :func:`summarize_by_order_into`.
+    """
     n1 = s1.shape[0]
     n2 = s2.shape[0]
+    has1 = wl1.shape[0] > 0
+    has2 = wl2.shape[0] > 0
     i = 0
     j = 0
     k = 0
-    # Invariant: s[:k] is the sorted union of s1[:i] and s2[:j].
+    flags = 0
+    # Invariant: s[:k] is the sorted union of s1[:i] and s2[:j], and w + wl,
+    # a + al the exact sums of their weights.
     while i < n1 and j < n2:
         if s1[i] < s2[j]:
-            s[k] = s1[i]
-            w[k] = w1[i]
-            a[k] = a1[i]
+            if _copy_entry(s1, w1, a1, wl1, al1, i, s, w, a, wl, al, k):
+                flags |= REMAINDER
             i += 1
         elif s2[j] < s1[i]:
-            s[k] = s2[j]
-            w[k] = w2[j]
-            a[k] = a2[j]
+            if _copy_entry(s2, w2, a2, wl2, al2, j, s, w, a, wl, al, k):
+                flags |= REMAINDER
             j += 1
         else:
             s[k] = s1[i]
-            w[k] = w1[i] + w2[j]
-            a[k] = a1[i] + a2[j]
+            hi, lo, ok1 = _add_exact(w1[i], wl1[i] if has1 else 0.0, w2[j])
+            w[k], wl[k], ok2 = _add_exact(hi, lo, wl2[j] if has2 else 0.0)
+            hi, lo, ok3 = _add_exact(a1[i], al1[i] if has1 else 0.0, a2[j])
+            a[k], al[k], ok4 = _add_exact(hi, lo, al2[j] if has2 else 0.0)
+            if not (ok1 and ok2 and ok3 and ok4):
+                flags |= INEXACT
+            if not w[k] < np.inf:  # past the largest double (inf, or NaN from inf - inf)
+                flags |= OVERFLOW
+            elif _round_pair(k, w, wl, a, al):
+                flags |= REMAINDER
             i += 1
             j += 1
         k += 1
     while i < n1:
-        s[k] = s1[i]
-        w[k] = w1[i]
-        a[k] = a1[i]
+        if _copy_entry(s1, w1, a1, wl1, al1, i, s, w, a, wl, al, k):
+            flags |= REMAINDER
         i += 1
         k += 1
     while j < n2:
-        s[k] = s2[j]
-        w[k] = w2[j]
-        a[k] = a2[j]
+        if _copy_entry(s2, w2, a2, wl2, al2, j, s, w, a, wl, al, k):
+            flags |= REMAINDER
         j += 1
         k += 1
-    return k
+    return k, flags
+
+
+@jit
+def dd_sum_into(x, scale, out):
+    """Write the sum of ``x * scale`` into ``out[0] + out[1]`` (double-double, unnormalised).
+
+    ``scale`` is a power of two chosen by the caller so that nothing
+    overflows; the sum is then exact to a relative ``2**-100`` or so.
+    """
+    hi = 0.0
+    lo = 0.0
+    for j in range(x.shape[0]):
+        hi, e = two_sum_jit(hi, x[j] * scale)
+        lo += e
+    out[0] = hi
+    out[1] = lo
 
 
 def split_by_label(scores, y01):
@@ -213,20 +311,127 @@ def summarize_by_order(scores, y01, weights, order):
     Returns
     -------
     s, w, a : ndarray of float64
-        Zero-weight observations are left out.
+        Zero-weight observations are left out; ``w``, ``a`` are the sums of
+        tied weights rounded once (see :func:`summarize_by_order_exact`).
     """
-    bufs = _buffers(order.shape[0])
-    k = summarize_by_order_into(scores, y01, weights, order, *bufs)
-    return _trim(*bufs, k)
+    return summarize_by_order_exact(scores, y01, weights, order)[:3]
+
+
+def summarize_by_order_exact(scores, y01, weights, order):
+    """:func:`summarize_by_order`, with the remainders of the sums.
+
+    Returns
+    -------
+    s, w, a : ndarray of float64
+    residual : tuple of two ndarray, or None
+        The remainders ``(wl, al)``: ``w + wl`` and ``a + al`` are the exact
+        sums unless ``flags & INEXACT``.  None when they are all zero.
+    flags : int
+        ``INEXACT``, ``OVERFLOW`` (a sum passed the largest double), or-ed.
+    """
+    n = order.shape[0]
+    s, w, a = _buffers(n)
+    wl, al = np.zeros(n), np.zeros(n)  # pages untouched unless a tie rounds
+    k, flags = summarize_by_order_into(scores, y01, weights, order, s, w, a, wl, al)
+    return (*_trim(s, w, a, k), _residual(wl, al, k, flags), flags & ~REMAINDER)
+
+
+def _residual(wl, al, k, flags):
+    """The remainder arrays (copies of their first ``k``), or None when they are zero."""
+    if flags & REMAINDER:
+        return wl[:k].copy(), al[:k].copy()
+    return None
 
 
 def merge_summaries(s1, w1, a1, s2, w2, a2):
-    """Merge two summaries; equal scores add their weights.
+    """Merge two summaries; equal scores add their weights (see :func:`merge_summaries_exact`).
 
     Returns
     -------
     s, w, a : ndarray of float64
     """
-    bufs = _buffers(s1.shape[0] + s2.shape[0])
-    k = merge_summaries_into(s1, w1, a1, s2, w2, a2, *bufs)
-    return _trim(*bufs, k)
+    return merge_summaries_exact(s1, w1, a1, s2, w2, a2)[:3]
+
+
+_NONE = np.zeros(0)
+
+
+def merge_summaries_exact(s1, w1, a1, s2, w2, a2, residual1=None, residual2=None):
+    """Merge two summaries with their remainders; equal scores add their exact weights.
+
+    ``residual1`` and ``residual2`` are the remainders of the two summaries
+    (see :func:`summarize_by_order_exact`; None for zero).
+
+    Returns
+    -------
+    s, w, a : ndarray of float64
+    residual : tuple of two ndarray, or None
+    flags : int
+        As for :func:`summarize_by_order_exact`.
+    """
+    wl1, al1 = residual1 if residual1 is not None else (_NONE, _NONE)
+    wl2, al2 = residual2 if residual2 is not None else (_NONE, _NONE)
+    n = s1.shape[0] + s2.shape[0]
+    s, w, a = _buffers(n)
+    wl, al = np.zeros(n), np.zeros(n)
+    k, flags = merge_summaries_into(s1, w1, a1, wl1, al1, s2, w2, a2, wl2, al2, s, w, a, wl, al)
+    return (*_trim(s, w, a, k), _residual(wl, al, k, flags), flags & ~REMAINDER)
+
+
+def _shift_for(top: float, n: int) -> int:
+    # A power of two that keeps n terms of at most ``top`` (scaled) below 2**1000.
+    if not top > 0.0:
+        return 0
+    _, e = math.frexp(top)
+    return max(0, e + (n + 1).bit_length() - 1000)
+
+
+def _dd(x, scale):
+    out = np.empty(2)
+    dd_sum_into(x, scale, out)
+    return float(out[0]), float(out[1])
+
+
+def _unscaled(hi, lo, shift) -> float:
+    try:
+        return math.ldexp(hi + lo, shift)
+    except OverflowError:
+        return math.inf
+
+
+def scaled_sum(x, residual=None) -> float:
+    """Return the sum of the non-negative ``x`` (plus ``residual``), rounded once.
+
+    To double-double accuracy (correctly rounded unless the sum needs more
+    than two doubles), and ``inf`` only when it exceeds the largest double:
+    the terms are scaled by a power of two first whenever their sum could
+    overflow.
+    """
+    if x.shape[0] == 0:
+        return 0.0
+    top = float(x.max())
+    if residual is not None:
+        top = max(top, float(np.abs(residual).max()))
+    shift = _shift_for(top, x.shape[0])
+    hi, lo = _dd(x, 2.0**-shift)
+    if residual is not None:
+        rh, rl = _dd(residual, 2.0**-shift)
+        hi, e = two_sum(hi, rh)
+        lo += e + rl
+    return _unscaled(hi, lo, shift)
+
+
+def class_totals(w, a) -> tuple[float, float]:
+    """Return the total negative and positive weight ``(sum(w - a), sum(a))`` of a summary.
+
+    As :func:`scaled_sum`: each to double-double accuracy relative to
+    itself (a class of small weights beside one of large weights keeps its
+    own total), ``inf`` past the largest double, never NaN.  Each ``w - a``
+    enters exactly: its rounded value and its error (TwoSum).
+    """
+    if w.shape[0] == 0:
+        return 0.0, 0.0
+    d = w - a
+    back = d - w
+    err = (w - (d - back)) - (a + back)  # Knuth's TwoSum: d + err == w - a exactly
+    return scaled_sum(d, err), scaled_sum(a)

@@ -6,7 +6,7 @@ import math
 from typing import ClassVar, NamedTuple
 
 import numpy as np
-from scipy.special import gammaln
+from scipy.special import betaln
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import (
@@ -16,7 +16,9 @@ from .._base import (
     check_int_array,
     own_knots,
 )
-from .._binning import equal_mass_cuts, gap_points
+from .._binning import equal_mass_cuts, gap_points, prefix_sums, range_sums
+from .._docs import fill
+from .._kernels import class_totals
 from .._validation import NONE, Check, Interval, Options
 
 __all__ = ["BBQCalibrator", "candidate_bin_counts"]
@@ -28,6 +30,11 @@ BIN_PRIORS = ("auto", "midpoint", "base_rate")
 # make a Beta parameter 0 and the marginal likelihood undefined.  A bin
 # estimate moves by less than _PRIOR_EPS.
 _PRIOR_EPS = 1e-6
+# Bin estimates are kept in [_P_LOW, _P_HIGH], the doubles strictly between 0
+# and 1 next to them: a bin heavier than about 2**53 times the prior would
+# otherwise round to exactly 0 or 1.  This moves an estimate by at most an ulp.
+_P_LOW = 5e-324
+_P_HIGH = 1.0 - 2.0**-53
 
 # Fitting holds a few arrays of this many boundaries (~0.5 GB at 5e7); the
 # default range reaches it near a total weight of 1e9.
@@ -68,11 +75,11 @@ def candidate_bin_counts(total_weight, n_distinct, bin_range=None, range_factor=
     ndarray of int64
         Consecutive bin counts, increasing.
     """
-    cap = max(1, min(int(n_distinct), math.floor(total_weight)))
+    cap = max(1, min(int(n_distinct), math.floor(min(total_weight, float(n_distinct)))))
     if bin_range is None:
-        root = math.cbrt(total_weight)
-        lo = math.floor(root / range_factor + 0.5)
-        hi = math.floor(root * range_factor + 0.5)
+        root = math.cbrt(total_weight)  # inf for a total past the float64 range
+        lo = math.floor(min(root / range_factor + 0.5, cap + 1.0))
+        hi = math.floor(min(root * range_factor + 0.5, cap + 1.0))
     else:
         lo, hi = (int(v) for v in bin_range)
     lo = min(max(lo, 1), cap)
@@ -80,6 +87,7 @@ def candidate_bin_counts(total_weight, n_distinct, bin_range=None, range_factor=
     return np.arange(lo, hi + 1, dtype=np.int64)
 
 
+@fill
 class BBQCalibrator(ScoreCalibrator):
     r"""Bayesian Binning into Quantiles (BBQ; Naeini, Cooper & Hauskrecht 2015).
 
@@ -135,17 +143,11 @@ class BBQCalibrator(ScoreCalibrator):
         fraction of the calibration weight, for every bin.  ``"auto"``:
         ``"midpoint"`` when every calibration score lies in ``[0, 1]``, else
         ``"base_rate"``.  Either way ``p_b`` is clipped to ``[1e-6, 1 - 1e-6]``.
-    classes : array-like of shape (2,), default=None
-        The two labels, ``[negative, positive]``, in that order.  By default
-        they are the observed labels sorted (the larger is the positive
-        class); needed when the calibration labels show a single class
-        other than 0 or 1.
+    {classes}
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        The labels, ``[negative, positive]`` (``classes`` when given, else
-        sorted); probabilities are those of ``classes_[1]``.
+    {classes_}
     n_bins_ : ndarray of shape (n_models,)
         Number of (non-empty) bins of each distinct binning model.
     bin_edges_ : ndarray of shape (n_bins_.sum() - n_models,)
@@ -186,9 +188,12 @@ class BBQCalibrator(ScoreCalibrator):
     weights) give one model.  For ``n`` unit-weight distinct scores, every
     ``B <= n`` gives ``B`` non-empty bins of ``floor(n/B)`` or
     ``ceil(n/B)`` scores.  The comparison is exact for integer (indeed
-    dyadic) weights; for other weights it is made in floating point, so a
-    score whose middle lies on a level in exact arithmetic may go to either
-    side of it.
+    dyadic) weights whose cumulative sums are exact in float64; for other
+    weights it is made in floating point, so a score whose middle lies on a
+    level (to ``2**-52`` of the total) may go to either side of it.  Log
+    evidences are accurate to about ``2**-52`` of their size (some ``N *
+    2**-52`` nats), so models whose evidences differ by less than that
+    share their weight arbitrarily (only for totals past about ``1e14``).
 
     **Bin intervals and prior rates.**  The edge between two adjacent bins
     is the midpoint between the last calibration score of one and the first
@@ -207,15 +212,22 @@ class BBQCalibrator(ScoreCalibrator):
 
     **Weights and computation.**  Sample weights are frequency weights: a
     weight of 2 is the same as the row repeated, and ``N`` is the total
-    weight (so weights that sum to less than 2 leave a single bin).  Scores
-    are computed in log space (``gammaln``) and normalised as in
+    weight (so weights that sum to less than 2 leave a single bin, and
+    weights that sum to less than half the number of rows get a
+    :class:`~venncal.WeightScaleWarning`).  Weights of any finite size work
+    (the binning is computed on them divided by a power of two) unless a
+    model's log marginal likelihood passes the float64 range, which raises
+    ``ValueError``.  Scores
+    are computed in log space (``betaln``) and normalised as in
     ``logsumexp`` (shifted by the largest, exponentiated, divided by their
     sum).  Fitting builds prefix sums of the weights once; the ``B``-bin
     model then costs ``O(B log k)``, in all ``O(k + sum_B B log k)``.  The
     weighted average of the models' step functions is itself a step
     function, tabulated at fit time (``thresholds_``, ``values_``), so
     prediction is one binary search and a gather, whatever the number of
-    models.  Outputs lie strictly between 0 and 1.
+    models.  Outputs lie strictly between 0 and 1 (a bin estimate that would
+    round to 0 or 1, for bins weighing more than about ``2**53`` times the
+    prior, is kept an ulp inside).
 
     References
     ----------
@@ -275,9 +287,14 @@ class BBQCalibrator(ScoreCalibrator):
         "bin_prior": [Options(BIN_PRIORS)],
     }
 
+    _weight_total_use = "the number of bins and the prior's weight against the data"
+
     def _fit_sums(self, s, w, a):
         use_midpoint = self._use_midpoint(s)
-        total = float(np.cumsum(w)[-1])
+        with np.errstate(over="ignore"):
+            total = float(np.cumsum(w)[-1])
+        if not np.isfinite(total):
+            total = sum(class_totals(w, a))  # inf past the float64 range
         counts = self._bin_counts(total, s.shape[0])
         cuts, first_cut, n_cuts = equal_mass_cuts(w, counts)
         keep = _distinct_models(cuts, first_cut, n_cuts)
@@ -290,10 +307,16 @@ class BBQCalibrator(ScoreCalibrator):
         if use_midpoint:
             prior = bins.interval_midpoints(edges)
         else:
-            # The running sum, as the evidence's prefix sums add it up.
-            prior = np.full(bins.size, float(np.cumsum(a)[-1]) / total)
+            prior = np.full(bins.size, _base_rate(w, a))
         prior = np.clip(prior, _PRIOR_EPS, 1.0 - _PRIOR_EPS)
         log_evidence, values = _evidence(w, a, bins, prior, float(self.prior_strength))
+        if not np.isfinite(log_evidence).all():
+            raise ValueError(
+                "BBQCalibrator: sample_weight is too large for the models' Bayesian scores: a "
+                "bin's weight or its log marginal likelihood exceeds the float64 range (the "
+                f"total weight is {total:g}); weights are frequencies, so divide them by a "
+                "common factor"
+            )
         # logsumexp-style normalisation: shift by the maximum, then divide by
         # the sum (rather than subtract logsumexp, whose absolute error at log
         # evidences of order -1e5 would leave the weights summing to 1 +- 1e-11).
@@ -425,31 +448,41 @@ class _Bins(NamedTuple):
         return 0.5 * lower + 0.5 * upper
 
 
+def _base_rate(w, a) -> float:
+    """The positive fraction of the calibration weight (of any size)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        # The running sums, as the evidence's prefix sums add them up.
+        rate = float(np.cumsum(a)[-1]) / float(np.cumsum(w)[-1])
+    if math.isfinite(rate):
+        return rate
+    # Past the float64 range: the ratio of the totals scaled down by 2**64.
+    return _base_rate(np.ldexp(w, -64), np.ldexp(a, -64))
+
+
 def _evidence(w, a, bins, prior, prior_strength):
-    """Log marginal likelihood of each model and the estimate of each bin."""
-    k = w.shape[0]
-    # Prefix sums with a leading 0: the weight of scores lo..hi-1 is
-    # prefix[hi] - prefix[lo].  Positive and negative weights are kept
-    # apart so that neither is a difference of the other (no cancellation);
-    # cumulative sums of non-negative terms never decrease, so every
-    # difference is >= 0.
-    pre_pos = np.zeros(k + 1)
-    np.cumsum(a, out=pre_pos[1:])
-    pre_neg = np.zeros(k + 1)
-    np.cumsum(w - a, out=pre_neg[1:])
-    pos = pre_pos[bins.hi] - pre_pos[bins.lo]
-    neg = pre_neg[bins.hi] - pre_neg[bins.lo]
-    size = pos + neg
+    """Log marginal likelihood of each model and the estimate of each bin.
+
+    The weight of each bin comes from double-double prefix sums, exact to
+    about ``2**-100`` of the weight before it (a light bin after heavy ones
+    keeps its own weight unless they are some ``2**50`` times heavier, and
+    then it is far below the prior's weight anyway); positive and negative
+    weights are summed apart, so neither is a difference of the other.  A
+    bin's term is ``betaln(m + alpha, n + beta) - betaln(alpha, beta)``, the
+    quotient of gamma functions of the BDeu score (``alpha + beta`` is the
+    bin's prior strength, ``m + n`` its weight), evaluated without the
+    cancellation of large ``gammaln`` values.
+    """
+    pos = range_sums(prefix_sums(a), bins.lo, bins.hi)
+    neg = range_sums(prefix_sums(np.maximum(w - a, 0.0)), bins.lo, bins.hi)
     n_bins = np.diff(bins.offsets)
     strength = np.repeat(prior_strength / n_bins, n_bins)
     alpha = strength * prior
     beta = strength * (1.0 - prior)
-    terms = (
-        (gammaln(strength) - gammaln(size + strength))
-        + (gammaln(pos + alpha) - gammaln(alpha))
-        + (gammaln(neg + beta) - gammaln(beta))
-    )
-    return np.add.reduceat(terms, bins.offsets[:-1]), (pos + alpha) / (size + alpha + beta)
+    with np.errstate(over="ignore", invalid="ignore"):
+        terms = betaln(pos + alpha, neg + beta) - betaln(alpha, beta)
+        values = (pos + alpha) / ((pos + neg) + (alpha + beta))
+    np.clip(values, _P_LOW, _P_HIGH, out=values)
+    return np.add.reduceat(terms, bins.offsets[:-1]), values
 
 
 def _distinct_models(cuts, first_cut, n_cuts):

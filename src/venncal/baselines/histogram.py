@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import ClassVar
 
 import numpy as np
@@ -12,7 +13,14 @@ from .._base import (
     check_increasing,
     own_knots,
 )
-from .._binning import equal_mass_cuts, equal_width_edges, gap_points
+from .._binning import (
+    equal_mass_cuts,
+    equal_width_edges,
+    gap_points,
+    overflow_shift,
+    scaling_is_exact,
+)
+from .._docs import fill
 from .._validation import Interval, Options
 
 __all__ = ["HistogramBinningCalibrator"]
@@ -20,6 +28,7 @@ __all__ = ["HistogramBinningCalibrator"]
 STRATEGIES = ("quantile", "uniform")
 
 
+@fill
 class HistogramBinningCalibrator(ScoreCalibrator):
     """Histogram binning (Zadrozny & Elkan 2001).
 
@@ -36,17 +45,11 @@ class HistogramBinningCalibrator(ScoreCalibrator):
         ``"quantile"``: bins of (about) equal calibration weight.
         ``"uniform"``: bins of equal width over the range of the calibration
         scores.
-    classes : array-like of shape (2,), default=None
-        The two labels, ``[negative, positive]``, in that order.  By default
-        they are the observed labels sorted (the larger is the positive
-        class); needed when the calibration labels show a single class
-        other than 0 or 1.
+    {classes}
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        The labels, ``[negative, positive]`` (``classes`` when given, else
-        sorted); probabilities are those of ``classes_[1]``.
+    {classes_}
     bin_edges_ : ndarray of shape (m + 1,)
         Non-decreasing edges; ``bin_edges_[0]`` and ``bin_edges_[-1]`` are
         the smallest and largest calibration score.  Bin ``b`` is the
@@ -57,7 +60,8 @@ class HistogramBinningCalibrator(ScoreCalibrator):
     bin_values_ : ndarray of shape (m,)
         Predicted probability in each bin.
     bin_weights_ : ndarray of shape (m,)
-        Calibration weight in each bin (0 for an empty bin).
+        Calibration weight in each bin (0 for an empty bin; ``inf`` for a bin
+        whose weight exceeds the largest float64, whose value is still right).
 
     Notes
     -----
@@ -125,11 +129,8 @@ class HistogramBinningCalibrator(ScoreCalibrator):
             edges = equal_width_edges(s[0], s[-1], n_bins)
         m = edges.shape[0] - 1
         bins = np.searchsorted(edges[1:-1], s, side="left")
-        weights = np.bincount(bins, weights=w, minlength=m)
-        positive = np.bincount(bins, weights=a, minlength=m)
+        weights, values = _bin_sums(bins, w, a, m)
         filled = weights > 0
-        values = np.zeros(m)
-        values[filled] = np.clip(positive[filled] / weights[filled], 0.0, 1.0)
         if not filled.all():
             values = values[_nearest_filled(filled)]
         self.bin_edges_ = edges
@@ -141,13 +142,14 @@ class HistogramBinningCalibrator(ScoreCalibrator):
 
         At most ``n_bins`` bins (exactly ``n_bins`` for uniform bins over more
         than one score), non-decreasing edges, values in [0, 1], weights
-        ``>= 0`` (``> 0`` for quantile bins, which are never empty), and an
+        ``>= 0`` (``> 0`` for quantile bins, which are never empty; ``inf``
+        past the largest double), and an
         empty bin taking the value of the nearest non-empty one.
         """
         super()._check_state()
-        m = check_float_arrays(
-            self, ("bin_values_", "bin_weights_"), unit_interval=("bin_values_",)
-        )
+        m = check_float_arrays(self, ("bin_values_",), unit_interval=("bin_values_",))
+        # a bin's weight past the largest double is inf (its value is still right)
+        check_float_arrays(self, ("bin_weights_",), length=m, finite=False)
         check_float_arrays(self, ("bin_edges_",), length=m + 1)
         check_increasing(self.bin_edges_, "bin_edges_", strict=False)
         if m == 0 or (self.bin_weights_ < 0).any() or not (self.bin_weights_ > 0).any():
@@ -170,6 +172,39 @@ class HistogramBinningCalibrator(ScoreCalibrator):
     def _knots(self) -> np.ndarray:
         """The inner bin edges (a score equal to one falls in the lower bin)."""
         return self.bin_edges_[1:-1]
+
+
+def _bin_sums(bins, w, a, m):
+    """Return each bin's weight and positive fraction (0 for an empty bin).
+
+    ``bins`` (the bin of each distinct score) never decreases, so a bin is a
+    run of distinct scores, summed on its own (``np.add.reduceat``: accurate
+    relative to the bin's weight, whatever the weight of the others).  The
+    weights are first divided by a power of two where a sum could overflow
+    (a bin's weight past the float64 range is then ``inf``; its fraction is
+    still right), and for weights so far apart that this would lose bits of
+    the smallest, the sums are exact rationals.
+    """
+    start = np.searchsorted(bins, np.arange(m), side="left")
+    end = np.searchsorted(bins, np.arange(m), side="right")
+    filled = end > start
+    values = np.zeros(m)
+    weights = np.zeros(m)
+    e = overflow_shift(w)
+    if scaling_is_exact(w, e):
+        ws, as_ = (np.ldexp(w, -e), np.ldexp(a, -e)) if e else (w, a)
+        total = np.add.reduceat(ws, start[filled])
+        positive = np.add.reduceat(as_, start[filled])
+        values[filled] = np.clip(positive / total, 0.0, 1.0)
+        with np.errstate(over="ignore"):
+            weights[filled] = np.ldexp(total, e) if e else total
+        return weights, values
+    for b in np.flatnonzero(filled):
+        tw = sum(map(Fraction, w[start[b]:end[b]].tolist()), Fraction(0))
+        ta = sum(map(Fraction, a[start[b]:end[b]].tolist()), Fraction(0))
+        values[b] = float(ta / tw)
+        weights[b] = float(tw) if tw <= Fraction(np.finfo(np.float64).max) else np.inf
+    return weights, values
 
 
 def _nearest_filled(filled):

@@ -1,4 +1,4 @@
-"""Isotonic regression calibration (Zadrozny & Elkan 2002; DIR of paper 001)."""
+"""Isotonic regression calibration (Zadrozny & Elkan 2002; DIR of Vovk & Petej 2014)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,11 @@ from .._base import (
     check_increasing,
     own_knots,
 )
+from .._binning import overflow_shift, scaling_is_exact
+from .._docs import fill
 from .._kernels import pava_blocks, pava_fit
 from .._kernels.dd import two_sum
+from .._kernels.pava import exact_pava_blocks
 from .._validation import Options, check_sample_weight, check_scores, nonzero_rows
 
 __all__ = ["IsotonicCalibrator", "isotonic_regression"]
@@ -62,6 +65,26 @@ def isotonic_regression(y, sample_weight=None) -> np.ndarray:
     # Position i repeats the fit at the last kept position <= i (the first kept one before it).
     nearest = np.maximum(np.searchsorted(keep, np.arange(y.shape[0]), side="right") - 1, 0)
     return fit[nearest]
+
+
+def isotonic_blocks(num, den):
+    """Return ``(ends, means)``: the blocks of the isotonic fit of ``num / den`` and their values.
+
+    The fit is the same for any common factor of the weights: where their
+    sums could overflow they are first divided by a power of two, and where
+    that would lose bits of the smallest (weights more than ``2**1000``
+    apart) the fit is computed in exact rationals
+    (:func:`~venncal._kernels.pava.exact_pava_blocks`).  Otherwise each
+    block's mean is the ratio of floating-point sums, within ``(n + 1) *
+    2**-53`` of the exact value relative to it.
+    """
+    shift = overflow_shift(den)
+    if shift:
+        if not scaling_is_exact(den, shift):
+            return exact_pava_blocks(num, den)
+        num, den = np.ldexp(num, -shift), np.ldexp(den, -shift)
+    ends, bnum, bden = pava_blocks(num, den)
+    return ends, bnum / bden
 
 
 def _nearer_lower(lo, q, hi):
@@ -155,6 +178,7 @@ class NearestStepsMixin:
         return state
 
 
+@fill
 class IsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
     """Isotonic regression calibration (Zadrozny & Elkan 2002).
 
@@ -168,23 +192,17 @@ class IsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
     interpolation : {"nearest", "linear"}, default="nearest"
         How the fit, defined at the calibration scores, extends to other
         scores.  ``"nearest"`` is the direct isotonic regression (DIR) of
-        paper 001, section 3: a test score takes the fitted value at the
+        Vovk & Petej 2014, section 3: a test score takes the fitted value at the
         nearest calibration score, the smaller one when two are equally near.
         ``"linear"`` interpolates linearly between calibration scores
         (scikit-learn's ``IsotonicRegression(out_of_bounds="clip")``).
         Either way a score below (above) every calibration score takes the
         fitted value at the smallest (largest) one.
-    classes : array-like of shape (2,), default=None
-        The two labels, ``[negative, positive]``, in that order.  By default
-        they are the observed labels sorted (the larger is the positive
-        class); needed when the calibration labels show a single class
-        other than 0 or 1.
+    {classes}
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        The labels, ``[negative, positive]`` (``classes`` when given, else
-        sorted); probabilities are those of ``classes_[1]``.
+    {classes_}
     thresholds_ : ndarray of shape (m,)
         Increasing calibration scores at which the fit is stored: the
         smallest and largest score of each block of the fit (one score for a
@@ -198,11 +216,13 @@ class IsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
     The fit takes the values 0 and 1 whenever the lowest (highest) scores
     are all of one class, and so do the predictions: the log loss of a test
     observation can be infinite.  This is the overfitting that Venn-Abers
-    predictors regularize (paper 000, section 5.2); see
+    predictors regularize (Vovk, Petej & Fedorova 2015, section 5.2); see
     :class:`~venncal.VennAbersCalibrator`.
 
     Ties of calibration scores are pooled (one point per distinct score,
-    with the weighted mean label), as in scikit-learn.  With
+    with the weighted mean label), as in scikit-learn.  The fit depends on
+    the weights only through their ratios, so weights of any finite size work
+    (see :func:`isotonic_blocks`).  With
     ``interpolation="nearest"`` the nearest calibration score is decided in
     exact arithmetic.
 
@@ -235,10 +255,10 @@ class IsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
     _parameter_constraints: ClassVar[dict] = {"interpolation": [Options(INTERPOLATIONS)]}
 
     def _fit_sums(self, s, w, a):
-        ends, bnum, bden = pava_blocks(a, w)
+        ends, means = isotonic_blocks(a, w)
         starts = np.concatenate(([0], ends[:-1]))
-        # bnum / bden is in [0, 1] up to rounding; clip to be sure.
-        block_values = np.clip(bnum / bden, 0.0, 1.0)
+        # The means are in [0, 1] up to rounding; clip to be sure.
+        block_values = np.clip(means, 0.0, 1.0)
         self.thresholds_, self.values_ = block_table(s[starts], s[ends - 1], block_values)
 
     def _check_state(self):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import ClassVar
 
@@ -10,6 +11,7 @@ from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
 
 from .._base import ScoreCalibrator, check_float_numbers
+from .._docs import fill
 from .._validation import Options
 
 __all__ = ["PlattCalibrator"]
@@ -31,38 +33,40 @@ def _softplus(z):
     return np.logaddexp(0.0, z)
 
 
-def _mean_loss(u, t, v):
-    """Weighted cross-entropy of targets ``t`` against ``p = expit(u)``.
+def _mean_loss(u, c1, c0):
+    """Weighted cross-entropy ``sum c1 * -log(p) + c0 * -log(1 - p)`` with ``p = expit(u)``.
 
-    Written as a sum of two non-negative terms so nothing cancels, whatever
+    ``c1 = v * t`` and ``c0 = v * (1 - t)`` for targets ``t`` and weights
+    ``v``: kept apart so that a target within ``2**-53`` of 1 keeps its
+    distance to 1.  A sum of non-negative terms: nothing cancels, whatever
     the size of ``u``.
     """
-    return float(np.dot(v, t * _softplus(-u) + (1.0 - t) * _softplus(u)))
+    return float(np.dot(c1, _softplus(-u)) + np.dot(c0, _softplus(u)))
 
 
-def _fit_logit(x, t, v):
-    """Minimize ``sum v * xent(t, expit(alpha * x + beta))`` over ``(alpha, beta)``.
+def _fit_logit(x, c1, c0):
+    """Minimize ``sum c1 * -log(p) + c0 * -log(1 - p)`` over ``p = expit(alpha * x + beta)``.
 
-    ``x`` is standardized, ``v > 0`` sums to one and ``0 <= t <= 1`` is such
-    that a finite minimizer exists (the caller checks).  Damped Newton's
-    method with a backtracking line search; the loss is convex, so it
-    converges from anywhere, quadratically near the minimum.
+    ``x`` is standardized; ``c1, c0 >= 0`` (the weights times the targets and
+    times one minus the targets) sum to one, and a finite minimizer exists
+    (the caller checks).  Damped Newton's method with a backtracking line
+    search; the loss is convex, so it converges from anywhere, quadratically
+    near the minimum.
     """
-    tbar = float(np.dot(v, t))
     # The optimum over beta alone (alpha = 0): a good, always finite start.
-    theta = np.array([0.0, np.log(tbar) - np.log1p(-tbar)])
-    loss = _mean_loss(theta[0] * x + theta[1], t, v)
+    theta = np.array([0.0, np.log(c1.sum()) - np.log(c0.sum())])
+    loss = _mean_loss(theta[0] * x + theta[1], c1, c0)
     gmax = np.inf
     for _ in range(_MAX_ITER):
         u = theta[0] * x + theta[1]
         p = expit(u)
-        r = v * (p - t)
+        q = expit(-u)  # 1 - p without cancellation when p is near 1
+        r = c0 * p - c1 * q  # v * (p - t)
         g = np.array([np.dot(r, x), r.sum()])
         gmax = float(np.max(np.abs(g)))
         if gmax <= _GTOL:
             return theta
-        # p * (1 - p) without cancellation when p is near 1.
-        h = v * p * expit(-u)
+        h = (c1 + c0) * p * q
         hx = h * x
         H = np.array([[np.dot(hx, x), hx.sum()], [hx.sum(), h.sum()]])
         det = H[0, 0] * H[1, 1] - H[0, 1] * H[1, 0]
@@ -77,12 +81,12 @@ def _fit_logit(x, t, v):
             break  # at the limit of the precision
         if decrement <= _FULL_STEP_DECREMENT:
             theta = theta + d
-            loss = _mean_loss(theta[0] * x + theta[1], t, v)
+            loss = _mean_loss(theta[0] * x + theta[1], c1, c0)
             continue
         step = 1.0
         for _ in range(60):
             new = theta + step * d
-            new_loss = _mean_loss(new[0] * x + new[1], t, v)
+            new_loss = _mean_loss(new[0] * x + new[1], c1, c0)
             if new_loss <= loss - _ARMIJO * step * decrement:
                 break
             step *= 0.5
@@ -101,11 +105,32 @@ def _fit_logit(x, t, v):
     return theta
 
 
+def _scaled_weights(w, a):
+    """Return ``(pos, neg, e)``: the class weights times ``2**-e``, the largest near 1.
+
+    The scaling is exact but for weights below ``2**-1022`` times the
+    largest (negligible beside it), and no sum of the scaled weights
+    overflows.
+    """
+    _, e = math.frexp(float(w.max()))
+    pos = np.ldexp(a, -e)
+    return pos, np.maximum(np.ldexp(w, -e) - pos, 0.0), e
+
+
+def _inverse_plus_two(k_scaled, e):
+    """``1 / (k + 2)`` for the total ``k = k_scaled * 2**e``, whatever its size."""
+    k = math.ldexp(k_scaled, e) if e < 1000 else math.inf
+    if math.isfinite(k):
+        return 1.0 / (k + 2.0)
+    return math.ldexp(1.0 / (k_scaled + math.ldexp(2.0, -e)), -e)
+
+
+@fill
 class PlattCalibrator(ScoreCalibrator):
     """Platt scaling: a sigmoid of the score, fitted by maximum likelihood.
 
     The calibrated probability of ``classes_[1]`` at score ``s`` is
-    ``1 / (1 + exp(a_ * s + b_))`` (Platt 1999; paper 000, section 5.1),
+    ``1 / (1 + exp(a_ * s + b_))`` (Platt 1999; Vovk, Petej & Fedorova 2015, section 5.1),
     with ``a_`` and ``b_`` minimizing the (weighted) cross-entropy between
     the sigmoid and targets ``t_i``:
 
@@ -117,21 +142,15 @@ class PlattCalibrator(ScoreCalibrator):
         ``"platt"``: Platt's regularized targets ``t+ = (k+ + 1)/(k+ + 2)``
         for the positive observations and ``t- = 1/(k- + 2)`` for the
         negative ones, where ``k+`` and ``k-`` are the total weights of the
-        two classes (paper 000, eqs. (5)-(7); the same targets as
+        two classes (Vovk, Petej & Fedorova 2015, eqs. (5)-(7); the same targets as
         scikit-learn's ``CalibratedClassifierCV(method="sigmoid")``).
         ``"labels"``: the labels themselves (plain maximum likelihood, i.e.
         logistic regression on the score).
-    classes : array-like of shape (2,), default=None
-        The two labels, ``[negative, positive]``, in that order.  By default
-        they are the observed labels sorted (the larger is the positive
-        class); needed when the calibration labels show a single class
-        other than 0 or 1.
+    {classes}
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        The labels, ``[negative, positive]`` (``classes`` when given, else
-        sorted); probabilities are those of ``classes_[1]``.
+    {classes_}
     a_ : float
         Slope ``A`` of the sigmoid (negative when higher scores mean more
         likely ``classes_[1]``).
@@ -145,12 +164,17 @@ class PlattCalibrator(ScoreCalibrator):
     internally standardized scores, stopped when the gradient of the mean
     loss is below 1e-12.  Sample weights are frequency weights; with
     ``targets="platt"`` they also enter ``k+`` and ``k-``, so (as in
-    scikit-learn) rescaling all weights changes the targets slightly.
+    scikit-learn) rescaling all weights changes the targets slightly, and
+    weights that sum to less than half the number of rows get a
+    :class:`~venncal.WeightScaleWarning`.  Weights of any finite size work:
+    the loss is computed on the weights divided by a power of two, and the
+    targets are kept as ``1/(k+ + 2)`` and ``1/(k- + 2)`` (never as ``1 - t``),
+    so a target within ``2**-53`` of 1 keeps its distance to 1.
 
     With ``targets="platt"`` the minimizer always exists (the targets are
     strictly inside ``(0, 1)``), so ``a_`` and ``b_`` are finite even for
     separable data.  The predictions are nevertheless not confined to
-    ``[1/(k- + 2), (k+ + 1)/(k+ + 2)]`` as paper 000, eq. (8) suggests: the
+    ``[1/(k- + 2), (k+ + 1)/(k+ + 2)]`` as Vovk, Petej & Fedorova 2015, eq. (8) suggests: the
     fitted sigmoid can leave that range even at calibration scores, and it
     tends to 0 and 1 far from them (unless ``a_ = 0``).  If the calibration
     labels show a single class the
@@ -190,36 +214,46 @@ class PlattCalibrator(ScoreCalibrator):
     _response_methods: ClassVar[tuple[str, ...]] = ("decision_function", "predict_proba")
     _parameter_constraints: ClassVar[dict] = {"targets": [Options(TARGETS)]}
 
-    def _fit_sums(self, s, w, a):
-        neg = w - a
-        k_pos = float(a.sum())
-        k_neg = float(neg.sum())
+    def _weight_total_depends(self):
         if self.targets == "platt":
-            t_pos = (k_pos + 1.0) / (k_pos + 2.0)
-            t_neg = 1.0 / (k_neg + 2.0)
+            return "Platt's targets (k+ + 1)/(k+ + 2) and 1/(k- + 2)"
+        return None  # maximum likelihood is the same for any scale of the weights
+
+    def _fit_sums(self, s, w, a):
+        pos, neg, e = _scaled_weights(w, a)
+        if self.targets == "platt":
+            # 1 - t+ = 1/(k+ + 2) and t- = 1/(k- + 2), from the scaled totals:
+            # no overflow, and no 1 - t that would round t+ near 1 to 1.
+            off_pos = _inverse_plus_two(float(pos.sum()), e)  # 1 - t+
+            t_neg = _inverse_plus_two(float(neg.sum()), e)
             # The loss is affine in the target, so the observations at one
             # score act as one point with their weighted mean target.
-            t = (a * t_pos + neg * t_neg) / w
+            c1 = pos * (1.0 - off_pos) + neg * t_neg
+            c0 = pos * off_pos + neg * (1.0 - t_neg)
         else:
-            _check_labels_have_mle(s, a, neg)
-            t = a / w
-        t = np.clip(t, 0.0, 1.0)
-        v = w / w.sum()
+            _check_labels_have_mle(s, a, w - a)
+            c1, c0 = pos, neg
+        total = float(c1.sum() + c0.sum())
+        c1, c0 = c1 / total, c0 / total
 
+        v = c1 + c0
         center = float(np.dot(v, s))
         dev = s - center
         spread = float(np.max(np.abs(dev)))
         scale = spread * np.sqrt(float(np.dot(v, (dev / spread) ** 2))) if spread > 0 else 0.0
         if not scale > 0:
             # A single distinct score: only the intercept is identified.
-            tbar = float(np.dot(v, t))
             self.a_ = 0.0
-            self.b_ = float(np.log1p(-tbar) - np.log(tbar)) + 0.0
+            self.b_ = float(np.log(c0.sum()) - np.log(c1.sum())) + 0.0
             return
-        alpha, beta = _fit_logit(dev / scale, t, v)
+        alpha, beta = _fit_logit(dev / scale, c1, c0)
         # logit(p) = alpha * (s - center) / scale + beta = -(A s + B)
         self.a_ = float(-alpha / scale) + 0.0  # + 0.0 turns -0.0 into 0.0
-        self.b_ = float(alpha * center / scale - beta) + 0.0
+        with np.errstate(over="ignore", invalid="ignore"):
+            b = float(alpha * center / scale - beta)
+        if not np.isfinite(b):  # scores near the float64 range: center / scale first
+            b = float(alpha * (center / scale) - beta)
+        self.b_ = b + 0.0
 
     def _check_state(self):
         """Raise ``ValueError`` unless ``a_`` and ``b_`` are finite floats (any are possible)."""
@@ -227,7 +261,9 @@ class PlattCalibrator(ScoreCalibrator):
         check_float_numbers(self, ("a_", "b_"))
 
     def _predict_p(self, q):
-        return expit(-(self.a_ * q + self.b_))
+        # a_ * q past the float64 range is +-inf: the sigmoid's limit, 0 or 1.
+        with np.errstate(over="ignore"):
+            return expit(-(self.a_ * q + self.b_))
 
 
 def _check_labels_have_mle(s, a, neg):

@@ -25,6 +25,7 @@ import numpy as np
 
 from ..tables import ParameterError
 from . import _flags
+from ._progress import add_output_options
 
 __all__ = [
     "CLIError",
@@ -174,6 +175,22 @@ def add_force_option(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="allow an output to replace an input file (refused by default)",
     )
+
+
+def finish_table_parser(
+    parser: argparse.ArgumentParser,
+    run: Callable[[argparse.Namespace], int],
+    *more: Callable[[argparse.ArgumentParser], None],
+) -> argparse.ArgumentParser:
+    """End a table command's parser: ``--sep``, ``--force``, the ``more`` adders, then
+    ``--quiet`` and ``--progress``; the command runs ``run``.  Returns ``parser``."""
+    add_sep_option(parser)
+    add_force_option(parser)
+    for add in more:
+        add(parser)
+    add_output_options(parser)
+    parser.set_defaults(func=run)
+    return parser
 
 
 # ------------------------------------------------------------------------------ outputs

@@ -10,17 +10,16 @@ import numpy as np
 
 from ._common import (
     CLIError,
-    add_force_option,
-    add_sep_option,
     check_distinct_columns,
     check_outputs,
     command,
+    finish_table_parser,
     positive_int,
     probability_column,
     weight_column,
 )
 from ._labels import add_positive_label_option, binary_labels, positive_label_option
-from ._progress import Reporter, add_output_options
+from ._progress import Reporter
 
 __all__ = ["add_parser", "run"]
 
@@ -82,11 +81,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     )
     _add_metric_options(parser)
     _add_plot_options(parser)
-    add_sep_option(parser)
-    add_force_option(parser)
-    add_output_options(parser)
-    parser.set_defaults(func=run)
-    return parser
+    return finish_table_parser(parser, run)
 
 
 def _add_metric_options(parser: argparse.ArgumentParser) -> None:

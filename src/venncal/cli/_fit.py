@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 
 from . import _flags
 from ._common import (
     CLIError,
-    add_force_option,
-    add_sep_option,
     check_distinct_columns,
     check_outputs,
     command,
+    finish_table_parser,
     weight_column,
 )
 from ._dask import add_engine_options, check_engine_options
 from ._labels import FIT_ADVICE, add_positive_label_option, positive_label_option
-from ._progress import Reporter, add_output_options
+from ._progress import Reporter
 
 __all__ = ["add_parser", "parse_param", "run"]
 
@@ -91,12 +91,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help="calibration method: " + ", ".join(methods),
     )
     _add_model_options(parser)
-    add_sep_option(parser)
-    add_force_option(parser)
-    add_engine_options(parser, fit=True)
-    add_output_options(parser)
-    parser.set_defaults(func=run)
-    return parser
+    return finish_table_parser(parser, run, functools.partial(add_engine_options, fit=True))
 
 
 def _add_model_options(parser: argparse.ArgumentParser) -> None:

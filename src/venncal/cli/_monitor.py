@@ -1,4 +1,4 @@
-"""``venncal monitor``: test and protect a recorded stream of forecasts with the Jumper (paper 002).
+"""``venncal monitor``: test and protect a recorded stream of forecasts with the Jumper (Vovk, Petej & Gammerman 2021).
 
 The stream is a table of the model's probability of the positive class and the label
 that then arrived, in order.  The Jumper test martingale bets against the forecasts
@@ -18,15 +18,14 @@ import numpy as np
 
 from ._common import (
     CLIError,
-    add_force_option,
-    add_sep_option,
     check_distinct_columns,
     check_outputs,
     command,
+    finish_table_parser,
     probability_column,
 )
 from ._labels import add_positive_label_option, binary_labels, positive_label_option
-from ._progress import Reporter, add_output_options
+from ._progress import Reporter
 
 __all__ = ["FAMILIES", "add_parser", "make_family", "run"]
 
@@ -84,7 +83,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     """Register ``venncal monitor`` on ``subparsers`` (from ``add_subparsers``); return its parser."""
     parser = subparsers.add_parser(
         "monitor",
-        help="test a stream of forecasts for miscalibration and protect it (Jumper, paper 002)",
+        help="test a stream of forecasts for miscalibration and protect it (Jumper, Vovk, Petej & Gammerman 2021)",
         description=(
             "Read a stream of predicted probabilities and labels, in order; run the Jumper "
             "test martingale against the forecasts and the Jumper predictor that protects "
@@ -116,11 +115,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "as read, so 1 names the number 1; default: the larger of the two labels)",
     )
     _add_jumper_options(parser)
-    add_sep_option(parser)
-    add_force_option(parser)
-    add_output_options(parser)
-    parser.set_defaults(func=run)
-    return parser
+    return finish_table_parser(parser, run)
 
 
 def _add_jumper_options(parser: argparse.ArgumentParser) -> None:

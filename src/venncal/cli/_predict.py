@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import functools
 
 from ._common import (
     CLIError,
-    add_force_option,
-    add_sep_option,
     check_distinct_columns,
     check_outputs,
     command,
+    finish_table_parser,
 )
 from ._dask import add_engine_options, check_engine_options
-from ._progress import Reporter, add_output_options
+from ._progress import Reporter
 
 __all__ = ["add_parser", "load_model", "run"]
 
@@ -70,12 +70,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help="a missing score (an empty, NA or NaN cell): an error naming the row "
         "(default), or 'propagate' to give that row empty p (and p0, p1)",
     )
-    add_sep_option(parser)
-    add_force_option(parser)
-    add_engine_options(parser, fit=False)
-    add_output_options(parser)
-    parser.set_defaults(func=run)
-    return parser
+    return finish_table_parser(parser, run, functools.partial(add_engine_options, fit=False))
 
 
 def load_model(path: str):

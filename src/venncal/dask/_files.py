@@ -17,6 +17,7 @@ of its file.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 from collections.abc import Sequence
@@ -26,7 +27,7 @@ import dask
 import numpy as np
 import pandas as pd
 
-from ..tables import Param, TableError, column_numbers, file_format, na_markers, open_table
+from ..tables import Param, ParameterError, TableError, column_numbers, file_format, na_markers, open_table
 
 __all__ = ["DASK", "NUM", "InputFiles", "check_headers", "input_files", "parsed", "read_frame"]
 
@@ -237,6 +238,38 @@ def compute_errors() -> tuple:
     import pyarrow as pa
 
     return (ValueError, TypeError, OSError, KeyError, pa.ArrowException)
+
+
+@contextlib.contextmanager
+def on_client(client):
+    """Run the block's computations on ``client`` (None: the current default scheduler)."""
+    if client is None:
+        yield
+        return
+    with dask.config.set(scheduler=client):
+        yield
+
+
+@contextlib.contextmanager
+def computing(raw, source: str, client=None):
+    """Compute on ``client`` what the block asks; report bad input as one :class:`TableError`.
+
+    A bad cell is located at its row of its file (:func:`located`, on the
+    same client); the library's parameter errors and the errors of reading
+    (:func:`compute_errors`) name ``source``.
+    """
+    try:
+        with on_client(client):
+            yield
+    except _PartitionError as exc:
+        with on_client(client):
+            raise located(exc, raw, source) from None
+    except TableError:
+        raise
+    except ParameterError as exc:
+        raise TableError(f"{source}: ", *exc.parts, source=source) from exc
+    except compute_errors() as exc:
+        raise TableError(f"{source}: {first_line(exc)}", source=source) from exc
 
 
 def typed_texts(values) -> dict:

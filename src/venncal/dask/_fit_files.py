@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 
 import dask
@@ -14,16 +13,6 @@ from . import _files
 from ._frames import reduction
 
 __all__ = ["fit_files"]
-
-
-@contextlib.contextmanager
-def on_client(client):
-    """Run the block's computations on ``client`` (None: the current default scheduler)."""
-    if client is None:
-        yield
-        return
-    with dask.config.set(scheduler=client):
-        yield
 
 
 def _typed(pieces: dict, problems: _engine.Problems, by):
@@ -54,20 +43,9 @@ def _summarise(inputs, score_col, label_col, weight_col, by, round_scores, max_d
     df = _files.parsed(raw, numeric, labels=labels, source=inputs.source)
     delayed = reduction(df, score_col, label_col, weight_col, by, round_scores, split_every,
                         max_distinct)
-    source = inputs.source
-    try:
-        with on_client(client):
-            pieces, problems = delayed.compute()
-            problems.check(by)
-    except _files._PartitionError as exc:
-        with on_client(client):
-            raise _files.located(exc, raw, source) from None
-    except TableError:
-        raise
-    except ParameterError as exc:
-        raise TableError(f"{source}: ", *exc.parts, source=source) from exc
-    except _files.compute_errors() as exc:
-        raise TableError(f"{source}: {_files.first_line(exc)}", source=source) from exc
+    with _files.computing(raw, inputs.source, client):
+        pieces, problems = delayed.compute()
+        problems.check(by)
     if labels:
         pieces, problems = _typed(pieces, problems, by)
     return pieces, problems

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _engine
-from .._frame_docs import fill
+from .._docs import fill
 from ..summary import ScoreSummary
 
 __all__ = ["fit", "reduction", "shipped", "summarize", "transform"]

@@ -12,10 +12,9 @@ import numpy as np
 import pandas as pd
 
 from .. import _engine
-from ..tables import Param, ParameterError, TableError, Writer, output_format
+from ..tables import Param, TableError, Writer, output_format
 from . import _files
 from ._files import DASK, NUM
-from ._fit_files import on_client
 from ._frames import shipped
 
 __all__ = ["transform_files"]
@@ -247,7 +246,6 @@ def transform_files(
     if not keep_text:
         meta = meta.assign(**{c: pd.Series(dtype="float64") for c in score_cols})
     meta = meta.assign(**{n: pd.Series(dtype="float64") for n in names})
-    source = inputs.source
     tmp = os.path.join(
         os.path.dirname(target.directory),
         f".{secrets.token_hex(4)}.part.{os.path.basename(target.directory)}",
@@ -255,21 +253,13 @@ def transform_files(
     os.mkdir(tmp)
     ok = False
     try:
-        with on_client(client):
+        with _files.on_client(client):
             scored = df.map_partitions(
                 _score, shipped(calibrator, client), score_cols, names, nan_scores, keep_text,
                 meta=meta, align_dataframes=False,
             )
-            try:
-                n = _write(scored, tmp, target)
-            except _files._PartitionError as exc:
-                raise _files.located(exc, raw, source) from None
-            except TableError:
-                raise
-            except ParameterError as exc:
-                raise TableError(f"{source}: ", *exc.parts, source=source) from exc
-            except _files.compute_errors() as exc:
-                raise TableError(f"{source}: {_files.first_line(exc)}", source=source) from exc
+        with _files.computing(raw, inputs.source, client):
+            n = _write(scored, tmp, target)
         _replace_directory(tmp, target.directory)
         ok = True
     finally:

@@ -10,6 +10,7 @@ from scipy.special import xlogy
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import ScoreCalibrator, check_float_arrays, check_increasing, check_int_array
+from .._docs import fill
 from .._kernels.neariso import enir_bic, enir_table
 from .._validation import Interval, Options
 from ..baselines.bbq import _PRIOR_EPS  # prior rates kept in [eps, 1 - eps], as in BBQ
@@ -29,8 +30,9 @@ _NATS = 60.0
 _P_MIN = 2.0**-53
 
 
+@fill
 class ENIRCalibrator(ScoreCalibrator):
-    r"""Ensemble of near-isotonic regression models (ENIR; paper 004).
+    r"""Ensemble of near-isotonic regression models (ENIR; Naeini & Cooper 2016).
 
     The nearly-isotonic fits of the positive rate over the sorted distinct
     calibration scores form a path in the penalty ``lam`` (see
@@ -67,17 +69,11 @@ class ENIRCalibrator(ScoreCalibrator):
         ``[0, 1]``), or the calibration base rate (``"base_rate"``);
         ``"auto"`` is ``"score"`` when every calibration score lies in
         ``[0, 1]``, else ``"base_rate"``.  Clipped to ``[1e-6, 1 - 1e-6]``.
-    classes : array-like of shape (2,), default=None
-        The two labels, ``[negative, positive]``, in that order.  By default
-        they are the observed labels sorted (the larger is the positive
-        class); needed when the calibration labels show a single class
-        other than 0 or 1.
+    {classes}
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        The labels, ``[negative, positive]`` (``classes`` when given, else
-        sorted); probabilities are those of ``classes_[1]``.
+    {classes_}
     lambdas_ : ndarray of shape (n_models,)
         ``lam`` of each model: the positive knots of the path (just ``[0.]``
         when the path has none: then the data, with equal neighbours pooled,
@@ -135,7 +131,12 @@ class ENIRCalibrator(ScoreCalibrator):
 
     **Weights.**  Sample weights are frequency weights: ``N`` is the total
     weight and a weight of 2 is the same as the row repeated (a total weight
-    ``N <= 1`` gives no penalty: ``log N`` is taken as 0).
+    ``N <= 1`` gives no penalty: ``log N`` is taken as 0), so weights that sum
+    to less than half the number of rows get a
+    :class:`~venncal.WeightScaleWarning`.  The path is computed on the
+    weights divided by a power of two when they are huge or tiny (its knots
+    scale with them); weights spanning more than about ``2**500``, or whose
+    BIC or knots pass the float64 range, raise ``ValueError``.
 
     References
     ----------
@@ -172,6 +173,8 @@ class ENIRCalibrator(ScoreCalibrator):
         "bin_prior": [Options(BIN_PRIORS)],
     }
 
+    _weight_total_use = "the BIC penalty log N and the prior's weight against the data"
+
     def _fit_sums(self, s, w, a):
         in_unit = bool(s[0] >= 0.0 and s[-1] <= 1.0)
         if self.bin_prior == "score" and not in_unit:
@@ -179,6 +182,10 @@ class ENIRCalibrator(ScoreCalibrator):
                 'bin_prior="score" needs calibration scores in [0, 1]; got scores in '
                 f'[{s[0]!r}, {s[-1]!r}] (use bin_prior="base_rate" or "auto")'
             )
+        shift = _scale_shift(w)
+        if shift:  # the path for the weights times 2**-shift: knots times 2**-shift
+            w, a = np.ldexp(w, -shift), np.ldexp(a, -shift)
+        unit = math.ldexp(1.0, shift) if shift < 1024 else math.inf
         path = NearIsotonicPath._from_summary(s, w, a)
         k = s.shape[0]
         A, W, d = path._A, path._W, path._d
@@ -188,11 +195,24 @@ class ENIRCalibrator(ScoreCalibrator):
 
         lams, n_bins, loglik = _models(path, k)
         total = float(W[roots].sum())
-        log_n = math.log(total) if total > 1.0 else 0.0
-        lower = -2.0 * loglik + n_bins * log_n
+        log_total = math.log(total) + shift * math.log(2.0)
+        log_n = log_total if log_total > 0.0 else 0.0
+        with np.errstate(over="ignore", invalid="ignore"):
+            lower = -2.0 * (unit * loglik) + n_bins * log_n
         cutoff = 2.0 * (_NATS + math.log(lams.shape[0]))
         order = np.argsort(lower, kind="stable")
-        bic = enir_bic(lams, lower, order, cutoff, log_n, roots, A, W, d, birth, left, right)
+        bic = enir_bic(
+            lams, lower, order, cutoff, log_n, roots, A, W, d, birth, left, right, unit
+        )
+        with np.errstate(over="ignore"):
+            lambdas = np.ldexp(lams, shift)
+        if not (np.isfinite(np.min(bic)) and np.isfinite(lambdas).all()):
+            raise ValueError(
+                "ENIRCalibrator: sample_weight is too large for the models' BIC: the "
+                f"log-likelihood or a path knot exceeds the float64 range (total weight "
+                f"2**{log_total / math.log(2.0):.1f}); weights are frequencies, so divide them "
+                "by a common factor"
+            )
 
         best = int(np.argmin(bic))
         if self.model == "best":
@@ -210,12 +230,16 @@ class ENIRCalibrator(ScoreCalibrator):
             prior = (sums[end] - sums[start]) / W
         np.clip(prior, _PRIOR_EPS, 1.0 - _PRIOR_EPS, out=prior)
         values, lo, hi = enir_table(k, lams, weights, float(self.prior_strength), prior,
-                                    roots, A, W, d, start, birth, left, right)
+                                    roots, A, W, d, start, birth, left, right, shift)
         # The average lies between the values it averages; clipping removes
-        # the rounding of the running sums.
-        np.clip(values, max(lo, _P_MIN), min(hi, 1.0 - _P_MIN), out=values)
+        # the rounding of the running sums, and keeps it in [_P_MIN, 1 - _P_MIN]
+        # even when every smoothed value rounded to 0 or 1 (bins of weight
+        # past 2**53 times the prior's).
+        lower = min(max(lo, _P_MIN), 1.0 - _P_MIN)
+        upper = max(min(hi, 1.0 - _P_MIN), lower)
+        np.clip(values, lower, upper, out=values)
 
-        self.lambdas_ = lams
+        self.lambdas_ = lambdas
         self.n_bins_ = n_bins.astype(np.int64)
         self.bic_ = bic
         self.model_weights_ = weights
@@ -266,10 +290,39 @@ class ENIRCalibrator(ScoreCalibrator):
         check_increasing(self.thresholds_, "thresholds_", strict=True)
 
 
+# The path's merge times are ratios of products of two group sums: with
+# every weight in [2**-_PATH_RANGE, 2**_PATH_RANGE] (and totals below
+# 2**_PATH_RANGE) no product overflows or underflows.
+_PATH_RANGE = 400
+
+
+def _scale_shift(w) -> int:
+    """The power of two to divide the weights by before the path (0 when none is needed).
+
+    Raises ``ValueError`` when the weights span more than the path's
+    arithmetic can carry once scaled (about ``2**500``: the total brought to
+    ``2**100``, the smallest weight kept above ``2**-_PATH_RANGE``).
+    """
+    top = float(w.max())
+    bottom = float(w.min())
+    _, e_top = math.frexp(top)
+    e_total = e_top + (w.shape[0] + 1).bit_length()
+    if e_total <= _PATH_RANGE and bottom >= 2.0**-_PATH_RANGE:
+        return 0
+    shift = e_total - _PATH_RANGE // 4  # the total becomes about 2**100
+    if math.ldexp(bottom, -shift) < 2.0**-_PATH_RANGE:
+        raise ValueError(
+            f"ENIRCalibrator: sample_weight spans from {bottom!r} to {top!r}, more than the "
+            "nearly-isotonic path's float64 arithmetic carries (products of two weight sums); "
+            "drop the negligible weights or divide the large ones"
+        )
+    return shift
+
+
 def _models(path, k):
     """Return the models' ``lambda``, number of bins and log-likelihood upper bound.
 
-    The models are the fits at the knots ``lambda > 0`` (paper 004: the fit
+    The models are the fits at the knots ``lambda > 0`` (Naeini & Cooper 2016: the fit
     at 0, the data, is left out); with no merge at ``lambda > 0`` the one
     model is the fit at 0.
     """

@@ -39,7 +39,7 @@ def near_isotonic_path(scores, y, sample_weight=None) -> NearIsotonicPath:
     ``lam`` at or above the last knot; in between it is piecewise linear in
     ``lam``, and adjacent groups of equal values merge (never split) at the
     knots.  The whole path costs ``O(k log k)`` time and ``O(k)`` memory
-    (modified PAVA with the merge times in a binary heap; paper 004,
+    (modified PAVA with the merge times in a binary heap; Naeini & Cooper 2016,
     Algorithm 1).
 
     Parameters

@@ -1,4 +1,4 @@
-"""The full Venn-Abers predictor (paper 001, Algorithm 1)."""
+"""The full Venn-Abers predictor (Vovk & Petej 2014, Algorithm 1)."""
 
 from __future__ import annotations
 
@@ -68,8 +68,8 @@ class FullVennAbersClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
     estimator is refitted on the training set plus ``(x, y)``, every training
     object and ``x`` are scored, isotonic regression is fitted to the scores
     with their labels plus ``(s(x), y)``, and ``p_y`` is its value at
-    ``s(x)`` (paper 001, Algorithm 1).  A Venn predictor, so perfectly
-    calibrated in the sense of paper 001, Theorem 1.
+    ``s(x)`` (Vovk & Petej 2014, Algorithm 1).  A Venn predictor, so perfectly
+    calibrated in the sense of Vovk & Petej 2014, Theorem 1.
 
     Slow by nature: two fits of the base estimator per test object, and
     :meth:`fit` only stores the training data.  Test objects are processed

@@ -35,11 +35,11 @@ class VennAbersClassifier(FoldCalibratedClassifier):
         ``decision_function``; ``None`` means ``LogisticRegression()``.
     method : {"cvap", "ivap", "sva"}, default="cvap"
         ``"ivap"``: one split into a proper training set and a calibration set
-        (paper 000, section 2).  ``"cvap"``: K folds, each the calibration set
+        (Vovk, Petej & Fedorova 2015, section 2).  ``"cvap"``: K folds, each the calibration set
         of an IVAP trained on the other folds, merged by the minimax rule
-        (paper 000, Algorithm 7).  ``"sva"``: the simplified Venn-Abers
-        predictor, proper training set = calibration set = all data (paper
-        001, Algorithm 2); it has no validity guarantee.
+        (Vovk, Petej & Fedorova 2015, Algorithm 7).  ``"sva"``: the simplified Venn-Abers
+        predictor, proper training set = calibration set = all data (Vovk &
+        Petej 2014, Algorithm 2); it has no validity guarantee.
     cv : int, cross-validation generator or iterable, default=5
         Folds for ``method="cvap"``.  An int K gives
         ``StratifiedKFold(K, shuffle=True, random_state=random_state)``;
@@ -137,7 +137,7 @@ class VennAbersClassifier(FoldCalibratedClassifier):
         """Return the Venn-Abers pair for each row.
 
         For one predictor (ivap, sva) the columns are ``p0 <= p1``; for K folds
-        they are ``(1 - GM(1 - p0), GM(p1))`` over the folds (paper 000,
+        they are ``(1 - GM(1 - p0), GM(p1))`` over the folds (Vovk, Petej & Fedorova 2015,
         section 4), a pair that is usually, but not always, ordered.
 
         Parameters

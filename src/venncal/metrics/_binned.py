@@ -9,9 +9,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._binning import unit_edges, upper_mass_bins
+from .._docs import fill
 from .._validation import NONE, Interval, Options, validate_params
 from ..summary import ScoreSummary
-from ._checks import _check_inputs
+from ._checks import _check_inputs, _unit_scaled
 
 __all__ = ["CalibrationBins", "calibration_bins", "ece", "mce"]
 
@@ -24,7 +25,11 @@ class CalibrationBins(NamedTuple):
     """Per-bin statistics of a reliability diagram, as returned by :func:`calibration_bins`.
 
     Bin ``k`` is ``[edges[k], edges[k+1])``, the last bin also holding
-    ``p == edges[-1] == 1``.  Bins without weight have NaN means.
+    ``p == edges[-1] == 1``.  Bins without weight have NaN means.  With
+    sample weights, each bin's means are computed on its weights divided by
+    a power of two (exact), so they are right for weights of any finite
+    size; ``weight`` is ``inf`` for a bin whose total exceeds the largest
+    float64, and ``share`` stays exact.
     """
 
     edges: np.ndarray  #: (n_bins + 1,) non-decreasing, from 0 to 1
@@ -32,6 +37,7 @@ class CalibrationBins(NamedTuple):
     weight: np.ndarray  #: (n_bins,) total weight (the count, without sample weights)
     mean_pred: np.ndarray  #: (n_bins,) weighted mean of p; NaN for an empty bin
     frac_pos: np.ndarray  #: (n_bins,) weighted fraction of positives; NaN for an empty bin
+    share: np.ndarray | None = None  #: (n_bins,) fraction of the total weight (P(k) of the ECE)
 
     @property
     def nonempty(self) -> np.ndarray:
@@ -76,7 +82,8 @@ def _edges(y01, p, w, n_bins: int, strategy: str) -> np.ndarray:
         return unit_edges(n_bins)
     # Quantile bins are assigned per distinct value by the top rule of the
     # shared binning; the summary drops zero weights, as everywhere.
-    summary = ScoreSummary._from_validated(p, y01, w)
+    # (The rule is the same for any common factor of the weights.)
+    summary = ScoreSummary._from_validated(p, y01, None if w is None else _unit_scaled(w))
     value_bin = upper_mass_bins(summary.weights, n_bins)
     # Bin j starts at its smallest value, so bin k is [edges[k], edges[k+1]) as for
     # "uniform"; empty bins have zero width.  The largest value is in the last bin,
@@ -92,14 +99,28 @@ def _bins(y01: np.ndarray, p: np.ndarray, w: np.ndarray | None, n_bins: int, str
     # A value on an edge goes to the bin above it (for "quantile" the edges are
     # the smallest values of their bins, so this is the bin of each value).
     ids = np.searchsorted(edges[1:-1], p, side="right")
-    wt = np.ones_like(p) if w is None else w
-    weight = np.bincount(ids, weights=wt, minlength=n_bins)
+    if w is None:
+        wt = np.ones_like(p)
+        e = np.zeros(n_bins, dtype=np.int64)
+    else:
+        # Each bin's weights divided by the power of two that brings the
+        # bin's largest to [0.5, 1): exact, and no bin sum overflows or
+        # vanishes, whatever the weights.
+        top = np.zeros(n_bins)
+        np.maximum.at(top, ids, w)
+        e = np.frexp(top)[1]
+        wt = np.ldexp(w, -e[ids])
+    scaled = np.bincount(ids, weights=wt, minlength=n_bins)
     sum_p = np.bincount(ids, weights=wt * p, minlength=n_bins)
     sum_y = np.bincount(ids, weights=wt * y01, minlength=n_bins)
-    nonempty = weight > 0
-    mean_pred = np.divide(sum_p, weight, out=np.full(n_bins, np.nan), where=nonempty)
-    frac_pos = np.divide(sum_y, weight, out=np.full(n_bins, np.nan), where=nonempty)
-    return CalibrationBins(edges, ids, weight, mean_pred, frac_pos)
+    nonempty = scaled > 0
+    mean_pred = np.divide(sum_p, scaled, out=np.full(n_bins, np.nan), where=nonempty)
+    frac_pos = np.divide(sum_y, scaled, out=np.full(n_bins, np.nan), where=nonempty)
+    with np.errstate(over="ignore"):
+        weight = np.ldexp(scaled, e)  # inf past the float64 range
+    relative = np.ldexp(scaled, e - e[nonempty].max()) if nonempty.any() else scaled
+    share = relative / relative.sum() if nonempty.any() else relative
+    return CalibrationBins(edges, ids, weight, mean_pred, frac_pos, share)
 
 
 def _errors(bins: CalibrationBins, min_bin_count: float | None = None) -> tuple[float, float]:
@@ -109,34 +130,15 @@ def _errors(bins: CalibrationBins, min_bin_count: float | None = None) -> tuple[
     """
     ne = bins.nonempty
     gap = np.abs(bins.frac_pos - bins.mean_pred)
-    ece = float(np.sum(bins.weight[ne] * gap[ne]) / np.sum(bins.weight))
+    with np.errstate(over="ignore"):
+        total = np.sum(bins.weight)
+    if bins.share is None or 2.0**-500 < total < 2.0**500:
+        ece = float(np.sum(bins.weight[ne] * gap[ne]) / total)
+    else:  # weights near the ends of the float64 range: their exact shares
+        ece = float(np.sum(bins.share[ne] * gap[ne]))
     kept = ne & ~bins.small(min_bin_count)
     return ece, float(np.max(gap[kept])) if kept.any() else math.nan
 
-
-_BINNING_DOC = """
-    Parameters
-    ----------
-    y : array-like of shape (n_samples,)
-        Labels 0 and 1, or booleans (or any two labels with ``pos_label``).
-    p : array-like of shape (n_samples,)
-        Predicted probabilities of the positive class, in [0, 1].
-    n_bins : int, default=10
-        Number of bins ``K``.
-    strategy : {"uniform", "quantile"}, default="uniform"
-        "uniform": bins ``[k/K, (k+1)/K)`` for ``k < K - 1`` and the last bin
-        ``[(K-1)/K, 1]``, so ``p`` on an edge goes to the bin above it and
-        ``p = 1`` to the last bin.  "quantile": ``K`` bins of (nearly) equal
-        counts (equal total weight with ``sample_weight``) by sorted ``p``;
-        equal values of ``p`` always share a bin: all ``p == v`` go to bin
-        ``ceil(K * m(p <= v) / m) - 1``, where ``m`` counts observations (sums
-        weights), so a run of ties that straddles a split goes wholly to the
-        upper bin (as a value on a uniform edge does) and heavy ties give
-        fewer, larger bins.  Integer weights bin like repeated rows.
-    pos_label : label, default=None
-        The positive class, for labels other than 0/1 and booleans.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative weights for the bin means and bin masses."""
 
 
 def _validated_bins(owner, y, p, n_bins, strategy, pos_label, sample_weight):
@@ -145,6 +147,7 @@ def _validated_bins(owner, y, p, n_bins, strategy, pos_label, sample_weight):
     return _bins(y01, p, w, n_bins, strategy)
 
 
+@fill
 def calibration_bins(
     y: ArrayLike,
     p: ArrayLike,
@@ -156,7 +159,13 @@ def calibration_bins(
 ) -> CalibrationBins:
     """Return the bins of :func:`ece`, :func:`mce` and the reliability diagram.
 
+    Parameters
+    ----------
+    {y_p}
     {binning}
+    {pos_label}
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights for the bin means and bin masses.
 
     Returns
     -------
@@ -179,6 +188,7 @@ def calibration_bins(
     )
 
 
+@fill
 def ece(
     y: ArrayLike,
     p: ArrayLike,
@@ -188,12 +198,19 @@ def ece(
     pos_label=None,
     sample_weight: ArrayLike | None = None,
 ) -> float:
-    r"""Return the expected calibration error ``sum_k P(k) |o_k - e_k|`` (paper 004, IV-A).
+    r"""Return the expected calibration error ``sum_k P(k) |o_k - e_k|`` (Naeini & Cooper 2016, IV-A).
 
     ``P(k)`` is the fraction of observations in bin ``k``, ``o_k`` the
     fraction of positives there and ``e_k`` the mean prediction; the sum runs
     over the non-empty bins.
+
+    Parameters
+    ----------
+    {y_p}
     {binning}
+    {pos_label}
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights for the bin means and bin masses.
 
     Returns
     -------
@@ -208,6 +225,7 @@ def ece(
     return _errors(_validated_bins("ece", y, p, n_bins, strategy, pos_label, sample_weight))[0]
 
 
+@fill
 def mce(
     y: ArrayLike,
     p: ArrayLike,
@@ -218,17 +236,24 @@ def mce(
     pos_label=None,
     sample_weight: ArrayLike | None = None,
 ) -> float:
-    r"""Maximum calibration error ``max_k |o_k - e_k|`` over non-empty bins (paper 004, IV-A).
+    r"""Maximum calibration error ``max_k |o_k - e_k|`` over non-empty bins (Naeini & Cooper 2016, IV-A).
 
     ``o_k`` is the fraction of positives in bin ``k`` and ``e_k`` its mean
     prediction.  A bin of one row has a gap of at least ``min(e_k, 1 - e_k)``
     and can drive the maximum alone: ``min_bin_count`` leaves the bins
     holding fewer rows out of it (:meth:`CalibrationBins.small` lists them).
+
+    Parameters
+    ----------
+    {y_p}
     {binning}
     min_bin_count : float >= 0, default=None
         Leave out the bins holding less than this many rows (less total
         weight, with ``sample_weight``: frequency weights count as rows).  By
         default every non-empty bin counts.
+    {pos_label}
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights for the bin means and bin masses.
 
     Returns
     -------
@@ -247,9 +272,3 @@ def mce(
     validate_params("mce", {"min_bin_count": min_bin_count}, MIN_BIN_COUNT_CONSTRAINTS)
     bins = _validated_bins("mce", y, p, n_bins, strategy, pos_label, sample_weight)
     return _errors(bins, min_bin_count)[1]
-
-
-for _func in (calibration_bins, ece, mce):
-    if _func.__doc__:  # None under python -OO
-        _func.__doc__ = _func.__doc__.replace("{binning}", _BINNING_DOC)
-del _func

@@ -7,9 +7,11 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._docs import fill
+from .._kernels.dd import two_sum
 from .._validation import Interval, validate_params
 from ..summary import ScoreSummary
-from ._checks import _check_inputs, _mean
+from ._checks import _check_inputs, _mean, _unit_scaled
 
 __all__ = ["accuracy", "roc_auc"]
 
@@ -23,10 +25,27 @@ class _Roc(NamedTuple):
 
 
 def _class_weights(y01, p, w) -> tuple[np.ndarray, np.ndarray]:
-    """Positive and negative weight at each distinct ``p`` (ascending), from the summary."""
+    """Positive and negative weight at each distinct ``p`` (ascending), from the summary.
+
+    With weights, those of each class divided by a power of two that brings
+    the class's largest to ``[0.5, 1)`` (exact; the ROC curve and the AUC
+    are the same for any factor of one class's weights), so that no sum
+    overflows and no class's weights vanish beside the other's.
+    """
+    if w is not None:
+        w = w.copy()
+        for mask in (y01, ~y01):
+            if mask.any():
+                w[mask] = _unit_scaled(w[mask])
     summary = ScoreSummary._from_validated(p, y01, w)
     pos = summary.positive_weights
     neg = summary.weights - pos
+    if summary._residual is not None:
+        # Exact sums: a light class tied with a heavy one lives in the remainders.
+        total_rest, pos_rest = summary._residual
+        pos = pos + pos_rest
+        neg_hi, err = two_sum(summary.weights, -summary.positive_weights)
+        neg = neg_hi + (err + (total_rest - pos_rest))
     if not (pos.sum() > 0 and neg.sum() > 0):
         raise ValueError("the ROC curve and AUC need both classes in y (with positive weight)")
     return pos, neg
@@ -47,6 +66,7 @@ def _roc(y01, p, w) -> _Roc:
     return _Roc(fp / fp[-1], tp / tp[-1], _auc(pos, neg))
 
 
+@fill
 def roc_auc(
     y: ArrayLike, p: ArrayLike, *, pos_label=None, sample_weight: ArrayLike | None = None
 ) -> float:
@@ -63,8 +83,7 @@ def roc_auc(
     p : array-like of shape (n_samples,)
         Predicted probabilities (any increasing score works as well, but the
         shared validation asks for [0, 1]).
-    pos_label : label, default=None
-        The positive class, for labels other than 0/1 and booleans.
+    {pos_label}
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative weights.
 
@@ -87,6 +106,7 @@ def roc_auc(
     return _auc(*_class_weights(y01, p, w))
 
 
+@fill
 def accuracy(
     y: ArrayLike,
     p: ArrayLike,
@@ -102,13 +122,9 @@ def accuracy(
 
     Parameters
     ----------
-    y : array-like of shape (n_samples,)
-        Labels 0 and 1, or booleans (or any two labels with ``pos_label``).
-    p : array-like of shape (n_samples,)
-        Predicted probabilities of the positive class, in [0, 1].
+    {y_p}
     threshold : float in [0, 1], default=0.5
-    pos_label : label, default=None
-        The positive class, for labels other than 0/1 and booleans.
+    {pos_label}
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative weights.
 

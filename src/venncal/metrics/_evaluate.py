@@ -9,6 +9,7 @@ from collections.abc import Iterator, Mapping
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._docs import fill
 from .._validation import check_probabilities, validate_params
 from ._binned import (
     BINNING_CONSTRAINTS,
@@ -238,6 +239,7 @@ def evaluations_json(
     return json.dumps(data, indent=indent, allow_nan=False)
 
 
+@fill
 def evaluate(
     y: ArrayLike,
     p: ArrayLike,
@@ -255,10 +257,7 @@ def evaluate(
 
     Parameters
     ----------
-    y : array-like of shape (n_samples,)
-        Labels 0 and 1, or booleans (or any two labels with ``pos_label``).
-    p : array-like of shape (n_samples,)
-        Predicted probabilities of the positive class, in [0, 1].
+    {y_p}
     interval : array-like of shape (n_samples, 2), default=None
         Venn-Abers pairs, columns ``p0`` and ``p1``; adds "interval_width"
         (see :func:`interval_width`).
@@ -272,9 +271,8 @@ def evaluate(
         Base of the logarithm in "log_loss" (nats by default, as scikit-learn);
         the result's :attr:`Evaluation.units` names the unit.
     brier_scale : float, default=1
-        Factor of the Brier loss (4 in paper 000).
-    pos_label : label, default=None
-        The positive class, for labels other than 0/1 and booleans.
+        Factor of the Brier loss (4 in Vovk, Petej & Fedorova 2015).
+    {pos_label}
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative weights, used by every metric.
 

@@ -1,7 +1,8 @@
 """Proper losses: log loss, Brier loss and RMSE.
 
 Nothing is clipped behind the user's back: a confident wrong prediction has an
-infinite log loss, as in the papers (000, section 6; 001, section 5).
+infinite log loss, as in Vovk, Petej & Fedorova 2015 (section 6)
+and Vovk & Petej 2014 (section 5).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import numbers
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._docs import fill
 from .._validation import NONE, Check, Interval, validate_params
 from ._checks import _check_inputs, _mean
 
@@ -62,6 +64,7 @@ def log_loss_unit(base: float | str) -> str:
     return {2: "bits", 10: "log10"}.get(base, "nats")  # else e
 
 
+@fill
 def log_loss(
     y: ArrayLike,
     p: ArrayLike,
@@ -75,20 +78,16 @@ def log_loss(
 
     Parameters
     ----------
-    y : array-like of shape (n_samples,)
-        Labels 0 and 1, or booleans (or any two labels with ``pos_label``).
-    p : array-like of shape (n_samples,)
-        Predicted probabilities of the positive class, in [0, 1].
+    {y_p}
     base : {2, 10, e}, default="e"
         Base of the logarithm; ``np.e``, ``math.e`` or ``"e"`` give the natural
-        log (nats), as scikit-learn's ``log_loss`` and paper 001, eq. (12).
-        Base 2 (bits; paper 000, eq. (11)) makes the constant prediction 1/2
-        lose exactly 1; base 10 is paper 002's decimal log loss.
+        log (nats), as scikit-learn's ``log_loss`` and Vovk & Petej 2014, eq. (12).
+        Base 2 (bits; Vovk, Petej & Fedorova 2015, eq. (11)) makes the constant prediction 1/2
+        lose exactly 1; base 10 is Vovk, Petej & Gammerman 2021's decimal log loss.
     eps : float in (0, 0.5], default=None
         If given, ``p`` is first clipped to ``[eps, 1 - eps]``.  By default
         nothing is clipped.
-    pos_label : label, default=None
-        The positive class, for labels other than 0/1 and booleans.
+    {pos_label}
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative weights; the loss is then the weighted mean.
 
@@ -136,6 +135,7 @@ def _log_loss(y01: np.ndarray, p: np.ndarray, w: np.ndarray | None, base, eps=No
     return _mean(nll, w) / ln_base
 
 
+@fill
 def brier_loss(
     y: ArrayLike,
     p: ArrayLike,
@@ -148,15 +148,11 @@ def brier_loss(
 
     Parameters
     ----------
-    y : array-like of shape (n_samples,)
-        Labels 0 and 1, or booleans (or any two labels with ``pos_label``).
-    p : array-like of shape (n_samples,)
-        Predicted probabilities of the positive class, in [0, 1].
+    {y_p}
     scale : float, default=1
-        Positive factor.  Paper 000, eq. (12), uses 4, so that the constant
+        Positive factor.  Vovk, Petej & Fedorova 2015, eq. (12), uses 4, so that the constant
         prediction 1/2 loses exactly 1.
-    pos_label : label, default=None
-        The positive class, for labels other than 0/1 and booleans.
+    {pos_label}
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative weights; the loss is then the weighted mean.
 
@@ -177,19 +173,16 @@ def brier_loss(
     return scale * _squared_error(y01, p, w)
 
 
+@fill
 def rmse(
     y: ArrayLike, p: ArrayLike, *, pos_label=None, sample_weight: ArrayLike | None = None
 ) -> float:
-    """Root mean square error ``sqrt(mean((y - p)**2))`` (paper 001, eq. (13)).
+    """Root mean square error ``sqrt(mean((y - p)**2))`` (Vovk & Petej 2014, eq. (13)).
 
     Parameters
     ----------
-    y : array-like of shape (n_samples,)
-        Labels 0 and 1, or booleans (or any two labels with ``pos_label``).
-    p : array-like of shape (n_samples,)
-        Predicted probabilities of the positive class, in [0, 1].
-    pos_label : label, default=None
-        The positive class, for labels other than 0/1 and booleans.
+    {y_p}
+    {pos_label}
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative weights for a weighted mean under the root.
 

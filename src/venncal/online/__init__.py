@@ -8,14 +8,14 @@ pickle with their state; the Jumpers also run a whole recorded stream in one
 compiled call (``run(p, y)``, returning the trajectories).
 
 - :class:`JumperMartingale`, :class:`JumperPredictor`, :class:`MeanJumper`:
-  paper 002 (adaptive calibration: test martingales against, and online
+  Vovk, Petej & Gammerman 2021 (adaptive calibration: test martingales against, and online
   protection of, a deployed model's probabilities).
 - Calibrating families for them: :func:`quadratic`, :func:`cubic`,
   :func:`cox`, :func:`cox2`, and :func:`family` for the user's own functions.
 - :class:`ProtectedClassifier`: a scikit-learn classifier whose probabilities
   are protected by the Jumper over a labelled stream (imports scikit-learn
   when first used).
-- :class:`QuantizedIsotonic`, :class:`OrderedQuantizedIsotonic`: paper 003
+- :class:`QuantizedIsotonic`, :class:`OrderedQuantizedIsotonic`: Gokcesu & Gokcesu 2022
   (sequential quantized isotonic regression: inserts, deletes, sliding windows).
 
 Examples

@@ -1,4 +1,4 @@
-"""Finite families of calibrating functions ``f: [0, 1] -> [0, 1]`` (paper 002, section 2).
+"""Finite families of calibrating functions ``f: [0, 1] -> [0, 1]`` (Vovk, Petej & Gammerman 2021, section 2).
 
 A Jumper bets that one of these functions, possibly a different one at
 different times, turns the base forecasts ``p`` into better forecasts
@@ -136,7 +136,7 @@ class CalibratingFamily:
         """Return ``(t, ls)``: the likelihood ratios of the family's forecasts, scaled.
 
         ``t[k, i] * exp(ls[i]) = B_{f_k(p_i)}(y_i) / B_{p_i}(y_i)`` (Algorithm 1
-        line 5 of paper 002), with ``t`` in ``[0, 1]`` and ``max_k t[k, i] = 1``
+        line 5 of Vovk, Petej & Gammerman 2021), with ``t`` in ``[0, 1]`` and ``max_k t[k, i] = 1``
         (``t`` all 0 and ``ls[i] = -inf`` when every function gives the label
         probability 0).  Exact up to a few roundings for every ``p`` in
         ``[0, 1]``, subnormal or within ``2**-53`` of 1; a user's functions are
@@ -390,7 +390,7 @@ def family(*funcs: Callable[[np.ndarray], np.ndarray],
 
 
 #: The parameter grids of the named families, as ``venncal monitor --family`` and the Bank
-#: reproduction use them (paper 002, section 2).
+#: reproduction use them (Vovk, Petej & Gammerman 2021, section 2).
 NAMED = {
     "quadratic": "eq. (1), eps in {-1, -0.5, 0, 0.5, 1} (the paper's)",
     "cubic": "eq. (3), the identity and a in {-1, -0.5, 0.5, 1} x b in {0.25, 0.5, 0.75}",

@@ -1,6 +1,6 @@
 """Jumper test martingale, Jumper predictor and Mean Jumper: River-style online objects.
 
-Paper 002 (Vovk, Petej and Gammerman, *Adaptive calibration for binary
+Vovk, Petej & Gammerman 2021 (Vovk, Petej and Gammerman, *Adaptive calibration for binary
 classification*, 2021).  A base model forecasts ``p_n``, the probability that
 the label ``y_n`` is positive.  A Jumper keeps capital on each function
 ``f_eps`` of a calibrating family and bets, at the odds of ``p_n``, that
@@ -206,7 +206,7 @@ class _Jumper(OnlineCalibrator):
                 f"p[{i}] = {p[i]:g} (step {step} of the stream) gave probability 0 to its "
                 f"label {np.asarray(y)[i].item()!r}: its log loss is infinite and the "
                 f"martingale is undefined (Algorithm 1 would divide by 0). Keep base forecasts "
-                f"away from 0 and 1, e.g. with clip=(0.1, 0.9) (paper 002, section 5)"
+                f"away from 0 and 1, e.g. with clip=(0.1, 0.9) (Vovk, Petej & Gammerman 2021, section 5)"
             )
         if kept is not None:
             p, y01 = p[kept], y01[kept]
@@ -350,8 +350,20 @@ class _Jumper(OnlineCalibrator):
         return np.column_stack([1.0 - proba, proba])
 
 
-class JumperMartingale(_Jumper):
-    """The Jumper test martingale (paper 002, Algorithm 1): evidence against the base forecasts.
+class _OneRate(_Jumper):
+    """A Jumper of one jumping rate: the parameters of Algorithms 1 and 2."""
+
+    def __init__(self, family: CalibratingFamily | None = None, jump_rate: float = 0.01, *,
+                 clip: tuple[float, float] | None = None, classes: Sequence | None = None):
+        self.family = family
+        self.jump_rate = jump_rate
+        self.clip = clip
+        self.classes = classes
+        self._setup()
+
+
+class JumperMartingale(_OneRate):
+    """The Jumper test martingale (Vovk, Petej & Gammerman 2021, Algorithm 1): evidence against the base forecasts.
 
     Parameters
     ----------
@@ -411,17 +423,9 @@ class JumperMartingale(_Jumper):
     2001
     """
 
-    def __init__(self, family: CalibratingFamily | None = None, jump_rate: float = 0.01, *,
-                 clip: tuple[float, float] | None = None, classes: Sequence | None = None):
-        self.family = family
-        self.jump_rate = jump_rate
-        self.clip = clip
-        self.classes = classes
-        self._setup()
 
-
-class JumperPredictor(_Jumper):
-    """The Jumper predictor (paper 002, Algorithm 2): base forecasts protected online.
+class JumperPredictor(_OneRate):
+    """The Jumper predictor (Vovk, Petej & Gammerman 2021, Algorithm 2): base forecasts protected online.
 
     Forecasts ``p'_n = sum_eps w_eps f_eps(p_n)``, the functions of the family
     weighted by the capital the Jumper martingale keeps on them.  Its log loss
@@ -472,14 +476,6 @@ class JumperPredictor(_Jumper):
     >>> pred.predict_proba_one(0.5)  # learned to shade 0.5 down  # doctest: +ELLIPSIS
     {False: 0.727..., True: 0.272...}
     """
-
-    def __init__(self, family: CalibratingFamily | None = None, jump_rate: float = 0.01, *,
-                 clip: tuple[float, float] | None = None, classes: Sequence | None = None):
-        self.family = family
-        self.jump_rate = jump_rate
-        self.clip = clip
-        self.classes = classes
-        self._setup()
 
 
 class MeanJumper(_Jumper):

@@ -1,4 +1,4 @@
-"""A scikit-learn classifier protected online by the Jumper (paper 002).
+"""A scikit-learn classifier protected online by the Jumper (Vovk, Petej & Gammerman 2021).
 
 :class:`ProtectedClassifier` trains a base classifier once, then runs a Jumper
 predictor (:class:`~venncal.online.JumperPredictor`, or
@@ -35,8 +35,8 @@ class ProtectedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
     a fresh Jumper; a labelled stream is then fed in order with
     :meth:`predict_proba_stream` (which returns the protected forecasts, each
     made before its label) or :meth:`partial_fit` (which only learns).  The base
-    model is never refitted: the Jumper adapts its forecasts to drift (paper
-    002, Vovk, Petej & Gammerman 2021).  :meth:`predict_proba` forecasts at the
+    model is never refitted: the Jumper adapts its forecasts to drift (Vovk,
+    Petej & Gammerman 2021).  :meth:`predict_proba` forecasts at the
     current state of the stream without learning.
 
     Parameters
@@ -48,7 +48,7 @@ class ProtectedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
         The calibrating functions; ``None`` means ``quadratic()`` (eq. (1)).
     jump_rate : float in (0, 1] or sequence of float, default=0.01
         The Jumper's rate ``J``; a sequence of rates runs the Mean Jumper over
-        them (e.g. ``(1, 0.1, 0.01, 0.001)``, paper 002 section 5).
+        them (e.g. ``(1, 0.1, 0.01, 0.001)``, Vovk, Petej & Gammerman 2021 section 5).
     clip : (float, float), default=None
         Clip the base probabilities to ``[low, high]`` first (the paper uses
         ``(0.1, 0.9)``); without it a base probability of 0 or 1 that meets the

@@ -1,4 +1,4 @@
-"""River adapter: any River classifier, protected online by the Jumper (paper 002).
+"""River adapter: any River classifier, protected online by the Jumper (Vovk, Petej & Gammerman 2021).
 
 Needs the optional dependency River (``pip install "venncal[river]"``).
 :class:`ProtectedRiverClassifier` is itself a River classifier, so it composes

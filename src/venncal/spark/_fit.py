@@ -17,7 +17,7 @@ from pyspark.sql import functions as F
 
 from .. import _engine
 from ..summary import ScoreSummary
-from .._frame_docs import fill
+from .._docs import fill
 
 __all__ = ["finite", "fit", "power_of_ten", "round_column", "summarize"]
 

@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import _engine
 from . import _lookup
-from .._frame_docs import fill
+from .._docs import fill
 from ._fit import finite
 
 __all__ = ["TRANSFORM_METHODS", "transform"]

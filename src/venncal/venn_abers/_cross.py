@@ -9,6 +9,8 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import ScoreCalibrator, check_summary, same_values
+from .._docs import fill
+from .._kernels import scaled_sum
 from .._validation import Options, check_scores
 from ..summary import ScoreSummary, summarize
 from ._calibrator import VennAbersCalibrator
@@ -17,8 +19,9 @@ from ._merge import MERGES, merge_folds
 __all__ = ["CrossVennAbersCalibrator"]
 
 
+@fill
 class CrossVennAbersCalibrator(ScoreCalibrator):
-    """Cross Venn-Abers predictor on scores (CVAP; paper 000, Algorithm 7).
+    """Cross Venn-Abers predictor on scores (CVAP; Vovk, Petej & Fedorova 2015, Algorithm 7).
 
     For K models trained by cross-fitting: fit on the out-of-fold scores
     with each row's fold, which gives one inductive Venn-Abers predictor per
@@ -33,11 +36,7 @@ class CrossVennAbersCalibrator(ScoreCalibrator):
     merge : {"log", "brier"}, default="log"
         ``"log"``: ``GM(p1) / (GM(1 - p0) + GM(p1))`` over the folds;
         ``"brier"``: mean over folds of ``p1 + p0**2/2 - p1**2/2``.
-    classes : array-like of shape (2,), default=None
-        The two labels, ``[negative, positive]``, in that order.  By default
-        they are the observed labels sorted (the larger is the positive
-        class); needed when the calibration labels show a single class
-        other than 0 or 1.
+    {classes}
 
     Attributes
     ----------
@@ -83,6 +82,7 @@ class CrossVennAbersCalibrator(ScoreCalibrator):
     _state = ("folds_", "calibrators_")
     _parameter_constraints: ClassVar[dict] = {"merge": [Options(MERGES)]}
     _group_param = "folds"
+    _weight_total_use = "each fold's test object counts as one row"
 
     def __init__(self, *, merge="log", classes=None):
         self.merge = merge
@@ -125,6 +125,9 @@ class CrossVennAbersCalibrator(ScoreCalibrator):
             if fold_w is not None and not (fold_w > 0).any():
                 raise ValueError(f"fold {fold!r} has zero total sample_weight")
             sums.append(summarize(s[rows], y01[rows], fold_w))
+        if w is not None:
+            total = scaled_sum(np.array([scaled_sum(fold[1]) for fold in sums]))
+            self._warn_weight_total(total, int(np.count_nonzero(w)), True)
         self.classes_ = classes
         self._fit_folds(ids, sums)
         return self
@@ -154,6 +157,11 @@ class CrossVennAbersCalibrator(ScoreCalibrator):
         ids = sorted(summaries)
         for fold in ids:
             check_summary(summaries[fold])
+        self._warn_weight_total(
+            scaled_sum(np.array([summaries[i].total_weight for i in ids])),
+            sum(summaries[i].n_distinct for i in ids),
+            False,
+        )
         self.classes_ = self._summary_classes()
         self._fit_folds(
             np.asarray(ids),
@@ -231,7 +239,7 @@ class CrossVennAbersCalibrator(ScoreCalibrator):
         """Return ``(1 - GM(1 - p0), GM(p1))`` over the folds for each row.
 
         For one fold this is the IVAP pair ``p0 <= p1``; for K > 1 the pair
-        is usually, but not always, ordered (paper 000, section 4).
+        is usually, but not always, ordered (Vovk, Petej & Fedorova 2015, section 4).
 
         Parameters
         ----------

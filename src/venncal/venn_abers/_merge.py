@@ -1,4 +1,4 @@
-"""Minimax merges of Venn-Abers pairs into one probability (paper 000, section 4)."""
+"""Minimax merges of Venn-Abers pairs into one probability (Vovk, Petej & Fedorova 2015, section 4)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ MERGES = ("log", "brier")
 
 
 def log_minimax(p0, p1):
-    """Log-loss minimax probability ``p1 / (1 - p0 + p1)`` (paper 001, eq. (10)).
+    """Log-loss minimax probability ``p1 / (1 - p0 + p1)`` (Vovk & Petej 2014, eq. (10)).
 
     Examples
     --------
@@ -25,7 +25,7 @@ def log_minimax(p0, p1):
 
 
 def brier_minimax(p0, p1):
-    """Brier-loss minimax probability ``p1 + p0**2/2 - p1**2/2`` (paper 001, eq. (11)).
+    """Brier-loss minimax probability ``p1 + p0**2/2 - p1**2/2`` (Vovk & Petej 2014, eq. (11)).
 
     Examples
     --------
@@ -49,7 +49,7 @@ def minimax(p0, p1, merge: str = "log"):
 
 
 def merge_folds(p0, p1, merge: str = "log"):
-    """Merge the pairs of K Venn-Abers predictors (CVAP, paper 000, Algorithm 7).
+    """Merge the pairs of K Venn-Abers predictors (CVAP, Vovk, Petej & Fedorova 2015, Algorithm 7).
 
     Parameters
     ----------
@@ -66,7 +66,7 @@ def merge_folds(p0, p1, merge: str = "log"):
         Merged probability of the positive class.
     interval : ndarray of shape (n, 2)
         ``(1 - GM(1 - p0), GM(p1))``.  For K > 1 this pair is not always
-        ordered (paper 000 calls it "formally, a pair of numbers").
+        ordered (Vovk, Petej & Fedorova 2015 calls it "formally, a pair of numbers").
 
     Examples
     --------
@@ -82,9 +82,13 @@ def merge_folds(p0, p1, merge: str = "log"):
     if p0.shape[0] == 1:  # exact for a single predictor: no exp(log(.)) round trip
         gm1 = p1[0]
         gm0 = 1.0 - p0[0]
-    else:  # both are > 0 for Venn-Abers outputs (paper 000, Lemma 2)
-        gm1 = np.exp(np.mean(np.log(p1), axis=0))
-        gm0 = np.exp(np.mean(np.log1p(-p0), axis=0))
+    else:
+        # Both are > 0 for exact Venn-Abers outputs (Vovk, Petej & Fedorova 2015, Lemma 2), but
+        # p0 rounds to 1 when 1 - p0 < 2**-54 (a class of weight past 2**53):
+        # a geometric mean with a factor 0 is then 0, as the formula says.
+        with np.errstate(divide="ignore"):
+            gm1 = np.exp(np.mean(np.log(p1), axis=0))
+            gm0 = np.exp(np.mean(np.log1p(-p0), axis=0))
     interval = np.column_stack((1.0 - gm0, gm1))
     if p0.shape[0] == 1:
         interval = np.column_stack((p0[0], p1[0]))

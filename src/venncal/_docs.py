@@ -1,13 +1,15 @@
-"""The parameter descriptions that the engines' frame functions share, written once.
+"""The numpydoc entries that many docstrings share, written once.
 
-Used by :mod:`venncal.dask` and :mod:`venncal.spark`.
-
-``summarize``, ``fit`` and ``transform`` take the same columns and options
-on every engine, so their descriptions live here, in words that name no
-engine, and :func:`fill` puts them into a docstring: a line that holds only
+The engines' frame functions (``summarize``, ``fit`` and ``transform`` of
+:mod:`venncal.dask` and :mod:`venncal.spark`) take the same columns and
+options, every score-level calibrator takes the same ``classes``
+parameter and has the same ``classes_`` attribute, and every metric takes
+``y``, ``p`` and ``pos_label`` (the binned ones ``n_bins`` and ``strategy``); their descriptions live
+here, in words that name no engine or method, and :func:`fill` puts them
+into a docstring (of a function or a class): a line that holds only
 ``{name}`` becomes the entry ``name`` of :data:`PARAMETERS`, indented as
-that line.  The rest of each docstring (what the engine does, its own
-options, its examples) stays in the function, where it is read.
+that line.  The rest of each docstring (what the object does, its own
+options, its examples) stays with the object, where it is read.
 
 Examples
 --------
@@ -31,6 +33,37 @@ __all__ = ["PARAMETERS", "fill"]
 
 #: Shared numpydoc entries, by name (a parameter, or a group of them).
 PARAMETERS = {
+    "classes": """\
+classes : array-like of shape (2,), default=None
+    The two labels, ``[negative, positive]``, in that order.  By default
+    they are the observed labels sorted (the larger is the positive
+    class); needed when the calibration labels show a single class
+    (unless they are booleans).""",
+    "y_p": """\
+y : array-like of shape (n_samples,)
+    Labels 0 and 1, or booleans (or any two labels with ``pos_label``).
+p : array-like of shape (n_samples,)
+    Predicted probabilities of the positive class, in [0, 1].""",
+    "pos_label": """\
+pos_label : label, default=None
+    The positive class, for labels other than 0/1 and booleans.""",
+    "binning": """\
+n_bins : int, default=10
+    Number of bins ``K``.
+strategy : {"uniform", "quantile"}, default="uniform"
+    "uniform": bins ``[k/K, (k+1)/K)`` for ``k < K - 1`` and the last bin
+    ``[(K-1)/K, 1]``, so ``p`` on an edge goes to the bin above it and
+    ``p = 1`` to the last bin.  "quantile": ``K`` bins of (nearly) equal
+    counts (equal total weight with ``sample_weight``) by sorted ``p``;
+    equal values of ``p`` always share a bin: all ``p == v`` go to bin
+    ``ceil(K * m(p <= v) / m) - 1``, where ``m`` counts observations (sums
+    weights), so a run of ties that straddles a split goes wholly to the
+    upper bin (as a value on a uniform edge does) and heavy ties give
+    fewer, larger bins.  Integer weights bin like repeated rows.""",
+    "classes_": """\
+classes_ : ndarray of shape (2,)
+    The labels, ``[negative, positive]`` (``classes`` when given, else
+    sorted); probabilities are those of ``classes_[1]``.""",
     "columns": """\
 score_col, label_col : str
     Columns of the scores (finite reals) and of the labels.
@@ -97,7 +130,7 @@ _SLOT = re.compile(r"^( *)\{(\w+)\}$", re.MULTILINE)
 
 
 def fill(function):
-    """Replace each line ``{name}`` of ``function``'s docstring by ``PARAMETERS[name]``.
+    """Replace each line ``{name}`` of the docstring of ``function`` (or a class) by ``PARAMETERS[name]``.
 
     Returns ``function`` (a decorator).  An unknown name is a ``KeyError``
     at import.  Without docstrings (``python -OO``) nothing is done.
