@@ -86,6 +86,25 @@ def test_docs_link_only_to_files_that_exist():
         assert "shared/docs" not in md.read_text("utf-8"), f"{md.name} cites shared/docs"
 
 
+def _slugs(md: Path) -> set[str]:
+    """The anchors of a Markdown file's headings, as GitHub makes them."""
+    slugs = set()
+    for heading in re.findall(r"^#+ (.+)$", md.read_text("utf-8"), flags=re.MULTILINE):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        slugs.add(slug)
+    return slugs
+
+
+def test_docs_link_only_to_anchors_that_exist():
+    for md in [ROOT / "README.md", *DOCS.glob("*.md")]:
+        text = md.read_text("utf-8")
+        for target, anchor in re.findall(r"\]\(([^)#\s]*)#([^)\s]+)\)", text):
+            if "://" in target:
+                continue
+            linked = md.parent / target if target else md
+            assert anchor in _slugs(linked), f"{md.name} links to a missing #{anchor} of {linked.name}"
+
+
 def test_names_table_matches_the_signatures():
     # docs/architecture.md's table of the names of the positive class, folds and weights.
     import inspect

@@ -19,7 +19,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from .. import __version__
+from .._version import __version__
 from . import _demo, _evaluate, _fit, _monitor, _predict, _reproduce
 from ._common import sigterm_raises
 

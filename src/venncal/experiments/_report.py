@@ -115,7 +115,7 @@ def header(info: RunInfo, protocol: str, command: str | None = None) -> list[str
     import scipy
     import sklearn
 
-    from .. import __version__
+    from .._version import __version__
 
     return [
         f"# Reproduction: {info.experiment} ({info.mode} mode)",

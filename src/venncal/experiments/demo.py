@@ -217,7 +217,7 @@ def _table(metrics: dict[str, dict[str, float | None]]) -> list[str]:
 
 
 def _preamble(result: DemoResult) -> list[str]:
-    from .. import __version__
+    from .._version import __version__
 
     how = "random subsample of " if result.subsampled else ""
     return [

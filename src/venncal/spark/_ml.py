@@ -185,5 +185,6 @@ class _ModelReader(DefaultParamsReader):
     def load(self, path: str) -> SparkCalibratorModel:
         instance = super().load(path)
         row = self.sparkSession.read.text(f"{path}/calibrator", wholetext=True).first()
-        instance.calibrator = persist.load(io.StringIO(row[0]))
+        # Spark wrote this text itself and read it whole already: no size bound
+        instance.calibrator = persist.load(io.StringIO(row[0]), max_bytes=None)
         return instance
