@@ -479,7 +479,7 @@ def check_dense_tree(model):
 
 def check_tree(model):
     """Every internal node's groups are the reduction of the scores below it."""
-    from venncal._kernels.quantized import tree_groups
+    from venncal._kernels.quantized_tree import tree_groups
 
     if model._dense:
         check_dense_tree(model)

@@ -18,7 +18,7 @@ score, the smaller one at a tie; the end levels beyond the observed range).
 Targets may be any real numbers (labels 0/1 for calibration).  The kernels
 and the proofs that the trees are exact are in
 :mod:`venncal._kernels.quantized_dense` (0/1 targets) and
-:mod:`venncal._kernels.quantized` (any targets).
+:mod:`venncal._kernels.quantized_nodes` (any targets).
 """
 
 from __future__ import annotations
@@ -28,24 +28,18 @@ import numbers
 
 import numpy as np
 
-from .._kernels.quantized import (
-    CHANGE_CELLS,
-    DEN,
-    HI,
-    LO,
-    NUM,
-    level_at,
+from .._kernels.quantized import DEN, HI, LO, NUM, level_at, ordered_learn, push_group
+from .._kernels.quantized_buckets import tree_entries
+from .._kernels.quantized_nodes import tree_fill
+from .._kernels.quantized_tree import (
     obs_from_arrays,
     obs_to_arrays,
-    ordered_learn,
-    push_group,
     tree_delete,
-    tree_entries,
-    tree_fill,
     tree_groups,
     tree_learn,
     tree_level_at,
 )
+from .._kernels.quantized_walk import CHANGE_CELLS
 from .._kernels.quantized_dense import (
     dense_delete,
     dense_groups,
