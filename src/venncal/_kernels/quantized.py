@@ -36,8 +36,18 @@ import numpy as np
 
 from ._jit import jit, jit_inline
 from .dd import two_sum_jit
+from .exact import (
+    NL,
+    acc_add_acc,
+    acc_add_float,
+    acc_add_prod,
+    acc_add_scaled,
+    acc_round,
+    acc_sign,
+    acc_zero,
+)
 
-NUM, DEN, LO, HI = 0, 1, 2, 3
+NUM, DEN, LO, HI, EN, ED = 0, 1, 2, 3, 4, 5  # the columns of a group
 
 
 @jit
@@ -75,85 +85,297 @@ def level_cell(v, splits):
     return lo
 
 
-@jit
-def push_group(G, GC, base, top, num, den, lo, hi, splits):
-    """Append a group after rows ``base .. base+top-1`` and reduce; return the new count.
-
-    Invariant: rows ``base .. base+top-1`` are reduced (cells strictly
-    increasing) and the new group follows them in score order.
-    """
-    return push_cell(G, GC, base, top, num, den, lo, hi, level_cell(num / den, splits), splits)
-
-
-@jit
-def push_cell(G, GC, base, top, num, den, lo, hi, c, splits):
-    """:func:`push_group` for a group whose cell ``c`` is known."""
-    return _push(G, GC, base, top, top, num, den, lo, hi, c, splits)[0]
+# ------------------------------------------------------------------ exact decisions
+#
+# A group's level is decided in exact arithmetic: its cell is the number of
+# midpoints ``(L[l] + L[l+1]) / 2`` strictly below its exact mean ``N / D``.
+# The level table ``LV`` (shape (4, K - 1), see
+# ``venncal.baselines.quantized.level_table``) holds, per midpoint: the
+# largest float not above it (the split point), the next float, and the
+# exact sum ``L[l] + L[l+1]`` as ``hi + lo``.  A group carries its float sums
+# ``num, den`` with bounds ``en >= |N - num|``, ``ed >= |D - den|``; the
+# float mean decides when it is clear of the midpoint by more than the
+# bounds allow, the exact sums otherwise (rows of a long accumulator).
 
 
 @jit_inline
-def _push(G, GC, base, top, low, num, den, lo, hi, c, splits):
-    """Push one group after rows ``base .. base+top-1``, merging while cells do not increase.
+def _above(num, den, en, ed, l, LV, ACC):
+    """Whether ``N / D > (L[l] + L[l+1]) / 2``: 1 or 0, or -1 when the bounds cannot tell.
 
-    Returns ``(top, low, merged)``: the new count, ``low`` lowered to the
-    fewest rows left untouched, and whether the group merged.  Merging goes
-    on while the mean is at most the next split point of the group before
-    (its cell then is at most that group's); the cell is found only when the
-    merging stops, so a run of merges costs one :func:`level_cell`.
+    With exact sums (``en = ed = 0``) the rounded mean decides unless it is
+    one of the two floats around the midpoint, and the sign of ``2 num -
+    (L[l] + L[l+1]) den`` in a long accumulator (row 0 of ``ACC``) otherwise.
     """
-    last = splits.shape[0]
-    merged = False
-    while top > 0 and GC[base + top - 1] >= c:
-        j = base + top - 1
-        num += G[j, NUM]
-        den += G[j, DEN]
-        lo = G[j, LO]
-        top -= 1
-        low = min(low, top)
-        merged = True
-        if top > 0:
-            p = GC[base + top - 1]
-            if p == last or num / den <= splits[p]:
-                c = p
+    m = num / den
+    if en == 0.0 and ed == 0.0:
+        if m > LV[1, l]:  # fl(N/D) above the float after the midpoint: N/D is too
+            return 1
+        if m < LV[0, l]:
+            return 0
+        acc_zero(ACC, 0)
+        acc_add_float(ACC, 0, 2.0 * num)
+        acc_add_prod(ACC, 0, -LV[2, l], den)
+        acc_add_prod(ACC, 0, -LV[3, l], den)
+        return 1 if acc_sign(ACC, 0) > 0 else 0
+    low = den - ed
+    if not low > 0.0:
+        return -1
+    margin = (en + abs(m) * ed) / low * (1.0 + 2.0**-40) + abs(m) * 2.0**-51 + 2.0**-1060
+    if m - margin > LV[1, l]:
+        return 1
+    if m + margin < LV[0, l]:
+        return 0
+    return -1
+
+
+@jit_inline
+def group_cell(num, den, en, ed, LV, ACC):
+    """The cell of a group from its float sums and their bounds, or -1 when they cannot tell."""
+    c = level_cell(num / den, LV[0])
+    last = LV.shape[1]
+    while True:
+        if c > 0:
+            r = _above(num, den, en, ed, c - 1, LV, ACC)
+            if r < 0:
+                return -1
+            if r == 0:
+                c -= 1
                 continue
-        c = level_cell(num / den, splits)
-    j = base + top
-    G[j, NUM] = num
-    G[j, DEN] = den
-    G[j, LO] = lo
-    G[j, HI] = hi
-    GC[j] = c
-    return top + 1, low, merged
+        if c < last:
+            r = _above(num, den, en, ed, c, LV, ACC)
+            if r < 0:
+                return -1
+            if r == 1:
+                c += 1
+                continue
+        return c
 
 
 @jit
-def ordered_learn(G, GC, top, pending, scores, ys, ws, splits):
-    """Learn observations in non-decreasing score order (paper 003, section IV).
+def acc_above(ACC, iN, iD, iF, l, LV):
+    """Whether ``N / D > (L[l] + L[l+1]) / 2`` for the exact sums in rows ``iN``, ``iD`` (``D > 0``)."""
+    acc_zero(ACC, iF)
+    acc_add_acc(ACC, iF, ACC, iN, False)
+    acc_add_acc(ACC, iF, ACC, iN, False)
+    acc_add_scaled(ACC, iF, ACC, iD, -LV[2, l])
+    acc_add_scaled(ACC, iF, ACC, iD, -LV[3, l])
+    return acc_sign(ACC, iF) > 0
 
-    ``G[:top]`` are the reduced groups of every score below ``pending[0]``;
-    ``pending`` is ``[score, weight, weighted sum, seen]`` of the largest
-    score so far, kept apart because later observations may tie with it.
-    Each pushed group is merged at most once, so the cost is amortised O(1)
-    per observation (``log K`` for the level of a merged group).  Zero
-    weights are skipped; the caller has checked the order.  Returns ``top``.
+
+@jit
+def acc_cell(ACC, iN, iD, iF, LV):
+    """The cell of the exact sums in rows ``iN``, ``iD`` (``D > 0``), from the cell of their rounded mean."""
+    c = level_cell(acc_round(ACC, iN) / acc_round(ACC, iD), LV[0])
+    while c > 0 and not acc_above(ACC, iN, iD, iF, c - 1, LV):
+        c -= 1
+    while c < LV.shape[1] and acc_above(ACC, iN, iD, iF, c, LV):
+        c += 1
+    return c
+
+
+# ------------------------------------------------------------------ the ordered stream
+#
+# Rows of its long accumulators ``ACC``: 0 for :func:`_above`, 1 - 3 the
+# exact sums of a group and a comparison, 4 and 5 the remainders of a group
+# being pushed, ``_PENDING`` and the next the remainders ``N - num`` and
+# ``D - den`` of the pending score, then two for each group on the stack:
+# meaningful only while the group's bound ``en`` or ``ed`` is positive.
+_XN, _XD, _XF, _RN, _RD, _PENDING, _GROUPS = 1, 2, 3, 4, 5, 6, 8
+ORDERED_SCRATCH = _GROUPS  # rows of ACC before the groups'
+
+
+@jit_inline
+def _exact_sums(ACC, num, den, en, ed, iRN, iRD):
+    """Rows ``_XN``, ``_XD``: ``num`` and ``den`` plus their remainders (rows ``iRN``, ``iRD``)."""
+    acc_zero(ACC, _XN)
+    acc_add_float(ACC, _XN, num)
+    if en > 0.0 or ed > 0.0:
+        acc_add_acc(ACC, _XN, ACC, iRN, False)
+    acc_zero(ACC, _XD)
+    acc_add_float(ACC, _XD, den)
+    if en > 0.0 or ed > 0.0:
+        acc_add_acc(ACC, _XD, ACC, iRD, False)
+
+
+@jit
+def _ordered_cell(ACC, num, den, en, ed, iRN, iRD, LV):
+    c = group_cell(num, den, en, ed, LV, ACC)
+    if c < 0:
+        _exact_sums(ACC, num, den, en, ed, iRN, iRD)
+        c = acc_cell(ACC, _XN, _XD, _XF, LV)
+    return c
+
+
+@jit_inline
+def _ordered_at_most(ACC, num, den, en, ed, iRN, iRD, p, LV):
+    """Whether the exact mean is at most midpoint ``p`` (the merge goes on)."""
+    r = _above(num, den, en, ed, p, LV, ACC)
+    if r < 0:
+        _exact_sums(ACC, num, den, en, ed, iRN, iRD)
+        return not acc_above(ACC, _XN, _XD, _XF, p, LV)
+    return r == 0
+
+
+@jit_inline
+def merge_sums(num, den, en, ed, X, j):
+    """Add group ``j`` of ``X`` to the sums ``num, den`` and their bounds; return the four.
+
+    Each addition's rounding error is found exactly (TwoSum) and added to
+    the bound, with the group's own bounds.  Also returns the two errors.
+    """
+    num, e1 = two_sum_jit(num, X[j, NUM])
+    den, e2 = two_sum_jit(den, X[j, DEN])
+    return num, den, en + X[j, EN] + abs(e1), ed + X[j, ED] + abs(e2), e1, e2
+
+
+@jit
+def ordered_push(G, GC, ACC, top, num, den, en, ed, lo, hi, iRN, iRD, commit, LV):
+    """Push a group onto the reduced rows ``G[:top]``, merging while cells do not increase.
+
+    The group's remainders are in rows ``iRN``, ``iRD`` of ``ACC`` (when
+    ``en`` or ``ed`` is positive); they receive those of the groups merged,
+    and, if ``commit``, go to the rows of the group's final place.  Merging
+    goes on while the exact mean is at most the next midpoint of the group
+    before (its cell then is at most that group's); the cell is found only
+    when the merging stops.  Returns the new count.
+    """
+    c = _ordered_cell(ACC, num, den, en, ed, iRN, iRD, LV)
+    last = LV.shape[1]
+    while top > 0 and GC[top - 1] >= c:
+        j = top - 1
+        gn, gd = _GROUPS + 2 * j, _GROUPS + 2 * j + 1
+        inexact = en > 0.0 or ed > 0.0
+        num, den, en, ed, e1, e2 = merge_sums(num, den, en, ed, G, j)
+        if G[j, EN] > 0.0 or G[j, ED] > 0.0:
+            if not inexact:
+                acc_zero(ACC, iRN)
+                acc_zero(ACC, iRD)
+                inexact = True
+            acc_add_acc(ACC, iRN, ACC, gn, False)
+            acc_add_acc(ACC, iRD, ACC, gd, False)
+        if e1 != 0.0 or e2 != 0.0:
+            if not inexact:
+                acc_zero(ACC, iRN)
+                acc_zero(ACC, iRD)
+            acc_add_float(ACC, iRN, e1)
+            acc_add_float(ACC, iRD, e2)
+        lo = G[j, LO]
+        top -= 1
+        if top > 0:
+            p = GC[top - 1]
+            if p == last or _ordered_at_most(ACC, num, den, en, ed, iRN, iRD, p, LV):
+                c = p
+                continue
+        c = _ordered_cell(ACC, num, den, en, ed, iRN, iRD, LV)
+    set_group(G, GC, top, num, den, lo, hi, en, ed, c)
+    if commit and (en > 0.0 or ed > 0.0):
+        acc_zero(ACC, _GROUPS + 2 * top)
+        acc_zero(ACC, _GROUPS + 2 * top + 1)
+        acc_add_acc(ACC, _GROUPS + 2 * top, ACC, iRN, False)
+        acc_add_acc(ACC, _GROUPS + 2 * top + 1, ACC, iRD, False)
+    return top + 1
+
+
+@jit_inline
+def _pending_add(ACC, pending, w, y):
+    """Add weight ``w`` of target ``y`` to the pending score's exact sums."""
+    exact = pending[4] == 0.0 and pending[5] == 0.0
+    den, e1 = two_sum_jit(pending[1], w)
+    if y == 0.0 or y == 1.0:
+        num, e2 = two_sum_jit(pending[2], w if y == 1.0 else 0.0)
+        pe = 0.0
+    else:  # the product's rounding error goes to the remainder exactly
+        p = w * y
+        num, e2 = two_sum_jit(pending[2], p)
+        pe = abs(p) * 2.0**-52 + 2.0**-1074  # a bound on it
+        if exact:
+            acc_zero(ACC, _PENDING)
+            acc_zero(ACC, _PENDING + 1)
+            exact = False
+        acc_add_prod(ACC, _PENDING, w, y)
+        acc_add_float(ACC, _PENDING, -p)
+    if e1 != 0.0 or e2 != 0.0:
+        if exact:
+            acc_zero(ACC, _PENDING)
+            acc_zero(ACC, _PENDING + 1)
+        acc_add_float(ACC, _PENDING, e2)
+        acc_add_float(ACC, _PENDING + 1, e1)
+    pending[1] = den
+    pending[2] = num
+    pending[4] += abs(e2) + pe
+    pending[5] += abs(e1)
+
+
+@jit
+def ordered_learn(G, GC, ACC, state, pending, scores, ys, ws, start, LV):
+    """Learn observations ``start ..`` in non-decreasing score order (paper 003, section IV).
+
+    ``G[:state[0]]`` are the reduced groups of every score below
+    ``pending[0]``; ``pending`` is ``[score, weight, weighted sum, seen, en,
+    ed]`` of the largest score so far, kept apart because later
+    observations may tie with it.  Each pushed group is merged at most once,
+    so the cost is amortised O(1) per observation.  Zero weights are
+    skipped; the caller has checked the order.  Returns the index where
+    ``G`` got full (the caller grows it and calls again from there), or n.
     Steps refer to paper 003, section IV (step 2 receives, step 3 joins).
     """
-    for i in range(scores.shape[0]):
+    for i in range(start, scores.shape[0]):
         w = ws[i]
         if w == 0.0:
             continue
         s = scores[i]
-        if pending[3] > 0.0 and s == pending[0]:
-            pending[1] += w
-            pending[2] += w * ys[i]
-            continue
-        if pending[3] > 0.0:  # the pending score is complete: push it (step 3)
-            top = push_group(G, GC, 0, top, pending[2], pending[1], pending[0], pending[0], splits)
-        pending[0] = s
-        pending[1] = w
-        pending[2] = w * ys[i]
-        pending[3] = 1.0
-    return top
+        if not (pending[3] > 0.0 and s == pending[0]):
+            if pending[3] > 0.0:  # the pending score is complete: push it (step 3)
+                if state[0] + 1 > G.shape[0]:
+                    return i
+                state[0] = ordered_push(G, GC, ACC, state[0], pending[2], pending[1],
+                                        pending[4], pending[5], pending[0], pending[0],
+                                        _PENDING, _PENDING + 1, True, LV)
+            pending[0], pending[1], pending[2] = s, 0.0, 0.0
+            pending[3], pending[4], pending[5] = 1.0, 0.0, 0.0
+        _pending_add(ACC, pending, w, ys[i])
+    return scores.shape[0]
+
+
+@jit
+def ordered_groups(G, GC, ACC, top, pending, LV):
+    """Return the current groups (rows of ``G``'s columns) and cells, the pending score pushed.
+
+    Nothing of the stream changes: the pending score's remainders are
+    copied to scratch rows and the groups merged are only read.
+    """
+    rows = np.empty((top + 1, G.shape[1]))
+    cells = np.empty(top + 1, dtype=np.int64)
+    for j in range(top):
+        _copy_group(rows, cells, j, G, GC, j)
+    if pending[3] == 0.0:
+        return rows[:top], cells[:top]
+    if pending[4] > 0.0 or pending[5] > 0.0:
+        acc_zero(ACC, _RN)
+        acc_zero(ACC, _RD)
+        acc_add_acc(ACC, _RN, ACC, _PENDING, False)
+        acc_add_acc(ACC, _RD, ACC, _PENDING + 1, False)
+    n = ordered_push(rows, cells, ACC, top, pending[2], pending[1], pending[4], pending[5],
+                     pending[0], pending[0], _RN, _RD, False, LV)
+    return rows[:n], cells[:n]
+
+
+@jit
+def ordered_fit(s, w, a, LV):
+    """The reduced groups of sorted distinct scores ``s`` with weights ``w`` and sums ``a``.
+
+    The batch fit (paper 003, section III): each score pushed in order as
+    by the ordered stream.  Returns rows (``G``'s columns) and cells.
+    """
+    cap = min(LV.shape[1] + 1, s.shape[0]) + 1
+    G = np.empty((cap, 6))
+    GC = np.empty(cap, dtype=np.int64)
+    ACC = np.zeros((_GROUPS + 2 * cap, NL + 1), dtype=np.int64)
+    top = 0
+    for i in range(s.shape[0]):
+        top = ordered_push(G, GC, ACC, top, a[i], w[i], 0.0, 0.0, s[i], s[i], _RN, _RD, True,
+                           LV)
+    return G[:top].copy(), GC[:top].copy()
 
 
 @jit
@@ -208,6 +430,17 @@ def level_at(G, GC, base, m, levels, q):
     return levels[GC[base + j]]
 
 
+@jit_inline
+def set_group(X, XC, j, num, den, lo, hi, en, ed, c):
+    """Write group ``j`` of ``X`` (its columns) and its cell."""
+    X[j, NUM] = num
+    X[j, DEN] = den
+    X[j, LO] = lo
+    X[j, HI] = hi
+    X[j, EN] = en
+    X[j, ED] = ed
+    XC[j] = c
+
 
 @jit_inline
 def _copy_group(dst, dstC, d, src, srcC, s):
@@ -215,5 +448,7 @@ def _copy_group(dst, dstC, d, src, srcC, s):
     dst[d, DEN] = src[s, DEN]
     dst[d, LO] = src[s, LO]
     dst[d, HI] = src[s, HI]
+    dst[d, EN] = src[s, EN]
+    dst[d, ED] = src[s, ED]
     dstC[d] = srcC[s]
 

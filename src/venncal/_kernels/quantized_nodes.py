@@ -37,28 +37,49 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import jit, jit_inline
-from .quantized import DEN, HI, LO, NUM, _copy_group, _first_not_below, _push, level_cell
+from .quantized import (
+    DEN,
+    ED,
+    EN,
+    HI,
+    LO,
+    NUM,
+    _copy_group,
+    _first_not_below,
+    merge_sums,
+    set_group,
+)
 from .quantized_buckets import _distribute, spread_around
+from .quantized_scores import score_refresh, tree_at_most, tree_cell
 from .quantized_walk import _DIRECT, _WALK, _row_at, _walk_next, _walk_start
 
 # The arrays of a tree (``QuantizedIsotonic._allocate``), passed one by one
 # (numba counts references to arrays taken out of a tuple, with atomic
 # operations that would cost more than an update):
 #
-#   E, EK, EW   the buckets' slots: (score, weight, weighted target sum,
-#               cell), the number of distinct targets, the weights of the
-#               targets 0 and 1 (others are in the ``obs`` dict);
+#   E, EK, EW   the buckets' slots and the exact weights at each score,
+#   XW, XT      and the dicts of the exact weights that are not one float
+#               (see :mod:`.quantized_scores`);
 #   G, GC       the groups of each bottom node (rows ``(v - C/2) * KB ..``)
 #               and the junction group of each upper node (row ``C/2 * KB + v``);
 #   ng          the number of groups of each internal node;
 #   cnt         the number of scores below each node;
 #   JL, JR      the junction of each upper node;
 #   FS          the first score below each node (``inf`` if none);
-#   S, SC, CH   scratch rows of an update, and its change from node to node.
+#   S, SC, CH   scratch rows of an update, and its change from node to node;
+#   ACC         scratch long accumulators for exact decisions;
+#   LV          the level table (the midpoints between levels).
+#
+# A group is a row ``(num, den, lo, hi, en, ed)`` of ``G``: float sums, its
+# first and last score, and bounds on the sums' errors (each addition adds
+# its rounding error exactly, found by TwoSum).  Its cell is decided from
+# the float sums when they are clear of the midpoint, and otherwise from the
+# exact weights of its scores (:func:`.quantized_scores.tree_cell`), so the
+# map is the exact one whatever the weights.
 
 
 @jit_inline
-def _junction(G, GC, ng, cnt, JL, JR, FS, v, splits, IT):
+def _junction(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, IT):
     """Reduce the junction of upper node ``v`` from its children's lists, from scratch.
 
     Pushing the right child's groups onto the left child's (both reduced)
@@ -71,7 +92,7 @@ def _junction(G, GC, ng, cnt, JL, JR, FS, v, splits, IT):
     """
     half = ng.shape[0] // 2
     KB = (G.shape[0] - half) // half
-    last = splits.shape[0]
+    last = LV.shape[1]
     L, R = 2 * v, 2 * v + 1
     n_left, n_right = ng[L], ng[R]
     k = n_left  # the left child's groups before k stay as they are
@@ -82,7 +103,7 @@ def _junction(G, GC, ng, cnt, JL, JR, FS, v, splits, IT):
     wl, wr = 4, 4 + _WALK  # the walks' cells in IT (see CHANGE_CELLS)
     below = _row_at(JL, JR, KB, L, k - 1) if k > 0 else -1  # the row of L[k-1]
     have = False
-    jn = jd = jlo = jhi = 0.0
+    jn = jd = jlo = jhi = jen = jed = 0.0
     jc = 0
     while i < n_right:
         if i < _DIRECT:
@@ -94,19 +115,18 @@ def _junction(G, GC, ng, cnt, JL, JR, FS, v, splits, IT):
         if GC[r] > (jc if have else (GC[below] if k > 0 else -1)):
             break
         if have:
-            jn += G[r, NUM]
-            jd += G[r, DEN]
+            jn, jd, jen, jed = merge_sums(jn, jd, jen, jed, G, r)[:4]
         else:
-            jn, jd, jlo = G[r, NUM], G[r, DEN], G[r, LO]
+            jn, jd, jlo, jen, jed = G[r, NUM], G[r, DEN], G[r, LO], G[r, EN], G[r, ED]
             have = True
         jhi = G[r, HI]
         i += 1
         while k > 0:  # merge with L[k-1] while its cell is at least the junction's
             p = GC[below]
-            if p < last and jn / jd > splits[p]:
+            if p < last and not tree_at_most(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, jn, jd,
+                                             jen, jed, jlo, jhi, p):
                 break
-            jn += G[below, NUM]
-            jd += G[below, DEN]
+            jn, jd, jen, jed = merge_sums(jn, jd, jen, jed, G, below)[:4]
             jlo = G[below, LO]
             k -= 1
             if k == 0:
@@ -117,12 +137,10 @@ def _junction(G, GC, ng, cnt, JL, JR, FS, v, splits, IT):
                 if n_left - k == _DIRECT:
                     _walk_start(IT, wl, L, 0, k)
                 below = _walk_next(JL, JR, KB, IT, wl, False)
-        jc = level_cell(jn / jd, splits)
+        jc = tree_cell(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, jn, jd, jen, jed, jlo, jhi)
     if have:
         JL[v], JR[v] = k, i
-        r = half * KB + v
-        G[r, NUM], G[r, DEN], G[r, LO], G[r, HI] = jn, jd, jlo, jhi
-        GC[r] = jc
+        set_group(G, GC, half * KB + v, jn, jd, jlo, jhi, jen, jed, jc)
         ng[v] = k + 1 + n_right - i
     else:
         JL[v], JR[v] = n_left, 0
@@ -138,50 +156,73 @@ _junction_alone = jit(_junction.py_func)
 
 
 @jit_inline
-def _vpush(G, GC, base, top, S, SC, ns, num, den, lo, hi, c, splits):
-    """:func:`_push` onto the stack ``G[base:base+top] ++ S[:ns]``; return ``top << 32 | ns``.
+def _vpush(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, G, GC, base, top, S, SC, ns, num, den, en,
+           ed, lo, hi, c):
+    """Push a group onto the stack ``G[base:base+top] ++ S[:ns]``; return ``top << 32 | ns``.
 
-    New groups go to the scratch rows ``S`` only, so rows of ``G`` past
-    ``base + top`` keep the node's former groups for the caller to reuse; a
-    merge with the last of the node's own rows pops it.
+    Merges while the cells do not increase, as :func:`_gpush`.  New groups
+    go to the scratch rows ``S`` only, so rows of ``G`` past ``base + top``
+    keep the node's former groups for the caller to reuse; a merge with the
+    last of the node's own rows pops it.
     """
-    last = splits.shape[0]
+    last = LV.shape[1]
     while True:
         if ns > 0:
             j = ns - 1
             if SC[j] < c:
                 break
-            num += S[j, NUM]
-            den += S[j, DEN]
+            num, den, en, ed = merge_sums(num, den, en, ed, S, j)[:4]
             lo = S[j, LO]
             ns -= 1
         elif top > 0:
             j = base + top - 1
             if GC[j] < c:
                 break
-            num += G[j, NUM]
-            den += G[j, DEN]
+            num, den, en, ed = merge_sums(num, den, en, ed, G, j)[:4]
             lo = G[j, LO]
             top -= 1
         else:
             break
-        # As in _push: go on merging while the mean is at most the next split
-        # point of the group below, and find the cell once the merging stops.
+        # As in _gpush: go on merging while the mean is at most the next
+        # midpoint of the group below, and find the cell once the merging stops.
         p = SC[ns - 1] if ns > 0 else (GC[base + top - 1] if top > 0 else -1)
-        if p >= 0 and (p == last or num / den <= splits[p]):
+        if p >= 0 and (p == last or tree_at_most(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, num,
+                                                 den, en, ed, lo, hi, p)):
             c = p
             continue
-        c = level_cell(num / den, splits)
-    S[ns, NUM] = num
-    S[ns, DEN] = den
-    S[ns, LO] = lo
-    S[ns, HI] = hi
-    SC[ns] = c
+        c = tree_cell(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, num, den, en, ed, lo, hi)
+    set_group(S, SC, ns, num, den, lo, hi, en, ed, c)
     return (top << 32) | (ns + 1)  # one integer: see _row_at
 
 
 @jit_inline
-def _bottom_update(E, G, GC, ng, cnt, FS, S, SC, v, s, splits, chg):
+def _gpush(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, G, GC, base, top, num, den, en, ed, lo, hi,
+           c):
+    """Push a group after rows ``base .. base+top-1`` of bottom node ``v``; return the new count.
+
+    Merging goes on while the mean is at most the next midpoint of the
+    group before (its cell then is at most that group's); the cell is found
+    only when the merging stops.
+    """
+    last = LV.shape[1]
+    while top > 0 and GC[base + top - 1] >= c:
+        j = base + top - 1
+        num, den, en, ed = merge_sums(num, den, en, ed, G, j)[:4]
+        lo = G[j, LO]
+        top -= 1
+        if top > 0:
+            p = GC[base + top - 1]
+            if p == last or tree_at_most(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, num, den, en,
+                                         ed, lo, hi, p):
+                c = p
+                continue
+        c = tree_cell(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, num, den, en, ed, lo, hi)
+    set_group(G, GC, base + top, num, den, lo, hi, en, ed, c)
+    return top + 1
+
+
+@jit_inline
+def _bottom_update(E, EK, EW, XW, XT, G, GC, ng, cnt, FS, S, SC, ACC, LV, v, s, chg):
     """Update bottom node ``v`` (its children are buckets) after its data changed at ``s``.
 
     Writes ``chg = (p0, p1_old, p1_new, n_old)``: its former groups ``p0 ..
@@ -192,8 +233,9 @@ def _bottom_update(E, G, GC, ng, cnt, FS, S, SC, v, s, splits, chg):
     score above ``s`` starts a former group whose cell exceeds the stack's
     top cell: from there on the former groups reduce the same scores onto a
     stack that cannot merge with them, so they stay.  (A reduced list is
-    unique: its groups are the runs of the projected isotonic fit, see the
-    module docstring.)  Cost: the scores of the groups around ``s``.
+    unique: its groups are the runs of the projected isotonic fit, see
+    :mod:`venncal._kernels.quantized`.)  Cost: the scores of the groups
+    around ``s``.
     """
     C = ng.shape[0]
     B = E.shape[0] // C
@@ -222,8 +264,8 @@ def _bottom_update(E, G, GC, ng, cnt, FS, S, SC, v, s, splits, chg):
                     below = SC[ns - 1] if ns > 0 else (GC[base + top - 1] if top > 0 else -1)
                     splice = GC[base + j] > below
             if not splice:
-                t_ns = _vpush(G, GC, base, top, S, SC, ns, E[i, 2], E[i, 1], x, x,
-                              np.int64(E[i, 3]), splits)
+                t_ns = _vpush(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, G, GC, base, top, S, SC,
+                              ns, E[i, 2], E[i, 1], E[i, 5], E[i, 4], x, x, np.int64(E[i, 3]))
                 top, ns = t_ns >> 32, t_ns & 0xFFFFFFFF
                 i += 1
         if splice:
@@ -245,7 +287,7 @@ def _bottom_update(E, G, GC, ng, cnt, FS, S, SC, v, s, splits, chg):
 
 
 @jit_inline
-def _node_update(G, GC, ng, cnt, JL, JR, FS, v, right, splits, chg):
+def _node_update(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, right, chg):
     """Update upper node ``v`` after its child ``2v + right`` changed, as ``chg`` says.
 
     ``chg = (c0, c1_old, c1_new, nc_old)``: the child's former groups ``c0
@@ -270,7 +312,7 @@ def _node_update(G, GC, ng, cnt, JL, JR, FS, v, right, splits, chg):
         cnt[v] = cnt[2 * v] + cnt[2 * v + 1]
         c0, c1_old, c1_new = o_old + c0, o_old + c1_old, o_old + c1_new
     else:
-        _junction(G, GC, ng, cnt, JL, JR, FS, v, splits, chg)
+        _junction(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, chg)
         o_new = ng[v] - n_right
         if right == 0:
             t = max(jr, JR[v])
@@ -286,26 +328,26 @@ def _node_update(G, GC, ng, cnt, JL, JR, FS, v, right, splits, chg):
 # (and tree_delete, called from Python, 11 s more); as a call: 11 s in all,
 # and an update about 5% longer.
 @jit
-def _update_change(E, G, GC, ng, cnt, JL, JR, FS, S, SC, CH, bucket, s, splits):
+def update_change(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, S, SC, CH, ACC, LV, bucket, s):
     """Update the ancestors of ``bucket`` after its data changed at score ``s`` only."""
     C = ng.shape[0]
     B = E.shape[0] // C
     FS[C + bucket] = E[bucket * B, 0] if cnt[C + bucket] > 0 else np.inf
     v = (C + bucket) >> 1
-    _bottom_update(E, G, GC, ng, cnt, FS, S, SC, v, s, splits, CH)
+    _bottom_update(E, EK, EW, XW, XT, G, GC, ng, cnt, FS, S, SC, ACC, LV, v, s, CH)
     while v > 1:
         right = v & 1
         v >>= 1
-        _node_update(G, GC, ng, cnt, JL, JR, FS, v, right, splits, CH)
+        _node_update(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, right, CH)
 
 
 @jit
-def _build_node(E, G, GC, ng, cnt, JL, JR, FS, v, splits, IT):
+def _build_node(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, IT):
     """Build internal node ``v`` from its children from scratch."""
     C = ng.shape[0]
     half = C // 2
     if v < half:
-        _junction_alone(G, GC, ng, cnt, JL, JR, FS, v, splits, IT)
+        _junction_alone(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, IT)
         return
     B = E.shape[0] // C
     KB = (G.shape[0] - half) // half
@@ -313,15 +355,15 @@ def _build_node(E, G, GC, ng, cnt, JL, JR, FS, v, splits, IT):
     top = 0
     for b in (2 * v - C, 2 * v + 1 - C):
         for i in range(b * B, b * B + cnt[C + b]):
-            top = _push(G, GC, base, top, top, E[i, 2], E[i, 1], E[i, 0], E[i, 0],
-                        np.int64(E[i, 3]), splits)[0]
+            top = _gpush(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, G, GC, base, top, E[i, 2],
+                         E[i, 1], E[i, 5], E[i, 4], E[i, 0], E[i, 0], np.int64(E[i, 3]))
     ng[v] = top
     cnt[v] = cnt[2 * v] + cnt[2 * v + 1]
     FS[v] = min(FS[2 * v], FS[2 * v + 1])
 
 
 @jit
-def _build_above(E, G, GC, ng, cnt, JL, JR, FS, v, h, splits, IT):
+def _build_above(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, h, IT):
     """Rebuild the internal nodes of the height-``h`` subtree at ``v``, then its ancestors.
 
     The ancestors' lists are those of the same data, but their junctions
@@ -330,29 +372,38 @@ def _build_above(E, G, GC, ng, cnt, JL, JR, FS, v, h, splits, IT):
     for lev in range(h - 1, -1, -1):
         first = v << lev
         for u in range(first, first + (1 << lev)):
-            _build_node(E, G, GC, ng, cnt, JL, JR, FS, u, splits, IT)
+            _build_node(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, u, IT)
     v >>= 1
     while v >= 1:
-        _build_node(E, G, GC, ng, cnt, JL, JR, FS, v, splits, IT)
+        _build_node(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, IT)
         v >>= 1
 
 
 @jit
-def _rebalance(E, EK, EW, G, GC, ng, cnt, JL, JR, FS, b, splits, IT):
+def rebalance(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, b, IT):
     """Make room in full bucket ``b``; return False when the whole tree is too full."""
     found = spread_around(E, EK, EW, cnt, FS, b)
     if found < 0:
         return False
-    _build_above(E, G, GC, ng, cnt, JL, JR, FS, found >> 8, found & 0xFF, splits, IT)
+    _build_above(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, found >> 8,
+                 found & 0xFF, IT)
     return True
 
 
 @jit
-def tree_fill(E, EK, EW, G, GC, ng, cnt, JL, JR, FS, IT, tmpE, tmpK, tmpW, splits):
-    """Build an empty tree from sorted entries spread evenly over all buckets."""
+def tree_fill(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, IT, tmpE, tmpK, tmpW):
+    """Build an empty tree from sorted entries spread evenly over all buckets.
+
+    The entries give each score and its exact weights (``E[:, 0]``, ``EK``,
+    ``EW``, with ``XW`` and ``XT``); the rest of each row is computed here.
+    """
     C = ng.shape[0]
     H = 0
     while (1 << H) < C:
         H += 1
     _distribute(E, EK, EW, cnt, FS, 0, C, tmpE, tmpK, tmpW)
-    _build_above(E, G, GC, ng, cnt, JL, JR, FS, 1, H, splits, IT)
+    B = E.shape[0] // C
+    for b in range(C):
+        for pos in range(b * B, b * B + cnt[C + b]):
+            score_refresh(E, EK, EW, XW, XT, cnt, FS, ACC, LV, pos)
+    _build_above(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, 1, H, IT)

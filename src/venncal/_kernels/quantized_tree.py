@@ -1,56 +1,33 @@
 """Insert, delete, the window and reading the map of the tree of groups.
 
-The tree and its invariant are described in :mod:`.quantized_nodes`.  The
-weight of each ``(score, target)`` present is kept exactly as it was added
-up, so that a score leaves the tree when its last observation is deleted.
+The tree and its invariant are described in :mod:`.quantized_nodes`, the
+exact weights at each score in :mod:`.quantized_scores`: a score leaves the
+tree exactly when the last of its weight is deleted, and a delete of more
+than there is is refused with nothing changed.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import types
-from numba.typed import Dict
 
 from ._jit import jit, jit_inline
-from .quantized import HI, LO, _copy_group, _first_not_below, _nearer_lower, level_cell
+from .quantized import HI, LO, _copy_group, _first_not_below, _nearer_lower
 from .quantized_buckets import _copy_entry, _find_bucket, ring_oldest, ring_push
-from .quantized_nodes import _rebalance, _update_change
+from .quantized_nodes import rebalance, update_change
+from .quantized_scores import score_empty, score_refresh, score_update
 from .quantized_walk import _row_at
-
-_KEY = types.UniTuple(types.float64, 2)
-_WEIGHT = types.float64
-
-
-@jit
-def obs_from_arrays(keys, weights):
-    """Return a new typed dict ``(score, target) -> weight`` (compiled, so cached)."""
-    obs = Dict.empty(key_type=_KEY, value_type=_WEIGHT)
-    for i in range(keys.shape[0]):
-        obs[(keys[i, 0], keys[i, 1])] = weights[i]
-    return obs
-
-
-@jit
-def obs_to_arrays(obs):
-    """Return the keys (shape (m, 2)) and weights of an observation dict."""
-    keys = np.empty((len(obs), 2))
-    weights = np.empty(len(obs))
-    for i, (key, weight) in enumerate(obs.items()):
-        keys[i, 0], keys[i, 1] = key
-        weights[i] = weight
-    return keys, weights
 
 
 @jit
 def tree_groups(G, GC, ng, JL, JR, v):
-    """Return the groups (rows ``(num, den, lo, hi)``) and cells of internal node ``v``.
+    """Return the groups (rows ``(num, den, lo, hi, en, ed)``) and cells of internal node ``v``.
 
     The root is node 1.  O(groups * height).
     """
     half = ng.shape[0] // 2
     KB = (G.shape[0] - half) // half
     m = ng[v]
-    rows = np.empty((m, 4))
+    rows = np.empty((m, G.shape[1]))
     cells = np.empty(m, dtype=np.int64)
     for i in range(m):
         r = _row_at(JL, JR, KB, v, i)
@@ -83,105 +60,81 @@ def tree_level_at(G, GC, ng, JL, JR, levels, q):
 
 
 @jit_inline
-def tree_insert(E, EK, EW, G, GC, ng, cnt, JL, JR, FS, S, SC, CH, obs, s, y, w, splits):
-    """Add weight ``w`` of observation ``(s, y)``; return False (nothing done) if full.
-
-    The weight of each ``(score, target)`` present is kept in ``EW`` for
-    the targets 0 and 1 and in ``obs`` for any other; ``EK`` counts, per
-    stored score, its distinct targets, so that a score leaves the tree
-    exactly when its last observation is deleted.
-    """
-    C = ng.shape[0]
+def _slot(E, cnt, FS, s):
+    """Return ``(bucket, slot, found)``: where score ``s`` is, or belongs."""
+    C = cnt.shape[0] // 2
     B = E.shape[0] // C
     b = _find_bucket(FS, s)
     pos = _first_not_below(E, 0, b * B, cnt[C + b], s)
-    if pos == b * B + cnt[C + b] or E[pos, 0] != s:
+    return b, pos, pos < b * B + cnt[C + b] and E[pos, 0] == s
+
+
+@jit_inline
+def tree_insert(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, S, SC, CH, ACC, LV, s, y, w):
+    """Add weight ``w > 0`` of observation ``(s, y)``; return False (nothing done) if full."""
+    C = ng.shape[0]
+    B = E.shape[0] // C
+    b, pos, found = _slot(E, cnt, FS, s)
+    if not found:
         if cnt[C + b] == B:
-            if not _rebalance(E, EK, EW, G, GC, ng, cnt, JL, JR, FS, b, splits, CH):
+            if not rebalance(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, b, CH):
                 return False
-            b = _find_bucket(FS, s)
-            pos = _first_not_below(E, 0, b * B, cnt[C + b], s)
+            b, pos, found = _slot(E, cnt, FS, s)
         for i in range(b * B + cnt[C + b], pos, -1):
             _copy_entry(E, EK, EW, i, E, EK, EW, i - 1)
-        E[pos, 0], E[pos, 1], E[pos, 2], E[pos, 3] = s, 0.0, 0.0, 0.0
+        for c in range(E.shape[1]):
+            E[pos, c] = 0.0
+        E[pos, 0] = s
         EK[pos] = 0
         EW[pos, 0], EW[pos, 1] = 0.0, 0.0
         cnt[C + b] += 1
-    if y == 0.0 or y == 1.0:
-        t = np.int64(y)
-        if EW[pos, t] == 0.0:
-            EK[pos] += 1
-        EW[pos, t] += w
-    else:
-        key = (s, y)
-        old = obs.get(key, 0.0)
-        if old == 0.0:
-            EK[pos] += 1
-        obs[key] = old + w
-    E[pos, 1] += w
-    E[pos, 2] += w * y
-    E[pos, 3] = level_cell(E[pos, 2] / E[pos, 1], splits)
-    _update_change(E, G, GC, ng, cnt, JL, JR, FS, S, SC, CH, b, s, splits)
+    score_update(EK, EW, XW, XT, pos, s, y, w)
+    score_refresh(E, EK, EW, XW, XT, cnt, FS, ACC, LV, pos)
+    update_change(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, S, SC, CH, ACC, LV, b, s)
     return True
 
 
 @jit_inline
-def tree_delete(E, EK, EW, G, GC, ng, cnt, JL, JR, FS, S, SC, CH, obs, s, y, w, splits):
-    """Remove weight ``w`` of observation ``(s, y)``; return False if it is not there."""
+def tree_delete(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, S, SC, CH, ACC, LV, s, y, w):
+    """Remove weight ``w > 0`` of observation ``(s, y)``; return False (nothing done) if not there."""
     C = ng.shape[0]
     B = E.shape[0] // C
-    b = _find_bucket(FS, s)
-    pos = _first_not_below(E, 0, b * B, cnt[C + b], s)
-    if pos == b * B + cnt[C + b] or E[pos, 0] != s:
+    b, pos, found = _slot(E, cnt, FS, s)
+    if not found:
         return False
-    binary = y == 0.0 or y == 1.0
-    t = np.int64(y) if binary else 0
-    old = EW[pos, t] if binary else obs.get((s, y), -1.0)
-    if not (old >= w and old > 0.0):
+    if not score_update(EK, EW, XW, XT, pos, s, y, -w):
         return False
-    gone = old - w <= 0.0
-    if binary:
-        EW[pos, t] = 0.0 if gone else old - w
-    elif gone:
-        obs.pop((s, y))
-    else:
-        obs[(s, y)] = old - w
-    if gone:
-        EK[pos] -= 1
-    if EK[pos] == 0:  # the score's last observation: drop it exactly
-        end = b * B + cnt[C + b] - 1
-        for i in range(pos, end):
+    if score_empty(EK, EW, pos):  # the score's last observation: drop it
+        for i in range(pos, b * B + cnt[C + b] - 1):
             _copy_entry(E, EK, EW, i, E, EK, EW, i + 1)
         cnt[C + b] -= 1
     else:
-        E[pos, 1] -= w
-        E[pos, 2] -= w * y
-        E[pos, 3] = level_cell(E[pos, 2] / E[pos, 1], splits)
-    _update_change(E, G, GC, ng, cnt, JL, JR, FS, S, SC, CH, b, s, splits)
+        score_refresh(E, EK, EW, XW, XT, cnt, FS, ACC, LV, pos)
+    update_change(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, S, SC, CH, ACC, LV, b, s)
     return True
 
 
 @jit
-def tree_learn(E, EK, EW, G, GC, ng, cnt, JL, JR, FS, S, SC, CH, obs, ring, state, scores,
-               ys, ws, start, splits):
+def tree_learn(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, S, SC, CH, ACC, LV, ring, state,
+               scores, ys, ws, start):
     """Insert observations ``start ..``; return the index where the tree got full, or n.
 
     With a window (``ring`` of shape (W, 3); ``state`` = [head, count]), each
-    insert beyond ``W`` observations also deletes the oldest one, so the tree
-    holds exactly the last ``W``.  Zero weights are skipped.
+    insert beyond ``W`` observations also deletes the oldest one, exactly, so
+    the tree holds exactly the last ``W``.  Zero weights are skipped.
     """
     W = ring.shape[0]
     for i in range(start, scores.shape[0]):
         if ws[i] == 0.0:
             continue
-        if not tree_insert(E, EK, EW, G, GC, ng, cnt, JL, JR, FS, S, SC, CH, obs, scores[i],
-                           ys[i], ws[i], splits):
+        if not tree_insert(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, S, SC, CH, ACC, LV,
+                           scores[i], ys[i], ws[i]):
             return i
         if W == 0:
             continue
         old = ring_oldest(ring, state)
         if old >= 0:
-            tree_delete(E, EK, EW, G, GC, ng, cnt, JL, JR, FS, S, SC, CH, obs, ring[old, 0],
-                        ring[old, 1], ring[old, 2], splits)
+            tree_delete(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, S, SC, CH, ACC, LV,
+                        ring[old, 0], ring[old, 1], ring[old, 2])
         ring_push(ring, state, scores[i], ys[i], ws[i])
     return scores.shape[0]
