@@ -18,9 +18,12 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from reference.quantized_naive import exact_map, exhaustive_quantized, loss_of_map
 
 from venncal import QuantizedIsotonicCalibrator
+from venncal._kernels.exact import midpoint_sign
 from venncal.baselines.quantized import MAX_LEVELS, check_levels
 from venncal.online.quantized import OrderedQuantizedIsotonic, QuantizedIsotonic
 
@@ -264,3 +267,48 @@ def test_streams_with_fractional_weights_equal_the_exact_fit_long(seed):
                    int(rng.integers(1, 40)) if rng.random() < 0.4 else None,
                    int(rng.integers(1, 80)), rng.random() < 0.7, int(rng.integers(0, 4)),
                    int(rng.choice([0, 2, 3])))
+
+
+# ------------------------------------------------------------------ the kernels' exact sign
+
+
+def _exact_midpoint_sign(num, den, h, e):
+    d = 2 * Fraction(num) - (Fraction(h) + Fraction(e)) * Fraction(den)
+    return (d > 0) - (d < 0)
+
+
+_finite = st.one_of(
+    st.floats(-1e30, 1e30, allow_subnormal=True),
+    st.sampled_from([0.0, 5e-324, 1e-310, 1e-300, 2.0**-960, 1e300, 2.0**994, 2.0**1000]),
+)
+
+
+@given(num=_finite, den=st.one_of(st.floats(5e-324, 1e30), st.sampled_from([1e-300, 2.0**994])),
+       a=_finite, b=_finite)
+@settings(max_examples=300)
+def test_midpoint_sign_is_exact_or_says_it_cannot(num, den, a, b):
+    """``midpoint_sign`` gives the exact sign of ``2 num - (h + e) den``, or -2."""
+    h = a + b
+    e = float(Fraction(a) + Fraction(b) - Fraction(h)) if np.isfinite(h) else 0.0
+    sign = midpoint_sign(num, den, h, e)
+    assert sign in (-2, -1, 0, 1)
+    if sign != -2:
+        assert sign == _exact_midpoint_sign(num, den, h, e)
+
+
+def test_midpoint_sign_near_a_midpoint():
+    """Means one rounding either side of a midpoint, and exactly on it."""
+    for lo_, hi_ in ((0.0, 1 / 3), (0.1, 0.2), (1 / 3, 2 / 3), (0.3, 0.7)):
+        h = lo_ + hi_
+        e = float(Fraction(lo_) + Fraction(hi_) - Fraction(h))
+        for den in (3.0, 7.0, 0.1, 1e-300 * 3, 12345.678):
+            mid = (Fraction(lo_) + Fraction(hi_)) / 2 * Fraction(den)
+            for num in (float(mid), np.nextafter(float(mid), 0), np.nextafter(float(mid), 1)):
+                assert midpoint_sign(num, den, h, e) in (_exact_midpoint_sign(num, den, h, e), -2)
+    assert midpoint_sign(0.5, 1.0, 1.0, 0.0) == 0  # exactly on the midpoint
+
+
+def test_midpoint_sign_product_that_underflows_to_zero():
+    """A product below the smallest float rounds to 0: the sign is not taken from it."""
+    # 2 * 0 - 1e-300 * 1e-30 < 0 exactly, but the float product is 0.
+    assert midpoint_sign(0.0, 1e-30, 1e-300, 0.0) in (-1, -2)

@@ -47,6 +47,7 @@ __all__ = [
     "acc_sign",
     "acc_zero",
     "expansion_add",
+    "midpoint_sign",
     "new_accumulators",
 ]
 
@@ -245,6 +246,55 @@ def acc_round(A, i):
         acc_normalize(A, i)
         result = -result
     return result
+
+
+# ------------------------------------------------------------------ a few floats
+
+
+@jit_inline
+def _two_prod(a, b):
+    """``(p, err)``: ``p = fl(a b)`` and ``p + err == a b`` (Dekker), for the bounds of :func:`midpoint_sign`."""
+    p = a * b
+    c = 134217729.0 * a  # 2**27 + 1: split each factor into two 26-bit halves
+    ah = c - (c - a)
+    al = a - ah
+    c = 134217729.0 * b
+    bh = c - (c - b)
+    bl = b - bh
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+@jit_inline
+def midpoint_sign(num, den, h, e):
+    """The sign of ``2 num - (h + e) den`` in exact arithmetic, or -2 when it cannot say.
+
+    Dekker's TwoProduct makes each product two floats exactly (when no
+    factor passes 2**995 and each nonzero product lies in [2**-960, 2**1020),
+    else -2), then
+    the five terms are distilled (Ogita, Rump and Oishi's VecSum: each pass
+    keeps their exact sum) until the largest dominates the rest.
+    """
+    if not (abs(den) < 2.0**995 and abs(h) < 2.0**995 and abs(num) < 2.0**1020):
+        return -2
+    p1, p2 = _two_prod(-h, den)
+    q1, q2 = _two_prod(-e, den)
+    # A product that is tiny (or underflows to 0) has an error TwoProduct
+    # cannot find exactly; one past 2**1020 could overflow the sums.
+    if h != 0.0 and den != 0.0 and not 2.0**-960 <= abs(p1) < 2.0**1020:
+        return -2
+    if e != 0.0 and den != 0.0 and not 2.0**-960 <= abs(q1) < 2.0**1020:
+        return -2
+    t0, t1, t2, t3, t4 = q2, q1, p2, p1, 2.0 * num
+    for _ in range(8):
+        # One VecSum pass: the sum stays exact, its rounded value moves to t4.
+        t1, t0 = two_sum_jit(t1, t0)
+        t2, t1 = two_sum_jit(t2, t1)
+        t3, t2 = two_sum_jit(t3, t2)
+        t4, t3 = two_sum_jit(t4, t3)
+        rest = abs(t0) + abs(t1) + abs(t2) + abs(t3)
+        if rest == 0.0 or abs(t4) > 2.0 * rest:
+            return 0 if t4 == 0.0 else (1 if t4 > 0.0 else -1)
+    return -2
 
 
 # ------------------------------------------------------------------ expansions

@@ -45,40 +45,42 @@ from .exact import (
     acc_round,
     acc_sign,
     acc_zero,
+    midpoint_sign,
 )
 
 NUM, DEN, LO, HI, EN, ED = 0, 1, 2, 3, 4, 5  # the columns of a group
 
 
 @jit
-def level_cell(v, splits):
-    """Index of the level nearest to ``v``: the number of split points below ``v``.
+def level_cell(v, LV):
+    """Index of the level nearest to ``v``: the number of split points (``LV[0]``) below ``v``.
 
     A guess from the position of ``v`` between the end split points (exact
     for evenly spaced levels) is checked against its neighbours; binary
     search otherwise.
     """
-    n = splits.shape[0]
+    n = LV.shape[1]
     if n == 0:
         return 0
     lo, hi = 0, n
-    span = splits[n - 1] - splits[0]
-    if span > 0.0 and splits[0] < v <= splits[n - 1]:
-        g = min(max(int((v - splits[0]) / span * (n - 1)) + 1, 1), n - 1)
+    first, end = LV[0, 0], LV[0, n - 1]
+    span = end - first
+    if span > 0.0 and first < v <= end:
+        g = min(max(int((v - first) / span * (n - 1)) + 1, 1), n - 1)
         # The answer is g when splits[g-1] < v <= splits[g].
-        if splits[g - 1] < v:
-            if v <= splits[g]:
+        if LV[0, g - 1] < v:
+            if v <= LV[0, g]:
                 return g
             lo = g + 1
         else:
             hi = g - 1
-    elif v <= splits[0]:
+    elif v <= first:
         return 0
-    elif v > splits[n - 1]:
+    elif v > end:
         return n
     while lo < hi:
         mid = (lo + hi) >> 1
-        if splits[mid] < v:
+        if LV[0, mid] < v:
             lo = mid + 1
         else:
             hi = mid
@@ -103,8 +105,9 @@ def _above(num, den, en, ed, l, LV, ACC):
     """Whether ``N / D > (L[l] + L[l+1]) / 2``: 1 or 0, or -1 when the bounds cannot tell.
 
     With exact sums (``en = ed = 0``) the rounded mean decides unless it is
-    one of the two floats around the midpoint, and the sign of ``2 num -
-    (L[l] + L[l+1]) den`` in a long accumulator (row 0 of ``ACC``) otherwise.
+    one of the two floats around the midpoint, and the exact sign of ``2 num
+    - (L[l] + L[l+1]) den`` otherwise (:func:`venncal._kernels.exact.midpoint_sign`,
+    or a long accumulator in row 0 of ``ACC`` when that cannot say).
     """
     m = num / den
     if en == 0.0 and ed == 0.0:
@@ -112,6 +115,9 @@ def _above(num, den, en, ed, l, LV, ACC):
             return 1
         if m < LV[0, l]:
             return 0
+        sign = midpoint_sign(num, den, LV[2, l], LV[3, l])
+        if sign > -2:
+            return 1 if sign > 0 else 0
         acc_zero(ACC, 0)
         acc_add_float(ACC, 0, 2.0 * num)
         acc_add_prod(ACC, 0, -LV[2, l], den)
@@ -129,10 +135,85 @@ def _above(num, den, en, ed, l, LV, ACC):
 
 
 @jit_inline
+def _margin(num, den, en, ed, m):
+    """A bound on ``|N/D - m|`` for ``m = fl(num / den)`` (-1 when ``ed`` is too large to tell)."""
+    if en == 0.0 and ed == 0.0:
+        return 0.0
+    low = den - ed
+    if not low > 0.0:
+        return -1.0
+    return (en + abs(m) * ed) / low * (1.0 + 2.0**-40) + abs(m) * 2.0**-51 + 2.0**-1060
+
+
+@jit_inline
+def _side(num, den, m, margin, l, LV):
+    """1 if the mean is surely above midpoint ``l``, 0 if surely at most, -1 if unknown.
+
+    Scalar work only (the callers call the exact path themselves, so that no
+    array passes through an inlined call in their loops): the rounded mean
+    ``m`` clear of the midpoint by ``margin``, or, for exact sums whose
+    rounded mean is one of the two floats around it, the exact sign of
+    ``2 num - (L[l] + L[l+1]) den`` (:func:`venncal._kernels.exact.midpoint_sign`).
+    """
+    if m - margin > LV[1, l]:
+        return 1
+    if m + margin < LV[0, l]:
+        return 0
+    if margin == 0.0:
+        sign = midpoint_sign(num, den, LV[2, l], LV[3, l])
+        if sign > -2:
+            return 1 if sign > 0 else 0
+    return -1
+
+
+@jit_inline
+def fast_cell(num, den, en, ed, LV):
+    """The cell of a group from its float sums when :func:`_side` can tell, else -1."""
+    m = num / den
+    margin = _margin(num, den, en, ed, m)
+    if margin < 0.0:
+        return -1
+    c = level_cell(m, LV)
+    last = LV.shape[1]
+    while True:
+        if c > 0:
+            r = _side(num, den, m, margin, c - 1, LV)
+            if r < 0:
+                return -1
+            if r == 0:
+                c -= 1
+                continue
+        if c < last:
+            r = _side(num, den, m, margin, c, LV)
+            if r < 0:
+                return -1
+            if r == 1:
+                c += 1
+                continue
+        return c
+
+
+@jit_inline
+def fast_at_most(num, den, en, ed, p, LV):
+    """1 when a group's mean is surely at most midpoint ``p``, 0 when surely above, -1 otherwise."""
+    m = num / den
+    margin = _margin(num, den, en, ed, m)
+    if margin < 0.0:
+        return -1
+    r = _side(num, den, m, margin, p, LV)
+    return r if r < 0 else 1 - r
+
+
+@jit_inline
 def group_cell(num, den, en, ed, LV, ACC):
     """The cell of a group from its float sums and their bounds, or -1 when they cannot tell."""
-    c = level_cell(num / den, LV[0])
+    m = num / den
+    c = level_cell(m, LV)
     last = LV.shape[1]
+    # Exact sums clear of both midpoints: fl(N/D) is above the float after the
+    # lower one and below the split of the upper one, and so is N/D.
+    if en == 0.0 and ed == 0.0 and (c == 0 or m > LV[1, c - 1]) and (c == last or m < LV[0, c]):
+        return c
     while True:
         if c > 0:
             r = _above(num, den, en, ed, c - 1, LV, ACC)
@@ -165,7 +246,7 @@ def acc_above(ACC, iN, iD, iF, l, LV):
 @jit
 def acc_cell(ACC, iN, iD, iF, LV):
     """The cell of the exact sums in rows ``iN``, ``iD`` (``D > 0``), from the cell of their rounded mean."""
-    c = level_cell(acc_round(ACC, iN) / acc_round(ACC, iD), LV[0])
+    c = level_cell(acc_round(ACC, iN) / acc_round(ACC, iD), LV)
     while c > 0 and not acc_above(ACC, iN, iD, iF, c - 1, LV):
         c -= 1
     while c < LV.shape[1] and acc_above(ACC, iN, iD, iF, c, LV):
@@ -198,22 +279,44 @@ def _exact_sums(ACC, num, den, en, ed, iRN, iRD):
 
 
 @jit
-def _ordered_cell(ACC, num, den, en, ed, iRN, iRD, LV):
-    c = group_cell(num, den, en, ed, LV, ACC)
-    if c < 0:
-        _exact_sums(ACC, num, den, en, ed, iRN, iRD)
-        c = acc_cell(ACC, _XN, _XD, _XF, LV)
-    return c
-
-
-@jit_inline
-def _ordered_at_most(ACC, num, den, en, ed, iRN, iRD, p, LV):
-    """Whether the exact mean is at most midpoint ``p`` (the merge goes on)."""
+def _ordered_slow(ACC, num, den, en, ed, iRN, iRD, LV, p):
+    """What :func:`fast_cell` (``p < 0``) or :func:`fast_at_most` (1 or 0) could not tell, exactly."""
+    if p < 0:
+        c = group_cell(num, den, en, ed, LV, ACC)
+        if c < 0:
+            _exact_sums(ACC, num, den, en, ed, iRN, iRD)
+            c = acc_cell(ACC, _XN, _XD, _XF, LV)
+        return c
     r = _above(num, den, en, ed, p, LV, ACC)
     if r < 0:
         _exact_sums(ACC, num, den, en, ed, iRN, iRD)
-        return not acc_above(ACC, _XN, _XD, _XF, p, LV)
-    return r == 0
+        r = 1 if acc_above(ACC, _XN, _XD, _XF, p, LV) else 0
+    return 1 - r
+
+
+@jit
+def _merge_remainders(ACC, iRN, iRD, j, inexact, group_inexact, e1, e2):
+    """Add group ``j``'s remainders (if any) and the merge's rounding errors to rows ``iRN``, ``iRD``.
+
+    The rows are zeroed first when they held nothing (``inexact`` False).
+    """
+    if not inexact:
+        acc_zero(ACC, iRN)
+        acc_zero(ACC, iRD)
+    if group_inexact:
+        acc_add_acc(ACC, iRN, ACC, _GROUPS + 2 * j, False)
+        acc_add_acc(ACC, iRD, ACC, _GROUPS + 2 * j + 1, False)
+    acc_add_float(ACC, iRN, e1)
+    acc_add_float(ACC, iRD, e2)
+
+
+@jit
+def _copy_remainders(ACC, dst, iRN, iRD):
+    """Rows ``dst`` and ``dst + 1`` become copies of rows ``iRN`` and ``iRD``."""
+    acc_zero(ACC, dst)
+    acc_zero(ACC, dst + 1)
+    acc_add_acc(ACC, dst, ACC, iRN, False)
+    acc_add_acc(ACC, dst + 1, ACC, iRD, False)
 
 
 @jit_inline
@@ -228,7 +331,7 @@ def merge_sums(num, den, en, ed, X, j):
     return num, den, en + X[j, EN] + abs(e1), ed + X[j, ED] + abs(e2), e1, e2
 
 
-@jit
+@jit_inline
 def ordered_push(G, GC, ACC, top, num, den, en, ed, lo, hi, iRN, iRD, commit, LV):
     """Push a group onto the reduced rows ``G[:top]``, merging while cells do not increase.
 
@@ -239,70 +342,61 @@ def ordered_push(G, GC, ACC, top, num, den, en, ed, lo, hi, iRN, iRD, commit, LV
     before (its cell then is at most that group's); the cell is found only
     when the merging stops.  Returns the new count.
     """
-    c = _ordered_cell(ACC, num, den, en, ed, iRN, iRD, LV)
+    c = fast_cell(num, den, en, ed, LV)
+    if c < 0:
+        c = _ordered_slow(ACC, num, den, en, ed, iRN, iRD, LV, -1)
     last = LV.shape[1]
     while top > 0 and GC[top - 1] >= c:
         j = top - 1
-        gn, gd = _GROUPS + 2 * j, _GROUPS + 2 * j + 1
         inexact = en > 0.0 or ed > 0.0
         num, den, en, ed, e1, e2 = merge_sums(num, den, en, ed, G, j)
-        if G[j, EN] > 0.0 or G[j, ED] > 0.0:
-            if not inexact:
-                acc_zero(ACC, iRN)
-                acc_zero(ACC, iRD)
-                inexact = True
-            acc_add_acc(ACC, iRN, ACC, gn, False)
-            acc_add_acc(ACC, iRD, ACC, gd, False)
-        if e1 != 0.0 or e2 != 0.0:
-            if not inexact:
-                acc_zero(ACC, iRN)
-                acc_zero(ACC, iRD)
-            acc_add_float(ACC, iRN, e1)
-            acc_add_float(ACC, iRD, e2)
+        if G[j, EN] > 0.0 or G[j, ED] > 0.0 or e1 != 0.0 or e2 != 0.0:
+            _merge_remainders(ACC, iRN, iRD, j, inexact, G[j, EN] > 0.0 or G[j, ED] > 0.0, e1, e2)
         lo = G[j, LO]
         top -= 1
         if top > 0:
             p = GC[top - 1]
-            if p == last or _ordered_at_most(ACC, num, den, en, ed, iRN, iRD, p, LV):
+            r = 1 if p == last else fast_at_most(num, den, en, ed, p, LV)
+            if r < 0:
+                r = _ordered_slow(ACC, num, den, en, ed, iRN, iRD, LV, p)
+            if r == 1:
                 c = p
                 continue
-        c = _ordered_cell(ACC, num, den, en, ed, iRN, iRD, LV)
+        c = fast_cell(num, den, en, ed, LV)
+        if c < 0:
+            c = _ordered_slow(ACC, num, den, en, ed, iRN, iRD, LV, -1)
     set_group(G, GC, top, num, den, lo, hi, en, ed, c)
     if commit and (en > 0.0 or ed > 0.0):
-        acc_zero(ACC, _GROUPS + 2 * top)
-        acc_zero(ACC, _GROUPS + 2 * top + 1)
-        acc_add_acc(ACC, _GROUPS + 2 * top, ACC, iRN, False)
-        acc_add_acc(ACC, _GROUPS + 2 * top + 1, ACC, iRD, False)
+        _copy_remainders(ACC, _GROUPS + 2 * top, iRN, iRD)
     return top + 1
+
+
+@jit
+def _pending_remainder(ACC, pending, w, y, p, e1, e2):
+    """Add the errors of an addition to the pending score (and, for ``y`` not 0/1, the product's)."""
+    if pending[4] == 0.0 and pending[5] == 0.0:
+        acc_zero(ACC, _PENDING)
+        acc_zero(ACC, _PENDING + 1)
+    if not (y == 0.0 or y == 1.0):  # the product's rounding error, exactly
+        acc_add_prod(ACC, _PENDING, w, y)
+        acc_add_float(ACC, _PENDING, -p)
+    acc_add_float(ACC, _PENDING, e2)
+    acc_add_float(ACC, _PENDING + 1, e1)
 
 
 @jit_inline
 def _pending_add(ACC, pending, w, y):
     """Add weight ``w`` of target ``y`` to the pending score's exact sums."""
-    exact = pending[4] == 0.0 and pending[5] == 0.0
+    binary = y == 0.0 or y == 1.0
+    p = w if y == 1.0 else (0.0 if binary else w * y)
     den, e1 = two_sum_jit(pending[1], w)
-    if y == 0.0 or y == 1.0:
-        num, e2 = two_sum_jit(pending[2], w if y == 1.0 else 0.0)
-        pe = 0.0
-    else:  # the product's rounding error goes to the remainder exactly
-        p = w * y
-        num, e2 = two_sum_jit(pending[2], p)
-        pe = abs(p) * 2.0**-52 + 2.0**-1074  # a bound on it
-        if exact:
-            acc_zero(ACC, _PENDING)
-            acc_zero(ACC, _PENDING + 1)
-            exact = False
-        acc_add_prod(ACC, _PENDING, w, y)
-        acc_add_float(ACC, _PENDING, -p)
-    if e1 != 0.0 or e2 != 0.0:
-        if exact:
-            acc_zero(ACC, _PENDING)
-            acc_zero(ACC, _PENDING + 1)
-        acc_add_float(ACC, _PENDING, e2)
-        acc_add_float(ACC, _PENDING + 1, e1)
+    num, e2 = two_sum_jit(pending[2], p)
+    if e1 != 0.0 or e2 != 0.0 or not binary:
+        _pending_remainder(ACC, pending, w, y, p, e1, e2)
     pending[1] = den
     pending[2] = num
-    pending[4] += abs(e2) + pe
+    # A bound on the product's rounding error, when there is a product.
+    pending[4] += abs(e2) + (0.0 if binary else abs(p) * 2.0**-52 + 2.0**-1074)
     pending[5] += abs(e1)
 
 

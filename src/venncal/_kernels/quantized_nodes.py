@@ -46,11 +46,13 @@ from .quantized import (
     NUM,
     _copy_group,
     _first_not_below,
+    fast_at_most,
+    fast_cell,
     merge_sums,
     set_group,
 )
 from .quantized_buckets import _distribute, spread_around
-from .quantized_scores import score_refresh, tree_at_most, tree_cell
+from .quantized_scores import score_refresh, tree_slow
 from .quantized_walk import _DIRECT, _WALK, _row_at, _walk_next, _walk_start
 
 # The arrays of a tree (``QuantizedIsotonic._allocate``), passed one by one
@@ -74,7 +76,7 @@ from .quantized_walk import _DIRECT, _WALK, _row_at, _walk_next, _walk_start
 # first and last score, and bounds on the sums' errors (each addition adds
 # its rounding error exactly, found by TwoSum).  Its cell is decided from
 # the float sums when they are clear of the midpoint, and otherwise from the
-# exact weights of its scores (:func:`.quantized_scores.tree_cell`), so the
+# exact weights of its scores (:func:`.quantized_scores.tree_slow`), so the
 # map is the exact one whatever the weights.
 
 
@@ -123,8 +125,14 @@ def _junction(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, IT):
         i += 1
         while k > 0:  # merge with L[k-1] while its cell is at least the junction's
             p = GC[below]
-            if p < last and not tree_at_most(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, jn, jd,
-                                             jen, jed, jlo, jhi, p):
+            r = 1 if p == last else fast_at_most(jn, jd, jen, jed, p, LV)
+            if r < 0:
+                if XW is None:  # no dicts here: stop, the caller decides with them
+                    return False
+                else:
+                    r = tree_slow(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, jn, jd, jen, jed, jlo,
+                                  jhi, p)
+            if r == 0:
                 break
             jn, jd, jen, jed = merge_sums(jn, jd, jen, jed, G, below)[:4]
             jlo = G[below, LO]
@@ -137,7 +145,13 @@ def _junction(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, IT):
                 if n_left - k == _DIRECT:
                     _walk_start(IT, wl, L, 0, k)
                 below = _walk_next(JL, JR, KB, IT, wl, False)
-        jc = tree_cell(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, jn, jd, jen, jed, jlo, jhi)
+        jc = fast_cell(jn, jd, jen, jed, LV)
+        if jc < 0:
+            if XW is None:  # no dicts here: stop, the caller decides with them
+                return False
+            else:
+                jc = tree_slow(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, jn, jd, jen, jed, jlo, jhi,
+                               -1)
     if have:
         JL[v], JR[v] = k, i
         set_group(G, GC, half * KB + v, jn, jd, jlo, jhi, jen, jed, jc)
@@ -147,6 +161,7 @@ def _junction(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, IT):
         ng[v] = n_left + n_right
     cnt[v] = cnt[L] + cnt[R]
     FS[v] = min(FS[L], FS[R])
+    return True
 
 
 # The same, compiled on its own, for full rebuilds (which are not hot): one copy
@@ -186,11 +201,23 @@ def _vpush(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, G, GC, base, top, S, SC, ns, 
         # As in _gpush: go on merging while the mean is at most the next
         # midpoint of the group below, and find the cell once the merging stops.
         p = SC[ns - 1] if ns > 0 else (GC[base + top - 1] if top > 0 else -1)
-        if p >= 0 and (p == last or tree_at_most(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, num,
-                                                 den, en, ed, lo, hi, p)):
-            c = p
-            continue
-        c = tree_cell(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, num, den, en, ed, lo, hi)
+        if p >= 0:
+            r = 1 if p == last else fast_at_most(num, den, en, ed, p, LV)
+            if r < 0:
+                if XW is None:  # no dicts here: stop, the caller decides with them
+                    return -1
+                else:
+                    r = tree_slow(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, num, den, en, ed, lo,
+                                  hi, p)
+            if r == 1:
+                c = p
+                continue
+        c = fast_cell(num, den, en, ed, LV)
+        if c < 0:
+            if XW is None:  # no dicts here: stop, the caller decides with them
+                return -1
+            else:
+                c = tree_slow(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, num, den, en, ed, lo, hi, -1)
     set_group(S, SC, ns, num, den, lo, hi, en, ed, c)
     return (top << 32) | (ns + 1)  # one integer: see _row_at
 
@@ -212,11 +239,22 @@ def _gpush(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, G, GC, base, top, num, den, e
         top -= 1
         if top > 0:
             p = GC[base + top - 1]
-            if p == last or tree_at_most(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, num, den, en,
-                                         ed, lo, hi, p):
+            r = 1 if p == last else fast_at_most(num, den, en, ed, p, LV)
+            if r < 0:
+                if XW is None:  # no dicts here: stop, the caller decides with them
+                    return -1
+                else:
+                    r = tree_slow(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, num, den, en, ed, lo,
+                                  hi, p)
+            if r == 1:
                 c = p
                 continue
-        c = tree_cell(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, num, den, en, ed, lo, hi)
+        c = fast_cell(num, den, en, ed, LV)
+        if c < 0:
+            if XW is None:  # no dicts here: stop, the caller decides with them
+                return -1
+            else:
+                c = tree_slow(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, num, den, en, ed, lo, hi, -1)
     set_group(G, GC, base + top, num, den, lo, hi, en, ed, c)
     return top + 1
 
@@ -266,6 +304,8 @@ def _bottom_update(E, EK, EW, XW, XT, G, GC, ng, cnt, FS, S, SC, ACC, LV, v, s, 
             if not splice:
                 t_ns = _vpush(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, G, GC, base, top, S, SC,
                               ns, E[i, 2], E[i, 1], E[i, 5], E[i, 4], x, x, np.int64(E[i, 3]))
+                if t_ns < 0:  # an exact decision is needed: nothing changed yet
+                    return False
                 top, ns = t_ns >> 32, t_ns & 0xFFFFFFFF
                 i += 1
         if splice:
@@ -284,6 +324,7 @@ def _bottom_update(E, EK, EW, XW, XT, G, GC, ng, cnt, FS, S, SC, ACC, LV, v, s, 
     cnt[v] = cnt[2 * v] + cnt[2 * v + 1]
     FS[v] = min(FS[2 * v], FS[2 * v + 1])
     chg[0], chg[1], chg[2], chg[3] = top, p1_old, top + ns, n_old
+    return True
 
 
 @jit_inline
@@ -312,7 +353,8 @@ def _node_update(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, righ
         cnt[v] = cnt[2 * v] + cnt[2 * v + 1]
         c0, c1_old, c1_new = o_old + c0, o_old + c1_old, o_old + c1_new
     else:
-        _junction(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, chg)
+        if not _junction(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, chg):
+            return False  # nothing changed
         o_new = ng[v] - n_right
         if right == 0:
             t = max(jr, JR[v])
@@ -321,12 +363,17 @@ def _node_update(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, righ
             t = min(max(JR[v], c1_new, jr + d), n_right)
             c0, c1_old, c1_new = min(jl, JL[v]), o_old + t - d, o_new + t
     chg[0], chg[1], chg[2], chg[3] = c0, c1_old, c1_new, n_old
+    return True
 
 
 # Compiled on its own (not inlined): inlined into tree_insert and tree_delete,
 # and those into tree_learn, it made tree_learn take 33 s to compile from cold
 # (and tree_delete, called from Python, 11 s more); as a call: 11 s in all,
-# and an update about 5% longer.
+# and an update about 5% longer.  The incremental updates get no dicts
+# (``XW=None``): passing numba's typed dicts through the inlined loops of a
+# node update cost a third of the speed (reference counting); when one of
+# their decisions needs the exact weights they stop, having changed nothing
+# at that node, and the node and its ancestors are rebuilt with them.
 @jit
 def update_change(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, S, SC, CH, ACC, LV, bucket, s):
     """Update the ancestors of ``bucket`` after its data changed at score ``s`` only."""
@@ -334,21 +381,24 @@ def update_change(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, S, SC, CH, ACC,
     B = E.shape[0] // C
     FS[C + bucket] = E[bucket * B, 0] if cnt[C + bucket] > 0 else np.inf
     v = (C + bucket) >> 1
-    _bottom_update(E, EK, EW, XW, XT, G, GC, ng, cnt, FS, S, SC, ACC, LV, v, s, CH)
-    while v > 1:
+    done = _bottom_update(E, EK, EW, None, None, G, GC, ng, cnt, FS, S, SC, ACC, LV, v, s, CH)
+    while done and v > 1:
         right = v & 1
         v >>= 1
-        _node_update(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, right, CH)
+        done = _node_update(E, EK, EW, None, None, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, right,
+                            CH)
+    while not done and v >= 1:  # rebuilt from its children, deciding exactly
+        _build_node(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, CH)
+        v >>= 1
 
 
 @jit
 def _build_node(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, IT):
-    """Build internal node ``v`` from its children from scratch."""
+    """Build internal node ``v`` from its children from scratch; False if it needs ``XW`` (None)."""
     C = ng.shape[0]
     half = C // 2
     if v < half:
-        _junction_alone(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, IT)
-        return
+        return _junction_alone(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, IT)
     B = E.shape[0] // C
     KB = (G.shape[0] - half) // half
     base = (v - half) * KB
@@ -357,9 +407,19 @@ def _build_node(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, IT):
         for i in range(b * B, b * B + cnt[C + b]):
             top = _gpush(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, G, GC, base, top, E[i, 2],
                          E[i, 1], E[i, 5], E[i, 4], E[i, 0], E[i, 0], np.int64(E[i, 3]))
+            if top < 0:
+                return False
     ng[v] = top
     cnt[v] = cnt[2 * v] + cnt[2 * v + 1]
     FS[v] = min(FS[2 * v], FS[2 * v + 1])
+    return True
+
+
+@jit_inline
+def _build_either(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, IT):
+    """:func:`_build_node` without the dicts, and with them if an exact decision needs them."""
+    if not _build_node(E, EK, EW, None, None, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, IT):
+        _build_node(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, IT)
 
 
 @jit
@@ -372,10 +432,10 @@ def _build_above(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, h, I
     for lev in range(h - 1, -1, -1):
         first = v << lev
         for u in range(first, first + (1 << lev)):
-            _build_node(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, u, IT)
+            _build_either(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, u, IT)
     v >>= 1
     while v >= 1:
-        _build_node(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, IT)
+        _build_either(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, IT)
         v >>= 1
 
 

@@ -260,19 +260,19 @@ def range_above(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, lo, hi, p):
     return acc_above(ACC, _XN, _XD, _XF, p, LV)
 
 
-@jit_inline
-def tree_cell(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, num, den, en, ed, lo, hi):
-    """The cell of a group of node ``v``: from its float sums, exactly when they cannot tell."""
-    c = group_cell(num, den, en, ed, LV, ACC)
-    if c < 0:
-        c = range_cell(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, lo, hi)
-    return c
+@jit
+def tree_slow(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, num, den, en, ed, lo, hi, p):
+    """What ``fast_cell`` (``p < 0``) or ``fast_at_most`` (1 or 0) could not tell, for a group of node ``v``.
 
-
-@jit_inline
-def tree_at_most(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, num, den, en, ed, lo, hi, p):
-    """Whether a group's exact mean is at most midpoint ``p`` (see :func:`tree_cell`)."""
+    The float sums' bounds first (:func:`venncal._kernels.quantized.group_cell`),
+    then the exact weights of the group's scores ``lo .. hi``.
+    """
+    if p < 0:
+        c = group_cell(num, den, en, ed, LV, ACC)
+        if c < 0:
+            c = range_cell(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, lo, hi)
+        return c
     r = _above(num, den, en, ed, p, LV, ACC)
     if r < 0:
-        return not range_above(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, lo, hi, p)
-    return r == 0
+        r = 1 if range_above(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, lo, hi, p) else 0
+    return 1 - r
