@@ -89,14 +89,17 @@ class OrderedQuantizedIsotonic(QuantizedMap):
     Observations must arrive with non-decreasing scores.  Adjacent groups
     that violate monotonicity or share a level are merged as each score is
     completed (paper 003, Theorem 2), so there are never more than K groups
-    and each observation costs amortised O(1).
+    and each observation costs amortised O(1).  Weights add up exactly and
+    levels are decided exactly (see the module's documentation): a group
+    whose float sums are not exact keeps their remainders in two long
+    accumulators (about 1.7 KB).
 
     Parameters
     ----------
     levels : int or array-like of shape (K,), default=101
-        An integer ``K >= 2`` gives ``K`` evenly spaced levels in ``[0, 1]``,
-        endpoints included; an array gives the levels (finite, strictly
-        increasing).
+        An integer ``2 <= K <= 10001`` gives ``K`` evenly spaced levels in
+        ``[0, 1]``, endpoints included; an array gives the levels (finite,
+        strictly increasing, at most 10001 of them).
 
     Examples
     --------
@@ -108,6 +111,8 @@ class OrderedQuantizedIsotonic(QuantizedMap):
     (array([0.1, 0.2, 0.5, 0.9]), array([0. , 0.5, 1. , 1. ]))
     >>> model.predict([0.0, 0.3, 0.4])
     array([0. , 0.5, 1. ])
+    >>> model.predict_proba_one(0.2)
+    {0: 0.5, 1: 0.5}
     >>> model.insert(0.3, 1)
     Traceback (most recent call last):
     ...
@@ -218,9 +223,9 @@ class QuantizedIsotonic(QuantizedMap):
     Parameters
     ----------
     levels : int or array-like of shape (K,), default=101
-        An integer ``K >= 2`` gives ``K`` evenly spaced levels in ``[0, 1]``,
-        endpoints included; an array gives the levels (finite, strictly
-        increasing).
+        An integer ``2 <= K <= 10001`` gives ``K`` evenly spaced levels in
+        ``[0, 1]``, endpoints included; an array gives the levels (finite,
+        strictly increasing, at most 10001 of them).
     window : int, default=None
         Keep only the last ``window`` observations (of positive weight): each
         insert beyond them deletes the oldest.  :meth:`delete` is then not
