@@ -17,14 +17,10 @@ from __future__ import annotations
 
 import argparse
 import math
-import platform
-import time
 
 import numpy as np
-import sklearn
 from sklearn.isotonic import IsotonicRegression
 
-import venncal
 from venncal import (
     BBQCalibrator,
     HistogramBinningCalibrator,
@@ -32,16 +28,12 @@ from venncal import (
     PlattCalibrator,
 )
 
+from _harness import add_sizes, machine_lines, measure
+
 
 def best_of(fn, min_time):
-    fn()  # warm-up (and numba compilation)
-    times = []
-    start = time.perf_counter()
-    while len(times) < 3 or time.perf_counter() - start < min_time:
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+    """Best of at least 3 calls and ``min_time`` seconds, after a warm-up call (numba)."""
+    return measure(fn, repeats=3, min_time=min_time).best
 
 
 def fmt(t):
@@ -50,13 +42,11 @@ def fmt(t):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", nargs="+", default=["1e4", "1e5", "1e6"])
+    add_sizes(parser, (10**4, 10**5, 10**6), help="calibration sizes k")
     parser.add_argument("--min-time", type=float, default=1.0)
     args = parser.parse_args(argv)
-    print(
-        f"# venncal {venncal.__version__}, scikit-learn {sklearn.__version__}, numpy "
-        f"{np.__version__}, Python {platform.python_version()}, {platform.machine()}"
-    )
+    print("# Baseline calibrators: fit and predict\n")
+    print("\n".join(machine_lines(argv)) + "\n")
     contenders = {
         "venncal Platt": lambda: PlattCalibrator(),
         "venncal isotonic (nearest)": lambda: IsotonicCalibrator(),
@@ -66,8 +56,7 @@ def main(argv=None):
     }
     print("| k | calibrator | fit | predict (k scores) |")
     print("|---:|---|---:|---:|")
-    for size in args.sizes:
-        k = int(float(size))
+    for k in args.sizes:
         rng = np.random.default_rng(0)
         s = rng.random(k)
         y = (rng.random(k) < s).astype(int)

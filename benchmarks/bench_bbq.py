@@ -24,50 +24,17 @@ This is a script, not a test::
 from __future__ import annotations
 
 import argparse
-import os
-import platform
-import statistics
 import sys
-import time
 
 import numpy as np
 
 from venncal import ScoreSummary
 from venncal.baselines.bbq import BBQCalibrator
 
+from _harness import add_sizes, fmt_fixed, log, machine_lines, measure, version
+
 DEFAULT_SIZES = (10**4, 10**5, 10**6)
 FIT_TARGET_SECONDS = 0.5  # fit at k = 1e6, summary included
-
-
-def parse_sizes(items):
-    out = []
-    for item in items:
-        for part in item.split(","):
-            if part:
-                out.append(int(float(part.replace("_", ""))))
-    return out
-
-
-def fmt_time(t):
-    if t is None:
-        return "-"
-    if t < 1e-3:
-        return f"{t * 1e6:.0f} us"
-    if t < 1.0:
-        return f"{t * 1e3:.1f} ms"
-    return f"{t:.2f} s"
-
-
-def measure(fn, min_time, min_repeats):
-    """Return (best, median) seconds per call after one warm-up call."""
-    fn()
-    samples = []
-    start = time.perf_counter()
-    while len(samples) < min_repeats or time.perf_counter() - start < min_time:
-        t0 = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - t0)
-    return min(samples), statistics.median(samples)
 
 
 def load_netcal():
@@ -82,16 +49,7 @@ def load_netcal():
         model.fit(s, y)
         return np.asarray(model.transform(q), dtype=float).ravel()
 
-    return fit_predict, "netcal " + _version("netcal")
-
-
-def _version(dist):
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version(dist)
-    except PackageNotFoundError:
-        return "?"
+    return fit_predict, "netcal " + version("netcal")
 
 
 def run(k, args, netcal):
@@ -105,7 +63,8 @@ def run(k, args, netcal):
     sorted_s = np.sort(s)
 
     def timed(fn):
-        return measure(fn, args.min_time, args.min_repeats)
+        t = measure(fn, repeats=args.min_repeats, min_time=args.min_time)
+        return t.best, t.median
 
     row = {
         "k": k,
@@ -129,24 +88,18 @@ def run(k, args, netcal):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", nargs="+", default=None, help="calibration sizes, e.g. 1e4 1e6")
+    add_sizes(parser, DEFAULT_SIZES, help="calibration sizes k")
     parser.add_argument("--min-time", type=float, default=1.0, help="seconds per measurement")
     parser.add_argument("--min-repeats", type=int, default=5, help="samples per measurement")
     parser.add_argument("--reference-max", type=float, default=1e5, help="largest k for netcal")
     parser.add_argument("--no-reference", action="store_true", help="skip netcal")
     args = parser.parse_args(argv)
-    sizes = parse_sizes(args.sizes) if args.sizes else list(DEFAULT_SIZES)
-
     netcal, note = (None, "skipped (--no-reference)") if args.no_reference else load_netcal()
-    print(f"# BBQ benchmark ({time.strftime('%Y-%m-%d %H:%M')})\n")
-    print(
-        f"Python {platform.python_version()}, numpy {np.__version__}, "
-        f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
-        f"load average {os.getloadavg()[0]:.2f}; reference: {note}\n"
-    )
+    print("# BBQ benchmark\n")
+    print("\n".join([*machine_lines(argv), f"- reference: {note}"]) + "\n")
     rows = []
-    for k in sizes:
-        print(f"k = {k} ...", file=sys.stderr, flush=True)
+    for k in args.sizes:
+        log(f"k = {k} ...")
         rows.append(run(k, args, netcal))
 
     for title, pick in (("Best of N", 0), ("Median", 1)):
@@ -158,13 +111,13 @@ def main(argv=None):
         print("|---:" * 12 + "|")
         for r in rows:
             ratio = r["fit"][pick] / r["sort"][pick]
-            net = fmt_time(r["netcal"][pick]) if r["netcal"] else "-"
+            net = fmt_fixed(r["netcal"][pick]) if r["netcal"] else "-"
             print(
                 f"| {r['k']:.0e} | {r['models']} | {r['bins']} | {r['thresholds']} "
-                f"| {fmt_time(r['sort'][pick])} | {fmt_time(r['fit'][pick])} "
-                f"| {fmt_time(r['fit_summary'][pick])} | {fmt_time(r['fit_weighted'][pick])} "
-                f"| {ratio:.1f} | {fmt_time(r['searchsorted'][pick])} "
-                f"| {fmt_time(r['predict'][pick])} | {net} |"
+                f"| {fmt_fixed(r['sort'][pick])} | {fmt_fixed(r['fit'][pick])} "
+                f"| {fmt_fixed(r['fit_summary'][pick])} | {fmt_fixed(r['fit_weighted'][pick])} "
+                f"| {ratio:.1f} | {fmt_fixed(r['searchsorted'][pick])} "
+                f"| {fmt_fixed(r['predict'][pick])} | {net} |"
             )
         print()
 
@@ -180,7 +133,7 @@ def main(argv=None):
         verdict = "PASS" if best <= FIT_TARGET_SECONDS else "FAIL"
         print(
             f"Target: fit at k = 1e6 <= {FIT_TARGET_SECONDS} s (summary included): "
-            f"{fmt_time(best)} best of N -> {verdict}"
+            f"{fmt_fixed(best)} best of N -> {verdict}"
         )
     return 0
 

@@ -33,47 +33,18 @@ This is a script, not a test::
 from __future__ import annotations
 
 import argparse
-import os
-import platform
-import statistics
 import sys
-import time
 
 import numpy as np
 
-import venncal
 from venncal import BBQCalibrator, IsotonicCalibrator
 from venncal.enir import ENIRCalibrator, NearIsotonicPath, near_isotonic_path
 from venncal.summary import ScoreSummary
 
+from _harness import add_sizes, fmt_fixed, log, machine_lines, measure
+
 DEFAULT_SIZES = (10**3, 10**4, 10**5, 10**6)
 TARGETS = {"fit 1e5": 1.0, "fit 1e6": 10.0, "predict 1e6": 1.0, "path / sort 1e6": 20.0}
-
-
-def parse_sizes(items):
-    return [int(float(part)) for item in items for part in item.split(",") if part]
-
-
-def fmt_time(t):
-    if t is None:
-        return "-"
-    if t < 1e-3:
-        return f"{t * 1e6:.0f} us"
-    if t < 1.0:
-        return f"{t * 1e3:.1f} ms"
-    return f"{t:.2f} s"
-
-
-def measure(fn, min_time, min_repeats):
-    """Return (best, median) seconds per call after one warm-up call."""
-    fn()
-    samples = []
-    start = time.perf_counter()
-    while len(samples) < min_repeats or time.perf_counter() - start < min_time:
-        t0 = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - t0)
-    return min(samples), statistics.median(samples)
 
 
 def timing_data(n, rng):
@@ -100,7 +71,10 @@ def time_size(n, args, rng):
         "venncal isotonic fit": lambda: IsotonicCalibrator().fit(s, y),
         "BBQ fit": lambda: BBQCalibrator().fit(s, y),
     }
-    row = {name: measure(fn, args.min_time, reps) for name, fn in cases.items()}
+    row = {}
+    for name, fn in cases.items():
+        t = measure(fn, repeats=reps, min_time=args.min_time)
+        row[name] = (t.best, t.median)
     models = fitted.lambdas_.shape[0]
     scored = int(np.isfinite(fitted.bic_).sum())
     used = int((fitted.model_weights_ > 0).sum())
@@ -133,37 +107,28 @@ def accuracy(args):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", nargs="*", default=None)
+    add_sizes(parser, DEFAULT_SIZES, help="calibration sizes n")
     parser.add_argument("--min-time", type=float, default=1.0)
     parser.add_argument("--min-repeats", type=int, default=3)
     parser.add_argument("--repeats", type=int, default=5, help="draws of the accuracy benchmark")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    sizes = parse_sizes(args.sizes) if args.sizes else list(DEFAULT_SIZES)
-
-    import numba
-    import sklearn
-
-    print(f"# ENIR benchmark  ({time.strftime('%Y-%m-%d %H:%M')})\n")
-    print(f"python {sys.version.split()[0]}, numpy {np.__version__}, numba {numba.__version__}, "
-          f"scikit-learn {sklearn.__version__}, venncal {venncal.__version__}; "
-          f"{platform.machine()}, {os.cpu_count()} CPUs")
-    print(f"command: python benchmarks/bench_enir.py {' '.join(argv or sys.argv[1:])}\n")
+    print("# ENIR benchmark\n")
+    print("\n".join(machine_lines(argv)) + "\n")
 
     rng = np.random.default_rng(args.seed)
     results = {}
     names = None
-    for n in sizes:
+    for n in args.sizes:
         row, counts = time_size(n, args, rng)
         results[n] = row
         names = list(row)
-        print(f"n = {n:.0e}: {counts[0]} models, {counts[1]} scored, {counts[2]} of weight > 0",
-              file=sys.stderr)
+        log(f"n = {n:.0e}: {counts[0]} models, {counts[1]} scored, {counts[2]} of weight > 0")
     print("times: best of N (median)\n")
     print("| n | " + " | ".join(names) + " | path / sort |")
     print("|---" * (len(names) + 2) + "|")
     for n, row in results.items():
-        cells = [f"{fmt_time(b)} ({fmt_time(m)})" for b, m in row.values()]
+        cells = [f"{fmt_fixed(b)} ({fmt_fixed(m)})" for b, m in row.values()]
         ratio = row["path"][0] / row["np.sort"][0]
         print(f"| {n:.0e} | " + " | ".join(cells) + f" | {ratio:.1f} |")
 

@@ -31,10 +31,10 @@ import argparse
 import contextlib
 import io
 import multiprocessing as mp
-import platform
-import time
 
 import numpy as np
+
+from _harness import Clock, machine_lines, measure
 
 
 def _data(n: int, seed: int):
@@ -74,10 +74,9 @@ def _netcal_fit(n: int, seed: int, out) -> None:
     from netcal.binning import ENIR
 
     s, y = _data(n, seed)
-    with contextlib.redirect_stdout(io.StringIO()):
-        t = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()), Clock() as clock:
         ENIR().fit(s, y)
-        out.put(time.perf_counter() - t)
+    out.put(clock.wall)
 
 
 def netcal_fit_time(n: int, seed: int, timeout: float) -> float | None:
@@ -96,10 +95,7 @@ def venncal_fit_time(n: int, seed: int) -> float:
     from venncal.enir import ENIRCalibrator
 
     s, y = _data(n, seed)
-    ENIRCalibrator().fit(s[:100], y[:100])  # compile
-    t = time.perf_counter()
-    ENIRCalibrator().fit(s, y)
-    return time.perf_counter() - t
+    return measure(lambda: ENIRCalibrator().fit(s, y), repeats=1).best  # warm-up: compile
 
 
 def main(argv=None) -> None:
@@ -109,10 +105,8 @@ def main(argv=None) -> None:
     parser.add_argument("--sizes", default="1e3,1e4,3e4,1e5")
     parser.add_argument("--timeout", type=float, default=600.0)
     args = parser.parse_args(argv)
-    import netcal
-
-    print(f"python {platform.python_version()}, netcal {netcal.__version__}, "
-          f"{platform.machine()}, {mp.cpu_count()} CPUs")
+    print("# netcal's ENIR beside venncal's\n")
+    print("\n".join(machine_lines(argv, extra=("scipy", "netcal", "torch"))))
     print(f"\nnetcal's near-isotonic path against the exact path, n = {args.n_small}:\n")
     print("| seed | models | max abs error |\n|---|---|---|")
     for seed in range(args.seeds):

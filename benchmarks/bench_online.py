@@ -20,9 +20,11 @@ martingale grows) of the Bank Marketing test length (45,211 steps) and of
   calibrators (a different computation), so this compares cost per step on
   the same stream, not results.
 
-Times are the best of ``--repeat`` runs, both wall clock and process CPU time
-(CPU time is the fairer number on a shared machine).  It also checks the
-identity ``log10 S_N = L_base - L_protected`` on every stream.
+Times are the best of ``--repeat`` runs after a warm-up run that is not
+counted (numba compiles the kernels on the first call, or loads them from its
+cache), both wall clock and process CPU time (CPU time is the fairer number on
+a shared machine).  It also checks the identity ``log10 S_N = L_base -
+L_protected`` on every stream.
 
 This is a script, not a test: ``python benchmarks/bench_online.py``.
 """
@@ -30,16 +32,13 @@ This is a script, not a test: ``python benchmarks/bench_online.py``.
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
-import importlib.metadata
 import math
-import os
-import platform
 import subprocess
 import sys
-import time
 
 import numpy as np
+
+from _harness import Clock, add_sizes, machine_lines, measure, save_report, version
 
 BANK_LENGTH = 45_211
 TARGET_NS = 300.0
@@ -52,14 +51,9 @@ def stream(n: int, seed: int = 2021) -> tuple[np.ndarray, np.ndarray]:
 
 
 def best(fn, repeat: int) -> tuple[float, float]:
-    """Best wall-clock and best CPU seconds of ``repeat`` calls."""
-    walls, cpus = [], []
-    for _ in range(repeat):
-        w0, c0 = time.perf_counter(), time.process_time()
-        fn()
-        cpus.append(time.process_time() - c0)
-        walls.append(time.perf_counter() - w0)
-    return min(walls), min(cpus)
+    """Best wall-clock and best CPU seconds of ``repeat`` calls after a warm-up call."""
+    t = measure(fn, repeats=repeat)
+    return t.best, t.cpu_best
 
 
 def log10_loss(q: np.ndarray, y01: np.ndarray) -> float:
@@ -147,33 +141,15 @@ def time_protected_classification(n: int) -> tuple[str, int, float, float, str] 
         return None
     p, y = stream(n)
     probs = np.c_[1.0 - p, p]
-    w0, c0 = time.perf_counter(), time.process_time()
-    ProtectedClassification().predict_proba(test_probs=probs, y=y)
-    cpu, wall = time.process_time() - c0, time.perf_counter() - w0
-    version = importlib.metadata.version("protected-classification")
-    return (f"protected-classification {version}", n, wall, cpu,
+    with Clock() as clock:  # one run, no warm-up (pure Python: nothing to compile)
+        ProtectedClassification().predict_proba(test_probs=probs, y=y)
+    return (f"protected-classification {version('protected-classification')}", n, clock.wall,
+            clock.cpu,
             "Composite Jumper, Cox betas (1, 0.5, 2), 3 rates; pure Python")
 
 
-def machine() -> str:
-    cpu = "unknown CPU"
-    try:
-        with open("/proc/cpuinfo") as fh:
-            cpu = next(line.split(":", 1)[1].strip() for line in fh
-                       if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    versions = ", ".join(f"{m} {importlib.metadata.version(m)}"
-                         for m in ("venncal", "numpy", "numba", "scipy"))
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    return (f"{platform.platform()}; {cpu}, {os.cpu_count()} logical CPUs; "
-            f"Python {platform.python_version()}; {versions}; load average {load}")
-
-
-def report(rows, extra: list[str], args) -> str:
-    lines = [f"# venncal online benchmark, {_dt.date.today().isoformat()}", "",
-             f"Command: `python benchmarks/bench_online.py {' '.join(sys.argv[1:])}`".rstrip(),
-             "", f"Machine: {machine()}", "",
+def report(rows, extra: list[str], args, argv=None) -> str:
+    lines = ["# venncal online benchmark", "", *machine_lines(argv), "",
              "| what | steps | best wall | best CPU | CPU ns/step | notes |",
              "|---|---:|---:|---:|---:|---|"]
     for name, n, wall, cpu, note in rows:
@@ -185,7 +161,7 @@ def report(rows, extra: list[str], args) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sizes", type=float, nargs="+", default=[BANK_LENGTH, 1e6, 1e7])
+    add_sizes(parser, (BANK_LENGTH, 10**6, 10**7), help="stream lengths")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--calls", type=int, default=20_000, help="steps for learn_one timing")
     parser.add_argument("--reference-steps", type=int, default=BANK_LENGTH,
@@ -193,7 +169,7 @@ def main(argv=None) -> int:
     parser.add_argument("-o", "--output", help="also write the Markdown report here")
     args = parser.parse_args(argv)
     rows = []
-    for n in (int(s) for s in args.sizes):
+    for n in args.sizes:
         rows += time_stream(n, args.repeat if n <= 10**6 else max(1, args.repeat // 2))
     rows += time_per_call(args.calls, max(1, args.repeat // 2))
     extra = [first_call()]
@@ -212,11 +188,10 @@ def main(argv=None) -> int:
             if ours is not None:
                 extra.append(f"protected-classification / JumperMartingale.run, CPU time on the "
                              f"same stream: {ref[3] / ours[3]:,.0f}x")
-    text = report(rows, extra, args)
+    text = report(rows, extra, args, argv)
     print(text)
     if args.output:
-        with open(args.output, "w") as fh:
-            fh.write(text)
+        save_report(text, "online", args.output)
     return 0
 
 

@@ -23,16 +23,15 @@ This is a script, not a test: run it with ``python benchmarks/bench_persist.py``
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 
 import venncal
 from venncal import persist
+
+from _harness import add_sizes, machine_lines, measure
 
 # (label, format_version, zlib level of arrays, gzip level or None for a plain file)
 FORMATS = {
@@ -46,54 +45,32 @@ FORMATS = {
 STATE = ("scores_", "weights_", "positive_weights_", "p0_", "p1_")
 
 
-def parse_size(text: str) -> int:
-    """Parse ``1e6``, ``1000000`` or ``1_000_000`` into a positive int."""
-    value = float(text.replace("_", ""))
-    if value < 1 or value != int(value):
-        raise argparse.ArgumentTypeError(f"not a positive integer: {text!r}")
-    return int(value)
-
-
 def fitted_ivap(n: int, seed: int = 0) -> venncal.VennAbersCalibrator:
     rng = np.random.default_rng(seed)
     scores = rng.random(n)
     return venncal.VennAbersCalibrator().fit(scores, rng.random(n) < scores)
 
 
-def measure(model, path: Path, version: int, zlib_level, gzip_level, repeats: int):
+def size_and_times(model, path: Path, version: int, zlib_level, gzip_level, repeats: int):
     """Return (size in bytes, best save seconds, best load seconds)."""
     saved = (persist._ZLIB_LEVEL, persist._GZIP_LEVEL)
     persist._ZLIB_LEVEL = zlib_level or saved[0]
     persist._GZIP_LEVEL = gzip_level or saved[1]
     try:
-        save_times, load_times = [], []
-        for i in range(repeats + 1):  # the first round is a warm-up
-            start = time.perf_counter()
-            persist.save(model, path, format_version=version)
-            save_s = time.perf_counter() - start
-            start = time.perf_counter()
-            copy = persist.load(path)
-            load_s = time.perf_counter() - start
-            if i:
-                save_times.append(save_s)
-                load_times.append(load_s)
+        save = measure(lambda: persist.save(model, path, format_version=version), repeats=repeats)
+        load = measure(lambda: persist.load(path), repeats=repeats)
+        copy = persist.load(path)
         for name in STATE:
             if getattr(copy, name).tobytes() != getattr(model, name).tobytes():
                 raise AssertionError(f"{path.name}: {name} did not reload bit for bit")
-        return path.stat().st_size, min(save_times), min(load_times)
+        return path.stat().st_size, save.best, load.best
     finally:
         persist._ZLIB_LEVEL, persist._GZIP_LEVEL = saved
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--sizes",
-        nargs="+",
-        type=parse_size,
-        default=[10**4, 10**5, 10**6],
-        help="numbers of distinct calibration scores (default: 1e4 1e5 1e6)",
-    )
+    add_sizes(parser, (10**4, 10**5, 10**6), help="numbers of distinct calibration scores")
     parser.add_argument(
         "--formats",
         nargs="+",
@@ -105,11 +82,9 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=3, help="timed rounds (default: 3)")
     args = parser.parse_args(argv)
 
-    print(
-        f"venncal {venncal.__version__}, Python {platform.python_version()}, "
-        f"numpy {np.__version__}, {os.cpu_count()} CPUs, load average "
-        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}; best of {args.repeats}\n"
-    )
+    print("# Saved models: size and save/load time\n")
+    print("\n".join(machine_lines(argv)))
+    print(f"- best of {args.repeats} after a warm-up save and load\n")
     print("| n | format | size MB | bytes/score | save s | load s |")
     print("|---:|---|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
@@ -118,7 +93,7 @@ def main(argv=None) -> int:
             for label in args.formats:
                 version, zlib_level, gzip_level = FORMATS[label]
                 path = Path(tmp) / ("model.json.gz" if gzip_level else "model.json")
-                size, save_s, load_s = measure(
+                size, save_s, load_s = size_and_times(
                     model, path, version, zlib_level, gzip_level, args.repeats
                 )
                 print(

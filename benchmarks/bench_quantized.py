@@ -28,32 +28,14 @@ This is a script, not a test::
 from __future__ import annotations
 
 import argparse
-import platform
-import time
 
-import numba
 import numpy as np
-import sklearn
 from sklearn.isotonic import IsotonicRegression
 
-import venncal
 from venncal import QuantizedIsotonicCalibrator
 from venncal.online.quantized import OrderedQuantizedIsotonic, QuantizedIsotonic
 
-
-class Clock:
-    """Wall-clock and process CPU time of a block (the machine may be shared)."""
-
-    def __enter__(self):
-        self.wall, self.cpu = time.perf_counter(), time.process_time()
-        return self
-
-    def __exit__(self, *exc):
-        self.wall = time.perf_counter() - self.wall
-        self.cpu = time.process_time() - self.cpu
-
-    def rates(self, count):
-        return count / self.wall, count / self.cpu
+from _harness import Clock, add_sizes, machine_lines, measure
 
 
 def data(rng, n):
@@ -157,33 +139,26 @@ def refit(rng, levels, m, repeats):
         ("venncal QuantizedIsotonicCalibrator refit", lambda: QuantizedIsotonicCalibrator(
             levels=levels).fit(s, y)),
     ):
-        fit()
-        walls, cpus = [], []
-        for _ in range(repeats):
-            with Clock() as clock:
-                fit()
-            walls.append(clock.wall)
-            cpus.append(clock.cpu)
-        out[name] = (1.0 / float(np.median(walls)), 1.0 / float(np.median(cpus)))
+        t = measure(fit, repeats=repeats)  # a warm-up fit, then the median of `repeats`
+        out[name] = (1.0 / t.median, 1.0 / t.cpu_median)
     return out
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--levels", type=int, default=100)
-    parser.add_argument("--n", type=float, default=1e6, help="unordered stream length")
-    parser.add_argument("--window", type=float, default=1e5)
-    parser.add_argument("--pairs", type=float, default=3e5, help="timed window updates")
-    parser.add_argument("--ordered", type=float, default=1e7, help="ordered stream length")
-    parser.add_argument("--refit-n", type=float, default=1e5)
+    add_sizes(parser, 10**6, "--n", "unordered stream length", many=False)
+    add_sizes(parser, 10**5, "--window", "window W", many=False)
+    add_sizes(parser, 3 * 10**5, "--pairs", "timed window updates", many=False)
+    add_sizes(parser, 10**7, "--ordered", "ordered stream length", many=False)
+    add_sizes(parser, 10**5, "--refit-n", "refit size m", many=False)
     parser.add_argument("--single-calls", type=int, default=20000)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
     k = args.levels
-    print(f"# venncal {venncal.__version__}, numba {numba.__version__}, numpy "
-          f"{np.__version__}, scikit-learn {sklearn.__version__}, Python "
-          f"{platform.python_version()}, {platform.machine()}; K = {k} levels")
+    print("# Quantized isotonic regression: sequential updates beside refits\n")
+    print("\n".join([*machine_lines(argv), f"- K = {k} levels"]) + "\n")
     warm_up(k)
     n, w = int(args.n), int(args.window)
     rows = []

@@ -10,9 +10,10 @@ labels ``y ~ Bernoulli(score)``), on one cached DataFrame:
 - scoring through Spark's ``noop`` writer (``count()`` would let Spark skip
   the scoring): ``venncal.spark.transform`` with ``method="lookup"`` (JVM
   cell + short search in the run table) and ``method="udf"`` (pandas UDF),
-  beside MLlib's ``IsotonicRegressionModel.transform``, each called
-  ``--repeats`` times (default 3): the tables show the median, the ratios
-  the first call too (it compiles the plan's generated code);
+  beside MLlib's ``IsotonicRegressionModel.transform``, each called once
+  (the first call: it compiles the plan's generated code) and then
+  ``--repeats`` times (default 3): the tables show the median of the
+  repeats, the ratios the first call too;
 - single-process venncal on the same rows as numpy arrays (fit,
   ``predict_interval``), for reference;
 
@@ -35,35 +36,18 @@ This is a script, not a test::
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import os
-import platform
-import shlex
 import subprocess
 import sys
 import tempfile
-import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 
+from _harness import add_sizes, load_average, log, machine_lines, measure, save_report, time_once
+
 warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def _float_list(text):
-    return [int(float(v)) for v in text.replace(",", " ").split()]
-
-
-def load():
-    return " / ".join(f"{v:.2f}" for v in os.getloadavg())
-
-
-def clock(fn):
-    t = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t, out
 
 
 def rate(n, seconds):
@@ -101,9 +85,9 @@ def noop(df):
 
 
 def clock_repeats(fn, repeats):
-    """Time ``fn`` ``repeats`` times; return ``(first, median)`` in seconds."""
-    times = [clock(fn)[0] for _ in range(repeats)]
-    return times[0], float(np.median(times))
+    """Time ``fn`` once, then ``repeats`` times; return ``(first, median of the repeats)``."""
+    t = measure(fn, repeats=repeats)
+    return t.first, t.median
 
 
 def spark_run(spark, n, partitions, single_process, repeats):
@@ -113,10 +97,11 @@ def spark_run(spark, n, partitions, single_process, repeats):
 
     df = spark_frame(spark, n, partitions)
     row = {"n": n, "partitions": partitions}
-    row["venncal fit"], cal = clock(lambda: vs.fit(df, "ivap", score_col="score", label_col="label"))
+    row["venncal fit"], cal = time_once(
+        lambda: vs.fit(df, "ivap", score_col="score", label_col="label"))
     row["distinct"] = cal.scores_.shape[0]
     iso = IsotonicRegression(featuresCol="score", labelCol="label")
-    row["MLlib fit"], model = clock(lambda: iso.fit(df))
+    row["MLlib fit"], model = time_once(lambda: iso.fit(df))
     # Scoring: the first call of a session compiles and loads the plan's
     # generated code; the median of `repeats` calls is the steady state.
     for method in ("lookup", "udf"):
@@ -130,8 +115,8 @@ def spark_run(spark, n, partitions, single_process, repeats):
         table = df.toArrow()
         s = table.column("score").to_numpy()
         y = table.column("label").to_numpy()
-        row["numpy fit"], local = clock(lambda: VennAbersCalibrator().fit(s, y))
-        row["numpy predict"], _ = clock(lambda: local.predict_interval(s))
+        row["numpy fit"], local = time_once(lambda: VennAbersCalibrator().fit(s, y))
+        row["numpy predict"], _ = time_once(lambda: local.predict_interval(s))
         same = np.array_equal(local.p0_, cal.p0_) and np.array_equal(local.p1_, cal.p1_)
         row["same model"] = "yes" if same else "NO"
     df.unpersist()
@@ -166,12 +151,13 @@ def dask_run(client, n, rows_per_file, tmp):
     df = dd.read_parquet(str(folder))
     row = {"n": n, "partitions": df.npartitions, "rows per partition": per_file}
     client.run(_reset_peak)  # a fresh peak memory per size
-    row["venncal fit"], cal = clock(lambda: vd.fit(df, "ivap", score_col="score", label_col="label"))
+    row["venncal fit"], cal = time_once(
+        lambda: vd.fit(df, "ivap", score_col="score", label_col="label"))
     row["distinct"] = cal.scores_.shape[0]
     row["peak RSS after fit (MB)"] = worker_peaks(client)
     client.run(_reset_peak)
     out = Path(tmp) / f"out-{n}"
-    row["venncal transform"], _ = clock(
+    row["venncal transform"], _ = time_once(
         lambda: vd.transform(df, cal, "score").to_parquet(str(out), write_index=False))
     row["peak RSS during transform (MB)"] = worker_peaks(client)
     subprocess.run(["rm", "-rf", str(folder), str(out)], check=True)
@@ -197,40 +183,12 @@ def worker_peaks(client):
 
 # -- report --------------------------------------------------------------------
 
-def versions():
-    import dask
-    import distributed
-    import pyarrow
-    import pyspark
-
-    import venncal
-
-    java = subprocess.run(["java", "-version"], check=False, capture_output=True, text=True).stderr
-    return (f"Python {platform.python_version()}, numpy {np.__version__}, pyarrow "
-            f"{pyarrow.__version__}, pyspark {pyspark.__version__} ({java.splitlines()[0]}), "
-            f"dask {dask.__version__}, distributed {distributed.__version__}, venncal "
-            f"{venncal.__version__}")
-
-
-def machine():
-    cpu = "unknown CPU"
+def java_version():
     try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-        mem = next(line for line in Path("/proc/meminfo").read_text().splitlines()
-                   if line.startswith("MemTotal"))
-        mem = f"{int(mem.split()[1]) / 2**20:.1f} GiB"
+        out = subprocess.run(["java", "-version"], check=False, capture_output=True, text=True)
     except OSError:
-        mem = "unknown memory"
-    return f"{os.cpu_count()} cores ({cpu}), {mem}, {platform.system()} {platform.machine()}"
-
-
-def commit():
-    out = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                         check=False, capture_output=True, text=True)
-    return out.stdout.strip() or "unknown"
+        return "java: not found"
+    return (out.stderr.splitlines() or ["java: ?"])[0]
 
 
 def table(rows, columns):
@@ -281,17 +239,16 @@ def dask_report(rows):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=_float_list, default=[10**6, 10**7],
-                        help="Spark sizes (rows), e.g. '1e6 1e7'")
-    parser.add_argument("--partitions", type=_float_list, default=[2, 8, 32],
-                        help="partition counts tried at the largest Spark size")
-    parser.add_argument("--dask-sizes", type=_float_list, default=[10**6, 10**7, 10**8])
-    parser.add_argument("--dask-max", type=float, default=1e7,
-                        help="largest Dask size run (1e8 to include 1e8 rows)")
-    parser.add_argument("--rows-per-file", type=float, default=2e6,
-                        help="rows per Parquet file (= Dask partition)")
-    parser.add_argument("--single-process-max", type=float, default=1e7,
-                        help="largest size also fitted by venncal on numpy arrays")
+    add_sizes(parser, (10**6, 10**7), help="Spark sizes (rows)")
+    add_sizes(parser, (2, 8, 32), "--partitions", "partition counts tried at the largest "
+              "Spark size")
+    add_sizes(parser, (10**6, 10**7, 10**8), "--dask-sizes", "Dask sizes (rows)")
+    add_sizes(parser, 10**7, "--dask-max", "largest Dask size run (1e8 to include 1e8 rows)",
+              many=False)
+    add_sizes(parser, 2 * 10**6, "--rows-per-file", "rows per Parquet file (= Dask partition)",
+              many=False)
+    add_sizes(parser, 10**7, "--single-process-max", "largest size also fitted by venncal on "
+              "numpy arrays", many=False)
     parser.add_argument("--driver-memory", default="4g")
     parser.add_argument("--repeats", type=int, default=3,
                         help="calls of each Spark transform (the first and the median are shown)")
@@ -306,19 +263,18 @@ def main(argv=None):
     if args.quick:
         args.sizes, args.partitions, args.dask_sizes = [10**5], [2], [10**5]
         args.rows_per_file = 25_000
-    command = sys.argv[1:] if argv is None else list(argv)
-    start_load, started = load(), dt.datetime.now(dt.UTC)
+    head = machine_lines(argv, extra=("scipy", "pyarrow", "pyspark", "dask", "distributed"))
     parts = []
     if not args.no_spark:
         spark = spark_session(args.driver_memory)
         spark_frame(spark, 10**5, 2).unpersist()  # JVM warm-up
         rows = []
         for n in args.sizes:
-            print(f"spark n={n:.0e}, 2 partitions", file=sys.stderr, flush=True)
+            log(f"spark n={n:.0e}, 2 partitions")
             rows.append(spark_run(spark, n, 2, n <= args.single_process_max, args.repeats))
         for p in args.partitions:
             if p != 2:
-                print(f"spark n={max(args.sizes):.0e}, {p} partitions", file=sys.stderr, flush=True)
+                log(f"spark n={max(args.sizes):.0e}, {p} partitions")
                 rows.append(spark_run(spark, max(args.sizes), p, False, args.repeats))
         spark.stop()
         parts += ["## Spark (`local[2]`, one session)", "", spark_report(rows), ""]
@@ -331,7 +287,7 @@ def main(argv=None):
               tempfile.TemporaryDirectory(prefix="venncal-scale-") as tmp):
             for n in args.dask_sizes:
                 if n <= args.dask_max:
-                    print(f"dask n={n:.0e}", file=sys.stderr, flush=True)
+                    log(f"dask n={n:.0e}")
                     rows.append(dask_run(client, n, int(args.rows_per_file), tmp))
         per_row = 8 + 1  # float64 score + int8 label
         parts += ["## Dask (`LocalCluster`, 2 worker processes, 1 thread each)", "",
@@ -343,12 +299,9 @@ def main(argv=None):
                    "before the fit and before the transform of each size."), ""]
     head = [
         "# venncal at scale: Spark and Dask (issue 14)", "",
-        f"- date: {started:%Y-%m-%d %H:%M} UTC",
-        f"- machine: {machine()}",
-        f"- load average (1/5/15 min) at start: {start_load}; at end: {load()}",
-        f"- {versions()}",
-        f"- code of commit {commit()}",
-        f"- command: `python benchmarks/{Path(__file__).name} {shlex.join(command)}`",
+        *head,
+        f"- load average (1 / 5 / 15 min) at end: {load_average()}",
+        f"- {java_version()}",
         ("- data: scores `round(U[0, 1], 6)` (about 1e6 distinct), labels `Bernoulli(score)`; "
          "wall-clock seconds, one run each"),
         "",
@@ -356,9 +309,7 @@ def main(argv=None):
     report = "\n".join(head + parts)
     print(report)
     if args.save or args.output:
-        path = args.output or ROOT / "benchmarks" / "results" / f"scale-{started:%Y-%m-%d}.md"
-        path.write_text(report + "\n", encoding="utf-8")
-        print(f"wrote {path}", file=sys.stderr)
+        save_report(report, "scale", args.output)
 
 
 if __name__ == "__main__":

@@ -662,7 +662,7 @@ def test_csv_to_parquet_widens_a_type_a_later_block_breaks(data, capsys, monkeyp
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    monkeypatch.setattr("venncal.cli._read.BLOCK_BYTES", 1 << 10)
+    monkeypatch.setattr("venncal.tables._csv.BLOCK_BYTES", 1 << 10)
     n = 2000
     rows = [[repr(0.001 * i), i if i < n - 5 else i + 0.5, "" if i < n - 3 else "late"]
             for i in range(n)]
@@ -695,7 +695,7 @@ def test_nan_scores_propagate(data, capsys):
 
 
 def test_floats_written_to_csv_round_trip(tmp_path):
-    from venncal.cli._io import write_table
+    from venncal.tables import write_table
 
     rng = np.random.default_rng(0)
     awkward = [0.1, 1 / 3, 1e22, 1e-310, 5e-324, 2.0**53 + 2, 1.7976931348623157e308, -0.0,
@@ -814,3 +814,51 @@ def test_docs_cli_examples(tmp_path, monkeypatch, capsys):
     assert "predict" in commands
     assert "evaluate" in commands
     assert Path("reliability.png").read_bytes()[:4] == b"\x89PNG"
+
+
+# ------------------------------------------------------------------- edges of the table layer
+
+
+def test_parquet_integer_weights_past_2_53(data, capsys):
+    """Regression: an int64 weight past 2**53 was a traceback (pyarrow's safe cast)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    s, y = [0.1, 0.2, 0.3, 0.4], [0, 1, 0, 1]
+    w = pa.array([1, 2**53 + 1, 3, 2**53 - 1], pa.int64())
+    pq.write_table(pa.table({"score": s, "y": y, "w": w}), "w.parquet")
+    ok(capsys, fit("w.parquet", "--weight-col w", method="isotonic", label="y", out="w.json"))
+    expected = venncal.IsotonicCalibrator().fit(s, y, np.array(w.to_pylist(), dtype=float))
+    assert persist.load("w.json").thresholds_.tobytes() == expected.thresholds_.tobytes()
+    assert persist.load("w.json").values_.tobytes() == expected.values_.tobytes()
+
+
+def _exact_auc(p, y, w):
+    from fractions import Fraction
+
+    pos = [(x, Fraction(v)) for x, t, v in zip(p, y, w, strict=True) if t]
+    neg = [(x, Fraction(v)) for x, t, v in zip(p, y, w, strict=True) if not t]
+    won = sum(a * b * (1 if x > z else Fraction(1, 2) if x == z else 0)
+              for x, a in pos for z, b in neg)
+    return won / (sum(a for _, a in pos) * sum(b for _, b in neg))
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("weights", [None, [1.0, 3.0], [1e-310, 1e-300], [1e306, 1e300, 1.0]])
+def test_summary_auc_is_the_weighted_auc(seed, weights):
+    """ScoreSummary.auc, which fit's below-chance warning uses: the weighted AUC, ties 1/2."""
+    from venncal import ScoreSummary
+    from venncal.metrics import roc_auc
+
+    rng = np.random.default_rng(seed)
+    n = 60
+    p = (rng.integers(0, 10, n) / 10).tolist()  # ties
+    y = (rng.random(n) < np.array(p)).tolist()
+    y[:2] = [True, False]
+    w = None if weights is None else rng.choice(weights, n).tolist()
+    got = ScoreSummary.from_arrays(p, y, w).auc()
+    assert got == pytest.approx(float(_exact_auc(p, y, w or [1.0] * n)), rel=1e-13, abs=1e-300)
+    if weights is None or max(weights) < 1e300 and min(weights) > 1e-300:
+        assert got == pytest.approx(roc_auc(y, p, sample_weight=w), rel=1e-13)
+    with pytest.raises(ValueError, match="both classes"):
+        ScoreSummary.from_arrays(p, np.zeros(n, bool)).auc()

@@ -363,3 +363,16 @@ def test_bad_scheduler_address(data, capsys):
     _, err = run(capsys, "fit parts --score-col score --label-col label --method ivap -o x.json "
                  "--engine dask --scheduler tcp://127.0.0.1:1", code=2)
     assert "--scheduler tcp://127.0.0.1:1: cannot connect" in err
+
+
+def test_predict_quiet_prints_nothing_with_a_large_model(data, scheduler, capsys):
+    """The model goes to the workers once, not into every task: no 'large graph' warning."""
+    from venncal import ScoreSummary, VennAbersCalibrator
+
+    k = 300_000  # about 12 MB of state, past distributed's 10 MB warning
+    summary = ScoreSummary(np.linspace(-4, 4, k), np.ones(k), np.arange(k) % 2.0)
+    persist.save(VennAbersCalibrator().fit_summary(summary), "big.json")
+    out, err = run(capsys, dask("predict big.json parts --score-col score -o 'o/p-*.csv' -q",
+                                scheduler))
+    assert (out, err) == ("", "")
+    assert sorted(os.listdir("o")) == ["p-0.csv", "p-1.csv", "p-2.csv"]

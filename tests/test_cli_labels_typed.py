@@ -7,7 +7,7 @@ import pytest
 
 from venncal import persist
 from venncal.cli import main
-from venncal.cli._cells import typed_labels
+from venncal.tables import typed_labels
 
 pa = pytest.importorskip("pyarrow")
 

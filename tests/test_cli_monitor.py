@@ -199,3 +199,45 @@ def test_monitor_family_help_agrees_with_the_named_families():
     from venncal.online.families import NAMED
 
     assert FAMILIES == NAMED
+
+
+@pytest.mark.parametrize("family", ["quadratic", "cubic", "cox", "cox2"])
+def test_subnormal_forecast_gives_valid_json(family, capsys, tmp_path):
+    # Issue 22: a forecast of 1e-310 made 1/q overflow; monitor printed a traceback or,
+    # with --family cubic --json, exited 0 with -Infinity (invalid JSON).
+    path = tmp_path / "s.csv"
+    path.write_text("p,y\n0.3,1\n1e-310,1\n0.4,0\n0.6,1\n")
+    code, out, err = run(capsys, "monitor", str(path), "--prob-col", "p", "--label-col", "y",
+                         "--family", family, "--json")
+    assert code == 0, err
+    result = json.loads(out, parse_constant=lambda c: pytest.fail(f"non-JSON constant {c}"))
+    assert np.isfinite(result["final_log10_S"])
+    # the protected forecasts' log loss is the base's minus log10 S
+    assert result["protected"]["log10_loss"] == pytest.approx(
+        result["base"]["log10_loss"] - result["final_log10_S"], rel=1e-12)
+
+
+def test_plot_marks_the_alarm_and_names_the_stream(stream, capsys, tmp_path, monkeypatch):
+    # Issue 23: the monitor's plot did not mark the alarm step and had no title.
+    pytest.importorskip("matplotlib")
+    import venncal.plotting
+
+    made = []
+    real = venncal.plotting.figure
+
+    def spy(*args, **kwargs):
+        made.append(real(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(venncal.plotting, "figure", spy)
+    path, _, _ = stream
+    code, out, err = run(capsys, "monitor", path, "--prob-col", "p", "--label-col", "y",
+                         "--plot", str(tmp_path / "m.png"), "--json")
+    assert code == 0, err
+    alarm = json.loads(out)["alarm"]
+    assert alarm is not None
+    (fig,) = made
+    assert fig._suptitle.get_text() == f"{path}: column 'p', positive class 'yes'"
+    left = fig.axes[0]
+    marks = [ln for ln in left.get_lines() if ln.get_label() == f"alarm at step {alarm:,}"]
+    assert len(marks) == 1 and list(marks[0].get_xdata()) == [alarm, alarm]

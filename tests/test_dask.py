@@ -308,3 +308,230 @@ def test_readme_example_runs(tmp_path):
     with dask.config.set(scheduler="synchronous"):
         exec(compile(code, "README.md", "exec"), {})  # noqa: S102  (our own README)
     assert len(dd.read_parquet(tmp_path / "calibrated").compute()) == len(pdf)
+
+
+# ------------------------------------------------------------------- the label rule, _engine
+
+
+def test_fit_pieces_leaves_the_callers_calibrator_alone():
+    """Regression: fit_pieces named the classes on the calibrator it was given."""
+    from venncal import _engine
+
+    pdf = _data(10).assign(y=lambda d: np.where(d.y == 1, "yes", "no"))
+    with dask.config.set(scheduler="synchronous"):
+        pieces, problems = vd._frames._reduce(
+            dd.from_pandas(pdf, npartitions=2), "s", "y", None, None, None, 8, 10**6
+        )
+    given = method_class("ivap")()
+    before = given.get_params(deep=True)
+    model = _engine.fit_pieces(given, pieces, problems, None)
+    assert model is not given
+    assert given.get_params(deep=True) == before
+    assert not hasattr(given, "classes_")
+    assert model.get_params()["classes"] is None  # as after a fit on the rows
+    assert model.classes_.tolist() == ["no", "yes"]
+
+
+def test_wrapped_cvap_saves_as_the_fit_on_the_rows():
+    """Regression: the Dask model of a wrapped CVAP kept classes named in its inner calibrator."""
+    import io
+
+    from venncal import CrossVennAbersCalibrator, NegatedScoreCalibrator, persist
+
+    pdf = _data(11).assign(y=lambda d: np.where(d.y == 1, "yes", "no"))
+    wrapped = NegatedScoreCalibrator(CrossVennAbersCalibrator())
+    with dask.config.set(scheduler="synchronous"):
+        got = vd.fit(dd.from_pandas(pdf, npartitions=3), wrapped, score_col="s", label_col="y",
+                     by="fold")
+    direct = NegatedScoreCalibrator(CrossVennAbersCalibrator()).fit(
+        pdf.s, pdf.y.to_numpy(dtype=str), folds=pdf.fold)
+    a, b = io.StringIO(), io.StringIO()
+    persist.save(got, a)
+    persist.save(direct, b)
+    assert a.getvalue() == b.getvalue()
+    assert wrapped.get_params(deep=True)["calibrator__classes"] is None
+
+
+def test_date_labels_become_text_as_on_the_command_line():
+    """Labels of other types than numbers, booleans and text are their text (the label rule)."""
+    import datetime
+    import io
+
+    from venncal import persist
+
+    pdf = _data(12)
+    days = np.where(pdf.y == 1, datetime.date(2020, 1, 2), datetime.date(2020, 1, 1))
+    df = dd.from_pandas(pdf.assign(y=days), npartitions=3)
+    with dask.config.set(scheduler="synchronous"):
+        cal = vd.fit(df, "ivap", score_col="s", label_col="y")
+        summary = vd.summarize(df, "s", "y", positive_label=datetime.date(2020, 1, 2))
+    assert cal.classes_.tolist() == ["2020-01-01", "2020-01-02"]
+    direct = method_class("ivap")().fit(pdf.s, np.where(pdf.y == 1, "2020-01-02", "2020-01-01"))
+    _same_bits(cal.p0_, direct.p0_)
+    _same_bits(summary.positive_weights, ScoreSummary.from_arrays(pdf.s, pdf.y).positive_weights)
+    persist.save(cal, io.StringIO())  # a model keeps numbers, booleans or text
+
+
+def test_missing_column_lists_the_available_ones():
+    df = dd.from_pandas(_data(7), npartitions=2)
+    with pytest.raises(ValueError, match=r"available columns: 's', 'y', 'w', 'fold'"):
+        vd.fit(df, "ivap", score_col="score", label_col="y")
+
+
+# ------------------------------------------------------------------ fit_files, transform_files
+
+
+def _csv_parts(folder, pdf, cuts):
+    folder.mkdir()
+    for k, (a, b) in enumerate(cuts):
+        pdf.iloc[a:b].to_csv(folder / f"part-{k}.csv", index=False)
+    return folder
+
+
+def _local(path, label="y", weight="w", fold=None):
+    from venncal.tables import open_table, read_columns
+
+    with open_table(str(path)) as table:
+        return read_columns(table, ["s", weight], [label, *([fold] if fold else [])])
+
+
+@pytest.mark.parametrize("method", ["ivap", "cvap"])
+def test_fit_files_equals_the_local_reader_and_fit(method, tmp_path, scheduler):
+    pdf = _data(13).assign(y=lambda d: np.where(d.y == 1, "1", "-1"))
+    pdf.to_csv(tmp_path / "all.csv", index=False)
+    folder = _csv_parts(tmp_path / "parts", pdf, [(0, 150), (150, 151), (151, N)])
+    fold = "fold" if method == "cvap" else None
+    cal, summary, rows = vd.fit_files(folder, method, score_col="s", label_col="y",
+                                      weight_col="w", by=fold, return_summary=True)
+    cols = _local(tmp_path / "all.csv", fold=fold)
+    groups = {"folds": cols["fold"]} if fold else {}
+    direct = method_class(method)().fit(cols["s"], cols["y"], cols["w"], **groups)
+    assert cal.classes_.tolist() == [-1, 1]  # typed from the texts, as the local reader
+    _same_bits(cal.classes_, direct.classes_)
+    test = np.linspace(-3, 3, 31)
+    _same_bits(cal.predict_proba(test), direct.predict_proba(test))
+    assert rows == N
+    _same_bits(summary.weights, ScoreSummary.from_arrays(cols["s"], cols["y"] == 1,
+                                                         cols["w"]).weights)
+
+
+def test_fit_files_positive_label_is_matched_as_read(tmp_path):
+    pdf = _data(14)
+    _csv_parts(tmp_path / "p", pdf, [(0, 200), (200, N)])
+    with dask.config.set(scheduler="synchronous"):
+        cal = vd.fit_files(tmp_path / "p", "isotonic", score_col="s", label_col="y",
+                           positive_label="0")
+        with pytest.raises(ValueError, match="positive_label and classes both name"):
+            vd.fit_files(tmp_path / "p", "isotonic", score_col="s", label_col="y",
+                         positive_label="0", classes=[1, 0])
+        from venncal.tables import TableError
+
+        with pytest.raises(TableError, match=r"column 'y': positive_label='7' is not one of"):
+            vd.fit_files(tmp_path / "p", "isotonic", score_col="s", label_col="y",
+                         positive_label="7")
+    assert cal.classes_.tolist() == [1, 0]
+    assert cal.get_params()["classes"] == [1, 0]
+
+
+def test_bad_cell_of_a_multi_file_input_is_at_its_row_of_its_file(tmp_path, scheduler):
+    from venncal.tables import TableError
+
+    rows = ["s,y,w"] + [f"{0.001 * i!r},{i % 2},1" for i in range(400)]
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "a.csv").write_text("\n".join(rows[:11]) + "\n")
+    bad = 300
+    rows[bad] = "abc,1,1"  # data row `bad` of b.csv
+    (folder / "b.csv").write_text("\n".join(rows) + "\n")
+    for call in (
+        lambda: vd.fit_files(folder, "ivap", score_col="s", label_col="y", blocksize="2KB"),
+        lambda: vd.transform_files(folder, method_class("isotonic")().fit([0, 1], [0, 1]),
+                                   f"{tmp_path}/out/", score_col="s", blocksize="2KB"),
+    ):
+        with pytest.raises(TableError) as info:
+            call()
+        err = info.value
+        assert (err.source, err.column, err.row) == (str(folder / "b.csv"), "s", bad)
+        assert f"b.csv: column 's', row {bad} (partition " in str(err)
+        assert "cannot parse 'abc' as a number" in str(err)
+    assert not (tmp_path / "out").exists()
+    assert not [f for f in os.listdir(tmp_path) if ".part." in f]
+
+
+def test_file_errors_name_the_parameters(tmp_path):
+    from venncal.tables import TableError
+
+    _csv_parts(tmp_path / "p", _data(15), [(0, N)])
+    with dask.config.set(scheduler="synchronous"):
+        with pytest.raises(TableError, match=r"no column 'q' \(given by weight_col\)") as info:
+            vd.fit_files(tmp_path / "p", score_col="s", label_col="y", weight_col="q")
+        assert info.value.column == "q"
+        with pytest.raises(TableError, match=r"more than max_distinct=5 distinct"):
+            vd.fit_files(tmp_path / "p", score_col="s", label_col="y", max_distinct=5)
+        with pytest.raises(TableError, match=r"no such file or directory"):
+            vd.fit_files(tmp_path / "none", score_col="s", label_col="y")
+        model = method_class("ivap")().fit([0.1, 0.2], [0, 1])
+        with pytest.raises(TableError, match=r"with venncal.dask, output names a new dir"):
+            vd.transform_files(tmp_path / "p", model, "out.csv", score_col="s")
+        with pytest.raises(TableError, match=r"choose other output names with output_cols"):
+            vd.transform_files(tmp_path / "p", model, f"{tmp_path}/o/", score_col="s",
+                               output_cols=("y", "p0", "p1"))
+        (tmp_path / "full").mkdir()
+        (tmp_path / "full" / "x").write_text("")
+        with pytest.raises(TableError, match=r"not empty; overwrite=True replaces it"):
+            vd.transform_files(tmp_path / "p", model, tmp_path / "full", score_col="s")
+        from sklearn.exceptions import NotFittedError
+
+        with pytest.raises(NotFittedError):
+            vd.transform_files(tmp_path / "p", method_class("ivap")(), f"{tmp_path}/n/",
+                               score_col="s")
+    assert not (tmp_path / "n").exists()
+
+
+def test_transform_files_writes_what_transform_gives(tmp_path, scheduler):
+    pdf = _data(16)
+    _csv_parts(tmp_path / "p", pdf, [(0, 100), (100, N)])
+    ivap = method_class("ivap")().fit(pdf.s, pdf.y)
+    n = vd.transform_files(tmp_path / "p", ivap, tmp_path / "out" / "part-*.csv", score_col="s")
+    assert n == N
+    got = pd.concat(  # round_trip: pandas 2's default float parser can be off by an ulp
+        pd.read_csv(tmp_path / "out" / f"part-{k}.csv", float_precision="round_trip")
+        for k in (0, 1)
+    )
+    _same_bits(got.p.to_numpy(), ivap.predict_proba(pdf.s)[:, 1])
+    _same_bits(got[["p0", "p1"]].to_numpy(), ivap.predict_interval(pdf.s))
+    assert vd.transform_files(tmp_path / "p", ivap, f"{tmp_path}/pq/", score_col="s") == N
+    assert sorted(os.listdir(tmp_path / "pq")) == ["part-0.parquet", "part-1.parquet"]
+
+
+def test_a_large_model_is_sent_once_without_a_large_graph(cluster_client):
+    """transform scatters the model to the workers instead of putting it into the graph."""
+    import warnings
+
+    k = 500_000  # 5 arrays of k doubles: 20 MB, past distributed's 10 MB warning
+    summary = ScoreSummary(np.arange(k, dtype=float), np.ones(k), np.arange(k) % 2.0)
+    ivap = method_class("ivap")().fit_summary(summary)
+    df = dd.from_pandas(pd.DataFrame({"s": [0.5, 7.0, 1e6]}), npartitions=2)
+    with dask.config.set(scheduler=cluster_client), warnings.catch_warnings():
+        warnings.simplefilter("error")  # a "Sending large graph" UserWarning fails
+        out = vd.transform(df, ivap, "s").compute()
+    _same_bits(out.p.to_numpy(), ivap.predict_proba(df.s.compute())[:, 1])
+
+
+@pytest.mark.parametrize(
+    ("round_scores", "match"),
+    [(True, "must be an integer"), (1.5, "must be an integer"), (400, r"\[-308, 308\]")],
+)
+def test_round_scores_is_checked(round_scores, match):
+    # The rule of the Spark engine (issue 22): Dask took True as 1, failed in numpy on 1.5
+    # and turned every score into NaN for 400.
+    df = dd.from_pandas(_data(3), npartitions=2)
+    with pytest.raises(ValueError, match=match):
+        vd.fit(df, "ivap", score_col="s", label_col="y", round_scores=round_scores)
+
+
+def test_round_scores_overflow_is_an_error():
+    pdf = pd.DataFrame({"s": [1e300, 0.5, 0.2, 0.9], "y": [1, 0, 0, 1]})
+    df = dd.from_pandas(pdf, npartitions=2)
+    with pytest.raises(ValueError, match="turns 1 finite score"):
+        vd.fit(df, "ivap", score_col="s", label_col="y", round_scores=10)

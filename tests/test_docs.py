@@ -15,9 +15,20 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 #: Modules of the optional engines -> the library their extra installs (skipped outside CI without it).
 ENGINES = {
     "venncal.dask": "dask.dataframe",
-    "venncal.spark": "pyspark",
+    "venncal.dask._files": "dask.dataframe",
+    "venncal.dask._fit_files": "dask.dataframe",
+    "venncal.dask._frames": "dask.dataframe",
+    "venncal.dask._transform_files": "dask.dataframe",
+    "venncal.spark._fit": "pyspark",
+    "venncal.spark._ml": "pyspark",
+    "venncal.spark._transform": "pyspark",
     "venncal._spark_ml": "pyspark",
 }
+#: Modules whose examples need a Spark session: tests/test_spark.py runs them.
+SPARK_SESSION = (
+    "venncal.spark", "venncal.spark._fit", "venncal.spark._ml", "venncal.spark._transform",
+    "venncal._spark_ml",
+)
 
 
 def _modules():
@@ -32,7 +43,7 @@ def _modules():
 def test_docstring_examples(name):
     if name in ENGINES and not os.environ.get("CI"):
         pytest.importorskip(ENGINES[name], reason=f"the optional engine of {name} is not installed")
-    if name in ("venncal.spark", "venncal._spark_ml"):
+    if name in SPARK_SESSION:
         pytest.skip("its examples need a Spark session: tests/test_spark.py runs them")
     module = importlib.import_module(name)
     finder = doctest.DocTestFinder()

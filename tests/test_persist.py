@@ -120,6 +120,9 @@ def assert_same_calibrator(a, b, where="calibrator"):
     assert list(pa) == list(pb)
     for k in pa:  # e.g. a list given by the user comes back as a list
         assert_identical(pa[k], pb[k], f"{where}.params.{k}")
+    assert hasattr(a, "classes_") == hasattr(b, "classes_"), where
+    if not hasattr(a, "classes_"):  # an unfitted calibrator (a wrapper's parameter)
+        return
     for name in ("classes_", *type(a)._state):
         assert_identical(getattr(a, name), getattr(b, name), f"{where}.{name}")
 
@@ -193,6 +196,68 @@ def _array_of(member: dict) -> np.ndarray:
     return np.array(member["data"], dtype=dtype).reshape(member["shape"])
 
 
+# Version-3 checksums, computed here from docs/model-format.md ("Checksums").
+
+
+def spec_array_crc(member: dict) -> int:
+    """CRC-32 of the little-endian bytes of the array a member holds (lists may hold "nan")."""
+    dtype = np.dtype(member["dtype"]).newbyteorder("<")
+    if member.get("encoding") == "base64":
+        raw = base64.b64decode(member["data"], validate=True)
+        return zlib.crc32(zlib.decompress(raw) if member.get("compression") == "zlib" else raw)
+    data = member["data"]
+    if dtype.kind == "f":
+        special = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+        data = np.array([special.get(v, v) for v in data], np.float64).astype(dtype)
+    return zlib.crc32(np.array(data, dtype=dtype).tobytes())
+
+
+def spec_canonical(value, *, top=False) -> bytes:
+    """The canonical encoding of a parsed JSON value (of a document without its crc32 if top)."""
+    if value is None or isinstance(value, bool):
+        return {None: b"n", True: b"t", False: b"f"}[value]
+    if isinstance(value, str):
+        raw = value.encode("utf-8", "surrogatepass")
+        return b"s" + struct.pack("<I", len(raw)) + raw
+    if isinstance(value, (int, float)):
+        try:
+            x = float(value)
+        except OverflowError:
+            x = math.copysign(math.inf, value)
+        return b"d" + struct.pack("<d", x)
+    if isinstance(value, list):
+        return b"l" + struct.pack("<I", len(value)) + b"".join(map(spec_canonical, value))
+    skip = {"crc32"} if top else {"data"} if value.get("type") == "ndarray" else set()
+    names = sorted((k.encode("utf-8", "surrogatepass"), k) for k in value if k not in skip)
+    return b"o" + struct.pack("<I", len(names)) + b"".join(
+        spec_canonical(k) + spec_canonical(value[k]) for _, k in names
+    )
+
+
+def seal(value, version=None):
+    """Recompute, in place, every checksum of a version-3 document (after an edit).
+
+    Array members of a version-3 document that have no ``crc32`` (made by
+    ``_bytes_member`` or ``_list_member``) get one.
+    """
+    if isinstance(value, list):
+        for v in value:
+            seal(v, version)
+    elif isinstance(value, dict):
+        version = value.get("format_version", version) if "format" in value else version
+        for v in value.values():
+            seal(v, version)
+        if value.get("type") == "ndarray" and ("crc32" in value or version == 3):
+            try:
+                value["crc32"] = spec_array_crc(value)
+            except (TypeError, ValueError, KeyError, zlib.error, OverflowError):
+                # an edit that leaves no array: the reader refuses it before its checksum
+                value.setdefault("crc32", 0)
+        if "format" in value and value.get("format_version") == 3:
+            value["crc32"] = zlib.crc32(spec_canonical(value, top=True))
+    return value
+
+
 # ------------------------------------------------------------------------ round trips
 
 
@@ -235,13 +300,18 @@ def test_saving_is_deterministic(method, tmp_path):
     assert (tmp_path / "a.json").read_bytes() == (tmp_path / "c.json").read_bytes()
 
 
-def test_document_members(tmp_path):
+@pytest.mark.parametrize("version", [2, 3])
+def test_document_members(tmp_path, version):
     model = venncal.VennAbersCalibrator(merge="brier").fit([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1])
-    persist.save(model, tmp_path / "m.json")
+    persist.save(model, tmp_path / "m.json", format_version=version)
     doc = json.loads((tmp_path / "m.json").read_text("utf-8"))
-    assert list(doc) == ["format", "format_version", "venncal_version", "class", "params", "state"]
+    crc = ["crc32"] if version == 3 else []
+    assert list(doc) == [
+        "format", "format_version", "venncal_version", "class", "params", "state", *crc
+    ]
     assert doc["format"] == "venncal.calibrator" == persist.FORMAT
-    assert doc["format_version"] == 2 == persist.FORMAT_VERSION
+    assert doc["format_version"] == version
+    assert persist.FORMAT_VERSION == 3
     assert doc["venncal_version"] == venncal.__version__
     assert doc["class"] == "venncal.venn_abers.VennAbersCalibrator"
     assert doc["params"] == {"classes": None, "merge": "brier"}
@@ -250,6 +320,7 @@ def test_document_members(tmp_path):
         "type": "ndarray",
         "dtype": "<f8",
         "shape": [4],
+        **({"crc32": zlib.crc32(np.array([0.1, 0.35, 0.4, 0.8]).tobytes())} if crc else {}),
         "data": [0.1, 0.35, 0.4, 0.8],
     }
     assert doc["state"]["classes_"]["dtype"] == np.dtype(int).newbyteorder("<").str
@@ -285,15 +356,16 @@ def test_round_trip_format_version_1(method, tmp_path):
     assert_same_predictions(model, copy)
 
 
-@pytest.mark.parametrize("version", [0, 3, "2", True, None])
+@pytest.mark.parametrize("version", [0, 4, "2", True, None, 3.0])
 def test_save_refuses_unknown_format_version(version, tmp_path):
     model = _fit("ivap")
-    with pytest.raises(ValueError, match="format_version must be 1 or 2"):
+    with pytest.raises(ValueError, match="format_version must be 1, 2 or 3"):
         persist.save(model, tmp_path / "m.json", format_version=version)
     assert not (tmp_path / "m.json").exists()
 
 
-def test_arrays_as_bytes_or_lists(dummy_registered, tmp_path):
+@pytest.mark.parametrize("version", [2, 3])
+def test_arrays_as_bytes_or_lists(dummy_registered, tmp_path, version):
     # more than LIST_MAX numeric or bool elements: base64 of zlib-compressed
     # little-endian bytes, whatever the array's own byte order and layout
     model = _dummy()
@@ -308,9 +380,15 @@ def test_arrays_as_bytes_or_lists(dummy_registered, tmp_path):
         np.arange(persist.LIST_MAX, dtype=float),
         np.arange(many, dtype=np.float32)[:0],
     ]
-    persist.save(model, tmp_path / "m.json")
+    persist.save(model, tmp_path / "m.json", format_version=version)
     doc = json.loads((tmp_path / "m.json").read_text("utf-8"))
     members = doc["state"]["arrays_"]
+    if version == 3:  # the checksum of the little-endian bytes, just before the data
+        for arr, member in zip(model.arrays_, members, strict=True):
+            little = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<"))
+            if arr.dtype.kind == "f" and "encoding" not in member:
+                little = np.where(np.isnan(little), np.nan, little).astype(little.dtype)
+            assert member.pop("crc32") == zlib.crc32(little.tobytes())
     for arr, member in zip(model.arrays_[:5], members[:5], strict=True):
         little = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<")).tobytes()
         # compressed exactly when zlib shrinks the first 64 KiB to 3/4 or less
@@ -399,11 +477,14 @@ def test_version_1_files_load(name, tmp_path):
         assert [x.hex() for x in proba.tolist()] == entry["proba"]
         if interval is not None:
             assert [x.hex() for x in interval.ravel().tolist()] == expected_interval
-    # saved again (as version 2) it reloads identical
-    copy = _round_trip(model, tmp_path / "v2.json")
-    assert json.loads((tmp_path / "v2.json").read_text("utf-8"))["format_version"] == 2
-    assert_same_calibrator(model, copy)
-    assert_same_predictions(model, copy)
+    # saved again (as version 2, and as version 3 by default) it reloads identical
+    for version in (2, 3):
+        path = tmp_path / f"v{version}.json"
+        persist.save(model, path, **({"format_version": 2} if version == 2 else {}))
+        assert json.loads(path.read_text("utf-8"))["format_version"] == version
+        copy = persist.load(path)
+        assert_same_calibrator(model, copy)
+        assert_same_predictions(model, copy)
 
 
 def assert_within_ulps(got, expected_hex, ulps):
@@ -584,14 +665,17 @@ def test_float_arrays_bit_exact(arr):
 # ------------------------------------------------------------------------ refusals
 
 
-def _ivap_doc(tmp_path) -> dict:
+def _ivap_doc(tmp_path, version=2) -> dict:
     model = venncal.VennAbersCalibrator().fit([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1])
-    persist.save(model, tmp_path / "ok.json")
+    persist.save(model, tmp_path / "ok.json", format_version=version)
     return json.loads((tmp_path / "ok.json").read_text("utf-8"))
 
 
-def _load_doc(doc, tmp_path):
+def _load_doc(doc, tmp_path, *, sealed=False):
+    """Load a document (a version-3 one with its checksums recomputed if ``sealed``)."""
     path = tmp_path / "bad.json"
+    if sealed:
+        doc = seal(doc)
     path.write_text(doc if isinstance(doc, str) else json.dumps(doc), "utf-8")
     return persist.load(path)
 
@@ -601,7 +685,7 @@ def _load_doc(doc, tmp_path):
     [
         (lambda d: d.update(format="something.else"), "not a venncal calibrator"),
         (lambda d: d.pop("format"), "not a venncal calibrator"),
-        (lambda d: d.update(format_version=3), r"format_version 3 is newer .*upgrade venncal"),
+        (lambda d: d.update(format_version=4), r"format_version 4 is newer .*upgrade venncal"),
         (lambda d: d.update(format_version="1"), "invalid format_version '1'"),
         (lambda d: d.update(format_version=0), "invalid format_version 0"),
         (lambda d: d.pop("format_version"), "invalid format_version None"),
@@ -640,19 +724,21 @@ def _load_doc(doc, tmp_path):
         (lambda d: d.update(state=[]), "params and state must be JSON objects"),
     ],
 )
-def test_refuses_bad_documents(edit, message, tmp_path):
-    doc = _ivap_doc(tmp_path)
+@pytest.mark.parametrize("version", [2, 3])
+def test_refuses_bad_documents(edit, message, tmp_path, version):
+    # version 3: the checksums recomputed after the edit, so the rule is what refuses it
+    doc = _ivap_doc(tmp_path, version)
     edit(doc)
     with pytest.raises(ModelFormatError, match=message):
-        _load_doc(doc, tmp_path)
+        _load_doc(doc, tmp_path, sealed=True)
 
 
-def _ivap40_doc(tmp_path) -> tuple[dict, int]:
-    """A version-2 IVAP document whose arrays (k > LIST_MAX scores) are bytes."""
+def _ivap40_doc(tmp_path, version=2) -> tuple[dict, int]:
+    """A version-2 (or 3) IVAP document whose arrays (k > LIST_MAX scores) are bytes."""
     rng = np.random.default_rng(3)
     scores = rng.random(40)
     model = venncal.VennAbersCalibrator().fit(scores, scores > 0.5)
-    persist.save(model, tmp_path / "ok.json")
+    persist.save(model, tmp_path / "ok.json", format_version=version)
     doc = json.loads((tmp_path / "ok.json").read_text("utf-8"))
     assert doc["state"]["p0_"]["encoding"] == "base64"
     return doc, model.scores_.size
@@ -724,12 +810,13 @@ def _p0_member(make):
         (_p0_member(lambda k: _bytes_member(np.zeros(k - 1))), "inconsistent state.*length"),
     ],
 )
-def test_refuses_bad_bytes_arrays(edit, message, tmp_path):
-    doc, k = _ivap40_doc(tmp_path)
+@pytest.mark.parametrize("version", [2, 3])
+def test_refuses_bad_bytes_arrays(edit, message, tmp_path, version):
+    doc, k = _ivap40_doc(tmp_path, version)
     assert k == 40
     edit(doc, k)
     with pytest.raises(ModelFormatError, match=message):
-        _load_doc(doc, tmp_path)
+        _load_doc(doc, tmp_path, sealed=True)
 
 
 def test_bytes_arrays_need_version_2_and_load_with_it(tmp_path):
@@ -789,10 +876,12 @@ def test_refuses_deeply_nested_documents(tmp_path):
         _load_doc(text, tmp_path)
 
 
-def test_nested_error_says_where(tmp_path):
+@pytest.mark.parametrize("version", [2, 3])
+def test_nested_error_says_where(tmp_path, version):
     cls = venncal.CrossVennAbersCalibrator
     scores, labels, folds, _ = _data("int")
-    persist.save(cls().fit(scores, labels, folds=folds), tmp_path / "cvap.json")
+    persist.save(cls().fit(scores, labels, folds=folds), tmp_path / "cvap.json",
+                 format_version=version)
     doc = json.loads((tmp_path / "cvap.json").read_text("utf-8"))
     good = doc["state"]["calibrators_"][1]["state"]["p1_"]
     doc["state"]["calibrators_"][1]["state"]["p1_"] = _list_member(_array_of(good))
@@ -800,15 +889,15 @@ def test_nested_error_says_where(tmp_path):
     with pytest.raises(
         ModelFormatError, match=r"calibrators_\[1\]\.VennAbersCalibrator\.state\.p1_\.data\[0\]"
     ):
-        _load_doc(doc, tmp_path)
+        _load_doc(doc, tmp_path, sealed=True)
     doc["state"]["calibrators_"][1]["state"]["p1_"] = dict(good, data="not base64!")
     with pytest.raises(
         ModelFormatError, match=r"calibrators_\[1\]\.VennAbersCalibrator\.state\.p1_: data is not"
     ):
-        _load_doc(doc, tmp_path)
+        _load_doc(doc, tmp_path, sealed=True)
     doc["state"]["calibrators_"][1]["format_version"] = 9
     with pytest.raises(ModelFormatError, match=r"calibrators_\[1\]: format_version 9 is newer"):
-        _load_doc(doc, tmp_path)
+        _load_doc(doc, tmp_path, sealed=True)
 
 
 def test_registered_class_that_is_not_installed(monkeypatch, tmp_path):
@@ -894,10 +983,11 @@ def test_refuses_floats_that_do_not_fit(dtype, value, tmp_path):
         _load_doc(doc, tmp_path)
 
 
+@pytest.mark.parametrize("version", [2, 3])
 @pytest.mark.parametrize("method", METHODS)
-def test_inconsistent_state_is_refused(method, tmp_path):
+def test_inconsistent_state_is_refused(method, tmp_path, version):
     model = _fit(method)
-    persist.save(model, tmp_path / "m.json")
+    persist.save(model, tmp_path / "m.json", format_version=version)
     doc = json.loads((tmp_path / "m.json").read_text("utf-8"))
     name = next(
         (
@@ -910,7 +1000,7 @@ def test_inconsistent_state_is_refused(method, tmp_path):
     if name is None:  # scalar state only (Platt): make one number non-finite
         name = type(model)._state[0]
         setattr(model, name, float("inf"))
-        persist.save(model, tmp_path / "m.json")
+        persist.save(model, tmp_path / "m.json", format_version=version)
         doc = json.loads((tmp_path / "m.json").read_text("utf-8"))
     else:
         member = doc["state"][name]
@@ -919,7 +1009,7 @@ def test_inconsistent_state_is_refused(method, tmp_path):
             _bytes_member(shorter) if "encoding" in member else _list_member(shorter)
         )
     with pytest.raises(ModelFormatError, match="inconsistent state"):
-        _load_doc(doc, tmp_path)
+        _load_doc(doc, tmp_path, sealed=True)
 
 
 @pytest.mark.parametrize(
@@ -930,13 +1020,15 @@ def test_inconsistent_state_is_refused(method, tmp_path):
         (venncal.PlattCalibrator, "targets", "x"),
     ],
 )
-def test_load_rejects_invalid_parameters(tmp_path, cls, param, value):
-    # A model file edited by hand must not load and then predict nonsense.
+@pytest.mark.parametrize("version", [2, 3])
+def test_load_rejects_invalid_parameters(tmp_path, cls, param, value, version):
+    # A model file edited by hand must not load and then predict nonsense
+    # (version 3: even with its checksum recomputed).
     path = tmp_path / "m.json"
-    persist.save(cls().fit([0.1, 0.5, 0.9], [0, 1, 1]), path)
+    persist.save(cls().fit([0.1, 0.5, 0.9], [0, 1, 1]), path, format_version=version)
     doc = json.loads(path.read_text())
     doc["params"][param] = value
-    path.write_text(json.dumps(doc))
+    path.write_text(json.dumps(seal(doc)))
     with pytest.raises(ModelFormatError, match=f"invalid parameter: .*{param}"):
         persist.load(path)
 

@@ -64,10 +64,30 @@ def test_reliability_counts_on_twin_axes(data, tmp_path):
     counts_ax = next(a for a in ax.figure.axes if a is not ax)
     heights = [patch.get_data().values for patch in counts_ax.patches]
     bins = calibration_bins(y, p, n_bins=5, strategy="uniform")
+    assert len(heights) == 2  # an outline and a fill
     for h in heights:
         np.testing.assert_array_equal(h, bins.weight)
     ax2 = reliability_diagram(y, p, show_counts=False)
     assert len(ax2.figure.axes) == 1
+
+
+@pytest.mark.parametrize("min_bin_count", [None, 3])
+def test_reliability_counts_of_every_curve(data, min_bin_count):
+    # Each curve's bin counts are drawn, in the curve's colour, with or without min_bin_count
+    # (they used to be drawn only with min_bin_count, and for the last curve alone).
+    y, p, _ = data
+    preds = {"raw": p, "squared": p**2, "root": np.sqrt(p)}
+    ax = reliability_diagram(y, preds, n_bins=6, min_bin_count=min_bin_count)
+    counts_ax = next(a for a in ax.figure.axes if a is not ax)
+    colours = {ln.get_label(): ln.get_color() for ln in ax.get_lines()}
+    assert len(counts_ax.patches) == 2 * len(preds)
+    for k, (name, pk) in enumerate(preds.items()):
+        expected = calibration_bins(y, pk, n_bins=6, strategy="uniform").weight
+        outline, fill = counts_ax.patches[2 * k : 2 * k + 2]
+        for patch in (outline, fill):
+            np.testing.assert_array_equal(patch.get_data().values, expected)
+        assert matplotlib.colors.same_color(outline.get_edgecolor()[:3], colours[name])
+        assert matplotlib.colors.same_color(fill.get_facecolor()[:3], colours[name])
 
 
 def test_reliability_on_given_axes(data, tmp_path):
@@ -122,7 +142,7 @@ def test_docstring_examples_run_with_matplotlib():
 
 
 def test_figures_use_the_agg_canvas_without_pyplot(data):
-    # The fast check: every figure comes from plotting._figure (object API, Agg canvas),
+    # The fast check: every figure comes from plotting.figure (object API, Agg canvas),
     # so no pyplot figure manager is created and nothing needs plt.close.
     y, p, _ = data
     before = plt.get_fignums()

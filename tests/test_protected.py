@@ -6,7 +6,7 @@ import pickle
 
 import numpy as np
 import pytest
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -72,7 +72,7 @@ def test_predict_proba_does_not_learn():
     proba = clf.predict_proba(X[2000:2100])
     assert pickle.dumps(clf.jumper_) == state
     base = clf.estimator_.predict_proba(X[2000:2100])[:, 1]
-    np.testing.assert_array_equal(proba[:, 1], clf.jumper_.predict_proba_many(base))
+    np.testing.assert_array_equal(proba, clf.jumper_.predict_proba_many(base))
     assert set(clf.predict(X[:5])) <= {"no", "yes"}
 
 
@@ -126,3 +126,45 @@ def test_stream_errors():
     clf = ProtectedClassifier().fit(X[:300], y[:300])
     with pytest.raises(ValueError, match="not one of the classes"):
         clf.predict_proba_stream(X[300:302], ["yes", "maybe"])
+
+
+class GivenProbability(ClassifierMixin, BaseEstimator):
+    """A 'classifier' whose probability of the positive class is its first feature."""
+
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict_proba(self, X):
+        p = np.asarray(X, dtype=float)[:, 0]
+        return np.column_stack([1.0 - p, p])
+
+
+@pytest.mark.parametrize("jump_rate", [0.01, (1, 0.1, 0.01, 0.001)])
+def test_issue_22_subnormal_forecast(jump_rate):
+    # The base model says 1e-310 and the positive label comes: the Jumper's 1/q
+    # overflowed and every later forecast was NaN.
+    p, y = np.array([0.3, 1e-310, 0.4, 0.6]), np.array([1, 1, 0, 1])
+    clf = ProtectedClassifier(GivenProbability(), jump_rate=jump_rate).fit([[0.2], [0.7]], [0, 1])
+    proba = clf.predict_proba_stream(p[:, None], y)
+    assert np.isfinite(proba).all() and np.isfinite(clf.jumper_.log10_value)
+    ref = (JumperPredictor(jump_rate=jump_rate) if np.ndim(jump_rate) == 0
+           else MeanJumper(jump_rates=jump_rate))
+    np.testing.assert_array_equal(proba[:, 1], ref.run(p, y).protected_proba)
+    assert clf.jumper_.log10_value == ref.log10_value
+    np.testing.assert_array_equal(clf.predict_proba([[1e-310]]),
+                                  ref.predict_proba_many([1e-310]))
+
+
+def test_partial_fit_sample_weight_drops_rows():
+    X, y = drifting(2000)
+    w = (np.arange(1000) % 3 != 0).astype(float)
+    one = ProtectedClassifier().fit(X[:1000], y[:1000])
+    one.partial_fit(X[1000:], y[1000:], sample_weight=w)
+    two = ProtectedClassifier().fit(X[:1000], y[:1000])
+    two.partial_fit(X[1000:][w > 0], y[1000:][w > 0])
+    assert one.jumper_.n_seen_ == two.jumper_.n_seen_ == int(w.sum())
+    np.testing.assert_array_equal(one.predict_proba(X[:50]), two.predict_proba(X[:50]))
+    with pytest.raises(ValueError, match="sample_weight must be 0"):
+        one.partial_fit(X[:2], y[:2], sample_weight=[0.5, 1.0])
+    assert one.jumper_.n_seen_ == int(w.sum())

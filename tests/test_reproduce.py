@@ -201,3 +201,49 @@ def test_quick_run_of_every_learner(tmp_path):
     result = exp.run(quick=True, seed=1, max_test_rows=2000)
     assert [r.learner for r in result.results] == list(exp.LEARNERS)
     _check_report(result, tmp_path / "out")
+
+
+# ------------------------------------------------------------------------ the report tail
+
+
+def test_report_draft_header_facts_figures_and_file(tmp_path):
+    from venncal.experiments import RunInfo
+    from venncal.experiments._report import ReportDraft
+
+    info = RunInfo("vovk2015-adult-small", quick=True, seed=2, jobs=1, seconds=3.25)
+    out = tmp_path / "new" / "dir"
+    draft = ReportDraft(info, out, "The protocol.", facts=["- rows: 7"])
+    assert out.is_dir()  # created with the draft
+
+    def draw(path):
+        path.write_bytes(b"\x89PNG")
+        return True
+
+    assert draft.image("a.png", draw, "first")
+    assert not draft.image("b.png", lambda path: False, "never drawn")  # no matplotlib
+    assert draft.figure("c.png", draw) == out / "c.png"
+    draft.md += ["## Section"]
+    draft.text += ["line 1", "line 2"]
+    written = draft.write()
+    md = written.markdown.read_text(encoding="utf-8").splitlines()
+    assert md[:3] == ["# Reproduction: vovk2015-adult-small (quick mode)", "", "The protocol."]
+    assert "- command: `venncal reproduce vovk2015-adult-small --quick --seed 2 --jobs 1`" in md
+    assert "- seed 2, jobs 1, runtime 3.2 s" in md
+    assert md[md.index("- rows: 7") :] == ["- rows: 7", "", "![first](a.png)", "", "## Section"]
+    assert written.figures == (out / "a.png", out / "c.png")
+    assert not (out / "b.png").exists()
+    assert written.text == "line 1\nline 2"
+
+
+def test_report_draft_without_facts_and_with_a_command(tmp_path):
+    from venncal.experiments import RunInfo
+    from venncal.experiments._report import ReportDraft
+
+    info = RunInfo("naeini2016-uci", quick=False, seed=0, jobs=2, seconds=1.0)
+    written = ReportDraft(info, tmp_path, "P.", command="venncal reproduce X --jobs 2").write()
+    md = written.markdown.read_text(encoding="utf-8").splitlines()
+    assert md[0] == "# Reproduction: naeini2016-uci (full mode)"
+    assert md[-1].startswith("- seed 0, jobs 2, runtime")  # no facts: the header ends it
+    assert "- command: `venncal reproduce X --jobs 2`" in md
+    assert written.figures == ()
+    assert written.text == ""

@@ -317,3 +317,23 @@ def test_run_returns_means_of_the_splits():
             assert result.table[loss]["NB"]["labor"][m] == pytest.approx(np.mean(values))
     assert result.infinite["NB"]["labor"]["SVA"] == 0
     assert result.infinite["NB"]["labor"]["VA"] == 0
+
+
+@needs_data
+@pytest.mark.slow
+def test_quick_run_writes_every_table_and_figure(tmp_path, capsys):
+    # The whole `--quick` run (its time: benchmarks/bench_reproduce.py, not a test).
+    argv = ["reproduce", "vovk2014-uci", "--quick", "--data-dir", str(DATA_DIR)]
+    assert main([*argv, "--out", str(tmp_path)]) == 0
+    report = (tmp_path / "report.md").read_text(encoding="utf-8")
+    for section in ("Table 1: mean log loss", "Table 2: mean RMSE", "Table 3: ranking",
+                    "The paper's statements", "Learners, infinite log losses"):
+        assert section in report
+    n_shared, n_va = exp.REPS[True]
+    assert f"- splits: {n_shared} per data set" in report
+    assert f"{n_va} other splits for VA (paper: 100 and 16)" in report
+    assert f"VA: at most {exp.QUICK_VA_TEST_ROWS} test rows per split" in report
+    for d in exp.DATASETS:
+        assert f"| {d} |" in report
+    assert (tmp_path / "uci-vs-paper.png").stat().st_size > 0
+    assert "Mean log loss (ours / paper)" in capsys.readouterr().out

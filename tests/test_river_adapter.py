@@ -12,7 +12,7 @@ import pytest
 river = pytest.importorskip(
     "river", reason='River is not installed (pip install "venncal[river]"): adapter not tested'
 )
-from river import linear_model, preprocessing, tree
+from river import base, linear_model, preprocessing, tree
 from river.checks import check_estimator
 
 from venncal.online import JumperPredictor, MeanJumper
@@ -116,3 +116,29 @@ def test_certain_wrong_forecast_without_clip_is_an_error():
     model = ProtectedRiverClassifier(Certain())
     with pytest.raises(ValueError, match="clip"):
         model.learn_one({"x": 1.0}, False)
+
+
+class GivenProbability(base.Classifier):
+    """A River 'classifier' whose probability of True is the feature ``p``."""
+
+    def learn_one(self, x, y):
+        pass
+
+    def predict_proba_one(self, x):
+        return {False: 1.0 - x["p"], True: x["p"]}
+
+
+def test_issue_22_subnormal_forecast():
+    # The model says 1e-310 and the positive label comes: the Jumper's 1/q
+    # overflowed and every later forecast was NaN.
+    p, y = [0.3, 1e-310, 0.4, 0.6], [True, True, False, True]
+    model = ProtectedRiverClassifier(GivenProbability(), jump_rate=(1, 0.01), classes=[False, True])
+    got = []
+    for pi, yi in zip(p, y, strict=True):
+        got.append(model.predict_proba_one({"p": pi})[True])
+        model.learn_one({"p": pi}, yi)
+    ref = MeanJumper(jump_rates=(1, 0.01))
+    res = ref.run(p, y)
+    assert np.isfinite(got).all() and np.isfinite(model.jumper.log10_value)
+    np.testing.assert_array_equal(got, res.protected_proba)
+    assert model.jumper.log10_value == res.log10_final

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import ClassVar
 
 import numpy as np
@@ -11,14 +12,29 @@ from sklearn.utils.validation import check_is_fitted
 from ._validation import ParamsMixin, check_labels, check_sample_weight, check_scores
 from .summary import ScoreSummary, summarize
 
-__all__ = ["ScoreCalibrator", "check_float_arrays", "check_summary"]
+__all__ = [
+    "ScoreCalibrator",
+    "check_float_arrays",
+    "check_float_numbers",
+    "check_increasing",
+    "check_int_array",
+    "check_summary",
+    "check_sums_to",
+    "own_knots",
+    "same_values",
+]
+
+# The rounding error of a float64 operation, relative (2**-53).
+_EPS = np.finfo(np.float64).eps / 2
+_TINY = float(np.finfo(np.float64).smallest_subnormal)
 
 
-def check_float_arrays(owner, names, *, length=None, unit_interval=()):
-    """Check that fitted attributes are finite 1-D float64 arrays of one length.
+def check_float_arrays(owner, names, *, length=None, unit_interval=(), finite=True):
+    """Check that fitted attributes are 1-D float64 arrays of one length (finite if ``finite``).
 
-    Those named in ``unit_interval`` must also lie in [0, 1].  Returns the
-    common length.
+    Those named in ``unit_interval`` must also lie in [0, 1] (and NaN is
+    never allowed).  Returns the common length.  For the ``_check_state``
+    of a reloaded calibrator.
     """
     for name in names:
         arr = getattr(owner, name)
@@ -28,11 +44,89 @@ def check_float_arrays(owner, names, *, length=None, unit_interval=()):
             length = arr.shape[0]
         if arr.shape[0] != length:
             raise ValueError(f"{name} must have length {length}; got {arr.shape[0]}")
-        if not np.isfinite(arr).all():
-            raise ValueError(f"{name} must be finite")
+        if not (np.isfinite(arr).all() if finite else not np.isnan(arr).any()):
+            raise ValueError(f"{name} must be finite" if finite else f"{name} must not be NaN")
         if name in unit_interval and not ((arr >= 0) & (arr <= 1)).all():
             raise ValueError(f"{name} must lie in [0, 1]")
     return length
+
+
+def own_knots(method):
+    """Mark ``method`` as the ``_knots`` of its class, which a subclass does not inherit.
+
+    Knots describe the prediction of the class that defines them; a
+    subclass may predict otherwise (override ``_predict_p`` or
+    ``predict_proba``), and the engines' look-up would then return the
+    parent's outputs.  So on an instance of a class that does not define
+    ``_knots`` in its own body the decorated method returns None (such a
+    calibrator is scored by its own ``predict``).  A subclass that predicts
+    as its parent says so with ``_knots = Parent._knots``.
+    """
+
+    @functools.wraps(method)
+    def _knots(self) -> np.ndarray | None:
+        if "_knots" not in vars(type(self)):
+            return None
+        return method(self)
+
+    return _knots
+
+
+def check_int_array(owner, name, *, length=None, minimum=None) -> int:
+    """Check that a fitted attribute is a 1-D integer array (of ``length``, ``>= minimum``)."""
+    arr = getattr(owner, name)
+    if not isinstance(arr, np.ndarray) or arr.dtype.kind not in "iu" or arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D integer array")
+    if length is not None and arr.shape[0] != length:
+        raise ValueError(f"{name} must have length {length}; got {arr.shape[0]}")
+    if minimum is not None and (arr < minimum).any():
+        raise ValueError(f"{name} must be at least {minimum}")
+    return arr.shape[0]
+
+
+def check_float_numbers(owner, names, *, minimum=None) -> None:
+    """Check that fitted attributes are finite floats (``>= minimum`` when given)."""
+    for name in names:
+        value = getattr(owner, name)
+        if not isinstance(value, float) or not np.isfinite(value):
+            raise ValueError(f"{name} must be a finite float")
+        if minimum is not None and value < minimum:
+            raise ValueError(f"{name} must be at least {minimum}")
+
+
+def check_increasing(arr: np.ndarray, name: str, *, strict: bool, nonempty: bool = True) -> None:
+    """Raise unless ``arr`` is (strictly) increasing, and non-empty if ``nonempty``."""
+    if nonempty and arr.shape[0] == 0:
+        raise ValueError(f"{name} must not be empty")
+    steps = np.diff(arr)
+    if (steps <= 0).any() if strict else (steps < 0).any():
+        raise ValueError(f"{name} must be {'strictly increasing' if strict else 'non-decreasing'}")
+
+
+def check_sums_to(total: float, parts: np.ndarray, what: str) -> None:
+    """Raise unless ``total`` is the sum of the non-negative ``parts`` up to float64 rounding.
+
+    The sum may have been taken in another order (pairwise, by another numpy):
+    any order is within ``n * 2**-53`` of the exact sum, relative.
+    """
+    with np.errstate(over="ignore"):  # a sum beyond doubles is refused below, not warned of
+        exact = float(np.sum(parts))
+    n = parts.shape[0] + 2
+    if not abs(total - exact) <= 2 * n * (_EPS * exact + _TINY):
+        raise ValueError(
+            f"{what} must be the sum of the {n - 2} weights ({exact!r}); got {total!r}"
+        )
+
+
+def same_values(a, b) -> bool:
+    """Whether two arrays hold the same values in the same shape (NaN equal to NaN)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape:
+        return False
+    kinds = {a.dtype.kind, b.dtype.kind}
+    if "f" in kinds and kinds <= set("biuf"):  # numbers, one of them floats: NaN may be there
+        return bool(np.array_equal(a, b, equal_nan=True))
+    return a.tolist() == b.tolist()
 
 
 class ScoreCalibrator(ParamsMixin, BaseEstimator):
@@ -64,6 +158,12 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
 
     _state: tuple[str, ...] = ()
     _group_param: ClassVar[str | None] = None
+    #: The outputs of a base estimator that the estimator wrappers take as the score
+    #: (``response_method="auto"``), in order of preference: the first one the base
+    #: estimator has.  The isotonic family depends on the score only through its order,
+    #: so the probability serves; calibrators that model a logit (Platt) prefer the
+    #: decision function (docs/estimators.md).
+    _response_methods: ClassVar[tuple[str, ...]] = ("predict_proba", "decision_function")
 
     def fit(self, scores, y, sample_weight=None):
         """Fit on calibration scores and labels.
@@ -129,12 +229,28 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
         """Raise ``ValueError`` unless the fitted state is consistent.
 
         Called by :func:`venncal.persist.load` on a reloaded calibrator, so a
-        corrupt model file fails loudly instead of predicting nonsense.
-        Subclasses extend it for their own attributes.
+        corrupt or edited model file fails loudly instead of predicting
+        nonsense.  Subclasses extend it for their own attributes, checking
+        every one of them, and the relations between them that ``fit``
+        guarantees, but nothing that ``fit`` may not produce.
+
+        ``classes_`` holds two distinct labels: the ``classes`` parameter when
+        it is given, else sorted.
         """
-        classes = np.asarray(self.classes_)
-        if classes.ndim != 1 or classes.shape[0] != 2 or classes[0] == classes[1]:
-            raise ValueError("classes_ must hold two distinct labels")
+        classes = self.classes_
+        if (
+            not isinstance(classes, np.ndarray)
+            or classes.dtype.kind not in "biufU"
+            or classes.shape != (2,)
+            or same_values(classes[:1], classes[1:])
+        ):
+            raise ValueError("classes_ must be an array of two distinct labels")
+        given = getattr(self, "classes", None)
+        if given is not None:
+            if not same_values(classes, given):
+                raise ValueError("classes_ must be the classes parameter")
+        elif not classes[0] < classes[1]:
+            raise ValueError("classes_ must be sorted (no classes parameter was given)")
 
     def _check_fit_input(self, scores, y, sample_weight):
         """Check the parameters and the arrays of ``fit``; return ``(s, classes, y01, w)``."""
@@ -153,6 +269,18 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
     def _check_test_scores(self, scores):
         """Validate test scores for ``_predict_p`` (1-D finite floats unless overridden)."""
         return check_scores(scores)
+
+    def _knots(self) -> np.ndarray | None:
+        """Return the sorted points where the prediction may change, or None.
+
+        A calibrator whose prediction is a step function of the score
+        (constant between consecutive knots, below the first and above the
+        last) returns its knots, so that the engines can tabulate its
+        ``predict`` exactly and score without Python (Spark's JVM look-up,
+        :mod:`venncal.spark._lookup`).  None, the default, means any other
+        prediction; an implementation is decorated with :func:`own_knots`.
+        """
+        return None
 
     def _fit_sums(self, s: np.ndarray, w: np.ndarray, a: np.ndarray) -> None:
         raise NotImplementedError

@@ -10,14 +10,22 @@ labels have been seen, with the same rules as a fit on one array.  Pieces
 and problems merge exactly, in any order, so partitions can be reduced in
 any tree; the caller checks the problems (:meth:`Problems.check`, with the
 validation module's messages), and :func:`summaries_from_pieces` then builds
-one summary per group.
+one summary per group.  Labels and groups follow the label rule of
+:mod:`venncal.tables` (a number, a boolean or text; dates and other types
+as text) when the pieces become a summary or a model, so that every engine
+fits the model the command line fits on the same table.
+
+Messages that name a parameter raise :class:`~venncal.tables.ParameterError`
+(a ``ValueError``), so that a front end can spell it its own way.
 
 This module imports neither pyspark nor dask.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import numbers
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 
@@ -26,15 +34,22 @@ import numpy as np
 from ._registry import method_class
 from ._validation import check_binary_labels, check_labels
 from .summary import ScoreSummary
+from .tables import Param, ParameterError, classes_for, label_value
 
 __all__ = [
     "DEFAULT_MAX_DISTINCT",
     "LABELS_KEPT",
     "NAN_SCORES",
+    "NAN_SCORES_HINT",
     "Problems",
+    "as_labels",
     "check_columns",
     "check_distinct",
+    "check_round_scores",
+    "check_rounding",
     "check_nan_scores",
+    "check_positive_label",
+    "fit_pieces",
     "input_columns",
     "make_calibrator",
     "merge_pieces",
@@ -113,7 +128,9 @@ class Problems:
                 "distinct classes"
             )
         if self.null_groups:
-            raise ValueError(f"the by column {by!r} contains {self.null_groups} null value(s)")
+            raise ParameterError(
+                "the ", Param("by"), f" column {by!r} contains {self.null_groups} null value(s)"
+            )
 
 
 def plain(value):
@@ -132,10 +149,17 @@ def input_columns(score_col, label_col, weight_col, by) -> list:
 
 
 def check_columns(columns, present) -> None:
-    """Raise unless every one of ``columns`` is among the data frame's ``present`` columns."""
+    """Raise unless every one of ``columns`` is among the data frame's ``present`` columns.
+
+    The message lists the available columns.
+    """
+    present = list(present)
     missing = [c for c in columns if c not in present]
     if missing:
-        raise ValueError(f"column(s) {missing!r} are not in the data frame")
+        shown = ", ".join(repr(c) for c in present)
+        raise ValueError(
+            f"column(s) {missing!r} are not in the data frame; available columns: {shown}"
+        )
 
 
 def merge_pieces(left: dict, right: Mapping) -> dict:
@@ -145,13 +169,46 @@ def merge_pieces(left: dict, right: Mapping) -> dict:
     return left
 
 
+#: The largest ``abs(round_scores)``: numpy's ``10**d`` is infinite beyond.
+MAX_DECIMALS = 308
+
+
+def check_round_scores(round_scores) -> int | None:
+    """Return ``round_scores`` as an int (or None), or raise ``ValueError``.
+
+    Both engines round as ``numpy.round`` does (the Spark engine by the same
+    float operations), so ``d`` must be an integer in ``[-308, 308]``.
+    """
+    if round_scores is None:
+        return None
+    if not isinstance(round_scores, numbers.Integral) or isinstance(round_scores, bool):
+        raise ValueError(f"round_scores must be an integer or None; got {round_scores!r}")
+    if abs(int(round_scores)) > MAX_DECIMALS:
+        raise ValueError(
+            f"round_scores must lie in [-{MAX_DECIMALS}, {MAX_DECIMALS}] (numpy's 10**d "
+            f"overflows beyond, and every score would round to NaN or inf); got {round_scores!r}"
+        )
+    return int(round_scores)
+
+
+def check_rounding(lost: int, round_scores) -> None:
+    """Raise if rounding turned ``lost`` finite scores into infinite ones (the scaling overflows)."""
+    if lost:
+        raise ValueError(
+            f"round_scores={round_scores} turns {lost} finite score(s) into inf: numpy's "
+            f"rounding scales by 10**{abs(round_scores)} first, which overflows for scores "
+            "this large; round to fewer decimal places, or not at all"
+        )
+
+
 def check_distinct(n_distinct: int, max_distinct: int) -> None:
     """Raise when more distinct scores would come to the driver than ``max_distinct``."""
     if n_distinct > max_distinct:
-        raise ValueError(
-            f"the score summary has more than max_distinct={max_distinct:,} distinct scores "
-            "(counted per label and group), too many to bring to the driver (24 bytes each); "
-            "round the scores with round_scores=d (d decimal places) or raise max_distinct"
+        raise ParameterError(
+            "the score summary has more than ", Param("max_distinct", f"{max_distinct:,}"),
+            " distinct scores (counted per label and group), too many to bring to the driver "
+            "(24 bytes each); round the scores with ", Param("round_scores", "d"),
+            " (d decimal places) or raise ", Param("max_distinct"),
         )
 
 
@@ -211,8 +268,24 @@ def summaries_from_pieces(
     return {g: groups[g] for g in sorted(groups)}
 
 
+def as_labels(pieces: Mapping, problems: Problems) -> tuple[dict, Problems]:
+    """Return ``(pieces, problems)`` with labels and groups by the label rule.
+
+    A number, a boolean or text (:func:`venncal.tables.label_value`); other
+    types (dates, decimals, ...) become their text, and pieces that become
+    the same key merge.
+    """
+    out: dict = {}
+    for (group, label), piece in pieces.items():
+        merge_pieces(out, {(label_value(group), label_value(label)): piece})
+    labels = tuple(dict.fromkeys(label_value(v) for v in problems.labels))
+    return out, dataclasses.replace(problems, labels=labels)
+
+
 def summary_of(pieces: Mapping, problems: Problems, by: str | None, positive_label):
     """Return the summary (or one per group) of checked pieces, labels 0/1 or ``positive_label``."""
+    pieces, problems = as_labels(pieces, problems)
+    positive_label = label_value(positive_label)
     positive, _ = positive_label_of(problems.labels, positive_label, for_fit=False)
     return summaries_from_pieces(pieces, by=by, positive=positive)
 
@@ -223,12 +296,41 @@ def _classes_key(calibrator) -> str:
     return next((k for k in keys if k.rpartition("__")[2] == "classes"), "classes")
 
 
-def fit_pieces(calibrator, pieces: Mapping, problems: Problems, by: str | None):
-    """Fit ``calibrator`` by ``fit_summary`` on checked pieces; labels as for its ``fit``."""
-    given = calibrator.get_params(deep=True).get(_classes_key(calibrator))
+def fit_pieces(calibrator, pieces: Mapping, problems: Problems, by: str | None, *,
+               positive_label=None):
+    """Return a clone of ``calibrator`` fitted by ``fit_summary`` on checked pieces.
+
+    The labels are any two classes, as for its ``fit``, by the label rule
+    (:func:`as_labels`); ``positive_label`` names the positive one, matched
+    against the labels as read (:func:`venncal.tables.classes_for`), where
+    the calibrator's ``classes`` is not given.  ``calibrator`` itself is left
+    as it is, and the fitted clone's parameters are those of a ``fit`` on
+    the rows (the classes are named only when ``classes`` or
+    ``positive_label`` names them).
+    """
+    from sklearn.base import clone
+
+    pieces, problems = as_labels(pieces, problems)
+    model = clone(calibrator)
+    key = _classes_key(model)
+    given = model.get_params(deep=True).get(key)
+    if positive_label is not None:
+        check_positive_label(model)
+        if len(problems.labels) <= 2:  # else positive_label_of says there are more
+            given = classes_for(problems.labels, positive_label)
+            model.set_params(**{key: given})
     positive, classes = positive_label_of(problems.labels, classes=given, for_fit=True)
     summaries = summaries_from_pieces(pieces, by=by, positive=positive)
-    return fit_calibrator(calibrator, summaries, classes)
+    return fit_calibrator(model, summaries, classes)
+
+
+def check_positive_label(calibrator) -> None:
+    """Raise when ``positive_label`` is given to fit a calibrator whose ``classes`` is given too."""
+    if calibrator.get_params(deep=True).get(_classes_key(calibrator)) is not None:
+        raise ParameterError(
+            Param("positive_label"), " and ", Param("classes"),
+            " both name the classes; give one of them",
+        )
 
 
 def make_calibrator(method, params: Mapping):
@@ -259,13 +361,31 @@ def check_grouping(calibrator, by: str | None) -> None:
 
 
 def fit_calibrator(calibrator, summaries, classes) -> object:
-    """Fit by ``fit_summary``, with ``classes_`` the resolved two labels."""
+    """Fit ``calibrator`` by ``fit_summary``, with ``classes_`` the resolved two labels.
+
+    ``fit_summary`` takes the labels from the ``classes`` parameter; when it
+    is not given, it is named for the fit and set back to None after it (in
+    the fitted copies of a wrapped calibrator too), as a fit on the rows
+    leaves it.
+    """
     classes = np.asarray(classes)
     default01 = classes.dtype.kind in "iu" and classes.tolist() == [0, 1]  # fit_summary's
     key = _classes_key(calibrator)
-    if calibrator.get_params(deep=True).get(key) is None and not default01:
-        calibrator.set_params(**{key: classes.tolist()})
-    return calibrator.fit_summary(summaries)
+    if calibrator.get_params(deep=True).get(key) is not None or default01:
+        return calibrator.fit_summary(summaries)
+    calibrator.set_params(**{key: classes.tolist()})
+    calibrator.fit_summary(summaries)
+    _forget_classes(calibrator, key)
+    return calibrator
+
+
+def _forget_classes(estimator, key: str) -> None:
+    """Set ``key`` back to None, and in the fitted copy of a wrapped calibrator (``calibrator_``)."""
+    estimator.set_params(**{key: None})
+    head, _, rest = key.partition("__")
+    fitted = getattr(estimator, head + "_", None) if rest else None
+    if fitted is not None and hasattr(fitted, "set_params"):
+        _forget_classes(fitted, rest)
 
 
 def output_names(calibrator, output_cols) -> tuple[str, ...]:
@@ -295,6 +415,11 @@ def score_columns(calibrator, scores: np.ndarray, n_out: int) -> list[np.ndarray
 
 #: What ``transform`` does with a missing (NaN or null) score, as ``venncal predict --nan-scores``.
 NAN_SCORES = ("error", "propagate")
+#: Added to the message about a missing score when ``nan_scores="error"``.
+NAN_SCORES_HINT = (
+    " (", Param("nan_scores", "propagate", python="nan_scores='propagate'"),
+    " gives such rows empty predictions)",
+)
 
 
 def check_nan_scores(nan_scores) -> None:

@@ -10,6 +10,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from ._base import own_knots
 from ._validation import Check, ParamsMixin, check_scores
 from .summary import ScoreSummary
 
@@ -63,6 +64,20 @@ def negate_summary(summary):
     out.weights = np.ascontiguousarray(summary.weights[::-1])
     out.positive_weights = np.ascontiguousarray(summary.positive_weights[::-1])
     return out
+
+
+def _same_param(a, b) -> bool:
+    """Whether two parameter values are equal (arrays element by element, NaN equal to NaN)."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        a, b = np.asarray(a), np.asarray(b)
+        return a.shape == b.shape and a.dtype.kind == b.dtype.kind and (
+            np.array_equal(a, b, equal_nan=a.dtype.kind == "f")
+        )
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(map(_same_param, a, b))
+    if isinstance(a, float) and isinstance(b, float) and a != a and b != b:
+        return True
+    return type(a) is type(b) and a == b
 
 
 def _inner_has(name: str):
@@ -232,8 +247,24 @@ class NegatedScoreCalibrator(ParamsMixin, BaseEstimator):
         check_is_fitted(self, "calibrator_")
         return self.calibrator_._predict_with_interval(negate_scores(scores))
 
+    @own_knots
+    def _knots(self) -> np.ndarray | None:
+        """Minus the wrapped calibrator's knots, reversed: its steps at ``-scores``.
+
+        The prediction at ``x`` is the wrapped one at ``-x`` (negation is
+        exact), so it is a step function exactly when the wrapped one is.
+        """
+        check_is_fitted(self, "calibrator_")
+        knots = getattr(self.calibrator_, "_knots", None)
+        knots = knots() if callable(knots) else None
+        return None if knots is None else np.negative(np.asarray(knots, dtype=np.float64)[::-1])
+
     def _check_state(self) -> None:
-        """Raise ``ValueError`` unless a reloaded wrapper is consistent (see ScoreCalibrator)."""
+        """Raise ``ValueError`` unless a reloaded wrapper is consistent (see ScoreCalibrator).
+
+        ``calibrator_`` is a fitted clone of ``calibrator`` (same class, same
+        parameters), consistent itself, and ``classes_`` is its ``classes_``.
+        """
         inner = self.calibrator_
         if type(inner) is not type(self.calibrator):
             raise ValueError(
@@ -243,6 +274,10 @@ class NegatedScoreCalibrator(ParamsMixin, BaseEstimator):
         check = getattr(inner, "_check_state", None)
         if check is not None:
             check()
+        theirs = self.calibrator.get_params(deep=False)
+        for name, value in inner.get_params(deep=False).items():
+            if not _same_param(value, theirs.get(name)):
+                raise ValueError(f"calibrator_ must have calibrator's parameters; {name} differs")
         ours, theirs = np.asarray(self.classes_), np.asarray(inner.classes_)
         if ours.shape != theirs.shape or ours.tolist() != theirs.tolist():
             raise ValueError("classes_ must equal calibrator_.classes_")

@@ -1,7 +1,7 @@
 """Reliability diagrams and ROC curves (needs the optional matplotlib).
 
 matplotlib is imported inside the functions, never at import time.  Every
-figure of venncal comes from :func:`_figure`: a :class:`matplotlib.figure.Figure`
+figure of venncal comes from :func:`figure`: a :class:`matplotlib.figure.Figure`
 on the non-interactive Agg canvas, built with the object API only, so
 plotting works headless (CI, servers) and never selects a backend or touches
 pyplot's global state (no ``matplotlib.use``, no figure manager; the caller
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["image_formats", "reliability_diagram", "roc_curve"]
+__all__ = ["figure", "image_formats", "reliability_diagram", "roc_curve"]
 
 #: Marker areas (points squared) of the emptiest and the fullest non-empty bin.
 MARKER_AREA = (6.0, 160.0)
@@ -47,7 +47,7 @@ def _import_matplotlib():
     return matplotlib
 
 
-def _figure(figsize: tuple[float, float] = (5.5, 5.0), **kwargs) -> Figure:
+def figure(figsize: tuple[float, float] = (5.5, 5.0), **kwargs) -> Figure:
     """Return a new figure on the Agg canvas: the one way venncal makes figures.
 
     Object API only: the figure is not registered with pyplot (so it needs
@@ -65,8 +65,8 @@ def _figure(figsize: tuple[float, float] = (5.5, 5.0), **kwargs) -> Figure:
 
     Examples
     --------
-    >>> from venncal.plotting import _figure
-    >>> fig = _figure()  # doctest: +SKIP
+    >>> from venncal.plotting import figure
+    >>> fig = figure()  # doctest: +SKIP
     >>> ax = fig.add_subplot()  # doctest: +SKIP
     >>> type(fig.canvas).__name__  # doctest: +SKIP
     'FigureCanvasAgg'
@@ -102,7 +102,7 @@ def image_formats() -> dict[str, str]:
 def _axes(ax: Axes | None) -> Axes:
     """Return ``ax``, or the axes of a new figure."""
     if ax is None:
-        return _figure().add_subplot()
+        return figure().add_subplot()
     _import_matplotlib()
     return ax
 
@@ -202,12 +202,12 @@ def reliability_diagram(
         ne = bins.nonempty
         (line,) = ax.plot(bins.mean_pred[ne], bins.frac_pos[ne], lw=1.2, label=name)
         _bin_markers(ax, bins, fullest, min_bin_count, line.get_color())
+        if counts_ax is not None:  # each curve's bin counts, in its colour
+            counts_ax.stairs(bins.weight, bins.edges, color=line.get_color(), alpha=0.35)
+            counts_ax.stairs(bins.weight, bins.edges, color=line.get_color(), fill=True, alpha=0.08)
     if any(bins.small(min_bin_count).any() for bins in curves.values()):
         ax.scatter([], [], s=MARKER_AREA[0] * 4, facecolors="none", edgecolors="0.3",
                    label=f"fewer than {min_bin_count:g} rows (not in the MCE)")
-        if counts_ax is not None:
-            counts_ax.stairs(bins.weight, bins.edges, color=line.get_color(), alpha=0.35)
-            counts_ax.stairs(bins.weight, bins.edges, color=line.get_color(), fill=True, alpha=0.08)
     if counts_ax is not None:
         _scale_counts(counts_ax, curves, "count" if sample_weight is None else "weight")
     ax.set_xlim(-0.02, 1.02)

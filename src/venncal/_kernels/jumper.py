@@ -1,12 +1,14 @@
 """Jumper test martingale, Jumper predictor and Mean Jumper (paper 002, Algorithms 1 and 2).
 
-One kernel, :func:`jumper_run`, runs ``R`` Jumpers with jumping rates
+One kernel, :func:`jumper_advance`, runs ``R`` Jumpers with jumping rates
 ``rates[0], ..., rates[R-1]`` over a recorded stream and averages them: the
 Mean Jumper.  With ``R = 1`` it is the plain Jumper, exactly (the average of
 one number is that number, bit for bit).  :func:`jumper_predict` gives the
 next step's forecasts at a fixed state, by the same arithmetic.  The state
 is passed in and updated in place, so a stream can be continued in any
-number of calls with bit-for-bit the same results.
+number of calls with bit-for-bit the same results.  :func:`jumper_run` is
+the same on a table of family values alone (the values taken as exact, as
+for a user's family), through :func:`value_ratios`.
 
 Representation (why it is exact at ``S = 10^1000`` and far beyond)
 ------------------------------------------------------------------
@@ -35,6 +37,22 @@ quantity that grows without bound, ``S``, lives in log space.  Per step and
 rate there is one logarithm, of the growth factor ``B_{p'}(y) / B_p(y)``
 (Algorithm 1 lines 5-6 summed over the experts).
 
+The likelihood ratios, scaled (why a forecast of ``1e-310`` is exact)
+-------------------------------------------------------------------
+Algorithm 1 line 5 multiplies each capital by ``B_{f_eps(p)}(y) / B_p(y)``.
+Formed in floating point, that ratio overflows when ``B_p(y)`` is subnormal
+(``1 / 1e-310``), and ``f_eps(p)`` itself has lost its relative precision
+there (``1.5 * 5e-324`` is not a float).  The kernel never forms it: for each
+step it is given ``t[k] = rho_k / rho_max`` (the experts' likelihood ratios
+relative to the largest, in ``[0, 1]``) and ``ls = log rho_max``, computed in
+forms exact at the edges of floating point by :func:`family_ratios` (the
+paper's families: the complement ``q = 1 - p`` carried as its own input,
+sums of non-negative terms, logarithms where the ratios leave the float
+range) or :func:`value_ratios` (a user's family, known by its values).  The growth factor is then
+``sum_eps w_eps t_eps * exp(ls)`` and its logarithm ``log(sum w t) + ls``;
+the new weights are ``w_eps t_eps / sum w t``.  Since ``max t = 1`` and every
+weight is at least ``J/|E|`` after mixing, the sum cannot underflow.
+
 The Mean Jumper keeps each rate's state apart (not one joint normalised
 vector, in which a rate ``10^400`` behind the best would underflow to 0 and
 never recover).  Its ``log S`` is the log-sum-exp of the rates' ``log S_r``
@@ -54,9 +72,18 @@ import numpy as np
 from ._jit import jit
 from .dd import two_sum_jit
 
-__all__ = ["jumper_predict", "jumper_run"]
+__all__ = ["FAMILY_KINDS", "family_ratios", "jumper_advance", "jumper_predict", "jumper_run",
+           "polynomial_values", "value_ratios"]
 
 _LN10 = math.log(10.0)
+# 1 / g is formed only above this (far from overflow); below it, divisions.
+_SAFE_INVERSE = 2.0 ** -1000
+_TINY = 2.2250738585072014e-308  # the smallest normal float
+
+#: The families whose likelihood ratios :func:`family_ratios` computes in closed
+#: form, by code (``params`` rows: ``(eps,)``, ``(a, b)``, ``(alpha, beta)``; Cox's
+#: one-parameter family is the two-parameter one with ``alpha = 0``).
+FAMILY_KINDS = {"quadratic": 0, "cubic": 1, "cox": 2, "cox2": 2}
 
 
 @jit
@@ -75,76 +102,271 @@ def _compensated_add(hi, lo, x):
 
 
 @jit
-def _rate_weights(cap, mix):
-    """Fill ``mix`` with ``softmax(cap)``; return ``log sum exp(cap)``.
+def _rate_weights(log_cap, log_err, mix):
+    """Fill ``mix`` with ``S_r / max S``; return ``log sum_r S_r``.
 
-    ``cap[r]`` is ``log S_r``; ``mix[r] = S_r / sum S`` is rate ``r``'s share
-    of the Mean Jumper's capital (uniform if every ``S_r`` is 0).
+    ``log_cap[r] + log_err[r]`` is ``log S_r``, a compensated sum; ``mix``
+    is proportional to rate ``r``'s share of the Mean Jumper's capital (all 1
+    if every ``S_r`` is 0), left unnormalised: a prediction divides by the
+    sum of ``mix`` taken in the same order as its numerator, so that it
+    cannot exceed 1.  The differences
+    ``log S_r - max log S`` are taken on both parts, so that ``mix`` keeps its
+    relative precision when ``log S`` is large (``744`` after one forecast of
+    ``5e-324``: a collapsed value would carry an error of ``1e-13``).
     """
-    R = cap.shape[0]
+    R = log_cap.shape[0]
     if R == 1:
         mix[0] = 1.0
-        return cap[0]
-    top = cap[0]
+        return log_cap[0] + log_err[0]
+    best = 0
     for r in range(1, R):
-        top = max(top, cap[r])
+        if log_cap[r] + log_err[r] > log_cap[best] + log_err[best]:
+            best = r
+    hi, lo = log_cap[best], log_err[best]
+    if hi == -np.inf:
+        for r in range(R):
+            mix[r] = 1.0
+        return -np.inf
     total = 0.0
     for r in range(R):
-        mix[r] = math.exp(cap[r] - top) if top > -np.inf else 1.0
+        if log_cap[r] == -np.inf:
+            mix[r] = 0.0
+        else:
+            mix[r] = math.exp((log_cap[r] - hi) + (log_err[r] - lo))
         total += mix[r]
-    for r in range(R):
-        mix[r] /= total
-    return top + math.log(total) if top > -np.inf else -np.inf
+    return (hi + lo) + math.log(total)
+
+
+@jit
+def _log_ratio(top, base):
+    """``log(top / base)`` for ``top, base > 0``, without overflow or a subnormal quotient."""
+    r = top / base
+    if _TINY <= r < np.inf:
+        return math.log(r)
+    return math.log(top) - math.log(base)
+
+
+@jit
+def value_ratios(p, y, table, t, ls):
+    """Fill ``t`` and ``ls`` from the family's values, taken as exact floats.
+
+    For step ``i`` with label ``y[i]``: ``B_k = B_{table[k, i]}(y[i])``,
+    ``t[k, i] = B_k / max_j B_j`` and ``ls[i] = log(max_j B_j / B_{p[i]}(y[i]))``,
+    so that ``t[k, i] * exp(ls[i])`` is Algorithm 1's likelihood ratio.  The
+    ratio is never formed (it overflows for a subnormal ``B_p``); a quotient
+    of two floats is correctly rounded, subnormal or not.  When every
+    ``B_k`` is 0, ``t`` is 0 and ``ls`` is ``-inf``.  Precondition:
+    ``B_{p[i]}(y[i]) > 0``.
+    """
+    K = table.shape[0]
+    for i in range(p.shape[0]):
+        yi = y[i]
+        top = 0.0
+        for k in range(K):
+            f = table[k, i]
+            b = f if yi else 1.0 - f  # exact for f >= 1/2 (Sterbenz)
+            t[k, i] = b
+            top = max(top, b)
+        if top == 0.0:
+            ls[i] = -np.inf
+            continue
+        for k in range(K):
+            t[k, i] = t[k, i] / top
+        ls[i] = _log_ratio(top, p[i] if yi else 1.0 - p[i])
+
+
+@jit
+def _normalise_column(t, i, ls):
+    """Divide column ``i`` of ``t`` (likelihood ratios) by its largest; put its log in ``ls[i]``."""
+    top = 0.0
+    for k in range(t.shape[0]):
+        top = max(top, t[k, i])
+    if top == 0.0:
+        ls[i] = -np.inf
+        return
+    for k in range(t.shape[0]):
+        t[k, i] = t[k, i] / top
+    ls[i] = math.log(top)
+
+
+@jit
+def _log_expit(z):
+    """``log(1 / (1 + e^-z))`` without overflow or cancellation."""
+    if z >= 0.0:
+        return -math.log1p(math.exp(-z))
+    return z - math.log1p(math.exp(z))
+
+
+@jit
+def _polynomial_ratio(kind, params, k, p, q, positive):
+    """Likelihood ratio of function ``k`` of the quadratic (kind 0) or cubic (1) family.
+
+    ``rho = f/p`` (``positive``) or ``(1 - f)/q``, with ``q = 1 - p``: a
+    polynomial in ``p`` and ``q`` written as a sum of non-negative terms
+    wherever it can vanish, so that it keeps its relative precision (no
+    cancellation, no division by ``p`` or ``q``).  Values lie in ``[0, 2]``;
+    the only ones in the subnormal range are exact multiples of ``p``.
+    """
+    if kind == 0:
+        # f/p = 1 + eps q = (1 + eps) - eps p: terms >= 0 for eps <= 0, and >= 1
+        # for eps > 0 (eps = -1 gives p itself); (1 - f)/q = (1 - eps) + eps q.
+        eps = params[k, 0]
+        return (1.0 + eps) - eps * p if positive else (1.0 - eps) + eps * q
+    # f = p - a p q (p - b): f/p = 1 - a q (p - b), (1 - f)/q = 1 + a p (p - b).
+    # For a <= 0, f/p = (1 - u) + u (1 - b) + u p (q + b) with u = -a, terms >= 0
+    # (it is p (2 - p) at a = -1, b = 1); for a > 0 it is >= 3/4.  For a < 0,
+    # (1 - f)/q = (1 - u) + u b p + u q (1 + p), terms >= 0; for a >= 0, >= 3/4.
+    a, b = params[k, 0], params[k, 1]
+    u = abs(a)
+    if positive:
+        if a <= 0.0:
+            return ((1.0 - u) + u * (1.0 - b)) + u * (p * (q + b))
+        return 1.0 - a * (q * (p - b))
+    if a < 0.0:
+        return ((1.0 - u) + u * (b * p)) + u * (q * (1.0 + p))
+    return 1.0 + a * (p * (p - b))
+
+
+@jit
+def polynomial_values(kind, params, p, out):
+    """Fill ``out[k, i] = f_k(p_i)`` for the quadratic (kind 0) or cubic (1) family.
+
+    ``f = p * (f/p)`` for ``p <= 1/2`` and ``1 - q * ((1 - f)/q)`` above, from
+    the ratios of :func:`_polynomial_ratio`: relative precision near 0, exactly
+    0 at ``p = 0`` and 1 at ``p = 1``, and always in ``[0, 1]`` (the expanded
+    polynomial rounds ``f(1)`` to ``1 + 2**-52`` for some ``(a, b)``).
+    """
+    for i in range(p.shape[0]):
+        pi = p[i]
+        q = 1.0 - pi
+        for k in range(params.shape[0]):
+            if pi <= 0.5:
+                out[k, i] = pi * _polynomial_ratio(kind, params, k, pi, q, True)
+            else:
+                out[k, i] = 1.0 - q * _polynomial_ratio(kind, params, k, pi, q, False)
+
+
+@jit
+def _cox2_column(params, p, yi, t, ls, i):
+    """Column ``i`` of Cox's two-parameter family's likelihood ratios (``0 < p < 1``).
+
+    ``f = expit(z)``, ``z = alpha + beta (log p - log q)``.  For the label that
+    came, ``log B_f(y) = log_expit(c + beta L)`` with ``c = alpha`` and
+    ``L = log p - log q`` (label 1) or ``c = -alpha`` and ``L = log q - log p``
+    (label 0), and ``B_p(y) = e^lx`` with ``lx = log p`` or ``log q``: all in
+    logs, since ``f / p`` at ``p = 5e-324`` is ``~ e^alpha`` but no float
+    product reaches it exactly.  ``log t_k = log_expit(z_k) - log_expit(z_m)``
+    for the expert ``m`` of largest ``z``; when ``z_m < 0`` it is taken as
+    ``(z_k - z_m) - (log1p(e^z_k) - log1p(e^z_m))`` with ``z_k - z_m`` formed
+    from the parameters' differences (exactly ``c_k - c_m`` for experts with
+    the same ``beta``, however large ``L``).
+    """
+    if p <= 0.5:
+        lp, lq = math.log(p), math.log1p(-p)
+    else:
+        q = 1.0 - p
+        lp, lq = math.log1p(-q), math.log(q)
+    lx, ly = (lp, lq) if yi else (lq, lp)
+    L = lx - ly
+    sign = 1.0 if yi else -1.0
+    K = params.shape[0]
+    m = 0
+    zm = -np.inf
+    for k in range(K):
+        z = sign * params[k, 0] + params[k, 1] * L
+        t[k, i] = z
+        if z > zm:
+            m, zm = k, z
+    cm, bm = sign * params[m, 0], params[m, 1]
+    if zm < 0.0:
+        sm = math.log1p(math.exp(zm))
+        for k in range(K):
+            d = (sign * params[k, 0] - cm) + (params[k, 1] - bm) * L
+            t[k, i] = min(math.exp(d - (math.log1p(math.exp(t[k, i])) - sm)), 1.0)
+        # log rho_m = z_m - log1p(e^z_m) - lx, where z_m - lx = c_m + (beta_m - 1) lx
+        # - beta_m ly: lx cancels exactly for beta_m = 1.
+        ls[i] = (cm + (bm - 1.0) * lx - bm * ly) - sm
+    else:
+        lm = _log_expit(zm)
+        for k in range(K):
+            t[k, i] = min(math.exp(_log_expit(t[k, i]) - lm), 1.0)
+        ls[i] = lm - lx
+
+
+@jit
+def family_ratios(kind, params, p, y, table, t, ls):
+    """Fill ``t`` and ``ls`` with the likelihood ratios of a family in closed form.
+
+    ``t[k, i] * exp(ls[i]) = B_{f_k(p_i)}(y_i) / B_{p_i}(y_i)`` (Algorithm 1
+    line 5), with ``max_k t[k, i] = 1`` (or ``t = 0`` and ``ls = -inf`` when
+    every function gives the label probability 0), exact to a few roundings
+    for every ``p`` in ``[0, 1]``, subnormal or within ``2**-53`` of 1.
+    ``kind`` is a code of :data:`FAMILY_KINDS`; ``table`` holds the family's
+    values, used at ``p = 0`` and ``p = 1`` (where ``B_p(y) = 1`` and the
+    values are exact).  Precondition: ``B_{p_i}(y_i) > 0``.
+    """
+    for i in range(p.shape[0]):
+        pi = p[i]
+        if pi == 0.0 or pi == 1.0:
+            for k in range(table.shape[0]):
+                t[k, i] = table[k, i] if y[i] else 1.0 - table[k, i]
+            _normalise_column(t, i, ls)
+        elif kind == 2:
+            _cox2_column(params, pi, y[i], t, ls, i)
+        else:
+            q = 1.0 - pi  # exact for p >= 1/2 (Sterbenz); relative error 2**-53 below
+            for k in range(params.shape[0]):
+                t[k, i] = _polynomial_ratio(kind, params, k, pi, q, y[i])
+            _normalise_column(t, i, ls)
 
 
 @jit
 def jumper_predict(table, rates, weights, log_cap, log_err, out_proba):
     """Mean Jumper predictions ``p'`` for base probabilities at a fixed state.
 
-    ``out_proba[i]`` is what :func:`jumper_run` would output as ``p'`` if
-    the column ``table[:, i]`` came next (same arithmetic, bit for bit); the
-    state (arguments as in :func:`jumper_run`) is not modified.
+    ``out_proba[i]`` is what :func:`jumper_advance` would output as ``p'``
+    if the column ``table[:, i]`` came next (same arithmetic, bit for bit);
+    the state (arguments as in :func:`jumper_advance`) is not modified.
     """
     n = table.shape[1]
     K = table.shape[0]
     R = rates.shape[0]
     mix = np.empty(R)
-    cap = np.empty(R)
-    for r in range(R):
-        cap[r] = log_cap[r] + log_err[r]
-    _rate_weights(cap, mix)
+    _rate_weights(log_cap, log_err, mix)
     for i in range(n):
         proba = 0.0
+        shares = 0.0
         for r in range(R):
             stay = 1.0 - rates[r]
             jump = rates[r] / K
+            tot = 0.0
             q1 = 0.0
-            q0 = 0.0
             # Algorithms 1 line 4 and 2 lines 5-6, without storing the weights.
             for k in range(K):
                 wk = stay * weights[r, k] + jump
-                f = table[k, i]
-                q1 += wk * f
-                q0 += wk * (1.0 - f)
-            proba += mix[r] * (q1 / (q0 + q1))
-        out_proba[i] = proba
+                tot += wk
+                q1 += wk * table[k, i]
+            proba += mix[r] * (q1 / tot)
+            shares += mix[r]
+        out_proba[i] = proba / shares
 
 
 @jit
-def jumper_run(p, y, table, rates, weights, log_cap, log_err, out_log10, out_proba):
+def jumper_advance(table, t, ls, rates, weights, log_cap, log_err, out_log10, out_proba):
     """Run the Mean Jumper over ``R`` jumping rates on a recorded stream, in place.
 
     Parameters
     ----------
-    p : ndarray of float64 of shape (n,)
-        Base probabilities ``p_n`` of the positive label.  Precondition (checked
-        by the caller): ``B_{p_n}(y_n) > 0``, i.e. no ``p_n = 0`` with a
-        positive label and no ``p_n = 1`` with a negative one.
-    y : ndarray of bool of shape (n,)
-        Labels, True for the positive class.
     table : ndarray of float64 of shape (K, n)
-        ``table[k, i] = f_k(p_i)``, the calibrating family evaluated at the
-        base probabilities (values in ``[0, 1]``).
+        ``table[k, i] = f_k(p_i)``, the calibrating family at the base
+        probabilities (values in ``[0, 1]``): the forecasts.
+    t : ndarray of float64 of shape (K, n)
+        The experts' likelihood ratios ``B_{f_k(p_i)}(y_i) / B_{p_i}(y_i)``
+        divided by their largest, ``exp(ls[i])``: values in ``[0, 1]``, the
+        largest 1 (all 0 when every expert gave the label probability 0).
+    ls : ndarray of float64 of shape (n,)
+        ``log`` of the largest likelihood ratio of step ``i`` (``-inf`` when
+        all are 0).
     rates : ndarray of float64 of shape (R,)
         Jumping rates ``J`` in ``(0, 1]``.
     weights : ndarray of float64 of shape (R, K)
@@ -159,25 +381,21 @@ def jumper_run(p, y, table, rates, weights, log_cap, log_err, out_log10, out_pro
     out_proba : ndarray of float64 of shape (n,)
         Output: the Mean Jumper predictor's ``p'_n``, computed before ``y_n``.
     """
-    n = p.shape[0]
+    n = table.shape[1]
     K = table.shape[0]
     R = rates.shape[0]
     log_R = math.log(R)
-    mix = np.empty(R)  # weight of each rate in the Mean Jumper's prediction
-    cap = np.empty(R)  # log S_r, collapsed
-    for r in range(R):
-        cap[r] = log_cap[r] + log_err[r]
-    _rate_weights(cap, mix)
+    mix = np.empty(R)  # weight of each rate in the Mean Jumper's prediction (unnormalised)
+    _rate_weights(log_cap, log_err, mix)
     # Loop invariant, at the top of step i for every rate r: weights[r] is the
     # normalised capital distribution C_eps / C of Algorithm 1 after line 6 of
     # step i-1 (= Algorithm 2's C_eps after its lines 3-4 of step i),
-    # log_cap[r] + log_err[r] = cap[r] = log S_{i-1} of rate r, and
-    # mix = softmax(cap): the Mean Jumper predicts with each rate's p'
-    # weighted by its capital S_{r,i-1} (its gale over the base gale).
+    # log_cap[r] + log_err[r] = log S_{i-1} of rate r, and mix is proportional
+    # to S_{r,i-1}: the Mean Jumper predicts with each rate's p' weighted by its
+    # capital (its gale over the base gale).
     for i in range(n):
-        yi = y[i]
-        base = p[i] if yi else 1.0 - p[i]  # B_{p_i}({y_i}), > 0 by precondition
         proba = 0.0
+        shares = 0.0
         for r in range(R):
             J = rates[r]
             stay = 1.0 - J
@@ -185,40 +403,60 @@ def jumper_run(p, y, table, rates, weights, log_cap, log_err, out_log10, out_pro
             w = weights[r]
             # Algorithm 1 line 4 (= Algorithm 2 line 5), on the normalised
             # weights: C_eps := (1 - J) C_eps + (J/|E|) C with C = 1.
+            tot = 0.0
             q1 = 0.0
-            q0 = 0.0
+            g = 0.0
             for k in range(K):
                 wk = stay * w[k] + jump
                 w[k] = wk
-                f = table[k, i]
-                q1 += wk * f
-                q0 += wk * (1.0 - f)
+                tot += wk
+                q1 += wk * table[k, i]
+                g += wk * t[k, i]
             # Algorithm 2 line 6: p'_i = sum_eps f_eps(p_i) C_eps (the weights
-            # sum to q0 + q1 = 1 up to rounding; dividing keeps p' in [0, 1]).
-            proba += mix[r] * (q1 / (q0 + q1))
-            # Algorithm 1 lines 5-6: S_i = S_{i-1} * sum_eps w_eps B_{f_eps}(y_i) / B_{p_i}(y_i)
-            #                            = S_{i-1} * B_{p'_i}(y_i) / B_{p_i}(y_i).
-            qy = q1 if yi else q0
-            if qy > 0.0:
-                hi, lo = _compensated_add(log_cap[r], log_err[r], math.log(qy / ((q0 + q1) * base)))
+            # sum to tot = 1 up to rounding; q1 <= tot keeps p' in [0, 1]).
+            proba += mix[r] * (q1 / tot)
+            shares += mix[r]
+            # Algorithm 1 lines 5-6: S_i = S_{i-1} * sum_eps w_eps rho_eps
+            #                            = S_{i-1} * (g / tot) * exp(ls_i).
+            if g > 0.0:
+                hi, lo = _compensated_add(log_cap[r], log_err[r], math.log(g / tot))
+                hi, lo = _compensated_add(hi, lo, ls[i])
                 log_cap[r] = hi
                 log_err[r] = lo
                 # Algorithm 1 line 5 / Algorithm 2 line 7, renormalised
-                # (Algorithm 2 lines 3-4 of the next step): w_eps B_{f_eps}(y_i) / q_y.
-                inv = 1.0 / qy
-                if yi:
+                # (Algorithm 2 lines 3-4 of the next step): w_eps t_eps / g.
+                if g >= _SAFE_INVERSE:
+                    inv = 1.0 / g
                     for k in range(K):
-                        w[k] = w[k] * table[k, i] * inv
+                        w[k] = w[k] * t[k, i] * inv
                 else:
                     for k in range(K):
-                        w[k] = w[k] * (1.0 - table[k, i]) * inv
+                        w[k] = w[k] * t[k, i] / g
             else:
                 # Every expert gave the observed label probability 0: S_r = 0
-                # from now on; the weights keep their (mixed) values.
+                # from now on (Algorithm 1 keeps C = 0); Algorithm 2's
+                # normalisation would be 0/0, so the weights keep their
+                # mixed values and the predictor goes on with them.
                 log_cap[r] = -np.inf
                 log_err[r] = 0.0
-            cap[r] = log_cap[r] + log_err[r]
-        out_proba[i] = proba
+        out_proba[i] = proba / shares
         # Mean Jumper: S_i = (1/R) sum_r S_{r,i}, by log-sum-exp (which also
         # gives the next step's mix).
-        out_log10[i] = (_rate_weights(cap, mix) - log_R) / _LN10
+        out_log10[i] = (_rate_weights(log_cap, log_err, mix) - log_R) / _LN10
+
+
+@jit
+def jumper_run(p, y, table, rates, weights, log_cap, log_err, out_log10, out_proba):
+    """:func:`jumper_advance` for a family known only by its values ``table``.
+
+    The likelihood ratios come from :func:`value_ratios` (the values taken
+    as exact floats, as for a user's family).  ``p`` (shape ``(n,)``) are the
+    base probabilities and ``y`` (bool, shape ``(n,)``) the labels, True for
+    the positive class; precondition (checked by the caller): no ``p_i = 0``
+    with a positive label and no ``p_i = 1`` with a negative one.  The other
+    arguments are those of :func:`jumper_advance`.
+    """
+    t = np.empty(table.shape)
+    ls = np.empty(p.shape[0])
+    value_ratios(p, y, table, t, ls)
+    jumper_advance(table, t, ls, rates, weights, log_cap, log_err, out_log10, out_proba)

@@ -9,7 +9,13 @@ import numpy as np
 from scipy.special import gammaln
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import ScoreCalibrator
+from .._base import (
+    ScoreCalibrator,
+    check_float_arrays,
+    check_increasing,
+    check_int_array,
+    own_knots,
+)
 from .._binning import equal_mass_cuts, gap_points
 from .._validation import NONE, Check, Interval, Options
 
@@ -329,29 +335,58 @@ class BBQCalibrator(ScoreCalibrator):
     def _predict_p(self, q):
         return self.values_[np.searchsorted(self.thresholds_, q, side="left")]
 
+    @own_knots
+    def _knots(self) -> np.ndarray:
+        """The thresholds of the model-averaged steps."""
+        return self.thresholds_
+
     def _check_state(self):
-        """Raise ``ValueError`` if the fitted arrays do not fit together."""
+        """Raise ``ValueError`` unless the models and the averaged table fit together.
+
+        Per model (``n_bins_ >= 1``, lengths as documented): inner edges
+        strictly increasing, bin estimates in [0, 1], a log evidence below
+        ``+inf`` and a weight ``>= 0``, the weights summing to 1 and the most
+        likely model weighted most.  The table: thresholds strictly
+        increasing, each a model's edge; values between the smallest and
+        the largest bin estimate.  (Estimates of 0 or 1 are the rounding of
+        bins of weight ~1e16 and more.)
+        """
         check_is_fitted(self, "values_")
         super()._check_state()
-        n_bins = np.asarray(self.n_bins_)
-        n_models = n_bins.shape[0]
-        shapes = {
-            "bin_edges_": n_bins.sum() - n_models,
-            "bin_values_": n_bins.sum(),
-            "log_evidence_": n_models,
-            "model_weights_": n_models,
-            "values_": np.asarray(self.thresholds_).shape[0] + 1,
-        }
-        if n_bins.ndim != 1 or n_models == 0 or (n_bins < 1).any():
-            raise ValueError("n_bins_ must be a non-empty 1-D array of positive integers")
-        for name, size in shapes.items():
-            arr = np.asarray(getattr(self, name))
-            if arr.ndim != 1 or arr.shape[0] != size:
-                raise ValueError(f"{name} must be 1-D of length {size}; got shape {arr.shape}")
-        if (np.diff(self.thresholds_) <= 0).any():
-            raise ValueError("thresholds_ must be strictly increasing")
-        if not ((self.values_ > 0) & (self.values_ < 1)).all():
-            raise ValueError("values_ must lie strictly between 0 and 1")
+        n_models = check_int_array(self, "n_bins_", minimum=1)
+        if n_models == 0:
+            raise ValueError("n_bins_ must not be empty")
+        n_bins = self.n_bins_.astype(np.int64)
+        total = int(n_bins.sum())
+        check_float_arrays(self, ("bin_edges_",), length=total - n_models)
+        check_float_arrays(self, ("bin_values_",), length=total, unit_interval=("bin_values_",))
+        check_float_arrays(self, ("log_evidence_",), length=n_models, finite=False)
+        check_float_arrays(self, ("model_weights_",), length=n_models)
+        t = check_float_arrays(self, ("thresholds_",))
+        check_float_arrays(self, ("values_",), length=t + 1, unit_interval=("values_",))
+        # inner edges increase within each model: only the first edge of a
+        # model may not exceed the edge before it
+        edges = self.bin_edges_
+        first = np.cumsum(n_bins - 1)[:-1]
+        rises = np.ones(max(edges.shape[0] - 1, 0), dtype=bool)
+        rises[first[(first > 0) & (first < edges.shape[0])] - 1] = False
+        if (np.diff(edges)[rises] <= 0).any():
+            raise ValueError("each model's bin_edges_ must be strictly increasing")
+        evidence, weights = self.log_evidence_, self.model_weights_
+        if (evidence == np.inf).any():
+            raise ValueError("log_evidence_ must be below +inf")
+        if (weights < 0).any() or not weights[np.argmax(evidence)] == weights.max() > 0:
+            raise ValueError(
+                "model_weights_ must be non-negative, largest for the most likely model"
+            )
+        if not abs(float(weights.sum()) - 1.0) <= 4 * (n_models + 1) * np.finfo(float).eps:
+            raise ValueError("model_weights_ must sum to 1")
+        check_increasing(self.thresholds_, "thresholds_", strict=True, nonempty=False)
+        if not np.isin(self.thresholds_, edges).all():
+            raise ValueError("every one of thresholds_ must be a bin edge of a model")
+        values = self.values_
+        if (values < self.bin_values_.min()).any() or (values > self.bin_values_.max()).any():
+            raise ValueError("values_ must lie between the smallest and largest of bin_values_")
 
 
 class _Bins(NamedTuple):

@@ -6,7 +6,12 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._base import ScoreCalibrator, check_float_arrays
+from .._base import (
+    ScoreCalibrator,
+    check_float_arrays,
+    check_increasing,
+    own_knots,
+)
 from .._binning import equal_mass_cuts, equal_width_edges, gap_points
 from .._validation import Interval, Options
 
@@ -132,16 +137,39 @@ class HistogramBinningCalibrator(ScoreCalibrator):
         self.bin_weights_ = weights
 
     def _check_state(self):
+        """Raise ``ValueError`` unless the bins are ones ``fit`` can produce.
+
+        At most ``n_bins`` bins (exactly ``n_bins`` for uniform bins over more
+        than one score), non-decreasing edges, values in [0, 1], weights
+        ``>= 0`` (``> 0`` for quantile bins, which are never empty), and an
+        empty bin taking the value of the nearest non-empty one.
+        """
         super()._check_state()
         m = check_float_arrays(
             self, ("bin_values_", "bin_weights_"), unit_interval=("bin_values_",)
         )
         check_float_arrays(self, ("bin_edges_",), length=m + 1)
-        if m == 0 or (np.diff(self.bin_edges_) < 0).any() or (self.bin_weights_ < 0).any():
-            raise ValueError("bin_edges_ must be non-decreasing and bin_weights_ non-negative")
+        check_increasing(self.bin_edges_, "bin_edges_", strict=False)
+        if m == 0 or (self.bin_weights_ < 0).any() or not (self.bin_weights_ > 0).any():
+            raise ValueError("bin_weights_ must be non-negative, with a positive sum")
+        n_bins = int(self.n_bins)
+        if m > n_bins:
+            raise ValueError(f"there must be at most n_bins={n_bins} bins; got {m}")
+        if self.strategy == "uniform" and self.bin_edges_[0] < self.bin_edges_[-1] and m != n_bins:
+            raise ValueError(f"there must be n_bins={n_bins} uniform bins; got {m}")
+        filled = self.bin_weights_ > 0
+        if self.strategy == "quantile" and not filled.all():
+            raise ValueError("quantile bins must all hold calibration weight")
+        if not (self.bin_values_ == self.bin_values_[_nearest_filled(filled)]).all():
+            raise ValueError("an empty bin must take the value of the nearest non-empty bin")
 
     def _predict_p(self, q):
         return self.bin_values_[np.searchsorted(self.bin_edges_[1:-1], q, side="left")]
+
+    @own_knots
+    def _knots(self) -> np.ndarray:
+        """The inner bin edges (a score equal to one falls in the lower bin)."""
+        return self.bin_edges_[1:-1]
 
 
 def _nearest_filled(filled):

@@ -6,7 +6,12 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._base import ScoreCalibrator, check_float_arrays
+from .._base import (
+    ScoreCalibrator,
+    check_float_arrays,
+    check_increasing,
+    own_knots,
+)
 from .._kernels import pava_blocks, pava_fit
 from .._kernels.dd import two_sum
 from .._validation import Options, check_sample_weight, check_scores, nonzero_rows
@@ -237,10 +242,15 @@ class IsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
         self.thresholds_, self.values_ = block_table(s[starts], s[ends - 1], block_values)
 
     def _check_state(self):
+        """Raise ``ValueError`` unless the step table is one ``fit`` can produce.
+
+        Distinct calibration scores, strictly increasing (the first and last
+        of each block), and non-decreasing values in [0, 1].
+        """
         super()._check_state()
-        k = check_float_arrays(self, ("thresholds_", "values_"), unit_interval=("values_",))
-        if k == 0 or (np.diff(self.thresholds_) < 0).any() or (np.diff(self.values_) < 0).any():
-            raise ValueError("thresholds_ and values_ must be non-empty and non-decreasing")
+        check_float_arrays(self, ("thresholds_", "values_"), unit_interval=("values_",))
+        check_increasing(self.thresholds_, "thresholds_", strict=True)
+        check_increasing(self.values_, "values_", strict=False)
 
     def _predict_p(self, q):
         t, v = self.thresholds_, self.values_
@@ -250,3 +260,7 @@ class IsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
         # exact midpoints between blocks, computed once per fitted state.
         return self._nearest(q)
 
+    @own_knots
+    def _knots(self) -> np.ndarray | None:
+        """The split points of the nearest-threshold steps; None when interpolating linearly."""
+        return self._nearest_steps()[0] if self.interpolation == "nearest" else None

@@ -9,7 +9,7 @@ import numpy as np
 from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
 
-from .._base import ScoreCalibrator
+from .._base import ScoreCalibrator, check_float_numbers
 from .._validation import Options
 
 __all__ = ["PlattCalibrator"]
@@ -185,6 +185,9 @@ class PlattCalibrator(ScoreCalibrator):
         self.classes = classes
 
     _state = ("a_", "b_")
+    # A sigmoid of the score: the decision function (a logit for linear models) first,
+    # as Platt (1999) and scikit-learn's CalibratedClassifierCV.
+    _response_methods: ClassVar[tuple[str, ...]] = ("decision_function", "predict_proba")
     _parameter_constraints: ClassVar[dict] = {"targets": [Options(TARGETS)]}
 
     def _fit_sums(self, s, w, a):
@@ -219,11 +222,9 @@ class PlattCalibrator(ScoreCalibrator):
         self.b_ = float(alpha * center / scale - beta) + 0.0
 
     def _check_state(self):
+        """Raise ``ValueError`` unless ``a_`` and ``b_`` are finite floats (any are possible)."""
         super()._check_state()
-        for name in ("a_", "b_"):
-            value = getattr(self, name)
-            if not isinstance(value, float) or not np.isfinite(value):
-                raise ValueError(f"{name} must be a finite float")
+        check_float_numbers(self, ("a_", "b_"))
 
     def _predict_p(self, q):
         return expit(-(self.a_ * q + self.b_))

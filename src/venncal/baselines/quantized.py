@@ -30,7 +30,12 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._base import ScoreCalibrator, check_float_arrays
+from .._base import (
+    ScoreCalibrator,
+    check_float_arrays,
+    check_increasing,
+    own_knots,
+)
 from .._kernels.dd import two_sum
 from .._kernels.quantized import HI, LO, ordered_fit
 from .._validation import Check, Interval
@@ -340,15 +345,33 @@ class QuantizedIsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
         self.thresholds_, self.values_ = block_table(rows[:, LO], rows[:, HI], levels[cells])
 
     def _check_state(self):
+        """Raise ``ValueError`` unless the levels and the step table are what ``fit`` makes.
+
+        ``levels_`` the ``levels`` parameter's levels (strictly increasing, in
+        [0, 1]), thresholds strictly increasing, values non-decreasing levels.
+        """
         super()._check_state()
         check_float_arrays(self, ("levels_",), unit_interval=("levels_",))
-        k = check_float_arrays(self, ("thresholds_", "values_"), unit_interval=("values_",))
-        if k == 0 or (np.diff(self.thresholds_) < 0).any() or (np.diff(self.values_) < 0).any():
-            raise ValueError("thresholds_ and values_ must be non-empty and non-decreasing")
-        if self.levels_.shape[0] == 0 or (np.diff(self.levels_) <= 0).any():
-            raise ValueError("levels_ must be non-empty and strictly increasing")
+        check_increasing(self.levels_, "levels_", strict=True)
+        try:
+            levels = check_levels(self.levels)
+        except (TypeError, ValueError):  # the parameter's own check says why
+            levels = None
+        if levels is not None and not (
+            levels.shape == self.levels_.shape and np.allclose(levels, self.levels_, rtol=0,
+                                                               atol=4 * np.finfo(float).eps)
+        ):
+            raise ValueError("levels_ must be the levels of the levels parameter")
+        check_float_arrays(self, ("thresholds_", "values_"), unit_interval=("values_",))
+        check_increasing(self.thresholds_, "thresholds_", strict=True)
+        check_increasing(self.values_, "values_", strict=False)
         if not np.isin(self.values_, self.levels_).all():
             raise ValueError("values_ must be levels (members of levels_)")
 
     def _predict_p(self, q):
         return self._nearest(q)
+
+    @own_knots
+    def _knots(self) -> np.ndarray:
+        """The split points of the nearest-threshold steps."""
+        return self._nearest_steps()[0]

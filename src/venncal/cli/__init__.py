@@ -6,6 +6,11 @@ which registers the subcommand and sets ``func`` (a callable taking the parsed
 (scikit-learn models, data) happen inside ``func``, so ``venncal --help`` and
 ``venncal --version`` stay fast. To add a command, write the module and list it in
 ``_COMMANDS``.
+
+The library does the work (tables: :mod:`venncal.tables`; Dask: :mod:`venncal.dask`);
+the command line parses options, calls it, prints, and names the library's
+parameters by its options through one table (``_flags.FLAGS``).  While a command runs,
+SIGTERM ends it as Ctrl-C does (its temporary files removed; exit code 143).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from collections.abc import Sequence
 
 from .. import __version__
 from . import _demo, _evaluate, _fit, _monitor, _predict, _reproduce
+from ._common import sigterm_raises
 
 __all__ = ["build_parser", "main"]
 
@@ -53,7 +59,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        The exit code: 0 on success, 2 on a usage error.
+        The exit code: 0 on success, 2 on a usage error, 130 when interrupted,
+        143 when terminated (SIGTERM).
     """
     parser = build_parser()
     try:
@@ -63,7 +70,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "func", None) is None:
         parser.print_help(sys.stderr)
         return 2
-    return int(args.func(args))
+    with sigterm_raises():
+        return int(args.func(args))
 
 
 def _exit_code(code: object) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from importlib.util import find_spec
 
-from ._io import check_outputs, command
+from ._common import check_outputs, command
 
 __all__ = ["add_parser", "run"]
 

@@ -8,18 +8,15 @@ import shlex
 
 import numpy as np
 
-from ._io import (
+from ._common import (
     CLIError,
     add_force_option,
     add_sep_option,
-    atomic_output,
     check_distinct_columns,
     check_outputs,
     command,
-    open_table,
     positive_int,
     probability_column,
-    read_columns,
     weight_column,
 )
 from ._labels import add_positive_label_option, binary_labels, positive_label_option
@@ -172,18 +169,17 @@ def _check_options(args: argparse.Namespace) -> None:
 
 def _read(args: argparse.Namespace, report: Reporter) -> tuple[str, dict[str, np.ndarray]]:
     """Read the columns named by the options; return ``(source, columns)``."""
+    from ..tables import open_table, read_columns
+
     named = [("--prob-col", c) for c in args.prob_col]
     named += [(f, getattr(args, f[2:].replace("-", "_"))) for f in COLUMNS if f != "--prob-col"]
-    table = open_table(args.data, sep=args.sep)
-    try:
+    with open_table(args.data, sep=args.sep) as table:
         for option, column in named:
             if column is not None:
-                table.check_columns([column], option)
+                table.check_columns([column], option[2:].replace("-", "_"))
         numeric = [c for o, c in named if c is not None and o != "--label-col"]
         with report.progress(f"reading {table.source}") as progress:
             columns = read_columns(table, numeric, [args.label_col], progress)
-    finally:
-        table.close()
     return table.source, columns
 
 
@@ -296,6 +292,8 @@ def _plots(args, y01, probs: dict, weights) -> list[tuple[str, str]]:
 
 
 def _save(fig, path: str) -> None:
+    from ..tables import atomic_output
+
     try:
         with atomic_output(path) as tmp:
             fig.savefig(tmp, dpi=150)

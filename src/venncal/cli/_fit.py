@@ -5,20 +5,18 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._dask_engine import add_engine_options, check_engine_options
-from ._io import (
+from . import _flags
+from ._common import (
     CLIError,
     add_force_option,
     add_sep_option,
-    atomic_output,
     check_distinct_columns,
     check_outputs,
     command,
-    open_table,
-    read_columns,
     weight_column,
 )
-from ._labels import FIT_ADVICE, add_positive_label_option, fit_classes, positive_label_option
+from ._dask import add_engine_options, check_engine_options
+from ._labels import FIT_ADVICE, add_positive_label_option, positive_label_option
 from ._progress import Reporter, add_output_options
 
 __all__ = ["add_parser", "parse_param", "run"]
@@ -223,27 +221,22 @@ def _grouped_methods() -> list[str]:
     return grouped
 
 
-def _check_scores_rank(report: Reporter, calibrator, scores, y, weights, args) -> None:
-    """Warn when the calibration scores rank the positive class below chance (AUC < 0.5)."""
-    from ..metrics._discrimination import _class_weights
+def _warn_below_chance(report: Reporter, calibrator, summary, args) -> None:
+    """Warn when the calibration scores rank the positive class below chance (AUC < 0.5).
 
+    ``summary`` is that of the scores as given, label 1 the positive class.
+    """
+    if args.decreasing:
+        from ..negated import negate_summary
+
+        summary = negate_summary(summary)
     try:
-        pos, neg = _class_weights(y == calibrator.classes_[1], scores, weights)
+        auc = summary.auc()
     except ValueError:  # one class only: nothing to rank
         return
-    _warn_below_chance(report, calibrator, pos, neg, args)
-
-
-def _warn_below_chance(report: Reporter, calibrator, pos, neg, args) -> None:
-    """Warn about an AUC < 0.5 from the positive and negative weight at each ascending score."""
-    from ..metrics._discrimination import _auc
-
-    if not (pos.sum() > 0 and neg.sum() > 0):  # one class only: nothing to rank
-        return
-    negative, positive = calibrator.classes_.tolist()
-    auc = _auc(pos[::-1], neg[::-1]) if args.decreasing else _auc(pos, neg)
     if not auc < 0.5:
         return
+    negative, positive = calibrator.classes_.tolist()
     other = f"with --positive-label {negative}" + (" instead" if args.pos_label is not None else "")
     flip = "without --decreasing" if args.decreasing else "with --decreasing"
     direction = "minus the score" if args.decreasing else "the score"
@@ -259,17 +252,10 @@ def _warn_below_chance(report: Reporter, calibrator, pos, neg, args) -> None:
 def run(args: argparse.Namespace) -> int:
     """Fit and save; return the exit code."""
     from .. import persist
+    from ..tables import atomic_output
 
     check_engine_options(args)
-    inputs = None
-    if args.engine == "dask":
-        from ._dask_engine import input_files
-
-        inputs = input_files(args.data, args.sep)
-        for path in inputs.files:
-            check_outputs({"DATA": path}, {"-o": (args.output, "model")}, args.force)
-    else:
-        check_outputs({"DATA": args.data}, {"-o": (args.output, "model")}, args.force)
+    check_outputs({"DATA": args.data}, {"-o": (args.output, "model")}, args.force)
     roles = {flag: getattr(args, flag[2:].replace("-", "_")) for flag in COLUMNS}
     check_distinct_columns(roles)
     report = Reporter.from_args(args)
@@ -279,10 +265,10 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(f"{option} and --param classes=... both name the classes; give one of them")
     calibrator = _build(method, args.merge, args.param)
     group = _group_param(calibrator, method, args.fold_col)
-    if inputs is None:
+    if args.engine == "local":
         calibrator, n, source = _fit_local(args, report, calibrator, group)
     else:
-        calibrator, n, source = _fit_dask(args, report, calibrator, inputs)
+        calibrator, n, source = _fit_dask(args, report, calibrator)
 
     try:
         if args.output == "-":
@@ -306,38 +292,39 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _fit_error(method: str, source: str, exc: Exception) -> CLIError:
-    hint = f" (on the command line: {FIT_ADVICE})" if "classes=" in str(exc) else ""
-    return CLIError(f"cannot fit {method} on {source}: {exc}{hint}")
+    text = _flags.message(exc)
+    hint = f" (on the command line: {FIT_ADVICE})" if "classes=" in text else ""
+    return CLIError(f"cannot fit {method} on {source}: {text}{hint}")
 
 
 def _fit_local(args, report: Reporter, calibrator, group: str | None):
     """Read the table in this process and fit; return ``(calibrator, rows, source)``."""
+    from ..summary import ScoreSummary
+    from ..tables import classes_for, open_table, read_columns
+
     method = args.method
-    table = open_table(args.data, sep=args.sep)
-    try:
-        table.check_columns([args.score_col], "--score-col")
-        table.check_columns([args.label_col], "--label-col")
+    with open_table(args.data, sep=args.sep) as table:
+        table.check_columns([args.score_col], "score_col")
+        table.check_columns([args.label_col], "label_col")
         numeric = [args.score_col]
         if args.weight_col:
-            table.check_columns([args.weight_col], "--weight-col")
+            table.check_columns([args.weight_col], "weight_col")
             numeric.append(args.weight_col)
         labels = [args.label_col]
         if args.fold_col:
-            table.check_columns([args.fold_col], "--fold-col")
+            table.check_columns([args.fold_col], "by")
             labels.append(args.fold_col)
         with report.progress(f"reading {table.source}") as progress:
             columns = read_columns(table, numeric, labels, progress)
-    finally:
-        table.close()
 
     scores = columns[args.score_col]
     y = columns[args.label_col]
-    if calibrator.get_params().get("classes") is None:
-        classes = fit_classes(
-            y, args.pos_label, table.source, args.label_col, option=positive_label_option(args)
-        )
-        if classes is not None:
-            calibrator.set_params(classes=classes)
+    if args.pos_label is not None and calibrator.get_params().get("classes") is None:
+        try:
+            calibrator.set_params(classes=classes_for(y, args.pos_label))
+        except (TypeError, ValueError) as exc:
+            raise CLIError(f"{table.source}: column {args.label_col!r}: "
+                           f"{_flags.message(exc, positive_label=args.pos_label_option)}") from None
     if args.decreasing:
         from ..negated import NegatedScoreCalibrator
 
@@ -352,54 +339,42 @@ def _fit_local(args, report: Reporter, calibrator, group: str | None):
             calibrator.fit(scores, y, sample_weight=weights, **groups)
         except (ValueError, TypeError) as exc:
             raise _fit_error(method, table.source, exc) from None
-    _check_scores_rank(report, calibrator, scores, y, weights, args)
+    summary = ScoreSummary.from_arrays(scores, y == calibrator.classes_[1], weights)
+    _warn_below_chance(report, calibrator, summary, args)
     return calibrator, n, table.source
 
 
-def _fit_dask(args, report: Reporter, calibrator, inputs):
+def _fit_dask(args, report: Reporter, calibrator):
     """Summarise DATA on a Dask cluster and fit on the summary; return ``(calibrator, rows, source)``.
 
-    The calibrator is fitted by ``fit_summary`` on the exact score summary
-    (:mod:`venncal.dask`), so with integer weights it is the model
-    :func:`_fit_local` fits on the same rows.
+    :func:`venncal.dask.fit_files` reads the cells as the local engine does,
+    so with integer weights the model is the one :func:`_fit_local` fits on
+    the same rows.
     """
-    from .. import _engine
-    from ._dask_engine import cluster, fit_summary_pieces
+    import venncal.dask as vd
 
-    method, source = args.method, inputs.source
+    from ..tables import TableError
+    from ._dask import cluster
+
+    method, source = args.method, args.data
     if not hasattr(calibrator, "fit_summary"):
         raise CLIError(f"--method {method} cannot be fitted by --engine dask (no score summary)")
-    stage = report.stage(f"summarising {len(inputs.files):,} file(s) of {source} with dask")
-    with stage, cluster(args):
-        pieces, problems = fit_summary_pieces(args, inputs, args.fold_col)
-    labels = _engine._label_array(problems.labels)
-    if calibrator.get_params().get("classes") is None and labels.shape[0] <= 2:
-        classes = fit_classes(
-            labels, args.pos_label, source, args.label_col, option=positive_label_option(args)
-        )
-        if classes is not None:
-            calibrator.set_params(classes=classes)
     if args.decreasing:
         from ..negated import NegatedScoreCalibrator
 
         calibrator = NegatedScoreCalibrator(calibrator)
-    key = _engine._classes_key(calibrator)
-    named = calibrator.get_params(deep=True).get(key) is not None
-    with report.stage(f"fitting {method} on the summary of {problems.rows:,} rows"):
+    options = {"max_distinct": args.max_distinct} if args.max_distinct else {}
+    with report.stage(f"fitting {method} on the files of {source} with dask"), cluster(args) as c:
         try:
-            calibrator = _engine.fit_pieces(calibrator, pieces, problems, args.fold_col)
+            calibrator, summary, n = vd.fit_files(
+                args.data, calibrator, score_col=args.score_col, label_col=args.label_col,
+                weight_col=args.weight_col, by=args.fold_col, positive_label=args.pos_label,
+                round_scores=args.round_scores, blocksize=args.blocksize, sep=args.sep,
+                client=c, return_summary=True, **options,
+            )
+        except TableError:
+            raise
         except (ValueError, TypeError) as exc:
             raise _fit_error(method, source, exc) from None
-    if not named:  # fit_pieces named the classes it found; a local fit leaves them unnamed
-        calibrator.set_params(**{key: None})
-    positive = _engine.plain(calibrator.classes_[1])
-    summaries = _engine.summaries_from_pieces(pieces, by=args.fold_col, positive=positive)
-    if isinstance(summaries, dict):
-        summary = None
-        for part in summaries.values():
-            summary = part if summary is None else summary.merge(part)
-    else:
-        summary = summaries
-    pos = summary.positive_weights
-    _warn_below_chance(report, calibrator, pos, summary.weights - pos, args)
-    return calibrator, problems.rows, source
+    _warn_below_chance(report, calibrator, summary, args)
+    return calibrator, n, source

@@ -16,24 +16,22 @@ import math
 
 import numpy as np
 
-from ._io import (
-    BATCH_ROWS,
+from ._common import (
     CLIError,
     add_force_option,
     add_sep_option,
-    atomic_output,
     check_distinct_columns,
     check_outputs,
     command,
-    open_table,
     probability_column,
-    read_columns,
-    write_table,
 )
 from ._labels import add_positive_label_option, binary_labels, positive_label_option
 from ._progress import Reporter, add_output_options
 
 __all__ = ["FAMILIES", "add_parser", "make_family", "run"]
+
+#: Steps fed to the Jumper at a time (continuation is exact).
+BATCH_ROWS = 65_536
 
 #: Calibrating families of ``--family`` and the parameter grids used for each
 #: (kept in step with :data:`venncal.online.families.NAMED`; written here so that
@@ -178,15 +176,14 @@ def _add_jumper_options(parser: argparse.ArgumentParser) -> None:
 def _read(args: argparse.Namespace, report: Reporter) -> tuple[str, np.ndarray, np.ndarray, object]:
     """Read the stream; return ``(source, p, y01, positive label)``."""
     option = positive_label_option(args, report)
+    from ..tables import open_table, read_columns
+
     check_distinct_columns({"--prob-col": args.prob_col, "--label-col": args.label_col})
-    table = open_table(args.data, sep=args.sep)
-    try:
-        table.check_columns([args.prob_col], "--prob-col")
-        table.check_columns([args.label_col], "--label-col")
+    with open_table(args.data, sep=args.sep) as table:
+        table.check_columns([args.prob_col], "prob_col")
+        table.check_columns([args.label_col], "label_col")
         with report.progress(f"reading {table.source}") as progress:
             columns = read_columns(table, [args.prob_col], [args.label_col], progress)
-    finally:
-        table.close()
     source = table.source
     p = probability_column(columns[args.prob_col], source, args.prob_col)
     y01, positive = binary_labels(
@@ -240,19 +237,37 @@ def _scores(y01: np.ndarray, p: np.ndarray) -> dict[str, float | None]:
 def summary(args, model, positive, p, y01, log10, proba) -> dict:
     """Return the numbers ``venncal monitor`` prints, as a JSON-ready dict."""
     alarm = model.alarm(args.alpha)
+    final = float(log10[-1])
+    protected = _scores(y01, proba)
+    # The Jumper's identity: the protected forecasts' log loss is the base's minus log10 S
+    # (exact where -log10 p' is not: p' can be subnormal).  S = 0 (log10 S = -inf) only
+    # with a family that gave the label probability 0: then the protected loss is infinite.
+    base = _scores(y01, p)
+    protected["log10_loss"] = base["log10_loss"] - final
     return {
         "rows": int(p.shape[0]),
         "positive_label": positive,  # binary_labels returns a plain Python value
         "family": args.family,
         "jump_rates": list(model.jump_rates) if args.mean else [args.jump_rate],
         "clip": None if args.clip is None else [args.clip, 1.0 - args.clip],
-        "final_log10_S": float(log10[-1]),
+        "final_log10_S": final,
         "max_log10_S": float(log10.max()),
         "alpha": args.alpha,
         "alarm": alarm,
-        "base": _scores(y01, p),
-        "protected": _scores(y01, proba),
+        "base": base,
+        "protected": protected,
     }
+
+
+def _json_ready(value):
+    """Return ``value`` with non-finite floats as None (``null``): JSON has no infinity."""
+    if isinstance(value, dict):
+        return {k: _json_ready(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_ready(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
 
 
 def _text(s: dict) -> str:
@@ -278,6 +293,8 @@ def _text(s: dict) -> str:
 
 
 def _write_steps(path: str, sep: str | None, p, y01, proba, log10) -> None:
+    from ..tables import write_table
+
     steps = {
         "step": np.arange(1, p.shape[0] + 1),
         "p": p,
@@ -288,11 +305,11 @@ def _write_steps(path: str, sep: str | None, p, y01, proba, log10) -> None:
     write_table(path, steps, sep=sep)
 
 
-def _plot(path: str, s: dict, y01, p, proba, log10) -> None:
+def _plot(path: str, title: str, s: dict, y01, p, proba, log10) -> None:
     try:
-        from ..plotting import _figure, roc_curve
+        from ..plotting import figure, roc_curve
 
-        fig = _figure((10.5, 4.2))
+        fig = figure((10.5, 4.4))
     except ImportError:
         raise CLIError('--plot needs matplotlib: pip install "venncal[plot]"') from None
     left, right = fig.subplots(1, 2)
@@ -304,6 +321,8 @@ def _plot(path: str, s: dict, y01, p, proba, log10) -> None:
         lw=0.8,
         label=f"alarm level 1/{s['alpha']:g}",
     )
+    if s["alarm"] is not None:
+        left.axvline(s["alarm"], color="C3", lw=0.9, label=f"alarm at step {s['alarm']:,}")
     left.set_xlabel("step n")
     left.set_ylabel("log10 S_n")
     left.set_title("Jumper test martingale", fontsize=10)
@@ -311,6 +330,9 @@ def _plot(path: str, s: dict, y01, p, proba, log10) -> None:
     if s["base"]["auc"] is not None:
         roc_curve(y01, {"base": p, "protected": proba}, ax=right)
     right.set_title("ROC curves", fontsize=10)
+    fig.suptitle(title, fontsize=10)
+    from ..tables import atomic_output
+
     try:
         with atomic_output(path) as tmp:
             fig.savefig(tmp, dpi=130)
@@ -327,7 +349,7 @@ def run(args: argparse.Namespace) -> int:
         args.force,
     )
     report = Reporter.from_args(args)
-    _source, p, y01, positive = _read(args, report)
+    source, p, y01, positive = _read(args, report)
     model = _model(args)
     log10, proba = _protect(model, p, y01, report)
     s = summary(args, model, positive, p, y01, log10, proba)
@@ -335,9 +357,10 @@ def run(args: argparse.Namespace) -> int:
         _write_steps(args.output, args.sep, p, y01, proba, log10)
         report.info(f"per-step values written to {args.output}")
     if args.plot:
-        _plot(args.plot, s, y01, p, proba, log10)
+        title = f"{source}: column {args.prob_col!r}, positive class {positive!r}"
+        _plot(args.plot, title, s, y01, p, proba, log10)
         report.info(f"plot written to {args.plot}")
-    result = json.dumps(s, indent=2) if args.json else _text(s)
+    result = json.dumps(_json_ready(s), indent=2, allow_nan=False) if args.json else _text(s)
     if args.output == "-":  # stdout carries the per-step table; the summary goes to stderr
         report.info(result)
     else:

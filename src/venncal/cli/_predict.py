@@ -4,20 +4,15 @@ from __future__ import annotations
 
 import argparse
 
-import numpy as np
-
-from ._dask_engine import add_engine_options, check_engine_options
-from ._io import (
+from ._common import (
     CLIError,
-    Retype,
     add_force_option,
     add_sep_option,
     check_distinct_columns,
     check_outputs,
     command,
-    open_table,
-    open_writer,
 )
+from ._dask import add_engine_options, check_engine_options
 from ._progress import Reporter, add_output_options
 
 __all__ = ["add_parser", "load_model", "run"]
@@ -99,48 +94,13 @@ def load_model(path: str):
         raise CLIError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
-def _predict(model, columns: list[np.ndarray], interval: bool) -> list[np.ndarray]:
-    """Return ``[p]`` or ``[p, p0, p1]`` for the rows of ``columns`` (one score column per fold)."""
-    scores = columns[0] if len(columns) == 1 else np.column_stack(columns)
-    if interval:
-        # one search of the Venn-Abers table for p and its interval
-        return list(model._predict_with_interval(scores))
-    return [model.predict_proba(scores)[:, 1]]
-
-
-def _values(model, columns: list[np.ndarray], interval: bool, batch) -> list[np.ndarray]:
-    """Predict a batch; rows with a missing (NaN) score get NaN."""
-    missing = np.zeros(batch.n_rows, dtype=bool)
-    for col in columns:
-        missing |= np.isnan(col)
-    try:
-        if not missing.any():
-            return _predict(model, columns, interval)
-        keep = ~missing
-        found = _predict(model, [col[keep] for col in columns], interval) if keep.any() else None
-        values = []
-        for j in range(3 if interval else 1):
-            out = np.full(batch.n_rows, np.nan)
-            if found is not None:
-                out[keep] = found[j]
-            values.append(out)
-        return values
-    except (ValueError, TypeError) as exc:
-        raise CLIError(f"cannot predict rows {batch.first_row:,}...: {exc}") from None
-
-
 @command("predict")
 def run(args: argparse.Namespace) -> int:
     """Predict; return the exit code."""
-    check_engine_options(args)
-    inputs = target = None
-    if args.engine == "dask":
-        from ._dask_engine import input_files
-        from ._dask_predict import prepare_output
+    from ..tables import Retype
 
-        inputs = input_files(args.data, args.sep)
-        target = prepare_output(args.output, inputs, args.sep, args.force, model=args.model)
-    else:
+    check_engine_options(args)
+    if args.engine == "local":
         check_outputs(
             {"MODEL": args.model, "DATA": args.data}, {"-o": (args.output, "table")}, args.force
         )
@@ -164,17 +124,22 @@ def run(args: argparse.Namespace) -> int:
             )
     interval = hasattr(model, "predict_interval")
     names = [args.prefix + "p"] + ([args.prefix + "p0", args.prefix + "p1"] if interval else [])
-    if inputs is not None:
-        from ._dask_engine import cluster
-        from ._dask_predict import predict
+    if args.engine == "dask":
+        import venncal.dask as vd
 
-        with cluster(args):
-            n = predict(args, report, model, score_cols, names, interval, inputs, target)
+        from ._dask import cluster
+
+        with report.stage(f"predicting {args.data} with dask"), cluster(args) as client:
+            n = vd.transform_files(
+                args.data, model, args.output, score_col=score_cols, output_cols=names,
+                nan_scores=args.nan_scores, blocksize=args.blocksize, sep=args.sep,
+                overwrite=args.force, client=client,
+            )
     else:
         types: dict = {}  # columns whose type, inferred from the first rows, a later row widened
         while True:
             try:
-                n = _run(args, report, model, score_cols, names, interval, types)
+                n = _run(args, report, model, score_cols, names, types)
                 break
             except Retype as change:
                 types[change.name] = change.type
@@ -186,15 +151,16 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run(args, report, model, score_cols, names, interval, types) -> int:
+def _run(args, report, model, score_cols, names, types) -> int:
     """Stream the table through the model into the output; return the number of rows."""
+    import numpy as np
     import pyarrow as pa
 
-    hint = " (--nan-scores propagate gives such rows empty predictions)"
-    missing = args.nan_scores == "propagate"
-    table = open_table(args.data, sep=args.sep)
-    try:
-        table.check_columns(score_cols, "--score-col")
+    from .._engine import NAN_SCORES_HINT, score_rows
+    from ..tables import open_table, open_writer
+
+    with open_table(args.data, sep=args.sep) as table:
+        table.check_columns(score_cols, "score_col")
         writer = open_writer(args.output, table, names, sep=args.sep)
         ok = False
         n = 0
@@ -203,15 +169,15 @@ def _run(args, report, model, score_cols, names, interval, types) -> int:
                 for batch in table.batches(
                     progress, text=score_cols, typed=writer.typed, types=types
                 ):
-                    columns = [
-                        batch.numbers(col, missing=args.nan_scores, hint=hint)
+                    scores = np.column_stack([
+                        batch.numbers(col, missing=args.nan_scores, hint=NAN_SCORES_HINT)
                         for col in score_cols
-                    ]
-                    values = _values(model, columns, interval, batch)
-                    new = [
-                        pa.array(v, pa.float64(), mask=np.isnan(v) if missing else None)
-                        for v in values
-                    ]
+                    ])
+                    try:
+                        values, missing = score_rows(model, scores, len(names), args.nan_scores)
+                    except (ValueError, TypeError) as exc:
+                        raise CLIError(f"cannot predict rows {batch.first_row:,}...: {exc}") from None
+                    new = [pa.array(v, pa.float64(), mask=missing) for v in values]
                     writer.write([*table.columns, *names], [*batch.columns(writer.typed), *new])
                     n += batch.n_rows
                 if n == 0:  # a header and no rows: so is the output
@@ -220,6 +186,4 @@ def _run(args, report, model, score_cols, names, interval, types) -> int:
             ok = True
         finally:
             writer.close(ok)
-    finally:
-        table.close()
     return n

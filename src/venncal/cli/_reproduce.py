@@ -73,7 +73,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         default=None,
         metavar="DIR",
         help=(
-            "read the data from this folder (laid out as the shared data store) instead of "
+            "read the data from this folder (one subfolder per UCI data set, e.g. "
+            "DIR/ionosphere/ionosphere.data; the paths are listed in docs/data.md) instead of "
             "the files shipped with venncal; the experiments marked 'needs --data-dir' in "
             "--list need it or VENNCAL_DATA"
         ),

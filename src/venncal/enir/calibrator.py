@@ -9,7 +9,7 @@ import numpy as np
 from scipy.special import xlogy
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import ScoreCalibrator
+from .._base import ScoreCalibrator, check_float_arrays, check_increasing, check_int_array
 from .._kernels.neariso import enir_bic, enir_table
 from .._validation import Interval, Options
 from ..baselines.bbq import _PRIOR_EPS  # prior rates kept in [eps, 1 - eps], as in BBQ
@@ -230,25 +230,40 @@ class ENIRCalibrator(ScoreCalibrator):
         return np.interp(q, self.thresholds_, self.values_)
 
     def _check_state(self):
-        """Raise ``ValueError`` if the fitted arrays do not fit together."""
+        """Raise ``ValueError`` unless the models and the averaged table fit together.
+
+        Per model: ``lambdas_`` increasing from 0, bin counts ``>= 1`` and not
+        increasing with ``lambda``, a BIC that is a number or ``+inf`` (not
+        scored) and a weight ``>= 0`` (0 where the BIC is ``+inf``; one weight
+        1 for ``model="best"``), the weights summing to 1.  The table:
+        thresholds strictly increasing, values in [0, 1] (``fit`` keeps them
+        in ``[2**-53, 1 - 2**-53]`` but where every model's value rounds
+        beyond, with bins of weight ~1e16 and more).
+        """
         check_is_fitted(self, "values_")
         super()._check_state()
-        n_models = np.asarray(self.lambdas_).shape[0]
-        for name in ("lambdas_", "n_bins_", "bic_", "model_weights_"):
-            arr = np.asarray(getattr(self, name))
-            if arr.ndim != 1 or arr.shape[0] != n_models or n_models == 0:
-                raise ValueError(f"{name} must be 1-D of length {n_models} (> 0)")
-        thresholds = np.asarray(self.thresholds_)
-        values = np.asarray(self.values_)
-        if thresholds.ndim != 1 or values.shape != thresholds.shape or thresholds.size == 0:
-            raise ValueError("thresholds_ and values_ must be 1-D of one (positive) length")
-        if (np.diff(thresholds) <= 0).any() or not np.isfinite(thresholds).all():
-            raise ValueError("thresholds_ must be finite and strictly increasing")
-        if not ((values > 0) & (values < 1)).all():
-            raise ValueError("values_ must lie strictly between 0 and 1")
-        weights = np.asarray(self.model_weights_)
-        if (weights < 0).any() or not math.isclose(float(weights.sum()), 1.0, rel_tol=1e-9):
-            raise ValueError("model_weights_ must be non-negative and sum to 1")
+        n_models = check_float_arrays(self, ("lambdas_",))
+        if n_models == 0:
+            raise ValueError("lambdas_ must not be empty")
+        check_int_array(self, "n_bins_", length=n_models, minimum=1)
+        check_float_arrays(self, ("bic_",), length=n_models, finite=False)
+        check_float_arrays(self, ("model_weights_",), length=n_models)
+        check_float_arrays(self, ("thresholds_", "values_"), unit_interval=("values_",))
+        lambdas, bic, weights = self.lambdas_, self.bic_, self.model_weights_
+        if lambdas[0] < 0:
+            raise ValueError("lambdas_ must be non-negative")
+        check_increasing(lambdas, "lambdas_", strict=True)
+        if (np.diff(self.n_bins_) > 0).any():
+            raise ValueError("n_bins_ must not increase with lambdas_")
+        if (bic == -np.inf).any() or not np.isfinite(bic).any():
+            raise ValueError("bic_ must be numbers or +inf, one of them finite at least")
+        if (weights < 0).any() or (weights[bic == np.inf] != 0).any():
+            raise ValueError("model_weights_ must be non-negative, 0 where bic_ is +inf")
+        if not math.isclose(float(weights.sum()), 1.0, rel_tol=4 * (n_models + 1) * 2**-52):
+            raise ValueError("model_weights_ must sum to 1")
+        if self.model == "best" and not (np.count_nonzero(weights) == 1 and weights.max() == 1):
+            raise ValueError('model="best" weighs one model only, by 1')
+        check_increasing(self.thresholds_, "thresholds_", strict=True)
 
 
 def _models(path, k):

@@ -61,7 +61,13 @@ class CalibratedClassifier(FoldCalibratedClassifier):
         Parameters of the calibrator, e.g. ``{"n_bins": 20}`` for histogram
         binning.
     response_method : {"auto", "predict_proba", "decision_function"}, default="auto"
-        Which output of the base estimator is the score.
+        Which output of the base estimator is the score.  ``"auto"`` takes the
+        method's preference, the first output the base estimator has:
+        ``decision_function`` then ``predict_proba`` for ``"platt"`` (a sigmoid
+        of a logit, as Platt 1999 and scikit-learn's ``CalibratedClassifierCV``),
+        ``predict_proba`` then ``decision_function`` for the others, which depend
+        on the score only through its order (the table is in
+        ``docs/estimators.md``).
     random_state : int, RandomState instance or None, default=None
         Controls the split and the shuffling of integer ``cv`` folds.
     n_jobs : int, default=None
@@ -77,6 +83,9 @@ class CalibratedClassifier(FoldCalibratedClassifier):
     calibrators_ : list of score-level calibrators
         The fitted calibrators, one per fold (for ``method="ivap"`` the
         folds' IVAPs, ``calibrator_.calibrators_``).
+    response_methods_ : tuple of str
+        The base estimator's outputs tried for the score, in order (the
+        first it has is used): ``response_method`` resolved.
 
     See Also
     --------

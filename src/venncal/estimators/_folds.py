@@ -159,9 +159,10 @@ class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
         check_weighted_classes(name, classes, y01, sw)
         splits = self._splits(X, y, n)
         base = self._base_estimator()
+        self.response_methods_ = self._response_methods(classes)
         fitted = Parallel(n_jobs=self.n_jobs)(
             delayed(_fit_fold)(
-                clone(base), X, y, sw, fit_params, train, cal, classes[1], self.response_method
+                clone(base), X, y, sw, fit_params, train, cal, classes[1], self.response_methods_
             )
             for train, cal in splits
         )
@@ -174,6 +175,17 @@ class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
         if hasattr(first, "feature_names_in_"):
             self.feature_names_in_ = first.feature_names_in_
         return self
+
+    def _response_methods(self, classes) -> tuple[str, ...]:
+        """Return the base estimator's outputs tried for the score, in order.
+
+        ``response_method="auto"`` takes the calibrator's preference
+        (``_response_methods`` of its class: the decision function first for
+        Platt, the probability first for the isotonic family).
+        """
+        if self.response_method != "auto":
+            return (self.response_method,)
+        return tuple(type(self._new_calibrator(classes))._response_methods)
 
     def _calibrate(self, classes, y, sample_weight, cal_rows, scores) -> None:
         """Fit the calibration on each fold's rows ``cal_rows[k]`` and scores ``scores[k]``."""
@@ -202,7 +214,7 @@ class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "estimators_")
         X = as_rows(X)
         return [
-            positive_scores(est, X, self.classes_[1], self.response_method)
+            positive_scores(est, X, self.classes_[1], self.response_methods_)
             for est in self.estimators_
         ]
 

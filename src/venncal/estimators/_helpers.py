@@ -112,15 +112,18 @@ def fit_estimator(estimator, X, y, sample_weight, fit_params):
     return estimator.fit(X, y, **fit_params)
 
 
-def positive_scores(estimator, X, positive_label, response_method: str) -> np.ndarray:
+def positive_scores(estimator, X, positive_label, response_method) -> np.ndarray:
     """Scores of the positive class from a fitted binary classifier.
 
-    ``response_method="auto"`` uses ``predict_proba`` when the estimator has
-    it and ``decision_function`` otherwise.
+    ``response_method`` is ``"predict_proba"``, ``"decision_function"``, or
+    a tuple of them in order of preference (the first the estimator has);
+    ``"auto"`` means ``("predict_proba", "decision_function")``.
     """
     if response_method == "auto":
-        response_method = (
-            "predict_proba" if hasattr(estimator, "predict_proba") else "decision_function"
+        response_method = ("predict_proba", "decision_function")
+    if not isinstance(response_method, str):
+        response_method = next(
+            (m for m in response_method if hasattr(estimator, m)), response_method[-1]
         )
     if not hasattr(estimator, response_method):
         raise AttributeError(

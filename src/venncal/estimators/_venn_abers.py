@@ -72,6 +72,10 @@ class VennAbersClassifier(FoldCalibratedClassifier):
         (``calibrator_.folds_[k] == k``) is scored by ``estimators_[k]``.
     calibrators_ : list of VennAbersCalibrator
         The IVAP of each fold (``calibrator_.calibrators_``).
+    response_methods_ : tuple of str
+        The base estimator's outputs tried for the score, in order (the
+        first it has is used): ``("predict_proba", "decision_function")``
+        for ``response_method="auto"``.
     n_features_in_ : int
         Number of features seen by the base estimator (when it reports it).
 

@@ -11,15 +11,19 @@ Each experiment is one module listed in :data:`EXPERIMENTS`, exposing
 
 The pure split logic shared by the experiments (proper training, calibration and test
 rows, contiguous cross-validation folds, random hold-out splits) is in
-:mod:`venncal.experiments._protocols` and is testable without any data; the report
-pieces (header, number formatting, the paper-against-ours figure) are in
+:mod:`venncal.experiments._protocols` and is testable without any data; what the
+reports share (:class:`~venncal.experiments._report.ReportDraft`: the header, the
+figures and the file; number formatting; the paper-against-ours figure) is in
 :mod:`venncal.experiments._report`. :mod:`venncal.experiments.demo` is the
 ``venncal demo`` computation and :mod:`venncal.experiments.naive_bayes` the Weka-like
 naive Bayes learner of the reproductions. Heavy imports (scikit-learn, data) happen
 inside ``run``.
 
 To add an experiment, write ``venncal/experiments/<module>.py`` with ``run`` and
-``report`` and list it in :data:`EXPERIMENTS`.
+``report`` (built in a ``ReportDraft``) and list it in :data:`EXPERIMENTS`. Its
+``--quick`` mode (``run(quick=True)``) must finish in under two minutes on two cores
+with ``jobs=1`` and still write every table and figure, stating its smaller sizes in the
+report; ``benchmarks/bench_reproduce.py`` times every experiment's ``--quick``.
 """
 
 from __future__ import annotations
@@ -65,37 +69,39 @@ class Experiment(NamedTuple):
 EXPERIMENTS: dict[str, Experiment] = {
     "vovk2015-adult-small": Experiment(
         "vovk2015_adult_small",
-        "paper 000 (Vovk et al. 2015), Tables 1-2: six learners x Platt/IR/IVAP/CVAP "
-        "on the first 5,000 adult training rows",
+        "Vovk, Petej & Fedorova 2015 [paper 000], Tables 1-2: six learners x "
+        "Platt/IR/IVAP/CVAP on the first 5,000 adult training rows",
     ),
     "vovk2015-adult-ratios": Experiment(
         "vovk2015_adult_ratios",
-        "paper 000, Figures 1-2 and 13-14: adult, proper training : calibration "
-        "ratios 1:9 ... 9:1 and all, raw learner and Platt/IR/IVAP/CVAP",
+        "Vovk, Petej & Fedorova 2015 [paper 000], Figures 1-2 and 13-14: adult, proper "
+        "training : calibration ratios 1:9 ... 9:1 and all, raw learner and "
+        "Platt/IR/IVAP/CVAP",
     ),
     "vovk2014-uci": Experiment(
         "vovk2014_uci",
-        "paper 001 (Vovk & Petej 2014), Tables 1-3: nine small UCI data sets x six "
+        "Vovk & Petej 2014 [paper 001], Tables 1-3: nine small UCI data sets x six "
         "learners, W/VA/SVA/DIR over random 2/3-1/3 splits (needs --data-dir)",
     ),
     "naeini2016-simulated": Experiment(
         "naeini2016_simulated",
-        "paper 004 (Naeini & Cooper 2016), Table I: linear and quadratic SVMs on "
+        "Naeini & Cooper 2016 [paper 004], Table I: linear and quadratic SVMs on "
         "simulated circular data, IsoReg/BBQ/ENIR, AUC/ACC/RMSE/ECE/MCE over 10 folds",
     ),
     "naeini2016-uci": Experiment(
         "naeini2016_uci",
-        "paper 004, Tables III-VI: LR/SVM/NB x IsoReg/BBQ/ENIR on six of its UCI data sets, "
-        "10 x 10-fold CV, average ranks, Friedman + Holm, ENIR's gain (needs --data-dir)",
+        "Naeini & Cooper 2016 [paper 004], Tables III-VI: LR/SVM/NB x IsoReg/BBQ/ENIR on "
+        "six of its UCI data sets, 10 x 10-fold CV, average ranks, Friedman + Holm, ENIR's "
+        "gain (needs --data-dir)",
     ),
     "vovk2021-bank": Experiment(
         "vovk2021_bank",
-        "paper 002 (Vovk, Petej & Gammerman 2021), section 5: the Jumper protecting a "
+        "Vovk, Petej & Gammerman 2021 [paper 002], section 5: the Jumper protecting a "
         "random forest on the Bank Marketing stream, Figures 2-4 (needs --data-dir)",
     ),
     "quantized-drift": Experiment(
         "quantized_drift",
-        "paper 003 (Gokcesu & Gokcesu 2022), a demonstration: sliding-window quantized "
+        "Gokcesu & Gokcesu 2022 [paper 003], a demonstration: sliding-window quantized "
         "isotonic calibration of drifting streams (synthetic; Bank with --data-dir) against "
         "refitting scikit-learn's IsotonicRegression every N samples",
     ),

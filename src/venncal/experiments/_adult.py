@@ -1,4 +1,4 @@
-"""Learners, grids and data shared by the two adult experiments of paper 000.
+"""Learners, grids and data shared by the two adult experiments of Vovk, Petej & Fedorova 2015.
 
 The six scikit-learn learners stand in for the paper's Weka ones (J48, J48 bagging,
 logistic regression, naive Bayes, MultilayerPerceptron, SMO with a linear kernel); the
@@ -22,6 +22,7 @@ from .naive_bayes import MixedNaiveBayes, groups_from_names
 __all__ = [
     "LEARNERS",
     "LOSSES",
+    "MLP_EPOCHS",
     "QUICK_TEST_ROWS",
     "STAND_INS",
     "AdultData",
@@ -68,7 +69,7 @@ _GRIDS: dict[str, tuple[dict[str, list], dict[str, list]]] = {
 #: Weka's default bag count.
 _N_BAGS = 10
 #: MLP epochs, full and quick.
-_MLP_EPOCHS = {False: 200, True: 60}
+MLP_EPOCHS = {False: 200, True: 60}
 
 #: How each stand-in is built and tuned (for the reports).
 STAND_INS = (
@@ -137,7 +138,7 @@ def _make(learner: str, params: dict, seed: int, quick: bool, groups=None) -> An
             hidden_layer_sizes=(53,),
             solver="sgd",
             nesterovs_momentum=False,
-            max_iter=_MLP_EPOCHS[quick],
+            max_iter=MLP_EPOCHS[quick],
             random_state=seed,
             **params,
         )
@@ -172,7 +173,7 @@ def learner_scores(model, X) -> np.ndarray:
 def selection_loss(learner: str, s: np.ndarray, y: np.ndarray) -> float:
     """Return the summed Brier loss 4(y-p)^2 of the learner's probabilities on `y`."""
     if learner == "SVM":
-        from .. import PlattCalibrator
+        from ..baselines import PlattCalibrator
 
         s = PlattCalibrator().fit(s, y).predict_proba(s)[:, 1]
     return float(np.sum(4.0 * (y - s) ** 2))

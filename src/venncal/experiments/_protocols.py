@@ -40,7 +40,7 @@ class AdultSmallRows(NamedTuple):
 
 
 def adult_small_rows(n_train: int = ADULT_N_TRAIN, n_test: int = ADULT_N_TEST) -> AdultSmallRows:
-    """Index ranges of the paper 000 Tables 1-2 protocol (section 6).
+    """Index ranges of the protocol of Vovk, Petej & Fedorova 2015, Tables 1-2 (section 6).
 
     The first 5,000 adult training observations form the new training set: the first
     4,000 are the proper training set, the following 1,000 the calibration set; all
@@ -74,7 +74,7 @@ def adult_small_rows(n_train: int = ADULT_N_TRAIN, n_test: int = ADULT_N_TEST) -
 
 
 def contiguous_folds(n: int, n_folds: int) -> list[np.ndarray]:
-    """Split ``0..n-1`` into `n_folds` contiguous folds (paper 000, section 6).
+    """Split ``0..n-1`` into `n_folds` contiguous folds (Vovk, Petej & Fedorova 2015, section 6).
 
     The first ``n mod K`` folds hold ``ceil(n/K)`` rows and the others ``floor(n/K)``,
     exactly as :func:`numpy.array_split`.
@@ -104,7 +104,7 @@ def contiguous_folds(n: int, n_folds: int) -> list[np.ndarray]:
     return np.array_split(np.arange(n), n_folds)
 
 
-#: Proper training : calibration ratios of paper 000, Figures 13-14, left to right
+#: Proper training : calibration ratios of Vovk, Petej & Fedorova 2015, Figures 13-14, left to right
 #: (1:9, 1:8, ..., 1:2, 1:1, 2:1, ..., 9:1); the column "all" is added separately.
 RATIOS: tuple[tuple[int, int], ...] = tuple((1, b) for b in range(9, 0, -1)) + tuple(
     (a, 1) for a in range(2, 10)
@@ -124,9 +124,10 @@ def ratio_rows(n_train: int, ratio: tuple[int, int] | str) -> RatioRows:
     """Split ``0..n_train-1`` contiguously for a proper training : calibration ratio.
 
     For ``ratio = (a, b)`` the first ``ceil(a * n_train / (a + b))`` rows are the proper
-    training set and the rest the calibration set (paper 000, section 6: "the first
-    ceil((K-1)/K N_train) training observations" for ratio K-1:1). For ``"all"`` both
-    sets are the whole training set (the paper's simplified, in-sample column).
+    training set and the rest the calibration set (Vovk, Petej & Fedorova 2015, section
+    6: "the first ceil((K-1)/K N_train) training observations" for ratio K-1:1). For
+    ``"all"`` both sets are the whole training set (the paper's simplified, in-sample
+    column).
 
     Parameters
     ----------
@@ -164,7 +165,7 @@ def ratio_rows(n_train: int, ratio: tuple[int, int] | str) -> RatioRows:
 def holdout_splits(
     y, n_reps: int, rng: np.random.Generator, train_fraction: float = 2 / 3
 ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Random training/test splits of paper 001, section 5.
+    """Random training/test splits of Vovk & Petej 2014, section 5.
 
     "In each experiment we randomly permute the dataset and use the first 2/3
     observations for training and the remaining 1/3 for testing." The training part

@@ -1,10 +1,18 @@
-"""Pieces shared by the experiments' reports: run header, number formatting, figures.
+"""Pieces shared by the experiments' reports: the report itself, number formatting, figures.
 
-Every report starts with the same header (what was run, when, where, with which
-versions, how long it took), formats losses the same way and may draw the paper's
-numbers against ours. matplotlib is optional and imported only when a figure is drawn;
-figures are built with its object API (:class:`matplotlib.figure.Figure`), which needs
-no backend selection and leaves pyplot's global state alone.
+Every experiment's ``report(result, out_dir, *, command=None)`` writes
+``out_dir/report.md`` (creating the folder) and its figures, and returns a
+:class:`Report`: the plain-text tables the command line prints, and the files
+written. ``command`` is the command line stated in the report (default: one that
+repeats the run, :meth:`RunInfo.command`). An experiment builds its report in a
+:class:`ReportDraft`, which starts it with the same header for every experiment (what
+was run, when, where, with which versions, how long it took), draws and lists its
+figures, and writes it. Losses are formatted the same way (:func:`fmt_loss`) and the
+paper's numbers may be drawn against ours (:func:`scatter_vs_paper`).
+
+matplotlib is optional and imported only when a figure is drawn; figures are built with
+its object API (:class:`matplotlib.figure.Figure`), which needs no backend selection and
+leaves pyplot's global state alone. Without matplotlib a report has no figures.
 """
 
 from __future__ import annotations
@@ -14,13 +22,14 @@ import math
 import os
 import platform
 import warnings
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 __all__ = [
     "Report",
+    "ReportDraft",
     "RunInfo",
     "count_convergence_warnings",
     "fmt_loss",
@@ -128,6 +137,77 @@ def header(info: RunInfo, protocol: str, command: str | None = None) -> list[str
     ]
 
 
+@dataclass
+class ReportDraft:
+    """A report being written: Markdown lines, plain-text lines and figures.
+
+    Creating it creates ``out_dir`` and starts the Markdown with :func:`header`, then
+    the run's own facts (``facts``: Markdown bullets such as the test rows used,
+    followed by one blank line when there are any). An experiment's ``report`` adds
+    its sections to :attr:`md` and :attr:`text`, draws its figures with
+    :meth:`figure` or :meth:`image`, and returns :meth:`write`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> info = RunInfo("demo-experiment", quick=True, seed=0, jobs=1, seconds=1.5)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     draft = ReportDraft(info, tmp, "One paragraph on the protocol.", facts=["- rows: 10"])
+    ...     draft.md += ["## Results", "", "| a | b |"]
+    ...     draft.text += ["a b"]
+    ...     written = draft.write()
+    ...     md = written.markdown.read_text(encoding="utf-8").splitlines()
+    >>> md[0]
+    '# Reproduction: demo-experiment (quick mode)'
+    >>> md[-5:], written.text
+    (['- rows: 10', '', '## Results', '', '| a | b |'], 'a b')
+    """
+
+    info: RunInfo
+    out_dir: str | os.PathLike[str]
+    protocol: str
+    command: str | None = None
+    facts: Sequence[str] = ()
+    #: The Markdown lines written so far.
+    md: list[str] = field(default_factory=list, init=False)
+    #: The plain-text lines (what the command line prints).
+    text: list[str] = field(default_factory=list, init=False)
+    #: The figures drawn, in order.
+    figures: list[Path] = field(default_factory=list, init=False)
+    #: The report's folder.
+    out: Path = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.out = Path(self.out_dir)
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.md = header(self.info, self.protocol, self.command)
+        if self.facts:
+            self.md += [*self.facts, ""]
+
+    def figure(self, name: str, draw: Callable[[Path], bool]) -> Path | None:
+        """Draw figure ``name`` in the report's folder with ``draw(path)``; list it if drawn.
+
+        ``draw`` returns False (having written nothing) without matplotlib. Returns the
+        path written, or None.
+        """
+        path = self.out / name
+        if not draw(path):
+            return None
+        self.figures.append(path)
+        return path
+
+    def image(self, name: str, draw: Callable[[Path], bool], alt: str) -> bool:
+        """:meth:`figure`, then (if drawn) its Markdown image line and a blank line."""
+        path = self.figure(name, draw)
+        if path is not None:
+            self.md += [f"![{alt}]({path.name})", ""]
+        return path is not None
+
+    def write(self) -> Report:
+        """Write ``report.md`` and return the :class:`Report` (text, Markdown, figures)."""
+        return write_report(self.out, self.md, self.text, self.figures)
+
+
 def has_data_dir(data_dir) -> bool:
     """Whether a data folder is given: ``data_dir``, or the ``VENNCAL_DATA`` variable."""
     return data_dir is not None or bool(os.environ.get(DATA_ENV))
@@ -181,10 +261,10 @@ def new_figure(ncols: int, figsize: tuple[float, float]) -> tuple[Any, Any] | No
     The figure comes from venncal's one headless figure helper (Agg canvas,
     object API, nothing registered with pyplot, nothing to close).
     """
-    from ..plotting import _figure
+    from ..plotting import figure
 
     try:
-        fig = _figure(figsize, layout=None)
+        fig = figure(figsize, layout=None)
     except ImportError:
         return None
     return fig, fig.subplots(1, ncols, squeeze=False)[0]

@@ -1,4 +1,4 @@
-"""Paper 001's tables and statements, and our results set beside them (vovk2014-uci).
+"""The tables and statements of Vovk & Petej 2014, and our results beside them (vovk2014-uci).
 
 The paper's Tables 1-3 are read from :func:`venncal.datasets.paper_tables` ``("001")``;
 its section 5 statements are :data:`PAPER_CLAIMS`. :func:`best_per_method`,
@@ -30,7 +30,7 @@ __all__ = [
 
 #: Learner codes of the paper's tables, in its column order.
 CLASSIFIERS = ("J", "JB", "LR", "NB", "NN", "SVM")
-#: The nine data sets of paper 001, in the paper's row order (names of ``load_dataset``).
+#: The nine data sets of Vovk & Petej 2014, in the paper's row order (names of ``load_dataset``).
 DATASETS = (
     "australian", "breast", "diabetes", "echo", "hepatitis",
     "ionosphere", "labor", "liver", "vote",
@@ -113,7 +113,7 @@ def best_per_method(table: dict, dataset: str, learners: Sequence[str]) -> dict:
 
 
 def ranking(table: dict, dataset: str, learners: Sequence[str]) -> list[tuple[str, str, float]]:
-    """Rank the four methods on one data set by their best learner (paper 001, Table 3).
+    """Rank the four methods on one data set by their best learner (Vovk & Petej 2014, Table 3).
 
     Returns
     -------

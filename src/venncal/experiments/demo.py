@@ -114,7 +114,9 @@ def _run_model(title, estimator, X_train, y_train, X_test, y_test, proper, cal, 
     """Raw, Platt, isotonic, IVAP and CVAP for one model."""
     from sklearn.base import clone
 
-    from .. import IsotonicCalibrator, PlattCalibrator, VennAbersCalibrator, VennAbersClassifier
+    from ..baselines import IsotonicCalibrator, PlattCalibrator
+    from ..estimators import VennAbersClassifier
+    from ..venn_abers import VennAbersCalibrator
 
     t0 = time.perf_counter()
     probs = {"raw": clone(estimator).fit(X_train, y_train).predict_proba(X_test)[:, 1]}

@@ -1,4 +1,7 @@
-"""Paper 004 (Naeini & Cooper 2016), section IV-B, Table I: the simulated circular data.
+"""Naeini & Cooper 2016, section IV-B, Table I: the simulated circular data.
+
+The paper: M. P. Naeini and G. F. Cooper, *Binary classifier calibration using an
+ensemble of near isotonic regression models*, ICDM 2016.
 
 The paper takes its data set from its references [18, 19] (Naeini, Cooper & Hauskrecht,
 AAAI 2015 and SDM 2015) and shows it only as a scatter plot (its Figure 2): two classes
@@ -32,11 +35,12 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
-from ._report import Report, RunInfo, header, new_figure, write_report
+from ._report import Report, ReportDraft, RunInfo, new_figure
 
 __all__ = [
     "CALIBRATORS",
@@ -68,8 +72,8 @@ N_TRAIN = N_TEST = 1000
 FOLDS = {False: 10, True: 3}
 
 _PROTOCOL = (
-    "Paper 004 (Naeini & Cooper, *Binary classifier calibration using an ensemble of "
-    "near isotonic regression models*, ICDM 2016), section IV-B, Table I: SVMs with "
+    "Naeini & Cooper, *Binary classifier calibration using an ensemble of near "
+    "isotonic regression models* (ICDM 2016) [paper 004], section IV-B, Table I: SVMs with "
     "linear and quadratic kernels on simulated circular data, their decision values "
     "mapped through a sigmoid, then IsoReg, BBQ and ENIR fitted on the training data "
     "and evaluated on the test data (AUC, ACC, RMSE, ECE and MCE with K = 10 "
@@ -89,7 +93,7 @@ _ASSUMED = (
 def circular_data(
     n: int, rng: np.random.Generator, positive_fraction: float = POSITIVE_FRACTION
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Draw `n` points of the assumed simulated data set of paper 004, section IV-B.
+    """Draw `n` points of the assumed simulated data set of Naeini & Cooper 2016, section IV-B.
 
     Parameters
     ----------
@@ -151,7 +155,8 @@ def calibrate(s_train: np.ndarray, y_train: np.ndarray, s_test: np.ndarray) -> d
     IsoReg predicts by linear interpolation between calibration scores (as scikit-learn's
     ``IsotonicRegression``); BBQ and ENIR take their defaults.
     """
-    from .. import BBQCalibrator, ENIRCalibrator, IsotonicCalibrator
+    from ..baselines import BBQCalibrator, IsotonicCalibrator
+    from ..enir import ENIRCalibrator
 
     methods = {
         "IsoReg": IsotonicCalibrator(interpolation="linear"),
@@ -325,43 +330,22 @@ def _figure(result: SimulatedResult, path: Path) -> bool:
 def report(result: SimulatedResult, out_dir: str | Path, *, command: str | None = None) -> Report:
     """Write ``out_dir/report.md`` (Table I, ours beside the paper's) and a data figure.
 
-    Parameters
-    ----------
-    result : SimulatedResult
-        What :func:`run` returned.
-    out_dir : str or Path
-        Folder of the report (created if needed).
-    command : str, optional
-        The command line to state in the report (default: one that repeats the run).
-
-    Returns
-    -------
-    Report
-        The tables as plain text, and the files written.
+    The text is the tables. Parameters and return value: as for every experiment
+    (:mod:`venncal.experiments._report`).
     """
     from ..datasets import paper_tables
 
     paper = paper_tables("004")["table1"]
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    md = header(result.info, _PROTOCOL, command)
-    md += [
-        (
-            f"- folds: {result.n_folds} (paper: 10), each {result.n_train} training and "
-            f"{result.n_test} test points"
-        ),
-        "",
-        _ASSUMED,
-        "",
-    ]
-    png = out / "simulated-data.png"
-    figures = [png] if _figure(result, png) else []
-    if figures:
-        md += [f"![the assumed data]({png.name})", ""]
-    txt: list[str] = []
+    folds = (
+        f"- folds: {result.n_folds} (paper: 10), each {result.n_train} training and "
+        f"{result.n_test} test points"
+    )
+    draft = ReportDraft(result.info, out_dir, _PROTOCOL, command, [folds])
+    draft.md += [_ASSUMED, ""]
+    draft.image("simulated-data.png", partial(_figure, result), "the assumed data")
     for kernel in result.folds:
         k_md, k_txt = _kernel_table(result, kernel, paper)
-        md += k_md
-        txt += k_txt
-    md += _spread_lines(result)
-    return write_report(out, md, txt, figures)
+        draft.md += k_md
+        draft.text += k_txt
+    draft.md += _spread_lines(result)
+    return draft.write()

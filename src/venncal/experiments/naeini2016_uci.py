@@ -1,4 +1,4 @@
-"""Paper 004 (Naeini & Cooper 2016), section IV-C, Tables III-VI: real data sets.
+"""Naeini & Cooper 2016, section IV-C, Tables III-VI: real data sets.
 
 The paper uses 40 UCI and LibSVM data sets; the venncal loaders have six of them
 (:data:`DATASETS`: adult, australian, breast, diabetes, ionosphere, liver disorders),
@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._report import Report, RunInfo, header, require_data_dir, write_report
+from ._report import Report, ReportDraft, RunInfo, require_data_dir
 from .naeini2016_simulated import (
     CALIBRATORS,
     HIGHER_IS_BETTER,
@@ -69,7 +69,7 @@ QUICK_ADULT_ROWS = 5000
 ALPHA = 0.05
 
 _PROTOCOL = (
-    "Paper 004 (Naeini & Cooper, ICDM 2016), section IV-C, Tables III-V (average ranks of "
+    "Naeini & Cooper, ICDM 2016 [paper 004], section IV-C, Tables III-V (average ranks of "
     "IsoReg, BBQ and ENIR; Friedman test and Holm's step-down procedure at 0.05) and VI "
     "(95% interval of ENIR's mean relative change against the base classifier), on the "
     "six of the paper's 40 data sets that venncal loads: LR, SVM and NB base classifiers, "
@@ -420,25 +420,13 @@ def _means_section(result: UCIResult) -> list[str]:
 def report(result: UCIResult, out_dir: str | Path, *, command: str | None = None) -> Report:
     """Write ``out_dir/report.md``: Tables III-VI, ours beside the paper's, and the means.
 
-    Parameters
-    ----------
-    result : UCIResult
-        What :func:`run` returned.
-    out_dir : str or Path
-        Folder of the report (created if needed).
-    command : str, optional
-        The command line to state in the report (default: one that repeats the run).
-
-    Returns
-    -------
-    Report
-        The tables as plain text, and the file written.
+    The text is Tables III-VI. Parameters and return value: as for every experiment
+    (:mod:`venncal.experiments._report`).
     """
     from ..datasets import paper_tables
 
     paper = paper_tables("004")
-    md = header(result.info, _PROTOCOL, command)
-    md += [
+    facts = [
         f"- {result.runs} runs of {result.folds}-fold cross-validation (paper: 10 of 10)",
         "- data sets (rows, positives): "
         + ", ".join(f"{d} ({n}, {p})" for d, (n, p) in result.sizes.items()),
@@ -446,9 +434,12 @@ def report(result: UCIResult, out_dir: str | Path, *, command: str | None = None
             f"- {len(result.datasets)} data sets instead of the paper's 40: the Friedman test "
             "and Holm's procedure have little power, and the t intervals are wide."
         ),
-        "",
     ]
+    if result.info.quick and "adult" in result.datasets:
+        facts.append(f"- quick mode: a seeded random {QUICK_ADULT_ROWS:,} of adult's rows")
+    draft = ReportDraft(result.info, out_dir, _PROTOCOL, command, facts)
     md_r, txt_r = _rank_section(result, paper)
     md_g, txt_g = _gain_section(result, paper)
-    md += md_r + md_g + _means_section(result)
-    return write_report(out_dir, md, txt_r + txt_g)
+    draft.md += md_r + md_g + _means_section(result)
+    draft.text += txt_r + txt_g
+    return draft.write()

@@ -1,6 +1,7 @@
-"""Sliding-window quantized isotonic calibration under drift (paper 003, a demonstration).
+"""Sliding-window quantized isotonic calibration under drift (Gokcesu & Gokcesu 2022, a demo).
 
-Paper 003 (Gokcesu & Gokcesu 2022) keeps the optimal quantized isotonic map exact
+K. Gokcesu and H. Gokcesu, *A log-linear time sequential optimal calibration algorithm for
+quantized isotonic L2 regression* (2022), keeps the optimal quantized isotonic map exact
 under inserts and deletes, hence over a sliding window of the last ``W`` observations
 (:class:`venncal.online.QuantizedIsotonic` with ``window=W``).  The paper has no
 experiment; this one shows what the window buys on a stream whose calibration drifts,
@@ -43,21 +44,13 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
 from ._prequential import Prequential, prequential_sklearn, prequential_window, rolling_mean
-from ._report import (
-    DATA_ENV,
-    Report,
-    RunInfo,
-    fmt_loss,
-    has_data_dir,
-    header,
-    new_figure,
-    write_report,
-)
+from ._report import DATA_ENV, Report, ReportDraft, RunInfo, fmt_loss, has_data_dir, new_figure
 
 __all__ = [
     "EPS",
@@ -90,15 +83,16 @@ N_CHECKS = 6
 STREAMS = ("synthetic", "bank")
 
 _PROTOCOL = (
-    "A demonstration of paper 003 (Gokcesu & Gokcesu, *A log-linear time sequential optimal "
-    "calibration algorithm for quantized isotonic L2 regression*, 2022), which has no "
-    "experiment of its own: streams whose calibration drifts, calibrated prequentially "
+    "A demonstration of Gokcesu & Gokcesu, *A log-linear time sequential optimal "
+    "calibration algorithm for quantized isotonic L2 regression* (2022) [paper 003], which "
+    "has no experiment of its own: streams whose calibration drifts, calibrated prequentially "
     "(each sample predicted before it is learned) by venncal's sliding-window "
     "`QuantizedIsotonic(levels=100, window=W)`, updated after every sample, against "
     "scikit-learn's `IsotonicRegression(out_of_bounds='clip')` refitted every N samples "
     "on the last W samples or on all samples seen. Every method starts from a burn-in of "
     f"the first W samples. Brier loss (p - y)^2; natural log loss with forecasts clipped to "
-    f"[{EPS:.5f}, {1 - EPS:.5f}] (half a level). Times are wall clock per call, and wall and CPU time of each whole run."
+    f"[{EPS:.5f}, {1 - EPS:.5f}] (half a level). Times are wall clock per call, and wall "
+    "and CPU time of each whole run."
 )
 
 
@@ -521,49 +515,34 @@ def _figure(sr: StreamResult, path: Path) -> bool:
 def report(result: DriftResult, out_dir: str | Path, *, command: str | None = None) -> Report:
     """Write ``out_dir/report.md`` and one figure per stream (``drift-<stream>.png``).
 
-    Parameters
-    ----------
-    result : DriftResult
-        What :func:`run` returned.
-    out_dir : str or Path
-        Folder of the report (created if needed).
-    command : str, optional
-        The command line to state in the report (default: one that repeats the run).
-
-    Returns
-    -------
-    Report
-        The loss and time tables as plain text, and the files written.
+    The text is the loss and time tables. Parameters and return value: as for every
+    experiment (:mod:`venncal.experiments._report`).
     """
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    md = header(result.info, _PROTOCOL, command)
-    md += [
-        (f"- load average (1 min) of the machine: {result.load[0]:.2f} at the start, "
+    load = (
+        f"- load average (1 min) of the machine: {result.load[0]:.2f} at the start, "
         f"{result.load[1]:.2f} at the end (2 cores: above about 1, other processes "
-        "shared the machine and the times are pessimistic)"),
-        "",
-    ]
-    text: list[str] = []
-    figures = []
+        "shared the machine and the times are pessimistic)"
+    )
+    draft = ReportDraft(result.info, out_dir, _PROTOCOL, command, [load])
     for sr in result.streams:
         losses, times = _loss_table(sr), _time_table(sr)
-        png = out / f"drift-{sr.name.lower()}.png"
-        md += [f"## {sr.name} stream", "", sr.description + ".", ""]
-        md += [
+        draft.md += [f"## {sr.name} stream", "", sr.description + ".", ""]
+        draft.md += [
             (f"- window W = {sr.window:,} (also the burn-in), refit period N = {sr.every:,}, "
             f"K = {LEVELS} levels; {sr.y.shape[0]:,} samples evaluated"),
             _check_line(sr),
             *_speed_lines(sr),
             "",
-        ]
-        if _figure(sr, png):
-            figures.append(png)
-            md += [f"![{sr.name}: loss over time and the maps]({png.name})", ""]
-        md += ["### Losses (means over the samples after the burn-in)", "", *losses, ""]
-        md += ["### Time", "", *times, ""]
-        text += [f"{sr.name} stream", *losses, "", *times, "", _check_line(sr), ""]
+        ]  # fmt: skip
+        draft.image(
+            f"drift-{sr.name.lower()}.png",
+            partial(_figure, sr),
+            f"{sr.name}: loss over time and the maps",
+        )
+        draft.md += ["### Losses (means over the samples after the burn-in)", "", *losses, ""]
+        draft.md += ["### Time", "", *times, ""]
+        draft.text += [f"{sr.name} stream", *losses, "", *times, "", _check_line(sr), ""]
     for name, why in result.skipped.items():
-        md += [f"## {name} stream", "", f"Not run: {why}.", ""]
-        text += [f"{name} stream: not run ({why})"]
-    return write_report(out, md, text, figures)
+        draft.md += [f"## {name} stream", "", f"Not run: {why}.", ""]
+        draft.text += [f"{name} stream: not run ({why})"]
+    return draft.write()

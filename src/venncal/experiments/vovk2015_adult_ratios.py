@@ -1,4 +1,4 @@
-"""Paper 000 (Vovk, Petej & Fedorova 2015), Figures 1-2 and 13-14: adult, ratio columns.
+"""Vovk, Petej & Fedorova 2015, Figures 1-2 and 13-14: adult, ratio columns.
 
 Our reading of section 6:
 
@@ -61,6 +61,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -79,7 +80,7 @@ from ._adult import (
     subsample,
 )
 from ._protocols import RATIOS, contiguous_folds, ratio_rows
-from ._report import Report, RunInfo, fmt_loss, header, new_figure, write_report
+from ._report import Report, ReportDraft, RunInfo, fmt_loss, new_figure
 
 __all__ = [
     "COLUMNS",
@@ -102,7 +103,7 @@ __all__ = [
 
 #: Methods in plotting order; "raw" is the underlying learner's own probabilities.
 METHODS = ("raw", "Platt", "IR", "IVAP", "CVAP")
-#: Ratio columns, left to right (paper 000, Figures 13-14).
+#: Ratio columns, left to right (Vovk, Petej & Fedorova 2015, Figures 13-14).
 COLUMNS: tuple[tuple[int, int] | str, ...] = (*RATIOS, "all")
 QUICK_COLUMNS: tuple[tuple[int, int] | str, ...] = ((1, 9), (1, 1), (9, 1), "all")
 QUICK_LEARNERS = ("logistic", "naive Bayes")
@@ -111,7 +112,9 @@ QUICK_TRAIN_ROWS = 4_000
 NAME = "vovk2015-adult-ratios"
 
 _PROTOCOL = (
-    "Paper 000 (Vovk, Petej & Fedorova 2015), section 6, Figures 1-2 and 13-14: adult, "
+    "Vovk, Petej & Fedorova, *Large-scale probabilistic predictors with and without "
+    "guarantees of validity* (NeurIPS 2015) [paper 000], section 6, Figures 1-2 and "
+    "13-14: adult, "
     "the training file split contiguously into proper training and calibration sets "
     "in the ratios of the columns (all = the whole training set as both); test set = "
     "the test file. raw = the learner's own probabilities (none for the SVM: nan). "
@@ -133,7 +136,7 @@ def cvap_splits(n_train: int, ratio: tuple[int, int] | str) -> list[tuple[np.nda
     Column a:b has ``K = a + b`` contiguous folds of ``0..n_train-1``. For a:1 fold k
     is the calibration set of the k-th IVAP and the other folds its proper training
     set; for 1:b fold k is the proper training set and the other folds the calibration
-    set (paper 000, section 6). Column ``"all"`` has no CVAP (an empty list).
+    set (Vovk, Petej & Fedorova 2015, section 6). Column ``"all"`` has no CVAP (an empty list).
 
     Parameters
     ----------
@@ -162,7 +165,9 @@ def cvap_splits(n_train: int, ratio: tuple[int, int] | str) -> list[tuple[np.nda
     if a < 1 or b < 1:
         raise ValueError(f"ratio parts must be positive, got {a}:{b}")
     if a > 1 and b > 1:
-        raise ValueError(f"paper 000 defines CVAP folds for a:1 and 1:b only, got {a}:{b}")
+        raise ValueError(
+            f"Vovk, Petej & Fedorova (2015) define CVAP folds for a:1 and 1:b only, got {a}:{b}"
+        )
     folds = contiguous_folds(n_train, a + b)
     splits = []
     for k, fold in enumerate(folds):
@@ -245,7 +250,8 @@ def _select(learner, column, X, y, n_train, seed, quick, counter, groups):
 
 def _predictions(learner, y, best, best_cv, X_test) -> dict[str, np.ndarray | None]:
     """Test probabilities of every method (None where the method has none)."""
-    from .. import IsotonicCalibrator, PlattCalibrator, VennAbersCalibrator, merge_folds
+    from ..baselines import IsotonicCalibrator, PlattCalibrator
+    from ..venn_abers import VennAbersCalibrator, merge_folds
 
     scored = {}  # id(model) -> test scores: the column's split is often a CVAP split too
 
@@ -545,42 +551,33 @@ def _chosen_table(results: list[RatioResult]) -> list[str]:
 def report(result: AdultRatiosResult, out_dir: str | Path, *, command: str | None = None) -> Report:
     """Write ``out_dir/report.md`` and one ``ratios-<learner>.png`` per learner.
 
-    Parameters
-    ----------
-    result : AdultRatiosResult
-        What :func:`run` returned.
-    out_dir : str or Path
-        Folder of the report (created if needed).
-    command : str, optional
-        The command line to state in the report (default: one that repeats the run).
-
-    Returns
-    -------
-    Report
-        The loss tables as plain text and the files written.
+    The text is the loss tables. Parameters and return value: as for every experiment
+    (:mod:`venncal.experiments._report`).
     """
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    rows = (
+        f"- training rows: {result.n_train:,}; test rows: {result.n_test:,} of "
+        f"{result.n_test_total:,}"
+    )
+    facts = [rows]
+    if result.info.quick:
+        facts.append(
+            f"- quick mode: the learners' quick grids, the columns "
+            f"{', '.join(ratio_rows(10, c).label for c in QUICK_COLUMNS)} (paper: all "
+            f"{len(COLUMNS)}) and the first {QUICK_TRAIN_ROWS:,} training rows"
+        )
+    draft = ReportDraft(result.info, out_dir, _PROTOCOL, command, facts)
     tables = _loss_tables(result.results)
-    figures = []
-    md = header(result.info, _PROTOCOL, command)
-    md += [
-        (
-            f"- training rows: {result.n_train:,}; test rows: {result.n_test:,} of "
-            f"{result.n_test_total:,}"
-        ),
-        "",
+    draft.md += [
         "| learner | grid | ConvergenceWarnings | seconds (all columns) | plot |",
         "|---|---|---|---|---|",
     ]
     for r in result.results:
-        png = out / f"ratios-{r.learner.replace(' ', '-')}.png"
-        plot = f"![{r.learner}]({png.name})" if plot_learner(r, png) else "-"
-        figures += [png] if plot != "-" else []
-        md.append(
+        png = draft.figure(f"ratios-{r.learner.replace(' ', '-')}.png", partial(plot_learner, r))
+        plot = "-" if png is None else f"![{r.learner}]({png.name})"
+        draft.md.append(
             f"| {r.learner} | {grid_text(r.learner, result.info.quick)} "
             f"| {r.convergence_warnings} | {r.seconds:.1f} | {plot} |"
         )
-    md += ["", *_chosen_table(result.results), *tables]
-    text = [line for line in tables if line.startswith(("|", "#", "**"))]
-    return write_report(out, md, text, figures)
+    draft.md += ["", *_chosen_table(result.results), *tables]
+    draft.text += [line for line in tables if line.startswith(("|", "#", "**"))]
+    return draft.write()

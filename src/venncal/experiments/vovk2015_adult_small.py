@@ -1,4 +1,8 @@
-"""Paper 000 (Vovk, Petej & Fedorova 2015), Tables 1-2: the small adult experiment.
+"""Vovk, Petej & Fedorova 2015, Tables 1-2: the small adult experiment.
+
+The paper: V. Vovk, I. Petej and V. Fedorova, *Large-scale probabilistic predictors with
+and without guarantees of validity*, NeurIPS 2015 (long version: *Large-scale
+probabilistic prediction with and without validity guarantees*).
 
 Protocol (section 6): the first 5,000 adult training rows are the training set; rows
 1-4,000 are the proper training set and rows 4,001-5,000 the calibration set for Platt,
@@ -23,6 +27,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +35,7 @@ import numpy as np
 from ._adult import (
     LEARNERS,
     LOSSES,
+    MLP_EPOCHS,
     QUICK_TEST_ROWS,
     STAND_INS,
     check_learners,
@@ -42,7 +48,7 @@ from ._adult import (
     subsample,
 )
 from ._protocols import AdultSmallRows, adult_small_rows, contiguous_folds
-from ._report import Report, RunInfo, fmt_loss, header, scatter_vs_paper, write_report
+from ._report import Report, ReportDraft, RunInfo, fmt_loss, scatter_vs_paper
 
 __all__ = [
     "LEARNERS",
@@ -63,8 +69,8 @@ N_FOLDS = 5
 NAME = "vovk2015-adult-small"
 
 _PROTOCOL = (
-    "Paper 000 (Vovk, Petej & Fedorova, *Large-scale probabilistic predictors with and "
-    "without guarantees of validity*, 2015), section 6, Tables 1 (log loss) and 2 "
+    "Vovk, Petej & Fedorova, *Large-scale probabilistic predictors with and without "
+    "guarantees of validity* (NeurIPS 2015) [paper 000], section 6, Tables 1 (log loss) and 2 "
     "(Brier loss): the first 5,000 adult training rows (rows 1-4,000 proper training, "
     "4,001-5,000 calibration; CVAP: 5 contiguous folds over the 5,000 rows); test set "
     "= the rest of the training file and the whole test file. Mean log loss in base 2; "
@@ -144,7 +150,8 @@ def _calibration_set_predictions(learner, X, y, proper, cal, X_test, seed, quick
     every setting's ``(model, calibration scores)`` keyed by :func:`_key` (the
     last CVAP fold is this very split, so CVAP takes its fits from there).
     """
-    from .. import IsotonicCalibrator, PlattCalibrator, VennAbersCalibrator
+    from ..baselines import IsotonicCalibrator, PlattCalibrator
+    from ..venn_abers import VennAbersCalibrator
 
     best = (np.inf, None, None)
     fits = {}
@@ -180,7 +187,7 @@ def _cvap_predictions(learner, X, y, train, X_test, seed, quick, counter, groups
     seed: the same model) instead of fitting them again.  Returns the
     log-merged CVAP predictions and the chosen parameters.
     """
-    from .. import VennAbersCalibrator, merge_folds
+    from ..venn_abers import VennAbersCalibrator, merge_folds
 
     proper, cal, fits = split
     folds = [train[f] for f in contiguous_folds(len(train), N_FOLDS)]
@@ -393,34 +400,24 @@ def _learners_table(result: AdultSmallResult) -> list[str]:
 def report(result: AdultSmallResult, out_dir: str | Path, *, command: str | None = None) -> Report:
     """Write ``out_dir/report.md`` and ``adult-small-vs-paper.png`` (ours against the paper's).
 
-    Parameters
-    ----------
-    result : AdultSmallResult
-        What :func:`run` returned.
-    out_dir : str or Path
-        Folder of the report (created if needed).
-    command : str, optional
-        The command line to state in the report (default: one that repeats the run).
-
-    Returns
-    -------
-    Report
-        The plain-text tables (ours beside the paper's) and the files written.
+    The text is both loss tables, ours beside the paper's. Parameters and return value:
+    as for every experiment (:mod:`venncal.experiments._report`).
     """
     paper = paper_values()
     md_tables, txt_tables = _tables(result.results, paper)
     subsampled = result.n_test < result.n_test_total
-    md = header(result.info, _PROTOCOL, command)
-    md += [
-        f"- test rows: {result.n_test:,} of {result.n_test_total:,}"
-        + (" (seeded random subsample)" if subsampled else ""),
-        "",
-        _READING,
-        "",
-        *md_tables,
-        *_learners_table(result),
-    ]
-    png = Path(out_dir) / "adult-small-vs-paper.png"
+    test_rows = f"- test rows: {result.n_test:,} of {result.n_test_total:,}" + (
+        " (seeded random subsample)" if subsampled else ""
+    )
+    facts = [test_rows]
+    if result.info.quick:
+        facts.append(
+            "- quick mode: the learners' quick grids (table at the end) and "
+            f"{MLP_EPOCHS[True]} epochs of the neural network instead of {MLP_EPOCHS[False]}"
+        )
+    draft = ReportDraft(result.info, out_dir, _PROTOCOL, command, facts)
+    draft.md += [_READING, "", *md_tables, *_learners_table(result)]
+    draft.text += txt_tables
     panels = {
         f"mean {loss}": {
             m: [(paper[loss][r.learner][i], r.losses[loss][m]) for r in result.results]
@@ -428,8 +425,7 @@ def report(result: AdultSmallResult, out_dir: str | Path, *, command: str | None
         }
         for loss in LOSSES
     }
-    Path(out_dir).mkdir(parents=True, exist_ok=True)
-    figures = [png] if scatter_vs_paper(panels, png) else []
-    if figures:
-        md += [f"![ours against the paper's]({png.name})", ""]
-    return write_report(out_dir, md, txt_tables, figures)
+    draft.image(
+        "adult-small-vs-paper.png", partial(scatter_vs_paper, panels), "ours against the paper's"
+    )
+    return draft.write()

@@ -1,4 +1,7 @@
-"""Paper 002 (Vovk, Petej & Gammerman 2021), section 5: the Jumper on the Bank Marketing stream.
+"""Vovk, Petej & Gammerman 2021, section 5: the Jumper on the Bank Marketing stream.
+
+The paper: V. Vovk, I. Petej and A. Gammerman, *Adaptive calibration for binary
+classification*, On-line Compression Modelling Project, Working Paper 35, 2021.
 
 Bank-full in its original (chronological) order; the first 10,000 rows train a
 scikit-learn random forest (default parameters, ``random_state=2021``); its
@@ -22,11 +25,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
-from ._report import Report, RunInfo, header, new_figure, require_data_dir, write_report
+from ._report import Report, ReportDraft, RunInfo, new_figure, require_data_dir
 
 __all__ = ["ENCODINGS", "PAPER_ENCODING", "BankResult", "bank_stream", "encode", "report", "run"]
 
@@ -37,6 +41,8 @@ FOREST_SEED = 2021
 JUMP_RATE = 0.01
 FIGURE_RATES = (0.1, 0.001)
 MEAN_RATES = (1.0, 0.1, 0.01, 0.001)
+#: Extra forest seeds of the sensitivity table: full and quick mode.
+EXTRA_SEEDS = {False: 5, True: 2}
 #: Encodings of the categorical columns: ordinal codes of the sorted categories (as an
 #: ARFF file declares them), ordinal codes in order of first appearance, or one-hot.
 ENCODINGS = ("ordinal-sorted", "ordinal-appearance", "one-hot")
@@ -45,8 +51,8 @@ PAPER_ENCODING = ("ordinal-sorted", True)
 _FILE = "bank-marketing/bank-full.csv.gz"
 
 _PROTOCOL = (
-    "Paper 002 (Vovk, Petej & Gammerman, *Adaptive calibration for binary classification*, "
-    "2021), section 5, Figures 2-4: bank-full (45,211 rows) in chronological order; a "
+    "Vovk, Petej & Gammerman, *Adaptive calibration for binary classification* (2021) "
+    "[paper 002], section 5, Figures 2-4: bank-full (45,211 rows) in chronological order; a "
     "scikit-learn `RandomForestClassifier()` with `random_state=2021` trained on the first "
     "10,000 rows; its probabilities of label 2 on the other 35,211 rows, clipped to "
     "[0.1, 0.9], are the base forecasts; the Jumper with the quadratic family "
@@ -213,7 +219,7 @@ def _jumper_numbers(y: np.ndarray, p: np.ndarray) -> tuple[float, float, float]:
 def _sensitivity(columns, rows, seed, quick, jobs, max_test_rows, echo, main) -> list[tuple]:
     """Every variant's numbers; ``main`` is the main run's ``(y_test, p)``, not forecast again."""
     variants = [(e, d, FOREST_SEED) for e in ENCODINGS for d in (True, False)]
-    variants += [(*PAPER_ENCODING, seed + k) for k in range(2 if quick else 5)]
+    variants += [(*PAPER_ENCODING, seed + k) for k in range(EXTRA_SEEDS[quick])]
     out = []
     for enc, dur, s in variants:
         if (enc, dur, s) == (*PAPER_ENCODING, FOREST_SEED):
@@ -321,7 +327,10 @@ def _runs_table(result: BankResult) -> list[str]:
     md = [
         "| Jumper | decimal log loss | final log10 S | max log10 S | alarm at alpha = 0.01 | AUC |",
         "|---|---|---|---|---|---|",
-        f"| base forecasts | {result.base_loss:.1f} | | | | {_auc(result.y, result.base_proba):.4f} |",
+        (
+            f"| base forecasts | {result.base_loss:.1f} | | | "
+            f"| {_auc(result.y, result.base_proba):.4f} |"
+        ),
     ]
     runs = [*result.jumpers.values(), result.mean, *result.families]
     for r in runs:
@@ -362,11 +371,11 @@ def _roc(ax, result: BankResult, J: float) -> None:
     ax.set_title(f"ROC, J = {J:g}", fontsize=10)
 
 
-def _figures(result: BankResult, out: Path) -> list[Path]:
-    written = []
+def _martingale_figure(result: BankResult, path: Path) -> bool:
+    """Figure 2: the Jumper's log10 S_n for each rate and the Mean Jumper."""
     made = new_figure(1, (6.5, 4.2))
     if made is None:
-        return written
+        return False
     fig, (ax,) = made
     n = np.arange(1, len(result.y) + 1)
     for r in [*result.jumpers.values(), result.mean]:
@@ -375,53 +384,45 @@ def _figures(result: BankResult, out: Path) -> list[Path]:
     ax.set_ylabel("log10 S_n")
     ax.set_title("Figure 2: the Jumper test martingale", fontsize=10)
     ax.legend(fontsize=8)
-    written.append(out / "bank-figure2.png")
-    fig.savefig(written[-1], dpi=110)
-    for name, rates in (("bank-figure3.png", (JUMP_RATE,)), ("bank-figure4.png", FIGURE_RATES)):
-        fig, axes = new_figure(len(rates), (4.8 * len(rates), 4.4))
-        for ax, J in zip(axes, rates, strict=True):
-            _roc(ax, result, J)
-        written.append(out / name)
-        fig.savefig(written[-1], dpi=110)
-    return written
+    fig.savefig(path, dpi=110)
+    return True
+
+
+def _roc_figure(result: BankResult, rates: tuple[float, ...], path: Path) -> bool:
+    """Figures 3-4: ROC curves of the base and the protected forecasts, one panel per rate."""
+    made = new_figure(len(rates), (4.8 * len(rates), 4.4))
+    if made is None:
+        return False
+    fig, axes = made
+    for ax, J in zip(axes, rates, strict=True):
+        _roc(ax, result, J)
+    fig.savefig(path, dpi=110)
+    return True
 
 
 def report(result: BankResult, out_dir: str | Path, *, command: str | None = None) -> Report:
     """Write ``out_dir/report.md`` and Figures 2-4 (``bank-figure{2,3,4}.png``).
 
-    Parameters
-    ----------
-    result : BankResult
-        What :func:`run` returned.
-    out_dir : str or Path
-        Folder of the report (created if needed).
-    command : str, optional
-        The command line to state in the report (default: one that repeats the run).
-
-    Returns
-    -------
-    Report
-        The paper-against-ours table, the runs and the sensitivity table as text.
+    The text is the paper-against-ours table, the runs and the sensitivity table.
+    Parameters and return value: as for every experiment (:mod:`venncal.experiments._report`).
     """
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    figures = _figures(result, out)
+    rows = (
+        f"- test rows: {len(result.y):,}; encoding: ordinal codes of the sorted categories, "
+        "`duration` kept (as in OpenML's copy)"
+    )
+    facts = [rows]
+    if result.info.quick and result.sensitivity:
+        facts.append(f"- quick mode: {EXTRA_SEEDS[True]} extra forest seeds in the sensitivity "
+                     f"table instead of {EXTRA_SEEDS[False]}")
+    draft = ReportDraft(result.info, out_dir, _PROTOCOL, command, facts)
+    draft.figure("bank-figure2.png", partial(_martingale_figure, result))
+    draft.figure("bank-figure3.png", partial(_roc_figure, result, (JUMP_RATE,)))
+    draft.figure("bank-figure4.png", partial(_roc_figure, result, FIGURE_RATES))
     main, runs, sens = _main_table(result), _runs_table(result), _sensitivity_table(result)
-    md = header(result.info, _PROTOCOL, command)
-    md += [
-        (
-            f"- test rows: {len(result.y):,}; encoding: ordinal codes of the sorted categories, "
-            "`duration` kept (as in OpenML's copy)"
-        ),
-        "",
-        "## The paper's numbers",
-        "",
-        *main,
-        "",
-    ]
-    md += [f"![{f.stem}]({f.name})" for f in figures] + [""]
-    md += ["## Jumping rates, the Mean Jumper and the other families", "", *runs, ""]
+    draft.md += ["## The paper's numbers", "", *main, ""]
+    draft.md += [f"![{f.stem}]({f.name})" for f in draft.figures] + [""]
+    draft.md += ["## Jumping rates, the Mean Jumper and the other families", "", *runs, ""]
     if result.sensitivity:
-        md += ["## Encodings and seeds", "", *sens, ""]
-    text = main + [""] + runs + (["", *sens] if result.sensitivity else [])
-    return write_report(out, md, text, figures)
+        draft.md += ["## Encodings and seeds", "", *sens, ""]
+    draft.text += main + [""] + runs + (["", *sens] if result.sensitivity else [])
+    return draft.write()

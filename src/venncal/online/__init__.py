@@ -1,9 +1,11 @@
 """Online calibration of a stream of forecasts, in the style of River.
 
-Objects take one step at a time (``learn_one(p, y)``, ``predict_proba_one(p)``),
-a batch (``learn_many``, ``predict_proba_many``), or a whole recorded stream in
-one compiled call (``run(p, y)``, returning the trajectories), and pickle with
-their state.
+Objects follow one contract (:class:`OnlineCalibrator`): they take one step at
+a time (``learn_one(x, y, sample_weight=1.0)``, ``predict_proba_one(x)`` ->
+``{class: p}``) or a batch (``learn_many(x, y, sample_weight=None)``,
+``predict_proba_many(x)`` -> shape ``(n, 2)``), ``reset()``, ``clone()`` and
+pickle with their state; the Jumpers also run a whole recorded stream in one
+compiled call (``run(p, y)``, returning the trajectories).
 
 - :class:`JumperMartingale`, :class:`JumperPredictor`, :class:`MeanJumper`:
   paper 002 (adaptive calibration: test martingales against, and online
@@ -26,6 +28,7 @@ Examples
 0.1967
 """
 
+from ._base import OnlineCalibrator
 from ._state import JumperResult
 from .families import CalibratingFamily, cox, cox2, cubic, family, quadratic
 from .jumper import JumperMartingale, JumperPredictor, MeanJumper
@@ -37,6 +40,7 @@ __all__ = [
     "JumperPredictor",
     "JumperResult",
     "MeanJumper",
+    "OnlineCalibrator",
     "OrderedQuantizedIsotonic",
     "ProtectedClassifier",
     "QuantizedIsotonic",

@@ -14,6 +14,17 @@ different times, turns the base forecasts ``p`` into better forecasts
 
 and :func:`family` for any finite list of the user's own vectorised functions.
 
+Besides the values ``f(p)`` (the forecasts), a family gives the Jumper the
+likelihood ratios ``B_{f(p)}(y) / B_p(y)`` of Algorithm 1 line 5
+(:meth:`CalibratingFamily.likelihood_ratios`, computed by
+:func:`venncal._kernels.jumper.family_ratios`), in forms that are exact at
+the edges of floating point: ``f(p) / p = 1 + eps q`` for the quadratic
+family, never ``f(p)`` divided by a subnormal ``p``; the complement
+``q = 1 - p`` (exact for ``p >= 1/2``) as an input of its own, so that
+``p = 1 - 2**-53`` keeps its 53 bits; Cox's families in log-odds, through
+``log1p``.  A user's functions are known only by their values, which are then
+taken as exact.
+
 Every family is checked when it is made: each function is evaluated on the
 grid ``0, 0.001, ..., 1`` (1001 points) and must return finite values in
 ``[0, 1]`` there.  A grid cannot see between its points, so the Jumper
@@ -28,6 +39,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from scipy.special import expit, logit
+
+from .._kernels.jumper import FAMILY_KINDS, family_ratios, polynomial_values, value_ratios
 
 __all__ = ["NAMED", "CalibratingFamily", "cox", "cox2", "cubic", "family", "named", "quadratic"]
 
@@ -102,8 +115,9 @@ class CalibratingFamily:
             the function and the first such index.
         """
         p = np.ascontiguousarray(p, dtype=np.float64)
-        if self.kind == "quadratic":
-            out = _quadratic_table(self.params[:, 0], p)
+        if self.kind in ("quadratic", "cubic"):
+            out = np.empty((len(self), p.shape[0]))
+            polynomial_values(FAMILY_KINDS[self.kind], self.params, p, out)
         else:
             out = np.empty((len(self), p.shape[0]))
             for k in range(len(self)):
@@ -116,6 +130,59 @@ class CalibratingFamily:
                 f"{float(out[k, i])!r}, outside [0, 1]"
             )
         return out
+
+    def likelihood_ratios(self, p: np.ndarray, y: np.ndarray,
+                          table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Return ``(t, ls)``: the likelihood ratios of the family's forecasts, scaled.
+
+        ``t[k, i] * exp(ls[i]) = B_{f_k(p_i)}(y_i) / B_{p_i}(y_i)`` (Algorithm 1
+        line 5 of paper 002), with ``t`` in ``[0, 1]`` and ``max_k t[k, i] = 1``
+        (``t`` all 0 and ``ls[i] = -inf`` when every function gives the label
+        probability 0).  Exact up to a few roundings for every ``p`` in
+        ``[0, 1]``, subnormal or within ``2**-53`` of 1; a user's functions are
+        taken at their float values.
+
+        Parameters
+        ----------
+        p : ndarray of float64 of shape (n,)
+            Base probabilities, with ``B_{p_i}(y_i) > 0`` (no ``p = 0`` with a
+            positive label, no ``p = 1`` with a negative one).
+        y : ndarray of bool of shape (n,)
+            True for the positive label.
+        table : ndarray of float64 of shape (K, n)
+            ``self.table(p)``.
+
+        Examples
+        --------
+        At ``p = 1e-310`` and a positive label the ratios are ``f(p)/p = 1 + eps (1 - p)``:
+
+        >>> import numpy as np
+        >>> fam = quadratic([-0.5, 0.5])
+        >>> p, y = np.array([1e-310]), np.array([True])
+        >>> t, ls = fam.likelihood_ratios(p, y, fam.table(p))
+        >>> t[:, 0] * np.exp(ls)
+        array([0.5, 1.5])
+        """
+        p = np.ascontiguousarray(p, dtype=np.float64)
+        y = np.ascontiguousarray(y, dtype=np.bool_)
+        table = np.ascontiguousarray(table, dtype=np.float64)
+        t = np.empty(table.shape)
+        ls = np.empty(p.shape[0])
+        if self.kind == "custom":
+            value_ratios(p, y, table, t, ls)
+        else:
+            family_ratios(FAMILY_KINDS[self.kind], self._kernel_params(), p, y, table, t, ls)
+        return t, ls
+
+    def _kernel_params(self) -> np.ndarray:
+        """The parameters as :func:`~venncal._kernels.jumper.family_ratios` takes them."""
+        if self.kind != "cox":
+            return self.params
+        cached = self.__dict__.get("_cox2_params")  # cox(beta) is cox2(0, beta)
+        if cached is None:
+            cached = np.column_stack([np.zeros(len(self)), self.params[:, 0]])
+            self._cox2_params = cached
+        return cached
 
 
 def _check_on_grid(label: str, values: np.ndarray) -> None:
@@ -133,24 +200,16 @@ def _check_on_grid(label: str, values: np.ndarray) -> None:
         )
 
 
-def _quadratic(theta: np.ndarray, p: np.ndarray) -> np.ndarray:
-    return _quadratic_table(theta, p)[0]
+def _polynomial(kind: str):
+    """The evaluator of one function of a polynomial family (the kernel on one row)."""
 
+    def evaluate(theta: np.ndarray, p: np.ndarray) -> np.ndarray:
+        out = np.empty((1, p.shape[0]))
+        polynomial_values(FAMILY_KINDS[kind], np.ascontiguousarray(theta[None, :]),
+                          np.ascontiguousarray(p, dtype=np.float64), out)
+        return out[0]
 
-def _quadratic_table(eps: np.ndarray, p: np.ndarray) -> np.ndarray:
-    # p + eps p (1 - p) as (1 + eps) p - eps p^2: no cancellation on [0, 1]
-    # (for eps = -1 the literal form computes p^2 as p - p(1 - p), losing all
-    # relative precision as p -> 0; this form is exact there up to 2 roundings).
-    out = np.multiply((1.0 + eps)[:, None], p)
-    out -= eps[:, None] * (p * p)
-    return out
-
-
-def _cubic(theta: np.ndarray, p: np.ndarray) -> np.ndarray:
-    # p + a p (p - b)(p - 1) expanded in powers of p, so that small p keeps
-    # its relative precision even when 1 + ab = 0 (f ~ 2 p^2 for a=-1, b=1).
-    a, b = theta
-    return p * ((1.0 + a * b) + p * (a * p - a * (1.0 + b)))
+    return evaluate
 
 
 def _cox2(theta: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -165,7 +224,9 @@ def _cox(theta: np.ndarray, p: np.ndarray) -> np.ndarray:
     return _cox2(np.array([0.0, theta[0]]), p)
 
 
-_EVALUATORS = {"quadratic": _quadratic, "cubic": _cubic, "cox": _cox, "cox2": _cox2}
+_EVALUATORS = {"quadratic": _polynomial("quadratic"), "cubic": _polynomial("cubic"),
+               "cox": _cox, "cox2": _cox2}
+
 
 
 def _params(values, width: int, name: str, low=-np.inf, high=np.inf) -> np.ndarray:
@@ -207,7 +268,13 @@ def quadratic(E: Sequence[float] = (-1.0, -0.5, 0.0, 0.5, 1.0)) -> CalibratingFa
     return CalibratingFamily("quadratic", params, [f"eps={_g(e)}" for e in params[:, 0]])
 
 
-def cubic(pairs: Sequence[tuple[float, float]]) -> CalibratingFamily:
+#: The default grids of the families (``venncal monitor --family NAME`` uses them too).
+CUBIC_GRID = ((0.0, 0.5), *((a, b) for a in (-1.0, -0.5, 0.5, 1.0) for b in (0.25, 0.5, 0.75)))
+COX_GRID = (0.5, 0.75, 1.0, 1.5, 2.0)
+COX2_GRID = tuple((a, b) for a in (-1.0, -0.5, 0.0, 0.5, 1.0) for b in (0.5, 1.0, 2.0))
+
+
+def cubic(pairs: Sequence[tuple[float, float]] = CUBIC_GRID) -> CalibratingFamily:
     """Return the cubic family ``f_{a,b}(p) = p + a p (p - b)(p - 1)`` (eq. (3)).
 
     ``b`` is the probability that needs no correction; ``a > 0`` pulls
@@ -216,9 +283,11 @@ def cubic(pairs: Sequence[tuple[float, float]]) -> CalibratingFamily:
 
     Parameters
     ----------
-    pairs : sequence of (a, b)
+    pairs : sequence of (a, b), default=CUBIC_GRID
         With ``a`` in ``[-1, 1]`` and ``b`` in ``[0, 1]`` (the paper takes
         ``(a, b)`` in ``[0, 1]^2``; negative ``a`` is its underconfidence case).
+        The default is the identity and ``a`` in {-1, -0.5, 0.5, 1} x ``b`` in
+        {0.25, 0.5, 0.75}.
 
     Examples
     --------
@@ -235,7 +304,7 @@ def cubic(pairs: Sequence[tuple[float, float]]) -> CalibratingFamily:
     return CalibratingFamily("cubic", params, [f"a={_g(a)},b={_g(b)}" for a, b in params])
 
 
-def cox(betas: Sequence[float]) -> CalibratingFamily:
+def cox(betas: Sequence[float] = COX_GRID) -> CalibratingFamily:
     """Return Cox's one-parameter family ``f_beta(p) = p^beta / (p^beta + (1 - p)^beta)`` (eq. (4)).
 
     ``beta > 1`` sharpens the forecasts, ``beta < 1`` softens them, ``beta = 1``
@@ -244,8 +313,8 @@ def cox(betas: Sequence[float]) -> CalibratingFamily:
 
     Parameters
     ----------
-    betas : sequence of float
-        Finite real numbers.
+    betas : sequence of float, default=COX_GRID
+        Finite real numbers; by default {0.5, 0.75, 1, 1.5, 2}.
 
     Examples
     --------
@@ -258,7 +327,7 @@ def cox(betas: Sequence[float]) -> CalibratingFamily:
     return CalibratingFamily("cox", params, [f"beta={_g(b)}" for b in params[:, 0]])
 
 
-def cox2(pairs: Sequence[tuple[float, float]]) -> CalibratingFamily:
+def cox2(pairs: Sequence[tuple[float, float]] = COX2_GRID) -> CalibratingFamily:
     """Return Cox's two-parameter family ``expit(alpha + beta logit p)`` (eq. (5)).
 
     That is ``p^beta e^alpha / (p^beta e^alpha + (1 - p)^beta)``: a logistic
@@ -266,8 +335,9 @@ def cox2(pairs: Sequence[tuple[float, float]]) -> CalibratingFamily:
 
     Parameters
     ----------
-    pairs : sequence of (alpha, beta)
-        Finite real numbers.
+    pairs : sequence of (alpha, beta), default=COX2_GRID
+        Finite real numbers; by default ``alpha`` in {-1, -0.5, 0, 0.5, 1} x
+        ``beta`` in {0.5, 1, 2}.
 
     Examples
     --------
@@ -336,13 +406,10 @@ def named(name: str) -> CalibratingFamily:
     --------
     >>> len(named("quadratic")), len(named("cubic")), len(named("cox")), len(named("cox2"))
     (5, 13, 5, 15)
+    >>> named("cox").labels == cox().labels   # each family's default grid
+    True
     """
-    if name == "quadratic":
-        return quadratic()
-    if name == "cubic":
-        return cubic([(0.0, 0.5)] + [(a, b) for a in (-1, -0.5, 0.5, 1) for b in (0.25, 0.5, 0.75)])
-    if name == "cox":
-        return cox([0.5, 0.75, 1.0, 1.5, 2.0])
-    if name == "cox2":
-        return cox2([(a, b) for a in (-1, -0.5, 0, 0.5, 1) for b in (0.5, 1.0, 2.0)])
+    makers = {"quadratic": quadratic, "cubic": cubic, "cox": cox, "cox2": cox2}
+    if name in makers:
+        return makers[name]()
     raise ValueError(f"unknown family {name!r}; named families: {', '.join(NAMED)}")

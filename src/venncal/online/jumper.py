@@ -20,7 +20,21 @@ rate) of its capital between the functions at every step:
 All three share one engine (:mod:`venncal._kernels.jumper`): ``learn_one``,
 ``learn_many`` and ``run`` advance the same state by the same arithmetic, so
 any split of a stream gives bit-for-bit the same values.  ``S`` is held as its
-logarithm and is exact far beyond ``10^308``.
+logarithm and is exact far beyond ``10^308``, and every base forecast in
+``[0, 1]`` is exact: a subnormal ``p`` (``1e-310``, ``5e-324``), ``p`` within
+``2**-53`` of 1, ``p = 0`` or ``1`` (see below), for every family.  They
+follow the contract of :class:`~venncal.online._base.OnlineCalibrator`.
+
+Forecasts of 0 and 1.  Algorithm 1 line 5 divides by ``B_{p_n}(y_n)``, the
+base probability of the label that came.  When it is 0 (``p = 0`` and a
+positive label, or ``p = 1`` and a negative one) the step is undefined (the
+base model's log loss is infinite, and ``S_n`` would be ``x / 0``): it is an
+error naming the step, raised before the object changes.  Otherwise the step
+is defined: ``p = 0`` with a negative label (or ``p = 1`` with a positive one)
+has ``B_p(y) = 1``, and if every function of the family gives the label
+probability 0 then ``S_n = 0`` (``log10 S = -inf``) and it stays 0 for ever, as
+Algorithm 1 keeps ``C = 0``.  Algorithm 2 would then divide 0 by 0; the
+predictor goes on with the capital's distribution from before that step.
 
 Labels may be any two values: ``classes=[negative, positive]`` names them, in
 that order; otherwise they are taken from the first labels seen (0/1 or
@@ -31,18 +45,26 @@ sorting.  Either way it is ``classes_[1]``, and ``p`` is its probability.
 
 from __future__ import annotations
 
-import inspect
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from decimal import Decimal, localcontext
 from typing import Any, ClassVar
 
 import numpy as np
 
-from .._kernels.jumper import jumper_predict, jumper_run
-from .._validation import NONE, Check, Interval, check_labels, check_probabilities, validate_params
+from .._kernels.jumper import jumper_advance, jumper_predict
+from .._validation import (
+    NONE,
+    Check,
+    Interval,
+    check_labels,
+    check_probabilities,
+    check_scores,
+    validate_params,
+)
+from ._base import OnlineCalibrator, unit_weight
 from ._state import AlarmRecords, JumperResult, alarm_level
-from .families import CalibratingFamily, quadratic
+from .families import CalibratingFamily, cox, cubic, quadratic
 
 __all__ = ["JumperMartingale", "JumperPredictor", "MeanJumper"]
 
@@ -68,7 +90,29 @@ def _is_classes(v) -> bool:
     return isinstance(v, (tuple, list, np.ndarray)) and len(v) == 2 and v[0] != v[1]
 
 
-class _Jumper:
+def _kept_rows(sample_weight, n: int) -> np.ndarray | None:
+    """Return the rows that count (weight 1) as a boolean mask, or None for all of them.
+
+    A Jumper's step is one bet, which cannot be split or repeated without
+    changing the stream: the frequency weights it takes are 1 (the step) and
+    0 (the row is dropped, as everywhere in venncal).
+    """
+    if sample_weight is None:
+        return None
+    w = check_scores(sample_weight, name="sample_weight")
+    if w.shape[0] != n:
+        raise ValueError(f"sample_weight has length {w.shape[0]}, but there are {n} forecasts")
+    bad = (w != 0.0) & (w != 1.0)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"sample_weight must be 0 (drop the row) or 1 for a Jumper, whose steps are bets "
+            f"that cannot be weighted; got {float(w[i])!r} at index {i}"
+        )
+    return None if (w == 1.0).all() else w == 1.0
+
+
+class _Jumper(OnlineCalibrator):
     """The engine shared by the three public classes (Mean Jumper over ``rates``)."""
 
     _parameter_constraints: ClassVar[dict] = {
@@ -90,20 +134,11 @@ class _Jumper:
     def _rate_values(self) -> tuple[float, ...]:
         return (self.jump_rate,)
 
-    # -- parameters -------------------------------------------------------------
-
-    def get_params(self) -> dict[str, Any]:
-        """Return the constructor's parameters, as given."""
-        names = inspect.signature(type(self).__init__).parameters
-        return {name: getattr(self, name) for name in names if name != "self"}
-
-    def clone(self):
-        """Return a fresh object with the same parameters and no data seen."""
-        return type(self)(**self.get_params())
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"{type(self).__name__}({args})"
+    @classmethod
+    def _unit_test_params(cls) -> Iterator[dict[str, Any]]:
+        yield {}
+        yield {"family": cox([0.5, 1.0, 2.0]), "clip": (0.1, 0.9), "classes": ("no", "yes")}
+        yield {"family": cubic([(0.5, 0.5), (-1.0, 1.0), (0.0, 0.5)])}
 
     # -- state --------------------------------------------------------------------
 
@@ -154,21 +189,27 @@ class _Jumper:
 
     # -- input ----------------------------------------------------------------------
 
-    def _inputs(self, p, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Return the checked ``(p, y01, classes)`` for a batch (state untouched)."""
+    def _inputs(self, p, y, sample_weight=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return the checked ``(p, y01, classes)`` of the rows that count (state untouched)."""
         p = check_probabilities(p, name="p")
         if self.clip is not None:
             p = np.clip(p, self.clip[0], self.clip[1])
         classes, y01 = check_labels(y, p.shape[0], self.classes_, advice=_ADVICE)
-        impossible = np.flatnonzero(np.where(y01, p == 0.0, p == 1.0))
-        if impossible.size:
-            i = int(impossible[0])
+        kept = _kept_rows(sample_weight, p.shape[0])
+        impossible = np.where(y01, p == 0.0, p == 1.0)
+        if kept is not None:
+            impossible &= kept
+        if impossible.any():
+            i = int(np.flatnonzero(impossible)[0])
+            step = self.n_seen_ + i + 1 - (0 if kept is None else int((~kept[:i]).sum()))
             raise ValueError(
-                f"p[{i}] = {p[i]:g} (step {self.n_seen_ + i + 1} of the stream) gave probability "
-                f"0 to its label {np.asarray(y)[i].item()!r}: its log loss is infinite and the "
-                f"martingale is undefined. Keep base forecasts away from 0 and 1, e.g. with "
-                f"clip=(0.1, 0.9) (paper 002, section 5)"
+                f"p[{i}] = {p[i]:g} (step {step} of the stream) gave probability 0 to its "
+                f"label {np.asarray(y)[i].item()!r}: its log loss is infinite and the "
+                f"martingale is undefined (Algorithm 1 would divide by 0). Keep base forecasts "
+                f"away from 0 and 1, e.g. with clip=(0.1, 0.9) (paper 002, section 5)"
             )
+        if kept is not None:
+            p, y01 = p[kept], y01[kept]
         return p, y01, classes
 
     # -- learning -----------------------------------------------------------------
@@ -182,8 +223,7 @@ class _Jumper:
         w, hi, lo = self.weights_.copy(), self._log_cap.copy(), self._log_err.copy()
         for a in range(0, n, _BLOCK):
             b = min(n, a + _BLOCK)
-            table = self.family_.table(p[a:b])
-            jumper_run(p[a:b], y01[a:b], table, self._rates, w, hi, lo, log10[a:b], proba[a:b])
+            self._kernel(p[a:b], y01[a:b], w, hi, lo, log10[a:b], proba[a:b])
         result = JumperResult(log10, proba, start=self.n_seen_)
         self.weights_, self._log_cap, self._log_err = w, hi, lo
         self.classes_ = classes
@@ -191,6 +231,12 @@ class _Jumper:
         self.n_seen_ += n
         self._log10 = float(log10[-1])
         return result
+
+    def _kernel(self, p, y01, w, hi, lo, out_log10, out_proba) -> None:
+        """Evaluate the family on ``p`` and run the kernel on the state ``(w, hi, lo)``."""
+        table = self.family_.table(p)
+        t, ls = self.family_.likelihood_ratios(p, y01, table)
+        jumper_advance(table, t, ls, self._rates, w, hi, lo, out_log10, out_proba)
 
     def run(self, p, y) -> JumperResult:
         """Process a recorded stream, in order, in compiled code; return its trajectory.
@@ -212,24 +258,45 @@ class _Jumper:
         JumperResult
             ``log10_martingale`` (``log10 S_n`` after step ``n``) and
             ``protected_proba`` (``p'_n``, before ``y_n`` was seen).
+
+        Raises
+        ------
+        ValueError
+            For a forecast outside ``[0, 1]`` or NaN, labels outside the two
+            classes, or a step whose label had base probability 0 (named by
+            its step); the object is then as it was.
         """
         return self._advance(*self._inputs(p, y))
 
-    def learn_many(self, p, y) -> None:
-        """Process a batch of the stream, in order (``run`` without the trajectory)."""
-        self.run(p, y)
+    def learn_many(self, p, y, sample_weight=None) -> None:
+        """Process a batch of the stream, in order (``run`` without the trajectory).
 
-    def learn_one(self, p: float, y) -> None:
-        """Process one step of the stream: the base forecast ``p`` and the label ``y``."""
-        step = self._scalar_step(p, y)
-        if step is None:  # first label, or an input to reject: the batch path
-            self._advance(*self._inputs([p], [y]))
+        Parameters
+        ----------
+        p : array-like of shape (n,)
+            Base probabilities of the positive class, in ``[0, 1]``.
+        y : array-like of shape (n,)
+            The labels, in order.
+        sample_weight : array-like of shape (n,), default=None
+            0 drops a row, 1 keeps it; a Jumper's steps take no other weight.
+        """
+        p, y01, classes = self._inputs(p, y, sample_weight)
+        if p.shape[0]:
+            self._advance(p, y01, classes)
+
+    def learn_one(self, p: float, y, sample_weight=1.0) -> None:
+        """Process one step of the stream: the base forecast ``p`` and the label ``y``.
+
+        ``sample_weight`` is 1 (the step) or 0 (nothing is learned).
+        """
+        step = self._scalar_step(p, y) if unit_weight(sample_weight) else None
+        if step is None:  # first label, a weight, or an input to reject: the batch path
+            self.learn_many([p], [y], None if unit_weight(sample_weight) else [sample_weight])
             return
         # The kernel on arrays of length 1, in place: the same arithmetic as run.
-        table = self.family_.table(step[0])
         log10 = np.empty(1)
-        jumper_run(step[0], step[1], table, self._rates, self.weights_, self._log_cap,
-                   self._log_err, log10, np.empty(1))
+        self._kernel(step[0], step[1], self.weights_, self._log_cap, self._log_err, log10,
+                     np.empty(1))
         self.n_seen_ += 1
         self._log10 = float(log10[0])
         if self._log10 > self._records.top:
@@ -258,10 +325,11 @@ class _Jumper:
     # -- prediction ---------------------------------------------------------------
 
     def predict_proba_many(self, p) -> np.ndarray:
-        """Return the protected probabilities ``p'`` of the positive class, at the current state.
+        """Return the protected probabilities of ``classes_``, at the current state.
 
-        Each value is what the next step would forecast for that base
-        probability (no learning between them).
+        Row ``i`` is ``(1 - p'_i, p'_i)``, where ``p'_i`` is what the next step
+        would forecast for the base probability ``p[i]`` (no learning between
+        the rows).
 
         Parameters
         ----------
@@ -270,25 +338,16 @@ class _Jumper:
 
         Returns
         -------
-        ndarray of shape (n,)
+        ndarray of shape (n, 2)
+            Probabilities of ``classes_[0]`` and ``classes_[1]``.
         """
         p = check_probabilities(p, name="p")
         if self.clip is not None:
             p = np.clip(p, self.clip[0], self.clip[1])
-        out = np.empty(p.shape[0])
+        proba = np.empty(p.shape[0])
         jumper_predict(self.family_.table(p), self._rates, self.weights_, self._log_cap,
-                       self._log_err, out)
-        return out
-
-    def predict_proba_one(self, p: float) -> dict:
-        """Return the protected forecast for base ``p`` as ``{label: probability}``.
-
-        The keys are ``classes_`` once the labels are known (given as
-        ``classes`` or seen); before that, 0 and 1.
-        """
-        q = float(self.predict_proba_many([p])[0])
-        neg, pos = (0, 1) if self.classes_ is None else self.classes_.tolist()
-        return {neg: 1.0 - q, pos: q}
+                       self._log_err, proba)
+        return np.column_stack([1.0 - proba, proba])
 
 
 class JumperMartingale(_Jumper):
@@ -480,3 +539,9 @@ class MeanJumper(_Jumper):
 
     def _rate_values(self) -> tuple[float, ...]:
         return tuple(self.jump_rates)
+
+    @classmethod
+    def _unit_test_params(cls) -> Iterator[dict[str, Any]]:
+        yield {}
+        yield {"family": cubic([(0.5, 0.5), (-0.5, 0.5), (0.0, 0.5)]), "jump_rates": (1.0, 0.05),
+               "classes": (2, 1)}

@@ -175,7 +175,7 @@ class ProtectedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
         q = self.jumper_.run(p, self._positive(y)).protected_proba
         return np.column_stack([1.0 - q, q])
 
-    def partial_fit(self, X, y, classes=None) -> ProtectedClassifier:
+    def partial_fit(self, X, y, classes=None, sample_weight=None) -> ProtectedClassifier:
         """Learn from a labelled stretch of the stream, in order (the base model is kept).
 
         On an unfitted classifier, the first call is :meth:`fit` on this batch
@@ -188,20 +188,24 @@ class ProtectedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
         classes : array-like of shape (2,), default=None
             Accepted for scikit-learn's API: the two classes, checked against
             those of the training data.
+        sample_weight : array-like of shape (n_samples,), default=None
+            On the first call, passed to the base estimator's ``fit``; later,
+            to the Jumper, whose steps take the weights 0 (the row is dropped)
+            and 1 only.
 
         Returns
         -------
         self : ProtectedClassifier
         """
         if not hasattr(self, "jumper_"):
-            self.fit(X, y)
+            self.fit(X, y, **({} if sample_weight is None else {"sample_weight": sample_weight}))
             if classes is not None and not np.array_equal(np.sort(classes), self.classes_):
                 raise ValueError(
                     f"classes={list(classes)!r} differ from the classes of y "
                     f"{self.classes_.tolist()!r}"
                 )
             return self
-        self.jumper_.learn_many(self._base_proba(X), self._positive(y))
+        self.jumper_.learn_many(self._base_proba(X), self._positive(y), sample_weight)
         return self
 
     def predict_proba(self, X) -> np.ndarray:
@@ -215,6 +219,5 @@ class ProtectedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, 2)
         """
-        p = self._base_proba(X)
-        q = self.jumper_.predict_proba_many(p)
-        return np.column_stack([1.0 - q, q])
+        p = self._base_proba(X)  # checks that the classifier is fitted
+        return self.jumper_.predict_proba_many(p)

@@ -140,6 +140,6 @@ class ProtectedRiverClassifier(base.Classifier):
         """Return the protected probabilities ``{label: probability}`` for ``x``."""
         if self._labels is None:
             return self.model.predict_proba_one(x)
-        q = float(self.jumper.predict_proba_many([self._base_proba(x)])[0])
+        row = self.jumper.predict_proba_many([self._base_proba(x)])[0]
         neg, pos = self._labels
-        return {neg: 1.0 - q, pos: q}
+        return {neg: float(row[0]), pos: float(row[1])}

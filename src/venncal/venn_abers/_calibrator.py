@@ -7,7 +7,14 @@ from typing import ClassVar
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import ScoreCalibrator, check_float_arrays
+from .._base import (
+    ScoreCalibrator,
+    check_float_arrays,
+    check_float_numbers,
+    check_increasing,
+    check_sums_to,
+    own_knots,
+)
 from .._kernels import ivap_lookup, ivap_tables
 from .._validation import Options, check_scores
 from ._merge import MERGES, minimax
@@ -95,18 +102,29 @@ class VennAbersCalibrator(ScoreCalibrator):
         self.n_negative_ = float(w.sum() - self.n_positive_)
 
     def _check_state(self):
+        """Raise ``ValueError`` unless every fitted attribute is one ``fit`` can produce.
+
+        The summary (sorted distinct scores, weights ``0 <= a <= w``, ``w > 0``),
+        the tables (in [0, 1], non-decreasing, ``p0 <= p1``) and the class
+        weights (the sums of the weights, up to the rounding of the sum).
+        """
         super()._check_state()
-        k = check_float_arrays(
+        check_float_arrays(
             self, ("scores_", "weights_", "positive_weights_", "p0_", "p1_"),
             unit_interval=("p0_", "p1_"),
         )
-        if k == 0 or (np.diff(self.scores_) <= 0).any():
-            raise ValueError("scores_ must be non-empty and strictly increasing")
+        check_increasing(self.scores_, "scores_", strict=True)
         if not ((self.weights_ > 0).all() and (self.positive_weights_ >= 0).all()
                 and (self.positive_weights_ <= self.weights_).all()):
             raise ValueError("weights must satisfy 0 <= positive_weights_ <= weights_, 0 < weights_")
         if (self.p0_ > self.p1_).any():
             raise ValueError("p0_ must not exceed p1_")
+        check_increasing(self.p0_, "p0_", strict=False)
+        check_increasing(self.p1_, "p1_", strict=False)
+        check_float_numbers(self, ("n_negative_", "n_positive_"), minimum=0.0)
+        check_sums_to(self.n_positive_, self.positive_weights_, "n_positive_")
+        check_sums_to(self.n_negative_ + self.n_positive_, self.weights_,
+                      "n_negative_ + n_positive_")
 
     def predict_interval(self, scores) -> np.ndarray:
         """Return the Venn-Abers pair ``(p0, p1)`` for each test score.
@@ -141,3 +159,8 @@ class VennAbersCalibrator(ScoreCalibrator):
     def _predict_p(self, q):
         p0, p1 = self._pair(q)
         return minimax(p0, p1, self.merge)
+
+    @own_knots
+    def _knots(self) -> np.ndarray:
+        """The calibration scores: ``(p0, p1)`` is constant between two of them."""
+        return self.scores_

@@ -8,7 +8,7 @@ from typing import ClassVar
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import ScoreCalibrator, check_summary
+from .._base import ScoreCalibrator, check_summary, same_values
 from .._validation import Options, check_scores
 from ..summary import ScoreSummary, summarize
 from ._calibrator import VennAbersCalibrator
@@ -173,17 +173,28 @@ class CrossVennAbersCalibrator(ScoreCalibrator):
         self.calibrators_ = calibrators
 
     def _check_state(self):
+        """Raise ``ValueError`` unless the folds and their IVAPs are what ``fit`` makes.
+
+        ``folds_`` the sorted distinct fold ids, one fitted IVAP per fold with
+        this calibrator's ``merge`` and its ``classes_`` as ``classes``.
+        """
         super()._check_state()
-        folds = np.asarray(self.folds_)
-        if folds.ndim != 1 or folds.shape[0] != len(self.calibrators_) or folds.shape[0] == 0:
+        folds, cals = self.folds_, self.calibrators_
+        if not isinstance(cals, list) or not isinstance(folds, np.ndarray):
+            raise ValueError("calibrators_ must be a list and folds_ an array")
+        if folds.ndim != 1 or folds.shape[0] != len(cals) or folds.shape[0] == 0:
             raise ValueError("folds_ must be 1-D with one fold per calibrator")
-        for cal in self.calibrators_:
-            if not isinstance(cal, VennAbersCalibrator):
+        if folds.dtype.kind not in "biufU" or not same_values(np.unique(folds), folds):
+            raise ValueError("folds_ must hold the distinct fold ids, sorted")
+        for cal in cals:
+            if type(cal) is not VennAbersCalibrator:
                 # ValueError like every other invalid-state check of a loaded model
                 raise ValueError("calibrators_ must hold VennAbersCalibrator objects")  # noqa: TRY004
-            cal._check_state()
-            if list(np.asarray(cal.classes_)) != list(np.asarray(self.classes_)):
+            if not same_values(cal.classes_, self.classes_):
                 raise ValueError("every fold's classes_ must equal classes_")
+            if cal.merge != self.merge:
+                raise ValueError("every fold's merge must be merge")
+            cal._check_state()
 
     def _check_test_scores(self, scores) -> list[np.ndarray]:
         """One validated array of test scores per fold (a 1-D array serves every fold)."""

@@ -1,0 +1,249 @@
+"""Tables given as files: listed, checked and read for Dask as the local reader reads them.
+
+DATA is a file, a directory (its files; names starting with ``.`` or ``_``,
+such as ``_SUCCESS``, are skipped) or a glob pattern, of Parquet files
+(``.parquet``, ``.pq``) or of CSV files (``.csv``, ``.tsv``, optionally
+compressed: ``.gz``, ``.bz2``, ``.xz``, ``.zst``), all of one format, read
+with :func:`dask.dataframe.read_parquet` or :func:`dask.dataframe.read_csv`
+(plain CSV files in blocks of ``blocksize`` bytes; a compressed file is one
+partition).  The format goes by the file name.  Every file's header is
+checked first (the columns, and one header for all CSV files).  CSV cells
+are read as :mod:`venncal.tables` reads them: numeric columns as text,
+parsed with pyarrow (so the same doubles and the same errors), labels as
+text typed afterwards from all their distinct values, the other columns'
+missing values by pyarrow's NA markers.  A bad cell is located at its row
+of its file.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import dask
+import numpy as np
+import pandas as pd
+
+from ..tables import Param, TableError, column_numbers, file_format, na_markers, open_table
+
+__all__ = ["DASK", "NUM", "InputFiles", "check_headers", "input_files", "parsed", "read_frame"]
+
+#: How messages name this reader (the command line: --engine dask).
+DASK = Param("engine", python="venncal.dask")
+#: The column dask's CSV reader adds with each row's file (for error messages).
+_PATH_COL = "__venncal_source_file__"
+#: The prefix of parsed number columns kept beside their text.
+NUM = "__venncal_number__:"
+GLOB_CHARS = "*?["
+
+
+class InputFiles(NamedTuple):
+    """The files of DATA: ``kind`` (csv, parquet), ``sep`` and ``compression`` (CSV)."""
+
+    source: str
+    files: list[str]
+    kind: str
+    sep: str | None
+    compression: str | None
+
+
+def _fail(source: str, *parts) -> TableError:
+    return TableError(f"{source}: ", *parts, source=source)
+
+
+def _listing(data: str) -> list[str]:
+    if any(c in data for c in GLOB_CHARS):
+        files = sorted(f for f in glob.glob(data) if os.path.isfile(f))
+        if not files:
+            raise _fail(data, "no file matches the pattern")
+        return files
+    if os.path.isdir(data):
+        entries = sorted(e for e in os.listdir(data) if not e.startswith((".", "_")))
+        folders = [e for e in entries if os.path.isdir(os.path.join(data, e))]
+        if folders:
+            raise _fail(
+                data, f"holds the folder {folders[0]!r}; ", DASK, " reads the files of one "
+                "folder: give a glob such as 'DIR/*/*.parquet' for nested ones",
+            )
+        if not entries:
+            raise _fail(data, "the directory holds no data file")
+        return [os.path.join(data, e) for e in entries]
+    if os.path.isfile(data):
+        return [data]
+    raise _fail(data, "no such file or directory")
+
+
+def input_files(data, sep: str | None = None) -> InputFiles:
+    """Resolve DATA (a file, a directory or a glob) to its files, all of one format."""
+    data = os.fspath(data)
+    files = _listing(data)
+    formats = {}
+    for f in files:
+        formats[f] = file_format(f)
+        if formats[f] is None:
+            raise _fail(
+                f, "unknown table format; ", DASK, " goes by the file name: .parquet, .pq, "
+                ".csv or .tsv (optionally followed by .gz, .bz2, .xz or .zst)",
+            )
+    first = files[0]
+    for f in files[1:]:
+        if formats[f].kind != formats[first].kind:
+            raise _fail(
+                data, f"mixes Parquet and CSV files ({first}, {f}); ", DASK,
+                " reads files of one format",
+            )
+        if formats[f] != formats[first]:
+            raise _fail(
+                data, f"mixes CSV files of different separators or compressions ({first}, "
+                f"{f}); ", DASK, " reads them alike",
+            )
+    kind, name_sep, compression = formats[first]
+    if compression == "zstd":
+        from importlib.util import find_spec
+
+        if find_spec("zstandard") is None:
+            raise _fail(first, ".zst files need the zstandard package with ", DASK)
+    return InputFiles(data, files, kind, (sep or name_sep) if kind == "csv" else None, compression)
+
+
+def check_headers(inputs: InputFiles, roles: dict[str, Sequence[str]]) -> list[str]:
+    """Check every file's header for the columns of ``roles`` (parameter -> names); return one."""
+    header = None
+    for path in inputs.files:
+        with open_table(path, sep=inputs.sep) as table:
+            for param, names in roles.items():
+                table.check_columns(names, param)
+            if header is None:
+                header = table.columns
+            elif inputs.kind == "csv" and table.columns != header:
+                raise _fail(
+                    path, f"its header differs from that of {inputs.files[0]}; ", DASK,
+                    " reads CSV files with one header",
+                )
+    return header
+
+
+def first_line(exc: BaseException) -> str:
+    """Return the first line of an exception's message (or its type's name)."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def read_frame(inputs: InputFiles, columns, text: Sequence[str], header: Sequence[str],
+               blocksize=None):
+    """Return a dask data frame of ``columns`` (None: all of ``header``); CSV ``text`` as strings."""
+    import dask.dataframe as dd
+
+    if inputs.kind == "parquet":
+        return dd.read_parquet(inputs.files, columns=columns)
+    nulls = list(na_markers().to_pylist())
+    names = columns if columns is not None else header
+    options = {
+        "sep": inputs.sep,
+        "usecols": columns,
+        "dtype": dict.fromkeys(text, "str"),
+        "keep_default_na": False,
+        "na_values": {c: nulls for c in names if c not in text},
+        "compression": inputs.compression,
+        "include_path_column": _PATH_COL,
+        "blocksize": None if inputs.compression else (blocksize or "default"),
+    }
+    try:
+        return dd.read_csv(inputs.files, **options)
+    except (ValueError, TypeError, OSError) as exc:
+        raise _fail(inputs.source, f"cannot read as CSV with dask: {first_line(exc)}") from exc
+
+
+def _path(pdf, source: str) -> str:
+    """Return the file of a CSV partition (dask's path column), else ``source``."""
+    if _PATH_COL in pdf.columns and len(pdf):
+        return str(pdf[_PATH_COL].iloc[0])
+    return source
+
+
+class _PartitionError(TableError):
+    """A bad cell at ``row`` of partition ``partition`` (whose rows come from ``path``)."""
+
+
+def _label_texts(series: pd.Series) -> pd.Series:
+    """Label cells read as text, with blank and NA cells (after trimming) missing."""
+    stripped = series.str.strip()
+    missing = series.isna() | stripped.isin(["", *na_markers().to_pylist()])
+    return series.astype(object).where(~missing.to_numpy(), None)
+
+
+def _parse(pdf, numeric, labels, missing, hint, source, replace, partition_info=None):
+    """Parse the ``numeric`` columns of a partition as the local reader does, clean ``labels``.
+
+    The numbers replace their text (``replace``) or go beside it, in
+    columns named ``NUM + name``; dask's file column is dropped.
+    """
+    import pyarrow as pa
+
+    values = {}
+    for name in numeric:
+        try:
+            numbers = column_numbers(
+                pa.Array.from_pandas(pdf[name]), "", name, 1, missing=missing, hint=hint
+            )
+        except TableError as exc:
+            if exc.row is None:
+                raise
+            number = partition_info["number"] if partition_info else 0
+            path = _path(pdf, source)
+            error = _PartitionError.at_cell(f"partition {number} of {path}", name, exc.row,
+                                            *exc.parts[1:])
+            error.partition, error.path = number, path
+            raise error from None
+        values[name if replace else NUM + name] = numbers
+    for name in labels:
+        values[name] = _label_texts(pdf[name])
+    return pdf.drop(columns=[_PATH_COL], errors="ignore").assign(**values)
+
+
+def parsed(df, numeric, *, labels=(), missing="error", hint=(), source, replace=True):
+    """Return ``df`` with its ``numeric`` columns parsed (see :func:`_parse`), lazily."""
+    meta = df._meta.drop(columns=[_PATH_COL], errors="ignore")
+    new = {(c if replace else NUM + c): pd.Series(dtype="float64") for c in numeric}
+    new.update({c: pd.Series(dtype=object) for c in labels})
+    return df.map_partitions(
+        _parse, list(numeric), list(labels), missing, hint, source, replace,
+        meta=meta.assign(**new), align_dataframes=False,
+    )
+
+
+def _length_and_path(pdf, source: str) -> tuple[int, str]:
+    return len(pdf), _path(pdf, source)
+
+
+def located(exc: _PartitionError, raw, source: str) -> TableError:
+    """Locate a bad cell at its row of its file (of the whole input for Parquet).
+
+    Partitions know neither where their file starts nor the rows before
+    them, so on error only, the earlier partitions are counted: a second
+    pass over at most the data before the bad cell.
+    """
+    parts = raw.to_delayed()[: exc.partition]
+    earlier = dask.compute(*[dask.delayed(_length_and_path)(part, source) for part in parts])
+    csv = _PATH_COL in raw.columns
+    offset = sum(n for n, path in earlier if path == exc.path or not csv)
+    return exc.moved(exc.path, offset + exc.row, f" (partition {exc.partition})")
+
+
+def compute_errors() -> tuple:
+    """Return the exceptions a dask computation raises for bad input (reported as TableError)."""
+    import pyarrow as pa
+
+    return (ValueError, TypeError, OSError, KeyError, pa.ArrowException)
+
+
+def typed_texts(values) -> dict:
+    """Map label texts to labels typed from all of them (:func:`venncal.tables.typed_labels`)."""
+    from ..tables import typed_labels
+
+    texts = sorted({v for v in values if v is not None})
+    if not texts:
+        return {}
+    return dict(zip(texts, typed_labels(np.array(texts, dtype=str)).tolist(), strict=True))

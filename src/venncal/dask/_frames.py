@@ -1,0 +1,281 @@
+"""Dask data frames: summarise the partitions, fit on the client, score in place."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Hashable, Sequence
+
+import dask
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+
+from .. import _engine
+from .._frame_docs import fill
+from ..summary import ScoreSummary
+
+__all__ = ["fit", "reduction", "shipped", "summarize", "transform"]
+
+
+def _partition_pieces(pdf, score_col, label_col, weight_col, by, round_scores):
+    """Reduce one pandas partition to ``(pieces, problems)`` (see :mod:`venncal._engine`)."""
+    s = pd.to_numeric(pdf[score_col]).to_numpy(dtype=np.float64, na_value=np.nan)
+    if round_scores is not None:
+        with np.errstate(over="ignore", invalid="ignore"):
+            rounded = np.round(s, round_scores)
+        _engine.check_rounding(int((np.isfinite(s) & ~np.isfinite(rounded)).sum()), round_scores)
+        s = rounded
+    s = s + 0.0  # -0.0 becomes 0.0
+    n = s.shape[0]
+    if weight_col is None:
+        w = None
+        w_ok = np.ones(n, dtype=bool)
+    else:
+        w = pd.to_numeric(pdf[weight_col]).to_numpy(dtype=np.float64, na_value=np.nan)
+        w_ok = np.isfinite(w)
+    labels = pdf[label_col]
+    label_null = labels.isna().to_numpy()
+    groups = pdf[by] if by is not None else None
+    group_null = groups.isna().to_numpy() if by is not None else np.zeros(n, dtype=bool)
+    s_bad = ~np.isfinite(s)
+    negative = w_ok & (w < 0) if w is not None else np.zeros(n, dtype=bool)
+    problems = _engine.Problems(
+        rows=n,
+        bad_scores=int(s_bad.sum()),
+        bad_score_examples=tuple(s[s_bad][:3].tolist()),
+        bad_weights=int((~w_ok).sum()),
+        negative_weights=int(negative.sum()),
+        min_weight=float(w[negative].min()) if negative.any() else np.inf,
+        null_labels=int(label_null.sum()),
+        null_groups=int(group_null.sum()),
+        labels=tuple(pd.unique(labels[~label_null]).tolist()[: _engine.LABELS_KEPT]),
+    )
+    keep = ~(s_bad | ~w_ok | negative | label_null | group_null)
+    if w is not None:
+        keep &= w > 0
+    keys = labels if by is None else [groups, labels]
+    frame = pd.DataFrame({"k": np.arange(n)})[keep]
+    pieces = {}
+    for key, rows in frame.groupby(_keys_at(keys, keep), sort=False)["k"]:
+        idx = rows.to_numpy()
+        key = (None, _engine.plain(key)) if by is None else tuple(_engine.plain(k) for k in key)
+        ws = None if w is None else w[idx]
+        # one label per piece: all "negative", so positive weights stay 0 until the end
+        pieces[key] = ScoreSummary._from_validated(s[idx], np.zeros(idx.shape[0], dtype=bool), ws)
+    return pieces, problems
+
+
+def _keys_at(keys, keep):
+    if isinstance(keys, list):
+        return [k.to_numpy()[keep] for k in keys]
+    return keys.to_numpy()[keep]
+
+
+def _combine(*parts, max_distinct):
+    """Merge partial results ``(pieces, problems)``; fail early past ``max_distinct``."""
+    pieces, problems = {}, _engine.Problems()
+    for part_pieces, part_problems in parts:
+        _engine.merge_pieces(pieces, part_pieces)
+        problems = problems.merge(part_problems)
+    _engine.check_distinct(_engine.n_distinct(pieces), max_distinct)
+    return pieces, problems
+
+
+def reduction(df, score_col, label_col, weight_col, by, round_scores, split_every, max_distinct):
+    """Return the tree reduction of the partitions of ``df``: a delayed ``(pieces, problems)``."""
+    if not isinstance(split_every, int) or split_every < 2:
+        raise ValueError(f"split_every must be an integer >= 2; got {split_every!r}")
+    round_scores = _engine.check_round_scores(round_scores)
+    columns = _engine.input_columns(score_col, label_col, weight_col, by)
+    _engine.check_columns(columns, df.columns)
+    reduce_part = dask.delayed(_partition_pieces, pure=True)
+    parts = [
+        reduce_part(part, score_col, label_col, weight_col, by, round_scores)
+        for part in df[columns].to_delayed()
+    ]
+    combine = dask.delayed(_combine, pure=True)
+    while True:  # at least one level, so that even one partition is checked
+        parts = [
+            combine(*parts[i:i + split_every], max_distinct=max_distinct)
+            for i in range(0, len(parts), split_every)
+        ]
+        if len(parts) == 1:
+            return parts[0]
+
+
+def _reduce(df, score_col, label_col, weight_col, by, round_scores, split_every, max_distinct):
+    """Tree-reduce the partitions of ``df``; return the merged, checked ``(pieces, problems)``."""
+    pieces, problems = reduction(
+        df, score_col, label_col, weight_col, by, round_scores, split_every, max_distinct
+    ).compute()
+    problems.check(by)
+    return pieces, problems
+
+
+@fill
+def summarize(
+    df: dd.DataFrame,
+    score_col: str,
+    label_col: str,
+    weight_col: str | None = None,
+    by: str | None = None,
+    positive_label=None,
+    *,
+    round_scores: int | None = None,
+    max_distinct: int = _engine.DEFAULT_MAX_DISTINCT,
+    split_every: int = 8,
+) -> ScoreSummary | dict[Hashable, ScoreSummary]:
+    """Reduce a Dask data frame to its exact score summary.
+
+    Parameters
+    ----------
+    df : dask.dataframe.DataFrame
+    {columns}
+    {round_scores}
+    {max_distinct}
+    split_every : int, default=8
+        Fan-in of the merge tree.
+
+    {summary_returns}
+
+    Examples
+    --------
+    >>> import pandas as pd, dask.dataframe as dd
+    >>> from venncal.dask import summarize
+    >>> df = dd.from_pandas(pd.DataFrame({"s": [0.3, 0.1, 0.3, 0.9], "y": [1, 0, 0, 1]}),
+    ...                     npartitions=2)
+    >>> summarize(df, "s", "y").weights
+    array([1., 2., 1.])
+    """
+    pieces, problems = _reduce(
+        df, score_col, label_col, weight_col, by, round_scores, split_every, max_distinct
+    )
+    return _engine.summary_of(pieces, problems, by, positive_label)
+
+
+@fill
+def fit(
+    df: dd.DataFrame,
+    method="ivap",
+    *,
+    score_col: str,
+    label_col: str,
+    weight_col: str | None = None,
+    by: str | None = None,
+    round_scores: int | None = None,
+    max_distinct: int = _engine.DEFAULT_MAX_DISTINCT,
+    split_every: int = 8,
+    **params,
+):
+    """Fit a score-level calibrator on a Dask data frame through its score summary.
+
+    Parameters
+    ----------
+    df : dask.dataframe.DataFrame
+    {fit_method}
+    score_col, label_col, weight_col, round_scores, max_distinct, split_every
+        As for :func:`summarize`.
+    {fit_params}
+
+    Examples
+    --------
+    >>> import pandas as pd, dask.dataframe as dd
+    >>> from venncal.dask import fit
+    >>> pdf = pd.DataFrame({"s": [0.1, 0.4, 0.35, 0.8, 0.2, 0.3, 0.6, 0.9],
+    ...                     "y": ["n", "n", "p", "p", "n", "p", "n", "p"],
+    ...                     "fold": [0, 0, 0, 0, 1, 1, 1, 1]})
+    >>> cvap = fit(dd.from_pandas(pdf, npartitions=3), "cvap", score_col="s", label_col="y",
+    ...            by="fold")
+    >>> cvap.classes_.tolist(), cvap.predict_proba([[0.5, 0.55]]).round(4)
+    (['n', 'p'], array([[0.4495, 0.5505]]))
+    """
+    calibrator = _engine.make_calibrator(method, params)
+    _engine.check_grouping(calibrator, by)
+    pieces, problems = _reduce(
+        df, score_col, label_col, weight_col, by, round_scores, split_every, max_distinct
+    )
+    return _engine.fit_pieces(calibrator, pieces, problems, by)
+
+
+def _score_partition(pdf, calibrator, score_cols, names, nan_scores):
+    scores = pdf[list(score_cols)].to_numpy(dtype=np.float64, na_value=np.nan)
+    values, _ = _engine.score_rows(calibrator, scores, len(names), nan_scores)
+    return pdf.assign(**dict(zip(names, values, strict=True)))
+
+
+def current_client(client=None):
+    """Return ``client``, else the distributed client the computations run on, else None."""
+    if client is not None:
+        return client
+    scheduler = dask.config.get("scheduler", None)
+    if hasattr(scheduler, "scatter"):  # dask.config.set(scheduler=client)
+        return scheduler
+    if scheduler is not None and scheduler not in ("dask.distributed", "distributed"):
+        return None  # "synchronous", "threads", "processes", or a get function
+    if "distributed" not in sys.modules:  # then there is no client
+        return None
+    try:
+        return sys.modules["distributed"].default_client()
+    except ValueError:  # no default client
+        return None
+
+
+def shipped(calibrator, client=None):
+    """Return the fitted model as an argument of ``map_partitions``, sent to the workers once.
+
+    On a distributed client it is scattered to every worker (so it is not
+    put into the graph, where distributed warns about a large graph when a
+    model has many scores); elsewhere a delayed object.
+    """
+    client = current_client(client)
+    if client is not None:
+        return client.scatter(calibrator, broadcast=True)
+    return dask.delayed(calibrator, pure=True)
+
+
+@fill
+def transform(
+    df: dd.DataFrame,
+    calibrator,
+    score_col: str | Sequence[str],
+    output_cols: str | Sequence[str] = ("p", "p0", "p1"),
+    *,
+    nan_scores: str = "error",
+) -> dd.DataFrame:
+    """Add calibrated probabilities to a Dask data frame, partition by partition.
+
+    Parameters
+    ----------
+    df : dask.dataframe.DataFrame
+    {transform_columns}
+    nan_scores : {"error", "propagate"}, default="error"
+        A missing score (NaN or NA): the computation fails with the
+        calibrator's ``ValueError`` (``"error"``), or that row gets NaN
+        outputs and the others are scored as usual (``"propagate"``, as
+        ``venncal predict --nan-scores propagate``).  An infinite score is
+        always an error.
+
+    Returns
+    -------
+    dask.dataframe.DataFrame
+        ``df`` with the new float64 columns (lazy).
+
+    Examples
+    --------
+    >>> import pandas as pd, dask.dataframe as dd
+    >>> from venncal import IsotonicCalibrator
+    >>> from venncal.dask import transform
+    >>> iso = IsotonicCalibrator().fit([0.1, 0.2, 0.3, 0.4], [0, 1, 0, 1])
+    >>> df = dd.from_pandas(pd.DataFrame({"s": [0.15, 0.35]}), npartitions=1)
+    >>> transform(df, iso, "s").compute()
+          s    p
+    0  0.15  0.0
+    1  0.35  0.5
+    """
+    _engine.check_nan_scores(nan_scores)
+    names = _engine.output_names(calibrator, output_cols)
+    score_cols = _engine.names(score_col)
+    meta = pd.DataFrame({c: pd.Series(dtype=t) for c, t in df.dtypes.items()})
+    meta = meta.assign(**{name: pd.Series(dtype=np.float64) for name in names})
+    model = shipped(calibrator)
+    return df.map_partitions(_score_partition, model, score_cols, names, nan_scores, meta=meta)

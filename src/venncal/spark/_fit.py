@@ -1,0 +1,221 @@
+"""Summarise a Spark data frame on the executors and fit on the driver.
+
+One grouped aggregation (a hash ``groupBy`` of the group, the label and
+the score) reduces the rows where they live; only its rows, the distinct
+scores with their weights and counts of bad rows, come to the driver,
+where :mod:`venncal._engine` checks them and fits by ``fit_summary``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+import numpy as np
+import pandas as pd
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+from .. import _engine
+from ..summary import ScoreSummary
+from .._frame_docs import fill
+
+__all__ = ["finite", "fit", "power_of_ten", "round_column", "summarize"]
+
+_INF = float("inf")
+
+
+def finite(x: Column) -> Column:
+    """Return the condition that the double column ``x`` is a finite number (not null)."""
+    return x.isNotNull() & ~F.isnan(x) & (F.abs(x) != F.lit(_INF))
+
+
+def power_of_ten(n: int) -> float:
+    """Return ``10**n`` (``n >= 0``) as ``numpy.round`` forms it.
+
+    numpy's ``PyArray_Round`` takes ``1e0`` to ``1e8`` from a table and
+    multiplies ``1e9`` by 10 once per further decimal, so from ``10**23`` on
+    the result may differ from the nearest float to ``10**n`` (it does at
+    ``n = 25``).
+
+    Examples
+    --------
+    >>> power_of_ten(2), power_of_ten(22) == 1e22, power_of_ten(25) == 1e25
+    (100.0, True, False)
+    """
+    if n < 9:
+        return float(10**n)
+    p = 1e9
+    for _ in range(n - 9):
+        p *= 10.0
+    return p
+
+
+def round_column(x: Column, decimals: int) -> Column:
+    """Return the double column ``x`` rounded as ``numpy.round(x, decimals)``, bit for bit.
+
+    The same float64 operations in the same order (Java's ``rint`` also
+    rounds half to even); see ``round_scores`` of :func:`fit`.
+    """
+    if decimals == 0:
+        return F.rint(x)
+    p = F.lit(power_of_ten(abs(decimals)))
+    if decimals > 0:
+        return F.rint(x * p) / p
+    return F.rint(x / p) * p
+
+
+def _grouped(df, score_col, label_col, weight_col, by, round_scores):
+    """Return the aggregation: one row per (group, label, score) with weights and problem counts."""
+    decimals = _engine.check_round_scores(round_scores)
+    columns = _engine.input_columns(score_col, label_col, weight_col, by)
+    _engine.check_columns(columns, df.columns)
+    raw = F.col(score_col).cast("double")
+    s = round_column(raw, decimals) if decimals is not None else raw
+    s = s + F.lit(0.0)  # -0.0 becomes 0.0
+    w = F.col(weight_col).cast("double") if weight_col is not None else F.lit(1.0)
+    w_ok = finite(w)
+    keys = [F.col(by).alias("g")] if by is not None else []
+    keys += [F.col(label_col).alias("label"), s.alias("s")]
+    counts = [
+        F.count(F.lit(1)).alias("n"),
+        F.sum(F.when(w_ok & (w > 0), w).otherwise(F.lit(0.0))).alias("w"),
+        F.sum(F.when(w_ok, F.lit(0)).otherwise(F.lit(1))).alias("bad_w"),
+        F.sum(F.when(w_ok & (w < 0), F.lit(1)).otherwise(F.lit(0))).alias("neg_w"),
+        F.min(F.when(w_ok, w)).alias("min_w"),
+    ]
+    if decimals is not None:  # finite scores that the rounding made infinite
+        lost = finite(raw) & ~finite(s)
+        counts.append(F.sum(F.when(lost, F.lit(1)).otherwise(F.lit(0))).alias("lost"))
+    return df.groupBy(*keys).agg(*counts)
+
+
+def _check_rounding(table: pd.DataFrame, round_scores) -> None:
+    """Raise if rounding turned finite scores into infinite ones (numpy's scaling overflows)."""
+    _engine.check_rounding(int(table["lost"].sum()) if "lost" in table.columns else 0,
+                           round_scores)
+
+
+def _problems(table: pd.DataFrame, by) -> _engine.Problems:
+    s = table["s"].to_numpy(dtype=np.float64, na_value=np.nan)
+    n = table["n"].to_numpy()
+    bad_s = ~np.isfinite(s)
+    label_null = table["label"].isna().to_numpy()
+    negative = table["neg_w"].to_numpy() > 0
+    return _engine.Problems(
+        rows=int(n.sum()),
+        bad_scores=int(n[bad_s].sum()),
+        bad_score_examples=tuple(s[bad_s][:3].tolist()),
+        bad_weights=int(table["bad_w"].sum()),
+        negative_weights=int(table["neg_w"].sum()),
+        min_weight=float(table["min_w"][negative].min()) if negative.any() else _INF,
+        null_labels=int(n[label_null].sum()),
+        null_groups=int(n[table["g"].isna().to_numpy()].sum()) if by is not None else 0,
+        labels=tuple(pd.unique(table["label"][~label_null]).tolist()[: _engine.LABELS_KEPT]),
+    )
+
+
+def _pieces(table: pd.DataFrame, by) -> dict:
+    """Split the checked table into ``(group, label) -> ScoreSummary`` of positive weight."""
+    table = table[table["w"].to_numpy() > 0]
+    keys = ["g", "label"] if by is not None else ["label"]
+    pieces = {}
+    for key, rows in table.groupby(keys, sort=False):
+        key = (None, key[0]) if by is None else key
+        rows = rows.sort_values("s", kind="stable")
+        w = rows["w"].to_numpy(dtype=np.float64)
+        pieces[tuple(_engine.plain(k) for k in key)] = ScoreSummary(
+            rows["s"].to_numpy(dtype=np.float64), w, np.zeros_like(w)
+        )
+    return pieces
+
+
+def _collect(df, score_col, label_col, weight_col, by, round_scores, max_distinct):
+    """Run the aggregation; bring at most ``max_distinct`` rows to the driver; check them."""
+    if not isinstance(max_distinct, int) or max_distinct < 1:
+        raise ValueError(f"max_distinct must be a positive integer; got {max_distinct!r}")
+    grouped = _grouped(df, score_col, label_col, weight_col, by, round_scores)
+    table = grouped.limit(max_distinct + 1).toArrow().to_pandas()
+    _engine.check_distinct(len(table), max_distinct)
+    _check_rounding(table, round_scores)
+    problems = _problems(table, by)
+    problems.check(by)
+    return _pieces(table, by), problems
+
+
+@fill
+def summarize(
+    df: DataFrame,
+    score_col: str,
+    label_col: str,
+    weight_col: str | None = None,
+    by: str | None = None,
+    positive_label=None,
+    *,
+    round_scores: int | None = None,
+    max_distinct: int = _engine.DEFAULT_MAX_DISTINCT,
+) -> ScoreSummary | dict[Hashable, ScoreSummary]:
+    """Reduce a Spark data frame to its exact score summary.
+
+    Parameters
+    ----------
+    df : pyspark.sql.DataFrame
+    {columns}
+    {round_scores}
+    {max_distinct}
+
+    {summary_returns}
+
+    Examples
+    --------
+    >>> from venncal.spark import summarize
+    >>> df = spark.createDataFrame([(0.3, 1), (0.1, 0), (0.3, 0), (0.9, 1)], ["s", "y"])
+    >>> summarize(df, "s", "y").weights
+    array([1., 2., 1.])
+    >>> summarize(df, "s", "y", round_scores=0).scores
+    array([0., 1.])
+    """
+    pieces, problems = _collect(
+        df, score_col, label_col, weight_col, by, round_scores, max_distinct
+    )
+    return _engine.summary_of(pieces, problems, by, positive_label)
+
+
+@fill
+def fit(
+    df: DataFrame,
+    method="ivap",
+    *,
+    score_col: str,
+    label_col: str,
+    weight_col: str | None = None,
+    by: str | None = None,
+    round_scores: int | None = None,
+    max_distinct: int = _engine.DEFAULT_MAX_DISTINCT,
+    **params,
+):
+    """Fit a score-level calibrator on a Spark data frame through its score summary.
+
+    Parameters
+    ----------
+    df : pyspark.sql.DataFrame
+    {fit_method}
+    score_col, label_col, weight_col, round_scores, max_distinct
+        As for :func:`summarize`.
+    {fit_params}
+
+    Examples
+    --------
+    >>> from venncal.spark import fit
+    >>> rows = [(0.1, "n", 0), (0.4, "n", 0), (0.35, "p", 0), (0.8, "p", 0),
+    ...         (0.2, "n", 1), (0.3, "p", 1), (0.6, "n", 1), (0.9, "p", 1)]
+    >>> df = spark.createDataFrame(rows, ["s", "y", "fold"])
+    >>> cvap = fit(df, "cvap", score_col="s", label_col="y", by="fold")
+    >>> cvap.classes_.tolist(), cvap.predict_proba([[0.5, 0.55]]).round(4)
+    (['n', 'p'], array([[0.4495, 0.5505]]))
+    """
+    calibrator = _engine.make_calibrator(method, params)
+    _engine.check_grouping(calibrator, by)
+    pieces, problems = _collect(
+        df, score_col, label_col, weight_col, by, round_scores, max_distinct
+    )
+    return _engine.fit_pieces(calibrator, pieces, problems, by)

@@ -1,0 +1,238 @@
+"""Cells of a table as numpy arrays: numbers parsed from their text, labels, and the errors.
+
+Numeric columns of CSV are read as text and parsed here, so that a bad cell
+is reported with its column, its row and its text whatever read it (the
+local reader, or a Dask partition whose rows are located in their file
+later: :meth:`TableError.moved`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._errors import TableError
+from ._formats import arrow
+
+__all__ = ["column_labels", "column_numbers"]
+
+_NAN_TEXTS = frozenset({"nan", "-nan", "+nan"})
+_NOT_FINITE = "is not a finite number (NaN and infinite values are not allowed here)"
+
+
+def missing_texts():
+    """Return pyarrow's NA markers of CSV (``NA``, ``null``, ``#N/A``, ...) as an Arrow array."""
+    pa = arrow()
+    return pa.array(pa.csv.ConvertOptions().null_values, pa.string())
+
+
+def _first(mask) -> int:
+    """Index of the first true value of a boolean Arrow array (nulls are false), or -1."""
+    pc = arrow().compute
+    return pc.index(pc.fill_null(mask, False), True).as_py()
+
+
+def _blank_or_na(arr):
+    """Return the mask of cells that are blank (after trimming) or an NA marker."""
+    pc = arrow().compute
+    trimmed = pc.utf8_trim_whitespace(arr)
+    return pc.or_(pc.equal(trimmed, ""), pc.is_in(trimmed, value_set=missing_texts())), trimmed
+
+
+class _BadCell(Exception):
+    def __init__(self, index: int):
+        self.index = index
+
+
+def _text_numbers(arr):
+    """Parse an Arrow string array as float64: blanks and NA texts null; raise on other text."""
+    pa = arrow()
+    pc = pa.compute
+    try:
+        return pc.cast(arr, pa.float64())
+    except pa.ArrowInvalid:
+        pass
+    blank, trimmed = _blank_or_na(arr)
+    cleaned = pc.if_else(blank, pa.scalar(None, pa.string()), trimmed)
+    try:
+        return pc.cast(cleaned, pa.float64())
+    except pa.ArrowInvalid:
+        pass
+    # find the first cell that does not parse: the casts of longer prefixes fail too
+    lo, hi = 0, len(cleaned)  # the prefix of length hi fails, of length lo does not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        try:
+            pc.cast(cleaned.slice(0, mid), pa.float64())
+            lo = mid
+        except pa.ArrowInvalid:
+            hi = mid
+    raise _BadCell(hi - 1)
+
+
+def _cell_problem(value, text_column: bool) -> str:
+    if value is None:
+        return "empty cell, a number is needed"
+    if not text_column:
+        return f"{value!r} {_NOT_FINITE}"
+    stripped = value.strip()
+    if not stripped:
+        return "empty cell, a number is needed"
+    if stripped.lower() in _NAN_TEXTS or stripped.lower().lstrip("+-") in ("inf", "infinity"):
+        return f"{value!r} {_NOT_FINITE}"
+    try:
+        x = float(stripped)
+    except ValueError:
+        if stripped in missing_texts().to_pylist():
+            return f"{value!r} marks a missing value, a number is needed"
+        return f"cannot parse {value!r} as a number"
+    if np.isfinite(x):  # pragma: no cover - only non-finite values are reported
+        return f"cannot parse {value!r} as a number"
+    return f"{value!r} {_NOT_FINITE}"
+
+
+def _check_text(t, source: str, column: str) -> None:
+    """Refuse bytes: what pyarrow infers for CSV cells that are not UTF-8."""
+    pa = arrow()
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t):
+        raise TableError(f"{source}: column {column!r} is not UTF-8 text (is it a CSV file?)",
+                         source=source, column=column)
+
+
+def one_chunk(arr):
+    """Return an Arrow column as one array (a chunked column's chunks combined)."""
+    pa = arrow()
+    if isinstance(arr, pa.ChunkedArray):
+        return arr.combine_chunks() if arr.num_chunks else pa.array([], arr.type)
+    return arr
+
+
+def column_numbers(
+    arr, source: str, column: str, first_row: int = 1, *, missing: str = "error", hint=()
+) -> np.ndarray:
+    """Return an Arrow column of numbers (or of their text) as float64.
+
+    Parameters
+    ----------
+    arr : pyarrow.Array or pyarrow.ChunkedArray
+        Numbers, or their text (CSV): decimal or scientific notation, blanks
+        around them allowed.
+    source, column : str
+        The table and the column, for messages.
+    first_row : int, default=1
+        The number (from 1, the header not counted) of the first cell's row.
+    missing : {"error", "propagate"}, default="error"
+        ``"error"`` refuses empty, NA and NaN cells; ``"propagate"`` makes
+        them NaN.  Infinite values are always refused.
+    hint : str or tuple of str and Param, default=()
+        Added to the message about a missing cell.
+
+    Returns
+    -------
+    ndarray of float64
+
+    Raises
+    ------
+    TableError
+        For the first bad cell, with its ``row``; or a column that is not numeric.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> from venncal.tables import column_numbers
+    >>> column_numbers(pa.array(["0.5", " 2.5e-1", "2"]), "t.csv", "s")
+    array([0.5 , 0.25, 2.  ])
+    >>> column_numbers(pa.array(["0.5", "NA"]), "t.csv", "s", missing="propagate")
+    array([0.5, nan])
+    >>> column_numbers(pa.array(["0.5", "abc"]), "t.csv", "s")
+    Traceback (most recent call last):
+    ...
+    venncal.tables._errors.TableError: t.csv: column 's', row 2: cannot parse 'abc' as a number
+    """
+    pa = arrow()
+    pc = pa.compute
+    arr = one_chunk(arr)
+    t = arr.type
+    _check_text(t, source, column)
+    hint = (hint,) if isinstance(hint, str) else tuple(hint)
+    text_column = pa.types.is_string(t) or pa.types.is_large_string(t)
+    if text_column:
+        try:
+            values = _text_numbers(arr)
+        except _BadCell as bad:
+            problem = _cell_problem(arr[bad.index].as_py(), True)
+            raise TableError.at_cell(source, column, first_row + bad.index, problem) from None
+    elif pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t):
+        # to the nearest double, as numpy and the CSV reader do (2**53 + 1 is 2**53)
+        values = pc.cast(arr, pa.float64(), safe=False)
+    elif pa.types.is_null(t):
+        values = pa.nulls(len(arr), pa.float64())
+    else:
+        raise TableError(f"{source}: column {column!r} has type {t}, a numeric column is needed",
+                         source=source, column=column)
+    x = values.to_numpy(zero_copy_only=False)
+    bad = ~np.isfinite(x)
+    if bad.any():
+        if missing == "propagate":
+            bad = np.isinf(x)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            problem = (_cell_problem(arr[i].as_py(), text_column),)
+            if missing != "propagate" and not np.isinf(x[i]):
+                problem += hint
+            raise TableError.at_cell(source, column, first_row + i, *problem)
+    return x.astype(np.float64, copy=False)
+
+
+def column_labels(arr, source: str, column: str, first_row: int = 1) -> np.ndarray:
+    """Return an Arrow column of labels (or group ids) as a numpy array.
+
+    Missing labels (null, blank, or an NA text such as ``NA``) are refused
+    with their row.  Text becomes a numpy ``str`` array; numbers and
+    booleans keep their types; other types (dates, times, decimals, ...)
+    become their text, as every label of a model is a number, a boolean or
+    text (see :func:`label_value`).  Labels of CSV, read as text, are typed
+    afterwards by :func:`typed_labels`.
+
+    Raises
+    ------
+    TableError
+        For the first missing label, with its ``row``.
+
+    Examples
+    --------
+    >>> import datetime, pyarrow as pa
+    >>> from venncal.tables import column_labels
+    >>> column_labels(pa.array(["yes", "no"]), "t.csv", "y")
+    array(['yes', 'no'], dtype='<U3')
+    >>> column_labels(pa.array([datetime.date(2020, 1, 2)]), "t.parquet", "y")
+    array(['2020-01-02'], dtype='<U10')
+    >>> column_labels(pa.array(["yes", " "]), "t.csv", "y")
+    Traceback (most recent call last):
+    ...
+    venncal.tables._errors.TableError: t.csv: column 'y', row 2: empty cell, a label is needed
+    """
+    pa = arrow()
+    pc = pa.compute
+    arr = one_chunk(arr)
+    t = arr.type
+    _check_text(t, source, column)
+    i = _first(pc.is_null(arr))
+    if i >= 0:
+        raise TableError.at_cell(
+            source, column, first_row + i, "missing label (an empty or NA cell); every row needs one"
+        )
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        i = _first(_blank_or_na(arr)[0])
+        if i >= 0:
+            text = arr[i].as_py()
+            what = "empty cell" if not text.strip() else f"{text!r} marks a missing value"
+            raise TableError.at_cell(source, column, first_row + i, f"{what}, a label is needed")
+        encoded = pc.dictionary_encode(arr)
+        names = np.asarray(encoded.dictionary.to_pylist(), dtype=str)
+        return names[encoded.indices.to_numpy(zero_copy_only=False)]
+    if pa.types.is_dictionary(t):
+        return column_labels(arr.cast(t.value_type), source, column, first_row)
+    if not (pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t)):
+        # Dates, times, decimals...: as text (a model keeps numbers, booleans or text).
+        return column_labels(pc.cast(arr, pa.string()), source, column, first_row)
+    return np.asarray(arr.to_numpy(zero_copy_only=False))

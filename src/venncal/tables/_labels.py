@@ -1,0 +1,239 @@
+"""The label rule: what a label is, how text labels get their type, how text names one.
+
+A label (or a group id, such as a fold) is a number, a boolean or text;
+values of other types (dates, times, decimals, ...) become their text.
+Labels read as text (CSV) are typed from all their distinct values at once
+(:func:`typed_labels`), so that a column's type never depends on which
+rows were seen first.  Every reader (the local one, the Dask files engine)
+and every engine that fits from summaries (``venncal._engine``) applies
+these rules, so one table gives one model whatever read it.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from ._errors import Param, ParameterError
+from ._formats import arrow
+
+__all__ = ["classes_for", "label_value", "matches_label", "typed_labels"]
+
+
+def label_value(value):
+    """Return a label as a model keeps it: a number, a boolean or text (other types as text).
+
+    Numpy scalars become the Python values they hold; ``None`` (a missing
+    label) stays ``None``.
+
+    Examples
+    --------
+    >>> import datetime, numpy as np
+    >>> from venncal.tables import label_value
+    >>> label_value(np.int64(3)), label_value("yes"), label_value(True)
+    (3, 'yes', True)
+    >>> label_value(datetime.date(2020, 1, 2))
+    '2020-01-02'
+    """
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return str(value)
+
+
+def typed_labels(texts: np.ndarray) -> np.ndarray:
+    """Return labels read as text typed as numbers or booleans when they all are, else as text.
+
+    The first type that takes every distinct label exactly: int64, uint64,
+    booleans (``true``/``false`` in any case), float64; text otherwise.  As
+    pyarrow's inference of a CSV column, with two differences: integers
+    past int64 stay exact (uint64, or text), and labels are never made other
+    numbers by rounding to float64: two different numbers that would be one
+    double, or a number of magnitude 2**53 or more that is not a double nor
+    its shortest form (``-9223372036854775809``), keep the labels text.
+    Dates stay text.
+
+    Parameters
+    ----------
+    texts : ndarray of str
+
+    Returns
+    -------
+    ndarray
+        Of int64, uint64, bool, float64, or ``texts`` itself.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from venncal.tables import typed_labels
+    >>> typed_labels(np.array(["1", "01", "-1"]))
+    array([ 1,  1, -1])
+    >>> typed_labels(np.array(["TRUE", "false"]))
+    array([ True, False])
+    >>> typed_labels(np.array(["2020-01-01", "2020-01-02"]))
+    array(['2020-01-01', '2020-01-02'], dtype='<U10')
+    """
+    pa = arrow()
+    names, index = np.unique(texts, return_inverse=True)
+    arr = pa.array(names.tolist(), pa.string())
+    for t in (pa.int64(), pa.uint64()):
+        try:
+            return pa.compute.cast(arr, t).to_numpy()[index]
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            pass
+    lower = np.char.lower(names)
+    if np.isin(lower, ["true", "false"]).all():
+        return (lower == "true")[index]
+    try:
+        values = pa.compute.cast(arr, pa.float64()).to_numpy()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return texts
+    if np.unique(values).shape[0] < names.shape[0] and not _same_numbers(names, values):
+        return texts
+    large = np.flatnonzero(~(np.abs(values) < 2.0**53))  # integers past 2**53 may round
+    if not all(_read_exactly(names[i], values[i]) for i in large):
+        return texts
+    return values[index]
+
+
+def _same_numbers(names: np.ndarray, values: np.ndarray) -> bool:
+    """Whether texts that became the same float64 are the same number (``1`` and ``1.0``)."""
+    seen: dict = {}
+    for text, value in zip(names.tolist(), values.tolist(), strict=True):
+        try:
+            exact = Fraction(text.strip())
+        except (ValueError, ZeroDivisionError):
+            return False
+        if seen.setdefault(value, exact) != exact:
+            return False
+    return True
+
+
+def _read_exactly(text: str, value: float) -> bool:
+    """Whether a large number's text is the double (``2**60``) or its shortest form (``1.5e300``).
+
+    ``-9223372036854775809`` (past int64) is neither: as a float64 it would
+    be another integer, so such labels stay text.
+    """
+    try:
+        number = Fraction(text.strip())
+    except (ValueError, ZeroDivisionError):
+        return False  # inf, nan: not a label of a model
+    return number == Fraction(float(value)) or number == Fraction(repr(float(value)))
+
+
+def matches_label(label, text) -> bool:
+    """Whether ``text`` names ``label`` as read: equal, or its text (``"1"`` names the number 1).
+
+    Examples
+    --------
+    >>> from venncal.tables import matches_label
+    >>> matches_label(1, "1.0"), matches_label(True, "true"), matches_label("yes", "yes")
+    (True, True, True)
+    >>> matches_label(1, "one")
+    False
+    """
+    if not isinstance(text, str):
+        return label_value(label) == label_value(text)
+    if isinstance(label, (bool, np.bool_)):
+        return text.strip().lower() == str(bool(label)).lower()
+    if isinstance(label, (int, float, np.number)):
+        try:
+            return float(text) == label
+        except ValueError:
+            return False
+    return str(label) == text
+
+
+def _other_binary(label):
+    """Return the other of 0/1 or False/True, or None when ``label`` is not one of them."""
+    if isinstance(label, bool):
+        return not label
+    if isinstance(label, (int, float)) and label in (0, 1):
+        return type(label)(1 - label)
+    return None
+
+
+def _shown(positive) -> Param:
+    return Param("positive_label", repr(positive))
+
+
+def _typed_like(positive, label):
+    """``positive`` as a label of the type of ``label`` (a positive class absent from the data)."""
+    if not isinstance(positive, str):
+        return label_value(positive)
+    if isinstance(label, bool):
+        lowered = positive.strip().lower()
+        if lowered in ("true", "false"):
+            return lowered == "true"
+        raise ParameterError(_shown(positive), " is not true or false, but the labels are")
+    if isinstance(label, (int, float)):
+        for convert in (int, float):
+            try:
+                value = convert(positive)
+            except ValueError:
+                continue
+            if np.isfinite(value):
+                return value
+        raise ParameterError(_shown(positive), " is not a number, but the labels are numbers")
+    return positive
+
+
+def classes_for(labels, positive_label) -> list:
+    """Return ``[negative, positive]``: the classes when ``positive_label`` names the positive one.
+
+    ``positive_label`` is matched against the labels as read
+    (:func:`matches_label`: ``"1"`` names the number 1).  With two labels it
+    must be one of them.  With a single observed label (every row of one
+    class), a ``positive_label`` that is not that label names the positive
+    class, absent from the data, and the observed one is the negative; one
+    that is the observed label leaves the negative class unknown unless the
+    labels are 0/1 or booleans.
+
+    Parameters
+    ----------
+    labels : array-like
+        The distinct labels observed (one or two of them).
+    positive_label : label or str
+
+    Returns
+    -------
+    list of two labels
+
+    Raises
+    ------
+    ParameterError
+        Naming ``positive_label`` (and ``classes``, the other way to name them).
+
+    Examples
+    --------
+    >>> from venncal.tables import classes_for
+    >>> classes_for(["bad", "good"], "good"), classes_for([1], "0"), classes_for(["no"], "yes")
+    (['bad', 'good'], [1, 0], ['no', 'yes'])
+    """
+    from .._validation import observed_labels
+
+    values = [label_value(v) for v in observed_labels(labels).tolist()]
+    found = [v for v in values if matches_label(v, positive_label)]
+    if len(values) == 2:
+        if not found:
+            raise ParameterError(
+                _shown(positive_label), f" is not one of the labels {values!r}"
+            )
+        positive = found[0]
+        return [next(v for v in values if v != positive), positive]
+    (only,) = values
+    if not found:
+        return [only, _typed_like(positive_label, only)]
+    negative = _other_binary(only)
+    if negative is None:
+        raise ParameterError(
+            f"every label is {only!r}, the positive class by ", Param("positive_label"),
+            ", so the negative class is unknown; name both with ",
+            Param("classes", f"NEGATIVE,{positive_label}",
+                  python=f"classes=[negative, {positive_label!r}]"),
+            " instead",
+        )
+    return [negative, only]

@@ -1,0 +1,343 @@
+"""venncal.tables from Python: errors that say where, exact cells, the label rule, atomic writes."""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import gzip
+import io
+import os
+import pickle
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+pa = pytest.importorskip("pyarrow")
+
+from venncal import tables  # noqa: E402
+from venncal.tables import (  # noqa: E402
+    Param,
+    ParameterError,
+    TableError,
+    atomic_output,
+    classes_for,
+    column_labels,
+    column_numbers,
+    label_value,
+    open_table,
+    open_writer,
+    output_format,
+    read_columns,
+    typed_labels,
+    write_table,
+)
+
+
+def _write(path: Path, text: str) -> str:
+    path.write_text(text, "utf-8")
+    return str(path)
+
+
+def _parts(folder) -> list[str]:
+    return [f for f in os.listdir(folder) if ".part." in f]
+
+
+# ------------------------------------------------------------------------------- errors
+
+
+@pytest.mark.parametrize(
+    ("text", "numeric", "labels", "where", "match"),
+    [
+        ("s,y\n0.1,a\nabc,b\n", ["s"], ["y"], ("s", 2), r"t\.csv: column 's', row 2: cannot parse"),
+        ("s,y\n0.1,a\n,b\n", ["s"], ["y"], ("s", 2), "row 2: empty cell, a number is needed"),
+        ("s,y\n0.1,a\n1e999,b\n", ["s"], ["y"], ("s", 2), "'1e999' is not a finite number"),
+        ("s,y\n0.1,a\n0.2,NA\n", ["s"], ["y"], ("y", 2), "row 2: 'NA' marks a missing value"),
+        ("s,y\n0.1,a\n0.2, \n", ["s"], ["y"], ("y", 2), "row 2: empty cell, a label is needed"),
+        ("s,y\n0.1,a\n0.2,b,c\n", ["s"], ["y"], (None, 2), r"row 2 has 3 field\(s\)"),
+        ("s,y\n", ["s"], ["y"], (None, None), "no data rows after the header"),
+    ],
+)
+def test_table_error_says_where(text, numeric, labels, where, match, tmp_path):
+    path = _write(tmp_path / "t.csv", text)
+    with open_table(path) as table, pytest.raises(TableError, match=match) as info:
+        read_columns(table, numeric, labels)
+    err = info.value
+    assert isinstance(err, ValueError)
+    assert (err.source, err.column, err.row) == (path, *where)
+
+
+def test_missing_file_and_column(tmp_path):
+    with pytest.raises(TableError, match="no such file") as info:
+        open_table(str(tmp_path / "none.csv"))
+    assert (info.value.source, info.value.column, info.value.row) == (
+        str(tmp_path / "none.csv"), None, None)
+    path = _write(tmp_path / "t.csv", "s,y\n0.1,a\n")
+    with open_table(path) as table, pytest.raises(TableError) as info:
+        table.check_columns(["w"], "weight_col")
+    err = info.value
+    assert str(err) == f"{path}: no column 'w' (given by weight_col); available columns: 's', 'y'"
+    assert err.spelled({"weight_col": "--weight-col"}).endswith(
+        "(given by --weight-col); available columns: 's', 'y'")
+    assert (err.column, err.params) == ("w", ("weight_col",))
+
+
+def test_errors_pickle_with_their_attributes():
+    cell = TableError.at_cell("t.csv", "s", 12_345, "cannot parse 'x' as a number",
+                              " (", Param("nan_scores", "propagate"), ")")
+    back = pickle.loads(pickle.dumps(cell))
+    assert type(back) is TableError
+    assert (str(back), back.source, back.column, back.row) == (
+        str(cell), "t.csv", "s", 12_345)
+    assert "row 12,345: " in str(back)
+    moved = back.moved("big.csv", 99, " (partition 3)")
+    assert str(moved).startswith("big.csv: column 's', row 99 (partition 3): cannot parse")
+    assert moved.spelled({"nan_scores": "--nan-scores"}).endswith("(--nan-scores propagate)")
+    plain = ParameterError("raise ", Param("max_distinct"), " or round with ",
+                           Param("round_scores", "d"))
+    assert str(pickle.loads(pickle.dumps(plain))) == "raise max_distinct or round with round_scores=d"
+
+
+def test_param_spellings():
+    assert Param("classes", "NEGATIVE,1").text({"classes": "--param classes={}"}) == (
+        "--param classes=NEGATIVE,1")
+    assert Param("classes").text({"classes": "--param classes={}"}) == "--param classes"
+    assert Param("engine", python="venncal.dask").text() == "venncal.dask"
+    assert Param("engine", python="venncal.dask").text({"engine": "--engine dask"}) == (
+        "--engine dask")
+
+
+def test_output_format_errors_name_the_path():
+    with pytest.raises(TableError, match=r"^o\.xlsx: unknown table format") as info:
+        output_format("o.xlsx")
+    assert info.value.source == "o.xlsx"
+
+
+# --------------------------------------------------------------------------------- cells
+
+
+EDGE_NUMBERS = [1e-310, 1e-300, 1e308, 5e-324, 1 - 2**-53, 2.0**53 - 1, 2.0**53, 2.0**53 + 2,
+                -0.0, 1.7976931348623157e308, 0.1, 1 / 3]
+
+
+@given(st.lists(st.one_of(st.floats(allow_nan=False, allow_infinity=False),
+                          st.sampled_from(EDGE_NUMBERS)), min_size=1, max_size=30))
+def test_numbers_read_back_bit_for_bit(values):
+    x = np.array(values, dtype=np.float64)
+    got = column_numbers(pa.array([repr(v) for v in values]), "t", "s")
+    assert got.tobytes() == x.tobytes()
+
+
+@given(st.lists(st.one_of(st.floats(allow_nan=False, allow_infinity=False),
+                          st.sampled_from(EDGE_NUMBERS)), min_size=1, max_size=30))
+def test_written_csv_reads_back_bit_for_bit(tmp_path_factory, values):
+    path = str(tmp_path_factory.mktemp("w") / "x.csv")
+    x = np.array(values, dtype=np.float64)
+    write_table(path, {"x": x})
+    with open_table(path) as table:
+        back = read_columns(table, ["x"])["x"]
+    assert back.tobytes() == x.tobytes()
+
+
+def test_integers_near_2_53_as_text_and_as_parquet_integers():
+    ints = [2**53 - 1, 2**53, 2**53 + 1, -(2**53) - 1]
+    text = column_numbers(pa.array([str(i) for i in ints]), "t", "s")
+    typed = column_numbers(pa.array(ints, pa.int64()), "t", "s")
+    assert text.tobytes() == typed.tobytes() == np.array([float(i) for i in ints]).tobytes()
+
+
+def test_missing_numbers_propagate_or_fail_with_the_hint():
+    arr = pa.array(["0.5", "", "NA", "nan", "-1"])
+    got = column_numbers(arr, "t", "s", missing="propagate")
+    assert np.isnan(got).tolist() == [False, True, True, True, False]
+    hint = (" (", Param("nan_scores", "propagate", python="nan_scores='propagate'"), ")")
+    with pytest.raises(TableError) as info:
+        column_numbers(arr, "t", "s", 10, hint=hint)
+    assert info.value.row == 11
+    assert str(info.value) == "t: column 's', row 11: empty cell, a number is needed " \
+                              "(nan_scores='propagate')"
+    with pytest.raises(TableError, match="'inf' is not a finite number"):
+        column_numbers(pa.array(["inf"]), "t", "s", missing="propagate")
+
+
+# -------------------------------------------------------------------------------- labels
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (np.int64(3), 3), (np.float64(0.5), 0.5), (np.bool_(True), True), ("yes", "yes"),
+        (datetime.date(2020, 1, 2), "2020-01-02"), (decimal.Decimal("1.50"), "1.50"),
+        (None, None),
+    ],
+)
+def test_label_value(value, expected):
+    got = label_value(value)
+    assert got == expected
+    assert type(got) is type(expected)
+
+
+@given(st.lists(st.integers(min_value=-(2**70), max_value=2**70), min_size=1, max_size=8))
+def test_typed_labels_keep_distinct_integers_distinct(values):
+    texts = np.array([str(v) for v in values])
+    typed = typed_labels(texts)
+    assert len(set(typed.tolist())) == len(set(values))  # never two numbers made one
+    if typed.dtype.kind in "iu":
+        assert typed.tolist() == values  # exact
+    elif typed.dtype.kind == "f":
+        assert [Fraction(v) for v in typed.tolist()] == [Fraction(v) for v in values]
+    else:
+        assert typed.tolist() == texts.tolist()
+
+
+@pytest.mark.parametrize(
+    ("texts", "kind"),
+    [
+        (["-9223372036854775809", "1"], "U"),  # past int64: a float would be another integer
+        (["9007199254740993", "0.5"], "U"),  # 2**53 + 1 among floats
+        (["9007199254740992", "0.5"], "f"),  # 2**53 is a double
+        (["1e20", "0.5"], "f"),
+        (["1.5e300", "-2"], "f"),  # its shortest form
+        (["0.1", "0.25"], "f"),  # decimals read as their nearest double, as pyarrow does
+    ],
+)
+def test_typed_labels_never_round_a_large_number(texts, kind):
+    """Regression: -9223372036854775809 and 1 became the floats -9223372036854775808.0 and 1.0."""
+    assert typed_labels(np.array(texts)).dtype.kind == kind
+
+
+@given(st.lists(st.sampled_from(["0", "1", "1.0", "0.5", "-2", "true", "False", "x", " 1"]),
+                min_size=1, max_size=6))
+def test_typed_labels_type_depends_on_the_set_not_the_order(texts):
+    forward = typed_labels(np.array(texts))
+    backward = typed_labels(np.array(texts[::-1]))
+    assert forward.dtype == backward.dtype
+    assert forward.tolist() == backward.tolist()[::-1]
+
+
+def test_csv_and_parquet_labels_read_alike(tmp_path):
+    import pyarrow.parquet as pq
+
+    days = [datetime.date(2020, 1, 1), datetime.date(2020, 1, 2)]
+    pq.write_table(pa.table({"s": [0.1, 0.2], "d": days, "b": [True, False],
+                             "i": pa.array([1, 0], pa.int32())}), tmp_path / "t.parquet")
+    _write(tmp_path / "t.csv", "s,d,b,i\n0.1,2020-01-01,true,1\n0.2,2020-01-02,FALSE,0\n")
+    for name in ("t.csv", "t.parquet"):
+        with open_table(str(tmp_path / name)) as table:
+            got = read_columns(table, ["s"], ["d", "b", "i"])
+        assert got["d"].tolist() == ["2020-01-01", "2020-01-02"], name
+        assert got["b"].tolist() == [True, False], name
+        assert got["i"].tolist() == [1, 0], name
+
+
+def test_column_labels_refuse_missing_labels_with_their_row():
+    with pytest.raises(TableError) as info:
+        column_labels(pa.array([1, None, 0]), "t.parquet", "y")
+    assert (info.value.column, info.value.row) == ("y", 2)
+
+
+@pytest.mark.parametrize(
+    ("labels", "positive", "expected"),
+    [
+        (["no", "yes"], "no", ["yes", "no"]),
+        ([-1, 1], "-1", [1, -1]),
+        ([0.0, 1.0], "1", [0.0, 1.0]),
+        ([False, True], "TRUE", [False, True]),
+        ([1], "0", [1, 0]),
+        ([1], "1", [0, 1]),
+        ([True], "true", [False, True]),
+        (["no"], "yes", ["no", "yes"]),
+        ([2, 10], 10, [2, 10]),  # a value, not text
+    ],
+)
+def test_classes_for(labels, positive, expected):
+    got = classes_for(labels, positive)
+    assert got == expected
+    assert [type(v) for v in got] == [type(v) for v in expected]
+
+
+@pytest.mark.parametrize(
+    ("labels", "positive", "python", "cli"),
+    [
+        (["a", "b"], "c", "positive_label='c' is not one of the labels ['a', 'b']",
+         "--positive-label 'c' is not one of the labels ['a', 'b']"),
+        ([1], "x", "positive_label='x' is not a number, but the labels are numbers",
+         "--positive-label 'x' is not a number"),
+        (["no"], "no", "name both with classes=[negative, 'no'] instead",
+         "the positive class by --positive-label, so the negative class is unknown; name both "
+         "with --param classes=NEGATIVE,no instead"),
+    ],
+)
+def test_classes_for_errors_name_the_parameter(labels, positive, python, cli):
+    from venncal.cli._flags import FLAGS
+
+    with pytest.raises(ParameterError) as info:
+        classes_for(labels, positive)
+    assert python in str(info.value)
+    assert cli in info.value.spelled(FLAGS)
+
+
+# -------------------------------------------------------------------------------- inputs
+
+
+def test_compression_by_content_and_stdin(tmp_path, monkeypatch):
+    text = "s,y\n0.25,a\n0.5,b\n"
+    (tmp_path / "named.csv").write_bytes(gzip.compress(text.encode()))
+    with open_table(str(tmp_path / "named.csv")) as table:
+        assert read_columns(table, ["s"], ["y"])["s"].tolist() == [0.25, 0.5]
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
+    with open_table("-") as table:
+        assert table.source == "<stdin>"
+        assert read_columns(table, ["s"], ["y"])["y"].tolist() == ["a", "b"]
+
+
+# ------------------------------------------------------------------------------- outputs
+
+
+def test_atomic_output_leaves_nothing_on_failure(tmp_path):
+    path = tmp_path / "out.csv"
+    with pytest.raises(RuntimeError), atomic_output(str(path)) as tmp:
+        Path(tmp).write_text("partial")
+        assert _parts(tmp_path) == [os.path.basename(tmp)]
+        raise RuntimeError("boom")
+    assert not path.exists()
+    assert _parts(tmp_path) == []
+    with pytest.raises(KeyboardInterrupt), atomic_output(str(path)):
+        raise KeyboardInterrupt
+    assert os.listdir(tmp_path) == []
+
+
+def test_writer_replaces_only_when_complete(tmp_path):
+    src = _write(tmp_path / "in.csv", "s\n0.5\n")
+    out = tmp_path / "out.parquet"
+    out.write_bytes(b"old")
+    with open_table(src) as table:
+        writer = open_writer(str(out), table, ["p"])
+        writer.write(["s", "p"], [pa.array(["0.5"]), pa.array([0.25])])
+        assert out.read_bytes() == b"old"
+        writer.close(ok=False)
+    assert out.read_bytes() == b"old"
+    assert _parts(tmp_path) == []
+    with open_table(src) as table, pytest.raises(TableError, match=r"already has column\(s\) 's'"):
+        open_writer(str(out), table, ["s"])
+
+
+def test_write_table_formats(tmp_path):
+    x = np.array([0.5, 1e-310])
+    for name in ("x.csv", "x.tsv.gz", "x.parquet", "x.csv.bz2"):
+        write_table(str(tmp_path / name), {"x": x})
+        with open_table(str(tmp_path / name)) as table:
+            assert read_columns(table, ["x"])["x"].tobytes() == x.tobytes(), name
+    with pytest.raises(TableError, match="unknown table format"):
+        write_table(str(tmp_path / "x.xlsx"), {"x": x})
+    assert _parts(tmp_path) == []
+
+
+def test_public_names_are_documented():
+    for name in tables.__all__:
+        obj = getattr(tables, name)
+        assert obj.__doc__, name
