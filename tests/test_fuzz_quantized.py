@@ -196,7 +196,14 @@ def test_scaling_every_weight_by_a_power_of_two_changes_nothing(rows, k):
     np.testing.assert_array_equal(maps[0][1], maps[1][1])
 
 
-@given(levels=levels_st, rows=st.lists(binary_observation, min_size=1, max_size=20))
+# The batch also takes weights up to the largest float (it rescales them itself).
+huge_binary_observation = st.tuples(
+    st.sampled_from(SCORES), binary_targets,
+    st.sampled_from([1e308, 1.7976931348623157e308, 2.0**1000, 1e300, 1.0, 1e-300]))
+
+
+@given(levels=levels_st, rows=st.lists(st.one_of(binary_observation, huge_binary_observation),
+                                       min_size=1, max_size=20))
 @settings(suppress_health_check=[HealthCheck.too_slow])
 def test_batch_is_the_exact_fit_of_its_sums_or_a_clear_error(levels, rows):
     """The batch equals the exact fit except where its per-score float sums round a mean onto a midpoint."""

@@ -21,6 +21,7 @@ from ..baselines.quantized import (
     level_splits,
     level_table,
 )
+from ._base import OnlineCalibrator
 
 UNSET = object()  # the deprecated ``weight=`` keyword, not given
 
@@ -53,8 +54,29 @@ def _batch(scores, y, sample_weight):
     return s, t, np.ones_like(s) if w is None else w
 
 
-class QuantizedMap:
-    """What both streams share: levels, the current groups, prediction."""
+class QuantizedMap(OnlineCalibrator):
+    """What both streams share: levels, the current groups, prediction.
+
+    The streams follow the online contract (:class:`OnlineCalibrator`):
+    ``learn_one``/``learn_many`` with ``sample_weight``, ``predict_proba_one``/
+    ``predict_proba_many`` (for 0/1 targets), ``reset``, ``clone``,
+    ``get_params``.  Beyond it they take targets other than 0 and 1 (then
+    :meth:`predict_one` and :meth:`predict` give the map's level, and the
+    probabilities are refused).
+    """
+
+    def reset(self) -> None:
+        """Forget the stream: the object is as it was made (the parameters stay)."""
+        params = self.get_params()
+        self.__dict__.clear()
+        self.__init__(**params)
+
+    @classmethod
+    def _unit_test_params(cls):
+        """The parameters the online contract test makes streams with."""
+        yield {}
+        yield {"levels": 11}
+        yield {"levels": np.array([0.0, 0.2, 0.5, 0.9, 1.0])}
 
     def _set_levels(self, levels) -> None:
         self.levels = levels

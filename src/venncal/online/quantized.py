@@ -162,6 +162,13 @@ class OrderedQuantizedIsotonic(QuantizedMap):
     def _binary(self) -> bool:
         return not self._other
 
+    @classmethod
+    def _unit_test_stream(cls, n: int, seed: int):
+        """The contract test's stream, its scores sorted (they must arrive in order)."""
+        x, y = super()._unit_test_stream(n, seed)
+        order = np.argsort(x, kind="stable")
+        return x[order], y[order]
+
     def _groups(self):
         return ordered_groups(self._G, self._GC, self._ACC, int(self._state[0]), self._pending,
                               self._lv)
@@ -286,6 +293,14 @@ class QuantizedIsotonic(QuantizedMap):
         self._ring = np.zeros((0 if window is None else int(window), 3))
         self._ring_state = np.zeros(2, dtype=np.int64)  # head, count
         self._allocate(2)
+
+    @classmethod
+    def _unit_test_params(cls):
+        """The contract test's parameters: the dense tree, windows, the tree of groups."""
+        yield from super()._unit_test_params()
+        yield {"levels": 5, "window": 60}
+        yield {"levels": 1001}  # more than DENSE_MAX_LEVELS: the tree of groups
+        yield {"levels": 1001, "window": 25}
 
     def _allocate(self, n_buckets: int) -> None:
         if self._dense:
