@@ -312,3 +312,26 @@ def test_midpoint_sign_product_that_underflows_to_zero():
     """A product below the smallest float rounds to 0: the sign is not taken from it."""
     # 2 * 0 - 1e-300 * 1e-30 < 0 exactly, but the float product is 0.
     assert midpoint_sign(0.0, 1e-30, 1e-300, 0.0) in (-1, -2)
+
+
+@pytest.mark.parametrize("weights", ["ones", "tenths", "mixed"])
+def test_batch_pools_runs_of_mean_0_and_1_exactly(weights):
+    """The batch pushes a run of scores of mean exactly 0 (or 1) as one group.
+
+    Long runs of one label, with weights whose sums stay exact (whole
+    numbers) or not (0.1: the run is cut where a sum rounds): the map is
+    the exact fit's (one observation per score: the summary's sums are the
+    weights, so the batch is exact here).
+    """
+    rng = np.random.default_rng(7)
+    n = 400
+    s = np.arange(n) / n
+    y = (np.sin(np.arange(n) / 9.0) + 2 * s > 0.9).astype(int)  # runs of 0 and of 1
+    w = {"ones": np.ones(n), "tenths": np.full(n, 0.1),
+         "mixed": rng.choice([0.1, 1.0, 3.0, 1e-3], n)}[weights]
+    for levels in (4, 11, 101, np.array([0.0, 0.3, 0.5, 1.0])):
+        lv = check_levels(levels) if isinstance(levels, int) else levels
+        cal = QuantizedIsotonicCalibrator(levels=levels).fit(s, y, w)
+        keys, expected, _ = exact_map({(a, float(b)): c for a, b, c in zip(s, y, w, strict=True)},
+                                      lv)
+        np.testing.assert_array_equal(cal.predict_proba(keys)[:, 1], expected)

@@ -466,9 +466,25 @@ def ordered_fit(s, w, a, LV):
     GC = np.empty(cap, dtype=np.int64)
     ACC = np.zeros((_GROUPS + 2 * cap, NL + 1), dtype=np.int64)
     top = 0
-    for i in range(s.shape[0]):
-        top = ordered_push(G, GC, ACC, top, a[i], w[i], 0.0, 0.0, s[i], s[i], _RN, _RD, True,
+    n = s.shape[0]
+    i = 0
+    while i < n:
+        num, den = a[i], w[i]
+        j = i + 1
+        if den > 0.0 and (num == 0.0 or num == den):
+            # A run of scores of mean exactly 0 (or exactly 1) has one cell, so
+            # merging them is allowed (see the module's docstring): it is pushed
+            # as one group, while its float sums stay exact.
+            while j < n and w[j] > 0.0 and (a[j] == 0.0 if num == 0.0 else a[j] == w[j]):
+                d, e = two_sum_jit(den, w[j])
+                if e != 0.0:
+                    break
+                den = d
+                num = 0.0 if num == 0.0 else d
+                j += 1
+        top = ordered_push(G, GC, ACC, top, num, den, 0.0, 0.0, s[i], s[j - 1], _RN, _RD, True,
                            LV)
+        i = j
     return G[:top].copy(), GC[:top].copy()
 
 
