@@ -317,7 +317,7 @@ def test_parallel_folds_match_serial(data):
 
 
 def _full_va_literal(X, y, x, estimator):
-    """Paper 001, Algorithm 1, written out with the reference isotonic regression."""
+    """Vovk & Petej 2014, Algorithm 1, written out with the reference isotonic regression."""
     pair = []
     for label in (0, 1):
         X_ext = np.vstack([X, x[None, :]])

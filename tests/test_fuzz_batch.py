@@ -391,11 +391,6 @@ def test_summary_does_not_depend_on_row_order(data, rnd):
     assert not (np.signbit(a.scores) & (a.scores == 0)).any()  # -0.0 is stored as 0.0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="baselines/quantized.py projects pava_blocks' float block means (1e308 + 1e308 "
-    "overflows): its _fit_sums should take them from baselines.isotonic.isotonic_blocks",
-)
 def test_quantized_isotonic_with_weights_1e308():
     # Scores 0.2 (label 1) and 0.35 (label 0) pool to 1/2: the nearest level.
     levels = np.linspace(0.0, 1.0, 11)

@@ -400,7 +400,7 @@ def test_lemma_2_bounds(data):
     assert np.all(interval[:, 0] <= 1.0 - 1.0 / (k_pos + 1.0) + eps)
     assert np.all(p >= 1.0 / (k_neg + 2.0) - eps)
     assert np.all(p <= 1.0 - 1.0 / (k_pos + 2.0) + eps)
-    assert np.all((p > 0.0) & (p < 1.0))  # paper 001, Lemma 2
+    assert np.all((p > 0.0) & (p < 1.0))  # Vovk & Petej 2014, Lemma 2
 
 
 @given(calibration_sets(weights="int"))

@@ -151,7 +151,7 @@ def test_log_loss_bases_and_no_information_predictor():
     assert log_loss(y, p, base=np.e) == nat
     assert log_loss(y, p, base=2) == pytest.approx(nat / math.log(2), abs=TOL)
     assert log_loss(y, p, base=10) == pytest.approx(nat / math.log(10), abs=TOL)
-    assert log_loss(y, np.full(len(y), 0.5), base=2) == pytest.approx(1.0, abs=TOL)  # paper 000
+    assert log_loss(y, np.full(len(y), 0.5), base=2) == pytest.approx(1.0, abs=TOL)  # Vovk, Petej & Fedorova 2015
     with pytest.raises(ValueError, match="base"):
         log_loss(y, p, base=3)
     with pytest.raises(ValueError, match="base"):
@@ -192,7 +192,7 @@ def test_brier_and_rmse_extremes():
     assert rmse(*PERFECT) == 0.0
     assert brier_loss(*WORST, scale=4) == 4.0
     assert rmse(*WORST) == 1.0
-    assert brier_loss([0, 1], [0.5, 0.5], scale=4) == 1.0  # paper 000
+    assert brier_loss([0, 1], [0.5, 0.5], scale=4) == 1.0  # Vovk, Petej & Fedorova 2015
     with pytest.raises(ValueError, match="scale"):
         brier_loss([0, 1], [0.5, 0.5], scale=0)
 

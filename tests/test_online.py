@@ -1,4 +1,4 @@
-"""venncal.online: the River-style Jumper objects and the calibrating families (paper 002)."""
+"""venncal.online: the River-style Jumper objects and the calibrating families (Vovk, Petej & Gammerman 2021)."""
 
 import math
 import pickle

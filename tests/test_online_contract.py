@@ -27,11 +27,18 @@ import pickle
 import numpy as np
 import pytest
 
-from venncal.online import JumperMartingale, JumperPredictor, MeanJumper
+from venncal.online import (
+    JumperMartingale,
+    JumperPredictor,
+    MeanJumper,
+    OrderedQuantizedIsotonic,
+    QuantizedIsotonic,
+)
 from venncal.online._base import OnlineCalibrator
 
 #: The online objects under the contract (the quantized isotonic streams join here).
-ONLINE_OBJECTS = [JumperMartingale, JumperPredictor, MeanJumper]
+ONLINE_OBJECTS = [JumperMartingale, JumperPredictor, MeanJumper, QuantizedIsotonic,
+                  OrderedQuantizedIsotonic]
 
 N = 240  # steps of the test stream
 TAIL = 20  # and the steps after it, to compare two objects by how they continue

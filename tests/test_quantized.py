@@ -1,18 +1,18 @@
-"""Quantized isotonic regression (paper 003): batch calibrator and online streams."""
+"""Quantized isotonic regression (Gokcesu & Gokcesu 2022): batch calibrator and online streams."""
 
 from __future__ import annotations
 
 import doctest
 import importlib
 import pickle
+from fractions import Fraction
 
 import numpy as np
 import pytest
-from reference.quantized_naive import exhaustive_quantized, loss_of_map, projected_pava
+from reference.quantized_naive import exact_map, exhaustive_quantized, loss_of_map, projected_pava
 
 import venncal
 from venncal import CalibratedClassifier, QuantizedIsotonicCalibrator, ScoreSummary, persist
-from venncal._kernels import pava_fit
 from venncal.baselines.quantized import check_levels, project_to_levels
 from venncal.cli import main
 from venncal.online.quantized import OrderedQuantizedIsotonic, QuantizedIsotonic
@@ -189,11 +189,16 @@ def as_arrays(multiset):
 
 
 def projection_of_pava(multiset, levels):
-    """Distinct scores and levels: the package's weighted PAVA, projected (exact sums)."""
-    s, y, w = as_arrays(multiset)
-    keys, inv = np.unique(s, return_inverse=True)
-    fit = pava_fit(np.bincount(inv, w * y), np.bincount(inv, w))
-    return keys, project_to_levels(fit, levels)
+    """Distinct scores and levels: the exact isotonic regression, projected exactly.
+
+    (Before the exact level decisions this was the package's float PAVA
+    projected after rounding each mean, which is not optimal when a mean
+    rounds onto a midpoint: a block of mean 1/6 with levels
+    ``linspace(0, 1, 4)`` is nearer to ``fl(1/3)`` than to 0, see
+    ``test_quantized_exact.py``.)
+    """
+    keys, expected, _ = exact_map(multiset, levels)
+    return np.array(keys), np.array(expected)
 
 
 def check_exhaustive(model, multiset, levels):
@@ -432,14 +437,23 @@ def test_predict_one_equals_predict_everywhere(cls):
 # ------------------------------------------------------------------ the tree's invariant
 
 
-def reduce_rows(rows, splits):
-    """Reduce ``(num, den, lo, hi)`` rows in order (paper 003, Theorem 2), literally."""
+def exact_cell(num, den, levels):
+    """The number of midpoints between adjacent levels strictly below ``num / den``, exactly."""
+    m = Fraction(num) / Fraction(den)
+    lv = [Fraction(float(v)) for v in levels]
+    return sum(1 for a, b in zip(lv[:-1], lv[1:], strict=True) if m > (a + b) / 2)
+
+
+def reduce_rows(rows, levels):
+    """Reduce ``(num, den, lo, hi)`` rows in order (Gokcesu & Gokcesu 2022, Theorem 2), literally.
+
+    (Cells in exact arithmetic: before the exact level decisions, the cell
+    of the rounded mean.)
+    """
     stack = []
     for num, den, lo, hi in rows:
         group = [num, den, lo, hi]
-        while stack and np.searchsorted(splits, stack[-1][0] / stack[-1][1]) >= np.searchsorted(
-            splits, group[0] / group[1]
-        ):
+        while stack and exact_cell(*stack[-1][:2], levels) >= exact_cell(*group[:2], levels):
             top = stack.pop()
             group = [top[0] + group[0], top[1] + group[1], top[2], group[3]]
         stack.append(group)
@@ -481,7 +495,7 @@ def check_dense_tree(model):
 
 def check_tree(model):
     """Every internal node's groups are the reduction of the scores below it."""
-    from venncal._kernels.quantized import tree_groups
+    from venncal._kernels.quantized_tree import tree_groups
 
     if model._dense:
         check_dense_tree(model)
@@ -497,11 +511,12 @@ def check_tree(model):
         if v >= C:
             continue
         rows, cells = tree_groups(G, GC, ng, JL, JR, v)
-        expected = reduce_rows([(e[2], e[1], e[0], e[0]) for e in scores], model._splits)
+        expected = reduce_rows([(e[2], e[1], e[0], e[0]) for e in scores], model.levels_)
         assert len(rows) == len(expected)
         for row, cell, exp in zip(rows, cells, expected, strict=True):
-            np.testing.assert_array_equal(row, exp)  # integer weights, 0/1 labels: exact sums
-            assert cell == np.searchsorted(model._splits, exp[0] / exp[1])
+            # integer weights, targets on a binary grid: exact sums, error bounds 0
+            np.testing.assert_array_equal(row, [*exp, 0.0, 0.0])
+            assert cell == exact_cell(exp[0], exp[1], model.levels_)
 
 
 @pytest.mark.parametrize("seed", range(12))

@@ -1,4 +1,4 @@
-"""Tests of the ``vovk2021-bank`` experiment (paper 002, section 5)."""
+"""Tests of the ``vovk2021-bank`` experiment (Vovk, Petej & Gammerman 2021, section 5)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tests of the ``quantized-drift`` demonstration (paper 003: sliding windows under drift)."""
+"""Tests of the ``quantized-drift`` demonstration (Gokcesu & Gokcesu 2022: sliding windows under drift)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def test_registered():
     entry = EXPERIMENTS["quantized-drift"]
     assert entry.module == "quantized_drift"
     assert exp.NAME == "quantized-drift"
-    assert "paper 003" in entry.summary
+    assert "Gokcesu & Gokcesu 2022" in entry.summary
 
 
 def test_synthetic_stream_changes_its_map_halfway():

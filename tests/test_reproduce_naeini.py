@@ -1,4 +1,4 @@
-"""Tests of the paper 004 (ENIR) reproductions: simulated data (Table I) and UCI (III-VI)."""
+"""Tests of Naeini & Cooper 2016 (ENIR) reproductions: simulated data (Table I) and UCI (III-VI)."""
 
 from __future__ import annotations
 

@@ -191,7 +191,7 @@ def test_va_task_is_the_full_venn_abers_predictor():
         assert result.losses["log loss"]["VA"][rep] == pytest.approx(_mle(y[test], p))
         q = brier_minimax(pair[:, 0], pair[:, 1])
         assert result.losses["RMSE"]["VA"][rep] == pytest.approx(_rmse(y[test], q))
-        # Venn-Abers never predicts 0 or 1 (paper 001, Lemma 2): finite log loss
+        # Venn-Abers never predicts 0 or 1 (Vovk & Petej 2014, Lemma 2): finite log loss
         assert math.isfinite(result.losses["log loss"]["VA"][rep])
 
 

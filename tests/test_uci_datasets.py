@@ -241,7 +241,7 @@ def test_paper000_tables():
 
 
 def test_one_file_per_paper():
-    # paper 000's tables live in their own file only, not in paper 001's
+    # Vovk, Petej & Fedorova 2015's tables live in their own file only, not in Vovk & Petej 2014's
     t = paper_tables("001")
     assert not any("000" in key for key in t)
     assert sorted(t) == [

@@ -1,4 +1,4 @@
-"""Slow, literal twins of the Jumper kernels (paper 002, Algorithms 1 and 2, Mean Jumper).
+"""Slow, literal twins of the Jumper kernels (Vovk, Petej & Gammerman 2021, Algorithms 1 and 2, Mean Jumper).
 
 Each function follows the paper line by line, with the unnormalised capitals of
 Algorithm 1 and the weights of Algorithm 2 held as exact numbers, so that ``S``
@@ -236,7 +236,7 @@ def mean_jumper_predictor(p, y, table, rates) -> list:
 
 
 def log10_loss(proba, y) -> Decimal:
-    """Cumulative decimal log loss ``sum_n -log10 B_{p_n}(y_n)`` (paper 002, eq. (6))."""
+    """Cumulative decimal log loss ``sum_n -log10 B_{p_n}(y_n)`` (Vovk, Petej & Gammerman 2021, eq. (6))."""
     with localcontext() as ctx:
         ctx.prec = PREC
         total = Decimal(0)

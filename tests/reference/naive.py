@@ -6,7 +6,7 @@ arithmetic on weights and values is exact: every float64 is converted to a
 ``fractions.Fraction`` (which represents it exactly) and results are rounded to
 float64 once, at the very end.
 
-Definitions (paper 000, section 2; paper 001, proof of Lemma 1):
+Definitions (Vovk, Petej & Fedorova 2015, section 2; Vovk & Petej 2014, proof of Lemma 1):
 
 * Isotonic regression of points ``(x_i, y_i)`` with weights ``w_i > 0``: take
   the distinct ``x`` in increasing order, pool the points with equal ``x`` into
@@ -224,14 +224,14 @@ def ivap_from_summary(s, w, a, test_scores, exact=False):
 
 
 def log_minimax(p0, p1):
-    """Log-loss minimax merge ``p1 / (1 - p0 + p1)`` (paper 001, eq. (10))."""
+    """Log-loss minimax merge ``p1 / (1 - p0 + p1)`` (Vovk & Petej 2014, eq. (10))."""
     p0 = np.atleast_1d(np.asarray(p0, dtype=np.float64))
     p1 = np.atleast_1d(np.asarray(p1, dtype=np.float64))
     return np.array([b / (1.0 - a + b) for a, b in zip(p0.tolist(), p1.tolist(), strict=True)])
 
 
 def brier_minimax(p0, p1):
-    """Brier-loss minimax merge ``p1 + p0**2/2 - p1**2/2`` (paper 001, eq. (11))."""
+    """Brier-loss minimax merge ``p1 + p0**2/2 - p1**2/2`` (Vovk & Petej 2014, eq. (11))."""
     p0 = np.atleast_1d(np.asarray(p0, dtype=np.float64))
     p1 = np.atleast_1d(np.asarray(p1, dtype=np.float64))
     return np.array(

@@ -18,7 +18,7 @@ puts the mean ``p / q`` above the split, for every total weight ``q`` up to
 a bound; so the map is the batch calibrator's bit for bit.
 
 The tree has the buckets, the search and the spreading of full buckets of
-:mod:`venncal._kernels.quantized` (arrays ``E, cnt, FS``; ``E`` has three
+:mod:`venncal._kernels.quantized_buckets` (arrays ``E, cnt, FS``; ``E`` has three
 columns here, score, weight and weight of the target 1, and the arrays
 ``EK, EW`` of the tree of groups are empty).  Each internal node ``v``
 keeps
@@ -40,15 +40,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import jit, jit_inline
-from .quantized import (
-    _copy_entry,
-    _find_bucket,
-    _first_not_below,
-    _nearer_lower,
-    ring_oldest,
-    ring_push,
-    spread_around,
-)
+from .quantized import _first_not_below, _nearer_lower
+from .quantized_buckets import _copy_entry, _find_bucket, ring_oldest, ring_push, spread_around
 
 
 @jit_inline
@@ -220,7 +213,7 @@ def dense_delete(E, EK, EW, cnt, FS, D, NA, NB, s, y, w, Q, P):
 def dense_learn(E, EK, EW, cnt, FS, D, NA, NB, ring, state, scores, ys, ws, start, Q, P):
     """Insert observations ``start ..``; return the index where the tree got full, or n.
 
-    The window (``ring``, ``state``) works as in :func:`venncal._kernels.quantized.tree_learn`.
+    The window (``ring``, ``state``) works as in :func:`venncal._kernels.quantized_tree.tree_learn`.
     """
     W = ring.shape[0]
     for i in range(start, scores.shape[0]):

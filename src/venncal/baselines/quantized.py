@@ -1,8 +1,8 @@
-"""Quantized isotonic regression calibration (paper 003, section III).
+"""Quantized isotonic regression calibration (Gokcesu & Gokcesu 2022, section III).
 
 The best non-decreasing map whose values lie in a finite set of *levels*
 (for example whole percentages) is the isotonic regression projected onto the
-nearest level (paper 003, Theorem 1 and section III-C).  This module holds the
+nearest level (Gokcesu & Gokcesu 2022, Theorem 1 and section III-C).  This module holds the
 batch calibrator and the level helpers shared with the online version,
 :mod:`venncal.online.quantized`.
 
@@ -10,6 +10,17 @@ The projection, and so the fitted map, is unique once the rule for an exact
 midpoint between two levels is fixed: **a value exactly halfway between two
 levels goes to the lower one** (decided in exact arithmetic).  Either level is
 then optimal for the quantized problem; the rule only picks one.
+
+**Every level is decided exactly.**  The fit merges the scores' groups as
+the ordered stream does (:func:`venncal._kernels.quantized.ordered_fit`):
+each group's float sums carry bounds on their rounding errors, and where
+the float mean is too near a midpoint for them to tell, the group's exact
+sums (a long accumulator) decide.  So the map is the exact projected
+isotonic regression of the summary's per-score sums, whatever the weights.
+The only rounding is in those sums themselves (each is the sum of the
+weights at one score, rounded once): a level can differ from the exact fit
+of the raw weights only at a score whose exact isotonic value lies within
+about ``2**-51`` (relative to the largest label, 1) of a midpoint.
 """
 
 from __future__ import annotations
@@ -25,11 +36,32 @@ from .._base import (
     check_increasing,
     own_knots,
 )
-from .._kernels import pava_blocks
+from .._docs import fill
+from .._kernels.dd import two_sum
+from .._kernels.quantized import HI, LO, ordered_fit
 from .._validation import Check, Interval
 from .isotonic import NearestStepsMixin, _nearest_steps, block_table
 
-__all__ = ["QuantizedIsotonicCalibrator", "check_levels", "level_splits", "project_to_levels"]
+__all__ = [
+    "MAX_LEVELS",
+    "QuantizedIsotonicCalibrator",
+    "check_levels",
+    "level_splits",
+    "level_table",
+    "project_to_levels",
+]
+
+# The most levels accepted.  A level spacing below 1e-4 is finer than any
+# calibration set can resolve (a probability estimated from n labels has a
+# standard error of about 0.5 / sqrt(n): 1e-4 needs 25 million labels at one
+# level), while every level costs memory in the fit and the streams and a
+# number in the saved model: 1e8 levels took 58 s, 11 GB and a 650 MB file.
+MAX_LEVELS = 10_001
+
+# Weights are divided by a power of two (which changes no level: the
+# isotonic fit is invariant under a common positive factor) when their sum
+# passes this bound, so that no sum overflows.
+_WEIGHT_SUM_BOUND = 2.0**1000
 
 
 def _is_level_array(value) -> bool:
@@ -51,6 +83,9 @@ def _level_array(levels, unit_interval: bool) -> np.ndarray:
         raise ValueError("levels must be finite and strictly increasing")
     if unit_interval and ((arr < 0) | (arr > 1)).any():
         raise ValueError("levels must lie in [0, 1]")
+    if arr.shape[0] > MAX_LEVELS:
+        raise ValueError(f"levels must be at most {MAX_LEVELS:,} (a spacing of 1e-4: finer "
+                         f"than calibration data can resolve); got {arr.shape[0]:,} levels")
     return arr + 0.0  # -0.0 becomes 0.0
 
 
@@ -60,9 +95,10 @@ def check_levels(levels, *, unit_interval: bool = True) -> np.ndarray:
     Parameters
     ----------
     levels : int or array-like of shape (K,)
-        An integer ``K >= 2`` gives ``K`` evenly spaced levels in ``[0, 1]``,
-        both endpoints included (``K=101``: whole percentages); an array gives
-        the levels themselves, finite and strictly increasing.
+        An integer ``2 <= K <=`` :data:`MAX_LEVELS` gives ``K`` evenly spaced
+        levels in ``[0, 1]``, both endpoints included (``K=101``: whole
+        percentages); an array gives the levels themselves, finite and
+        strictly increasing, at most :data:`MAX_LEVELS` of them.
     unit_interval : bool, default=True
         Whether the levels must lie in ``[0, 1]`` (probabilities).
 
@@ -75,8 +111,9 @@ def check_levels(levels, *, unit_interval: bool = True) -> np.ndarray:
     TypeError
         For a single value that is not an integer (a string, a float).
     ValueError
-        For an integer below 2 or an array that is empty, not 1-D, not
-        finite, not strictly increasing or (with ``unit_interval``) outside
+        For an integer below 2 or above :data:`MAX_LEVELS`, or an array
+        that is empty, not 1-D, not finite, not strictly increasing, longer
+        than :data:`MAX_LEVELS` or (with ``unit_interval``) outside
         ``[0, 1]``.
 
     Examples
@@ -89,6 +126,9 @@ def check_levels(levels, *, unit_interval: bool = True) -> np.ndarray:
     if isinstance(levels, numbers.Integral) and not isinstance(levels, bool):
         if levels < 2:
             raise ValueError(f"levels as a number must be an integer >= 2; got {levels!r}")
+        if levels > MAX_LEVELS:
+            raise ValueError(f"levels as a number must be at most {MAX_LEVELS:,} (a spacing of "
+                             f"1e-4: finer than calibration data can resolve); got {levels!r}")
         return np.linspace(0.0, 1.0, int(levels))
     if isinstance(levels, (str, bytes, bool, numbers.Number)):
         raise TypeError(f"levels must be an integer >= 2 or an array of levels; got {levels!r}")
@@ -113,6 +153,63 @@ def level_splits(levels: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(_nearest_steps(levels, np.arange(levels.shape[0]))[0])
 
 
+def level_table(levels: np.ndarray) -> np.ndarray:
+    """Return the table of midpoints the kernels decide levels with: shape (4, K - 1).
+
+    Row 0: the split points (:func:`level_splits`, the largest float not
+    above each midpoint); row 1: the next float above each; rows 2 and 3:
+    the exact sum ``levels[l] + levels[l + 1]`` as a float and its rounding
+    error, so that the midpoint is exactly ``(row2 + row3) / 2``.
+
+    Examples
+    --------
+    >>> level_table(np.array([0.0, 0.5, 1.0]))[:, 0]
+    array([0.25, 0.25, 0.5 , 0.  ])
+    """
+    splits = level_splits(levels)
+    hi, lo = two_sum(levels[:-1], levels[1:])
+    return np.ascontiguousarray(np.vstack((splits, np.nextafter(splits, np.inf), hi, lo)))
+
+
+def _downscaled(w: np.ndarray, *others: np.ndarray):
+    """``w`` (and ``others``) divided by the power of two that brings ``sum(w)`` below 2**1000.
+
+    None when no division is needed.  The isotonic fit, and so the map, is
+    the same for weights multiplied by one positive factor; a power of two
+    changes no bit of a weight unless the result is subnormal, which is
+    refused rather than rounded.
+    """
+    total = float(np.sum(w * 2.0**-64))  # the sum / 2**64: no overflow
+    if total == 0.0 or total <= _WEIGHT_SUM_BOUND * 2.0**-64:
+        return None
+    shift = int(np.ceil(np.log2(total) + 64 - np.log2(_WEIGHT_SUM_BOUND)))
+    out = tuple(np.ldexp(v, -shift) for v in (w, *others))
+    if any(np.any(np.ldexp(v, shift) != old) for v, old in zip(out, (w, *others), strict=True)):
+        raise ValueError(
+            "sample_weight: the weights add up to more than 2**1000 and some are too small to "
+            f"be divided by 2**{shift} without rounding (they span more than float64 can "
+            "hold at once); drop the smallest or give them in a narrower range")
+    return out
+
+
+def _scaled_weights(sample_weight):
+    """Weights divided by a power of two when their sum passes 2**1000, else as given.
+
+    Anything that is not a finite non-negative 1-D array is passed on
+    unchanged, for the usual validation to reject.
+    """
+    if sample_weight is None:
+        return None
+    w = np.asarray(sample_weight)
+    if w.ndim != 1 or w.shape[0] == 0 or w.dtype.kind not in "iuf":
+        return sample_weight
+    w = w.astype(np.float64)
+    if not np.isfinite(w).all() or (w < 0).any():
+        return sample_weight
+    scaled = _downscaled(w)
+    return sample_weight if scaled is None else scaled[0]
+
+
 def project_to_levels(values, levels) -> np.ndarray:
     """Return each value replaced by the nearest level (the lower one at a midpoint).
 
@@ -132,32 +229,28 @@ def project_to_levels(values, levels) -> np.ndarray:
     return lv[np.searchsorted(level_splits(lv), v, side="left")]
 
 
+@fill
 class QuantizedIsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
-    """Isotonic calibration with values restricted to a set of levels (paper 003).
+    """Isotonic calibration with values restricted to a set of levels (Gokcesu & Gokcesu 2022).
 
     Fits the non-decreasing step function of the calibration scores, with
     values in ``levels``, that is closest to the labels in weighted least
     squares: the isotonic regression (weighted PAVA on the score summary)
     projected onto the nearest level, then adjacent blocks with the same
-    level joined (paper 003, Theorem 1 and section III-C).
+    level joined (Gokcesu & Gokcesu 2022, Theorem 1 and section III-C).
 
     Parameters
     ----------
     levels : int or array-like of shape (K,), default=101
-        An integer ``K >= 2`` gives ``K`` evenly spaced levels in ``[0, 1]``,
-        both endpoints included (the default, 101, is whole percentages);
-        an array gives the levels, strictly increasing, in ``[0, 1]``.
-    classes : array-like of shape (2,), default=None
-        The two labels, ``[negative, positive]``, in that order.  By default
-        they are the observed labels sorted (the larger is the positive
-        class); needed when the calibration labels show a single class
-        other than 0 or 1.
+        An integer ``2 <= K <= 10001`` (:data:`MAX_LEVELS`) gives ``K``
+        evenly spaced levels in ``[0, 1]``, both endpoints included (the
+        default, 101, is whole percentages); an array gives the levels, at
+        most 10001, strictly increasing, in ``[0, 1]``.
+    {classes}
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        The labels, ``[negative, positive]`` (``classes`` when given, else
-        sorted); probabilities are those of ``classes_[1]``.
+    {classes_}
     levels_ : ndarray of shape (K,)
         The levels.
     thresholds_ : ndarray of shape (m,)
@@ -171,7 +264,10 @@ class QuantizedIsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
     -----
     A value exactly halfway between two levels is projected onto the lower
     one; at such a midpoint both levels give the same loss, so the map is
-    one of the optimal ones.
+    one of the optimal ones.  Each level is decided in exact arithmetic from
+    the per-score sums of the weights (see the module's documentation), and
+    weights whose sum passes ``2**1000`` are first divided by a power of two,
+    which changes no level.  ``levels`` is at most :data:`MAX_LEVELS`.
 
     Between and beyond the calibration scores the map extends as
     :class:`~venncal.baselines.IsotonicCalibrator` with
@@ -188,7 +284,7 @@ class QuantizedIsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
     References
     ----------
     K. Gokcesu, H. Gokcesu. A log-linear time sequential optimal calibration
-    algorithm for quantized isotonic L2 regression (paper 003).
+    algorithm for quantized isotonic L2 regression (Gokcesu & Gokcesu 2022).
 
     Examples
     --------
@@ -217,22 +313,32 @@ class QuantizedIsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
     _state = ("levels_", "thresholds_", "values_")
     _parameter_constraints: ClassVar[dict] = {
         "levels": [
-            Interval("int", 2, None),
-            Check(_is_level_array, "a strictly increasing array of levels in [0, 1]"),
+            Interval("int", 2, MAX_LEVELS),
+            Check(_is_level_array,
+                  "a strictly increasing array of at most 10,001 levels in [0, 1]"),
         ]
     }
 
+    def fit(self, scores, y, sample_weight=None):
+        """Fit on calibration scores and labels (see :meth:`ScoreCalibrator.fit`).
+
+        Weights whose sum passes ``2**1000`` are divided by a power of two
+        first (the fitted map is the same); if that would round a weight
+        (the weights span more than float64 holds at once), a ValueError.
+        """
+        return super().fit(scores, y, _scaled_weights(sample_weight))
+
     def _fit_sums(self, s, w, a):
         levels = check_levels(self.levels)
-        ends, bnum, bden = pava_blocks(a, w)
-        cells = np.searchsorted(level_splits(levels), bnum / bden, side="left")
-        # Join adjacent PAVA blocks projected onto the same level.
-        new = np.ones(cells.shape[0], dtype=bool)
-        new[1:] = cells[1:] != cells[:-1]
-        starts = np.concatenate(([0], ends[:-1]))[new]
-        lasts = np.concatenate((starts[1:], [ends[-1]])) - 1
+        scaled = _downscaled(w, a)  # a summary's weights may add up past 2**1000
+        if scaled is not None:
+            w, a = scaled
+        # The reduced groups: runs of scores on one level, levels decided exactly.
+        rows, cells = ordered_fit(np.ascontiguousarray(s, dtype=np.float64),
+                                  np.ascontiguousarray(w, dtype=np.float64),
+                                  np.ascontiguousarray(a, dtype=np.float64), level_table(levels))
         self.levels_ = levels
-        self.thresholds_, self.values_ = block_table(s[starts], s[lasts], levels[cells[new]])
+        self.thresholds_, self.values_ = block_table(rows[:, LO], rows[:, HI], levels[cells])
 
     def _check_state(self):
         """Raise ``ValueError`` unless the levels and the step table are what ``fit`` makes.

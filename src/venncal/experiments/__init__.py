@@ -69,39 +69,39 @@ class Experiment(NamedTuple):
 EXPERIMENTS: dict[str, Experiment] = {
     "vovk2015-adult-small": Experiment(
         "vovk2015_adult_small",
-        "Vovk, Petej & Fedorova 2015 [Vovk, Petej & Fedorova 2015], Tables 1-2: six learners x "
+        "Vovk, Petej & Fedorova 2015, Tables 1-2: six learners x "
         "Platt/IR/IVAP/CVAP on the first 5,000 adult training rows",
     ),
     "vovk2015-adult-ratios": Experiment(
         "vovk2015_adult_ratios",
-        "Vovk, Petej & Fedorova 2015 [Vovk, Petej & Fedorova 2015], Figures 1-2 and 13-14: adult, proper "
+        "Vovk, Petej & Fedorova 2015, Figures 1-2 and 13-14: adult, proper "
         "training : calibration ratios 1:9 ... 9:1 and all, raw learner and "
         "Platt/IR/IVAP/CVAP",
     ),
     "vovk2014-uci": Experiment(
         "vovk2014_uci",
-        "Vovk & Petej 2014 [Vovk & Petej 2014], Tables 1-3: nine small UCI data sets x six "
+        "Vovk & Petej 2014, Tables 1-3: nine small UCI data sets x six "
         "learners, W/VA/SVA/DIR over random 2/3-1/3 splits (needs --data-dir)",
     ),
     "naeini2016-simulated": Experiment(
         "naeini2016_simulated",
-        "Naeini & Cooper 2016 [Naeini & Cooper 2016], Table I: linear and quadratic SVMs on "
+        "Naeini & Cooper 2016, Table I: linear and quadratic SVMs on "
         "simulated circular data, IsoReg/BBQ/ENIR, AUC/ACC/RMSE/ECE/MCE over 10 folds",
     ),
     "naeini2016-uci": Experiment(
         "naeini2016_uci",
-        "Naeini & Cooper 2016 [Naeini & Cooper 2016], Tables III-VI: LR/SVM/NB x IsoReg/BBQ/ENIR on "
+        "Naeini & Cooper 2016, Tables III-VI: LR/SVM/NB x IsoReg/BBQ/ENIR on "
         "six of its UCI data sets, 10 x 10-fold CV, average ranks, Friedman + Holm, ENIR's "
         "gain (needs --data-dir)",
     ),
     "vovk2021-bank": Experiment(
         "vovk2021_bank",
-        "Vovk, Petej & Gammerman 2021 [Vovk, Petej & Gammerman 2021], section 5: the Jumper protecting a "
+        "Vovk, Petej & Gammerman 2021, section 5: the Jumper protecting a "
         "random forest on the Bank Marketing stream, Figures 2-4 (needs --data-dir)",
     ),
     "quantized-drift": Experiment(
         "quantized_drift",
-        "Gokcesu & Gokcesu 2022 [Gokcesu & Gokcesu 2022], a demonstration: sliding-window quantized "
+        "Gokcesu & Gokcesu 2022, a demonstration: sliding-window quantized "
         "isotonic calibration of drifting streams (synthetic; Bank with --data-dir) against "
         "refitting scikit-learn's IsotonicRegression every N samples",
     ),

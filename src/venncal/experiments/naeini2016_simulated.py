@@ -73,7 +73,7 @@ FOLDS = {False: 10, True: 3}
 
 _PROTOCOL = (
     "Naeini & Cooper, *Binary classifier calibration using an ensemble of near "
-    "isotonic regression models* (ICDM 2016) [Naeini & Cooper 2016], section IV-B, Table I: SVMs with "
+    "isotonic regression models* (ICDM 2016), section IV-B, Table I: SVMs with "
     "linear and quadratic kernels on simulated circular data, their decision values "
     "mapped through a sigmoid, then IsoReg, BBQ and ENIR fitted on the training data "
     "and evaluated on the test data (AUC, ACC, RMSE, ECE and MCE with K = 10 "

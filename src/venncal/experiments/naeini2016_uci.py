@@ -69,7 +69,7 @@ QUICK_ADULT_ROWS = 5000
 ALPHA = 0.05
 
 _PROTOCOL = (
-    "Naeini & Cooper, ICDM 2016 [Naeini & Cooper 2016], section IV-C, Tables III-V (average ranks of "
+    "Naeini & Cooper, ICDM 2016, section IV-C, Tables III-V (average ranks of "
     "IsoReg, BBQ and ENIR; Friedman test and Holm's step-down procedure at 0.05) and VI "
     "(95% interval of ENIR's mean relative change against the base classifier), on the "
     "six of the paper's 40 data sets that venncal loads: LR, SVM and NB base classifiers, "

@@ -84,7 +84,7 @@ STREAMS = ("synthetic", "bank")
 
 _PROTOCOL = (
     "A demonstration of Gokcesu & Gokcesu, *A log-linear time sequential optimal "
-    "calibration algorithm for quantized isotonic L2 regression* (2022) [paper 003], which "
+    "calibration algorithm for quantized isotonic L2 regression* (2022), which "
     "has no experiment of its own: streams whose calibration drifts, calibrated prequentially "
     "(each sample predicted before it is learned) by venncal's sliding-window "
     "`QuantizedIsotonic(levels=100, window=W)`, updated after every sample, against "

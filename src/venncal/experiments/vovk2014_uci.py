@@ -79,7 +79,7 @@ _KINDS = ("shared", "va")
 _TREE = {"criterion": "entropy", "min_samples_leaf": 2, "ccp_alpha": 0.01}
 
 _PROTOCOL = (
-    "Vovk & Petej, *Venn-Abers predictors* (UAI 2014) [Vovk & Petej 2014], section 5, Tables 1 "
+    "Vovk & Petej, *Venn-Abers predictors* (UAI 2014), section 5, Tables 1 "
     "(mean log loss, natural log), 2 (RMSE) and 3 (ranking): each data set randomly "
     "permuted, the first 2/3 of the rows for training and the rest for testing; W = "
     "the learner's own probabilities, VA = full Venn-Abers (the learner retrained "

@@ -113,7 +113,7 @@ NAME = "vovk2015-adult-ratios"
 
 _PROTOCOL = (
     "Vovk, Petej & Fedorova, *Large-scale probabilistic predictors with and without "
-    "guarantees of validity* (NeurIPS 2015) [Vovk, Petej & Fedorova 2015], section 6, Figures 1-2 and "
+    "guarantees of validity* (NeurIPS 2015), section 6, Figures 1-2 and "
     "13-14: adult, "
     "the training file split contiguously into proper training and calibration sets "
     "in the ratios of the columns (all = the whole training set as both); test set = "

@@ -70,7 +70,7 @@ NAME = "vovk2015-adult-small"
 
 _PROTOCOL = (
     "Vovk, Petej & Fedorova, *Large-scale probabilistic predictors with and without "
-    "guarantees of validity* (NeurIPS 2015) [Vovk, Petej & Fedorova 2015], section 6, Tables 1 (log loss) and 2 "
+    "guarantees of validity* (NeurIPS 2015), section 6, Tables 1 (log loss) and 2 "
     "(Brier loss): the first 5,000 adult training rows (rows 1-4,000 proper training, "
     "4,001-5,000 calibration; CVAP: 5 contiguous folds over the 5,000 rows); test set "
     "= the rest of the training file and the whole test file. Mean log loss in base 2; "

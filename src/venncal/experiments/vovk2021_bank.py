@@ -51,8 +51,8 @@ PAPER_ENCODING = ("ordinal-sorted", True)
 _FILE = "bank-marketing/bank-full.csv.gz"
 
 _PROTOCOL = (
-    "Vovk, Petej & Gammerman, *Adaptive calibration for binary classification* (2021) "
-    "[Vovk, Petej & Gammerman 2021], section 5, Figures 2-4: bank-full (45,211 rows) in chronological order; a "
+    "Vovk, Petej & Gammerman, *Adaptive calibration for binary classification* (2021), "
+    "section 5, Figures 2-4: bank-full (45,211 rows) in chronological order; a "
     "scikit-learn `RandomForestClassifier()` with `random_state=2021` trained on the first "
     "10,000 rows; its probabilities of label 2 on the other 35,211 rows, clipped to "
     "[0.1, 0.9], are the base forecasts; the Jumper with the quadratic family "

@@ -1,16 +1,16 @@
 """Split points as fractions, for the dense tree's exact integer arithmetic.
 
-The package puts a mean ``p / q`` above split point ``s`` (a float) when
-``fl(p / q) > s``: the mean rounded to float64 is compared.  That is the
-same as ``p / q > u`` in exact arithmetic, where ``u`` is the midpoint of
-``s`` and the next float (a mean equal to ``u`` would need a denominator
-above 2**53).  Among the fractions whose denominator is at most ``D``, let
-``lo <= u < hi`` be the two that enclose ``u`` (neighbours in the Farey
-sequence of order ``D``).  For every such fraction, ``p / q > u`` exactly
-when ``p / q > lo``; so with ``lo = P / Q`` the test becomes the sign of the
-integer ``p Q - q P`` whenever the total weight ``q`` of the data is at most
-``D``.  For evenly spaced levels ``lo`` is usually the exact midpoint
-``(2j + 1) / (2 (K - 1))``.
+The package puts a mean ``p / q`` on the higher of two levels ``L0 < L1``
+when it exceeds their midpoint ``u = (L0 + L1) / 2`` in exact arithmetic (a
+mean exactly at ``u`` goes to the lower level).  Among the fractions whose
+denominator is at most ``D``, let ``lo <= u < hi`` be the two that enclose
+``u`` (neighbours in the Farey sequence of order ``D``).  For every such
+fraction, ``p / q > u`` exactly when ``p / q > lo``; so with ``lo = P / Q``
+the test becomes the sign of the integer ``p Q - q P`` whenever the total
+weight ``q`` of the data is at most ``D``.  For evenly spaced levels ``lo``
+is usually the exact midpoint ``(2j + 1) / (2 (K - 1))``.  (Without the
+levels, ``u`` is the midpoint between a split point and the next float: the
+boundary of the rounded mean ``fl(p / q)``.)
 """
 
 from __future__ import annotations
@@ -46,11 +46,13 @@ def _farey_below(u: Fraction, bound: int) -> tuple[int, int]:
     return a, b
 
 
-def split_fractions(splits: np.ndarray, bound: int = WEIGHT_BOUND):
+def split_fractions(splits: np.ndarray, bound: int = WEIGHT_BOUND, levels=None):
     """Return ``(Q, P)``, float64 arrays of the fractions ``P[j] / Q[j]`` of the split points, or None.
 
-    None when a split point lies outside ``(0, 1)``, where the dense tree
-    is not used.
+    With ``levels`` (shape (K,), the split points' levels), each fraction
+    decides as the exact midpoint of two levels does; without, as the split
+    point does to a rounded mean.  None when a split point lies outside
+    ``(0, 1)``, where the dense tree is not used.
 
     Examples
     --------
@@ -63,6 +65,9 @@ def split_fractions(splits: np.ndarray, bound: int = WEIGHT_BOUND):
     Q = np.empty(splits.shape[0])
     P = np.empty(splits.shape[0])
     for j, s in enumerate(splits.tolist()):
-        u = (Fraction(s) + Fraction(float(np.nextafter(s, np.inf)))) / 2
+        if levels is None:
+            u = (Fraction(s) + Fraction(float(np.nextafter(s, np.inf)))) / 2
+        else:
+            u = (Fraction(float(levels[j])) + Fraction(float(levels[j + 1]))) / 2
         P[j], Q[j] = _farey_below(u, bound)
     return Q, P

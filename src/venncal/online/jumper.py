@@ -1,7 +1,7 @@
 """Jumper test martingale, Jumper predictor and Mean Jumper: River-style online objects.
 
-Vovk, Petej & Gammerman 2021 (Vovk, Petej and Gammerman, *Adaptive calibration for binary
-classification*, 2021).  A base model forecasts ``p_n``, the probability that
+Vovk, Petej and Gammerman, *Adaptive calibration for binary
+classification*, 2021.  A base model forecasts ``p_n``, the probability that
 the label ``y_n`` is positive.  A Jumper keeps capital on each function
 ``f_eps`` of a calibrating family and bets, at the odds of ``p_n``, that
 ``f_eps(p_n)`` is the better forecast, moving a fraction ``J`` (the jumping

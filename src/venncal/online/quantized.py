@@ -1,4 +1,4 @@
-"""Sequential quantized isotonic regression (paper 003, sections IV and V).
+"""Sequential quantized isotonic regression (Gokcesu & Gokcesu 2022, sections IV and V).
 
 Both classes keep, after every update, the best non-decreasing map from
 scores to a finite set of levels in weighted least squares: the isotonic
@@ -10,15 +10,29 @@ score, the smaller one at a tie; the end levels beyond the observed range).
 
 - :class:`OrderedQuantizedIsotonic`: observations whose scores arrive in
   non-decreasing order, amortised O(1) per observation, memory O(K)
-  (paper 003, section IV).
+  (Gokcesu & Gokcesu 2022, section IV).
 - :class:`QuantizedIsotonic`: any order, with deletes and an optional sliding
-  window, memory O(n) (paper 003, section V): O(K log n) per update for 0/1
+  window, memory O(n) (Gokcesu & Gokcesu 2022, section V): O(K log n) per update for 0/1
   targets of whole weight, O(K log n + log^2 n) otherwise.
 
-Targets may be any real numbers (labels 0/1 for calibration).  The kernels
-and the proofs that the trees are exact are in
+**Both are exact, whatever the weights.**  Weights are added up exactly (the
+weight at each score and target is kept as an exact sum, not a running
+float), so deleting what was inserted leaves exactly nothing, a score
+leaves when its last weight does, and the window's delete of its oldest
+observation always succeeds.  Every level is decided in exact arithmetic:
+a group's float sums carry bounds on their rounding errors, and where they
+cannot tell on which side of a midpoint the group's mean lies, its exact
+sums decide.  So the map equals the exact fit of the observations present
+(weights and targets as the exact values of their floats).  The one limit:
+the weights held, times the largest of 1, ``|target|`` and ``|level|``, must
+stay below ``2**1000`` (a clear error otherwise: multiplying every weight by
+one positive factor does not change the map).
+
+Targets may be any real numbers (labels 0/1 for calibration; then
+``predict_proba_one`` and ``predict_proba_many`` give both classes'
+probabilities).  The kernels and the proofs that the trees are exact are in
 :mod:`venncal._kernels.quantized_dense` (0/1 targets) and
-:mod:`venncal._kernels.quantized` (any targets).
+:mod:`venncal._kernels.quantized_nodes` (any targets).
 """
 
 from __future__ import annotations
@@ -28,24 +42,16 @@ import numbers
 
 import numpy as np
 
+from .._kernels.exact import new_accumulators
 from .._kernels.quantized import (
-    CHANGE_CELLS,
-    DEN,
-    HI,
-    LO,
-    NUM,
-    level_at,
-    obs_from_arrays,
-    obs_to_arrays,
+    ORDERED_SCRATCH,
+    _RD,
+    _RN,
+    ordered_groups,
     ordered_learn,
-    push_group,
-    tree_delete,
-    tree_entries,
-    tree_fill,
-    tree_groups,
-    tree_learn,
-    tree_level_at,
+    ordered_push,
 )
+from .._kernels.quantized_buckets import tree_entries
 from .._kernels.quantized_dense import (
     dense_delete,
     dense_groups,
@@ -53,9 +59,18 @@ from .._kernels.quantized_dense import (
     dense_learn,
     dense_level_at,
 )
-from .._validation import check_sample_weight, check_scores
-from ..baselines.isotonic import _nearest_steps, block_table
-from ..baselines.quantized import QuantizedIsotonicCalibrator, check_levels, level_splits
+from .._kernels.quantized_nodes import tree_fill
+from .._kernels.quantized_scores import (
+    TREE_ACCUMULATORS,
+    new_targets,
+    new_weights,
+    targets_from_weights,
+    weights_from_arrays,
+    weights_to_arrays,
+)
+from .._kernels.quantized_tree import tree_delete, tree_groups, tree_learn, tree_level_at
+from .._kernels.quantized_walk import CHANGE_CELLS
+from ._quantized_map import UNSET, QuantizedMap, _real, _weight
 from ._rational import WEIGHT_BOUND, split_fractions
 
 __all__ = ["OrderedQuantizedIsotonic", "QuantizedIsotonic"]
@@ -65,187 +80,26 @@ __all__ = ["OrderedQuantizedIsotonic", "QuantizedIsotonic"]
 # against 10-16 MB for the tree of groups) for less and less speed (2.9x the tree of
 # groups' inserts per second at K = 101, 2.3x at 256, 1.2x at 1001; 2026-11-25).
 DENSE_MAX_LEVELS = 256
+_FORMAT = 2  # of the pickled state: 2 since the exact weights (1: a float per score and target)
 
 
-def _real(value, name: str) -> float:
-    """Return ``value`` as a finite float (the rule of ``check_scores``)."""
-    if isinstance(value, numbers.Real) and math.isfinite(value):
-        return float(value) + 0.0  # -0.0 becomes 0.0: one key per score
-    return float(check_scores(np.atleast_1d(value), name=name)[0]) + 0.0
-
-
-def _weight(value) -> float:
-    """Return ``value`` as a finite non-negative float (the rule of ``check_sample_weight``)."""
-    if isinstance(value, numbers.Real) and math.isfinite(value) and value >= 0:
-        return float(value)
-    check_sample_weight(np.atleast_1d(value), 1, name="weight")
-    raise ValueError(f"weight must be a finite non-negative number; got {value!r}")
-
-
-def _batch(scores, y, sample_weight):
-    s = check_scores(scores) + 0.0
-    t = check_scores(y, name="y") + 0.0
-    if t.shape[0] != s.shape[0]:
-        raise ValueError(f"scores and y have different lengths: {s.shape[0]} and {t.shape[0]}")
-    w = check_sample_weight(sample_weight, s.shape[0])
-    return s, t, np.ones_like(s) if w is None else w
-
-
-class _QuantizedMap:
-    """What both streams share: levels, the current groups, prediction."""
-
-    def _set_levels(self, levels) -> None:
-        self.levels = levels
-        self.levels_ = check_levels(levels, unit_interval=False)
-        self._splits = level_splits(self.levels_)
-        self._steps = None
-
-    def _groups(self) -> tuple[np.ndarray, np.ndarray]:
-        raise NotImplementedError
-
-    @property
-    def n_groups(self) -> int:
-        """Number of groups (runs of scores mapped to one level) of the current map."""
-        return int(self._groups()[0].shape[0])
-
-    def groups(self) -> dict[str, np.ndarray]:
-        """Return the current map as arrays, one entry per group, in score order.
-
-        Returns
-        -------
-        dict of ndarray of shape (n_groups,)
-            ``"lo"``, ``"hi"``: first and last observed score of the group;
-            ``"level"``: its level; ``"mean"``: the weighted mean target of
-            its observations; ``"weight"``: their total weight.
-        """
-        rows, cells = self._groups()
-        return {
-            "lo": rows[:, LO].copy(),
-            "hi": rows[:, HI].copy(),
-            "level": self.levels_[cells],
-            "mean": rows[:, NUM] / rows[:, DEN],
-            "weight": rows[:, DEN].copy(),
-        }
-
-    @property
-    def thresholds_(self) -> np.ndarray:
-        """Observed scores where the map is stored (as in the batch calibrator)."""
-        return self._table()[0]
-
-    @property
-    def values_(self) -> np.ndarray:
-        """The level at each of :attr:`thresholds_`."""
-        return self._table()[1]
-
-    def _table(self):
-        rows, cells = self._groups()
-        return block_table(rows[:, LO], rows[:, HI], self.levels_[cells])
-
-    def predict(self, scores) -> np.ndarray:
-        """Return the level of the current map at each score.
-
-        Parameters
-        ----------
-        scores : array-like of shape (n_samples,)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-
-        Raises
-        ------
-        ValueError
-            Before the first observation.
-        """
-        q = check_scores(scores)
-        if self._steps is None:
-            t, v = self._table()
-            if t.shape[0] == 0:
-                raise ValueError(f"{type(self).__name__} has no observations yet")
-            self._steps = _nearest_steps(t, v)
-        splits, steps = self._steps
-        return steps[np.searchsorted(splits, q, side="left")]
-
-    def predict_one(self, score) -> float:
-        """Return the level of the current map at one score.
-
-        Equal to ``predict([score])[0]``, but found by a binary search of the
-        current groups rather than from the step table that :meth:`predict`
-        builds after each update: a loop that predicts every sample before
-        learning it costs O(log K) per prediction (O(log K log n) in the
-        tree of :class:`QuantizedIsotonic`).
-        """
-        q = _real(score, "score")
-        if self._empty():
-            raise ValueError(f"{type(self).__name__} has no observations yet")
-        return float(self._level_at(q))
-
-    def _empty(self) -> bool:
-        return self.n_groups == 0
-
-    def _level_at(self, q: float):
-        rows, cells = self._groups()
-        return level_at(rows, cells, 0, rows.shape[0], self.levels_, q)
-
-    def insert(self, score, y, weight=1.0) -> None:
-        """Add one observation (weight 0: nothing happens).
-
-        :class:`OrderedQuantizedIsotonic` also needs its score to be at
-        least the largest so far.
-        """
-        self._learn(np.array([_real(score, "score")]), np.array([_real(y, "y")]),
-                    np.array([_weight(weight)]))
-
-    def learn_many(self, scores, y, sample_weight=None) -> None:
-        """Learn observations in the order given (a zero weight drops its row)."""
-        self._learn(*_batch(scores, y, sample_weight))
-
-    def _learn(self, s: np.ndarray, t: np.ndarray, w: np.ndarray) -> None:
-        raise NotImplementedError
-
-    def learn_one(self, score, y, weight=1.0) -> None:
-        """Learn one observation (River's name for :meth:`insert`)."""
-        self.insert(score, y, weight)
-
-    def to_calibrator(self) -> QuantizedIsotonicCalibrator:
-        """Return the current map as a fitted batch calibrator (labels 0 and 1).
-
-        The calibrator predicts exactly as :meth:`predict` does and can be
-        saved with :func:`venncal.save`; it is what
-        :class:`~venncal.baselines.QuantizedIsotonicCalibrator` fits on the
-        observations present.
-
-        Raises
-        ------
-        ValueError
-            Before the first observation, or when a level lies outside [0, 1].
-        """
-        t, v = self._table()
-        if t.shape[0] == 0:
-            raise ValueError(f"{type(self).__name__} has no observations yet")
-        if self.levels_[0] < 0 or self.levels_[-1] > 1:
-            raise ValueError("a calibrator needs levels in [0, 1]")
-        cal = QuantizedIsotonicCalibrator(levels=self.levels)
-        cal.classes_ = np.array([0, 1])
-        cal.levels_, cal.thresholds_, cal.values_ = self.levels_.copy(), t, v
-        cal._check_state()
-        return cal
-
-
-class OrderedQuantizedIsotonic(_QuantizedMap):
-    """Quantized isotonic regression of a stream sorted by score (paper 003, §IV).
+class OrderedQuantizedIsotonic(QuantizedMap):
+    """Quantized isotonic regression of a stream sorted by score (Gokcesu & Gokcesu 2022, §IV).
 
     Observations must arrive with non-decreasing scores.  Adjacent groups
     that violate monotonicity or share a level are merged as each score is
-    completed (paper 003, Theorem 2), so there are never more than K groups
-    and each observation costs amortised O(1).
+    completed (Gokcesu & Gokcesu 2022, Theorem 2), so there are never more than K groups
+    and each observation costs amortised O(1).  Weights add up exactly and
+    levels are decided exactly (see the module's documentation): a group
+    whose float sums are not exact keeps their remainders in two long
+    accumulators (about 1.7 KB).
 
     Parameters
     ----------
     levels : int or array-like of shape (K,), default=101
-        An integer ``K >= 2`` gives ``K`` evenly spaced levels in ``[0, 1]``,
-        endpoints included; an array gives the levels (finite, strictly
-        increasing).
+        An integer ``2 <= K <= 10001`` gives ``K`` evenly spaced levels in
+        ``[0, 1]``, endpoints included; an array gives the levels (finite,
+        strictly increasing, at most 10001 of them).
 
     Examples
     --------
@@ -257,6 +111,8 @@ class OrderedQuantizedIsotonic(_QuantizedMap):
     (array([0.1, 0.2, 0.5, 0.9]), array([0. , 0.5, 1. , 1. ]))
     >>> model.predict([0.0, 0.3, 0.4])
     array([0. , 0.5, 1. ])
+    >>> model.predict_proba_one(0.2)
+    {0: 0.5, 1: 0.5}
     >>> model.insert(0.3, 1)
     Traceback (most recent call last):
     ...
@@ -265,11 +121,19 @@ class OrderedQuantizedIsotonic(_QuantizedMap):
 
     def __init__(self, levels=101):
         self._set_levels(levels)
-        k = self.levels_.shape[0]
-        self._G = np.zeros((k + 1, 4))
-        self._GC = np.zeros(k + 1, dtype=np.int64)
-        self._top = 0
-        self._pending = np.zeros(4)  # score, weight, weighted sum, seen
+        self._allocate(min(self.levels_.shape[0] + 1, 64))
+        self._state = np.zeros(1, dtype=np.int64)  # the number of groups
+        self._pending = np.zeros(6)  # score, weight, weighted sum, seen, their error bounds
+        self._other = False  # whether a target other than 0 and 1 was learned
+
+    def _allocate(self, capacity: int) -> None:
+        """Room for ``capacity`` groups (and two long accumulators each), the groups kept."""
+        G, GC = np.zeros((capacity, 6)), np.zeros(capacity, dtype=np.int64)
+        acc = new_accumulators(ORDERED_SCRATCH + 2 * capacity)
+        if hasattr(self, "_G"):
+            n = self._G.shape[0]
+            G[:n], GC[:n], acc[: self._ACC.shape[0]] = self._G, self._GC, self._ACC
+        self._G, self._GC, self._ACC = G, GC, acc
 
     def _learn(self, s, t, w) -> None:
         kept = s[w > 0]
@@ -284,21 +148,50 @@ class OrderedQuantizedIsotonic(_QuantizedMap):
                 f"scores must arrive in non-decreasing order: got {float(kept[i])!r} "
                 f"after {float(prev[i])!r}"
             )
-        self._top = ordered_learn(self._G, self._GC, self._top, self._pending, s, t, w,
-                                  self._splits)
+        self._check_bound(t, w)
+        self._other = self._other or bool(np.any((t != 0.0) & (t != 1.0) & (w > 0)))
+        i = 0
+        while True:
+            i = ordered_learn(self._G, self._GC, self._ACC, self._state, self._pending, s, t, w,
+                              i, self._lv)
+            if i == s.shape[0]:
+                break
+            self._allocate(2 * self._G.shape[0])
         self._steps = None
 
+    def _binary(self) -> bool:
+        return not self._other
+
+    @classmethod
+    def _unit_test_stream(cls, n: int, seed: int):
+        """The contract test's stream, its scores sorted (they must arrive in order)."""
+        x, y = super()._unit_test_stream(n, seed)
+        order = np.argsort(x, kind="stable")
+        return x[order], y[order]
+
     def _groups(self):
-        if not self._pending[3]:
-            return np.empty((0, 4)), np.empty(0, dtype=np.intp)
-        G, GC = self._G.copy(), self._GC.copy()
-        s, w, a = self._pending[:3]
-        top = push_group(G, GC, 0, self._top, a, w, s, s, self._splits)
-        return G[:top], GC[:top]
+        return ordered_groups(self._G, self._GC, self._ACC, int(self._state[0]), self._pending,
+                              self._lv)
+
+    def __setstate__(self, state):
+        if "_top" in state:  # pickled before the exact sums: groups of float sums
+            G, GC, top, pending = state.pop("_G"), state.pop("_GC"), state.pop("_top"), \
+                state.pop("_pending")
+            self.__dict__.update(state)
+            self.__init__(self.levels)
+            self._held = float(np.sum(G[:top, 1])) + float(pending[1])
+            self._other = True  # not recorded then: probabilities are refused
+            for j in range(top):  # each former group pushed again, its level decided exactly
+                self._state[0] = ordered_push(self._G, self._GC, self._ACC, self._state[0],
+                                              G[j, 0], G[j, 1], 0.0, 0.0, G[j, 2], G[j, 3], _RN, _RD,
+                                              True, self._lv)
+            self._pending[:4] = pending
+            return
+        self.__dict__.update(state)
 
 
-class QuantizedIsotonic(_QuantizedMap):
-    """Quantized isotonic regression of a stream in any order, with deletes (paper 003, §V).
+class QuantizedIsotonic(QuantizedMap):
+    """Quantized isotonic regression of a stream in any order, with deletes (Gokcesu & Gokcesu 2022, §V).
 
     Keeps the exact optimal quantized map of the observations present after
     every insert and delete, in O(K log n) time per update for 0/1 targets
@@ -318,7 +211,7 @@ class QuantizedIsotonic(_QuantizedMap):
       between levels, the largest sum of ``w (y - split)`` over a suffix of
       its scores: the isotonic regression exceeds a split exactly from where
       that sum is largest.  Written over a fraction that decides every mean
-      the data can have as the split does, these sums are exact integers,
+      the data can have as the exact midpoint does, these sums are exact integers,
       and a node is its children joined by K - 1 additions and maxima,
       which the CPU does several at a time
       (:mod:`venncal._kernels.quantized_dense`).  Levels must lie in [0, 1]
@@ -327,18 +220,19 @@ class QuantizedIsotonic(_QuantizedMap):
       beyond which the fractions are not certified, or other levels) the
       stream goes, once and for good, to a tree whose nodes stand for the
       at most K groups of the optimal quantized map of their scores
-      (:mod:`venncal._kernels.quantized`): a node is its children's groups
+      (:mod:`venncal._kernels.quantized_nodes`): a node is its children's groups
       joined at one *junction* group, and an update changes an ancestor in
-      O(1) unless it reaches the junction.
+      O(1) unless it reaches the junction.  The weights at each score are
+      kept exactly (:mod:`venncal._kernels.quantized_scores`).
 
     Both give the same map, bit for bit, on the same data.
 
     Parameters
     ----------
     levels : int or array-like of shape (K,), default=101
-        An integer ``K >= 2`` gives ``K`` evenly spaced levels in ``[0, 1]``,
-        endpoints included; an array gives the levels (finite, strictly
-        increasing).
+        An integer ``2 <= K <= 10001`` gives ``K`` evenly spaced levels in
+        ``[0, 1]``, endpoints included; an array gives the levels (finite,
+        strictly increasing, at most 10001 of them).
     window : int, default=None
         Keep only the last ``window`` observations (of positive weight): each
         insert beyond them deletes the oldest.  :meth:`delete` is then not
@@ -346,11 +240,13 @@ class QuantizedIsotonic(_QuantizedMap):
 
     Notes
     -----
-    Weights add up in floating point.  With integer weights and targets on
-    a binary grid (0/1 labels), sums are exact, so deleting an observation
-    restores the previous map bit for bit; otherwise up to rounding of the
-    per-score sums.  A score whose last observation is deleted is removed
-    exactly.  The memory reached at the largest size is kept.
+    Weights add up exactly, whatever they are: deleting an observation
+    restores the previous map bit for bit, a score whose last weight is
+    deleted is removed, and a delete of more than is present is refused
+    (``0.1 + 0.2`` inserted is exactly ``0.1 + 0.2``, less than the float
+    ``0.30000000000000004``).  Levels are decided in exact arithmetic (see
+    the module's documentation).  The memory reached at the largest size is
+    kept.
 
     Examples
     --------
@@ -368,7 +264,7 @@ class QuantizedIsotonic(_QuantizedMap):
     >>> model.delete(0.6, 0)
     Traceback (most recent call last):
     ...
-    ValueError: cannot delete (score=0.6, y=0.0, weight=1.0): no such observation
+    ValueError: cannot delete (score=0.6, y=0.0, sample_weight=1.0): no such observation
 
     A window of the last 3 observations:
 
@@ -387,15 +283,24 @@ class QuantizedIsotonic(_QuantizedMap):
         self.window = window
         # The dense tree while every observation is a 0/1 target of integer weight
         # (and the total weight stays below WEIGHT_BOUND); the tree of groups otherwise.
-        self._fractions = (split_fractions(self._splits)
-                           if self.levels_.shape[0] <= DENSE_MAX_LEVELS else None)
+        k = self.levels_.shape[0]
+        self._fractions = (split_fractions(self._splits, levels=self.levels_)
+                           if k <= DENSE_MAX_LEVELS else None)
         self._dense = self._fractions is not None
         self._bucket = 32  # scores per bucket of the dense tree
-        self._sparse_bucket = max(self.levels_.shape[0], 64)  # and of the tree of groups
-        self._obs = obs_from_arrays(np.empty((0, 2)), np.empty(0))  # targets other than 0, 1
+        self._sparse_bucket = min(max(k, 64), 1024)  # and of the tree of groups
+        self._xw, self._xt = new_weights(), new_targets()  # exact weights that are not one float
         self._ring = np.zeros((0 if window is None else int(window), 3))
         self._ring_state = np.zeros(2, dtype=np.int64)  # head, count
         self._allocate(2)
+
+    @classmethod
+    def _unit_test_params(cls):
+        """The contract test's parameters: the dense tree, windows, the tree of groups."""
+        yield from super()._unit_test_params()
+        yield {"levels": 5, "window": 60}
+        yield {"levels": 1001}  # more than DENSE_MAX_LEVELS: the tree of groups
+        yield {"levels": 1001, "window": 25}
 
     def _allocate(self, n_buckets: int) -> None:
         if self._dense:
@@ -416,21 +321,28 @@ class QuantizedIsotonic(_QuantizedMap):
         b = self._sparse_bucket
         kb = min(self.levels_.shape[0], 2 * b)  # groups of a bottom node (over two buckets) at most
         self._tree = (
-            np.zeros((n_buckets * b, 4)),  # E: score, weight, weighted target sum, cell
-            np.zeros(n_buckets * b, dtype=np.int64),  # EK: distinct targets per score
+            # E: score, weight, weighted target sum (each rounded), cell, error bounds of both
+            np.zeros((n_buckets * b, 6)),
+            np.zeros(n_buckets * b, dtype=np.int64),  # EK: which weights are expansions
             np.zeros((n_buckets * b, 2)),  # EW: weight of the targets 0 and 1 per score
             # G, GC: groups of the bottom nodes, then the junction group of each node
-            np.zeros((n_buckets // 2 * (kb + 1), 4)),
+            np.zeros((n_buckets // 2 * (kb + 1), 6)),
             np.zeros(n_buckets // 2 * (kb + 1), dtype=np.int64),
             np.zeros(n_buckets, dtype=np.int64),  # ng: groups per internal node
             np.zeros(2 * n_buckets, dtype=np.int64),  # cnt: scores per node
             np.zeros(n_buckets, dtype=np.int64),  # JL, JR: the junction of each upper node
             np.zeros(n_buckets, dtype=np.int64),
             np.full(2 * n_buckets, np.inf),  # FS: first score below each node
-            np.zeros((kb + 1, 4)),  # S, SC, CH: scratch of an update
+            np.zeros((kb + 1, 6)),  # S, SC, CH: scratch of an update
             np.zeros(kb + 1, dtype=np.int64),
             np.zeros(CHANGE_CELLS, dtype=np.int64),
+            new_accumulators(TREE_ACCUMULATORS),  # ACC: scratch of exact decisions
         )
+
+    def _kernel_args(self) -> tuple:
+        """The tree of groups' arrays in the kernels' order (the dicts after E, EK, EW)."""
+        t = self._tree
+        return (*t[:3], self._xw, self._xt, *t[3:], self._lv)
 
     @property
     def _cnt(self) -> np.ndarray:
@@ -452,19 +364,18 @@ class QuantizedIsotonic(_QuantizedMap):
         """Move the scores to a new tree of groups, larger if ``grow``, at most half full."""
         t = self._tree
         n_buckets = self._cnt.shape[0] // 2
-        entries, keys, weights01 = tree_entries(t[0], t[1], t[2], self._cnt)
-        if self._dense:  # to the tree of groups' slots: a cell, and the weights per target
+        entries, flags, weights01 = tree_entries(t[0], t[1], t[2], self._cnt)
+        if self._dense:  # to the tree of groups' slots: the weights per target, exact
             weights01 = np.column_stack((entries[:, 1] - entries[:, 2], entries[:, 2]))
-            keys = np.count_nonzero(weights01, axis=1).astype(np.int64)
-            entries = np.column_stack((entries, np.zeros(entries.shape[0])))
+            flags = np.zeros(entries.shape[0], dtype=np.int64)
+            entries = np.column_stack((entries[:, :1], np.zeros((entries.shape[0], 5))))
         self._dense = False
-        entries[:, 3] = np.searchsorted(self._splits, entries[:, 2] / entries[:, 1])
         n_buckets = n_buckets if grow else 2
         while 2 * (entries.shape[0] + 1) > n_buckets * self._sparse_bucket:  # at most half full
             n_buckets *= 2
         self._allocate(n_buckets)
-        t = self._tree
-        tree_fill(*t[:10], t[12], entries, keys, weights01, self._splits)
+        t = self._kernel_args()
+        tree_fill(*t[:12], t[15], t[16], t[14], entries, flags, weights01)
 
     def _leave_dense(self) -> None:
         """Move to the tree of groups (a target other than 0/1, or a weight that is not whole)."""
@@ -481,6 +392,7 @@ class QuantizedIsotonic(_QuantizedMap):
                     and total <= WEIGHT_BOUND)
 
     def _learn(self, s, t, w) -> None:
+        self._check_bound(t, w)
         if self._dense and not self._fits_dense(t, w):
             self._leave_dense()
         i = 0
@@ -489,25 +401,28 @@ class QuantizedIsotonic(_QuantizedMap):
                 i = dense_learn(*self._tree, self._ring, self._ring_state, s, t, w, i,
                                 *self._fractions)
             else:
-                i = tree_learn(*self._tree, self._obs, self._ring, self._ring_state, s, t, w, i,
-                               self._splits)
+                i = tree_learn(*self._kernel_args(), self._ring, self._ring_state, s, t, w, i)
             if i == s.shape[0]:
                 break
             self._grow()
         self._steps = None
 
-    def delete(self, score, y, weight=1.0) -> None:
-        """Remove one observation inserted before (weight 0: nothing happens).
+    def delete(self, score, y, sample_weight=1.0, *, weight=UNSET) -> None:
+        """Remove weight ``sample_weight`` of observation ``(score, y)`` (0: nothing happens).
+
+        The weight present is kept exactly, so what was inserted can be
+        deleted exactly; ``weight=`` is the deprecated name of
+        ``sample_weight=``.
 
         Raises
         ------
         ValueError
-            If no observation ``(score, y)`` of at least this weight is
-            present, or with a window (which deletes by itself).
+            If less than this weight of ``(score, y)`` is present (nothing
+            changes), or with a window (which deletes by itself).
         """
         if self.window is not None:
             raise ValueError("delete is not available with a window: the oldest are deleted")
-        s, t, w = _real(score, "score"), _real(y, "y"), _weight(weight)
+        s, t, w = _real(score, "score"), _real(y, "y"), _weight(sample_weight, weight, "delete")
         if w == 0.0:
             return
         if self._dense and not w.is_integer():
@@ -515,11 +430,12 @@ class QuantizedIsotonic(_QuantizedMap):
         if self._dense:
             done = dense_delete(*self._tree, s, t, w, *self._fractions)
         else:
-            done = tree_delete(*self._tree, self._obs, s, t, w, self._splits)
+            done = tree_delete(*self._kernel_args(), s, t, w)
         if not done:
             raise ValueError(
-                f"cannot delete (score={s!r}, y={t!r}, weight={w!r}): no such observation"
+                f"cannot delete (score={s!r}, y={t!r}, sample_weight={w!r}): no such observation"
             )
+        self._held = max(self._held - w, 0.0)
         self._steps = None
 
     @property
@@ -529,6 +445,9 @@ class QuantizedIsotonic(_QuantizedMap):
 
     def _empty(self) -> bool:
         return self._cnt[1] == 0
+
+    def _binary(self) -> bool:
+        return self._dense or len(self._xt) == 0
 
     def _groups(self):
         t = self._tree
@@ -551,12 +470,38 @@ class QuantizedIsotonic(_QuantizedMap):
 
     def __getstate__(self):
         state = self.__dict__.copy()
-        state["_obs"] = obs_to_arrays(self._obs)
+        state["_xw"] = weights_to_arrays(self._xw)
+        del state["_xt"]
+        state["_format"] = _FORMAT
         return state
 
     def __setstate__(self, state):
-        keys, weights = state.pop("_obs")
+        if "_format" not in state:  # pickled before the exact weights: learned again
+            self._replay(state)
+            return
         if "_dense" not in state:  # pickled before the dense tree: a tree of groups
             state.update(_dense=False, _fractions=None, _sparse_bucket=state["_bucket"])
         self.__dict__.update(state)
-        self._obs = obs_from_arrays(keys, weights)
+        self._xw = weights_from_arrays(*state["_xw"])
+        self._xt = targets_from_weights(self._xw)
+
+    def _replay(self, old) -> None:
+        """Rebuild a stream pickled before the exact weights from what it held."""
+        self.__init__(old["levels"], window=old["window"])
+        keys, weights = old["_obs"]  # targets other than 0 and 1
+        t = old["_tree"]
+        if old.get("_dense", False):
+            e = tree_entries(t[0], t[1], t[2], t[3])[0]
+            s, y, w = (np.concatenate(v) for v in ((e[:, 0], e[:, 0]), (0 * e[:, 0], 1 + 0 * e[:, 0]),
+                                                    (e[:, 1] - e[:, 2], e[:, 2])))
+        else:
+            e, _, w01 = tree_entries(t[0], t[1], t[2], t[6])
+            s = np.concatenate((e[:, 0], e[:, 0], keys[:, 0]))
+            y = np.concatenate((np.zeros(e.shape[0]), np.ones(e.shape[0]), keys[:, 1]))
+            w = np.concatenate((w01[:, 0], w01[:, 1], weights))
+        if self.window is not None:  # the window held what its ring holds, oldest first
+            ring, (head, count) = old["_ring"], old["_ring_state"]
+            order = (head + np.arange(count)) % ring.shape[0]
+            s, y, w = ring[order, 0], ring[order, 1], ring[order, 2]
+        keep = w > 0
+        self.learn_many(s[keep], y[keep], w[keep])
