@@ -25,7 +25,7 @@ from sklearn.frozen import FrozenEstimator
 from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import LogisticRegression
 
-from venncal import BBQCalibrator, ScoreSummary, VennAbersCalibrator, metrics
+from venncal import BBQCalibrator, ENIRCalibrator, ScoreSummary, VennAbersCalibrator, metrics
 from venncal.baselines import (
     HistogramBinningCalibrator,
     IsotonicCalibrator,
@@ -61,7 +61,7 @@ def p1(cal, scores):
 
 
 def platt_direct(s, y, w, targets):
-    """Minimize the weighted objective of paper 000, eqs. (5)-(7), row by row."""
+    """Minimize the weighted objective of Vovk, Petej & Fedorova 2015, eqs. (5)-(7), row by row."""
     s, y, w = (np.asarray(v, dtype=float) for v in (s, y, w))
     k_pos, k_neg = w[y == 1].sum(), w[y == 0].sum()
     t = np.where(y == 1, (k_pos + 1) / (k_pos + 2), 1 / (k_neg + 2))
@@ -126,7 +126,7 @@ def test_platt_separable_labels_raise():
 
 
 def test_platt_range_of_paper_eq8_is_not_a_bound():
-    # Paper 000, eq. (8) gives (1/(k-+2), (k++1)/(k++2)) as the range of Platt's
+    # Vovk, Petej & Fedorova 2015, eq. (8) gives (1/(k-+2), (k++1)/(k++2)) as the range of Platt's
     # predictions; the fitted sigmoid leaves it, even at a calibration score.
     s = np.array([0.0, -2.5, 1.5, 1.0, -1.5, -2.0, 1.5])
     y = np.array([0, 0, 0, 0, 0, 0, 1])
@@ -618,3 +618,34 @@ def test_histogram_quantile_bins_follow_the_middle_rule_exactly():
         expected = [0.5 * values[j - 1] + 0.5 * values[j] for j in cuts]
         cal = HistogramBinningCalibrator(n_bins=n_bins).fit(s, y, sample_weight=w)
         assert cal.bin_edges_[1:-1].tolist() == expected
+
+
+@pytest.mark.parametrize(
+    ("scores", "labels", "query", "expected"),
+    [
+        # a subnormal gap (the slope overflows); 5e-311 is not half of 1e-310 in floats
+        ([0.0, 1e-310], [0, 1], [5e-311, 2.5e-311],
+         [float(Fraction(5e-311) / Fraction(1e-310)), float(Fraction(2.5e-311) / Fraction(1e-310))]),
+        ([-1e308, -1e308, 1e308, 1e308, 1e308], [0, 0, 1, 1, 0], [0.0, 5e307, -5e307],
+         [1 / 3, 1 / 2, 1 / 6]),  # a gap past the largest double
+    ],
+)
+def test_linear_interpolation_across_extreme_gaps(scores, labels, query, expected):
+    # a fresh attack (issue 22): np.interp gave inf between subnormal scores and the left
+    # value across a gap past 1.8e308; exact interpolation between the fitted values
+    cal = IsotonicCalibrator(interpolation="linear").fit(scores, labels)
+    np.testing.assert_allclose(cal.predict_proba(query)[:, 1], expected, rtol=1e-15)
+    enir = ENIRCalibrator().fit(scores, labels).predict_proba(query)[:, 1]
+    assert np.isfinite(enir).all() and ((enir >= 0) & (enir <= 1)).all()
+
+
+def test_platt_refuses_a_slope_past_the_float64_range():
+    # a fresh attack (issue 22): subnormal scores gave a_ = -inf (1.0 at every calibration
+    # score, NaN at 0) and a model that load refused; scaled up, the same data fit fine
+    s, y = np.array([1e-310, 2e-310, 3e-310, 4e-310]), [0, 1, 0, 1]
+    cal = PlattCalibrator()
+    with pytest.raises(ValueError, match="slope A .* beyond the float64 range"):
+        cal.fit(s, y)
+    assert not hasattr(cal, "a_")
+    p = PlattCalibrator().fit(s * 1e10, y).predict_proba(s * 1e10)[:, 1]
+    assert_allclose(p, PlattCalibrator().fit([1, 2, 3, 4], y).predict_proba([1, 2, 3, 4])[:, 1])

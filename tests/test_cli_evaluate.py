@@ -366,3 +366,18 @@ def test_single_class_gives_no_auc_warning(folder, here, capsys):
                           "--positive-label x --json")
     assert json.loads(out)["auc"] == "nan"
     assert "below chance" not in err
+
+
+@pytest.mark.parametrize("command", ["evaluate", "monitor"])
+def test_a_single_class_needs_the_positive_label(command, tmp_path, capsys):
+    # a fresh attack (issue 22): labels coded 1/2 with only 1s present were read as
+    # {0, 1} with 1 positive (log loss inf, accuracy 0, exit 0) while fit refused them
+    path = tmp_path / "one.csv"
+    path.write_text("p,label\n0.1,1\n0.2,1\n0.3,1\n", encoding="utf-8")
+    argv = [command, str(path), "--prob-col", "p", "--label-col", "label", "-q"]
+    if command == "monitor":
+        argv += ["-o", str(tmp_path / "m.csv")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "single class (1)" in err and "--positive-label" in err
+    assert main([*argv, "--positive-label", "2", "--force"]) == 0

@@ -1,4 +1,4 @@
-"""End-to-end tests of ``venncal monitor`` (the Jumper on a recorded stream, paper 002)."""
+"""End-to-end tests of ``venncal monitor`` (the Jumper on a recorded stream, Vovk, Petej & Gammerman 2021)."""
 
 from __future__ import annotations
 
@@ -241,3 +241,18 @@ def test_plot_marks_the_alarm_and_names_the_stream(stream, capsys, tmp_path, mon
     left = fig.axes[0]
     marks = [ln for ln in left.get_lines() if ln.get_label() == f"alarm at step {alarm:,}"]
     assert len(marks) == 1 and list(marks[0].get_xdata()) == [alarm, alarm]
+
+
+@pytest.mark.parametrize(("rate", "ok"), [("1", True), ("0.5", True), ("0", False), ("1.0000001", False)])
+def test_jump_rate_in_the_half_open_interval(rate, ok, capsys):
+    # the message said (0, 1) while 1 was accepted (the help and the paper: (0, 1])
+    from venncal.cli import build_parser
+
+    if ok:
+        assert build_parser().parse_args(["monitor", "x.csv", "--prob-col", "p", "--label-col",
+                                          "y", "--jump-rate", rate]).jump_rate == float(rate)
+    else:
+        with pytest.raises(SystemExit):
+            build_parser().parse_args(["monitor", "x.csv", "--prob-col", "p", "--label-col", "y",
+                                       "--jump-rate", rate])
+        assert "must lie in (0, 1]" in capsys.readouterr().err

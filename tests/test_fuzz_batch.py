@@ -47,7 +47,9 @@ EDGE_SCORES = [-1e308, -1.0, -0.0, 0.0, 1e-310, 0.25, 0.5, 1.0 - 2**-53, 1.0, 1e
 PROBES = np.array(EDGE_SCORES + [-np.finfo(float).max, 1e-300, 0.3, 0.75, 2.0,
                                  np.finfo(float).max])
 # Errors that are a clear refusal of extreme weights (not a failure).
-REFUSALS = ("sample_weight",)
+#: The clear refusals a fit may give at the edges: of the weights, or (Platt on subnormal
+#: scores) of a sigmoid's slope past the float64 range.
+REFUSALS = ("sample_weight", "beyond the float64 range")
 MONOTONE = {"ivap", "isotonic", "quantized-isotonic", "platt"}
 
 

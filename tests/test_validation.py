@@ -1,6 +1,8 @@
 import numpy as np
 import pytest
 
+import venncal
+
 from venncal import ScoreSummary, VennAbersCalibrator
 
 BAD = (ValueError, TypeError)
@@ -293,3 +295,14 @@ def test_frequency_weights_never_warn(method):
         _fit(method, scores, y, w, **params)
     if method in SCALE_FREE:
         _fit(method, scores, y, np.full(80, 1e-300), **params)
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [["yes"] * 3, [1, 1, 1], [2.0, 2.0, 2.0], [True, True, True]],
+)
+def test_single_class_of_object_dtype_is_a_clear_error(labels):
+    # a fresh attack (issue 22): object arrays (a pandas column of str) raised AttributeError
+    y = np.array(labels, dtype=object)
+    with pytest.raises(ValueError, match="single class"):
+        venncal.VennAbersCalibrator().fit([0.1, 0.2, 0.3], y)

@@ -365,8 +365,9 @@ def check_labels(
         cls = np.array([0, 1], dtype=arr.dtype)
     else:
         why = ", and it is not 0 or 1," if single_01 else ","
+        only = observed[0].item() if isinstance(observed[0], np.generic) else observed[0]
         raise ValueError(
-            f"y holds a single class ({observed[0].item()!r}){why} so it is unknown whether it "
+            f"y holds a single class ({only!r}){why} so it is unknown whether it "
             f"is the positive class; {advice}"
         )
     return cls, arr == cls[1]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import ClassVar
 
 import numpy as np
@@ -19,7 +20,7 @@ from .._kernels.dd import two_sum
 from .._kernels.pava import exact_pava_blocks
 from .._validation import Options, check_sample_weight, check_scores, nonzero_rows
 
-__all__ = ["IsotonicCalibrator", "isotonic_regression"]
+__all__ = ["IsotonicCalibrator", "interpolate", "isotonic_regression"]
 
 INTERPOLATIONS = ("nearest", "linear")
 
@@ -275,7 +276,7 @@ class IsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
     def _predict_p(self, q):
         t, v = self.thresholds_, self.values_
         if self.interpolation == "linear":
-            return np.interp(q, t, v)
+            return interpolate(q, t, v)
         # Nearest threshold (DIR): a step function whose steps sit at the
         # exact midpoints between blocks, computed once per fitted state.
         return self._nearest(q)
@@ -284,3 +285,37 @@ class IsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
     def _knots(self) -> np.ndarray | None:
         """The split points of the nearest-threshold steps; None when interpolating linearly."""
         return self._nearest_steps()[0] if self.interpolation == "nearest" else None
+
+
+def interpolate(q: np.ndarray, x: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``np.interp(q, x, v)``, right for knots ``x`` anywhere in the float64 range.
+
+    ``np.interp`` divides by the gap of the knots around ``q``: a gap past the
+    largest double (``-1e308`` to ``1e308``) gives the left value, and one
+    below about ``2**-960`` (subnormal scores) an infinite slope, so ``inf``
+    or NaN.  Queries in such gaps (only those) are interpolated exactly, in
+    rational arithmetic, and rounded once.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> interpolate(np.array([5e-311, 0.0]), np.array([0.0, 1e-310]), np.array([0.0, 1.0]))
+    array([0.5, 0. ])
+    >>> float(interpolate(np.array([0.0]), np.array([-1e308, 1e308]), np.array([0.0, 1.0]))[0])
+    0.5
+    """
+    out = np.interp(q, x, v)
+    if x.shape[0] < 2:
+        return out
+    with np.errstate(over="ignore"):
+        gap = np.diff(x)
+    risky = ~np.isfinite(gap) | ((gap > 0) & (gap < 2.0**-960))
+    if not risky.any():
+        return out
+    i = np.searchsorted(x, q, side="right") - 1
+    inside = (i >= 0) & (i < gap.shape[0])
+    for k in np.flatnonzero(inside & risky[np.clip(i, 0, gap.shape[0] - 1)]):
+        j = i[k]
+        x0, x1, v0, v1 = (Fraction(float(a)) for a in (x[j], x[j + 1], v[j], v[j + 1]))
+        out[k] = float(v0 + (Fraction(float(q[k])) - x0) / (x1 - x0) * (v1 - v0))
+    return out

@@ -248,12 +248,21 @@ class PlattCalibrator(ScoreCalibrator):
             return
         alpha, beta = _fit_logit(dev / scale, c1, c0)
         # logit(p) = alpha * (s - center) / scale + beta = -(A s + B)
-        self.a_ = float(-alpha / scale) + 0.0  # + 0.0 turns -0.0 into 0.0
         with np.errstate(over="ignore", invalid="ignore"):
+            a = float(-alpha / scale) + 0.0  # + 0.0 turns -0.0 into 0.0
             b = float(alpha * center / scale - beta)
-        if not np.isfinite(b):  # scores near the float64 range: center / scale first
-            b = float(alpha * (center / scale) - beta)
-        self.b_ = b + 0.0
+            if not np.isfinite(b):  # scores near the float64 range: center / scale first
+                b = float(alpha * (center / scale) - beta)
+        if not (np.isfinite(a) and np.isfinite(b)):
+            # scores spread over so little (subnormal scores) that the slope passes 1.8e308
+            raise ValueError(
+                f"PlattCalibrator: the fitted sigmoid's slope A = {-alpha:.6g} / "
+                f"{float(scale):.6g} is beyond the float64 range: the scores spread over too "
+                "small a range; "
+                "multiply them by a positive constant first (Platt scaling is equivariant: "
+                "A scales by its inverse)"
+            )
+        self.a_, self.b_ = a, b + 0.0
 
     def _check_state(self):
         """Raise ``ValueError`` unless ``a_`` and ``b_`` are finite floats (any are possible)."""

@@ -92,7 +92,9 @@ def binary_labels(
 
     try:
         if pos_label is None:
-            classes, y01 = check_labels(y, advice=f"name the positive class with {option}")
+            classes, y01 = check_labels(
+                y, advice=f"name the positive class with {option}", single_01=False
+            )
             return y01, classes[1].item()
         values = np.unique(y).tolist()
         found = [v for v in values if matches_label(v, pos_label)]

@@ -67,8 +67,13 @@ def _unit_interval(text: str, *, low: float, high: float, what: str) -> float:
 
 
 def _rate(text: str) -> float:
-    value = _unit_interval(text, low=0.0, high=1.0 + 1e-12, what="the jump rate")
-    return min(value, 1.0)
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 < value <= 1.0:
+        raise argparse.ArgumentTypeError(f"the jump rate must lie in (0, 1]; got {text!r}")
+    return value
 
 
 def _clip(text: str) -> float:

@@ -14,6 +14,7 @@ from .._docs import fill
 from .._kernels.neariso import enir_bic, enir_table
 from .._validation import Interval, Options
 from ..baselines.bbq import _PRIOR_EPS  # prior rates kept in [eps, 1 - eps], as in BBQ
+from ..baselines.isotonic import interpolate
 from .path import NearIsotonicPath
 
 __all__ = ["ENIRCalibrator"]
@@ -251,7 +252,7 @@ class ENIRCalibrator(ScoreCalibrator):
         self.values_ = values[keep]
 
     def _predict_p(self, q):
-        return np.interp(q, self.thresholds_, self.values_)
+        return interpolate(q, self.thresholds_, self.values_)
 
     def _check_state(self):
         """Raise ``ValueError`` unless the models and the averaged table fit together.
