@@ -399,3 +399,20 @@ def test_quantized_isotonic_with_weights_1e308():
     cal = method_class("quantized-isotonic")(levels=levels, classes=[0, 1])
     cal.fit([0.1, 0.2, 0.35, 0.8], [0, 1, 0, 1], np.full(4, 1e308))
     assert cal.predict_proba([0.2])[0, 1] == 0.5
+
+
+def test_merge_judges_whole_numbers_by_what_was_added():
+    # a fresh attack (issue 22): 1e-209 beside 1e247, merged with 1.0, was refused as
+    # "whole-number weights" in some orders and not in others; from_arrays accepted it
+    import itertools
+
+    from venncal import ScoreSummary
+
+    rows = [([2.0, 2.0], [1, 1], [1e-209, 1e247]), ([2.0], [1], [1.0]), ([2.0], [0], [3.5])]
+    whole = ScoreSummary.from_arrays([2.0] * 4, [1, 1, 1, 0], [1e-209, 1e247, 1.0, 3.5])
+    for order in itertools.permutations(rows):
+        merged = ScoreSummary.from_arrays(*order[0])
+        for part in order[1:]:
+            merged = merged.merge(ScoreSummary.from_arrays(*part))
+        assert merged.weights.tolist() == whole.weights.tolist()
+        assert merged.positive_weights.tolist() == whole.positive_weights.tolist()

@@ -192,7 +192,13 @@ class ScoreSummary:
             self._residual, other._residual,
         )
         if flags:
-            _check_sums(s, w, residual, flags, None)
+            # whole numbers or not: a property of what was added (a remainder of 1e-209
+            # below 1e247 is not whole, whatever the merged sums look like)
+            added = [self.weights, other.weights]
+            for r in (self._residual, other._residual):
+                if r is not None:
+                    added.extend(r)
+            _check_sums(s, w, residual, flags, np.concatenate(added))
         return ScoreSummary._of(s, w, a, residual)
 
     def _of_one_label(self, positive: bool) -> ScoreSummary:
