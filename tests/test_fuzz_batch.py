@@ -372,8 +372,11 @@ def test_summary_refuses_sums_it_cannot_keep():
     big = ScoreSummary.from_arrays([1.0], [0], [1e308])
     with pytest.raises(ValueError, match="sum to more than the largest float64"):
         big.merge(big)
-    # Fractional weights past two doubles are kept to 2**-105 of the sum.
+    # Fractional weights past two doubles: the exact sum, correctly rounded (slow test's
+    # case: 5 x 1e-310 + 1 + 1 + (2**53 - 1) is 2**53 + 2, not the tie's even 2**53).
     ScoreSummary.from_arrays([0.0, 0.0, 0.0], [0, 1, 1], [1e300, 1e150, 0.1])
+    tie = ScoreSummary.from_arrays([0.0] * 8, [0] * 8, [1e-310] * 5 + [1.0, 1.0, 2.0**53 - 1])
+    assert tie.weights[0] == 2.0**53 + 2
 
 
 @given(edge_data(max_size=12), st.randoms(use_true_random=False))

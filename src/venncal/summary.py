@@ -59,7 +59,33 @@ def summarize_exact(scores: np.ndarray, y01: np.ndarray, weights: np.ndarray | N
     s, w, a, residual, flags = summarize_by_order_exact(scores, y01, weights, order)
     if flags:
         _check_sums(s, w, residual, flags, weights)
+    if flags & INEXACT:  # fractional weights past two doubles: exact sums, rounded once
+        return (s, *_exact_sums(scores, y01, weights, order, s))
     return s, w, a, residual
+
+
+def _exact_sums(scores, y01, weights, order, s):
+    """``(w, a, residual)`` of the distinct scores ``s`` in rational arithmetic.
+
+    For the rare ties whose sums need more than two doubles (weights some
+    2**106 apart): each sum is correctly rounded, as for any other data, and
+    the remainders keep the next 53 bits.  A Python loop over the rows.
+    """
+    from fractions import Fraction
+
+    keep = order[weights[order] > 0]
+    starts = np.flatnonzero(np.r_[True, scores[keep][1:] != scores[keep][:-1]])
+    ends = np.r_[starts[1:], keep.shape[0]]
+    w, a = np.empty(s.shape[0]), np.empty(s.shape[0])
+    wl, al = np.zeros(s.shape[0]), np.zeros(s.shape[0])
+    for j, (b, e) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
+        rows = keep[b:e]
+        total = sum((Fraction(x) for x in weights[rows].tolist()), Fraction(0))
+        pos = sum((Fraction(x) for x in weights[rows[y01[rows]]].tolist()), Fraction(0))
+        w[j], a[j] = float(total), float(pos)
+        wl[j], al[j] = float(total - Fraction(w[j])), float(pos - Fraction(a[j]))
+    residual = (wl, al) if (wl.any() or al.any()) else None
+    return w, a, residual
 
 
 def summarize(scores: np.ndarray, y01: np.ndarray, weights: np.ndarray | None):
@@ -94,8 +120,10 @@ class ScoreSummary:
     order of the rows and of the merges, as long as each sum fits in two
     doubles (106 significant bits).  For whole-number weights that is always
     checked (a sum that does not fit, such as ``1e300 + 1e150 + 1``, raises
-    ``ValueError``); for other weights a sum that does not fit is kept to
-    about ``2**-105`` of its value.  Weights that sum past the largest
+    ``ValueError``); for other weights such a sum is computed exactly (in
+    rational arithmetic, only then) and correctly rounded by
+    :meth:`from_arrays`, and kept to about ``2**-105`` of its value by a
+    merge.  Weights that sum past the largest
     float64 at one score raise ``ValueError``.  A summary built from arrays
     (the constructor) has no remainders.
 
