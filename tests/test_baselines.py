@@ -649,3 +649,12 @@ def test_platt_refuses_a_slope_past_the_float64_range():
     assert not hasattr(cal, "a_")
     p = PlattCalibrator().fit(s * 1e10, y).predict_proba(s * 1e10)[:, 1]
     assert_allclose(p, PlattCalibrator().fit([1, 2, 3, 4], y).predict_proba([1, 2, 3, 4])[:, 1])
+
+
+def test_platt_with_scores_of_both_signs_near_the_float64_range():
+    # the slow fuzz profile (issue 22): s - center overflowed for scores -1e308 and 1e308
+    s, y = np.array([-1e308] * 7 + [1e308]), [0] * 7 + [1]
+    big = PlattCalibrator().fit(s, y)
+    small = PlattCalibrator().fit(s / 4, y)
+    assert big.a_ == small.a_ / 4 and big.b_ == small.b_
+    assert_allclose(big.predict_proba(s[[0, -1]])[:, 1], [1 / 9, 2 / 3])

@@ -238,7 +238,12 @@ class PlattCalibrator(ScoreCalibrator):
 
         v = c1 + c0
         center = float(np.dot(v, s))
-        dev = s - center
+        with np.errstate(over="ignore"):
+            dev = s - center
+        # scores of both signs near 1.8e308: work with their halves (k), exactly
+        k = 1.0 if np.isfinite(dev).all() else 0.5
+        if k != 1.0:
+            dev = s * k - center * k
         spread = float(np.max(np.abs(dev)))
         scale = spread * np.sqrt(float(np.dot(v, (dev / spread) ** 2))) if spread > 0 else 0.0
         if not scale > 0:
@@ -248,11 +253,12 @@ class PlattCalibrator(ScoreCalibrator):
             return
         alpha, beta = _fit_logit(dev / scale, c1, c0)
         # logit(p) = alpha * (s - center) / scale + beta = -(A s + B)
+        # (with halves, the scale of the scores themselves is scale / k)
         with np.errstate(over="ignore", invalid="ignore"):
-            a = float(-alpha / scale) + 0.0  # + 0.0 turns -0.0 into 0.0
-            b = float(alpha * center / scale - beta)
+            a = float(-alpha / scale * k) + 0.0  # + 0.0 turns -0.0 into 0.0
+            b = float(alpha * (center * k) / scale - beta)
             if not np.isfinite(b):  # scores near the float64 range: center / scale first
-                b = float(alpha * (center / scale) - beta)
+                b = float(alpha * (center * k / scale) - beta)
         if not (np.isfinite(a) and np.isfinite(b)):
             # scores spread over so little (subnormal scores) that the slope passes 1.8e308
             raise ValueError(
