@@ -81,6 +81,32 @@ from .quantized_walk import _DIRECT, _WALK, _row_at, _walk_next, _walk_start
 
 
 @jit_inline
+def _at_most(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, num, den, en, ed, lo, hi, p):
+    """1 if the group's mean is at most the midpoint above level ``p`` (always for the
+    last level), else 0; -1 when only the exact dicts can say and there are none here
+    (``XW is None``: the caller stops and decides with them)."""
+    r = 1 if p == LV.shape[1] else fast_at_most(num, den, en, ed, p, LV)
+    if r < 0:
+        if XW is None:
+            return -1
+        else:
+            r = tree_slow(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, num, den, en, ed, lo, hi, p)
+    return r
+
+
+@jit_inline
+def _cell(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, num, den, en, ed, lo, hi):
+    """The group's level; -1 when only the exact dicts can say and there are none here."""
+    c = fast_cell(num, den, en, ed, LV)
+    if c < 0:
+        if XW is None:
+            return -1
+        else:
+            c = tree_slow(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, num, den, en, ed, lo, hi, -1)
+    return c
+
+
+@jit_inline
 def _junction(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, IT):
     """Reduce the junction of upper node ``v`` from its children's lists, from scratch.
 
@@ -94,7 +120,6 @@ def _junction(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, IT):
     """
     half = ng.shape[0] // 2
     KB = (G.shape[0] - half) // half
-    last = LV.shape[1]
     L, R = 2 * v, 2 * v + 1
     n_left, n_right = ng[L], ng[R]
     k = n_left  # the left child's groups before k stay as they are
@@ -124,14 +149,10 @@ def _junction(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, IT):
         jhi = G[r, HI]
         i += 1
         while k > 0:  # merge with L[k-1] while its cell is at least the junction's
-            p = GC[below]
-            r = 1 if p == last else fast_at_most(jn, jd, jen, jed, p, LV)
+            r = _at_most(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, jn, jd, jen, jed, jlo, jhi,
+                         GC[below])
             if r < 0:
-                if XW is None:  # no dicts here: stop, the caller decides with them
-                    return False
-                else:
-                    r = tree_slow(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, jn, jd, jen, jed, jlo,
-                                  jhi, p)
+                return False
             if r == 0:
                 break
             jn, jd, jen, jed = merge_sums(jn, jd, jen, jed, G, below)[:4]
@@ -145,13 +166,9 @@ def _junction(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, IT):
                 if n_left - k == _DIRECT:
                     _walk_start(IT, wl, L, 0, k)
                 below = _walk_next(JL, JR, KB, IT, wl, False)
-        jc = fast_cell(jn, jd, jen, jed, LV)
+        jc = _cell(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, jn, jd, jen, jed, jlo, jhi)
         if jc < 0:
-            if XW is None:  # no dicts here: stop, the caller decides with them
-                return False
-            else:
-                jc = tree_slow(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, jn, jd, jen, jed, jlo, jhi,
-                               -1)
+            return False
     if have:
         JL[v], JR[v] = k, i
         set_group(G, GC, half * KB + v, jn, jd, jlo, jhi, jen, jed, jc)
@@ -180,7 +197,6 @@ def _vpush(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, G, GC, base, top, S, SC, ns, 
     keep the node's former groups for the caller to reuse; a merge with the
     last of the node's own rows pops it.
     """
-    last = LV.shape[1]
     while True:
         if ns > 0:
             j = ns - 1
@@ -202,22 +218,15 @@ def _vpush(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, G, GC, base, top, S, SC, ns, 
         # midpoint of the group below, and find the cell once the merging stops.
         p = SC[ns - 1] if ns > 0 else (GC[base + top - 1] if top > 0 else -1)
         if p >= 0:
-            r = 1 if p == last else fast_at_most(num, den, en, ed, p, LV)
+            r = _at_most(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, num, den, en, ed, lo, hi, p)
             if r < 0:
-                if XW is None:  # no dicts here: stop, the caller decides with them
-                    return -1
-                else:
-                    r = tree_slow(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, num, den, en, ed, lo,
-                                  hi, p)
+                return -1
             if r == 1:
                 c = p
                 continue
-        c = fast_cell(num, den, en, ed, LV)
+        c = _cell(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, num, den, en, ed, lo, hi)
         if c < 0:
-            if XW is None:  # no dicts here: stop, the caller decides with them
-                return -1
-            else:
-                c = tree_slow(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, num, den, en, ed, lo, hi, -1)
+            return -1
     set_group(S, SC, ns, num, den, lo, hi, en, ed, c)
     return (top << 32) | (ns + 1)  # one integer: see _row_at
 
@@ -231,7 +240,6 @@ def _gpush(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, G, GC, base, top, num, den, e
     group before (its cell then is at most that group's); the cell is found
     only when the merging stops.
     """
-    last = LV.shape[1]
     while top > 0 and GC[base + top - 1] >= c:
         j = base + top - 1
         num, den, en, ed = merge_sums(num, den, en, ed, G, j)[:4]
@@ -239,22 +247,15 @@ def _gpush(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, G, GC, base, top, num, den, e
         top -= 1
         if top > 0:
             p = GC[base + top - 1]
-            r = 1 if p == last else fast_at_most(num, den, en, ed, p, LV)
+            r = _at_most(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, num, den, en, ed, lo, hi, p)
             if r < 0:
-                if XW is None:  # no dicts here: stop, the caller decides with them
-                    return -1
-                else:
-                    r = tree_slow(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, num, den, en, ed, lo,
-                                  hi, p)
+                return -1
             if r == 1:
                 c = p
                 continue
-        c = fast_cell(num, den, en, ed, LV)
+        c = _cell(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, num, den, en, ed, lo, hi)
         if c < 0:
-            if XW is None:  # no dicts here: stop, the caller decides with them
-                return -1
-            else:
-                c = tree_slow(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, num, den, en, ed, lo, hi, -1)
+            return -1
     set_group(G, GC, base + top, num, den, lo, hi, en, ed, c)
     return top + 1
 
