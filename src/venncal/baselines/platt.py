@@ -28,6 +28,8 @@ _ARMIJO = 1e-4
 # decrease, so an Armijo test would reject good steps).
 _FULL_STEP_DECREMENT = 1e-10
 _NORMAL = 2.0**-1022  # the smallest normal double
+# A Hessian determinant below this is recomputed on the Hessian scaled near 1.
+_SMALL_DET = 2.0**-500
 
 
 def _softplus(z):
@@ -70,17 +72,21 @@ def _fit_logit(x, c1, c0):
         h = (c1 + c0) * p * q
         hx = h * x
         H = np.array([[np.dot(hx, x), hx.sum()], [hx.sum(), h.sum()]])
-        # The determinant of H over its largest entry: probabilities near 1e-300 at the
-        # optimum (targets of weights 1e-300 beside 1e300) would underflow H's products.
-        top = float(np.max(np.abs(H)))
-        Hs = H / top if top > 0 else H
-        det = Hs[0, 0] * Hs[1, 1] - Hs[0, 1] * Hs[1, 0]
+        det = H[0, 0] * H[1, 1] - H[0, 1] * H[1, 0]
+        top = 1.0
+        if not det >= _SMALL_DET and np.max(np.abs(H)) > 0:
+            # H over a power of two near its largest entry (exact): probabilities near
+            # 1e-300 at the optimum (targets of weights 1e-300 beside 1e300) underflow
+            # the products of H's entries, and the determinant with them.
+            top = math.ldexp(1.0, math.frexp(float(np.max(np.abs(H))))[1])
+            H = H / top
+            det = H[0, 0] * H[1, 1] - H[0, 1] * H[1, 0]
         if det > 0 and np.isfinite(det):
-            d = np.array([Hs[1, 1] * g[0] - Hs[0, 1] * g[1], Hs[0, 0] * g[1] - Hs[1, 0] * g[0]])
+            d = np.array([H[1, 1] * g[0] - H[0, 1] * g[1], H[0, 0] * g[1] - H[1, 0] * g[0]])
             d /= -det * top
         else:
             # Numerically flat Hessian (all points saturated): steepest descent.
-            d = -g / max(float(np.max(np.diag(H))), 1e-300)
+            d = -g / max(float(np.max(np.diag(H))) * top, 1e-300)
         decrement = -float(np.dot(g, d))
         if not decrement > 0 or np.all(np.abs(d) <= 1e-15 * (1.0 + np.abs(theta))):
             break  # at the limit of the precision
