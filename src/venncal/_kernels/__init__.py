@@ -3,7 +3,15 @@
 Every kernel has a slow, literal twin in ``tests/reference/naive.py``.
 """
 
-from .ivap import exact_ivap_tables, ivap_lookup, ivap_tables
+from .ivap import (
+    exact_ivap_tables,
+    exact_ivap_tables_full,
+    ivap_complement,
+    ivap_lookup,
+    ivap_lookup_full,
+    ivap_tables,
+    ivap_tables_full,
+)
 from .pava import pava_blocks, pava_fit
 from .summary import (
     class_totals,
@@ -19,8 +27,12 @@ from .summary import (
 __all__ = [
     "class_totals",
     "exact_ivap_tables",
+    "exact_ivap_tables_full",
+    "ivap_complement",
     "ivap_lookup",
+    "ivap_lookup_full",
     "ivap_tables",
+    "ivap_tables_full",
     "merge_summaries",
     "merge_summaries_exact",
     "pava_blocks",

@@ -50,8 +50,17 @@ import numpy as np
 from ._jit import jit, jit_inline
 from .dd import dd_add_jit, dd_div_jit, distill_jit, expansion_sign_jit, two_prod_jit
 from .dd import two_sum_jit as _two_sum
+from .ivap_exact import exact_ivap_tables, exact_ivap_tables_full
 
-__all__ = ["ivap_lookup", "ivap_tables"]
+__all__ = [
+    "exact_ivap_tables",
+    "exact_ivap_tables_full",
+    "ivap_complement",
+    "ivap_lookup",
+    "ivap_lookup_full",
+    "ivap_tables",
+    "ivap_tables_full",
+]
 
 # The arithmetic of a sweep (see _mode).  The double-double sweep _DD returns
 # _UNDECIDED when its filter cannot decide a turn (rare: nearly collinear
@@ -164,19 +173,24 @@ def _sign(mode, ozh, ozl, oyh, oyl, azh, azl, ayh, ayl, bzh, bzl, byh, byl, buf)
 
 @jit_inline
 def _value(mode, flip, yah, yal, ybh, ybl, zah, zal, zbh, zbl, buf):
-    """The slope from corner B to corner A, or 1 minus it when ``flip``.
+    """The slope from corner B to corner A and, when ``flip``, 1 minus it.
 
     With ``dz`` and ``dy`` the negative and positive weight between the
     corners the slope is ``dy / (dz + dy)`` (a weighted mean of labels, in
-    [0, 1]) and 1 minus it ``dz / (dz + dy)``.  The plain modes divide two
-    exact integers (one rounding); double-double mode divides the
-    double-double values of the exact sums (to about 2**-100, then rounded
-    once).
+    [0, 1]) and 1 minus it ``dz / (dz + dy)``.  Returns ``(v, c)``: unflipped
+    ``v`` is the slope (``c`` is not computed: 0); flipped, ``v`` is 1 minus
+    the slope and ``c = dy / (dz + dy)`` the slope itself, each its own
+    quotient, so that both keep full relative precision (``1 - v`` computed
+    from a rounded ``v`` near 1 would not).  The plain modes divide two exact
+    integers (one rounding); double-double mode divides the double-double
+    values of the exact sums (to about 2**-100, then rounded once).
     """
     if mode < _DD:
         dz = zah - zbh
         dy = yah - ybh
-        return (dz if flip else dy) / (dz + dy)
+        if flip:
+            return dz / (dz + dy), dy / (dz + dy)
+        return dy / (dz + dy), 0.0
     s1, e1 = _two_sum(zah, -zbh)
     s2, e2 = _two_sum(zal, -zbl)
     u1, f1 = _two_sum(yah, -ybh)
@@ -192,18 +206,20 @@ def _value(mode, flip, yah, yal, ybh, ybl, zah, zal, zbh, zbl, buf):
     distill_jit(buf, 8)
     dh = buf[7]
     dl = buf[6]
-    if flip:
-        buf[0] = s1
-        buf[1] = e1
-        buf[2] = s2
-        buf[3] = e2
-    else:
-        buf[0] = u1
-        buf[1] = f1
-        buf[2] = u2
-        buf[3] = f2
+    buf[0] = u1
+    buf[1] = f1
+    buf[2] = u2
+    buf[3] = f2
     distill_jit(buf, 4)
-    return min(max(dd_div_jit(buf[3], buf[2], dh, dl), 0.0), 1.0)
+    slope = min(max(dd_div_jit(buf[3], buf[2], dh, dl), 0.0), 1.0)
+    if not flip:
+        return slope, 0.0
+    buf[0] = s1
+    buf[1] = e1
+    buf[2] = s2
+    buf[3] = e2
+    distill_jit(buf, 4)
+    return min(max(dd_div_jit(buf[3], buf[2], dh, dl), 0.0), 1.0), slope
 
 
 @jit_inline
@@ -237,13 +253,15 @@ def _step(mode, flip, w, a, zh, zl, yh, yl):
 
 
 @jit_inline
-def _sweep(w, a, flip, mode, out, zh, zl, yh, yl, buf):
+def _sweep(w, a, flip, mode, out, comp, zh, zl, yh, yl, buf):
     """Vovk, Petej & Fedorova 2015, Algorithms 1-2, on the blocks taken in order or flipped.
 
     With ``flip=False`` this writes ``F1`` into ``out``.  With ``flip=True``
     it runs on the mirrored data (blocks in reverse order, labels swapped)
     and writes ``1 - value`` back in the original order, which is ``F0`` by
-    the symmetry ``F0(s, w, a) = 1 - F1(-s, w, w - a)``.
+    the symmetry ``F0(s, w, a) = 1 - F1(-s, w, w - a)``, and ``value``
+    itself, ``1 - F0`` with its own rounding, into ``comp`` (not written
+    when unflipped).
 
     The paper's cumulative sum diagram has points ``(X, Y)``: cumulative
     weight and positive weight.  Here the points are ``(Z, Y) = (X - Y, Y)``,
@@ -304,13 +322,15 @@ def _sweep(w, a, flip, mode, out, zh, zl, yh, yl, buf):
         zl[j], zl[r] = zl[r], zl[j]
         yl[j], yl[r] = yl[r], yl[j]
     t = h
-    val = _value(mode, flip, yh[t - 2], yl[t - 2], yh[t - 1], yl[t - 1],
-                 zh[t - 2], zl[t - 2], zh[t - 1], zl[t - 1], buf)
+    val, cval = _value(mode, flip, yh[t - 2], yl[t - 2], yh[t - 1], yl[t - 1],
+                       zh[t - 2], zl[t - 2], zh[t - 1], zl[t - 1], buf)
     Zh = Zl = Yh = Yl = 0.0
     for i in range(k):
         ii = k - 1 - i if flip else i
         # The minorant's slope over the active (test) interval.
         out[ii] = val
+        if flip:
+            comp[ii] = cval
         # Swap the test block and block i; the new corner candidate q is the
         # left end of the test block, (Z_{i+1}, Y_{i+1} - 1).
         Zh, Zl, Yh, Yl = _step(mode, flip, w[ii], a[ii], Zh, Zl, Yh, Yl)
@@ -349,39 +369,39 @@ def _sweep(w, a, flip, mode, out, zh, zl, yh, yl, buf):
         zl[t] = qzl
         yl[t] = qyl
         t += 1
-        val = _value(mode, flip, yh[t - 2], yl[t - 2], qyh, qyl, zh[t - 2], zl[t - 2], qzh, qzl,
-                     buf)
+        val, cval = _value(mode, flip, yh[t - 2], yl[t - 2], qyh, qyl, zh[t - 2], zl[t - 2],
+                           qzh, qzl, buf)
     return _DONE
 
 
 # One compiled sweep per arithmetic, so that each is optimised for its own
 # (the mode is a constant once the sweep is inlined).
 @jit
-def _sweep_small(w, a, flip, out, zh, zl, yh, yl, buf):
-    return _sweep(w, a, flip, _SMALL, out, zh, zl, yh, yl, buf)
+def _sweep_small(w, a, flip, out, comp, zh, zl, yh, yl, buf):
+    return _sweep(w, a, flip, _SMALL, out, comp, zh, zl, yh, yl, buf)
 
 
 @jit
-def _sweep_plain(w, a, flip, out, zh, zl, yh, yl, buf):
-    return _sweep(w, a, flip, _PLAIN, out, zh, zl, yh, yl, buf)
+def _sweep_plain(w, a, flip, out, comp, zh, zl, yh, yl, buf):
+    return _sweep(w, a, flip, _PLAIN, out, comp, zh, zl, yh, yl, buf)
 
 
 @jit
-def _sweep_dd(w, a, flip, out, zh, zl, yh, yl, buf):
-    return _sweep(w, a, flip, _DD, out, zh, zl, yh, yl, buf)
+def _sweep_dd(w, a, flip, out, comp, zh, zl, yh, yl, buf):
+    return _sweep(w, a, flip, _DD, out, comp, zh, zl, yh, yl, buf)
 
 
 @jit
-def _sweep_dd_careful(w, a, flip, out, zh, zl, yh, yl, buf):
-    return _sweep(w, a, flip, _DD_CAREFUL, out, zh, zl, yh, yl, buf)
+def _sweep_dd_careful(w, a, flip, out, comp, zh, zl, yh, yl, buf):
+    return _sweep(w, a, flip, _DD_CAREFUL, out, comp, zh, zl, yh, yl, buf)
 
 
-def upper_sweep_into(w, a, flip, mode, out, zh, zl, yh, yl, buf):
+def upper_sweep_into(w, a, flip, mode, out, comp, zh, zl, yh, yl, buf):
     """Run :func:`_sweep` in ``mode`` (one of the compiled variants)."""
-    if mode == _DD and _sweep_dd(w, a, flip, out, zh, zl, yh, yl, buf) == _DONE:
+    if mode == _DD and _sweep_dd(w, a, flip, out, comp, zh, zl, yh, yl, buf) == _DONE:
         return
     sweep = (_sweep_small, _sweep_plain, _sweep_dd_careful, _sweep_dd_careful)[mode]
-    sweep(w, a, flip, out, zh, zl, yh, yl, buf)
+    sweep(w, a, flip, out, comp, zh, zl, yh, yl, buf)
 
 
 @jit
@@ -427,12 +447,13 @@ def _mode(w, a):
 
 
 @jit
-def _make_ordered(F0, F1):
-    """Make ``F1`` and ``F0`` non-decreasing with ``F0 <= F1`` (moves of an ulp or so).
+def _make_ordered(F0, F1, Q0):
+    """Make ``F1``, ``F0`` non-decreasing with ``F0 <= F1``, ``Q0`` non-increasing (ulp moves).
 
     The exact tables have these properties (Vovk, Petej & Fedorova 2015, section 2); the
     double-double mode's entries are within an ulp of them, so this
     restores them exactly without moving any entry further than that.
+    ``Q0 = 1 - F0`` is non-increasing because ``F0`` is non-decreasing.
     """
     top = -np.inf
     for i in range(F1.shape[0]):
@@ -442,96 +463,68 @@ def _make_ordered(F0, F1):
     for i in range(F0.shape[0]):
         top = max(top, min(F0[i], F1[i]))
         F0[i] = top
+    low = np.inf
+    for i in range(Q0.shape[0]):
+        low = min(low, Q0[i])
+        Q0[i] = low
+
+
+def ivap_tables_full(w, a):
+    """Return ``(F0, F1, Q0)``: the tables and ``Q0 = 1 - F0`` with its own rounding.
+
+    ``Q0[i]`` is the negative weight over the total of the active interval,
+    the same quotient as ``F0[i]`` with the other numerator: correctly rounded
+    where ``F0`` is (within 2 ulps in double-double mode), so it keeps full
+    relative precision where ``F0`` rounds to 1.
+    """
+    k = w.shape[0]
+    F0 = np.empty(k)
+    F1 = np.empty(k)
+    Q0 = np.empty(k)
+    scratch = (np.empty(k + 2), np.empty(k + 2), np.empty(k + 2), np.empty(k + 2), np.empty(64))
+    mode = _mode(w, a)
+    if mode == _EXACT:
+        return exact_ivap_tables_full(w, a)
+    upper_sweep_into(w, a, True, mode, F0, Q0, *scratch)
+    upper_sweep_into(w, a, False, mode, F1, Q0, *scratch)
+    if mode >= _DD:
+        _make_ordered(F0, F1, Q0)
+    return F0, F1, Q0
 
 
 def ivap_tables(w, a):
     """Return ``(F0, F1)`` for a calibration summary (see module docstring)."""
+    return ivap_tables_full(w, a)[:2]
+
+
+def ivap_complement(w, a):
+    """Return ``Q0 = 1 - F0`` alone (one sweep), as :func:`ivap_tables_full` computes it."""
     k = w.shape[0]
     F0 = np.empty(k)
-    F1 = np.empty(k)
+    Q0 = np.empty(k)
     scratch = (np.empty(k + 2), np.empty(k + 2), np.empty(k + 2), np.empty(k + 2), np.empty(64))
     mode = _mode(w, a)
     if mode == _EXACT:
-        return exact_ivap_tables(w, a)
-    upper_sweep_into(w, a, True, mode, F0, *scratch)
-    upper_sweep_into(w, a, False, mode, F1, *scratch)
+        return exact_ivap_tables_full(w, a)[2]
+    upper_sweep_into(w, a, True, mode, F0, Q0, *scratch)
     if mode >= _DD:
-        _make_ordered(F0, F1)
-    return F0, F1
+        _make_ordered(F0, np.ones(k), Q0)  # (F0 <= 1 leaves F0 as the full tables have it)
+    return Q0
 
 
-# -- exact rational fallback ----------------------------------------------------
-
-
-def _as_integers(values, shift):
-    # values * 2**shift as Python integers (exact: every double is an integer
-    # multiple of 2**-1074, and shift makes the denominators divide out).
-    out = []
-    for v in values.tolist():
-        n, d = float(v).as_integer_ratio()
-        out.append((n << shift) // d)
-    return out
-
-
-def _exact_sweep(W, A, flip, one):
-    """Algorithms 1-2 (as :func:`upper_sweep_into`) on exact integers; ``one`` is the test weight."""
-    k = len(W)
-
-    def turn(ox, oy, ax, ay, bx, by):  # sign of (A - O) x (B - O)
-        c = (ax - ox) * (by - oy) - (ay - oy) * (bx - ox)
-        return (c > 0) - (c < 0)
-
-    xs, ys = [-one, 0], [-one, 0]
-    X = Y = 0
-    for j in range(k):
-        jj = k - 1 - j if flip else j
-        X += W[jj]
-        Y += (W[jj] - A[jj]) if flip else A[jj]
-        while len(xs) > 1 and turn(xs[-2], ys[-2], xs[-1], ys[-1], X, Y) <= 0:
-            xs.pop()
-            ys.pop()
-        xs.append(X)
-        ys.append(Y)
-    xs.reverse()
-    ys.reverse()
-    out = [0.0] * k
-    dy, dx = ys[-2] - ys[-1], xs[-2] - xs[-1]
-    X = Y = 0
-    for i in range(k):
-        ii = k - 1 - i if flip else i
-        out[ii] = ((dx - dy) if flip else dy) / dx  # int / int: correctly rounded
-        X += W[ii]
-        Y += (W[ii] - A[ii]) if flip else A[ii]
-        qx, qy = X - one, Y - one
-        if turn(xs[-1], ys[-1], xs[-2], ys[-2], qx, qy) >= 0:
-            continue
-        xs.pop()
-        ys.pop()
-        while len(xs) > 1 and turn(qx, qy, xs[-1], ys[-1], xs[-2], ys[-2]) <= 0:
-            xs.pop()
-            ys.pop()
-        xs.append(qx)
-        ys.append(qy)
-        dy, dx = ys[-2] - qy, xs[-2] - qx
-    return np.array(out, dtype=np.float64)
-
-
-def exact_ivap_tables(w, a):
-    """``(F0, F1)`` in exact rational arithmetic, each entry correctly rounded.
-
-    The weights (and the test observation's weight 1) are scaled by one
-    power of two to integers; Python's integers then carry every sum and
-    cross product exactly, whatever the range of the weights.
-    """
-    w = np.ascontiguousarray(w, dtype=np.float64)
-    a = np.ascontiguousarray(a, dtype=np.float64)
-    shift = max(
-        [0] + [float(v).as_integer_ratio()[1].bit_length() - 1 for v in (*w.tolist(), *a.tolist())]
-    )
-    W = _as_integers(w, shift)
-    A = _as_integers(a, shift)
-    one = 1 << shift
-    return _exact_sweep(W, A, True, one), _exact_sweep(W, A, False, one)
+@jit_inline
+def _below(s, v):
+    """The number of calibration scores below ``v`` (binary search of sorted ``s``)."""
+    lo = 0
+    hi = s.shape[0]
+    # Invariant: s[:lo] < v <= s[hi:].
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if s[mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 @jit
@@ -546,18 +539,35 @@ def ivap_lookup(s, F0, F1, queries, p0, p1):
     k = s.shape[0]
     for q in range(queries.shape[0]):
         v = queries[q]
-        lo = 0
-        hi = k
-        # Invariant: s[:lo] < v <= s[hi:].
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if s[mid] < v:
-                lo = mid + 1
-            else:
-                hi = mid
+        lo = _below(s, v)
         if lo < k and s[lo] == v:
             p0[q] = F0[lo]
             p1[q] = F1[lo]
         else:
             p0[q] = F0[lo - 1] if lo > 0 else 0.0
+            p1[q] = F1[lo] if lo < k else 1.0
+
+
+@jit
+def ivap_lookup_full(s, F0, F1, Q0, queries, p0, p1, q0):
+    """:func:`ivap_lookup`, also writing ``1 - p0`` from ``Q0 = 1 - F0`` into ``q0``.
+
+    ``q0`` is the entry of ``Q0`` at ``p0``'s position (``1`` below every
+    calibration score, where ``p0 = 0``).
+    """
+    k = s.shape[0]
+    for q in range(queries.shape[0]):
+        v = queries[q]
+        lo = _below(s, v)
+        if lo < k and s[lo] == v:
+            p0[q] = F0[lo]
+            q0[q] = Q0[lo]
+            p1[q] = F1[lo]
+        else:
+            if lo > 0:
+                p0[q] = F0[lo - 1]
+                q0[q] = Q0[lo - 1]
+            else:
+                p0[q] = 0.0
+                q0[q] = 1.0
             p1[q] = F1[lo] if lo < k else 1.0

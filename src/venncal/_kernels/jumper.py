@@ -69,8 +69,8 @@ import math
 
 import numpy as np
 
-from ._jit import jit
-from .dd import two_sum_jit
+from ._jit import jit, jit_inline
+from .dd import dd_div_jit, two_prod_jit, two_sum_jit
 
 __all__ = ["FAMILY_KINDS", "family_ratios", "jumper_advance", "jumper_predict", "jumper_run",
            "polynomial_values", "value_ratios"]
@@ -79,6 +79,14 @@ _LN10 = math.log(10.0)
 # 1 / g is formed only above this (far from overflow); below it, divisions.
 _SAFE_INVERSE = 2.0 ** -1000
 _TINY = 2.2250738585072014e-308  # the smallest normal float
+# Below this a forecast's products w * f may have left the normal range (f
+# subnormal): the mixture is taken again on the values scaled by _UP (exact).
+_SMALL_FORECAST = 2.0 ** -960
+_UP = 2.0 ** 1000
+_DOWN = 2.0 ** -1000
+# A step whose factor (g / tot) exp(ls) is within this of 1 (in log) takes
+# g / tot again from compensated sums (a factor that is 1 then gives 1).
+_NEAR_ONE = 2.0 ** -40
 
 #: The families whose likelihood ratios :func:`family_ratios` computes in closed
 #: form, by code (``params`` rows: ``(eps,)``, ``(a, b)``, ``(alpha, beta)``; Cox's
@@ -320,6 +328,43 @@ def family_ratios(kind, params, p, y, table, t, ls):
             _normalise_column(t, i, ls)
 
 
+@jit_inline
+def _scaled_mixture(table, i, w, stay, jump):
+    """``sum_k (stay w_k + jump) f_k 2**1000``: the forecast's numerator, scaled up.
+
+    For a column of subnormal (or nearly) values ``f_k``, whose products with
+    the weights underflow in place: scaling by a power of two is exact, so
+    the scaled sum keeps its relative precision and the caller rounds once
+    when it scales back down.
+    """
+    q1 = 0.0
+    for k in range(table.shape[0]):
+        q1 += (stay * w[k] + jump) * (table[k, i] * _UP)
+    return q1
+
+
+@jit_inline
+def _growth_near_one(w, t, i):
+    """``sum_k w_k t_k / sum_k w_k`` from compensated sums (Ogita, Rump & Oishi's Dot2).
+
+    The products and sums are carried with their exact errors, so the
+    quotient is within about an ulp of the exact quotient of the given
+    floats, where the plain sums are off by up to ``K`` ulps: one step at
+    ``p = 1 - 2**-53`` with a symmetric family and ``J = 1``, whose factor
+    is exactly 1, gave ``S = 1 + 2**-52``; now exactly 1.
+    """
+    gh = gl = th = tl = 0.0
+    for k in range(w.shape[0]):
+        prod, perr = two_prod_jit(w[k], t[k, i])
+        gh, e = two_sum_jit(gh, prod)
+        gl += e + perr
+        th, e = two_sum_jit(th, w[k])
+        tl += e
+    gh, gl = two_sum_jit(gh, gl)
+    th, tl = two_sum_jit(th, tl)
+    return dd_div_jit(gh, gl, th, tl)
+
+
 @jit
 def jumper_predict(table, rates, weights, log_cap, log_err, out_proba):
     """Mean Jumper predictions ``p'`` for base probabilities at a fixed state.
@@ -335,6 +380,7 @@ def jumper_predict(table, rates, weights, log_cap, log_err, out_proba):
     _rate_weights(log_cap, log_err, mix)
     for i in range(n):
         proba = 0.0
+        small = 0.0  # the rates' forecasts of subnormal size, scaled by 2**1000
         shares = 0.0
         for r in range(R):
             stay = 1.0 - rates[r]
@@ -346,9 +392,12 @@ def jumper_predict(table, rates, weights, log_cap, log_err, out_proba):
                 wk = stay * weights[r, k] + jump
                 tot += wk
                 q1 += wk * table[k, i]
-            proba += mix[r] * (q1 / tot)
+            if q1 < _SMALL_FORECAST:
+                small += mix[r] * (_scaled_mixture(table, i, weights[r], stay, jump) / tot)
+            else:
+                proba += mix[r] * (q1 / tot)
             shares += mix[r]
-        out_proba[i] = proba / shares
+        out_proba[i] = proba / shares + (small / shares) * _DOWN
 
 
 @jit
@@ -395,6 +444,7 @@ def jumper_advance(table, t, ls, rates, weights, log_cap, log_err, out_log10, ou
     # capital (its gale over the base gale).
     for i in range(n):
         proba = 0.0
+        small = 0.0  # the rates' forecasts of subnormal size, scaled by 2**1000
         shares = 0.0
         for r in range(R):
             J = rates[r]
@@ -414,12 +464,18 @@ def jumper_advance(table, t, ls, rates, weights, log_cap, log_err, out_log10, ou
                 g += wk * t[k, i]
             # Algorithm 2 line 6: p'_i = sum_eps f_eps(p_i) C_eps (the weights
             # sum to tot = 1 up to rounding; q1 <= tot keeps p' in [0, 1]).
-            proba += mix[r] * (q1 / tot)
+            if q1 < _SMALL_FORECAST:  # (the weights are mixed already: stay 1, jump 0)
+                small += mix[r] * (_scaled_mixture(table, i, w, 1.0, 0.0) / tot)
+            else:
+                proba += mix[r] * (q1 / tot)
             shares += mix[r]
             # Algorithm 1 lines 5-6: S_i = S_{i-1} * sum_eps w_eps rho_eps
             #                            = S_{i-1} * (g / tot) * exp(ls_i).
             if g > 0.0:
-                hi, lo = _compensated_add(log_cap[r], log_err[r], math.log(g / tot))
+                log_growth = math.log(g / tot)
+                if abs(log_growth + ls[i]) <= _NEAR_ONE:  # S barely moves: every bit counts
+                    log_growth = math.log(_growth_near_one(w, t, i))
+                hi, lo = _compensated_add(log_cap[r], log_err[r], log_growth)
                 hi, lo = _compensated_add(hi, lo, ls[i])
                 log_cap[r] = hi
                 log_err[r] = lo
@@ -439,7 +495,7 @@ def jumper_advance(table, t, ls, rates, weights, log_cap, log_err, out_log10, ou
                 # mixed values and the predictor goes on with them.
                 log_cap[r] = -np.inf
                 log_err[r] = 0.0
-        out_proba[i] = proba / shares
+        out_proba[i] = proba / shares + (small / shares) * _DOWN
         # Mean Jumper: S_i = (1/R) sum_r S_{r,i}, by log-sum-exp (which also
         # gives the next step's mix).
         out_log10[i] = (_rate_weights(log_cap, log_err, mix) - log_R) / _LN10

@@ -27,6 +27,9 @@ _ARMIJO = 1e-4
 # full step is taken without a line search (the loss can no longer resolve the
 # decrease, so an Armijo test would reject good steps).
 _FULL_STEP_DECREMENT = 1e-10
+_NORMAL = 2.0**-1022  # the smallest normal double
+# A Hessian determinant below this is recomputed on the Hessian scaled near 1.
+_SMALL_DET = 2.0**-500
 
 
 def _softplus(z):
@@ -70,12 +73,20 @@ def _fit_logit(x, c1, c0):
         hx = h * x
         H = np.array([[np.dot(hx, x), hx.sum()], [hx.sum(), h.sum()]])
         det = H[0, 0] * H[1, 1] - H[0, 1] * H[1, 0]
+        top = 1.0
+        if not det >= _SMALL_DET and np.max(np.abs(H)) > 0:
+            # H over a power of two near its largest entry (exact): probabilities near
+            # 1e-300 at the optimum (targets of weights 1e-300 beside 1e300) underflow
+            # the products of H's entries, and the determinant with them.
+            top = math.ldexp(1.0, math.frexp(float(np.max(np.abs(H))))[1])
+            H = H / top
+            det = H[0, 0] * H[1, 1] - H[0, 1] * H[1, 0]
         if det > 0 and np.isfinite(det):
             d = np.array([H[1, 1] * g[0] - H[0, 1] * g[1], H[0, 0] * g[1] - H[1, 0] * g[0]])
-            d /= -det
+            d /= -det * top
         else:
             # Numerically flat Hessian (all points saturated): steepest descent.
-            d = -g / max(float(np.max(np.diag(H))), 1e-300)
+            d = -g / max(float(np.max(np.diag(H))) * top, 1e-300)
         decrement = -float(np.dot(g, d))
         if not decrement > 0 or np.all(np.abs(d) <= 1e-15 * (1.0 + np.abs(theta))):
             break  # at the limit of the precision
@@ -221,11 +232,14 @@ class PlattCalibrator(ScoreCalibrator):
 
     def _fit_sums(self, s, w, a):
         pos, neg, e = _scaled_weights(w, a)
+        _check_no_score_vanishes(s, w, pos + neg)
+        targets = None
         if self.targets == "platt":
             # 1 - t+ = 1/(k+ + 2) and t- = 1/(k- + 2), from the scaled totals:
             # no overflow, and no 1 - t that would round t+ near 1 to 1.
             off_pos = _inverse_plus_two(float(pos.sum()), e)  # 1 - t+
             t_neg = _inverse_plus_two(float(neg.sum()), e)
+            targets = (off_pos, t_neg)
             # The loss is affine in the target, so the observations at one
             # score act as one point with their weighted mean target.
             c1 = pos * (1.0 - off_pos) + neg * t_neg
@@ -247,9 +261,15 @@ class PlattCalibrator(ScoreCalibrator):
         spread = float(np.max(np.abs(dev)))
         scale = spread * np.sqrt(float(np.dot(v, (dev / spread) ** 2))) if spread > 0 else 0.0
         if not scale > 0:
-            # A single distinct score: only the intercept is identified.
+            # A single distinct score: only the intercept is identified, the weighted
+            # MLE of a constant, b = log(c0) - log(c1), in logs of the unscaled weights
+            # (1e-300 beside 1e300 underflows once scaled, and gave b = -inf).
             self.a_ = 0.0
-            self.b_ = float(np.log(c0.sum()) - np.log(c1.sum())) + 0.0
+            c0_sum, c1_sum = float(c0.sum()), float(c1.sum())
+            if min(c0_sum, c1_sum) >= _NORMAL:  # the common case, as always computed
+                self.b_ = math.log(c0_sum) - math.log(c1_sum) + 0.0
+            else:
+                self.b_ = _constant_intercept(float(w[0]), float(a[0]), targets)
             return
         alpha, beta = _fit_logit(dev / scale, c1, c0)
         # logit(p) = alpha * (s - center) / scale + beta = -(A s + B)
@@ -279,6 +299,48 @@ class PlattCalibrator(ScoreCalibrator):
         # a_ * q past the float64 range is +-inf: the sigmoid's limit, 0 or 1.
         with np.errstate(over="ignore"):
             return expit(-(self.a_ * q + self.b_))
+
+
+def _log_sum(pairs):
+    """``log(sum x * y)`` over pairs of non-negative floats, without under- or overflow."""
+    logs = [math.log(x) + math.log(y) for x, y in pairs if x > 0 and y > 0]
+    return float(np.logaddexp.reduce(logs)) if logs else -math.inf
+
+
+def _constant_intercept(w: float, a: float, platt) -> float:
+    """``B`` of the constant sigmoid at one score: ``log`` of the weighted odds against.
+
+    ``w`` and ``a`` are the score's total and positive weight; ``platt`` is
+    ``(1 - t+, t-)`` for Platt's targets, else None (the labels).
+    """
+    neg = w - a
+    if platt is None:
+        c1, c0 = _log_sum([(a, 1.0)]), _log_sum([(neg, 1.0)])
+    else:
+        off_pos, t_neg = platt
+        c1 = _log_sum([(a, 1.0 - off_pos), (neg, t_neg)])
+        c0 = _log_sum([(a, off_pos), (neg, 1.0 - t_neg)])
+    return float(c0 - c1) + 0.0
+
+
+def _check_no_score_vanishes(s, w, scaled):
+    """Raise if weights below ``2**-1022`` times the largest hold the only other scores.
+
+    Such weights vanish from the loss, which is computed on the weights
+    divided by a power of two near the largest: where other scores remain
+    that is a change of the answer below ``2**-1022`` (relative), but where
+    only one distinct score would remain the slope is decided by the
+    vanished rows alone and the fit would return a constant sigmoid, silently
+    ignoring them.
+    """
+    kept = scaled > 0
+    if s.shape[0] > 1 and np.count_nonzero(kept) == 1 and not kept.all():
+        raise ValueError(
+            f"PlattCalibrator: sample_weight spans more than 2**1022 (from {float(w.min()):.3g} "
+            f"to {float(w.max()):.3g}) and every score but {float(s[kept][0])!r} has weight "
+            "below 2**-1022 times the largest: the slope is decided by those rows alone, "
+            "which float64 cannot weigh beside the others; rescale or drop the smallest weights"
+        )
 
 
 def _check_labels_have_mle(s, a, neg):

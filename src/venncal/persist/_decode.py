@@ -406,7 +406,8 @@ def _from_document(doc, outer: _Context, where: str, verified: bool):
         _check_keys(state, {"classes_", *getattr(cls, "_state", ())}, f"{inner}.state")
         for name, value in state.items():
             setattr(calibrator, name, _decode(value, f"{inner}.state.{name}", ctx, verified))
-        checks.append(("_check_state", "inconsistent state"))
+        # attributes computed from the saved ones (not saved: IVAP's q0_), then the checks
+        checks += [("_derive_state", "inconsistent state"), ("_check_state", "inconsistent state")]
     for check, what in checks:
         if hasattr(calibrator, check):
             try:

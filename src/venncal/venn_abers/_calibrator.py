@@ -16,11 +16,21 @@ from .._base import (
     own_knots,
 )
 from .._docs import fill
-from .._kernels import class_totals, ivap_lookup, ivap_tables
+from .._kernels import (
+    class_totals,
+    ivap_complement,
+    ivap_lookup,
+    ivap_lookup_full,
+    ivap_tables_full,
+)
 from .._validation import Options, check_scores
-from ._merge import MERGES, minimax
+from ._merge import MERGES, merge_with_complement, minimax
 
 __all__ = ["VennAbersCalibrator"]
+
+# |(1 - p0_) - q0_| of a consistent model: p0_ and q0_ within 2 ulps of their exact
+# values (5e-16 for models saved before p0_ was correctly rounded), 1 - p0_ rounded.
+_COMPLEMENT_TOLERANCE = 2.0**-49
 
 
 @fill
@@ -52,6 +62,13 @@ class VennAbersCalibrator(ScoreCalibrator):
     p0_, p1_ : ndarray of shape (k,)
         The Venn-Abers tables F0, F1: ``(p0_[j], p1_[j])`` is the prediction
         for a test score equal to ``scores_[j]``.
+    q0_ : ndarray of shape (k,)
+        ``1 - p0_``, computed from the weights as ``p0_`` is (the negative
+        instead of the positive weight over the same total), so that it keeps
+        its relative precision where ``p0_`` rounds to (or near) 1.  Used by
+        :meth:`predict_proba`'s column 0 and by CVAP's merge.  Not saved:
+        :func:`venncal.load` computes it from the saved weights, exactly as
+        :meth:`fit` does.
     n_negative_, n_positive_ : float
         Total weight of each class in the calibration set (k- and k+),
         rounded once (``inf`` if it exceeds the largest float64).
@@ -111,7 +128,7 @@ class VennAbersCalibrator(ScoreCalibrator):
         self.scores_ = s
         self.weights_ = w
         self.positive_weights_ = a
-        self.p0_, self.p1_ = ivap_tables(w, a)
+        self.p0_, self.p1_, self.q0_ = ivap_tables_full(w, a)
         # each class's total to double-double accuracy (w.sum() - a.sum() loses
         # a class of small weights beside one of large weights), inf past float64
         self.n_negative_, self.n_positive_ = class_totals(w, a)
@@ -124,21 +141,62 @@ class VennAbersCalibrator(ScoreCalibrator):
         weights (the sums of the weights, up to the rounding of the sum).
         """
         super()._check_state()
+        self._check_summary_state()
         check_float_arrays(
-            self, ("scores_", "weights_", "positive_weights_", "p0_", "p1_"),
-            unit_interval=("p0_", "p1_"),
+            self, ("scores_", "p0_", "p1_", "q0_"), unit_interval=("p0_", "p1_", "q0_")
         )
-        check_increasing(self.scores_, "scores_", strict=True)
-        if not ((self.weights_ > 0).all() and (self.positive_weights_ >= 0).all()
-                and (self.positive_weights_ <= self.weights_).all()):
-            raise ValueError("weights must satisfy 0 <= positive_weights_ <= weights_, 0 < weights_")
         if (self.p0_ > self.p1_).any():
             raise ValueError("p0_ must not exceed p1_")
         check_increasing(self.p0_, "p0_", strict=False)
         check_increasing(self.p1_, "p1_", strict=False)
+        check_increasing(-self.q0_, "-q0_", strict=False)
+        # q0_ is computed from the weights (on load too): p0_ must be the table of
+        # these weights, each within 2 ulps of its exact value (models saved before
+        # the tables were correctly rounded: 5e-16), and 1 - p0_ rounds once more
+        if not (np.abs((1.0 - self.p0_) - self.q0_) <= _COMPLEMENT_TOLERANCE).all():
+            raise ValueError(
+                "p0_ must be the lower Venn-Abers table of the weights: 1 - p0_ differs from "
+                f"q0_, 1 - p0 computed from them, by more than {_COMPLEMENT_TOLERANCE:.1e}"
+            )
         check_float_numbers(self, ("n_negative_", "n_positive_"), minimum=0.0, allow_inf=True)
         check_sums_to(self.n_positive_, self.positive_weights_, "n_positive_")
         check_sums_to(self.n_negative_, self.weights_ - self.positive_weights_, "n_negative_")
+
+    def _check_summary_state(self):
+        """The summary arrays: sorted distinct scores, weights ``0 <= a <= w``, ``w > 0``."""
+        check_float_arrays(self, ("scores_", "weights_", "positive_weights_"))
+        check_increasing(self.scores_, "scores_", strict=True)
+        if not ((self.weights_ > 0).all() and (self.positive_weights_ >= 0).all()
+                and (self.positive_weights_ <= self.weights_).all()):
+            raise ValueError("weights must satisfy 0 <= positive_weights_ <= weights_, 0 < weights_")
+
+    def _derive_state(self) -> None:
+        """Set ``q0_`` from the loaded weights, as :meth:`fit` does (for :func:`venncal.load`).
+
+        Raises ``ValueError`` for invalid weights (before any computation).
+        """
+        self._check_summary_state()
+        self.q0_ = ivap_complement(self.weights_, self.positive_weights_)
+
+    def predict_proba(self, scores) -> np.ndarray:
+        """Return calibrated probabilities, columns for ``classes_[0]`` and ``classes_[1]``.
+
+        Column 1 is the minimax merge of ``(p0, p1)``; column 0 is ``1 - p``,
+        computed from ``q0_`` where ``p > 1/2`` so that it keeps its relative
+        precision when ``p`` is near 1 (``1.0 - p`` where ``p <= 1/2``).
+
+        Parameters
+        ----------
+        scores : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+        """
+        check_is_fitted(self, "p1_")
+        p0, p1, q0 = self._triple(check_scores(scores))
+        p, p_complement, _ = merge_with_complement(p0[None], p1[None], q0[None], self.merge)
+        return np.column_stack((p_complement, p))
 
     def predict_interval(self, scores) -> np.ndarray:
         """Return the Venn-Abers pair ``(p0, p1)`` for each test score.
@@ -168,6 +226,12 @@ class VennAbersCalibrator(ScoreCalibrator):
     def _pair(self, q):
         out = np.empty((2, q.shape[0]))
         ivap_lookup(self.scores_, self.p0_, self.p1_, q, out[0], out[1])
+        return out
+
+    def _triple(self, q):
+        """``(p0, p1, 1 - p0)`` of the test scores ``q`` (one search)."""
+        out = np.empty((3, q.shape[0]))
+        ivap_lookup_full(self.scores_, self.p0_, self.p1_, self.q0_, q, out[0], out[1], out[2])
         return out
 
     def _predict_p(self, q):

@@ -14,7 +14,7 @@ from .._kernels import scaled_sum
 from .._validation import Options, check_scores
 from ..summary import ScoreSummary, summarize
 from ._calibrator import VennAbersCalibrator
-from ._merge import MERGES, merge_folds
+from ._merge import MERGES, merge_with_complement
 
 __all__ = ["CrossVennAbersCalibrator"]
 
@@ -35,7 +35,9 @@ class CrossVennAbersCalibrator(ScoreCalibrator):
     ----------
     merge : {"log", "brier"}, default="log"
         ``"log"``: ``GM(p1) / (GM(1 - p0) + GM(p1))`` over the folds;
-        ``"brier"``: mean over folds of ``p1 + p0**2/2 - p1**2/2``.
+        ``"brier"``: mean over folds of ``p1 + p0**2/2 - p1**2/2``.  Each
+        fold's ``1 - p0`` comes from its IVAP's ``q0_`` (computed from the
+        weights) where ``p0`` has been rounded near 1.
     {classes}
 
     Attributes
@@ -217,14 +219,35 @@ class CrossVennAbersCalibrator(ScoreCalibrator):
         )
 
     def _merged(self, fold_scores: list[np.ndarray]):
-        """``merge_folds`` of the folds' Venn-Abers pairs: ``(p, interval)``."""
-        pairs = [cal._pair(q) for cal, q in zip(self.calibrators_, fold_scores, strict=True)]
-        p0 = np.stack([pair[0] for pair in pairs])
-        p1 = np.stack([pair[1] for pair in pairs])
-        return merge_folds(p0, p1, merge=self.merge)
+        """The merge of the folds' Venn-Abers pairs: ``(p, 1 - p, interval)``.
+
+        ``merge_folds`` with each fold's ``1 - p0`` from its ``q0_``.
+        """
+        triples = [cal._triple(q) for cal, q in zip(self.calibrators_, fold_scores, strict=True)]
+        p0, p1, q0 = (np.stack([t[i] for t in triples]) for i in range(3))
+        return merge_with_complement(p0, p1, q0, self.merge)
 
     def _predict_p(self, q: list[np.ndarray]) -> np.ndarray:
         return self._merged(q)[0]
+
+    def predict_proba(self, scores) -> np.ndarray:
+        """Return calibrated probabilities, columns for ``classes_[0]`` and ``classes_[1]``.
+
+        Column 0 is ``1 - p`` computed from the folds' ``1 - p0`` (their
+        ``q0_``) where ``p > 1/2``, so that it keeps its relative precision
+        when ``p`` is near 1 (``1.0 - p`` where ``p <= 1/2``).
+
+        Parameters
+        ----------
+        scores : array-like of shape (n_samples,) or (n_samples, K)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+        """
+        check_is_fitted(self, "calibrators_")
+        p, p_complement, _ = self._merged(self._check_test_scores(scores))
+        return np.column_stack((p_complement, p))
 
     def _predict_with_interval(self, scores) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Return ``(p, p0, p1)``: :meth:`predict_proba`'s ``[:, 1]`` and :meth:`predict_interval`.
@@ -232,7 +255,7 @@ class CrossVennAbersCalibrator(ScoreCalibrator):
         One validation and one search of every fold's table for both.
         """
         check_is_fitted(self, "calibrators_")
-        p, interval = self._merged(self._check_test_scores(scores))
+        p, _, interval = self._merged(self._check_test_scores(scores))
         return p, interval[:, 0], interval[:, 1]
 
     def predict_interval(self, scores) -> np.ndarray:
@@ -250,4 +273,4 @@ class CrossVennAbersCalibrator(ScoreCalibrator):
         ndarray of shape (n_samples, 2)
         """
         check_is_fitted(self, "calibrators_")
-        return self._merged(self._check_test_scores(scores))[1]
+        return self._merged(self._check_test_scores(scores))[2]

@@ -1,0 +1,125 @@
+"""Platt scaling with weights from 1e-310 to 1e308 (issue 22): the right answer or a clear error.
+
+With one distinct score only the intercept is identified: the weighted MLE of
+a constant, ``a = 0`` and ``b = log(c0) - log(c1)`` (``c1``, ``c0`` the
+weights times the targets and times one minus them).  Computed on weights
+scaled by a power of two near the largest, a class of weight below
+``2**-1022`` times the other underflowed and gave ``b = -inf`` (a model
+``load`` refuses).  With two or more scores whose weights span more than
+``2**1022``, the small ones vanished from the loss and, where they held the
+only other scores, the fit returned a constant sigmoid with no word: now a
+``ValueError`` naming ``sample_weight``.  The reference is exact rational
+arithmetic on the score summary.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from decimal import Decimal, localcontext
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from venncal import ScoreSummary
+from venncal.baselines import PlattCalibrator
+from venncal._validation import WeightScaleWarning
+
+SCALES = [1e-310, 1e-300, 1e-150, 0.5, 1.0, 3.0, 2.0**53 - 1, 1e150, 1e300, 1e308]
+
+
+def _ln(x: Fraction) -> float:
+    with localcontext() as ctx:  # the logs of numerator and denominator cancel: 80 digits
+        ctx.prec = 80
+        return float(Decimal(x.numerator).ln() - Decimal(x.denominator).ln())
+
+
+def exact_intercept(w, a, targets):
+    """``log(c0 / c1)`` in exact rationals from the summary's total and positive weight."""
+    w, a = Fraction(w), Fraction(a)
+    neg = w - a
+    if targets == "labels":
+        return _ln(neg / a)
+    off_pos = 1 / (a + 2)  # 1 - t+, k+ = a
+    t_neg = 1 / (neg + 2)
+    c1 = a * (1 - off_pos) + neg * t_neg
+    c0 = a * off_pos + neg * (1 - t_neg)
+    return _ln(c0 / c1)
+
+
+@pytest.mark.parametrize("targets", ["platt", "labels"])
+@given(st.lists(st.tuples(st.sampled_from(SCALES), st.booleans()), min_size=2, max_size=6))
+def test_constant_scorer_is_the_exact_weighted_mle(targets, rows):
+    w = np.array([r[0] for r in rows])
+    y = np.array([int(r[1]) for r in rows])
+    y[0], y[1] = 0, 1
+    s = np.full(w.shape[0], 0.25)
+    try:
+        summary = ScoreSummary.from_arrays(s, y, w)
+    except ValueError as exc:  # tied whole numbers past two doubles: refused by the summary
+        assert "sample_weight" in str(exc)
+        with pytest.raises(ValueError, match="sample_weight"):
+            PlattCalibrator(targets=targets).fit(s, y, sample_weight=w)
+        return
+    total, pos = float(summary.weights[0]), float(summary.positive_weights[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.simplefilter("ignore", WeightScaleWarning)
+        if targets == "labels" and not 0 < pos < total:
+            # the summary's total rounds the lighter class away: a single class
+            with pytest.raises(ValueError, match="both classes"):
+                PlattCalibrator(targets=targets).fit(s, y, sample_weight=w)
+            return
+        cal = PlattCalibrator(targets=targets).fit(s, y, sample_weight=w)
+    want = exact_intercept(total, pos, targets)
+    assert cal.a_ == 0.0
+    assert math.isfinite(cal.b_)
+    assert abs(cal.b_ - want) <= 1e-13 * max(1.0, abs(want))
+
+
+def test_constant_scorer_with_a_class_below_2_to_the_minus_1022_of_the_other():
+    # b was -inf: the scaled negative weight underflowed to 0
+    cal = PlattCalibrator().fit([0.5, 0.5], [0, 1], sample_weight=[1e300, 1e-300])
+    assert cal.b_ == pytest.approx(exact_intercept(1e300, 1e-300, "platt"), rel=1e-14)
+    cal = PlattCalibrator(targets="labels").fit(
+        [0.5, 0.5, 0.5], [0, 1, 1], sample_weight=[1e-310, 1e-300, 1e-300]
+    )
+    assert cal.b_ == pytest.approx(exact_intercept(1e-310 + 2e-300, 2e-300, "labels"), rel=1e-14)
+
+
+@pytest.mark.parametrize("targets", ["platt", "labels"])
+def test_scores_that_only_vanishing_weights_hold_are_refused(targets):
+    # Was a = 0, b = -690.8 (a constant) without a word, where the exact MLE has a slope.
+    s, y = [0.1, 0.5, 0.9], [0, 1, 0]
+    w = [1e-300, 1e300, 1e-300]
+    with pytest.raises(ValueError, match="sample_weight spans more than 2\\*\\*1022"):
+        PlattCalibrator(targets=targets).fit(s, y, sample_weight=w)
+    # rescaled into the float64 range of one another, the same data fits
+    cal = PlattCalibrator(targets=targets).fit(s, y, sample_weight=[1e-150, 1e150, 1e-150])
+    assert math.isfinite(cal.a_) and math.isfinite(cal.b_)
+
+
+@given(st.lists(st.tuples(st.sampled_from([0.0, 0.25, 0.5, 1.0]), st.booleans(),
+                          st.sampled_from(SCALES)), min_size=2, max_size=8))
+def test_any_weight_scales_give_an_answer_or_a_clear_error(rows):
+    s = np.array([r[0] for r in rows])
+    y = np.array([int(r[1]) for r in rows])
+    y[0], y[1] = 0, 1
+    w = np.array([r[2] for r in rows])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            cal = PlattCalibrator().fit(s, y, sample_weight=w)
+        except ValueError as exc:
+            assert "sample_weight" in str(exc) or "float64 range" in str(exc)
+            return
+    assert math.isfinite(cal.a_) and math.isfinite(cal.b_)
+    p = cal.predict_proba(np.unique(s))[:, 1]
+    assert ((p >= 0) & (p <= 1)).all()
+    if np.unique(s).shape[0] > 1:
+        # more than one distinct score kept its weight: the slope is fitted, not dropped
+        big = w >= w.max() * 2.0**-1022
+        assert np.unique(s[big]).shape[0] > 1 or cal.a_ == 0.0
