@@ -41,6 +41,14 @@ class CalibratedClassifier(FoldCalibratedClassifier):
     folds; ``VennAbersClassifier`` is the route with Venn-Abers parameters
     (``merge``, ``method="sva"``).
 
+    A frozen base (:class:`sklearn.frozen.FrozenEstimator`) is never
+    refitted and makes every row calibration data, as in scikit-learn's
+    ``CalibratedClassifierCV(ensemble="auto")``: one calibrator of the
+    method on all rows (for ``"ivap"``, one IVAP), whatever ``cv``; the
+    weights are used by the calibration only and ``fit_params`` are ignored.
+    ``cv="prefit"``, which scikit-learn 1.8 removed, is refused with a
+    pointer to ``FrozenEstimator``.
+
     Parameters
     ----------
     estimator : estimator object, default=None
@@ -77,7 +85,8 @@ class CalibratedClassifier(FoldCalibratedClassifier):
     ----------
     classes_ : ndarray of shape (2,)
     estimators_ : list of estimators
-        The fitted base estimators, one per fold.
+        The fitted base estimators, one per fold (the frozen estimator
+        itself for a frozen base).
     calibrator_ : CrossVennAbersCalibrator or None
         For ``method="ivap"``, the one score-level CVAP over all folds.
     calibrators_ : list of score-level calibrators

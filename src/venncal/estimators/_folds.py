@@ -41,6 +41,7 @@ from ._helpers import (
     WrapperMixin,
     as_rows,
     fit_estimator,
+    is_frozen,
     n_samples,
     positive_scores,
     slice_fit_params,
@@ -66,7 +67,12 @@ CV = [
 
 
 def _fit_fold(estimator, X, y, sample_weight, fit_params, train, cal, positive, response_method):
-    """Fit ``estimator`` on rows ``train``; return it with its scores of rows ``cal``."""
+    """Fit ``estimator`` on rows ``train``; return it with its scores of rows ``cal``.
+
+    A frozen estimator is not fitted (nor given the weights: no warning).
+    """
+    if is_frozen(estimator):
+        return estimator, positive_scores(estimator, take_rows(X, cal), positive, response_method)
     n = n_samples(X)
     w_train = None if sample_weight is None else sample_weight[train]
     fit_estimator(
@@ -109,9 +115,18 @@ class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
     def _new_calibrator(self, classes):
         raise NotImplementedError
 
+    def _check_params(self) -> None:
+        if isinstance(self.cv, str) and self.cv == "prefit":
+            raise ValueError(
+                f'{type(self).__name__}: cv="prefit" is not supported (scikit-learn removed it '
+                "from CalibratedClassifierCV in 1.8); wrap the fitted estimator in "
+                "sklearn.frozen.FrozenEstimator instead, and every row is calibration data"
+            )
+        super()._check_params()
+
     def _splits(self, X, y, n):
         everything = np.arange(n)
-        kind = self._split_kind()
+        kind = "all" if is_frozen(self._base_estimator()) else self._split_kind()
         if kind == "all":
             return [(everything, everything)]
         if kind == "split":

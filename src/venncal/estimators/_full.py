@@ -25,6 +25,7 @@ from ._helpers import (
     WrapperMixin,
     as_rows,
     fit_estimator,
+    is_frozen,
     n_samples,
     positive_scores,
     take_rows,
@@ -76,6 +77,14 @@ class FullVennAbersClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
     in parallel with joblib (``n_jobs``).  For large data use
     :class:`VennAbersClassifier` (IVAP or CVAP).
 
+    A frozen base (:class:`sklearn.frozen.FrozenEstimator`, an already
+    fitted model) is never refitted, so its scores do not depend on the
+    postulated label and the full predictor *is* the IVAP whose calibration
+    set is every training row (Vovk, Petej & Fedorova 2015, section 2, with
+    the proper training set outside the data): :meth:`fit` fits that IVAP
+    once (``calibrator_``) and a prediction costs one scoring and a binary
+    search per row; the weights are then used by the calibration only.
+
     Parameters
     ----------
     estimator : estimator object, default=None
@@ -90,6 +99,9 @@ class FullVennAbersClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     classes_ : ndarray of shape (2,)
+    calibrator_ : VennAbersCalibrator or None
+        For a frozen base, the IVAP of the training rows' scores; otherwise
+        None (every prediction refits).
     n_features_in_ : int
         Number of columns of the training data (2-D input).
 
@@ -157,8 +169,16 @@ class FullVennAbersClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
         self.n_features_in_ = int(X.shape[1])
         if hasattr(X, "columns"):
             self.feature_names_in_ = np.asarray(X.columns, dtype=object)
-        # Fail early, as a classifier should, if the estimator cannot be fitted.
         base = self._base_estimator()
+        if is_frozen(base):
+            # Refits are no-ops: the full predictor is the IVAP of all rows.
+            scores = positive_scores(base, X, classes[1], self.response_method)
+            self.calibrator_ = VennAbersCalibrator(classes=classes).fit(
+                scores, y, sample_weight=self.sample_weight_
+            )
+            return self
+        self.calibrator_ = None
+        # Fail early, as a classifier should, if the estimator cannot be fitted.
         fit_estimator(clone(base), X, y, self.sample_weight_, self.fit_params_)
         return self
 
@@ -190,6 +210,9 @@ class FullVennAbersClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
         if m == 0:
             return np.empty((0, 2))
         base = self._base_estimator()
+        if self.calibrator_ is not None:
+            scores = positive_scores(base, X, self.classes_[1], self.response_method)
+            return self.calibrator_.predict_interval(scores)
         pairs = Parallel(n_jobs=self.n_jobs)(
             delayed(_full_pair)(
                 base, self.X_, self.y_, self.classes_, self.sample_weight_, self.fit_params_,

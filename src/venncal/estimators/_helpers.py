@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils import get_tags
 from sklearn.utils.validation import has_fit_parameter
@@ -20,6 +21,7 @@ __all__ = [
     "as_rows",
     "default_estimator",
     "fit_estimator",
+    "is_frozen",
     "n_samples",
     "positive_scores",
     "slice_fit_params",
@@ -36,6 +38,15 @@ RESPONSE_METHOD = [Options(RESPONSE_METHODS)]
 def default_estimator():
     """Return the base estimator used when none is given: logistic regression."""
     return LogisticRegression()
+
+
+def is_frozen(estimator) -> bool:
+    """Whether ``estimator`` is already fitted and must not be refitted.
+
+    The test scikit-learn's ``CalibratedClassifierCV(ensemble="auto")``
+    makes: an instance of :class:`sklearn.frozen.FrozenEstimator`.
+    """
+    return isinstance(estimator, FrozenEstimator)
 
 
 class WrapperMixin(ParamsMixin):

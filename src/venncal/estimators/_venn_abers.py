@@ -28,6 +28,18 @@ class VennAbersClassifier(FoldCalibratedClassifier):
     ``CalibratedClassifier(method="ivap")`` is an alias that runs the same
     code.
 
+    A frozen base (:class:`sklearn.frozen.FrozenEstimator`: an already
+    fitted model, never refitted) makes every row calibration data, as in
+    scikit-learn's ``CalibratedClassifierCV(ensemble="auto")``: every method
+    is then one IVAP on all rows (``cv``, ``calibration_size`` and
+    ``random_state`` are not used).  CVAP's folds would all hold the same
+    model, so its K IVAPs would only see a K-th of the rows each; the one
+    IVAP on all rows is what they approximate.  The weights are then used by
+    the calibration only, and ``fit_params`` are ignored, as
+    ``FrozenEstimator.fit`` ignores them.  ``cv="prefit"``, which
+    scikit-learn 1.8 removed, is refused with a pointer to
+    ``FrozenEstimator``.
+
     Parameters
     ----------
     estimator : estimator object, default=None
@@ -66,7 +78,8 @@ class VennAbersClassifier(FoldCalibratedClassifier):
     classes_ : ndarray of shape (2,)
         The two labels, sorted; probabilities are those of ``classes_[1]``.
     estimators_ : list of estimators
-        The fitted base estimators, one per fold (one for ivap and sva).
+        The fitted base estimators, one per fold (one for ivap and sva, and
+        the frozen estimator itself for a frozen base).
     calibrator_ : CrossVennAbersCalibrator
         The score-level predictor fitted on the out-of-fold scores; fold k
         (``calibrator_.folds_[k] == k``) is scored by ``estimators_[k]``.
