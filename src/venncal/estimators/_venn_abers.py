@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-import numpy as np
-
 from .._validation import Options
 from ..venn_abers import CrossVennAbersCalibrator
 from ..venn_abers._merge import MERGES
@@ -145,20 +143,3 @@ class VennAbersClassifier(FoldCalibratedClassifier):
 
     def _new_calibrator(self, classes):
         return CrossVennAbersCalibrator(merge=self.merge, classes=classes)
-
-    def predict_interval(self, X) -> np.ndarray:
-        """Return the Venn-Abers pair for each row.
-
-        For one predictor (ivap, sva) the columns are ``p0 <= p1``; for K folds
-        they are ``(1 - GM(1 - p0), GM(p1))`` over the folds (Vovk, Petej & Fedorova 2015,
-        section 4), a pair that is usually, but not always, ordered.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, ...)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, 2)
-        """
-        return self._predict_interval(X)
