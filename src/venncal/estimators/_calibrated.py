@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-import numpy as np
-from sklearn.utils.metaestimators import available_if
-
 from .._registry import available_methods, method_class
 from .._validation import DICT, NONE, Options
 from ._folds import CV, FoldCalibratedClassifier
@@ -17,10 +14,6 @@ __all__ = ["CalibratedClassifier"]
 #: "cvap", whose folds the wrapper makes itself; "ivap" is the alias of
 #: ``VennAbersClassifier(method="cvap")`` (one CVAP over the folds).
 METHODS = tuple(m for m in available_methods() if m != "cvap")
-
-
-def _is_venn_abers(self) -> bool:
-    return self.method == "ivap"
 
 
 class CalibratedClassifier(FoldCalibratedClassifier):
@@ -40,6 +33,14 @@ class CalibratedClassifier(FoldCalibratedClassifier):
     loop over ``METHODS`` compares every calibration method with the same
     folds; ``VennAbersClassifier`` is the route with Venn-Abers parameters
     (``merge``, ``method="sva"``).
+
+    A frozen base (:class:`sklearn.frozen.FrozenEstimator`) is never
+    refitted and makes every row calibration data, as in scikit-learn's
+    ``CalibratedClassifierCV(ensemble="auto")``: one calibrator of the
+    method on all rows (for ``"ivap"``, one IVAP), whatever ``cv``; the
+    weights are used by the calibration only and ``fit_params`` are ignored.
+    ``cv="prefit"``, which scikit-learn 1.8 removed, is refused with a
+    pointer to ``FrozenEstimator``.
 
     Parameters
     ----------
@@ -77,7 +78,8 @@ class CalibratedClassifier(FoldCalibratedClassifier):
     ----------
     classes_ : ndarray of shape (2,)
     estimators_ : list of estimators
-        The fitted base estimators, one per fold.
+        The fitted base estimators, one per fold (the frozen estimator
+        itself for a frozen base).
     calibrator_ : CrossVennAbersCalibrator or None
         For ``method="ivap"``, the one score-level CVAP over all folds.
     calibrators_ : list of score-level calibrators
@@ -138,6 +140,9 @@ class CalibratedClassifier(FoldCalibratedClassifier):
             )
         super()._check_params()
 
+    def _venn_abers(self) -> bool:
+        return self.method == "ivap"
+
     def _split_kind(self):
         return "split" if isinstance(self.cv, str) and self.cv == "split" else "cv"
 
@@ -147,17 +152,3 @@ class CalibratedClassifier(FoldCalibratedClassifier):
         # "ivap" over folds is the cross Venn-Abers predictor: one calibrator
         # for all folds, the same one VennAbersClassifier fits.
         return method_class("cvap" if self.method == "ivap" else self.method)(**params)
-
-    @available_if(_is_venn_abers)
-    def predict_interval(self, X) -> np.ndarray:
-        """Return the merged Venn-Abers pair for each row (``method="ivap"`` only).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, ...)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, 2)
-        """
-        return self._predict_interval(X)

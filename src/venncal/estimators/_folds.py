@@ -23,29 +23,11 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import StratifiedKFold, check_cv, train_test_split
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import (
-    N_JOBS,
-    NONE,
-    RANDOM_STATE,
-    Check,
-    Interval,
-    check_classifier_targets,
-    check_sample_weight,
-    check_weighted_classes,
-)
-from ._helpers import (
-    ESTIMATOR,
-    RESPONSE_METHOD,
-    WrapperMixin,
-    as_rows,
-    fit_estimator,
-    n_samples,
-    positive_scores,
-    slice_fit_params,
-    take_rows,
-)
+from .._validation import NONE, RANDOM_STATE, Check, Interval
+from ._helpers import WrapperMixin, as_rows, check_fit_data, class_scores, fit_and_score, is_frozen
 
 __all__ = ["CV", "FoldCalibratedClassifier"]
 
@@ -65,14 +47,13 @@ CV = [
 ]
 
 
-def _fit_fold(estimator, X, y, sample_weight, fit_params, train, cal, positive, response_method):
-    """Fit ``estimator`` on rows ``train``; return it with its scores of rows ``cal``."""
-    n = n_samples(X)
-    w_train = None if sample_weight is None else sample_weight[train]
-    fit_estimator(
-        estimator, take_rows(X, train), y[train], w_train, slice_fit_params(fit_params, train, n)
-    )
-    return estimator, positive_scores(estimator, take_rows(X, cal), positive, response_method)
+def _binary(scores: np.ndarray) -> np.ndarray:
+    """The one column of a binary calibrator's scores, shape (n,)."""
+    return scores[:, 0]
+
+
+def _gives_intervals(self) -> bool:
+    return self._venn_abers()
 
 
 class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
@@ -83,8 +64,9 @@ class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
     ``n_jobs`` (their rules are in ``_parameter_constraints``), and implement
     ``_new_calibrator(classes)`` (an unfitted score-level calibrator whose
     ``classes`` parameter is set) and, optionally, ``_split_kind()`` (one
-    of "cv", "split", "all").  The base estimator is cloned and fitted
-    exactly once per fold.
+    of "cv", "split", "all"; a frozen base is always "all") and
+    ``_venn_abers()`` (False hides ``predict_interval``).  The base
+    estimator is cloned and fitted exactly once per fold (never, if frozen).
 
     Fitted attributes: ``estimators_`` (one per fold), ``calibrator_`` (the
     one calibrator fitted per group, or None) and ``calibrators_`` (one per
@@ -92,26 +74,37 @@ class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints: ClassVar[dict] = {
-        "estimator": ESTIMATOR,
+        **WrapperMixin._parameter_constraints,
         "cv": CV,
         "calibration_size": [
             Interval("real", 0, 1, closed="neither"),
             Interval("int", 1, None),
         ],
-        "response_method": RESPONSE_METHOD,
         "random_state": [RANDOM_STATE],
-        "n_jobs": [N_JOBS],
     }
 
     def _split_kind(self) -> str:
         return "cv"
 
+    def _venn_abers(self) -> bool:
+        """Whether the calibration is Venn-Abers (then ``predict_interval`` exists)."""
+        return True
+
     def _new_calibrator(self, classes):
         raise NotImplementedError
 
+    def _check_params(self) -> None:
+        if isinstance(self.cv, str) and self.cv == "prefit":
+            raise ValueError(
+                f'{type(self).__name__}: cv="prefit" is not supported (scikit-learn removed it '
+                "from CalibratedClassifierCV in 1.8); wrap the fitted estimator in "
+                "sklearn.frozen.FrozenEstimator instead, and every row is calibration data"
+            )
+        super()._check_params()
+
     def _splits(self, X, y, n):
         everything = np.arange(n)
-        kind = self._split_kind()
+        kind = "all" if is_frozen(self._base_estimator()) else self._split_kind()
         if kind == "all":
             return [(everything, everything)]
         if kind == "split":
@@ -123,7 +116,7 @@ class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
             )
             return [(np.sort(train), np.sort(cal))]
         if isinstance(self.cv, numbers.Integral):
-            splitter = StratifiedKFold(n_splits=self.cv, shuffle=True, random_state=self.random_state)
+            splitter = StratifiedKFold(self.cv, shuffle=True, random_state=self.random_state)
         else:
             splitter = check_cv(self.cv, y, classifier=True)
         return list(splitter.split(X, y))
@@ -149,20 +142,13 @@ class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
         self
         """
         self._check_params()
-        name = type(self).__name__
-        X = as_rows(X)
-        y, classes, y01 = check_classifier_targets(name, y)
-        n = n_samples(X)
-        if y.shape[0] != n:
-            raise ValueError(f"X has {n} rows but y has {y.shape[0]} labels")
-        sw = check_sample_weight(sample_weight, n)
-        check_weighted_classes(name, classes, y01, sw)
-        splits = self._splits(X, y, n)
+        X, y, classes, sw = check_fit_data(type(self).__name__, X, y, sample_weight)
+        splits = self._splits(X, y, y.shape[0])
         base = self._base_estimator()
         self.response_methods_ = self._response_methods(classes)
         fitted = Parallel(n_jobs=self.n_jobs)(
-            delayed(_fit_fold)(
-                clone(base), X, y, sw, fit_params, train, cal, classes[1], self.response_methods_
+            delayed(fit_and_score)(
+                clone(base), X, y, sw, fit_params, classes, self.response_methods_, train, cal
             )
             for train, cal in splits
         )
@@ -188,7 +174,13 @@ class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
         return tuple(type(self._new_calibrator(classes))._response_methods)
 
     def _calibrate(self, classes, y, sample_weight, cal_rows, scores) -> None:
-        """Fit the calibration on each fold's rows ``cal_rows[k]`` and scores ``scores[k]``."""
+        """Fit the calibration on each fold's rows ``cal_rows[k]`` and scores ``scores[k]``.
+
+        ``scores[k]`` has one column per score a calibrator of ``classes``
+        takes (:func:`~venncal.estimators._helpers.class_scores`): one, the
+        positive class's, for the binary calibrators used here.
+        """
+        scores = [_binary(s) for s in scores]
 
         def weights(rows):
             return None if sample_weight is None else sample_weight[rows]
@@ -210,12 +202,11 @@ class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
         self.calibrators_ = calibrator.calibrators_
 
     def _fold_scores(self, X) -> list[np.ndarray]:
-        """Return the base estimators' scores of ``X``, one array per fold."""
+        """Return the base estimators' scores of ``X``, one (n, 1) or (n, K) array per fold."""
         check_is_fitted(self, "estimators_")
         X = as_rows(X)
         return [
-            positive_scores(est, X, self.classes_[1], self.response_methods_)
-            for est in self.estimators_
+            class_scores(est, X, self.classes_, self.response_methods_) for est in self.estimators_
         ]
 
     def predict_proba(self, X) -> np.ndarray:
@@ -224,12 +215,16 @@ class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, ...)
+            Data in any form the base estimator's ``predict_proba`` (or
+            ``decision_function``) accepts.
 
         Returns
         -------
         ndarray of shape (n_samples, 2)
+            Rows sum to 1: a Venn-Abers method's merged probability, or the
+            mean over the folds of each fold's calibrated probability.
         """
-        scores = self._fold_scores(X)
+        scores = [_binary(s) for s in self._fold_scores(X)]
         if self.calibrator_ is not None:
             return self.calibrator_.predict_proba(np.column_stack(scores))
         p = np.mean(
@@ -238,6 +233,23 @@ class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
         )
         return np.column_stack((1.0 - p, p))
 
-    def _predict_interval(self, X) -> np.ndarray:
-        """Return the merged Venn-Abers pair of the fold models' scores of ``X``."""
-        return self.calibrator_.predict_interval(np.column_stack(self._fold_scores(X)))
+    @available_if(_gives_intervals)
+    def predict_interval(self, X) -> np.ndarray:
+        """Return the Venn-Abers pair for each row (Venn-Abers methods only).
+
+        For one predictor (ivap, sva, a frozen base) the columns are
+        ``p0 <= p1``; for K folds they are ``(1 - GM(1 - p0), GM(p1))`` over
+        the folds (Vovk, Petej & Fedorova 2015, section 4), a pair that is
+        usually, but not always, ordered.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, ...)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+            Columns ``p0`` and ``p1``, probabilities of ``classes_[1]``.
+        """
+        scores = [_binary(s) for s in self._fold_scores(X)]
+        return self.calibrator_.predict_interval(np.column_stack(scores))

@@ -10,21 +10,15 @@ from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import (
-    N_JOBS,
-    Options,
-    check_classifier_targets,
-    check_sample_weight,
-    check_weighted_classes,
-)
+from .._validation import Options
 from ..venn_abers import VennAbersCalibrator
 from ..venn_abers._merge import MERGES, minimax
 from ._helpers import (
-    ESTIMATOR,
-    RESPONSE_METHOD,
     WrapperMixin,
     as_rows,
-    fit_estimator,
+    check_fit_data,
+    fit_and_score,
+    is_frozen,
     n_samples,
     positive_scores,
     take_rows,
@@ -44,6 +38,14 @@ def _append_row(X, x):
     return np.concatenate([X, x], axis=0)
 
 
+def _check_2d(X, hint: str):
+    """``X`` as rows; ``ValueError`` (ending with ``hint``) unless it is two-dimensional."""
+    X = as_rows(X)
+    if not (hasattr(X, "iloc") or sp.issparse(X)) and X.ndim != 2:
+        raise ValueError(f"Expected 2D array, got an array of shape {X.shape} instead{hint}")
+    return X
+
+
 def _full_pair(estimator, X, y, classes, sample_weight, fit_params, x, response_method):
     """``(p0, p1)`` for the one-row ``x`` by refitting with each postulated label."""
     X_ext = _append_row(X, x)
@@ -51,9 +53,10 @@ def _full_pair(estimator, X, y, classes, sample_weight, fit_params, x, response_
     pair = np.empty(2)
     for label in (0, 1):
         y_ext = np.append(y, classes[label])
-        est = clone(estimator)
-        fit_estimator(est, X_ext, y_ext, w_ext, fit_params)
-        scores = positive_scores(est, X_ext, classes[1], response_method)
+        _, scores = fit_and_score(
+            clone(estimator), X_ext, y_ext, w_ext, fit_params, classes, response_method
+        )
+        scores = scores[:, 0]
         # p_label: the isotonic calibrator of the training scores plus
         # (s(x), label), read at s(x); the calibrator pools a tie with s(x).
         cal = VennAbersCalibrator(classes=classes).fit(scores[:-1], y, sample_weight=sample_weight)
@@ -76,6 +79,14 @@ class FullVennAbersClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
     in parallel with joblib (``n_jobs``).  For large data use
     :class:`VennAbersClassifier` (IVAP or CVAP).
 
+    A frozen base (:class:`sklearn.frozen.FrozenEstimator`, an already
+    fitted model) is never refitted, so its scores do not depend on the
+    postulated label and the full predictor *is* the IVAP whose calibration
+    set is every training row (Vovk, Petej & Fedorova 2015, section 2, with
+    the proper training set outside the data): :meth:`fit` fits that IVAP
+    once (``calibrator_``) and a prediction costs one scoring and a binary
+    search per row; the weights are then used by the calibration only.
+
     Parameters
     ----------
     estimator : estimator object, default=None
@@ -90,6 +101,9 @@ class FullVennAbersClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     classes_ : ndarray of shape (2,)
+    calibrator_ : VennAbersCalibrator or None
+        For a frozen base, the IVAP of the training rows' scores; otherwise
+        None (every prediction refits).
     n_features_in_ : int
         Number of columns of the training data (2-D input).
 
@@ -104,10 +118,8 @@ class FullVennAbersClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints: ClassVar[dict] = {
-        "estimator": ESTIMATOR,
+        **WrapperMixin._parameter_constraints,
         "merge": [Options(MERGES)],
-        "response_method": RESPONSE_METHOD,
-        "n_jobs": [N_JOBS],
     }
 
     def __init__(self, estimator=None, *, merge="log", response_method="auto", n_jobs=None):
@@ -135,13 +147,10 @@ class FullVennAbersClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
         self : FullVennAbersClassifier
         """
         self._check_params()
-        X = as_rows(X)
-        if not (hasattr(X, "iloc") or sp.issparse(X)) and X.ndim != 2:
-            raise ValueError(f"Expected 2D array, got an array of shape {X.shape} instead")
-        y, classes, y01 = check_classifier_targets(type(self).__name__, y)
-        n = n_samples(X)
-        if y.shape[0] != n:
-            raise ValueError(f"X has {n} rows but y has {y.shape[0]} labels")
+        X, y, classes, self.sample_weight_ = check_fit_data(
+            type(self).__name__, _check_2d(X, ""), y, sample_weight
+        )
+        n = y.shape[0]
         for key, value in fit_params.items():
             if hasattr(value, "__len__") and not isinstance(value, str) and len(value) == n:
                 raise ValueError(
@@ -150,37 +159,46 @@ class FullVennAbersClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
                 )
         self.X_ = X
         self.y_ = y
-        self.sample_weight_ = check_sample_weight(sample_weight, n)
-        check_weighted_classes(type(self).__name__, classes, y01, self.sample_weight_)
         self.fit_params_ = dict(fit_params)
         self.classes_ = classes
         self.n_features_in_ = int(X.shape[1])
         if hasattr(X, "columns"):
             self.feature_names_in_ = np.asarray(X.columns, dtype=object)
-        # Fail early, as a classifier should, if the estimator cannot be fitted.
+        # Fail early, as a classifier should, if the estimator cannot be fitted
+        # or scored.
         base = self._base_estimator()
-        fit_estimator(clone(base), X, y, self.sample_weight_, self.fit_params_)
+        _, scores = fit_and_score(
+            clone(base), X, y, self.sample_weight_, self.fit_params_, classes, self.response_method
+        )
+        self.calibrator_ = None
+        if is_frozen(base):
+            # Refits are no-ops: the full predictor is the IVAP of all rows.
+            self.calibrator_ = VennAbersCalibrator(classes=classes).fit(
+                scores[:, 0], y, sample_weight=self.sample_weight_
+            )
         return self
 
     def predict_interval(self, X) -> np.ndarray:
-        """Return the Venn-Abers pair ``(p0, p1)`` for each row (2 refits per row).
+        """Return the Venn-Abers pair ``(p0, p1)`` of each row: two refits of the base per row.
+
+        With a frozen base, the pairs of the IVAP ``calibrator_`` (no refit).
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The test objects, each with its own pair.
 
         Returns
         -------
         ndarray of shape (n_samples, 2)
+            ``p_y``, the probability of ``classes_[1]`` with ``x`` labelled ``classes_[y]``.
         """
         check_is_fitted(self, "X_")
-        X = as_rows(X)
-        if not (hasattr(X, "iloc") or sp.issparse(X)) and X.ndim != 2:
-            raise ValueError(
-                f"Expected 2D array, got an array of shape {X.shape} instead. Reshape your "
-                "data with array.reshape(-1, 1) for one feature or array.reshape(1, -1) for "
-                "one sample."
-            )
+        X = _check_2d(
+            X,
+            ". Reshape your data with array.reshape(-1, 1) for one feature or "
+            "array.reshape(1, -1) for one sample.",
+        )
         if X.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
@@ -190,6 +208,9 @@ class FullVennAbersClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
         if m == 0:
             return np.empty((0, 2))
         base = self._base_estimator()
+        if self.calibrator_ is not None:
+            scores = positive_scores(base, X, self.classes_[1], self.response_method)
+            return self.calibrator_.predict_interval(scores)
         pairs = Parallel(n_jobs=self.n_jobs)(
             delayed(_full_pair)(
                 base, self.X_, self.y_, self.classes_, self.sample_weight_, self.fit_params_,

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-import numpy as np
-
 from .._validation import Options
 from ..venn_abers import CrossVennAbersCalibrator
 from ..venn_abers._merge import MERGES
@@ -27,6 +25,18 @@ class VennAbersClassifier(FoldCalibratedClassifier):
     row and fold.  This is the estimator-level route to CVAP;
     ``CalibratedClassifier(method="ivap")`` is an alias that runs the same
     code.
+
+    A frozen base (:class:`sklearn.frozen.FrozenEstimator`: an already
+    fitted model, never refitted) makes every row calibration data, as in
+    scikit-learn's ``CalibratedClassifierCV(ensemble="auto")``: every method
+    is then one IVAP on all rows (``cv``, ``calibration_size`` and
+    ``random_state`` are not used).  CVAP's folds would all hold the same
+    model, so its K IVAPs would only see a K-th of the rows each; the one
+    IVAP on all rows is what they approximate.  The weights are then used by
+    the calibration only, and ``fit_params`` are ignored, as
+    ``FrozenEstimator.fit`` ignores them.  ``cv="prefit"``, which
+    scikit-learn 1.8 removed, is refused with a pointer to
+    ``FrozenEstimator``.
 
     Parameters
     ----------
@@ -66,7 +76,8 @@ class VennAbersClassifier(FoldCalibratedClassifier):
     classes_ : ndarray of shape (2,)
         The two labels, sorted; probabilities are those of ``classes_[1]``.
     estimators_ : list of estimators
-        The fitted base estimators, one per fold (one for ivap and sva).
+        The fitted base estimators, one per fold (one for ivap and sva, and
+        the frozen estimator itself for a frozen base).
     calibrator_ : CrossVennAbersCalibrator
         The score-level predictor fitted on the out-of-fold scores; fold k
         (``calibrator_.folds_[k] == k``) is scored by ``estimators_[k]``.
@@ -132,20 +143,3 @@ class VennAbersClassifier(FoldCalibratedClassifier):
 
     def _new_calibrator(self, classes):
         return CrossVennAbersCalibrator(merge=self.merge, classes=classes)
-
-    def predict_interval(self, X) -> np.ndarray:
-        """Return the Venn-Abers pair for each row.
-
-        For one predictor (ivap, sva) the columns are ``p0 <= p1``; for K folds
-        they are ``(1 - GM(1 - p0), GM(p1))`` over the folds (Vovk, Petej & Fedorova 2015,
-        section 4), a pair that is usually, but not always, ordered.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, ...)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, 2)
-        """
-        return self._predict_interval(X)
