@@ -9,10 +9,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._binning import unit_edges, upper_mass_bins
-from .._docs import fill
 from .._validation import NONE, Interval, Options, validate_params
 from ..summary import ScoreSummary
 from ._checks import _check_inputs, _unit_scaled
+from ._docstrings import fill
 
 __all__ = ["CalibrationBins", "calibration_bins", "ece", "mce"]
 
@@ -163,9 +163,7 @@ def calibration_bins(
     ----------
     {y_p}
     {binning}
-    {pos_label}
-    sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative weights for the bin means and bin masses.
+    {weights}
 
     Returns
     -------
@@ -208,13 +206,12 @@ def ece(
     ----------
     {y_p}
     {binning}
-    {pos_label}
-    sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative weights for the bin means and bin masses.
+    {weights}
 
     Returns
     -------
     float
+        In [0, 1]: the weighted mean gap between observed frequency and mean prediction.
 
     Examples
     --------
@@ -251,9 +248,7 @@ def mce(
         Leave out the bins holding less than this many rows (less total
         weight, with ``sample_weight``: frequency weights count as rows).  By
         default every non-empty bin counts.
-    {pos_label}
-    sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative weights for the bin means and bin masses.
+    {weights}
 
     Returns
     -------
