@@ -74,8 +74,8 @@ def _check_proba(proba) -> np.ndarray:
     sums = np.sum(arr, axis=1)
     off = np.flatnonzero(np.abs(sums - 1.0) > PROBA_SUM_TOL)
     if off.shape[0]:
-        what = f"within {PROBA_SUM_TOL:g}; row {off[0]} (from 0) sums to {float(sums[off[0]])!r}"
-        raise ValueError(f"each row of proba must sum to 1 ({what})")
+        what = f"row {off[0]} (from 0) sums to {float(sums[off[0]])!r}"
+        raise ValueError(f"each row of proba must sum to 1 (within {PROBA_SUM_TOL:g}); {what}")
     return arr
 
 

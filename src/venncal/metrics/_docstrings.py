@@ -52,11 +52,13 @@ label : str, default=None
     Legend entry for a single set of predictions (a dict uses its keys).""",
 }
 
+ENTRIES["mc_binned"] = "\n".join(ENTRIES[k] for k in ("y_proba", "mc_binning", "classes_weights"))
+
 _SLOT = re.compile(r"^( *)\{(" + "|".join(ENTRIES) + r")\}$", re.MULTILINE)
 
 
 def fill(function):
-    """Fill the slots ``{name}`` of ``function``'s docstring from :data:`ENTRIES`, then the shared ones.
+    """Fill the docstring's slots ``{name}`` from :data:`ENTRIES`, then the shared ones.
 
     Returns ``function`` (a decorator).
     """
