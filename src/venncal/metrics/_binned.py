@@ -149,12 +149,7 @@ def _validated_bins(owner, y, p, n_bins, strategy, pos_label, sample_weight):
 
 @fill
 def calibration_bins(
-    y: ArrayLike,
-    p: ArrayLike,
-    *,
-    n_bins: int = 10,
-    strategy: str = "uniform",
-    pos_label=None,
+    y: ArrayLike, p: ArrayLike, *, n_bins: int = 10, strategy: str = "uniform", pos_label=None,
     sample_weight: ArrayLike | None = None,
 ) -> CalibrationBins:
     """Return the bins of :func:`ece`, :func:`mce` and the reliability diagram.
@@ -188,12 +183,7 @@ def calibration_bins(
 
 @fill
 def ece(
-    y: ArrayLike,
-    p: ArrayLike,
-    *,
-    n_bins: int = 10,
-    strategy: str = "uniform",
-    pos_label=None,
+    y: ArrayLike, p: ArrayLike, *, n_bins: int = 10, strategy: str = "uniform", pos_label=None,
     sample_weight: ArrayLike | None = None,
 ) -> float:
     r"""Return the expected calibration error ``sum_k P(k) |o_k - e_k|`` (Naeini & Cooper 2016, IV-A).
@@ -224,14 +214,8 @@ def ece(
 
 @fill
 def mce(
-    y: ArrayLike,
-    p: ArrayLike,
-    *,
-    n_bins: int = 10,
-    strategy: str = "uniform",
-    min_bin_count: float | None = None,
-    pos_label=None,
-    sample_weight: ArrayLike | None = None,
+    y: ArrayLike, p: ArrayLike, *, n_bins: int = 10, strategy: str = "uniform",
+    min_bin_count: float | None = None, pos_label=None, sample_weight: ArrayLike | None = None,
 ) -> float:
     r"""Maximum calibration error ``max_k |o_k - e_k|`` over non-empty bins (Naeini & Cooper 2016, IV-A).
 

@@ -107,11 +107,7 @@ def roc_auc(
 
 @fill
 def accuracy(
-    y: ArrayLike,
-    p: ArrayLike,
-    *,
-    threshold: float = 0.5,
-    pos_label=None,
+    y: ArrayLike, p: ArrayLike, *, threshold: float = 0.5, pos_label=None,
     sample_weight: ArrayLike | None = None,
 ) -> float:
     """Fraction of correct predictions when predicting the positive class iff ``p > threshold``.

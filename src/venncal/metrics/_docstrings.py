@@ -50,6 +50,13 @@ ax : matplotlib Axes, default=None
     Where to draw; by default a new figure.
 label : str, default=None
     Legend entry for a single set of predictions (a dict uses its keys).""",
+    "plot_counts": """\
+show_counts : bool, default=True
+    Also draw the number of observations per bin (the total weight with
+    ``sample_weight``) as step outlines on a secondary y-axis at the right.
+min_bin_count : float >= 0, default=None
+    Draw the bins holding fewer rows (less total weight) as hollow
+    markers: those :func:`venncal.metrics.mce` leaves out.""",
 }
 
 ENTRIES["mc_binned"] = "\n".join(ENTRIES[k] for k in ("y_proba", "mc_binning", "classes_weights"))

@@ -256,17 +256,9 @@ def evaluations_json(
 
 @fill
 def evaluate(
-    y: ArrayLike,
-    p: ArrayLike,
-    *,
-    interval: ArrayLike | None = None,
-    n_bins: int = 10,
-    strategy: str = "uniform",
-    min_bin_count: float | None = None,
-    base: float | str = "e",
-    brier_scale: float = 1,
-    pos_label=None,
-    sample_weight: ArrayLike | None = None,
+    y: ArrayLike, p: ArrayLike, *, interval: ArrayLike | None = None, n_bins: int = 10,
+    strategy: str = "uniform", min_bin_count: float | None = None, base: float | str = "e",
+    brier_scale: float = 1, pos_label=None, sample_weight: ArrayLike | None = None,
 ) -> Evaluation:
     """Compute every metric of this module at once.
 

@@ -66,13 +66,8 @@ def log_loss_unit(base: float | str) -> str:
 
 @fill
 def log_loss(
-    y: ArrayLike,
-    p: ArrayLike,
-    *,
-    base: float | str = "e",
-    eps: float | None = None,
-    pos_label=None,
-    sample_weight: ArrayLike | None = None,
+    y: ArrayLike, p: ArrayLike, *, base: float | str = "e", eps: float | None = None,
+    pos_label=None, sample_weight: ArrayLike | None = None,
 ) -> float:
     """Mean log loss ``-log_base(p_y)``, where ``p_y`` is the probability of the true label.
 
@@ -137,11 +132,7 @@ def _mean_nll(nll: np.ndarray, w: np.ndarray | None, base) -> float:
 
 @fill
 def brier_loss(
-    y: ArrayLike,
-    p: ArrayLike,
-    *,
-    scale: float = 1,
-    pos_label=None,
+    y: ArrayLike, p: ArrayLike, *, scale: float = 1, pos_label=None,
     sample_weight: ArrayLike | None = None,
 ) -> float:
     """Mean Brier loss ``scale * (y - p)**2``.
