@@ -9,10 +9,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._binning import unit_edges, upper_mass_bins
-from .._docs import fill
 from .._validation import NONE, Interval, Options, validate_params
 from ..summary import ScoreSummary
 from ._checks import _check_inputs, _unit_scaled
+from ._docstrings import fill
 
 __all__ = ["CalibrationBins", "calibration_bins", "ece", "mce"]
 
@@ -149,12 +149,7 @@ def _validated_bins(owner, y, p, n_bins, strategy, pos_label, sample_weight):
 
 @fill
 def calibration_bins(
-    y: ArrayLike,
-    p: ArrayLike,
-    *,
-    n_bins: int = 10,
-    strategy: str = "uniform",
-    pos_label=None,
+    y: ArrayLike, p: ArrayLike, *, n_bins: int = 10, strategy: str = "uniform", pos_label=None,
     sample_weight: ArrayLike | None = None,
 ) -> CalibrationBins:
     """Return the bins of :func:`ece`, :func:`mce` and the reliability diagram.
@@ -163,9 +158,7 @@ def calibration_bins(
     ----------
     {y_p}
     {binning}
-    {pos_label}
-    sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative weights for the bin means and bin masses.
+    {weights}
 
     Returns
     -------
@@ -190,12 +183,7 @@ def calibration_bins(
 
 @fill
 def ece(
-    y: ArrayLike,
-    p: ArrayLike,
-    *,
-    n_bins: int = 10,
-    strategy: str = "uniform",
-    pos_label=None,
+    y: ArrayLike, p: ArrayLike, *, n_bins: int = 10, strategy: str = "uniform", pos_label=None,
     sample_weight: ArrayLike | None = None,
 ) -> float:
     r"""Return the expected calibration error ``sum_k P(k) |o_k - e_k|`` (Naeini & Cooper 2016, IV-A).
@@ -208,13 +196,12 @@ def ece(
     ----------
     {y_p}
     {binning}
-    {pos_label}
-    sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative weights for the bin means and bin masses.
+    {weights}
 
     Returns
     -------
     float
+        In [0, 1]: the weighted mean gap between observed frequency and mean prediction.
 
     Examples
     --------
@@ -227,14 +214,8 @@ def ece(
 
 @fill
 def mce(
-    y: ArrayLike,
-    p: ArrayLike,
-    *,
-    n_bins: int = 10,
-    strategy: str = "uniform",
-    min_bin_count: float | None = None,
-    pos_label=None,
-    sample_weight: ArrayLike | None = None,
+    y: ArrayLike, p: ArrayLike, *, n_bins: int = 10, strategy: str = "uniform",
+    min_bin_count: float | None = None, pos_label=None, sample_weight: ArrayLike | None = None,
 ) -> float:
     r"""Maximum calibration error ``max_k |o_k - e_k|`` over non-empty bins (Naeini & Cooper 2016, IV-A).
 
@@ -251,9 +232,7 @@ def mce(
         Leave out the bins holding less than this many rows (less total
         weight, with ``sample_weight``: frequency weights count as rows).  By
         default every non-empty bin counts.
-    {pos_label}
-    sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative weights for the bin means and bin masses.
+    {weights}
 
     Returns
     -------

@@ -20,7 +20,12 @@ import math
 
 import numpy as np
 
-from .._validation import check_binary_labels, check_probabilities, check_sample_weight
+from .._validation import (
+    _real_1d,
+    check_binary_labels,
+    check_probabilities,
+    check_sample_weight,
+)
 
 
 def _check_inputs(y, p, pos_label=None, sample_weight=None):
@@ -42,3 +47,98 @@ def _mean(values: np.ndarray, w: np.ndarray | None) -> float:
         return float(np.mean(values))
     ws = _unit_scaled(w)
     return float(np.dot(ws, values) / np.sum(ws))
+
+
+#: How far from 1 a row of ``proba`` may sum (absolute, on the float64 sum).
+#: Probabilities written with 6 or more significant digits and read back
+#: (a CSV column per class) sum to 1 within it; the rounding of a
+#: normalisation in float64 is some 1e-16.
+PROBA_SUM_TOL = 1e-6
+
+
+def _check_proba(proba) -> np.ndarray:
+    """Return ``proba`` as a C-contiguous ``(n, K)`` float64 array of rows of probabilities."""
+    arr = np.asarray(proba)
+    if arr.ndim != 2 or arr.shape[1] < 2:
+        raise ValueError(
+            f"proba must be a 2-D array of shape (n_samples, n_classes) with at least 2 "
+            f"columns, one per class; got shape {arr.shape}"
+        )
+    # The dtype rules of every other array of numbers (a TypeError for text).
+    arr = _real_1d(arr.reshape(-1), "proba", "row of probabilities").reshape(arr.shape)
+    bad = ~((arr >= 0.0) & (arr <= 1.0))  # NaN fails both
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise ValueError(f"proba must be finite probabilities in [0, 1]; got "
+                         f"{float(arr[i, j])!r} in row {i} (from 0), column {j}")
+    sums = np.sum(arr, axis=1)
+    off = np.flatnonzero(np.abs(sums - 1.0) > PROBA_SUM_TOL)
+    if off.shape[0]:
+        what = f"row {off[0]} (from 0) sums to {float(sums[off[0]])!r}"
+        raise ValueError(f"each row of proba must sum to 1 (within {PROBA_SUM_TOL:g}); {what}")
+    return arr
+
+
+def _class_columns(y, n: int, k: int, classes) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(classes_, idx)``: the labels of the ``k`` columns, and each row's true column."""
+    arr = np.asarray(y)
+    if arr.ndim != 1:
+        raise ValueError(f"y must be a 1-D array of shape (n_samples,); got shape {arr.shape}")
+    if arr.shape[0] != n:
+        raise ValueError(f"proba and y have different lengths: {n} and {arr.shape[0]}")
+    if arr.dtype.kind == "c":
+        raise TypeError("y must hold class labels; got complex values")
+    if arr.dtype.kind == "f" and np.isnan(arr).any():
+        raise ValueError(f"y contains NaN (first at index {int(np.flatnonzero(np.isnan(arr))[0])})")
+    if classes is None:
+        try:
+            cls = np.unique(arr)
+        except TypeError:
+            raise TypeError("y mixes labels of types that cannot be compared") from None
+        if cls.shape[0] != k:
+            shown = ", ".join(repr(v) for v in cls[:6].tolist()) + (", ..." if len(cls) > 6 else "")
+            raise ValueError(
+                f"y holds {cls.shape[0]} classes ({shown}) but proba has {k} columns; pass "
+                f"classes= to name the class of each column"
+            )
+    else:
+        cls = np.asarray(classes)
+        distinct = len(set(cls.tolist())) if cls.ndim == 1 else -1
+        if cls.ndim != 1 or distinct != cls.shape[0] or cls.shape[0] != k:
+            raise ValueError(
+                f"classes must name {k} distinct labels, one per column of proba; got {classes!r}"
+            )
+    return cls, _columns_of(arr, cls)
+
+
+def _columns_of(arr: np.ndarray, cls: np.ndarray) -> np.ndarray:
+    """The column of each label of ``arr`` in ``cls``; an error for a label not there."""
+    kinds = {arr.dtype.kind, cls.dtype.kind}
+    if kinds <= set("biuf") or kinds <= set("U") or kinds <= set("S"):
+        order = np.argsort(cls, kind="stable")
+        pos = np.minimum(np.searchsorted(cls[order], arr), cls.shape[0] - 1)
+        idx = np.where(cls[order][pos] == arr, order[pos], -1)
+    else:  # objects: a look-up per row
+        column = {v: j for j, v in enumerate(cls.tolist())}
+        try:
+            idx = np.fromiter((column.get(v, -1) for v in arr.tolist()), np.intp, arr.shape[0])
+        except TypeError:  # an unhashable label
+            raise TypeError("y must hold hashable class labels") from None
+    missing = idx < 0
+    if missing.any():
+        i = int(np.flatnonzero(missing)[0])
+        raise ValueError(
+            f"y holds the label {arr[i].item() if isinstance(arr[i], np.generic) else arr[i]!r} "
+            f"(at index {i}) that is not in classes={cls.tolist()!r}"
+        )
+    return idx
+
+
+def _check_multiclass(y, proba, classes=None, sample_weight=None):
+    """Return ``(classes_, idx, proba, w)`` for the multiclass metrics.
+
+    ``idx[i]`` is the column of row ``i``'s true class; ``w`` None or float64.
+    """
+    proba = _check_proba(proba)
+    cls, idx = _class_columns(y, *proba.shape, classes)
+    return cls, idx, proba, check_sample_weight(sample_weight, proba.shape[0])

@@ -7,11 +7,11 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._docs import fill
 from .._kernels.dd import two_sum
 from .._validation import Interval, validate_params
 from ..summary import ScoreSummary
 from ._checks import _check_inputs, _mean, _unit_scaled
+from ._docstrings import fill
 
 __all__ = ["accuracy", "roc_auc"]
 
@@ -83,13 +83,12 @@ def roc_auc(
     p : array-like of shape (n_samples,)
         Predicted probabilities (any increasing score works as well, but the
         shared validation asks for [0, 1]).
-    {pos_label}
-    sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative weights.
+    {weights}
 
     Returns
     -------
     float
+        In [0, 1]; 0.5 for predictions that do not separate the classes.
 
     Raises
     ------
@@ -108,11 +107,7 @@ def roc_auc(
 
 @fill
 def accuracy(
-    y: ArrayLike,
-    p: ArrayLike,
-    *,
-    threshold: float = 0.5,
-    pos_label=None,
+    y: ArrayLike, p: ArrayLike, *, threshold: float = 0.5, pos_label=None,
     sample_weight: ArrayLike | None = None,
 ) -> float:
     """Fraction of correct predictions when predicting the positive class iff ``p > threshold``.
@@ -124,13 +119,12 @@ def accuracy(
     ----------
     {y_p}
     threshold : float in [0, 1], default=0.5
-    {pos_label}
-    sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative weights.
+    {weights}
 
     Returns
     -------
     float
+        The (weighted) fraction of rows whose label is the predicted one.
 
     Examples
     --------

@@ -9,7 +9,6 @@ from collections.abc import Iterator, Mapping
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._docs import fill
 from .._validation import check_probabilities, validate_params
 from ._binned import (
     BINNING_CONSTRAINTS,
@@ -19,16 +18,32 @@ from ._binned import (
     _errors,
 )
 from ._checks import _check_inputs, _mean
+from ._docstrings import fill
 from ._discrimination import _accuracy, _auc, _class_weights
 from ._losses import (
     BRIER_SCALE_CONSTRAINTS,
     LOG_BASE_CONSTRAINTS,
     _log_loss,
+    _mean_nll,
     _squared_error,
     log_loss_unit,
 )
+from ._multiclass import (
+    _classwise_bins,
+    _classwise_ece,
+    _inputs,
+    _log_losses,
+    _squared_errors,
+    _top_label,
+)
 
-__all__ = ["Evaluation", "evaluate", "evaluations_json", "evaluations_table"]
+__all__ = [
+    "Evaluation",
+    "evaluate",
+    "evaluate_multiclass",
+    "evaluations_json",
+    "evaluations_table",
+]
 
 
 def _json_number(v: float) -> float | str:
@@ -241,17 +256,9 @@ def evaluations_json(
 
 @fill
 def evaluate(
-    y: ArrayLike,
-    p: ArrayLike,
-    *,
-    interval: ArrayLike | None = None,
-    n_bins: int = 10,
-    strategy: str = "uniform",
-    min_bin_count: float | None = None,
-    base: float | str = "e",
-    brier_scale: float = 1,
-    pos_label=None,
-    sample_weight: ArrayLike | None = None,
+    y: ArrayLike, p: ArrayLike, *, interval: ArrayLike | None = None, n_bins: int = 10,
+    strategy: str = "uniform", min_bin_count: float | None = None, base: float | str = "e",
+    brier_scale: float = 1, pos_label=None, sample_weight: ArrayLike | None = None,
 ) -> Evaluation:
     """Compute every metric of this module at once.
 
@@ -306,6 +313,11 @@ def evaluate(
     >>> json.loads(ev.to_json())["accuracy"]
     0.75
     """
+    if np.ndim(p) == 2 and np.shape(p)[1] > 2:
+        raise ValueError(
+            f"evaluate scores the probabilities of one class (p of shape (n_samples,)); got "
+            f"shape {np.shape(p)}: for one column per class use evaluate_multiclass(y, proba)"
+        )
     y01, p, w = _check_inputs(y, p, pos_label, sample_weight)
     validate_params("evaluate", {"n_bins": n_bins, "strategy": strategy}, BINNING_CONSTRAINTS)
     validate_params("evaluate", {"min_bin_count": min_bin_count}, MIN_BIN_COUNT_CONSTRAINTS)
@@ -346,3 +358,75 @@ def _check_interval(interval, n: int) -> np.ndarray:
         raise ValueError(f"interval must have shape (n_samples, 2) = ({n}, 2); got {iv.shape}")
     columns = [check_probabilities(iv[:, j], name=name) for j, name in enumerate(("p0", "p1"))]
     return np.column_stack(columns)
+
+
+@fill
+def evaluate_multiclass(
+    y: ArrayLike, proba: ArrayLike, *, n_bins: int = 10, strategy: str = "uniform",
+    min_bin_count: float | None = None, base: float | str = "e", brier_scale: float = 1,
+    classes: ArrayLike | None = None, sample_weight: ArrayLike | None = None,
+) -> Evaluation:
+    """Compute every multiclass metric at once, for probabilities of ``K >= 2`` classes.
+
+    The counterpart of :func:`evaluate` for ``(n, K)`` probabilities (the
+    output of ``predict_proba``); the inputs are checked once.  For ``K = 2``
+    it scores the two columns as two classes: its "brier" is twice
+    :func:`evaluate`'s (see :func:`multiclass_brier_loss`) and its ECEs are
+    of the confidence and of both classes, not of ``proba[:, 1]``.
+
+    Parameters
+    ----------
+    {y_proba}
+    n_bins : int, default=10
+        Bins for "top_label_ece", "top_label_mce" and "classwise_ece".
+    strategy : {"uniform", "quantile"}, default="uniform"
+        Their binning (see :func:`ece`).
+    min_bin_count : float >= 0, default=None
+        "top_label_mce" leaves out the bins of less weight (see :func:`mce`).
+    base : {2, 10, e}, default="e"
+        Base of the logarithm in "log_loss"; :attr:`Evaluation.units` names the unit.
+    brier_scale : float, default=1
+        Factor of "brier" (:func:`multiclass_brier_loss`'s ``scale``).
+    {classes_weights}
+
+    Returns
+    -------
+    Evaluation
+        Keys, in order: "log_loss" (:func:`multiclass_log_loss`), "brier"
+        (:func:`multiclass_brier_loss`), "top_label_ece", "top_label_mce",
+        "classwise_ece" and "accuracy" (the weighted fraction of rows whose
+        first most probable class is the true one); :attr:`Evaluation.bins`
+        are the top-label bins (:func:`top_label_calibration_bins`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from venncal.metrics import evaluate_multiclass
+    >>> rng = np.random.default_rng(0)
+    >>> proba = rng.dirichlet([1.0, 1.0, 1.0], size=1000)
+    >>> y = np.array([rng.choice(["a", "b", "c"], p=row) for row in proba])
+    >>> print(evaluate_multiclass(y, proba).to_text())
+    metric            value
+    log_loss (nats)  0.8163
+    brier            0.4878
+    top_label_ece    0.0194
+    top_label_mce    0.0979
+    classwise_ece    0.0307
+    accuracy         0.6220
+    """
+    idx, proba, w = _inputs(
+        "evaluate_multiclass", y, proba, classes, sample_weight, n_bins=n_bins,
+        strategy=strategy, min_bin_count=min_bin_count, base=base, brier_scale=brier_scale,
+    )
+    correct, confidence = _top_label(idx, proba)
+    bins = _bins(correct, confidence, w, n_bins, strategy)
+    top_ece, top_mce = _errors(bins, min_bin_count)
+    values = {
+        "log_loss": _mean_nll(_log_losses(idx, proba), w, base),
+        "brier": brier_scale * _mean(_squared_errors(idx, proba), w),
+        "top_label_ece": top_ece,
+        "top_label_mce": top_mce,
+        "classwise_ece": _classwise_ece(_classwise_bins(idx, proba, w, n_bins, strategy)),
+        "accuracy": _mean(correct, w),
+    }
+    return Evaluation(values, units={"log_loss": log_loss_unit(base)}, bins=bins)

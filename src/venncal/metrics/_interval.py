@@ -23,11 +23,12 @@ def interval_width(
         ``(1 - GM(1 - p0), GM(p1))`` over its folds, can be unordered, and
         then contributes a negative width.
     sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative weights.
+        Non-negative frequency weights, for a weighted mean.
 
     Returns
     -------
     float
+        In [-1, 1]; the same as the mean of ``p1`` minus the mean of ``p0``.
 
     Examples
     --------

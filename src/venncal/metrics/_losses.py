@@ -13,9 +13,9 @@ import numbers
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._docs import fill
 from .._validation import NONE, Check, Interval, validate_params
 from ._checks import _check_inputs, _mean
+from ._docstrings import fill
 
 __all__ = ["brier_loss", "log_loss", "log_loss_unit", "rmse"]
 
@@ -66,13 +66,8 @@ def log_loss_unit(base: float | str) -> str:
 
 @fill
 def log_loss(
-    y: ArrayLike,
-    p: ArrayLike,
-    *,
-    base: float | str = "e",
-    eps: float | None = None,
-    pos_label=None,
-    sample_weight: ArrayLike | None = None,
+    y: ArrayLike, p: ArrayLike, *, base: float | str = "e", eps: float | None = None,
+    pos_label=None, sample_weight: ArrayLike | None = None,
 ) -> float:
     """Mean log loss ``-log_base(p_y)``, where ``p_y`` is the probability of the true label.
 
@@ -87,9 +82,7 @@ def log_loss(
     eps : float in (0, 0.5], default=None
         If given, ``p`` is first clipped to ``[eps, 1 - eps]``.  By default
         nothing is clipped.
-    {pos_label}
-    sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative weights; the loss is then the weighted mean.
+    {weights}
 
     Returns
     -------
@@ -117,31 +110,29 @@ def log_loss(
 
 def _log_loss(y01: np.ndarray, p: np.ndarray, w: np.ndarray | None, base, eps=None) -> float:
     """:func:`log_loss` of validated inputs and parameters."""
-    ln_base = _log_of_base(base)
     if eps is not None:
         p = np.clip(p, eps, 1.0 - eps)
-    p_true = np.where(y01, p, 1.0 - p)
-    certain_wrong = p_true == 0.0
+    with np.errstate(divide="ignore"):  # -log(0) = inf: a certain wrong prediction
+        nll = np.where(y01, -np.log(p), -np.log1p(-p))
+    return _mean_nll(nll, w, base)
+
+
+def _mean_nll(nll: np.ndarray, w: np.ndarray | None, base) -> float:
+    """The (weighted) mean of the rows' losses ``-ln p_true``, in ``base``.
+
+    ``inf`` if a row of positive weight has an infinite loss (``p_true = 0``);
+    rows of zero weight count for nothing, whatever their loss.
+    """
     if w is not None:
-        certain_wrong &= w > 0
-    if certain_wrong.any():
+        nll = np.where(w > 0, nll, 0.0)
+    if np.isinf(nll).any():
         return math.inf
-    # Rows still at p_true == 0 have zero weight: leave their loss at 0.
-    nll = np.zeros_like(p)
-    pos = y01 & (p_true > 0.0)
-    neg = ~y01 & (p_true > 0.0)
-    nll[pos] = -np.log(p[pos])
-    nll[neg] = -np.log1p(-p[neg])
-    return _mean(nll, w) / ln_base
+    return _mean(nll, w) / _log_of_base(base)
 
 
 @fill
 def brier_loss(
-    y: ArrayLike,
-    p: ArrayLike,
-    *,
-    scale: float = 1,
-    pos_label=None,
+    y: ArrayLike, p: ArrayLike, *, scale: float = 1, pos_label=None,
     sample_weight: ArrayLike | None = None,
 ) -> float:
     """Mean Brier loss ``scale * (y - p)**2``.
@@ -152,13 +143,12 @@ def brier_loss(
     scale : float, default=1
         Positive factor.  Vovk, Petej & Fedorova 2015, eq. (12), uses 4, so that the constant
         prediction 1/2 loses exactly 1.
-    {pos_label}
-    sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative weights; the loss is then the weighted mean.
+    {weights}
 
     Returns
     -------
     float
+        The mean loss, ``scale`` times a number in [0, 1].
 
     Examples
     --------
@@ -182,13 +172,12 @@ def rmse(
     Parameters
     ----------
     {y_p}
-    {pos_label}
-    sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative weights for a weighted mean under the root.
+    {weights}
 
     Returns
     -------
     float
+        In [0, 1]; the root of :func:`brier_loss` (with ``scale=1``).
 
     Examples
     --------

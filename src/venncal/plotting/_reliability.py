@@ -1,13 +1,4 @@
-"""Reliability diagrams and ROC curves (needs the optional matplotlib).
-
-matplotlib is imported inside the functions, never at import time.  Every
-figure of venncal comes from :func:`figure`: a :class:`matplotlib.figure.Figure`
-on the non-interactive Agg canvas, built with the object API only, so
-plotting works headless (CI, servers) and never selects a backend or touches
-pyplot's global state (no ``matplotlib.use``, no figure manager; the caller
-saves the figure with ``fig.savefig``).  Nothing here calls ``plt.show()``.
-The bins are those of :func:`venncal.metrics.calibration_bins`.
-"""
+"""Binary reliability diagrams and ROC curves, and the drawing every reliability diagram shares."""
 
 from __future__ import annotations
 
@@ -17,106 +8,29 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import validate_params
-from .metrics._binned import (
+from .._validation import validate_params
+from ..metrics._binned import (
     BINNING_CONSTRAINTS,
     MIN_BIN_COUNT_CONSTRAINTS,
     CalibrationBins,
     _bins,
 )
-from .metrics._checks import _check_inputs
-from .metrics._discrimination import _roc
+from ..metrics._checks import _check_inputs
+from ..metrics._discrimination import _roc
+from ..metrics._docstrings import fill
+from ._figure import _axes, _named_predictions
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
 
-__all__ = ["figure", "image_formats", "reliability_diagram", "roc_curve"]
+__all__ = ["MARKER_AREA", "reliability_diagram", "roc_curve"]
 
 #: Marker areas (points squared) of the emptiest and the fullest non-empty bin.
 MARKER_AREA = (6.0, 160.0)
+PLOT_CONSTRAINTS = {**BINNING_CONSTRAINTS, **MIN_BIN_COUNT_CONSTRAINTS}
 
 
-def _import_matplotlib():
-    try:
-        import matplotlib
-    except ImportError:
-        raise ImportError(
-            'venncal.plotting needs matplotlib; install it with: pip install "venncal[plot]"'
-        ) from None
-    return matplotlib
-
-
-def figure(figsize: tuple[float, float] = (5.5, 5.0), **kwargs) -> Figure:
-    """Return a new figure on the Agg canvas: the one way venncal makes figures.
-
-    Object API only: the figure is not registered with pyplot (so it needs
-    no ``plt.close`` and is garbage-collected like any object) and no backend
-    is selected, so it works headless and leaves the user's matplotlib
-    configuration alone.  Save it with ``fig.savefig(path)``.
-
-    Parameters
-    ----------
-    figsize : tuple of (float, float), default=(5.5, 5.0)
-        Width and height in inches.
-    **kwargs
-        Passed to :class:`matplotlib.figure.Figure` (``layout`` defaults to
-        ``"constrained"``).
-
-    Examples
-    --------
-    >>> from venncal.plotting import figure
-    >>> fig = figure()  # doctest: +SKIP
-    >>> ax = fig.add_subplot()  # doctest: +SKIP
-    >>> type(fig.canvas).__name__  # doctest: +SKIP
-    'FigureCanvasAgg'
-    """
-    _import_matplotlib()
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    kwargs.setdefault("layout", "constrained")
-    fig = Figure(figsize=figsize, **kwargs)
-    FigureCanvasAgg(fig)
-    return fig
-
-
-def image_formats() -> dict[str, str]:
-    """Return the image formats ``Figure.savefig`` writes: file extension -> description.
-
-    Those of the installed matplotlib (``png``, ``pdf``, ``svg``, ...), the
-    formats of every venncal figure; the extension of the file chooses one.
-
-    Examples
-    --------
-    >>> from venncal.plotting import image_formats
-    >>> image_formats()["png"]  # doctest: +SKIP
-    'Portable Network Graphics'
-    """
-    _import_matplotlib()
-    from matplotlib.backend_bases import FigureCanvasBase
-
-    return dict(FigureCanvasBase.get_supported_filetypes())
-
-
-def _axes(ax: Axes | None) -> Axes:
-    """Return ``ax``, or the axes of a new figure."""
-    if ax is None:
-        return figure().add_subplot()
-    _import_matplotlib()
-    return ax
-
-
-def _named_predictions(p, label: str | None) -> dict[str, object]:
-    if isinstance(p, Mapping):
-        if label is not None:
-            raise ValueError("label names a single p; a dict of predictions is named by its keys")
-        if not p:
-            raise ValueError("the dict of predictions is empty")
-        return {str(k): v for k, v in p.items()}
-    return {label if label is not None else "_nolegend_": p}
-
-
+@fill
 def reliability_diagram(
     y: ArrayLike,
     p: ArrayLike | Mapping[str, ArrayLike],
@@ -153,20 +67,9 @@ def reliability_diagram(
         Number of bins.
     strategy : {"uniform", "quantile"}, default="uniform"
         Equal-width or equal-count bins (see :func:`venncal.metrics.ece`).
-    ax : matplotlib Axes, default=None
-        Where to draw; by default a new figure.
-    label : str, default=None
-        Legend entry for a single ``p`` (a dict uses its keys).
-    show_counts : bool, default=True
-        Also draw the number of observations per bin (the total weight with
-        ``sample_weight``) as step outlines on a secondary y-axis at the right.
-    min_bin_count : float >= 0, default=None
-        Draw the bins holding fewer rows (less total weight) as hollow
-        markers: those :func:`venncal.metrics.mce` leaves out.
-    pos_label : label, default=None
-        The positive class, for labels other than 0/1 and booleans.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative weights.
+    {plot_common}
+    {plot_counts}
+    {weights}
 
     Returns
     -------
@@ -177,24 +80,35 @@ def reliability_diagram(
     --------
     >>> import numpy as np
     >>> from venncal.plotting import reliability_diagram
-    >>> rng = np.random.default_rng(0)
-    >>> p = rng.random(500)
-    >>> y = rng.random(500) < p
+    >>> p = np.linspace(0.005, 0.995, 500)
+    >>> y = np.random.default_rng(0).random(500) < p  # p is calibrated, p**2 is not
     >>> ax = reliability_diagram(y, {"raw": p, "squared": p**2})  # doctest: +SKIP
     >>> [line.get_label() for line in ax.get_lines()]  # doctest: +SKIP
     ['perfectly calibrated', 'raw', 'squared']
     """
-    validate_params(
-        "reliability_diagram", {"n_bins": n_bins, "strategy": strategy}, BINNING_CONSTRAINTS
-    )
-    validate_params(
-        "reliability_diagram", {"min_bin_count": min_bin_count}, MIN_BIN_COUNT_CONSTRAINTS
-    )
+    validate_params("reliability_diagram", {"n_bins": n_bins, "strategy": strategy,
+                                            "min_bin_count": min_bin_count}, PLOT_CONSTRAINTS)
     curves = {
         name: _bins(*_check_inputs(y, pk, pos_label, sample_weight), n_bins, strategy)
         for name, pk in _named_predictions(p, label).items()
     }
-    ax = _axes(ax)
+    return draw_reliability(
+        _axes(ax), curves, show_counts=show_counts, min_bin_count=min_bin_count,
+        weighted=sample_weight is not None,
+        labels=("mean predicted probability", "observed frequency of the positive class"),
+        title=f"Reliability diagram ({n_bins} {strategy} bins)",
+    )
+
+
+def draw_reliability(ax: Axes, curves: Mapping[str, CalibrationBins], *, show_counts: bool,
+                     min_bin_count, weighted: bool, labels: tuple[str, str], title: str,
+                     legend: bool = True) -> Axes:
+    """Draw the reliability diagram of ``curves`` (name -> bins) on ``ax``: every diagram's drawing.
+
+    The diagonal, a line and discs per curve (:func:`_bin_markers`), the
+    bins' weights as steps on a twin axis when ``show_counts``; ``labels``
+    are those of the x and y axes.
+    """
     ax.plot([0, 1], [0, 1], ls="--", color="0.5", lw=1, label="perfectly calibrated")
     counts_ax = _counts_axes(ax) if show_counts else None
     fullest = max(float(bins.weight.max()) for bins in curves.values())
@@ -209,17 +123,17 @@ def reliability_diagram(
         ax.scatter([], [], s=MARKER_AREA[0] * 4, facecolors="none", edgecolors="0.3",
                    label=f"fewer than {min_bin_count:g} rows (not in the MCE)")
     if counts_ax is not None:
-        _scale_counts(counts_ax, curves, "count" if sample_weight is None else "weight")
+        _scale_counts(counts_ax, curves, "weight" if weighted else "count")
     ax.set_xlim(-0.02, 1.02)
     ax.set_ylim(-0.02, 1.02)
     # A square box (set_aspect(adjustable="box") is not allowed with a twin).
     ax.set_box_aspect(1)
-    ax.set_xlabel("mean predicted probability")
-    ax.set_ylabel("observed frequency of the positive class")
-    what = "rows" if sample_weight is None else "weight"
-    ax.set_title(f"Reliability diagram ({n_bins} {strategy} bins)\ndisc area grows with the "
-                 f"bin's {what}", fontsize=10)
-    ax.legend(loc="upper left", frameon=False)
+    ax.set_xlabel(labels[0])
+    ax.set_ylabel(labels[1])
+    what = "weight" if weighted else "rows"
+    ax.set_title(f"{title}\ndisc area grows with the bin's {what}", fontsize=10)
+    if legend:
+        ax.legend(loc="upper left", frameon=False)
     return ax
 
 
@@ -254,14 +168,10 @@ def _scale_counts(counts_ax: Axes, curves: Mapping[str, CalibrationBins], what: 
     counts_ax.tick_params(axis="y", colors="0.4")
 
 
+@fill
 def roc_curve(
-    y: ArrayLike,
-    p: ArrayLike | Mapping[str, ArrayLike],
-    *,
-    ax: Axes | None = None,
-    label: str | None = None,
-    pos_label=None,
-    sample_weight: ArrayLike | None = None,
+    y: ArrayLike, p: ArrayLike | Mapping[str, ArrayLike], *, ax: Axes | None = None,
+    label: str | None = None, pos_label=None, sample_weight: ArrayLike | None = None,
 ) -> Axes:
     """Draw the ROC curve, one step per distinct value of ``p``, with its AUC in the legend.
 
@@ -273,14 +183,8 @@ def roc_curve(
     p : array-like of shape (n_samples,) or dict of str to array-like
         Predicted probabilities of the positive class; a dict ``{name: p}``
         draws one curve per entry.
-    ax : matplotlib Axes, default=None
-        Where to draw; by default a new figure.
-    label : str, default=None
-        Legend name for a single ``p`` (a dict uses its keys).
-    pos_label : label, default=None
-        The positive class, for labels other than 0/1 and booleans.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative weights.
+    {plot_common}
+    {weights}
 
     Returns
     -------
