@@ -91,7 +91,7 @@ def test_couplings_equal_their_formulas(method):
     K = 4
     first, second = np.triu_indices(K, 1)
     r = rng.uniform(0.02, 0.98, size=(20, len(first)))
-    got = couple(r, first, second, K, method)
+    got = couple(r.T, first, second, K, method)
     want = np.array([ref.couple_row(row, K, method) for row in r])
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
 
@@ -103,7 +103,7 @@ def test_couplings_recover_consistent_pairwise_probabilities(method):
     first, second = np.triu_indices(K, 1)
     p = rng.dirichlet(np.ones(K), size=10)
     r = p[:, second] / (p[:, first] + p[:, second])
-    got = couple(r, first, second, K, method)
+    got = couple(r.T, first, second, K, method)
     if method == "normalize":  # not exact for consistent r; still a distribution
         np.testing.assert_allclose(got.sum(axis=1), 1.0)
     else:
@@ -114,7 +114,7 @@ def test_couplings_recover_consistent_pairwise_probabilities(method):
 def test_couplings_with_zeros_and_ones(method):
     first, second = np.triu_indices(3, 1)
     r = np.array([[0.0, 0.0, 0.0], [1.0, 1.0, 1.0], [1.0, 0.0, 1.0], [0.0, 1.0, 0.5]])
-    got = couple(r, first, second, 3, method)
+    got = couple(r.T, first, second, 3, method)
     assert np.isfinite(got).all() and (got >= 0).all()
     np.testing.assert_allclose(got.sum(axis=1), 1.0)
     assert got[0].argmax() == 0 and got[1].argmax() == 2

@@ -214,3 +214,15 @@ def test_fit_summary_errors():
         cal.fit_summary({})
     with pytest.raises(ValueError, match="single class|at least two"):
         OneVsRestCalibrator().fit_summary({"a": sums["a"]})
+
+
+@pytest.mark.parametrize("merge", ["log", "brier"])
+def test_batch_lookup_equals_each_calibrator(merge):
+    rng = np.random.default_rng(9)
+    z, y = _data(rng, 80, 4, ties=True)
+    zt = np.round(rng.normal(size=(30, 4)) * 2)
+    cal = OneVsRestCalibrator(VennAbersCalibrator(merge=merge), score="margin").fit(z, y)
+    q = np.column_stack([c.predict_proba(zt[:, k])[:, 1] for k, c in enumerate(cal.calibrators_)])
+    np.testing.assert_array_equal(cal.predict_proba(zt), q / q.sum(axis=1, keepdims=True))
+    pairs = np.stack([c.predict_interval(zt[:, k]) for k, c in enumerate(cal.calibrators_)], 1)
+    np.testing.assert_array_equal(cal.predict_interval(zt), pairs)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import ClassVar
 
@@ -11,7 +12,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import same_values
 from .._validation import Check, Options, ParamsMixin, check_sample_weight
+from .._kernels.multiclass import ivap_lookup_columns, ivap_proba_columns
 from ..summary import ScoreSummary
+from ..venn_abers import VennAbersCalibrator
 from ._scores import SCORE_KINDS, check_class_scores
 
 __all__ = ["MulticlassCalibrator", "base_has"]
@@ -76,8 +79,6 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
 
     def _base(self):
         if self.base is None:
-            from ..venn_abers import VennAbersCalibrator
-
             return VennAbersCalibrator()
         return self.base
 
@@ -195,19 +196,23 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
         K = classes.shape[0]
         x = check_class_scores(scores, K, self.score)
         fold_ids, fold_index = self._folds(folds, n)
-        binary = self._binary_scores(x, K)
+        prepared = self._fit_prepare(x, K)
         names = classes.tolist()
         out = {}
         for u, unit in enumerate(self._units(K)):
             rows, y01 = self._unit_rows(unit, codes)
+            column = self._unit_column(prepared, x, unit, rows)
+            w_unit = None if w is None else (w if rows is None else w[rows])
             key = self._unit_key(unit, names)
             if fold_ids is None:
-                out[key] = self._summary(binary[:, u], rows, y01, w, key, None)
+                out[key] = self._summary(column, y01, w_unit, key, None)
                 continue
+            f_unit = fold_index if rows is None else fold_index[rows]
             for f, fold in enumerate(fold_ids.tolist()):
-                in_fold = fold_index == f if rows is None else (fold_index[rows] == f)
-                sub = in_fold if rows is None else rows[in_fold]
-                out[(key, fold)] = self._summary(binary[:, u], sub, y01[in_fold], w, key, fold)
+                m = f_unit == f
+                out[(key, fold)] = self._summary(
+                    column[m], y01[m], None if w_unit is None else w_unit[m], key, fold
+                )
         return out
 
     def _folds(self, folds, n: int):
@@ -230,15 +235,13 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
             )
         return np.unique(f, return_inverse=True)
 
-    def _summary(self, column, rows, y01, w, key, fold):
-        s = column if rows is None else column[rows]
-        ws = None if w is None else (w if rows is None else w[rows])
-        if s.shape[0] == 0 or (ws is not None and not (ws > 0).any()):
+    def _summary(self, s, y01, w, key, fold):
+        if s.shape[0] == 0 or (w is not None and not (w > 0).any()):
             where = "" if fold is None else f" in fold {fold!r}"
             raise ValueError(
                 f"{self._unit_name} {key!r} has no calibration rows (of positive weight){where}"
             )
-        return ScoreSummary._from_validated(np.ascontiguousarray(s), y01, ws)
+        return ScoreSummary._from_validated(np.ascontiguousarray(s), y01, w)
 
     # -- fitting --------------------------------------------------------------------
 
@@ -330,19 +333,15 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
                         f"{self._unit_name} {k!r} has no calibration rows in fold {lack[0]!r}; "
                         "every binary problem needs rows in every fold"
                     )
-        base = self._base()
+        template = clone(self._base())
         calibrators = []
         for k in expected:
-            cal = clone(base)
+            cal = copy.deepcopy(template)  # a clone, without clone's signature inspection
             cal.fit_summary(per_unit[k] if grouped else per_unit[k][None])
             calibrators.append(cal)
         self.classes_ = classes
         self.calibrators_ = calibrators
-        self._fitted_tables()
         return self
-
-    def _fitted_tables(self) -> None:
-        """Hook: precompute what prediction needs (nothing by default)."""
 
     def _classes_of_keys(self, keys) -> np.ndarray:
         try:
@@ -400,7 +399,6 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
             folds = cals[0].folds_
             if any(not same_values(cal.folds_, folds) for cal in cals):
                 raise ValueError("every binary calibrator must have the same folds_")
-        self._fitted_tables()
 
     # -- prediction -----------------------------------------------------------------
 
@@ -411,30 +409,64 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
         blocks = len(self.calibrators_[0].calibrators_) if self._grouped else None
         return check_class_scores(scores, K, self.score, blocks=blocks)
 
-    def _binary_test(self, x) -> list:
-        """Binary scores per problem: 1-D arrays, or (n, F) per-fold blocks."""
+    def _binary_test(self, x) -> np.ndarray:
+        """Binary scores, shape (U, n), or (U, n, F) from per-fold blocks (n, F, K)."""
         K = self.classes_.shape[0]
         if x.ndim == 2:
-            b = self._binary_scores(x, K)
-            return [np.ascontiguousarray(b[:, u]) for u in range(b.shape[1])]
+            return self._binary_scores(x, K)
         n, F, _ = x.shape
-        b = self._binary_scores(x.reshape(n * F, K), K).reshape(n, F, -1)
-        return [np.ascontiguousarray(b[:, :, u]) for u in range(b.shape[2])]
+        return self._binary_scores(x.reshape(n * F, K), K).reshape(-1, n, F)
+
+    def _ivap_tables(self):
+        """The IVAP tables of every binary calibrator laid end to end (None for other bases)."""
+        cached = self.__dict__.get("_tables")
+        if cached is not None and cached[0] is self.calibrators_:
+            return cached[1]
+        cals = self.calibrators_
+        tables = None
+        if all(type(cal) is VennAbersCalibrator for cal in cals):
+            sizes = [cal.scores_.shape[0] for cal in cals]
+            starts = np.zeros(len(cals) + 1, dtype=np.intp)
+            np.cumsum(sizes, out=starts[1:])
+            tables = (
+                np.concatenate([cal.scores_ for cal in cals]),
+                np.concatenate([cal.p0_ for cal in cals]),
+                np.concatenate([cal.p1_ for cal in cals]),
+                starts,
+                cals[0].merge,
+            )
+        self.__dict__["_tables"] = (cals, tables)
+        return tables
+
+    def _binary_pairs(self, b) -> tuple[np.ndarray, np.ndarray]:
+        """Venn-Abers ``(p0, p1)``, each of shape (U, n), of binary scores ``b`` (U, n)."""
+        tables = self._ivap_tables()
+        if tables is not None and b.ndim == 2:
+            s, F0, F1, starts, _ = tables
+            p0 = np.empty(b.shape)
+            p1 = np.empty(b.shape)
+            ivap_lookup_columns(s, F0, F1, starts, b, p0, p1)
+            return p0, p1
+        pairs = [cal.predict_interval(q) for cal, q in zip(self.calibrators_, b, strict=True)]
+        return np.stack([v[:, 0] for v in pairs]), np.stack([v[:, 1] for v in pairs])
 
     def _binary_proba(self, x) -> np.ndarray:
-        """The U binary probabilities, shape (n, U)."""
-        cols = self._binary_test(x)
-        return np.column_stack(
-            [cal.predict_proba(q)[:, 1] for cal, q in zip(self.calibrators_, cols, strict=True)]
+        """The U binary probabilities, shape (U, n)."""
+        b = self._binary_test(x)
+        tables = self._ivap_tables()
+        if tables is not None and b.ndim == 2:
+            s, F0, F1, starts, merge = tables
+            out = np.empty(b.shape)
+            ivap_proba_columns(s, F0, F1, starts, b, merge == "log", out)
+            return out
+        return np.stack(
+            [cal.predict_proba(q)[:, 1] for cal, q in zip(self.calibrators_, b, strict=True)]
         )
 
     def _binary_interval(self, x) -> np.ndarray:
         """The U binary Venn-Abers pairs, shape (n, U, 2)."""
-        cols = self._binary_test(x)
-        return np.stack(
-            [cal.predict_interval(q) for cal, q in zip(self.calibrators_, cols, strict=True)],
-            axis=1,
-        )
+        p0, p1 = self._binary_pairs(self._binary_test(x))
+        return np.stack((p0.T, p1.T), axis=2)
 
     def predict_proba(self, scores) -> np.ndarray:
         """Return calibrated class probabilities, rows summing to 1.
@@ -472,6 +504,15 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
         raise NotImplementedError
 
     def _binary_scores(self, x: np.ndarray, K: int) -> np.ndarray:
+        """All binary scores of validated class scores (n, K): shape (U, n)."""
+        raise NotImplementedError
+
+    def _fit_prepare(self, x: np.ndarray, K: int):
+        """What :meth:`_unit_column` needs (computed once per fit)."""
+        return None
+
+    def _unit_column(self, prepared, x: np.ndarray, unit, rows) -> np.ndarray:
+        """A unit's binary scores at its rows (all rows if ``rows`` is None)."""
         raise NotImplementedError
 
     def _combine(self, p: np.ndarray) -> np.ndarray:

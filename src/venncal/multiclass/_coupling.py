@@ -35,6 +35,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._kernels.multiclass import normalize_into, price_into
+
 __all__ = ["COUPLINGS", "couple"]
 
 COUPLINGS = ("normalize", "price", "wu-lin-weng")
@@ -51,20 +53,6 @@ def _pairwise_matrix(r: np.ndarray, first: np.ndarray, second: np.ndarray, K: in
 
 def _normalize(R: np.ndarray, K: int) -> np.ndarray:
     return R.sum(axis=2) * (2.0 / (K * (K - 1)))
-
-
-def _price(R: np.ndarray, K: int) -> np.ndarray:
-    off = ~np.eye(K, dtype=bool)
-    with np.errstate(divide="ignore"):
-        inv = np.where(off, 1.0 / np.where(off, R, 1.0), 0.0)
-    denom = inv.sum(axis=2) - (K - 2)  # >= 1, or inf when some r_ij = 0
-    p = 1.0 / denom
-    total = p.sum(axis=1)
-    zero = ~(total > 0)
-    if zero.any():
-        p[zero] = _normalize(R[zero], K)
-        total[zero] = 1.0
-    return p / total[:, None]
 
 
 def _wu_lin_weng(R: np.ndarray, K: int) -> np.ndarray:
@@ -96,9 +84,9 @@ def _wu_lin_weng(R: np.ndarray, K: int) -> np.ndarray:
 
 
 def couple(r, first, second, K: int, method: str) -> np.ndarray:
-    """Class probabilities, shape (n, K), from pairwise ``r`` of shape (n, P).
+    """Class probabilities, shape (n, K), from pairwise ``r`` of shape (P, n).
 
-    ``r[:, q]`` is the probability of class ``second[q]`` against class
+    ``r[q]`` is the probability of class ``second[q]`` against class
     ``first[q]``; ``method`` one of :data:`COUPLINGS` (see the module
     docstring for the formulas).
 
@@ -106,19 +94,22 @@ def couple(r, first, second, K: int, method: str) -> np.ndarray:
     --------
     >>> import numpy as np
     >>> first, second = np.array([0, 0, 1]), np.array([1, 2, 2])
-    >>> r = np.array([[0.5, 0.5, 0.5]])
+    >>> r = np.array([[0.5], [0.5], [0.5]])
     >>> couple(r, first, second, 3, "price")
     array([[0.33333333, 0.33333333, 0.33333333]])
-    >>> couple(np.array([[0.2, 0.2, 0.5]]), first, second, 3, "normalize").round(4)
+    >>> couple(np.array([[0.2], [0.2], [0.5]]), first, second, 3, "normalize").round(4)
     array([[0.5333, 0.2333, 0.2333]])
     """
-    r = np.asarray(r, dtype=np.float64)
-    R = _pairwise_matrix(r, np.asarray(first), np.asarray(second), K)
+    r = np.ascontiguousarray(r, dtype=np.float64)
+    first = np.ascontiguousarray(first, dtype=np.intp)
+    second = np.ascontiguousarray(second, dtype=np.intp)
+    out = np.empty((r.shape[1], K))
     if method == "normalize":
-        p = _normalize(R, K)
-        return p / p.sum(axis=1, keepdims=True)
+        normalize_into(r, first, second, out)
+        return out
     if method == "price":
-        return _price(R, K)
+        price_into(r, first, second, out)
+        return out
     if method == "wu-lin-weng":
-        return _wu_lin_weng(R, K)
+        return _wu_lin_weng(_pairwise_matrix(np.ascontiguousarray(r.T), first, second, K), K)
     raise ValueError(f"coupling must be one of {', '.join(map(repr, COUPLINGS))}; got {method!r}")

@@ -10,7 +10,7 @@ from sklearn.utils.metaestimators import available_if
 from .._validation import Options
 from ._common import MulticlassCalibrator, base_has
 from ._coupling import COUPLINGS, couple
-from ._scores import pair_scores
+from ._scores import pair_parts, pair_scores
 
 __all__ = ["OneVsOneCalibrator"]
 
@@ -133,7 +133,14 @@ class OneVsOneCalibrator(MulticlassCalibrator):
 
     def _binary_scores(self, x: np.ndarray, K: int) -> np.ndarray:
         first, second = _pairs(K)
-        return pair_scores(x, self.score, first, second)
+        return pair_scores(pair_parts(x, self.score), self.score, first, second)
+
+    def _fit_prepare(self, x: np.ndarray, K: int):
+        return pair_parts(x, self.score)
+
+    def _unit_column(self, prepared, x, unit, rows) -> np.ndarray:
+        i, j = unit
+        return pair_scores(prepared, self.score, np.array([i]), np.array([j]), rows)[0]
 
     def _combine(self, r: np.ndarray) -> np.ndarray:
         first, second = _pairs(self.classes_.shape[0])

@@ -104,14 +104,21 @@ class OneVsRestCalibrator(MulticlassCalibrator):
     def _binary_scores(self, x: np.ndarray, K: int) -> np.ndarray:
         return ovr_scores(x, self.score)
 
+    def _fit_prepare(self, x: np.ndarray, K: int):
+        return ovr_scores(x, self.score)
+
+    def _unit_column(self, prepared, x, unit, rows) -> np.ndarray:
+        return prepared[unit[0]]
+
     def _combine(self, q: np.ndarray) -> np.ndarray:
+        q = np.ascontiguousarray(q.T)
         total = q.sum(axis=1, keepdims=True)
         zero = ~(total[:, 0] > 0)
         if zero.any():
-            q = q.copy()
             q[zero] = 1.0
             total[zero] = q.shape[1]
-        return q / total
+        q /= total
+        return q
 
     @available_if(base_has("predict_interval"))
     def predict_interval(self, scores) -> np.ndarray:

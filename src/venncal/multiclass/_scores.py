@@ -43,7 +43,10 @@ from .._kernels.multiclass import (
     pair_log_ratio_into,
 )
 
-__all__ = ["SCORE_KINDS", "check_class_scores", "ovr_scores", "pair_scores", "proba_tolerance"]
+__all__ = [
+    "SCORE_KINDS", "check_class_scores", "ovr_scores", "pair_parts", "pair_scores",
+    "proba_tolerance",
+]
 
 SCORE_KINDS = ("proba", "logit", "margin")
 
@@ -110,19 +113,34 @@ def _row(i: int, arr: np.ndarray) -> str:
 
 
 def ovr_scores(x: np.ndarray, kind: str) -> np.ndarray:
-    """The one-vs-rest binary scores, shape (n, K), of validated class scores (n, K)."""
+    """The one-vs-rest binary scores of validated class scores (n, K): shape (K, n), one row per class."""
     if kind == "logit":
-        out = np.empty_like(x)
+        out = np.empty((x.shape[1], x.shape[0]))
         ovr_logit_into(x, out)
         return out
+    return np.ascontiguousarray(x.T)
+
+
+def pair_parts(x: np.ndarray, kind: str):
+    """What :func:`pair_scores` needs of validated class scores (n, K), computed once."""
+    if kind == "proba":
+        m, e = np.frexp(x)
+        return m, e.astype(np.intp)
     return x
 
 
-def pair_scores(x: np.ndarray, kind: str, first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """The one-vs-one binary scores, shape (n, P): pair q is class ``second[q]`` against ``first[q]``."""
-    out = np.empty((x.shape[0], first.shape[0]))
+def pair_scores(parts, kind: str, first: np.ndarray, second: np.ndarray,
+                rows: np.ndarray | None = None) -> np.ndarray:
+    """The one-vs-one binary scores, shape (P, m): row q is class ``second[q]`` against ``first[q]``.
+
+    ``parts`` from :func:`pair_parts`; at the rows ``rows`` (all when None).
+    """
+    n = (parts[0] if kind == "proba" else parts).shape[0]
+    if rows is None:
+        rows = np.arange(n)
+    out = np.empty((first.shape[0], rows.shape[0]))
     if kind == "proba":
-        pair_log_ratio_into(x, first, second, out)
+        pair_log_ratio_into(parts[0], parts[1], first, second, rows, out)
     else:
-        pair_half_diff_into(x, first, second, out)
+        pair_half_diff_into(parts, first, second, rows, out)
     return out
