@@ -4,6 +4,7 @@ Every kernel has a slow, literal twin in ``tests/reference/naive.py``.
 """
 
 from .ivap import exact_ivap_tables, ivap_lookup, ivap_tables
+from .multiclass import ivap_lookup_columns, ivap_proba_columns
 from .pava import pava_blocks, pava_fit
 from .summary import (
     class_totals,
@@ -20,6 +21,8 @@ __all__ = [
     "class_totals",
     "exact_ivap_tables",
     "ivap_lookup",
+    "ivap_lookup_columns",
+    "ivap_proba_columns",
     "ivap_tables",
     "merge_summaries",
     "merge_summaries_exact",

@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import same_values
 from .._validation import Check, Options, ParamsMixin, check_sample_weight
-from .._kernels.multiclass import ivap_lookup_columns, ivap_proba_columns
+from .._kernels import ivap_lookup_columns, ivap_proba_columns
 from ..summary import ScoreSummary
 from ..venn_abers import VennAbersCalibrator
 from ._scores import SCORE_KINDS, check_class_scores
