@@ -36,13 +36,17 @@ _EXPORTS = {
     "merge_folds": "venncal.venn_abers",
     "ScoreSummary": "venncal.summary",
     "NegatedScoreCalibrator": "venncal.negated",
+    "OneVsOneCalibrator": "venncal.multiclass",
+    "OneVsRestCalibrator": "venncal.multiclass",
     "WeightScaleWarning": "venncal._validation",
     "load": "venncal.persist",
     "save": "venncal.persist",
 }
 
 #: Subpackages reachable as attributes of ``venncal`` without an import of their own.
-_SUBMODULES = ("baselines", "enir", "estimators", "metrics", "persist", "plotting", "venn_abers")
+_SUBMODULES = (
+    "baselines", "enir", "estimators", "metrics", "multiclass", "persist", "plotting", "venn_abers",
+)
 
 __all__ = [
     "BBQCalibrator",
@@ -53,6 +57,8 @@ __all__ = [
     "HistogramBinningCalibrator",
     "IsotonicCalibrator",
     "NegatedScoreCalibrator",
+    "OneVsOneCalibrator",
+    "OneVsRestCalibrator",
     "PlattCalibrator",
     "QuantizedIsotonicCalibrator",
     "ScoreSummary",
@@ -97,6 +103,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; never executed
     )
     from .enir import ENIRCalibrator, near_isotonic_path
     from .estimators import CalibratedClassifier, FullVennAbersClassifier, VennAbersClassifier
+    from .multiclass import OneVsOneCalibrator, OneVsRestCalibrator
     from .negated import NegatedScoreCalibrator
     from .persist import load, save
     from .summary import ScoreSummary

@@ -39,7 +39,11 @@ CALIBRATORS: dict[str, str] = {
 
 #: Public dotted paths of the wrappers: saved and loaded like the calibrators,
 #: around a registered calibrator, but not methods themselves.
-WRAPPERS: tuple[str, ...] = ("venncal.negated.NegatedScoreCalibrator",)
+WRAPPERS: tuple[str, ...] = (
+    "venncal.negated.NegatedScoreCalibrator",
+    "venncal.multiclass.OneVsRestCalibrator",
+    "venncal.multiclass.OneVsOneCalibrator",
+)
 
 
 def _saved_paths() -> tuple[str, ...]:

@@ -12,6 +12,7 @@ from .ivap import (
     ivap_tables,
     ivap_tables_full,
 )
+from .multiclass import ivap_lookup_columns, ivap_proba_columns
 from .pava import pava_blocks, pava_fit
 from .summary import (
     class_totals,
@@ -30,7 +31,9 @@ __all__ = [
     "exact_ivap_tables_full",
     "ivap_complement",
     "ivap_lookup",
+    "ivap_lookup_columns",
     "ivap_lookup_full",
+    "ivap_proba_columns",
     "ivap_tables",
     "ivap_tables_full",
     "merge_summaries",

@@ -1,0 +1,275 @@
+"""Binary scores of the multiclass problems (one-vs-rest, one-vs-one) and their look-up.
+
+Every kernel maps a row of K class scores to the score of one binary problem
+with a fixed, documented formula (docs/multiclass.md), so that calibration and
+test rows go through exactly the same function:
+
+- ``half_diff(a, b)``: the correctly rounded value of ``(a - b) / 2`` for any
+  finite doubles (never infinite: ``|a - b| / 2`` is at most the largest
+  double).  ``a - b`` rounded is finite except past the float64 range, where
+  both ``|a|``, ``|b|`` exceed ``2**970`` and their halves are exact; below
+  ``2**-1021`` the difference is exact and is halved with one rounding.
+- one-vs-rest logits: ``half_diff(z_k, lse_k)`` with ``lse_k`` the log-sum-exp
+  of the other classes' logits, taken from the row's largest (or, for the
+  largest itself, second largest) logit, so that no exponential overflows and
+  the sum whose logarithm is taken is at least 1.
+- one-vs-one probabilities: ``log(p_j / p_i) / 2`` computed from the exact
+  ratio: ``p_j / p_i = 2**E * r`` with ``r`` in [1, 2) the correctly rounded
+  ratio of the mantissas, and ``log2`` of the ratio is ``E + log2(r)``.  The
+  score depends on the two probabilities only through their exact ratio, is
+  exactly antisymmetric (computed for the ratio >= 1 and negated), and is
+  ``+-1075 * ln(2) / 2`` when one of the two is 0 (beyond every finite ratio
+  of doubles in [0, 1], which lie within ``2**+-1074``), 0 when both are.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._jit import jit, jit_inline
+
+__all__ = [
+    "LN2_HALF",
+    "ZERO_RATIO_LOG2",
+    "half_diff_into",
+    "ovr_logit_into",
+    "pair_log_ratio_into",
+    "pair_half_diff_into",
+    "ivap_lookup_columns",
+    "ivap_proba_columns",
+    "normalize_into",
+    "price_into",
+]
+
+LN2_HALF = math.log(2.0) / 2.0
+#: log2 of the ratio given to a pair one of whose probabilities is 0.
+ZERO_RATIO_LOG2 = 1075.0
+
+
+@jit_inline
+def _half_diff(a, b):
+    d = a - b
+    if abs(d) < np.inf:
+        return d * 0.5
+    return 0.5 * a - 0.5 * b  # |a|, |b| > 2**970: exact halves, one rounding
+
+
+@jit
+def half_diff_into(a, b, out):
+    """``out[i] = (a[i] - b[i]) / 2`` correctly rounded (see the module docstring)."""
+    for i in range(a.shape[0]):
+        out[i] = _half_diff(a[i], b[i])
+
+
+@jit
+def ovr_logit_into(z, out):
+    """One-vs-rest score of every class: ``out[k, r] = half_diff(z[r, k], logsumexp(z[r, c], c != k))``.
+
+    ``z`` of shape (n, K) with K >= 2; ``out`` of shape (K, n) (one
+    contiguous column per class).  For the row's largest logit ``m`` (first
+    one on ties) the others' log-sum-exp is ``m2 + log(sum exp(z_c - m2))``
+    with ``m2`` the largest of the others (the sum includes ``exp(0) = 1``);
+    for any other class ``m + log(S - exp(z_k - m))`` with ``S = sum_c
+    exp(z_c - m)``, where ``S - exp(z_k - m)`` is at least 1 (the largest
+    term is left).
+    """
+    n, K = z.shape
+    for r in range(n):
+        a = 0
+        for c in range(1, K):
+            if z[r, c] > z[r, a]:
+                a = c
+        m = z[r, a]
+        b = 1 if a == 0 else 0
+        for c in range(K):
+            if c != a and z[r, c] > z[r, b]:
+                b = c
+        m2 = z[r, b]
+        total = 0.0
+        rest = 0.0
+        for c in range(K):
+            total += math.exp(z[r, c] - m)
+            if c != a:
+                rest += math.exp(z[r, c] - m2)
+        for k in range(K):
+            if k == a:
+                lse = m2 + math.log(rest)
+            else:
+                lse = m + math.log(max(total - math.exp(z[r, k] - m), 1.0))
+            out[k, r] = _half_diff(z[r, k], lse)
+
+
+@jit
+def pair_half_diff_into(z, first, second, rows, out):
+    """``out[q, t] = half_diff(z[rows[t], second[q]], z[rows[t], first[q]])`` (logits, margins)."""
+    for q in range(first.shape[0]):
+        i = first[q]
+        j = second[q]
+        for t in range(rows.shape[0]):
+            r = rows[t]
+            out[q, t] = _half_diff(z[r, j], z[r, i])
+
+
+@jit
+def pair_log_ratio_into(m, e, first, second, rows, out):
+    """``out[q, t] = ln(p_j / p_i) / 2`` at row ``rows[t]``, ``i = first[q]``, ``j = second[q]``.
+
+    ``m``, ``e``: the probabilities' ``frexp`` parts (``p = m * 2**e``, ``m``
+    in [0.5, 1), or 0).  With ``hi >= lo > 0`` the two of the pair,
+    ``hi / lo = 2**(e_hi - e_lo) * (m_hi / m_lo)``; the ratio of the
+    mantissas, correctly rounded, lies in (0.5, 2), and is doubled (exact)
+    below 1, so that ``hi / lo = 2**E * r`` with ``r`` in [1, 2] and
+    ``log2(hi / lo) = E + log2(r)``.  The score is ``+-(E + log2(r)) * ln(2) / 2``
+    (minus when ``p_j < p_i``).
+    """
+    for q in range(first.shape[0]):
+        i = first[q]
+        j = second[q]
+        for t in range(rows.shape[0]):
+            row = rows[t]
+            mi = m[row, i]
+            mj = m[row, j]
+            if mi == 0.0 or mj == 0.0:
+                if mi == mj:
+                    v = 0.0
+                elif mi == 0.0:
+                    v = ZERO_RATIO_LOG2
+                else:
+                    v = -ZERO_RATIO_LOG2
+            else:
+                E = e[row, j] - e[row, i]
+                swap = E < 0 or (E == 0 and mj < mi)
+                if swap:
+                    E = -E
+                    r = mi / mj
+                else:
+                    r = mj / mi
+                if r < 1.0:
+                    r *= 2.0  # exact
+                    E -= 1
+                v = E + math.log2(r)  # log2(2) = 1 exactly: a rounded r of 2 needs no care
+                if swap:
+                    v = -v
+            out[q, t] = v * LN2_HALF
+
+
+@jit_inline
+def _lower_bound(s, b, e, v):
+    # The first index l in [b, e] with s[l] >= v (e if none), branch-free: the
+    # answer lies in [base, base + size] throughout.
+    base = b
+    size = e - b
+    while size > 1:
+        half = size >> 1
+        base = base + half if s[base + half - 1] < v else base
+        size -= half
+    return base + 1 if (size == 1 and s[base] < v) else base
+
+
+@jit_inline
+def _pair_at(s, F0, F1, b, e, v):
+    lo = _lower_bound(s, b, e, v)
+    if lo < e and s[lo] == v:
+        return F0[lo], F1[lo]
+    return (F0[lo - 1] if lo > b else 0.0), (F1[lo] if lo < e else 1.0)
+
+
+@jit
+def ivap_lookup_columns(s, F0, F1, starts, queries, p0, p1):
+    """The Venn-Abers pair of every query of every column, from U tables laid end to end.
+
+    Table ``c`` is ``s[starts[c]:starts[c + 1]]`` (with ``F0``, ``F1``), and
+    row ``c`` of ``queries`` (shape (U, n)) is looked up in it as
+    :func:`venncal._kernels.ivap.ivap_lookup` does: a query equal to ``s[l]``
+    gets ``(F0[l], F1[l])``, one between ``s[l-1]`` and ``s[l]`` gets
+    ``(F0[l-1], F1[l])``, with 0 below the table and 1 above it.  The search
+    is branch-free (a conditional move per halving), one table at a time.
+    """
+    U, n = queries.shape
+    for c in range(U):
+        b = starts[c]
+        e = starts[c + 1]
+        for r in range(n):
+            p0[c, r], p1[c, r] = _pair_at(s, F0, F1, b, e, queries[c, r])
+
+
+@jit
+def ivap_proba_columns(s, F0, F1, starts, queries, log_merge, out):
+    """:func:`ivap_lookup_columns` merged into one probability (``out`` of shape (U, n)).
+
+    ``log_merge``: the log-loss minimax ``p1 / (1 - p0 + p1)``, else the
+    Brier-loss minimax ``p1 + p0**2/2 - p1**2/2`` (the same expressions as
+    :func:`venncal.venn_abers.log_minimax` and ``brier_minimax``).
+    """
+    U, n = queries.shape
+    for c in range(U):
+        b = starts[c]
+        e = starts[c + 1]
+        for r in range(n):
+            p0, p1 = _pair_at(s, F0, F1, b, e, queries[c, r])
+            if log_merge:
+                out[c, r] = p1 / (1.0 - p0 + p1)
+            else:
+                out[c, r] = p1 + 0.5 * p0 * p0 - 0.5 * p1 * p1
+
+
+@jit
+def price_into(r, first, second, out):
+    """Price's coupling (see :mod:`venncal.multiclass._coupling`) of ``r`` (P, n) into ``out`` (n, K).
+
+    ``out[t, i] = 1 / (sum_{j != i} 1 / r_ij - (K - 2))`` normalised, with
+    ``r_ij = 0`` giving 0; a row of K zeros gets the normalize rule.
+    """
+    n, K = out.shape
+    P = first.shape[0]
+    inv = np.empty(K)
+    zero = np.empty(K, dtype=np.bool_)
+    for t in range(n):
+        for c in range(K):
+            inv[c] = 0.0
+            zero[c] = False
+        for q in range(P):
+            rj = r[q, t]  # probability of second[q]
+            ri = 1.0 - rj
+            if ri == 0.0:
+                zero[first[q]] = True
+            else:
+                inv[first[q]] += 1.0 / ri
+            if rj == 0.0:
+                zero[second[q]] = True
+            else:
+                inv[second[q]] += 1.0 / rj
+        total = 0.0
+        for c in range(K):
+            v = 0.0 if zero[c] else 1.0 / (inv[c] - (K - 2))
+            out[t, c] = v
+            total += v
+        if not total > 0.0:
+            normalize_row(r, first, second, t, out)
+            continue
+        for c in range(K):
+            out[t, c] /= total
+
+
+@jit_inline
+def normalize_row(r, first, second, t, out):
+    n, K = out.shape
+    for c in range(K):
+        out[t, c] = 0.0
+    for q in range(first.shape[0]):
+        out[t, second[q]] += r[q, t]
+        out[t, first[q]] += 1.0 - r[q, t]
+    total = 0.0
+    for c in range(K):
+        total += out[t, c]
+    for c in range(K):
+        out[t, c] /= total
+
+
+@jit
+def normalize_into(r, first, second, out):
+    """The normalize coupling: ``out[t, i]`` the sum of ``r_ij`` over ``j != i``, normalised."""
+    for t in range(out.shape[0]):
+        normalize_row(r, first, second, t, out)

@@ -1,0 +1,139 @@
+"""One-vs-rest: one binary calibrator per class, normalised."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils.metaestimators import available_if
+
+from ._common import MulticlassCalibrator, base_has
+from ._scores import ovr_scores
+
+__all__ = ["OneVsRestCalibrator"]
+
+
+class OneVsRestCalibrator(MulticlassCalibrator):
+    """Calibrate K class scores with one binary calibrator per class (one-vs-rest).
+
+    Class k's binary problem is "class k against the rest" on every row,
+    with a binary score that increases with the chance of class k (see
+    Notes); ``base`` (cloned, never changed) is fitted on it.  The K
+    calibrated probabilities of a test row are divided by their sum.
+
+    Parameters
+    ----------
+    base : binary score calibrator, default=None
+        Any venncal binary score-level calibrator (``VennAbersCalibrator``,
+        ``CrossVennAbersCalibrator``, ``PlattCalibrator``,
+        ``IsotonicCalibrator``, ...) with its ``classes`` unset; None means
+        ``VennAbersCalibrator()``.
+    score : {"proba", "logit", "margin"}, default="proba"
+        What the columns of the scores are: probabilities (rows summing to
+        1), softmax logits, or decision-function margins.  Never guessed
+        from the values.
+    classes : array-like of shape (K,), default=None
+        The classes, in the order of the score columns; by default the
+        labels of ``y`` sorted.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (K,)
+        The classes; column k of the scores and of ``predict_proba`` is
+        class ``classes_[k]``.
+    calibrators_ : list of K fitted binary calibrators
+        ``calibrators_[k]``: class ``classes_[k]`` (label 1) against the rest
+        (label 0).
+    folds_ : ndarray of shape (F,)
+        With a cross Venn-Abers base: the folds.
+
+    Notes
+    -----
+    The binary score of class k: with ``score="proba"`` the probability
+    ``p_k`` itself (as scikit-learn's ``CalibratedClassifierCV`` and
+    venn-abers); with ``"logit"`` half the log-odds of ``softmax(z)_k``,
+    ``(z_k - logsumexp(z_c, c != k)) / 2``, computed without overflow for
+    any finite logits; with ``"margin"`` the margin ``m_k`` itself.
+
+    ``predict_proba`` is ``q_k / sum_c q_c`` with ``q_k`` the calibrated
+    probability of class k against the rest; a row whose K values ``q_k`` are
+    all 0 (possible with isotonic or histogram bases, never with
+    Venn-Abers, whose probabilities are positive) gets ``1 / K`` for every
+    class.
+
+    :meth:`summaries` gives one :class:`~venncal.ScoreSummary` per class,
+    keyed by the class label (by ``(label, fold)`` with a cross Venn-Abers
+    base); :meth:`fit` is :meth:`fit_summary` of it.  A cross Venn-Abers base
+    takes ``folds=`` in :meth:`fit`; its test scores are either (n, K), used
+    for every fold, or (n, F, K), one block of K columns per fold in the
+    order of ``folds_``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from venncal import OneVsRestCalibrator
+    >>> p = np.array([[0.7, 0.2, 0.1], [0.2, 0.5, 0.3], [0.1, 0.3, 0.6],
+    ...               [0.6, 0.3, 0.1], [0.3, 0.4, 0.3], [0.2, 0.2, 0.6]])
+    >>> y = ["a", "b", "c", "b", "b", "c"]
+    >>> cal = OneVsRestCalibrator().fit(p, y)
+    >>> cal.classes_.tolist()
+    ['a', 'b', 'c']
+    >>> cal.predict_proba([[0.5, 0.3, 0.2]]).round(3)
+    array([[0.308, 0.462, 0.231]])
+    >>> cal.predict_interval([[0.5, 0.3, 0.2]]).shape    # (n, K, 2): p0, p1 per class
+    (1, 3, 2)
+    """
+
+    _unit_name = "class"
+
+    def __init__(self, base=None, *, score="proba", classes=None):
+        self.base = base
+        self.score = score
+        self.classes = classes
+
+    def _units(self, K: int) -> list:
+        return [(k,) for k in range(K)]
+
+    def _unit_rows(self, unit, codes):
+        return None, codes == unit[0]
+
+    def _unit_key(self, unit, names):
+        return names[unit[0]]
+
+    def _labels_of_key(self, key) -> tuple:
+        return (key,)
+
+    def _binary_scores(self, x: np.ndarray, K: int) -> np.ndarray:
+        return ovr_scores(x, self.score)
+
+    def _fit_prepare(self, x: np.ndarray, K: int):
+        return ovr_scores(x, self.score)
+
+    def _unit_column(self, prepared, x, unit, rows) -> np.ndarray:
+        return prepared[unit[0]]
+
+    def _combine(self, q: np.ndarray) -> np.ndarray:
+        q = np.ascontiguousarray(q.T)
+        total = q.sum(axis=1, keepdims=True)
+        zero = ~(total[:, 0] > 0)
+        if zero.any():
+            q[zero] = 1.0
+            total[zero] = q.shape[1]
+        q /= total
+        return q
+
+    @available_if(base_has("predict_interval"))
+    def predict_interval(self, scores) -> np.ndarray:
+        """Return each class's Venn-Abers pair against the rest (Venn-Abers bases).
+
+        Parameters
+        ----------
+        scores : array-like of shape (n_samples, K)
+            As for :meth:`predict_proba`.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, K, 2)
+            ``[:, k, 0]``, ``[:, k, 1]``: the lower and upper probability
+            ``p0``, ``p1`` of class ``classes_[k]`` against the rest (before
+            any normalisation).
+        """
+        return self._binary_interval(self._test_scores(scores))

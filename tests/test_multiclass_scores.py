@@ -1,0 +1,112 @@
+"""The binary scores of the multiclass problems: kernels against their literal twins, edges."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from reference import multiclass as ref
+
+from venncal.multiclass._scores import check_class_scores, ovr_scores, pair_parts
+from venncal.multiclass._scores import pair_scores as _pair_scores
+
+
+def pair_scores(x, kind, first, second):
+    return _pair_scores(pair_parts(x, kind), kind, first, second)
+
+EDGES = [0.0, 5e-324, 1e-310, 2.0**-1022, 1e-300, 0.1, 1.0, 700.0, 1e300, 1e308,
+         1.7976931348623157e308]
+reals = st.one_of(
+    st.sampled_from(EDGES + [-v for v in EDGES]),
+    st.floats(allow_nan=False, allow_infinity=False),
+)
+probas = st.one_of(st.sampled_from([0.0, 5e-324, 1e-310, 1e-300, 0.5, 1 - 2.0**-53, 1.0]),
+                   st.floats(0.0, 1.0))
+
+
+def _pairs(K):
+    first, second = np.triu_indices(K, 1)
+    return first.astype(np.intp), second.astype(np.intp)
+
+
+@given(st.lists(st.tuples(reals, reals), min_size=1, max_size=20))
+def test_pair_half_differences_are_correctly_rounded(rows):
+    x = np.array(rows, dtype=np.float64)
+    first, second = _pairs(2)
+    got = pair_scores(x, "logit", first, second)[0]
+    want = [ref.half_diff(b, a) for a, b in rows]
+    assert got.tolist() == want
+    assert np.isfinite(got).all()
+    mirrored = pair_scores(x[:, ::-1].copy(), "logit", first, second)[0]
+    assert (mirrored == -got).all()
+
+
+@given(st.lists(st.tuples(probas, probas), min_size=1, max_size=20))
+def test_pair_log_ratios_equal_the_literal_definition(rows):
+    x = np.array(rows, dtype=np.float64)
+    first, second = _pairs(2)
+    got = pair_scores(x, "proba", first, second)[0]
+    want = [ref.pair_score(a, b, "proba") for a, b in rows]
+    assert got.tolist() == want
+    mirrored = pair_scores(x[:, ::-1].copy(), "proba", first, second)[0]
+    assert (mirrored == -got).all()
+    # a function of the ratio only: monotone in it, equal for equal ratios
+    for (a1, b1), g1 in zip(rows, got.tolist(), strict=True):
+        for (a2, b2), g2 in zip(rows, got.tolist(), strict=True):
+            if a1 > 0 and a2 > 0:
+                from fractions import Fraction
+
+                r1, r2 = Fraction(b1) / Fraction(a1), Fraction(b2) / Fraction(a2)
+                if r1 < r2:
+                    assert g1 <= g2
+                elif r1 == r2:
+                    assert g1 == g2
+
+
+def test_pair_log_ratio_values():
+    first, second = _pairs(2)
+    x = np.array([[0.25, 0.5], [0.5, 0.25], [0.0, 0.3], [0.3, 0.0], [0.0, 0.0], [1.0, 5e-324]])
+    got = pair_scores(x, "proba", first, second)[0]
+    half = math.log(2) / 2
+    assert got.tolist() == [half, -half, 1075 * half, -1075 * half, 0.0, -1074 * half]
+
+
+@given(st.lists(st.lists(reals, min_size=3, max_size=3), min_size=1, max_size=10))
+def test_ovr_logit_scores(rows):
+    z = np.array(rows, dtype=np.float64)
+    got = ovr_scores(z, "logit").T
+    assert np.isfinite(got).all()
+    for r, row in enumerate(rows):
+        for k in range(3):
+            want = ref.ovr_score(row, k, "logit")
+            assert got[r, k] == pytest.approx(want, rel=1e-13, abs=1e-300)
+
+
+def test_ovr_logit_scores_are_monotone_in_the_class_logit():
+    z = np.zeros((50, 3))
+    z[:, 1] = np.linspace(-800, 800, 50)
+    s = ovr_scores(z, "logit").T
+    assert (np.diff(s[:, 1]) > 0).all()
+    assert (np.diff(s[:, 0]) <= 0).all()  # log(1 + e**-800) is 0 in doubles
+
+
+def test_two_classes_half_log_odds():
+    z = np.array([[0.0, 3.0], [1e308, -1e308]])
+    s = ovr_scores(z, "logit").T
+    assert s.tolist() == [[-1.5, 1.5], [1e308, -1e308]]
+
+
+def test_check_class_scores_messages():
+    with pytest.raises(ValueError, match="row 1 sums to"):
+        check_class_scores([[0.5, 0.5], [0.2, 0.2]], 2, "proba")
+    with pytest.raises(ValueError, match=r"row 0 \(fold block 1\)"):
+        check_class_scores(np.array([[[0.5, 0.5], [0.5, np.nan]]]), 2, "proba", blocks=2)
+    with pytest.raises(TypeError, match="real numbers"):
+        check_class_scores([["a", "b"]], 2, "logit")
+    with pytest.raises(ValueError, match="empty"):
+        check_class_scores(np.empty((0, 2)), 2, "logit")
+    ok = check_class_scores([[0.5, 0.5 + 2.0**-24]], 2, "proba")  # float32 rounding passes
+    assert ok.shape == (1, 2)
