@@ -86,7 +86,7 @@ class Evaluation(Mapping):
 
     @property
     def bins(self) -> CalibrationBins | None:
-        """The bins "ece" and "mce" were computed on (see :func:`calibration_bins`), or None."""
+        """The bins of "ece" and "mce", or of "top_label_ece" and "top_label_mce"; or None."""
         return self._bins
 
     @property
@@ -260,7 +260,7 @@ def evaluate(
     strategy: str = "uniform", min_bin_count: float | None = None, base: float | str = "e",
     brier_scale: float = 1, pos_label=None, sample_weight: ArrayLike | None = None,
 ) -> Evaluation:
-    """Compute every metric of this module at once.
+    """Compute every binary metric at once (for ``K`` columns, :func:`evaluate_multiclass`).
 
     Parameters
     ----------
