@@ -36,8 +36,8 @@ EDGE_P = [0.0, 1e-310, 1e-300, 0.1, 0.25, 0.5, 0.7, 1.0 - 2**-53, 1.0]
 # largest (which the scaled sums may drop).  Products of such shares with the
 # forecasts they carry (down to 1e-310) can be lost to underflow: a metric is an
 # absolute quantity (a mean loss, a gap of probabilities), and its answer is right to
-# 1e-250 absolute (the slow profile found ECEs of 1.5e-300 and 4.5e-285 given as 0;
-# issue 22 keeps this open: exact shares would give them).
+# 1e-250 absolute (the binned errors fall back to the exact shares where a product
+# underflows: test_issue_22_ece_of_a_subnormal_bin_weight).
 RTOL = 1e-12
 ATOL = 1e-250
 # The binned errors subtract two rounded bin means (of p and of y) near 1:
@@ -205,3 +205,10 @@ def test_weighted_metrics_thorough(data, n_bins):
     test_weighted_losses_against_exact_fractions.hypothesis.inner_test(data)
     test_weighted_auc_against_exact_fractions.hypothesis.inner_test(data)
     test_weighted_uniform_ece_mce_against_exact_fractions.hypothesis.inner_test(data, n_bins)
+
+
+def test_issue_22_ece_of_a_subnormal_bin_weight():
+    # weight 1e-310 times the gap 2**-53 underflows to 0 although the ECE, about
+    # 1.1e-285 (the bin's share 1e-269 times its gap), is a normal double
+    got = ece([0, 1], [0.0, 1.0 - 2**-53], sample_weight=[1e-41, 1e-310])
+    assert 1e-286 < got < 1e-284

@@ -130,10 +130,14 @@ def _errors(bins: CalibrationBins, min_bin_count: float | None = None) -> tuple[
     """
     ne = bins.nonempty
     gap = np.abs(bins.frac_pos - bins.mean_pred)
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", under="ignore"):
         total = np.sum(bins.weight)
-    if bins.share is None or 2.0**-500 < total < 2.0**500:
-        ece = float(np.sum(bins.weight[ne] * gap[ne]) / total)
+        terms = bins.weight[ne] * gap[ne]
+    # a subnormal bin weight times a small gap loses its digits (or vanishes)
+    # although terms / total is representable: then the exact shares
+    lost = bool(((terms < 2.0**-1022) & (gap[ne] > 0)).any())
+    if bins.share is None or (2.0**-500 < total < 2.0**500 and not lost):
+        ece = float(np.sum(terms) / total)
     else:  # weights near the ends of the float64 range: their exact shares
         ece = float(np.sum(bins.share[ne] * gap[ne]))
     kept = ne & ~bins.small(min_bin_count)
