@@ -41,6 +41,7 @@ def how_checked(where: str, lang: str, body: str) -> str | None:
         return {
             "README.md": "test_docs.py::test_readme_examples (doctest)",
             "docs/online.md": "test_online.py (doctest of docs/online.md)",
+            "docs/multiclass.md": "test_multiclass_docs.py (doctest of docs/multiclass.md)",
         }.get(name)
     if lang == "python":
         if name == "README.md" and "dask" in body:

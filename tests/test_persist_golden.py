@@ -45,9 +45,19 @@ def _assert_same_text(written: str, golden: str) -> None:
     assert _inflated(written) == _inflated(golden)
 
 
+# Classes registered after format version 3 became the default: no user ever saved them
+# as version 1 or 2, so they have no golden files of those versions (their save/load
+# round trip is tested in tests/test_multiclass_ovr.py and test_multiclass_ovo.py).
+NEWER_THAN_V2 = {
+    "venncal.multiclass.OneVsRestCalibrator",
+    "venncal.multiclass.OneVsOneCalibrator",
+}
+
+
 def test_every_registered_class_has_golden_files():
     saved = {json.loads((GOLDEN / f"{name}.v2.json").read_text("utf-8"))["class"] for name in NAMES}
-    assert {*_registry.CALIBRATORS.values(), *_registry.WRAPPERS} <= saved
+    assert {*_registry.CALIBRATORS.values(), *_registry.WRAPPERS} - NEWER_THAN_V2 <= saved
+    assert NEWER_THAN_V2 <= set(_registry.WRAPPERS)
     assert {f"{n}.v1.json" for n in NAMES} == {p.name for p in GOLDEN.glob("*.v1.json")}
 
 
