@@ -6,6 +6,22 @@ scikit-learn's ``IsotonicRegression`` refitted every ``N`` samples
 (:func:`prequential_sklearn`).  Both start from a burn-in (the first ``start``
 samples) and return the forecasts of the samples after it, with the time of every
 update (venncal: one ``insert``; scikit-learn: one ``fit``).
+
+Examples
+--------
+Both over one stream of 300 samples, after a burn-in of 100: the window of 100 samples
+learns each of the 200 others (its map checked against a batch fit twice), while
+scikit-learn is refitted on the last 100 samples every 50 samples, 4 times:
+
+>>> rng = np.random.default_rng(0)
+>>> s = rng.random(300)
+>>> y = (rng.random(300) < s).astype(int)
+>>> run = prequential_window(s, y, levels=11, window=100, checks=[100, 250])
+>>> run.proba.shape, run.n_updates, run.checks
+((200,), 200, [(100, True), (250, True)])
+>>> run = prequential_sklearn(s, y, start=100, every=50, window=100)
+>>> run.proba.shape, run.n_updates
+((200,), 4)
 """
 
 from __future__ import annotations
@@ -93,15 +109,7 @@ def prequential_window(
     Returns
     -------
     Prequential
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> s = rng.random(300)
-    >>> y = (rng.random(300) < s).astype(int)
-    >>> run = prequential_window(s, y, levels=11, window=100, checks=[100, 250])
-    >>> run.proba.shape, run.n_updates, run.checks
-    ((200,), 200, [(100, True), (250, True)])
+        The module's examples run it.
     """
     from ..online import QuantizedIsotonic
 
@@ -164,15 +172,7 @@ def prequential_sklearn(
     Returns
     -------
     Prequential
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> s = rng.random(300)
-    >>> y = (rng.random(300) < s).astype(int)
-    >>> run = prequential_sklearn(s, y, start=100, every=50, window=100)
-    >>> run.proba.shape, run.n_updates
-    ((200,), 4)
+        The module's examples run it.
     """
     from sklearn.isotonic import IsotonicRegression
 
