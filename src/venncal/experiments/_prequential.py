@@ -60,6 +60,17 @@ class Prequential:
         return int(self.update_seconds.shape[0])
 
 
+def _clocks() -> tuple[float, float]:
+    """Return the wall-clock and CPU clocks (seconds), for :func:`_stopped`."""
+    return time.perf_counter(), time.process_time()
+
+
+def _stopped(run: Prequential, started: tuple[float, float]) -> Prequential:
+    """Set ``run``'s wall-clock and CPU seconds since ``started`` (:func:`_clocks`); return it."""
+    run.wall, run.cpu = time.perf_counter() - started[0], time.process_time() - started[1]
+    return run
+
+
 def _same_map(model, levels: int, scores: np.ndarray, y: np.ndarray, probe: np.ndarray) -> bool:
     """Whether ``model`` is, bit for bit, the batch quantized isotonic fit of ``(scores, y)``."""
     from ..baselines import QuantizedIsotonicCalibrator
@@ -109,11 +120,10 @@ def prequential_window(
     Returns
     -------
     Prequential
-        The module's examples run it.
     """
     from ..online import QuantizedIsotonic
 
-    wall, cpu = time.perf_counter(), time.process_time()
+    started = _clocks()
     n = scores.shape[0]
     model = QuantizedIsotonic(levels, window=window)
     model.learn_many(scores[:window], y[:window])
@@ -136,8 +146,7 @@ def prequential_window(
         c = clock()
         pred[t - window] = b - a
         upd[t - window] = c - b
-    out.wall, out.cpu = time.perf_counter() - wall, time.process_time() - cpu
-    return out
+    return _stopped(out, started)
 
 
 def prequential_sklearn(
@@ -172,11 +181,10 @@ def prequential_sklearn(
     Returns
     -------
     Prequential
-        The module's examples run it.
     """
     from sklearn.isotonic import IsotonicRegression
 
-    wall, cpu = time.perf_counter(), time.process_time()
+    started = _clocks()
     n = scores.shape[0]
     proba = np.empty(n - start)
     fits, pred, snaps = [], [], {}
@@ -193,8 +201,7 @@ def prequential_sklearn(
         for u in snapshots:
             if t <= u < end:
                 snaps[u] = iso.predict(grid)
-    return Prequential(proba, np.array(fits), np.array(pred), snapshots=snaps,
-                       wall=time.perf_counter() - wall, cpu=time.process_time() - cpu)
+    return _stopped(Prequential(proba, np.array(fits), np.array(pred), snapshots=snaps), started)
 
 
 def rolling_mean(x: np.ndarray, r: int) -> np.ndarray:
