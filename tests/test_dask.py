@@ -310,6 +310,22 @@ def test_readme_example_runs(tmp_path):
     assert len(dd.read_parquet(tmp_path / "calibrated").compute()) == len(pdf)
 
 
+def test_fit_refuses_a_calibrator_without_fit_summary_before_reading():
+    """Frames follow the rule of fit_files (one path, _engine.engine_calibrator): a clear
+    ValueError before any partition is read (it was an AttributeError after the reduction)."""
+    from sklearn.linear_model import LogisticRegression
+
+    read = []
+    pdf = _data(10)
+    df = dd.from_pandas(pdf, npartitions=2).map_partitions(lambda p: read.append(1) or p)
+    read.clear()  # dask ran it on an empty frame to infer the columns
+    with dask.config.set(scheduler="synchronous"), pytest.raises(
+        ValueError, match="LogisticRegression cannot be fitted from a score summary"
+    ):
+        vd.fit(df, LogisticRegression(), score_col="s", label_col="y")
+    assert read == []
+
+
 # ------------------------------------------------------------------- the label rule, _engine
 
 

@@ -128,6 +128,25 @@ def test_registry_modules_have_run_and_report():
         assert entry.summary
 
 
+def test_every_run_takes_the_common_options_first_and_echo_last():
+    import inspect
+
+    for entry in EXPERIMENTS.values():
+        module = importlib.import_module(f"venncal.experiments.{entry.module}")
+        params = inspect.signature(module.run).parameters
+        assert list(params)[:4] == ["quick", "seed", "jobs", "data_dir"], entry.module
+        assert list(params)[-1] == "echo"
+        assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params.values())
+        assert [params[k].default for k in ("quick", "seed", "jobs", "data_dir")] == [
+            False, 0, 1, None
+        ]
+        assert module.run.__name__ == "run" and "Parameters" in module.run.__doc__
+        with pytest.raises(TypeError, match="unexpected keyword argument 'no_such_option'"):
+            module.run(no_such_option=1)
+        with pytest.raises(TypeError):
+            module.run(True)  # keyword-only, as before
+
+
 def test_cli_dispatches_through_the_registry(monkeypatch, tmp_path, capsys):
     calls = {}
 

@@ -49,6 +49,7 @@ __all__ = [
     "check_rounding",
     "check_nan_scores",
     "check_positive_label",
+    "engine_calibrator",
     "fit_pieces",
     "input_columns",
     "make_calibrator",
@@ -342,6 +343,25 @@ def make_calibrator(method, params: Mapping):
     if params:
         return clone(method).set_params(**params)
     return clone(method)
+
+
+def engine_calibrator(method, params: Mapping, by: str | None, positive_label=None):
+    """Return the unfitted calibrator an engine's ``fit`` will fit, checked before any row is read.
+
+    The one path of every engine (Dask frames and files, Spark): the
+    calibrator (:func:`make_calibrator`) must take ``by`` exactly when it is
+    fitted per group (:func:`check_grouping`), must be fitted from a score
+    summary, and must not name its ``classes`` when ``positive_label`` does
+    (:func:`check_positive_label`).  The engine then reduces its rows to
+    pieces and calls :func:`fit_pieces`.
+    """
+    calibrator = make_calibrator(method, params)
+    check_grouping(calibrator, by)
+    if not hasattr(calibrator, "fit_summary"):
+        raise ValueError(f"{type(calibrator).__name__} cannot be fitted from a score summary")
+    if positive_label is not None:
+        check_positive_label(calibrator)
+    return calibrator
 
 
 def check_grouping(calibrator, by: str | None) -> None:

@@ -103,8 +103,8 @@ def method_class(method: str) -> type:
 
     Examples
     --------
-    >>> method_class("ivap").__name__
-    'VennAbersCalibrator'
+    >>> method_class("ivap") is calibrator_class("venncal.venn_abers.VennAbersCalibrator")
+    True
     """
     try:
         path = CALIBRATORS[method]
@@ -129,8 +129,12 @@ def calibrator_class(path: str) -> type:
 
     Examples
     --------
-    >>> calibrator_class("venncal.venn_abers.VennAbersCalibrator").__name__
-    'VennAbersCalibrator'
+    A saved model cannot name any other class (nothing is imported):
+
+    >>> calibrator_class("os.system")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown calibrator class 'os.system'; known classes: venncal.venn_abers...
     """
     if path not in _saved_paths():
         raise ValueError(

@@ -204,6 +204,11 @@ def fast_at_most(num, den, en, ed, p, LV):
     return r if r < 0 else 1 - r
 
 
+# group_cell walks the cells as fast_cell does, but decides each midpoint by
+# _above (the sums' bounds, then the long accumulators in ACC) where fast_cell
+# uses _side (scalars only).  The two walks stay apart on purpose: fast_cell
+# is inlined into every push of the tree of groups, and one walk serving both
+# would pass ACC through those inlined loops, which _side exists to avoid.
 @jit_inline
 def group_cell(num, den, en, ed, LV, ACC):
     """The cell of a group from its float sums and their bounds, or -1 when they cannot tell."""

@@ -68,6 +68,24 @@ def split_by_label_into(scores, y01, out):
     return front
 
 
+@jit_inline
+def _count(s, w, a, k, v, positive):
+    """Count one observation of score ``v`` (``positive``: 1.0 or 0.0) after entry ``k``.
+
+    It joins entry ``k`` when that holds ``v``, else starts entry ``k + 1``;
+    returns the last entry.
+    """
+    if k >= 0 and s[k] == v:
+        w[k] += 1.0
+        a[k] += positive
+        return k
+    k += 1
+    s[k] = v
+    w[k] = 1.0
+    a[k] = positive
+    return k
+
+
 @jit
 def summarize_sorted_classes_into(neg, pos, s, w, a):
     """Summarize unit-weight data from the sorted scores of each class; return k'."""
@@ -79,43 +97,21 @@ def summarize_sorted_classes_into(neg, pos, s, w, a):
     # Invariant: s[:k+1] holds the distinct values of neg[:i] and pos[:j], in
     # order, with their counts in w and their positive counts in a.
     while i < n0 and j < n1:
+        # Pick the smaller head, then count it once (one copy of _count: the
+        # loop's speed depends on that).
         if neg[i] <= pos[j]:
             v = neg[i]
             i += 1
-            pos_inc = 0.0
+            positive = 0.0
         else:
             v = pos[j]
             j += 1
-            pos_inc = 1.0
-        if k >= 0 and s[k] == v:
-            w[k] += 1.0
-            a[k] += pos_inc
-        else:
-            k += 1
-            s[k] = v
-            w[k] = 1.0
-            a[k] = pos_inc
-    while i < n0:
-        v = neg[i]
-        i += 1
-        if k >= 0 and s[k] == v:
-            w[k] += 1.0
-        else:
-            k += 1
-            s[k] = v
-            w[k] = 1.0
-            a[k] = 0.0
-    while j < n1:
-        v = pos[j]
-        j += 1
-        if k >= 0 and s[k] == v:
-            w[k] += 1.0
-            a[k] += 1.0
-        else:
-            k += 1
-            s[k] = v
-            w[k] = 1.0
-            a[k] = 1.0
+            positive = 1.0
+        k = _count(s, w, a, k, v, positive)
+    for t in range(i, n0):
+        k = _count(s, w, a, k, neg[t], 0.0)
+    for t in range(j, n1):
+        k = _count(s, w, a, k, pos[t], 1.0)
     return k + 1
 
 

@@ -134,12 +134,7 @@ def fit_files(
     >>> iso.classes_.tolist(), iso.predict_proba([0.2, 0.6])[:, 1].tolist()
     (['no', 'yes'], [0.0, 1.0])
     """
-    calibrator = _engine.make_calibrator(method, params)
-    _engine.check_grouping(calibrator, by)
-    if not hasattr(calibrator, "fit_summary"):
-        raise ValueError(f"{type(calibrator).__name__} cannot be fitted from a score summary")
-    if positive_label is not None:
-        _engine.check_positive_label(calibrator)
+    calibrator = _engine.engine_calibrator(method, params, by, positive_label)
     inputs = _files.input_files(data, sep)
     pieces, problems = _summarise(
         inputs, score_col, label_col, weight_col, by, round_scores, max_distinct, split_every,

@@ -189,8 +189,7 @@ def fit(
     >>> cvap.classes_.tolist(), cvap.predict_proba([[0.5, 0.55]]).round(4)
     (['n', 'p'], array([[0.4495, 0.5505]]))
     """
-    calibrator = _engine.make_calibrator(method, params)
-    _engine.check_grouping(calibrator, by)
+    calibrator = _engine.engine_calibrator(method, params, by)
     pieces, problems = _reduce(
         df, score_col, label_col, weight_col, by, round_scores, split_every, max_distinct
     )

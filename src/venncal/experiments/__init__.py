@@ -2,9 +2,12 @@
 
 Each experiment is one module listed in :data:`EXPERIMENTS`, exposing
 
-- ``run(*, quick, seed, jobs, data_dir, echo, ...)``: compute and return a result
+- ``run(*, quick, seed, jobs, data_dir, ..., echo)``: compute and return a result
   object whose ``info`` is a :class:`RunInfo` (further keyword arguments such as
   ``max_test_rows``, ``learners`` or ``datasets`` shrink the run, e.g. for tests);
+  the options every experiment takes are written once, in
+  :func:`~venncal.experiments._run.experiment_run`, which makes the experiment's
+  computation on a :class:`~venncal.experiments._run.RunOptions` its ``run``;
 - ``report(result, out_dir, *, command=None)``: write ``out_dir/report.md`` and its
   figures and return a :class:`Report` (the plain-text tables printed by the command
   line, and the files written).
@@ -19,8 +22,9 @@ figures and the file; number formatting; the paper-against-ours figure) is in
 naive Bayes learner of the reproductions. Heavy imports (scikit-learn, data) happen
 inside ``run``.
 
-To add an experiment, write ``venncal/experiments/<module>.py`` with ``run`` and
-``report`` (built in a ``ReportDraft``) and list it in :data:`EXPERIMENTS`. Its
+To add an experiment, write ``venncal/experiments/<module>.py`` with ``run`` (decorated
+with ``experiment_run``) and ``report`` (built in a ``ReportDraft``) and list it in
+:data:`EXPERIMENTS`. Its
 ``--quick`` mode (``run(quick=True)``) must finish in under two minutes on two cores
 with ``jobs=1`` and still write every table and figure, stating its smaller sizes in the
 report; ``benchmarks/bench_reproduce.py`` times every experiment's ``--quick``.
@@ -39,7 +43,8 @@ from ._protocols import (
     holdout_splits,
     ratio_rows,
 )
-from ._report import Report, RunInfo
+from ._report import Report
+from ._run import RunInfo
 
 __all__ = [
     "EXPERIMENTS",

@@ -6,6 +6,22 @@ scikit-learn's ``IsotonicRegression`` refitted every ``N`` samples
 (:func:`prequential_sklearn`).  Both start from a burn-in (the first ``start``
 samples) and return the forecasts of the samples after it, with the time of every
 update (venncal: one ``insert``; scikit-learn: one ``fit``).
+
+Examples
+--------
+Both over one stream of 300 samples, after a burn-in of 100: the window of 100 samples
+learns each of the 200 others (its map checked against a batch fit twice), while
+scikit-learn is refitted on the last 100 samples every 50 samples, 4 times:
+
+>>> rng = np.random.default_rng(0)
+>>> s = rng.random(300)
+>>> y = (rng.random(300) < s).astype(int)
+>>> run = prequential_window(s, y, levels=11, window=100, checks=[100, 250])
+>>> run.proba.shape, run.n_updates, run.checks
+((200,), 200, [(100, True), (250, True)])
+>>> run = prequential_sklearn(s, y, start=100, every=50, window=100)
+>>> run.proba.shape, run.n_updates
+((200,), 4)
 """
 
 from __future__ import annotations
@@ -42,6 +58,17 @@ class Prequential:
     def n_updates(self) -> int:
         """Number of updates."""
         return int(self.update_seconds.shape[0])
+
+
+def _clocks() -> tuple[float, float]:
+    """Return the wall-clock and CPU clocks (seconds), for :func:`_stopped`."""
+    return time.perf_counter(), time.process_time()
+
+
+def _stopped(run: Prequential, started: tuple[float, float]) -> Prequential:
+    """Set ``run``'s wall-clock and CPU seconds since ``started`` (:func:`_clocks`); return it."""
+    run.wall, run.cpu = time.perf_counter() - started[0], time.process_time() - started[1]
+    return run
 
 
 def _same_map(model, levels: int, scores: np.ndarray, y: np.ndarray, probe: np.ndarray) -> bool:
@@ -93,19 +120,10 @@ def prequential_window(
     Returns
     -------
     Prequential
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> s = rng.random(300)
-    >>> y = (rng.random(300) < s).astype(int)
-    >>> run = prequential_window(s, y, levels=11, window=100, checks=[100, 250])
-    >>> run.proba.shape, run.n_updates, run.checks
-    ((200,), 200, [(100, True), (250, True)])
     """
     from ..online import QuantizedIsotonic
 
-    wall, cpu = time.perf_counter(), time.process_time()
+    started = _clocks()
     n = scores.shape[0]
     model = QuantizedIsotonic(levels, window=window)
     model.learn_many(scores[:window], y[:window])
@@ -128,8 +146,7 @@ def prequential_window(
         c = clock()
         pred[t - window] = b - a
         upd[t - window] = c - b
-    out.wall, out.cpu = time.perf_counter() - wall, time.process_time() - cpu
-    return out
+    return _stopped(out, started)
 
 
 def prequential_sklearn(
@@ -164,19 +181,10 @@ def prequential_sklearn(
     Returns
     -------
     Prequential
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> s = rng.random(300)
-    >>> y = (rng.random(300) < s).astype(int)
-    >>> run = prequential_sklearn(s, y, start=100, every=50, window=100)
-    >>> run.proba.shape, run.n_updates
-    ((200,), 4)
     """
     from sklearn.isotonic import IsotonicRegression
 
-    wall, cpu = time.perf_counter(), time.process_time()
+    started = _clocks()
     n = scores.shape[0]
     proba = np.empty(n - start)
     fits, pred, snaps = [], [], {}
@@ -193,8 +201,7 @@ def prequential_sklearn(
         for u in snapshots:
             if t <= u < end:
                 snaps[u] = iso.predict(grid)
-    return Prequential(proba, np.array(fits), np.array(pred), snapshots=snaps,
-                       wall=time.perf_counter() - wall, cpu=time.process_time() - cpu)
+    return _stopped(Prequential(proba, np.array(fits), np.array(pred), snapshots=snaps), started)
 
 
 def rolling_mean(x: np.ndarray, r: int) -> np.ndarray:

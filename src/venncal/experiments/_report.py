@@ -27,10 +27,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ._run import RunInfo
+
 __all__ = [
     "Report",
     "ReportDraft",
-    "RunInfo",
     "count_convergence_warnings",
     "fmt_loss",
     "has_data_dir",
@@ -43,29 +44,6 @@ __all__ = [
 
 #: The environment variable naming the data folder when ``data_dir`` is not given.
 DATA_ENV = "VENNCAL_DATA"
-
-
-@dataclass(frozen=True)
-class RunInfo:
-    """How one experiment run was made (stated in its report's header)."""
-
-    #: Registry name of the experiment, e.g. ``"vovk2015-adult-small"``.
-    experiment: str
-    quick: bool
-    seed: int
-    jobs: int
-    #: Wall-clock seconds of the computation (``run``), report writing excluded.
-    seconds: float
-
-    @property
-    def mode(self) -> str:
-        """``"quick"`` or ``"full"``."""
-        return "quick" if self.quick else "full"
-
-    def command(self) -> str:
-        """Return the ``venncal`` command that repeats this run."""
-        quick = " --quick" if self.quick else ""
-        return f"venncal reproduce {self.experiment}{quick} --seed {self.seed} --jobs {self.jobs}"
 
 
 @dataclass(frozen=True)

@@ -32,15 +32,15 @@ the folds.
 from __future__ import annotations
 
 import math
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
 import numpy as np
 
-from ._report import Report, ReportDraft, RunInfo, new_figure
+from ._report import Report, ReportDraft, new_figure
+from ._run import RunInfo, RunOptions, experiment_run
 
 __all__ = [
     "CALIBRATORS",
@@ -207,17 +207,14 @@ class SimulatedResult:
         return float(np.mean(self.folds[kernel][method][measure]))
 
 
+@experiment_run(NAME)
 def run(
+    options: RunOptions,
     *,
-    quick: bool = False,
-    seed: int = 0,
-    jobs: int = 1,
-    data_dir=None,
     n_folds: int | None = None,
     n_train: int = N_TRAIN,
     n_test: int = N_TEST,
     kernels: Sequence[str] = KERNELS,
-    echo: Callable[[str], None] = lambda _: None,
 ) -> SimulatedResult:
     """Run the experiment and return its results.
 
@@ -244,23 +241,23 @@ def run(
     """
     from joblib import Parallel, delayed
 
-    start = time.perf_counter()
     unknown = sorted(set(kernels) - set(KERNELS))
     if unknown:
         raise ValueError(f"unknown kernels: {unknown}; expected some of {list(KERNELS)}")
-    folds = FOLDS[quick] if n_folds is None else int(n_folds)
+    folds = FOLDS[options.quick] if n_folds is None else int(n_folds)
     if folds < 1:
         raise ValueError(f"n_folds must be at least 1, got {folds}")
     todo = [(k, f) for k in kernels for f in range(folds)]
-    out = Parallel(n_jobs=jobs)(delayed(run_fold)(k, f, seed, n_train, n_test) for k, f in todo)
+    calls = (delayed(run_fold)(k, f, options.seed, n_train, n_test) for k, f in todo)
+    out = Parallel(n_jobs=options.jobs)(calls)
     table: dict = {}
     for (k, _), res in zip(todo, out, strict=True):
         for m, vals in res.items():
             for meas, v in vals.items():
                 table.setdefault(k, {}).setdefault(m, {}).setdefault(meas, []).append(v)
     for k in kernels:
-        echo(f"  {k}: {folds} folds done")
-    info = RunInfo(NAME, quick, seed, jobs, time.perf_counter() - start)
+        options.echo(f"  {k}: {folds} folds done")
+    info = options.info()
     return SimulatedResult(info, table, folds, n_train, n_test)
 
 

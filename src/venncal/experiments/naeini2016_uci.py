@@ -27,15 +27,15 @@ With six data sets instead of 40 the tests have little power; the report says so
 from __future__ import annotations
 
 import math
-import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from ._report import Report, ReportDraft, RunInfo, require_data_dir
+from ._report import Report, ReportDraft, require_data_dir
+from ._run import RunInfo, RunOptions, experiment_run
 from .naeini2016_simulated import (
     CALIBRATORS,
     HIGHER_IS_BETTER,
@@ -247,16 +247,13 @@ def _load(datasets, data_dir, quick, seed):
     return data
 
 
+@experiment_run(NAME)
 def run(
+    options: RunOptions,
     *,
-    quick: bool = False,
-    seed: int = 0,
-    jobs: int = 1,
-    data_dir=None,
     datasets: Sequence[str] = DATASETS,
     bases: Sequence[str] = BASES,
     plan: tuple[int, int] | None = None,
-    echo: Callable[[str], None] = lambda _: None,
 ) -> UCIResult:
     """Run the experiment and return its results.
 
@@ -283,25 +280,24 @@ def run(
     """
     from joblib import Parallel, delayed
 
-    start = time.perf_counter()
     for names, pool, what in ((datasets, DATASETS, "data sets"), (bases, BASES, "bases")):
         if unknown := sorted(set(names) - set(pool)):
             raise ValueError(f"unknown {what}: {unknown}; expected some of {list(pool)}")
-    runs, folds = PLAN[quick] if plan is None else plan
+    runs, folds = PLAN[options.quick] if plan is None else plan
     if runs < 1 or folds < 2:
         raise ValueError(f"plan takes at least 1 run and 2 folds, got {(runs, folds)}")
-    require_data_dir(data_dir, NAME)
-    data = _load(datasets, data_dir, quick, seed)
+    require_data_dir(options.data_dir, NAME)
+    data = _load(datasets, options.data_dir, options.quick, options.seed)
     order = sorted(datasets, key=lambda d: -len(data[d][1]))  # big first: load balance
     todo = [(d, b, r) for d in order for b in bases for r in range(runs)]
     calls = (
-        delayed(run_task)(d, b, r, data[d][0], data[d][1], folds, seed, data[d][2])
+        delayed(run_task)(d, b, r, data[d][0], data[d][1], folds, options.seed, data[d][2])
         for d, b, r in todo
     )
-    done = Parallel(n_jobs=jobs)(calls)
-    table = _aggregate(todo, done, echo)
+    done = Parallel(n_jobs=options.jobs)(calls)
+    table = _aggregate(todo, done, options.echo)
     sizes = {d: (len(data[d][1]), int(data[d][1].sum())) for d in datasets}
-    info = RunInfo(NAME, quick, seed, jobs, time.perf_counter() - start)
+    info = options.info()
     return UCIResult(info, table, runs, folds, tuple(datasets), tuple(bases), sizes)
 
 

@@ -41,7 +41,6 @@ clock, per call, in this process.
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -50,7 +49,8 @@ from pathlib import Path
 import numpy as np
 
 from ._prequential import Prequential, prequential_sklearn, prequential_window, rolling_mean
-from ._report import DATA_ENV, Report, ReportDraft, RunInfo, fmt_loss, has_data_dir, new_figure
+from ._report import DATA_ENV, Report, ReportDraft, fmt_loss, has_data_dir, new_figure
+from ._run import RunInfo, RunOptions, experiment_run
 
 __all__ = [
     "EPS",
@@ -275,18 +275,15 @@ def _bank_stream(data_dir, quick: bool, max_test_rows: int | None):
     return s, y, description
 
 
+@experiment_run(NAME)
 def run(
+    options: RunOptions,
     *,
-    quick: bool = False,
-    seed: int = 0,
-    jobs: int = 1,
-    data_dir=None,
     streams: Sequence[str] = STREAMS,
     n_synthetic: int | None = None,
     max_test_rows: int | None = None,
     window: int | None = None,
     every: int | None = None,
-    echo: Callable[[str], None] = lambda _: None,
 ) -> DriftResult:
     """Run the demonstration and return its results.
 
@@ -327,36 +324,36 @@ def run(
     unknown = set(streams) - set(STREAMS)
     if unknown:
         raise ValueError(f"unknown streams {sorted(unknown)}; expected some of {STREAMS}")
-    start = time.perf_counter()
     load0 = os.getloadavg()[0]
     bank, skipped = None, {}
     if "bank" in streams:  # read first: a missing file fails before the long synthetic run
-        if has_data_dir(data_dir):
-            bank = _bank_stream(data_dir, quick, max_test_rows)
+        if has_data_dir(options.data_dir):
+            bank = _bank_stream(options.data_dir, options.quick, max_test_rows)
         else:
             skipped["Bank"] = (
                 "no data folder: give `--data-dir DIR` (laid out as the shared data store) "
                 f"or set {DATA_ENV}"
             )
-            echo(f"  Bank: skipped ({skipped['Bank']})")
+            options.echo(f"  Bank: skipped ({skipped['Bank']})")
     out = []
     if "synthetic" in streams:
-        n, w, k = SYNTHETIC_SIZES[quick]
+        n, w, k = SYNTHETIC_SIZES[options.quick]
         n, w, k = n_synthetic or n, window or w, every or k
         if n // 2 <= w:
             raise ValueError(f"the synthetic stream needs n // 2 > W; got n = {n}, W = {w}")
-        s, y, truth = synthetic_stream(n, seed)
+        s, y, truth = synthetic_stream(n, options.seed)
         description = (
             f"{n:,} scores s ~ U[0, 1], labels y ~ Bernoulli(f(s)); true map "
             f"{TRUE_MAPS['before'][0]} for the first {n // 2:,} samples, "
-            f"{TRUE_MAPS['after'][0]} after them (seed {seed})"
+            f"{TRUE_MAPS['after'][0]} after them (seed {options.seed})"
         )
-        out.append(_calibrate("synthetic", description, s, y, truth, w, k, n // 2 - w, echo))
+        drift = n // 2 - w
+        out.append(_calibrate("synthetic", description, s, y, truth, w, k, drift, options.echo))
     if bank is not None:
         s, y, description = bank
         w, k = window or BANK_SIZES[0], every or BANK_SIZES[1]
-        out.append(_calibrate("Bank", description, s, y, None, w, k, None, echo))
-    info = RunInfo(NAME, quick, seed, jobs, time.perf_counter() - start)
+        out.append(_calibrate("Bank", description, s, y, None, w, k, None, options.echo))
+    info = options.info()
     return DriftResult(info, out, skipped, (load0, os.getloadavg()[0]))
 
 

@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -47,7 +47,8 @@ import numpy as np
 
 from . import _uci_analysis
 from ._protocols import holdout_splits
-from ._report import Report, ReportDraft, RunInfo, count_convergence_warnings, require_data_dir
+from ._report import Report, ReportDraft, count_convergence_warnings, require_data_dir
+from ._run import RunInfo, RunOptions, experiment_run
 from ._uci_analysis import (  # noqa: F401 - best_per_method, claims, ranking: re-exported
     CLASSIFIERS, DATASETS, LOSSES, METHODS, PAPER_CLAIMS, best_per_method, claims, claims_table,
     figure, loss_tables, paper_names, paper_values, ranking, ranking_table,
@@ -351,8 +352,8 @@ def _check_subsets(datasets: Sequence[str], learners: Sequence[str], data_dir) -
     require_data_dir(data_dir, NAME)
 
 
-def _run_tasks(data, groups, datasets, learners, reps, va_rows, seed, jobs, echo):
-    """Run every (data set, learner, kind) task on `jobs` processes; return them all."""
+def _run_tasks(options, data, groups, datasets, learners, reps, va_rows):
+    """Run every (data set, learner, kind) task on ``options.jobs`` processes; return them all."""
     from joblib import Parallel, delayed
 
     n_shared, n_va = reps
@@ -361,14 +362,14 @@ def _run_tasks(data, groups, datasets, learners, reps, va_rows, seed, jobs, echo
     todo = [(d, c, "va", n_va, va_rows) for d in order for c in learners]
     todo += [(d, c, "shared", n_shared, None) for d in order for c in learners]
     tasks = []
-    parallel = Parallel(n_jobs=jobs, return_as="generator_unordered")
+    parallel = Parallel(n_jobs=options.jobs, return_as="generator_unordered")
     calls = (
-        delayed(run_task)(d, c, kind, *data[d], n, seed, rows, groups[d])
+        delayed(run_task)(d, c, kind, *data[d], n, options.seed, rows, groups[d])
         for d, c, kind, n, rows in todo
     )
     for i, r in enumerate(parallel(calls), 1):
         tasks.append(r)
-        echo(
+        options.echo(
             f"  [{i:>3}/{len(todo)}] {r.dataset:<11} {r.learner:<4} {r.kind:<6} {r.seconds:7.1f} s"
         )
     tasks.sort(key=lambda r: (DATASETS.index(r.dataset), CLASSIFIERS.index(r.learner), r.kind))
@@ -393,17 +394,14 @@ def _aggregate(tasks, data, datasets, learners) -> tuple[dict, dict, dict]:
     return table, infinite, {d: sizes[d] for d in datasets if d in sizes}
 
 
+@experiment_run(NAME)
 def run(
+    options: RunOptions,
     *,
-    quick: bool = False,
-    seed: int = 0,
-    jobs: int = 1,
-    data_dir=None,
     datasets: Sequence[str] = DATASETS,
     learners: Sequence[str] = CLASSIFIERS,
     reps: tuple[int, int] | None = None,
     max_test_rows: int | None = None,
-    echo: Callable[[str], None] = lambda _: None,
 ) -> UCIResult:
     """Run the experiment and return its results.
 
@@ -440,21 +438,18 @@ def run(
     """
     from ..datasets import load_dataset
 
-    start = time.perf_counter()
-    _check_subsets(datasets, learners, data_dir)
+    _check_subsets(datasets, learners, options.data_dir)
     if reps is not None and (len(reps) != 2 or min(reps) < 1):
         raise ValueError(f"reps takes two positive counts (W/SVA/DIR, VA), got {reps}")
-    reps = tuple(reps) if reps is not None else REPS[quick]
-    va_rows = (
-        max_test_rows if max_test_rows is not None else (QUICK_VA_TEST_ROWS if quick else None)
-    )
+    reps = tuple(reps) if reps is not None else REPS[options.quick]
+    va_rows = options.size(max_test_rows, QUICK_VA_TEST_ROWS)
     data, groups = {}, {}
     for name in datasets:
-        X, y, names = load_dataset(name, data_dir=data_dir)
+        X, y, names = load_dataset(name, data_dir=options.data_dir)
         data[name], groups[name] = (X, y), groups_from_names(names)
-    tasks = _run_tasks(data, groups, datasets, learners, reps, va_rows, seed, jobs, echo)
+    tasks = _run_tasks(options, data, groups, datasets, learners, reps, va_rows)
     table, infinite, sizes = _aggregate(tasks, data, datasets, learners)
-    info = RunInfo(NAME, quick, seed, jobs, time.perf_counter() - start)
+    info = options.info()
     return UCIResult(
         info, table, infinite, tasks, reps, tuple(datasets), tuple(learners), sizes, va_rows
     )

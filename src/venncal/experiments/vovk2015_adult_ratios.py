@@ -59,7 +59,6 @@ rows and a seeded subsample of
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -80,7 +79,8 @@ from ._adult import (
     subsample,
 )
 from ._protocols import RATIOS, contiguous_folds, ratio_rows
-from ._report import Report, ReportDraft, RunInfo, fmt_loss, new_figure
+from ._report import Report, ReportDraft, fmt_loss, new_figure
+from ._run import RunInfo, RunOptions, experiment_run
 
 __all__ = [
     "COLUMNS",
@@ -391,7 +391,7 @@ def _keyed(key, *args):
     return key, run_column(*args)
 
 
-def _run_tasks(data, learners, columns, test, seed, quick, jobs, echo) -> dict:
+def _run_tasks(options, data, learners, columns, test) -> dict:
     """Run every (learner, column) task; return ``(learner, column) -> ColumnResult``."""
     from joblib import Parallel, delayed
 
@@ -401,27 +401,26 @@ def _run_tasks(data, learners, columns, test, seed, quick, jobs, echo) -> dict:
     tasks = [(name, column) for column in order for name in learners]
     calls = (
         delayed(_keyed)(
-            (name, column), name, column, data.X, data.y, data.n_train, test, seed, quick,
-            data.groups,
+            (name, column), name, column, data.X, data.y, data.n_train, test, options.seed,
+            options.quick, data.groups,
         )
         for name, column in tasks
     )  # fmt: skip
     by_task = {}
-    for i, (key, out) in enumerate(Parallel(n_jobs=jobs, return_as="generator_unordered")(calls)):
+    parallel = Parallel(n_jobs=options.jobs, return_as="generator_unordered")
+    for i, (key, out) in enumerate(parallel(calls)):
         by_task[key] = out
-        echo(f"  [{i + 1:>3}/{len(tasks)}] {key[0]:<16} {out.label:<4} {out.seconds:7.1f} s")
+        line = f"  [{i + 1:>3}/{len(tasks)}] {key[0]:<16} {out.label:<4} {out.seconds:7.1f} s"
+        options.echo(line)
     return by_task
 
 
+@experiment_run(NAME)
 def run(
+    options: RunOptions,
     *,
-    quick: bool = False,
-    seed: int = 0,
-    jobs: int = 1,
-    data_dir=None,
     max_test_rows: int | None = None,
     learners: tuple[str, ...] | None = None,
-    echo: Callable[[str], None] = lambda _: None,
 ) -> AdultRatiosResult:
     """Run the experiment and return its results.
 
@@ -449,26 +448,25 @@ def run(
     -------
     AdultRatiosResult
     """
-    start = time.perf_counter()
     if learners is None:
-        learners = QUICK_LEARNERS if quick else LEARNERS
+        learners = QUICK_LEARNERS if options.quick else LEARNERS
     check_learners(learners)
-    data = load_adult_rows(data_dir, QUICK_TRAIN_ROWS if quick else None)
+    data = load_adult_rows(options.data_dir, QUICK_TRAIN_ROWS if options.quick else None)
     n_total = len(data.y) - data.n_train
-    limit = max_test_rows if max_test_rows is not None else (QUICK_TEST_ROWS if quick else None)
-    test = subsample(np.arange(data.n_train, len(data.y)), limit, seed)
-    columns = QUICK_COLUMNS if quick else COLUMNS
-    echo(
+    limit = options.size(max_test_rows, QUICK_TEST_ROWS)
+    test = subsample(np.arange(data.n_train, len(data.y)), limit, options.seed)
+    columns = QUICK_COLUMNS if options.quick else COLUMNS
+    options.echo(
         f"data: {data.n_train:,} training rows, {len(test):,} of {n_total:,} test rows, "
         f"{len(columns)} columns"
     )
-    by_task = _run_tasks(data, learners, columns, test, seed, quick, jobs, echo)
+    by_task = _run_tasks(options, data, learners, columns, test)
     results = []
     for name in learners:
         r = RatioResult.from_columns(name, [by_task[name, column] for column in columns])
-        echo(f"  {name:<16} {r.seconds:6.1f} s (all columns)")
+        options.echo(f"  {name:<16} {r.seconds:6.1f} s (all columns)")
         results.append(r)
-    info = RunInfo(NAME, quick, seed, jobs, time.perf_counter() - start)
+    info = options.info()
     return AdultRatiosResult(info, results, data.n_train, len(test), n_total)
 
 

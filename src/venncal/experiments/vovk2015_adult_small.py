@@ -25,7 +25,6 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -48,7 +47,8 @@ from ._adult import (
     subsample,
 )
 from ._protocols import AdultSmallRows, adult_small_rows, contiguous_folds
-from ._report import Report, ReportDraft, RunInfo, fmt_loss, scatter_vs_paper
+from ._report import Report, ReportDraft, fmt_loss, scatter_vs_paper
+from ._run import RunInfo, RunOptions, experiment_run
 
 __all__ = [
     "LEARNERS",
@@ -260,15 +260,12 @@ def run_learner(
     )
 
 
+@experiment_run(NAME)
 def run(
+    options: RunOptions,
     *,
-    quick: bool = False,
-    seed: int = 0,
-    jobs: int = 1,
-    data_dir=None,
     max_test_rows: int | None = None,
     learners: tuple[str, ...] = LEARNERS,
-    echo: Callable[[str], None] = lambda _: None,
 ) -> AdultSmallResult:
     """Run the experiment and return its results.
 
@@ -297,27 +294,27 @@ def run(
     """
     from joblib import Parallel, delayed
 
-    start = time.perf_counter()
     check_learners(learners)
-    data = load_adult_rows(data_dir)
+    data = load_adult_rows(options.data_dir)
     rows = adult_small_rows(data.n_train, len(data.y) - data.n_train)
     n_total = len(rows.test)
-    limit = max_test_rows if max_test_rows is not None else (QUICK_TEST_ROWS if quick else None)
-    test = subsample(np.asarray(rows.test), limit, seed)
-    echo(
+    limit = options.size(max_test_rows, QUICK_TEST_ROWS)
+    test = subsample(np.asarray(rows.test), limit, options.seed)
+    options.echo(
         f"data: {len(rows.proper)} proper training + {len(rows.calibration)} calibration rows, "
         f"{len(test):,} of {n_total:,} test rows"
     )
+    seed, quick = options.seed, options.quick
     tasks = (
         delayed(run_learner)(name, data.X, data.y, rows, test, seed, quick, data.groups)
         for name in learners
     )
     results = []
-    for r in Parallel(n_jobs=jobs, return_as="generator_unordered")(tasks):
-        echo(f"  {r.learner:<16} {r.seconds:6.1f} s  params {r.params}")
+    for r in Parallel(n_jobs=options.jobs, return_as="generator_unordered")(tasks):
+        options.echo(f"  {r.learner:<16} {r.seconds:6.1f} s  params {r.params}")
         results.append(r)
     results.sort(key=lambda r: learners.index(r.learner))  # finishing order varies
-    info = RunInfo(NAME, quick, seed, jobs, time.perf_counter() - start)
+    info = options.info()
     return AdultSmallResult(info, results, len(test), n_total)
 
 

@@ -22,15 +22,15 @@ encodings do not (the report's last table).
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
 import numpy as np
 
-from ._report import Report, ReportDraft, RunInfo, new_figure, require_data_dir
+from ._report import Report, ReportDraft, new_figure, require_data_dir
+from ._run import RunInfo, RunOptions, experiment_run
 
 __all__ = ["ENCODINGS", "PAPER_ENCODING", "BankResult", "bank_stream", "encode", "report", "run"]
 
@@ -216,10 +216,10 @@ def _jumper_numbers(y: np.ndarray, p: np.ndarray) -> tuple[float, float, float]:
     return decimal_log_loss(y, p), prot.loss, float(prot.log10_martingale[-1])
 
 
-def _sensitivity(columns, rows, seed, quick, jobs, max_test_rows, echo, main) -> list[tuple]:
+def _sensitivity(options, columns, rows, max_test_rows, main) -> list[tuple]:
     """Every variant's numbers; ``main`` is the main run's ``(y_test, p)``, not forecast again."""
     variants = [(e, d, FOREST_SEED) for e in ENCODINGS for d in (True, False)]
-    variants += [(*PAPER_ENCODING, seed + k) for k in range(EXTRA_SEEDS[quick])]
+    variants += [(*PAPER_ENCODING, options.seed + k) for k in range(EXTRA_SEEDS[options.quick])]
     out = []
     for enc, dur, s in variants:
         if (enc, dur, s) == (*PAPER_ENCODING, FOREST_SEED):
@@ -227,21 +227,18 @@ def _sensitivity(columns, rows, seed, quick, jobs, max_test_rows, echo, main) ->
         else:
             X, y = encode(columns, rows, enc, dur)
             keep = slice(N_TRAIN, N_TRAIN + max_test_rows if max_test_rows else None)
-            y_test, p = y[keep], base_forecasts(X[: keep.stop], y[: keep.stop], s, jobs)
+            y_test, p = y[keep], base_forecasts(X[: keep.stop], y[: keep.stop], s, options.jobs)
         out.append((enc, dur, s, *_jumper_numbers(y_test, p)))
-        echo(f"  {enc:<18} duration={dur!s:<5} seed={s:<5} log10 S = {out[-1][-1]:.1f}")
+        options.echo(f"  {enc:<18} duration={dur!s:<5} seed={s:<5} log10 S = {out[-1][-1]:.1f}")
     return out
 
 
+@experiment_run(NAME)
 def run(
+    options: RunOptions,
     *,
-    quick: bool = False,
-    seed: int = 0,
-    jobs: int = 1,
-    data_dir=None,
     max_test_rows: int | None = None,
     sensitivity: bool = True,
-    echo: Callable[[str], None] = lambda _: None,
 ) -> BankResult:
     """Run the experiment and return its results.
 
@@ -269,12 +266,11 @@ def run(
     """
     from ..online import JumperPredictor, MeanJumper
 
-    start = time.perf_counter()
-    columns, rows = bank_stream(data_dir)
+    columns, rows = bank_stream(options.data_dir)
     X, y = encode(columns, rows, *PAPER_ENCODING)
     stop = N_TRAIN + max_test_rows if max_test_rows else None
-    p, y_test = base_forecasts(X[:stop], y[:stop], FOREST_SEED, jobs), y[N_TRAIN:stop]
-    echo(f"  base forecasts on {len(p):,} test rows")
+    p, y_test = base_forecasts(X[:stop], y[:stop], FOREST_SEED, options.jobs), y[N_TRAIN:stop]
+    options.echo(f"  base forecasts on {len(p):,} test rows")
     jumpers = {
         J: _protect(f"J = {J:g}", JumperPredictor(jump_rate=J, classes=[1, 2]), y_test, p)
         for J in (JUMP_RATE, *FIGURE_RATES)
@@ -284,12 +280,8 @@ def run(
         _protect(name, JumperPredictor(fam, JUMP_RATE, classes=[1, 2]), y_test, p)
         for name, fam in _families().items()
     ]
-    table = (
-        _sensitivity(columns, rows, seed, quick, jobs, max_test_rows, echo, (y_test, p))
-        if sensitivity
-        else []
-    )
-    info = RunInfo(NAME, quick, seed, jobs, time.perf_counter() - start)
+    table = _sensitivity(options, columns, rows, max_test_rows, (y_test, p)) if sensitivity else []
+    info = options.info()
     return BankResult(info, y_test, p, decimal_log_loss(y_test, p), jumpers, mean, families, table)
 
 

@@ -97,9 +97,7 @@ class OrderedQuantizedIsotonic(QuantizedMap):
     Parameters
     ----------
     levels : int or array-like of shape (K,), default=101
-        An integer ``2 <= K <= 10001`` gives ``K`` evenly spaced levels in
-        ``[0, 1]``, endpoints included; an array gives the levels (finite,
-        strictly increasing, at most 10001 of them).
+        The ``K`` levels, as for :class:`QuantizedIsotonic`.
 
     Examples
     --------
