@@ -285,3 +285,27 @@ def test_invalid_weights_are_refused_before_deriving():
     doc["state"]["weights_"]["data"][0] = -1.0
     with pytest.raises(ModelFormatError, match="inconsistent state: weights must satisfy"):
         venncal.load(io.StringIO(json.dumps(doc)))
+
+
+@pytest.mark.parametrize("cross", [False, True])
+def test_a_subclass_overriding_predict_p_is_predicted_by_it(cross):
+    # ScoreCalibrator's contract: a subclass that overrides _predict_p predicts
+    # otherwise (the engines score it by its own predict); the complement path of
+    # predict_proba must not bypass it
+    from venncal import CrossVennAbersCalibrator, VennAbersCalibrator
+
+    rng = np.random.default_rng(17)
+    s = rng.normal(size=200)
+    y = (rng.random(200) < 1 / (1 + np.exp(-2 * s))).astype(int)
+    parent = CrossVennAbersCalibrator if cross else VennAbersCalibrator
+
+    class Pessimist(parent):
+        def _predict_p(self, q):
+            return np.zeros(len(q[0]) if cross else q.shape[0])
+
+    kw = {"folds": np.arange(200) % 2} if cross else {}
+    q = np.linspace(-2, 2, 9)
+    got = Pessimist().fit(s, y, **kw).predict_proba(q)
+    assert np.array_equal(got, np.column_stack((np.ones(9), np.zeros(9))))
+    plain = parent().fit(s, y, **kw).predict_proba(q)
+    assert (plain[:, 1] > 0).all()

@@ -193,6 +193,8 @@ class VennAbersCalibrator(ScoreCalibrator):
         -------
         ndarray of shape (n_samples, 2)
         """
+        if type(self)._predict_p is not VennAbersCalibrator._predict_p:
+            return super().predict_proba(scores)  # a subclass that predicts otherwise
         check_is_fitted(self, "p1_")
         p0, p1, q0 = self._triple(check_scores(scores))
         p, p_complement, _ = merge_with_complement(p0[None], p1[None], q0[None], self.merge)

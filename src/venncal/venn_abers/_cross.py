@@ -245,6 +245,8 @@ class CrossVennAbersCalibrator(ScoreCalibrator):
         -------
         ndarray of shape (n_samples, 2)
         """
+        if type(self)._predict_p is not CrossVennAbersCalibrator._predict_p:
+            return super().predict_proba(scores)  # a subclass that predicts otherwise
         check_is_fitted(self, "calibrators_")
         p, p_complement, _ = self._merged(self._check_test_scores(scores))
         return np.column_stack((p_complement, p))
