@@ -212,3 +212,19 @@ def test_issue_22_ece_of_a_subnormal_bin_weight():
     # 1.1e-285 (the bin's share 1e-269 times its gap), is a normal double
     got = ece([0, 1], [0.0, 1.0 - 2**-53], sample_weight=[1e-41, 1e-310])
     assert 1e-286 < got < 1e-284
+
+
+def test_issue_22_ece_of_bins_whose_weight_overflows():
+    # two weights of 1e308 in one bin: the bin's weight is inf, the exact shares
+    # give the answer (the underflow check must not multiply inf by a gap of 0)
+    import warnings
+
+    from venncal.metrics import top_label_ece
+
+    y = np.array([0, 0, 0, 0, 0, 0, 1, 1, 0])
+    proba = np.tile([0.0, 1.0], (9, 1))
+    w = np.array([0, 0, 0, 0, 0, 0, 1e308, 1e308, 0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert top_label_ece(y, proba, classes=[0, 1], n_bins=1, sample_weight=w) == 0.0
+        assert ece(y, proba[:, 1], n_bins=1, sample_weight=w) == 0.0

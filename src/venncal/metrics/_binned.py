@@ -130,15 +130,17 @@ def _errors(bins: CalibrationBins, min_bin_count: float | None = None) -> tuple[
     """
     ne = bins.nonempty
     gap = np.abs(bins.frac_pos - bins.mean_pred)
-    with np.errstate(over="ignore", under="ignore"):
+    with np.errstate(over="ignore"):
         total = np.sum(bins.weight)
-        terms = bins.weight[ne] * gap[ne]
-    # a subnormal bin weight times a small gap loses its digits (or vanishes)
-    # although terms / total is representable: then the exact shares
-    lost = bool(((terms < 2.0**-1022) & (gap[ne] > 0)).any())
-    if bins.share is None or (2.0**-500 < total < 2.0**500 and not lost):
-        ece = float(np.sum(terms) / total)
-    else:  # weights near the ends of the float64 range: their exact shares
+    ece = None
+    if bins.share is None or 2.0**-500 < total < 2.0**500:
+        with np.errstate(under="ignore"):
+            terms = bins.weight[ne] * gap[ne]
+        # a subnormal bin weight times a small gap loses its digits (or vanishes)
+        # although terms / total is representable: then the exact shares
+        if bins.share is None or not ((terms < 2.0**-1022) & (gap[ne] > 0)).any():
+            ece = float(np.sum(terms) / total)
+    if ece is None:  # weights near the ends of the float64 range: their exact shares
         ece = float(np.sum(bins.share[ne] * gap[ne]))
     kept = ne & ~bins.small(min_bin_count)
     return ece, float(np.max(gap[kept])) if kept.any() else math.nan
