@@ -423,3 +423,19 @@ def test_merge_judges_whole_numbers_by_what_was_added():
             merged = merged.merge(ScoreSummary.from_arrays(*part))
         assert merged.weights.tolist() == whole.weights.tolist()
         assert merged.positive_weights.tolist() == whole.positive_weights.tolist()
+
+
+def test_enir_weights_past_the_bic_range_refused_without_a_warning():
+    # found by the slow profile: a NaN log-likelihood gain (inf - inf) warned before
+    # the clear refusal; the refusal is the answer, the warning was noise
+    import warnings
+
+    from venncal import ENIRCalibrator
+
+    s = np.array([-0.0, -0.0, -0.0, -0.0, 1.0])
+    y = np.array([0, 0, 0, 1, 0])
+    w = np.array([1e-310, 1e-310, 9.00719925e15, 1e-310, 0.1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="too large for the models' BIC"):
+            ENIRCalibrator().fit(s, y, w)

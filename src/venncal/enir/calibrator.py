@@ -347,6 +347,8 @@ def _max_loglik(path, k):
     with np.errstate(divide="ignore", invalid="ignore"):
         rate = A / W
         best = xlogy(A, rate) + xlogy(W - A, 1.0 - rate)
-    gain = best[k:] - best[left[k:]] - best[right[k:]]
+        # inf - inf past the float64 range gives NaN here: _fit_sums refuses it with
+        # a clear error (the weights are too large for the BIC), never uses it
+        gain = best[k:] - best[left[k:]] - best[right[k:]]
     per_knot = np.bincount(path._knot_of_merge, weights=gain, minlength=path.knots.shape[0])
     return np.concatenate(([0.0], np.cumsum(per_knot))) + best[:k].sum()
