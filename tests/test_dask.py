@@ -551,3 +551,17 @@ def test_round_scores_overflow_is_an_error():
     df = dd.from_pandas(pdf, npartitions=2)
     with pytest.raises(ValueError, match="turns 1 finite score"):
         vd.fit(df, "ivap", score_col="s", label_col="y", round_scores=10)
+
+
+def test_each_transform_scatters_the_model_under_its_own_key(cluster_client):
+    """A hashed key was shared by two transforms of one model: releasing the first
+    call's future while the second replicated it cancelled the second ("lost
+    dependencies", about 1 in 70 runs on a loaded 2-core machine)."""
+    from venncal.dask._frames import shipped
+
+    pdf = _data(3)
+    ivap = method_class("ivap")().fit(pdf.s, pdf.y)
+    first, second = shipped(ivap, cluster_client), shipped(ivap, cluster_client)
+    assert first.key != second.key
+    s = pdf.s.to_numpy()
+    _same_bits(first.result().predict_interval(s), second.result().predict_interval(s))

@@ -224,11 +224,15 @@ def shipped(calibrator, client=None):
 
     On a distributed client it is scattered to every worker (so it is not
     put into the graph, where distributed warns about a large graph when a
-    model has many scores); elsewhere a delayed object.
+    model has many scores); elsewhere a delayed object. Each call scatters
+    under a fresh key (``hash=False``): with the content's hash as its key, a
+    second scatter of the same model could meet the release of the first
+    call's future on the scheduler, which then forgot the key while it was
+    being replicated and cancelled the computation ("lost dependencies").
     """
     client = current_client(client)
     if client is not None:
-        return client.scatter(calibrator, broadcast=True)
+        return client.scatter(calibrator, broadcast=True, hash=False)
     return dask.delayed(calibrator, pure=True)
 
 
