@@ -61,6 +61,15 @@ class CalibratedClassifier(FoldCalibratedClassifier):
     method_params : dict, default=None
         Parameters of the calibrator, e.g. ``{"n_bins": 20}`` for histogram
         binning.
+    multiclass : {"ovr", "ovo"}, default="ovr"
+        For K >= 3 classes: one binary calibrator per class against the rest
+        (:class:`~venncal.OneVsRestCalibrator`, probabilities normalised), or
+        per pair of classes (:class:`~venncal.OneVsOneCalibrator`, coupled by
+        ``coupling``).  Not used for two classes.
+    coupling : {"price", "normalize", "wu-lin-weng"}, default="price"
+        How ``multiclass="ovo"`` turns pairwise probabilities into class
+        probabilities (see :class:`~venncal.OneVsOneCalibrator`); not used
+        otherwise.
     response_method : {"auto", "predict_proba", "decision_function"}, default="auto"
         Which output of the base estimator is the score.  ``"auto"`` takes the
         method's preference, the first output the base estimator has:
@@ -112,6 +121,8 @@ class CalibratedClassifier(FoldCalibratedClassifier):
         cv=5,
         calibration_size=0.2,
         method_params=None,
+        multiclass="ovr",
+        coupling="price",
         response_method="auto",
         random_state=None,
         n_jobs=None,
@@ -121,6 +132,8 @@ class CalibratedClassifier(FoldCalibratedClassifier):
         self.cv = cv
         self.calibration_size = calibration_size
         self.method_params = method_params
+        self.multiclass = multiclass
+        self.coupling = coupling
         self.response_method = response_method
         self.random_state = random_state
         self.n_jobs = n_jobs

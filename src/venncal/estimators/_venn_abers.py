@@ -63,6 +63,15 @@ class VennAbersClassifier(FoldCalibratedClassifier):
         (``GM(p1) / (GM(1-p0) + GM(p1))``, for one predictor
         ``p1 / (1 - p0 + p1)``) or Brier loss (mean over predictors of
         ``p1 + p0**2/2 - p1**2/2``).
+    multiclass : {"ovr", "ovo"}, default="ovr"
+        For K >= 3 classes: one binary calibrator per class against the rest
+        (:class:`~venncal.OneVsRestCalibrator`, probabilities normalised), or
+        per pair of classes (:class:`~venncal.OneVsOneCalibrator`, coupled by
+        ``coupling``).  Not used for two classes.
+    coupling : {"price", "normalize", "wu-lin-weng"}, default="price"
+        How ``multiclass="ovo"`` turns pairwise probabilities into class
+        probabilities (see :class:`~venncal.OneVsOneCalibrator`); not used
+        otherwise.
     response_method : {"auto", "predict_proba", "decision_function"}, default="auto"
         Which output of the base estimator is the score; ``"auto"`` prefers
         ``predict_proba``.
@@ -119,6 +128,8 @@ class VennAbersClassifier(FoldCalibratedClassifier):
         cv=5,
         calibration_size=0.2,
         merge="log",
+        multiclass="ovr",
+        coupling="price",
         response_method="auto",
         random_state=None,
         n_jobs=None,
@@ -128,6 +139,8 @@ class VennAbersClassifier(FoldCalibratedClassifier):
         self.cv = cv
         self.calibration_size = calibration_size
         self.merge = merge
+        self.multiclass = multiclass
+        self.coupling = coupling
         self.response_method = response_method
         self.random_state = random_state
         self.n_jobs = n_jobs
