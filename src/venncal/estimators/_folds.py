@@ -272,6 +272,7 @@ class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
             mean over the folds of each fold's calibrated probability (for K
             >= 3 classes, of the one-vs-rest or one-vs-one calibrator's).
         """
+        check_is_fitted(self, "estimators_")
         if len(self.classes_) > 2:
             if self.calibrator_ is not None:
                 return self.calibrator_.predict_proba(self._multiclass_scores(X))
@@ -315,6 +316,7 @@ class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
             ``[:, q]`` is class ``classes_[j]`` against ``classes_[i]``,
             ``(i, j) = calibrator_.pairs_[q]``, P = K(K-1)/2.
         """
+        check_is_fitted(self, "estimators_")
         if len(self.classes_) > 2:
             return self.calibrator_.predict_interval(self._multiclass_scores(X))
         scores = [_binary(s) for s in self._fold_scores(X)]
