@@ -247,7 +247,9 @@ def test_two_classes_are_unchanged_by_the_new_parameters():
 
 
 @pytest.mark.parametrize("multiclass", ["ovr", "ovo"])
-@pytest.mark.parametrize("load", [load_iris, load_wine, load_digits], ids=["iris", "wine", "digits"])
+@pytest.mark.parametrize(
+    "load", [load_iris, load_wine, load_digits], ids=["iris", "wine", "digits"]
+)
 def test_bundled_data_sets(load, multiclass):
     X, y = load(return_X_y=True)
     rng = np.random.default_rng(0)

@@ -42,6 +42,14 @@ class CalibratedClassifier(FoldCalibratedClassifier):
     ``cv="prefit"``, which scikit-learn 1.8 removed, is refused with a
     pointer to ``FrozenEstimator``.
 
+    With K >= 3 classes each fold's calibrator is a
+    :class:`~venncal.OneVsRestCalibrator` (``multiclass="ovr"``, as
+    scikit-learn) or :class:`~venncal.OneVsOneCalibrator` (``"ovo"``) around
+    the method, fitted on the base's (n, K) class scores (``predict_proba``
+    or ``decision_function``, as ``response_method`` resolves), and the folds'
+    probabilities are averaged; ``"ivap"`` fits one multiclass CVAP.  Every
+    class must have rows in every training and calibration part.
+
     Parameters
     ----------
     estimator : estimator object, default=None
@@ -85,18 +93,24 @@ class CalibratedClassifier(FoldCalibratedClassifier):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
+    classes_ : ndarray of shape (n_classes,)
     estimators_ : list of estimators
         The fitted base estimators, one per fold (the frozen estimator
         itself for a frozen base).
-    calibrator_ : CrossVennAbersCalibrator or None
-        For ``method="ivap"``, the one score-level CVAP over all folds.
+    calibrator_ : CrossVennAbersCalibrator, multiclass calibrator or None
+        For ``method="ivap"``, the one score-level CVAP over all folds (for
+        K >= 3 classes, the OneVsRestCalibrator or OneVsOneCalibrator around it).
     calibrators_ : list of score-level calibrators
-        The fitted calibrators, one per fold (for ``method="ivap"`` the
-        folds' IVAPs, ``calibrator_.calibrators_``).
+        The fitted calibrators, one per fold (multiclass ones for K >= 3
+        classes); for ``method="ivap"`` ``calibrator_.calibrators_``.
     response_methods_ : tuple of str
         The base estimator's outputs tried for the score, in order (the
         first it has is used): ``response_method`` resolved.
+    response_method_ : str
+        The output used: the first of ``response_methods_`` the base has.
+    score_ : {"proba", "margin"}
+        Its kind (``predict_proba`` or ``decision_function``), the ``score``
+        of the multiclass calibrator for K >= 3 classes.
 
     See Also
     --------
