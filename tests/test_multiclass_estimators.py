@@ -10,6 +10,8 @@ class absent from a fold; real data sets bundled with scikit-learn.
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.datasets import load_digits, load_iris, load_wine, make_blobs
 from sklearn.frozen import FrozenEstimator
@@ -276,3 +278,35 @@ def test_bundled_data_sets(load, multiclass):
     P = K if multiclass == "ovr" else K * (K - 1) // 2
     assert interval.shape == (len(test), P, 2)
     assert ((interval >= 0) & (interval <= 1)).all()
+
+
+_FROZEN_X, _FROZEN_Y = make_blobs(n_samples=60, centers=3, cluster_std=4.0, random_state=5)
+_FROZEN_LR = LogisticRegression().fit(_FROZEN_X, _FROZEN_Y)
+
+
+@settings(max_examples=25)
+@given(
+    w=st.lists(
+        st.sampled_from([0.0, 1e-310, 1e-300, 1.0, 2.0**53 - 1, 2.0**53, 1e308]),
+        min_size=60,
+        max_size=60,
+    )
+)
+def test_extreme_weights_match_the_score_level_calibrator(w):
+    # A frozen base: the weights reach only the calibration, so the wrapper
+    # must be the score-level one-vs-rest calibrator with the same weights, or
+    # refuse as it does.
+    w = np.array(w)
+    scores = _FROZEN_LR.predict_proba(_FROZEN_X)
+    clf = VennAbersClassifier(FrozenEstimator(_FROZEN_LR))
+    ref = OneVsRestCalibrator(CrossVennAbersCalibrator())
+    try:
+        ref.fit(scores, _FROZEN_Y, w, folds=np.zeros(60))
+    except ValueError:
+        with pytest.raises(ValueError, match="weight"):
+            clf.fit(_FROZEN_X, _FROZEN_Y, sample_weight=w)
+        return
+    clf.fit(_FROZEN_X, _FROZEN_Y, sample_weight=w)
+    np.testing.assert_array_equal(
+        clf.predict_proba(_FROZEN_X), ref.predict_proba(scores[:, None, :])
+    )
