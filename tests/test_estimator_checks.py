@@ -10,6 +10,10 @@ OPENBLAS_CORETYPE=Haswell, Sandybridge and Prescott, on 1 and 2 threads: a check
 that failed in all six is a strict expected failure; one whose outcome changed
 is non-strict, with that reason, and ``test_exact_base_estimator`` asserts the
 property strictly with a base estimator whose scores are exact.
+
+The wrappers take K >= 3 classes (scikit-learn's ``multi_class`` tag), so these
+checks also fit them on multiclass data; the departures are the ones above.
+scikit-learn grants ``CalibratedClassifierCV`` none besides the array API.
 """
 
 import pytest
@@ -45,6 +49,14 @@ TIES_BY_PLATFORM = pytest.mark.xfail(
     "on some BLAS kernels (fails with Haswell, passes with Sandybridge)",
 )
 
+MULTICLASS_TIES = pytest.mark.xfail(
+    strict=False,
+    reason="a test score equal to a calibration score is pooled with it, one ulp away it is "
+    "not, and logistic regression's multiclass predict_proba of a row differs in the last bit "
+    "between batch sizes (37 of 90 entries on this machine); passes with a tree base "
+    "(test_exact_base_estimator)",
+)
+
 SUBSET = "check_methods_subset_invariance"
 DENSE = "check_sample_weight_equivalence_on_dense_data"
 SPARSE = "check_sample_weight_equivalence_on_sparse_data"
@@ -55,7 +67,10 @@ ESTIMATORS = [
         VennAbersClassifier(random_state=0),
         {SUBSET: TIES_BY_PLATFORM, DENSE: SPLIT_BY_PLATFORM, SPARSE: SPLIT},
     ),
-    (VennAbersClassifier(method="ivap", random_state=0), {DENSE: SPLIT, SPARSE: SPLIT}),
+    (
+        VennAbersClassifier(method="ivap", random_state=0),
+        {SUBSET: MULTICLASS_TIES, DENSE: SPLIT, SPARSE: SPLIT},
+    ),
     (
         VennAbersClassifier(method="sva"),
         {SUBSET: TIES_BY_PLATFORM, DENSE: SOLVER_BY_PLATFORM, SPARSE: SOLVER},
@@ -63,6 +78,12 @@ ESTIMATORS = [
     (CalibratedClassifier(random_state=0), {}),
     (CalibratedClassifier(method="platt", random_state=0), {}),
     (CalibratedClassifier(method="bbq", cv="split", random_state=0), {DENSE: SPLIT_BY_PLATFORM}),
+    # One-vs-one: the K(K-1)/2 pairwise calibrators, coupled.
+    (
+        VennAbersClassifier(multiclass="ovo", random_state=0),
+        {SUBSET: TIES_BY_PLATFORM, DENSE: SPLIT_BY_PLATFORM, SPARSE: SPLIT},
+    ),
+    (CalibratedClassifier(method="platt", multiclass="ovo", random_state=0), {}),
     # A fast base estimator: the full predictor refits it twice per test row.
     (FullVennAbersClassifier(GaussianNB()), {}),
 ]
@@ -85,11 +106,15 @@ SVA = VennAbersClassifier(TREE, method="sva")
     ("estimator", "check"),
     [
         (VennAbersClassifier(TREE, random_state=0), check_methods_subset_invariance),
+        (
+            VennAbersClassifier(TREE, method="ivap", random_state=0),
+            check_methods_subset_invariance,
+        ),
         (SVA, check_methods_subset_invariance),
         (SVA, check_sample_weight_equivalence_on_dense_data),
         (SVA, check_sample_weight_equivalence_on_sparse_data),
     ],
-    ids=["cvap-subset", "sva-subset", "sva-weights-dense", "sva-weights-sparse"],
+    ids=["cvap-subset", "ivap-subset", "sva-subset", "sva-weights-dense", "sva-weights-sparse"],
 )
 def test_exact_base_estimator(estimator, check):
     # A tree's score of a row does not depend on the batch, and its weighted fit

@@ -411,11 +411,11 @@ def check_binary_labels(y, n: int, pos_label=None) -> np.ndarray:
     return arr == pos_label
 
 
-def check_classifier_targets(estimator_name: str, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def check_classifier_targets(estimator_name: str, y, *, multiclass: bool = False):
     """Validate a classifier's targets; return ``(y, classes_, y01)``.
 
-    Raises the errors scikit-learn's classifiers raise (its estimator checks
-    test them): continuous targets, a single class, more than two classes.
+    Raises scikit-learn's errors (its estimator checks test them): continuous targets,
+    one class, more than two unless ``multiclass`` (then ``y01`` indexes ``classes_``).
     """
     from sklearn.utils.multiclass import check_classification_targets, type_of_target
     from sklearn.utils.validation import column_or_1d
@@ -426,27 +426,27 @@ def check_classifier_targets(estimator_name: str, y) -> tuple[np.ndarray, np.nda
     if y.dtype.kind == "f" and not np.isfinite(y).all():
         raise ValueError("Input y contains NaN or infinity; labels must be two classes")
     check_classification_targets(y)
-    classes = np.unique(y)
+    classes, codes = np.unique(y, return_inverse=True)
     if classes.shape[0] < 2:
         raise ValueError(
             f"{estimator_name} needs samples of at least 2 classes in the data, but the data "
             f"contains only one class: {classes[0]!r}"
         )
-    if classes.shape[0] > 2 or type_of_target(y) != "binary":
+    if not multiclass and (classes.shape[0] > 2 or type_of_target(y) != "binary"):
         raise ValueError(
             f"Only binary classification is supported. The type of the target is "
             f"{type_of_target(y)} ({classes.shape[0]} classes); {estimator_name} needs two. "
             "Wrap it in sklearn.multiclass.OneVsRestClassifier for more classes."
         )
-    return y, classes, y == classes[1]
+    return y, classes, codes.astype(np.intp) if multiclass else y == classes[1]
 
 
 def check_weighted_classes(estimator_name: str, classes, y01, sample_weight) -> None:
-    """Raise if a class has zero total weight (it is then absent from the data)."""
+    """Raise if a class has zero total weight (``y01``: 0/1, or indices into ``classes``)."""
     if sample_weight is None:
         return
-    for label, mask in ((classes[0], ~y01), (classes[1], y01)):
-        if not (sample_weight[mask] > 0).any():
+    for k, label in enumerate(classes):
+        if not (sample_weight[np.asarray(y01) == k] > 0).any():
             raise ValueError(
                 f"{estimator_name} needs samples of at least 2 classes with positive weight; "
                 f"class {label!r} has zero total sample_weight"

@@ -42,6 +42,14 @@ class CalibratedClassifier(FoldCalibratedClassifier):
     ``cv="prefit"``, which scikit-learn 1.8 removed, is refused with a
     pointer to ``FrozenEstimator``.
 
+    With K >= 3 classes each fold's calibrator is a
+    :class:`~venncal.OneVsRestCalibrator` (``multiclass="ovr"``, as
+    scikit-learn) or :class:`~venncal.OneVsOneCalibrator` (``"ovo"``) around
+    the method, fitted on the base's (n, K) class scores (``predict_proba``
+    or ``decision_function``, as ``response_method`` resolves), and the folds'
+    probabilities are averaged; ``"ivap"`` fits one multiclass CVAP.  Every
+    class must have rows in every training and calibration part.
+
     Parameters
     ----------
     estimator : estimator object, default=None
@@ -61,6 +69,15 @@ class CalibratedClassifier(FoldCalibratedClassifier):
     method_params : dict, default=None
         Parameters of the calibrator, e.g. ``{"n_bins": 20}`` for histogram
         binning.
+    multiclass : {"ovr", "ovo"}, default="ovr"
+        For K >= 3 classes: one binary calibrator per class against the rest
+        (:class:`~venncal.OneVsRestCalibrator`, probabilities normalised), or
+        per pair of classes (:class:`~venncal.OneVsOneCalibrator`, coupled by
+        ``coupling``).  Not used for two classes.
+    coupling : {"price", "normalize", "wu-lin-weng"}, default="price"
+        How ``multiclass="ovo"`` turns pairwise probabilities into class
+        probabilities (see :class:`~venncal.OneVsOneCalibrator`); not used
+        otherwise.
     response_method : {"auto", "predict_proba", "decision_function"}, default="auto"
         Which output of the base estimator is the score.  ``"auto"`` takes the
         method's preference, the first output the base estimator has:
@@ -76,18 +93,24 @@ class CalibratedClassifier(FoldCalibratedClassifier):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
+    classes_ : ndarray of shape (n_classes,)
     estimators_ : list of estimators
         The fitted base estimators, one per fold (the frozen estimator
         itself for a frozen base).
-    calibrator_ : CrossVennAbersCalibrator or None
-        For ``method="ivap"``, the one score-level CVAP over all folds.
+    calibrator_ : CrossVennAbersCalibrator, multiclass calibrator or None
+        For ``method="ivap"``, the one score-level CVAP over all folds (for
+        K >= 3 classes, the OneVsRestCalibrator or OneVsOneCalibrator around it).
     calibrators_ : list of score-level calibrators
-        The fitted calibrators, one per fold (for ``method="ivap"`` the
-        folds' IVAPs, ``calibrator_.calibrators_``).
+        The fitted calibrators, one per fold (multiclass ones for K >= 3
+        classes); for ``method="ivap"`` ``calibrator_.calibrators_``.
     response_methods_ : tuple of str
         The base estimator's outputs tried for the score, in order (the
         first it has is used): ``response_method`` resolved.
+    response_method_ : str
+        The output used: the first of ``response_methods_`` the base has.
+    score_ : {"proba", "margin"}
+        Its kind (``predict_proba`` or ``decision_function``), the ``score``
+        of the multiclass calibrator for K >= 3 classes.
 
     See Also
     --------
@@ -112,6 +135,8 @@ class CalibratedClassifier(FoldCalibratedClassifier):
         cv=5,
         calibration_size=0.2,
         method_params=None,
+        multiclass="ovr",
+        coupling="price",
         response_method="auto",
         random_state=None,
         n_jobs=None,
@@ -121,6 +146,8 @@ class CalibratedClassifier(FoldCalibratedClassifier):
         self.cv = cv
         self.calibration_size = calibration_size
         self.method_params = method_params
+        self.multiclass = multiclass
+        self.coupling = coupling
         self.response_method = response_method
         self.random_state = random_state
         self.n_jobs = n_jobs

@@ -12,6 +12,11 @@ One path serves every wrapper that fits its base estimator per fold
    an (n, K) array; the merge of the folds is its own.  Any other method is
    fitted per fold and the folds' probabilities are averaged, as
    scikit-learn's ``CalibratedClassifierCV`` does.
+
+With K >= 3 classes the calibrator is a one-vs-rest (or one-vs-one)
+calibrator around the binary one (:mod:`._multiclass`), fitted on the (n, K)
+class scores; a cross Venn-Abers predictor then predicts from the per-fold
+blocks (n, F, K).
 """
 
 from __future__ import annotations
@@ -26,8 +31,23 @@ from sklearn.model_selection import StratifiedKFold, check_cv, train_test_split
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import NONE, RANDOM_STATE, Check, Interval
-from ._helpers import WrapperMixin, as_rows, check_fit_data, class_scores, fit_and_score, is_frozen
+from .._validation import NONE, RANDOM_STATE, Check, Interval, Options
+from ._helpers import (
+    WrapperMixin,
+    as_rows,
+    check_fit_data,
+    class_scores,
+    fit_and_score,
+    is_frozen,
+    resolve_response,
+)
+from ._multiclass import (
+    COUPLINGS,
+    MULTICLASS,
+    check_fold_classes,
+    multiclass_calibrator,
+    score_kind,
+)
 
 __all__ = ["CV", "FoldCalibratedClassifier"]
 
@@ -60,18 +80,24 @@ class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
     """Base of the wrappers: fit the base estimator per fold and calibrate its scores.
 
     Subclasses have the parameters ``estimator``, ``cv``,
-    ``calibration_size``, ``response_method``, ``random_state`` and
-    ``n_jobs`` (their rules are in ``_parameter_constraints``), and implement
-    ``_new_calibrator(classes)`` (an unfitted score-level calibrator whose
-    ``classes`` parameter is set) and, optionally, ``_split_kind()`` (one
+    ``calibration_size``, ``multiclass``, ``coupling``, ``response_method``,
+    ``random_state`` and ``n_jobs`` (their rules are in
+    ``_parameter_constraints``), and implement ``_new_calibrator(classes)``
+    (an unfitted binary score-level calibrator whose ``classes`` parameter is
+    set; ``None`` for the binary base of a multiclass calibrator) and,
+    optionally, ``_split_kind()`` (one
     of "cv", "split", "all"; a frozen base is always "all") and
     ``_venn_abers()`` (False hides ``predict_interval``).  The base
     estimator is cloned and fitted exactly once per fold (never, if frozen).
 
     Fitted attributes: ``estimators_`` (one per fold), ``calibrator_`` (the
     one calibrator fitted per group, or None) and ``calibrators_`` (one per
-    fold: the per-fold calibrators, or ``calibrator_.calibrators_``).
+    fold: the per-fold calibrators, or ``calibrator_.calibrators_``: for K >= 3
+    classes one binary calibrator per class or pair), ``response_method_``
+    (the base's output used) and, for K >= 3, ``score_`` (its kind).
     """
+
+    _multiclass = True
 
     _parameter_constraints: ClassVar[dict] = {
         **WrapperMixin._parameter_constraints,
@@ -81,6 +107,8 @@ class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
             Interval("int", 1, None),
         ],
         "random_state": [RANDOM_STATE],
+        "multiclass": [Options(MULTICLASS)],
+        "coupling": [Options(COUPLINGS)],
     }
 
     def _split_kind(self) -> str:
@@ -129,7 +157,7 @@ class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
         X : array-like, sparse matrix or DataFrame of shape (n_samples, ...)
             Training data, in any form the base estimator accepts.
         y : array-like of shape (n_samples,)
-            Two classes (any two labels).
+            Two or more classes (any labels).
         sample_weight : array-like of shape (n_samples,), default=None
             Frequency weights, used by the calibration and passed to the base
             estimator when it accepts them.
@@ -142,9 +170,13 @@ class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
         self
         """
         self._check_params()
-        X, y, classes, sw = check_fit_data(type(self).__name__, X, y, sample_weight)
+        owner = type(self).__name__
+        X, y, classes, sw = check_fit_data(owner, X, y, sample_weight, multiclass=True)
         splits = self._splits(X, y, y.shape[0])
         base = self._base_estimator()
+        if len(classes) > 2:
+            codes = np.searchsorted(classes, y)
+            check_fold_classes(owner, classes, codes, sw, splits, is_frozen(base))
         self.response_methods_ = self._response_methods(classes)
         fitted = Parallel(n_jobs=self.n_jobs)(
             delayed(fit_and_score)(
@@ -154,6 +186,8 @@ class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
         )
         self.estimators_ = [est for est, _ in fitted]
         self.classes_ = classes
+        self.response_method_ = resolve_response(self.estimators_[0], self.response_methods_)
+        self.score_ = score_kind(self.response_method_)
         self._calibrate(classes, y, sw, [cal for _, cal in splits], [s for _, s in fitted])
         first = self.estimators_[0]
         if hasattr(first, "n_features_in_"):
@@ -171,30 +205,39 @@ class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
         """
         if self.response_method != "auto":
             return (self.response_method,)
-        return tuple(type(self._new_calibrator(classes))._response_methods)
+        return tuple(type(self._new_calibrator(None))._response_methods)
+
+    def _calibrator_for(self, classes):
+        """An unfitted calibrator of ``classes``: binary, or multiclass around the binary one."""
+        if len(classes) == 2:
+            return self._new_calibrator(classes)
+        base = self._new_calibrator(None)
+        return multiclass_calibrator(base, self.score_, self.multiclass, self.coupling, classes)
 
     def _calibrate(self, classes, y, sample_weight, cal_rows, scores) -> None:
         """Fit the calibration on each fold's rows ``cal_rows[k]`` and scores ``scores[k]``.
 
         ``scores[k]`` has one column per score a calibrator of ``classes``
         takes (:func:`~venncal.estimators._helpers.class_scores`): one, the
-        positive class's, for the binary calibrators used here.
+        positive class's, for two classes; K, one per class, otherwise.
         """
-        scores = [_binary(s) for s in scores]
+        if len(classes) == 2:
+            scores = [_binary(s) for s in scores]
 
         def weights(rows):
             return None if sample_weight is None else sample_weight[rows]
 
-        calibrator = self._new_calibrator(classes)
-        group = calibrator._group_param
+        calibrator = self._calibrator_for(classes)
+        group = self._new_calibrator(None)._group_param
         if group is None:
             self.calibrator_ = None
             self.calibrators_ = [
-                self._new_calibrator(classes).fit(s, y[rows], sample_weight=weights(rows))
+                self._calibrator_for(classes).fit(s, y[rows], sample_weight=weights(rows))
                 for s, rows in zip(scores, cal_rows, strict=True)
             ]
             return
-        # Fold k is group k: column k of the stacked test scores is model k's.
+        # Fold k is group k: column k (block k for K classes) of the stacked
+        # test scores is model k's.
         rows = np.concatenate(cal_rows)
         folds = np.repeat(np.arange(len(cal_rows)), [len(r) for r in cal_rows])
         calibrator.fit(np.concatenate(scores), y[rows], weights(rows), **{group: folds})
@@ -209,8 +252,12 @@ class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
             class_scores(est, X, self.classes_, self.response_methods_) for est in self.estimators_
         ]
 
+    def _multiclass_scores(self, X) -> np.ndarray:
+        """The K class scores of ``X`` by each fold's model: (n, F, K), blocks as ``folds_``."""
+        return np.stack(self._fold_scores(X), axis=1)
+
     def predict_proba(self, X) -> np.ndarray:
-        """Return calibrated probabilities, columns for ``classes_[0]`` and ``classes_[1]``.
+        """Return calibrated probabilities, one column per class of ``classes_``.
 
         Parameters
         ----------
@@ -220,10 +267,22 @@ class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n_samples, 2)
+        ndarray of shape (n_samples, n_classes)
             Rows sum to 1: a Venn-Abers method's merged probability, or the
-            mean over the folds of each fold's calibrated probability.
+            mean over the folds of each fold's calibrated probability (for K
+            >= 3 classes, of the one-vs-rest or one-vs-one calibrator's).
         """
+        check_is_fitted(self, "estimators_")
+        if len(self.classes_) > 2:
+            if self.calibrator_ is not None:
+                return self.calibrator_.predict_proba(self._multiclass_scores(X))
+            return np.mean(
+                [
+                    cal.predict_proba(s)
+                    for cal, s in zip(self.calibrators_, self._fold_scores(X), strict=True)
+                ],
+                axis=0,
+            )
         scores = [_binary(s) for s in self._fold_scores(X)]
         if self.calibrator_ is not None:
             return self.calibrator_.predict_proba(np.column_stack(scores))
@@ -240,7 +299,9 @@ class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
         For one predictor (ivap, sva, a frozen base) the columns are
         ``p0 <= p1``; for K folds they are ``(1 - GM(1 - p0), GM(p1))`` over
         the folds (Vovk, Petej & Fedorova 2015, section 4), a pair that is
-        usually, but not always, ordered.
+        usually, but not always, ordered.  For K >= 3 classes, the pairs of
+        the one-vs-rest (or one-vs-one) calibrator: per class against the
+        rest, or per pair of classes.
 
         Parameters
         ----------
@@ -248,8 +309,15 @@ class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n_samples, 2)
-            Columns ``p0`` and ``p1``, probabilities of ``classes_[1]``.
+        ndarray of shape (n_samples, 2), (n_samples, K, 2) or (n_samples, P, 2)
+            Columns ``p0`` and ``p1``, probabilities of ``classes_[1]``; for
+            K >= 3 classes, ``[:, k]`` is class ``classes_[k]`` against the
+            rest (``multiclass="ovr"``), or, with ``multiclass="ovo"``,
+            ``[:, q]`` is class ``classes_[j]`` against ``classes_[i]``,
+            ``(i, j) = calibrator_.pairs_[q]``, P = K(K-1)/2.
         """
+        check_is_fitted(self, "estimators_")
+        if len(self.classes_) > 2:
+            return self.calibrator_.predict_interval(self._multiclass_scores(X))
         scores = [_binary(s) for s in self._fold_scores(X)]
         return self.calibrator_.predict_interval(np.column_stack(scores))

@@ -37,6 +37,7 @@ __all__ = [
     "is_frozen",
     "n_samples",
     "positive_scores",
+    "resolve_response",
     "slice_fit_params",
     "take_rows",
 ]
@@ -82,16 +83,24 @@ class WrapperMixin(ParamsMixin):
     def _base_estimator(self):
         return default_estimator() if self.estimator is None else self.estimator
 
+    #: Whether the wrapper takes K >= 3 classes (scikit-learn's ``multi_class`` tag).
+    _multiclass: ClassVar[bool] = False
+
     def predict(self, X) -> np.ndarray:
-        """Return the more probable label for each row (``classes_[0]`` on a tie)."""
-        p = self.predict_proba(X)[:, 1]
-        return self.classes_[(p > 0.5).astype(np.intp)]
+        """Return the most probable label of ``classes_`` for each row (the first on a tie).
+
+        Two classes: ``classes_[1]`` where its probability exceeds 0.5.
+        """
+        p = self.predict_proba(X)
+        if len(self.classes_) > 2:
+            return self.classes_[np.argmax(p, axis=1)]
+        return self.classes_[(p[:, 1] > 0.5).astype(np.intp)]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         base_tags = get_tags(self._base_estimator())
         tags.input_tags = base_tags.input_tags
-        tags.classifier_tags.multi_class = False
+        tags.classifier_tags.multi_class = self._multiclass
         tags.non_deterministic = base_tags.non_deterministic
         return tags
 
@@ -120,15 +129,16 @@ def take_rows(X, idx):
     return X[idx]
 
 
-def check_fit_data(owner: str, X, y, sample_weight):
+def check_fit_data(owner: str, X, y, sample_weight, *, multiclass: bool = False):
     """Check the data of a wrapper's ``fit``: one label per row, two classes, weights.
 
     Returns ``(X, y, classes, sample_weight)``: ``X`` in a form that
-    supports row selection, the labels, the two classes sorted, and the
-    checked weights (None when not given).  Errors name ``owner``.
+    supports row selection, the labels, the two classes sorted (any K >= 2
+    classes, sorted, if ``multiclass``), and the checked weights (None when
+    not given; every class needs positive total weight).  Errors name ``owner``.
     """
     X = as_rows(X)
-    y, classes, y01 = check_classifier_targets(owner, y)
+    y, classes, y01 = check_classifier_targets(owner, y, multiclass=multiclass)
     n = n_samples(X)
     if y.shape[0] != n:
         raise ValueError(f"X has {n} rows but y has {y.shape[0]} labels")
@@ -160,12 +170,13 @@ def fit_estimator(estimator, X, y, sample_weight, fit_params):
     return estimator.fit(X, y, **fit_params)
 
 
-def _response(estimator, X, response_method):
-    """``(name, output)``: the first of ``response_method`` the estimator has, applied to ``X``.
+def resolve_response(estimator, response_method) -> str:
+    """The output of ``estimator`` used for the score: the first of ``response_method`` it has.
 
     ``response_method`` is ``"predict_proba"``, ``"decision_function"``, or
     a tuple of them in order of preference; ``"auto"`` means
-    ``("predict_proba", "decision_function")``.
+    ``("predict_proba", "decision_function")``.  ``AttributeError`` if the
+    estimator has none of them.
     """
     if response_method == "auto":
         response_method = ("predict_proba", "decision_function")
@@ -178,7 +189,13 @@ def _response(estimator, X, response_method):
             f"{type(estimator).__name__} has no {response_method}; choose another "
             "response_method"
         )
-    return response_method, np.asarray(getattr(estimator, response_method)(X))
+    return response_method
+
+
+def _response(estimator, X, response_method):
+    """``(name, output)``: :func:`resolve_response`'s output of the estimator, applied to ``X``."""
+    method = resolve_response(estimator, response_method)
+    return method, np.asarray(getattr(estimator, method)(X))
 
 
 def _column(classes, label, what: str) -> int:

@@ -15,7 +15,7 @@ METHODS = ("ivap", "cvap", "sva")
 
 
 class VennAbersClassifier(FoldCalibratedClassifier):
-    """Binary classifier calibrated by Venn-Abers predictors (IVAP, CVAP or SVA).
+    """Classifier calibrated by Venn-Abers predictors (IVAP, CVAP or SVA).
 
     Wraps any scikit-learn classifier.  The base estimator is cloned and
     fitted exactly once per fold; its scores on the calibration rows, with
@@ -37,6 +37,16 @@ class VennAbersClassifier(FoldCalibratedClassifier):
     ``FrozenEstimator.fit`` ignores them.  ``cv="prefit"``, which
     scikit-learn 1.8 removed, is refused with a pointer to
     ``FrozenEstimator``.
+
+    With K >= 3 classes the base's (n, K) class scores (``predict_proba``,
+    or ``decision_function`` as ``response_method`` says) calibrate one
+    :class:`~venncal.OneVsRestCalibrator` (``multiclass="ovr"``) or
+    :class:`~venncal.OneVsOneCalibrator` (``"ovo"``) whose base is the
+    :class:`~venncal.CrossVennAbersCalibrator`, fitted once on the
+    out-of-fold scores with their folds and predicting from the (n, F, K)
+    scores of the F fold models.  Every class must have rows in every
+    training and calibration part (otherwise ``fit`` refuses, naming the
+    class and the fold).  See ``docs/estimators.md``.
 
     Parameters
     ----------
@@ -63,6 +73,15 @@ class VennAbersClassifier(FoldCalibratedClassifier):
         (``GM(p1) / (GM(1-p0) + GM(p1))``, for one predictor
         ``p1 / (1 - p0 + p1)``) or Brier loss (mean over predictors of
         ``p1 + p0**2/2 - p1**2/2``).
+    multiclass : {"ovr", "ovo"}, default="ovr"
+        For K >= 3 classes: one binary calibrator per class against the rest
+        (:class:`~venncal.OneVsRestCalibrator`, probabilities normalised), or
+        per pair of classes (:class:`~venncal.OneVsOneCalibrator`, coupled by
+        ``coupling``).  Not used for two classes.
+    coupling : {"price", "normalize", "wu-lin-weng"}, default="price"
+        How ``multiclass="ovo"`` turns pairwise probabilities into class
+        probabilities (see :class:`~venncal.OneVsOneCalibrator`); not used
+        otherwise.
     response_method : {"auto", "predict_proba", "decision_function"}, default="auto"
         Which output of the base estimator is the score; ``"auto"`` prefers
         ``predict_proba``.
@@ -73,20 +92,29 @@ class VennAbersClassifier(FoldCalibratedClassifier):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        The two labels, sorted; probabilities are those of ``classes_[1]``.
+    classes_ : ndarray of shape (n_classes,)
+        The labels, sorted; for two classes the probabilities are those of
+        ``classes_[1]``.
     estimators_ : list of estimators
         The fitted base estimators, one per fold (one for ivap and sva, and
         the frozen estimator itself for a frozen base).
-    calibrator_ : CrossVennAbersCalibrator
+    calibrator_ : CrossVennAbersCalibrator or multiclass calibrator
         The score-level predictor fitted on the out-of-fold scores; fold k
         (``calibrator_.folds_[k] == k``) is scored by ``estimators_[k]``.
-    calibrators_ : list of VennAbersCalibrator
-        The IVAP of each fold (``calibrator_.calibrators_``).
+        For K >= 3 classes a OneVsRestCalibrator or OneVsOneCalibrator
+        around a CrossVennAbersCalibrator.
+    calibrators_ : list
+        ``calibrator_.calibrators_``: the IVAP of each fold; for K >= 3
+        classes one binary CVAP per class (or pair of classes).
     response_methods_ : tuple of str
         The base estimator's outputs tried for the score, in order (the
         first it has is used): ``("predict_proba", "decision_function")``
         for ``response_method="auto"``.
+    response_method_ : str
+        The output used: the first of ``response_methods_`` the base has.
+    score_ : {"proba", "margin"}
+        Its kind (``predict_proba`` or ``decision_function``), the ``score``
+        of the multiclass calibrator for K >= 3 classes.
     n_features_in_ : int
         Number of features seen by the base estimator (when it reports it).
 
@@ -119,6 +147,8 @@ class VennAbersClassifier(FoldCalibratedClassifier):
         cv=5,
         calibration_size=0.2,
         merge="log",
+        multiclass="ovr",
+        coupling="price",
         response_method="auto",
         random_state=None,
         n_jobs=None,
@@ -128,6 +158,8 @@ class VennAbersClassifier(FoldCalibratedClassifier):
         self.cv = cv
         self.calibration_size = calibration_size
         self.merge = merge
+        self.multiclass = multiclass
+        self.coupling = coupling
         self.response_method = response_method
         self.random_state = random_state
         self.n_jobs = n_jobs
