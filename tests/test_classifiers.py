@@ -238,8 +238,8 @@ def test_one_class_and_three_classes_raise(data):
     X, y, _ = data
     with pytest.raises(ValueError, match="class"):
         VennAbersClassifier().fit(X, np.zeros(len(y)))
-    with pytest.raises(ValueError, match="binary"):
-        VennAbersClassifier().fit(X, np.arange(len(y)) % 3)
+    with pytest.raises(ValueError, match="binary"):  # multiclass: tests/test_multiclass_estimators.py
+        FullVennAbersClassifier().fit(X, np.arange(len(y)) % 3)
     with pytest.raises(ValueError, match="class"):
         FullVennAbersClassifier().fit(X, np.ones(len(y)))
     with pytest.raises(ValueError, match="weight"):
