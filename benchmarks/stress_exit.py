@@ -43,6 +43,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--load", type=int, default=0, help="busy processes to start")
+    parser.add_argument("--commands", nargs="+", metavar="NAME",
+                        help="run only these commands (fit, predict, predict-missing, "
+                             "evaluate, monitor); default all")
     args = parser.parse_args()
     venncal = [sys.executable, "-m", "venncal"]
     folder = tempfile.mkdtemp(prefix="venncal-stress-")
@@ -57,13 +60,18 @@ def main() -> int:
                  "--method", "platt", "-o", os.path.join(folder, "m.json"), "-q", "--force"], 0),
         "predict": ([*venncal, "predict", model, cal, "--score-col", "score", "-o", out, "-q",
                      "--prefix", "c_"], 0),
-        "predict (missing column)": ([*venncal, "predict", model, cal, "--score-col", "nope",
+        "predict-missing": ([*venncal, "predict", model, cal, "--score-col", "nope",
                                       "-o", out, "-q"], 2),
         "evaluate": ([*venncal, "evaluate", cal, "--prob-col", "p", "--label-col", "label",
                       "-q"], 0),
         "monitor": ([*venncal, "monitor", cal, "--prob-col", "p", "--label-col", "label",
                      "--clip", "0.01", "-q"], 0),
     }
+    unknown = set(args.commands or ()) - set(commands)
+    if unknown:
+        parser.error(f"unknown command(s) {sorted(unknown)}; choose from {sorted(commands)}")
+    if args.commands:
+        commands = {name: commands[name] for name in args.commands}
     stop = multiprocessing.Event()
     busy = [multiprocessing.Process(target=_busy, args=(stop,)) for _ in range(args.load)]
     for p in busy:
