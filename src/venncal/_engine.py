@@ -33,6 +33,7 @@ import numpy as np
 
 from ._registry import method_class
 from ._validation import check_binary_labels, check_labels
+from .multiclass import _outputs as multiclass_outputs
 from .summary import ScoreSummary
 from .tables import Param, ParameterError, classes_for, label_value
 
@@ -409,8 +410,15 @@ def _forget_classes(estimator, key: str) -> None:
 
 
 def output_names(calibrator, output_cols) -> tuple[str, ...]:
-    """Return the columns ``transform`` adds: p, and p0/p1 for Venn-Abers calibrators."""
+    """Return the columns ``transform`` adds: p, and p0/p1 for Venn-Abers calibrators.
+
+    A multiclass calibrator takes ``output_cols`` as one or three prefixes
+    and adds a column per class, and each problem's interval with three
+    (:mod:`venncal.multiclass._outputs`).
+    """
     out = names(output_cols)
+    if multiclass_outputs.is_multiclass(calibrator):
+        return multiclass_outputs.output_names(calibrator, out)
     if len(out) not in (1, 3) or not all(isinstance(n, str) for n in out):
         raise ValueError(f"output_cols must be one name (p) or three (p, p0, p1); got {output_cols!r}")
     if not hasattr(calibrator, "predict_interval"):
@@ -419,7 +427,13 @@ def output_names(calibrator, output_cols) -> tuple[str, ...]:
 
 
 def score_columns(calibrator, scores: np.ndarray, n_out: int) -> list[np.ndarray]:
-    """Return ``[p]`` or ``[p, p0, p1]`` for an array of scores (1-D, or one column per fold)."""
+    """Return ``[p]`` or ``[p, p0, p1]`` for an array of scores (1-D, or one column per fold).
+
+    For a multiclass calibrator, the columns of :func:`output_names` from
+    (n, K) scores (or (n, F*K), fold by fold).
+    """
+    if multiclass_outputs.is_multiclass(calibrator):
+        return multiclass_outputs.score_columns(calibrator, scores, n_out)
     if scores.ndim == 2 and scores.shape[1] == 1:
         scores = scores[:, 0]
     if scores.shape[0] == 0:
