@@ -35,6 +35,12 @@ _OURS = ("VA OvR (IVAP)", "VA OvO price", "VA OvO normalize", "VA OvO wu-lin-wen
          "CVAP OvR (5 folds)")
 
 
+def _others(methods: Sequence[str]) -> list[str]:
+    """The calibrators that are not Venn–Abers (neither ours nor the venn-abers package's)."""
+    return [m for m in methods
+            if m not in _OURS and m != "uncalibrated" and not m.startswith("venn-abers")]
+
+
 def aggregate(tasks: Sequence) -> dict[str, dict[str, tuple[float, float, int]]]:
     """Per method and metric of one case: ``(mean, standard error, repetitions with inf)``.
 
@@ -97,6 +103,17 @@ def _verdict(mean: float, se: float) -> str:
     return "lower" if mean < 0 else "higher"
 
 
+def _compare(tasks: Sequence, agg: dict, a: str, b: str, metric: str) -> tuple[str, str]:
+    """``(text, verdict)`` of ``a - b``: paired over the finite repetitions, or by infinity."""
+    inf_a, inf_b = math.isinf(agg[a][metric][0]), math.isinf(agg[b][metric][0])
+    if inf_a != inf_b:  # one of them is infinite in some repetition: it loses
+        return f"{b if inf_b else a} infinite", "lower" if inf_b else "higher"
+    mean, se, n = paired_difference(tasks, a, b, metric)
+    if not n:
+        return "-", "tie"
+    return f"{mean:+.4f} ± {se:.4f}", _verdict(mean, se)
+
+
 def _cell(stat: tuple[float, float, int], digits: int = 4, bold: bool = False) -> str:
     mean, se, n_inf = stat
     if math.isinf(mean):
@@ -150,10 +167,11 @@ def _case_table(result, case) -> tuple[list[str], list[str]]:
 
 
 def _summary_table(result, metric: str) -> list[str]:
-    """Per case: uncalibrated, the best of ours, the best of the others, and their paired gap."""
-    md = [f"| case | uncalibrated | best Venn–Abers (venncal) | best other calibrator | "
-          f"VA − other, paired | OvO price − OvR, paired |", "|---|---|---|---|---|---|"]
-    others = [m for m in result.methods if m not in _OURS and m != "uncalibrated"]
+    """Per case: uncalibrated, the best of ours, the best non-Venn–Abers calibrator, paired gaps."""
+    md = ["| case | uncalibrated | best Venn–Abers (venncal) | best other calibrator | "
+          "VA − uncalibrated, paired | VA − other, paired | OvO price − OvR, paired |",
+          "|---|---|---|---|---|---|---|"]
+    others = _others(result.methods)
     for case in result.cases:
         tasks = result.case_tasks(case)
         agg = aggregate(tasks)
@@ -161,13 +179,13 @@ def _summary_table(result, metric: str) -> list[str]:
         unc = _cell(agg["uncalibrated"][metric]) if "uncalibrated" in agg else "-"
         cells = [f"{m}: {_cell(agg[m][metric])}" if m else "-" for m in (ours, other)]
         gaps = []
-        for a, b in ((ours, other), ("VA OvO price", "VA OvR (IVAP)")):
+        for a, b in ((ours, "uncalibrated"), (ours, other), ("VA OvO price", "VA OvR (IVAP)")):
             if a is None or b is None or a not in agg or b not in agg:
                 gaps.append("-")
                 continue
-            mean, se, n = paired_difference(tasks, a, b, metric)
-            gaps.append(f"{mean:+.4f} ± {se:.4f} ({_verdict(mean, se)})" if n else "-")
-        md.append(f"| {_name(case)} | {unc} | {cells[0]} | {cells[1]} | {gaps[0]} | {gaps[1]} |")
+            text, verdict = _compare(tasks, agg, a, b, metric)
+            gaps.append(f"{text} ({verdict})")
+        md.append(f"| {_name(case)} | {unc} | {cells[0]} | {cells[1]} | " + " | ".join(gaps) + " |")
     return [*md, ""]
 
 
@@ -181,27 +199,31 @@ def _pair_rows(result, case) -> float:
 def _findings(result) -> list[str]:
     """Bullets computed from the numbers: where Venn–Abers wins and where it loses."""
     lines = []
-    others = [m for m in result.methods if m not in _OURS and m != "uncalibrated"]
+    others = _others(result.methods)
     n = len(result.cases)
     for metric in ("log_loss", "top_label_ece"):
         head = _HEADS[metric]
         for ours in ("VA OvR (IVAP)", "CVAP OvR (5 folds)"):
             if ours not in result.methods:
                 continue
-            versus = {"lower": [], "higher": [], "tie": []}
-            for case in result.cases:
-                tasks = result.case_tasks(case)
-                other = _best(aggregate(tasks), metric, others)
-                if other is None:
-                    continue
-                mean, se, _ = paired_difference(tasks, ours, other, metric)
-                versus[_verdict(mean, se)].append(f"{_name(case)} ({mean:+.4f} vs {other})")
-            lines.append(
-                f"- {head}, {ours} against the best other calibrator of each case: lower in "
-                f"{len(versus['lower'])} of {n} cases, higher in {len(versus['higher'])}, "
-                f"a tie in {len(versus['tie'])}. Higher: "
-                + ("; ".join(versus["higher"]) or "none") + "."
-            )
+            for against in ("uncalibrated", "other"):
+                versus: dict[str, list[str]] = {"lower": [], "higher": [], "tie": []}
+                for case in result.cases:
+                    tasks = result.case_tasks(case)
+                    agg = aggregate(tasks)
+                    b = _best(agg, metric, others) if against == "other" else "uncalibrated"
+                    if b is None or b not in agg or ours not in agg:
+                        continue
+                    text, verdict = _compare(tasks, agg, ours, b, metric)
+                    vs = "" if text.endswith("infinite") else f" vs {b}"
+                    versus[verdict].append(f"{_name(case)} ({text}{vs})")
+                what = ("the best non-Venn–Abers calibrator of each case" if against == "other"
+                        else "the uncalibrated model")
+                lines.append(
+                    f"- {head}, {ours} against {what}: lower in {len(versus['lower'])} of {n} "
+                    f"cases ({'; '.join(versus['lower']) or 'none'}), higher in "
+                    f"{len(versus['higher'])}, a tie in {len(versus['tie'])}."
+                )
     if {"VA OvO price", "VA OvR (IVAP)"} <= set(result.methods):
         gaps = []
         for case in result.cases:
@@ -226,13 +248,13 @@ def _findings(result) -> list[str]:
     lines.append("- Infinite mean log loss (a test row given probability 0 for its class): "
                  + ("; ".join(f"{m} on {c}" for m, c in infinite) or "none") + ".")
     if result.venn_abers and {"venn-abers OvR", "VA OvR (IVAP)"} <= set(result.methods):
-        diffs = [abs(paired_difference(result.case_tasks(c), "venn-abers OvR", "VA OvR (IVAP)",
-                                       "log_loss")[0]) for c in result.cases]
-        finite = [d for d in diffs if math.isfinite(d)]
+        diffs = [(abs(paired_difference(result.case_tasks(c), "venn-abers OvR",
+                                        "VA OvR (IVAP)", "log_loss")[0]), _name(c))
+                 for c in result.cases]
         lines.append(
-            "- venn-abers' one-vs-rest (on probabilities) against ours (on logits): largest "
-            f"mean log-loss difference over the cases {max(finite) if finite else math.nan:.2e} "
-            "(the same IVAP where the probabilities keep the logits' order; naive Bayes' "
+            "- venn-abers' one-vs-rest (on probabilities) against ours (on logits), mean "
+            "log-loss difference: " + "; ".join(f"{c} {d:.1e}" for d, c in diffs)
+            + " (the same IVAP where the probabilities keep the logits' order; naive Bayes' "
             "probabilities round to 0 and 1 and tie)."
         )
     return [*lines, ""]
@@ -303,8 +325,10 @@ def report(result, out_dir: str | Path, *, command: str | None = None) -> Report
     """
     draft = ReportDraft(result.info, out_dir, result.protocol, command, _facts(result))
     draft.md += ["## Findings (computed from the tables below)", "",
-                 "Paired differences over the repetitions; \"lower\"/\"higher\" only beyond two "
-                 "standard errors, else a tie.", "", *_findings(result)]
+                 "Paired differences over the repetitions (where both are finite); "
+                 "\"lower\"/\"higher\" only beyond two standard errors, else a tie; \"other\" "
+                 "calibrators: scikit-learn's (not venn-abers, which is Venn–Abers too).", "",
+                 *_findings(result)]
     draft.md += ["## Summary: log loss", "", *_summary_table(result, "log_loss"),
                  "## Summary: top-label ECE", "", *_summary_table(result, "top_label_ece")]
     draft.image("multiclass-top-label.png", partial(_figure, result),
