@@ -281,7 +281,7 @@ def _facts(result) -> list[str]:
 
 
 def _warnings_table(result) -> list[str]:
-    md = ["### Warnings and run time", "", "| case | warnings caught | seconds (all repetitions) |",
+    md = ["### Warnings and run time", "", "| case | warnings caught (method: category × count) | seconds (all repetitions) |",
           "|---|---|---|"]
     for case in result.cases:
         tasks = result.case_tasks(case)

@@ -94,7 +94,7 @@ class TaskResult:
     #: (proper training, calibration, test) rows
     sizes: tuple[int, int, int]
     n_classes: int
-    #: warning category name -> count (ConvergenceWarning of the MLP, ...)
+    #: "method: warning category" (or "learner: ...") -> count
     warnings: dict[str, int] = field(default_factory=dict)
     #: test labels and method -> test probabilities (figure cases only)
     predictions: tuple[np.ndarray, dict[str, np.ndarray]] | None = None
@@ -167,15 +167,17 @@ def run_task(
     folds = mc.stratified_folds(y[fit_rows], mc.N_FOLDS, rng)
     names = _available_methods() if methods is None else tuple(methods)
     values, failures, kept = {}, {}, {}
-    caught_names: Counter = Counter()
+    caught: Counter = Counter()
     with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         _warm_up()
         del w[:]
         model = mc.make_learner(learner, seed + rep).fit(X[train], y[train])
+        caught.update(f"learner: {item.category.__name__}" for item in w)
         case = mc.Case(learner, seed + rep, model, X[cal], y[cal], X[test],
                        X[fit_rows], y[fit_rows], folds)
         for name in names:
+            del w[:]
             method, package = mc.METHODS[name]
             t0 = time.perf_counter()
             try:
@@ -185,6 +187,8 @@ def run_task(
                     raise
                 failures[name] = f"{type(exc).__name__}: {exc}"
                 continue
+            finally:
+                caught.update(f"{name}: {item.category.__name__}" for item in w)
             seconds = time.perf_counter() - t0
             bad = ~np.isfinite(proba).all(axis=1)
             if bad.any():
@@ -194,7 +198,6 @@ def run_task(
                             "width": math.nan if width is None else width}
             if keep_predictions:
                 kept[name] = proba
-        caught_names.update(item.category.__name__ for item in w)
     if truth is not None:
         values[ORACLE] = {**_evaluate(y[test], truth[test], K), "seconds": math.nan,
                           "width": math.nan}
@@ -202,7 +205,7 @@ def run_task(
             kept[ORACLE] = truth[test]
     return TaskResult(
         dataset, learner, rep, values, failures, (len(train), len(cal), len(test)), K,
-        dict(caught_names), (y[test], kept) if keep_predictions else None,
+        dict(caught), (y[test], kept) if keep_predictions else None,
         time.perf_counter() - start,
     )
 
