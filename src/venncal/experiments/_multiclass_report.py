@@ -77,7 +77,7 @@ def aggregate(tasks: Sequence) -> dict[str, dict[str, tuple[float, float, int]]]
 
 
 def paired_difference(tasks: Sequence, a: str, b: str, metric: str) -> tuple[float, float, int]:
-    """Mean and standard error of ``a - b`` over the repetitions where both are finite, and their count.
+    """Mean and standard error of ``a - b`` where both are finite, and the repetitions counted.
 
     Examples
     --------
@@ -167,7 +167,7 @@ def _case_table(result, case) -> tuple[list[str], list[str]]:
 
 
 def _summary_table(result, metric: str) -> list[str]:
-    """Per case: uncalibrated, the best of ours, the best non-Venn–Abers calibrator, paired gaps."""
+    """Per case: uncalibrated, the best of ours and of the others (non-Venn–Abers), paired gaps."""
     md = ["| case | uncalibrated | best Venn–Abers (venncal) | best other calibrator | "
           "VA − uncalibrated, paired | VA − other, paired | OvO price − OvR, paired |",
           "|---|---|---|---|---|---|---|"]
@@ -281,7 +281,8 @@ def _facts(result) -> list[str]:
 
 
 def _warnings_table(result) -> list[str]:
-    md = ["### Warnings and run time", "", "| case | warnings caught (method: category × count) | seconds (all repetitions) |",
+    md = ["### Warnings and run time", "",
+          "| case | warnings caught (method: category × count) | seconds (all repetitions) |",
           "|---|---|---|"]
     for case in result.cases:
         tasks = result.case_tasks(case)
@@ -335,8 +336,8 @@ def report(result, out_dir: str | Path, *, command: str | None = None) -> Report
                 "top-label reliability diagrams")
     draft.md += ["## Per case", "",
                  "Means ± standard errors over the repetitions; **bold**: the best method of the "
-                 "column; width: mean p1 − p0 of the binary Venn–Abers intervals (per class for "
-                 "OvR and CVAP, per pair for OvO); conf − acc: mean largest probability minus "
+                 "column; width: mean p1 − p0 of the binary Venn–Abers intervals (per class "
+                 "for OvR and CVAP, per pair for OvO); conf − acc: mean largest probability minus "
                  "accuracy (negative: underconfident); ms: fitted model to test probabilities.",
                  ""]
     for case in result.cases:
