@@ -110,4 +110,10 @@ EXPERIMENTS: dict[str, Experiment] = {
         "isotonic calibration of drifting streams (synthetic; Bank with --data-dir) against "
         "refitting scikit-learn's IsotonicRegression every N samples",
     ),
+    "multiclass": Experiment(
+        "multiclass_benchmark",
+        "Issue 24's multiclass benchmark: iris, wine, digits (LR, naive Bayes, MLP logits) and "
+        "synthetic logits; Venn-Abers OvR/OvO/CVAP against scikit-learn's sigmoid, isotonic "
+        "and temperature (and venn-abers when installed)",
+    ),
 }
