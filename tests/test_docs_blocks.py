@@ -42,6 +42,7 @@ def how_checked(where: str, lang: str, body: str) -> str | None:
             "README.md": "test_docs.py::test_readme_examples (doctest)",
             "docs/online.md": "test_online.py (doctest of docs/online.md)",
             "docs/multiclass.md": "test_multiclass_docs.py (doctest of docs/multiclass.md)",
+            "docs/parametric.md": "test_temperature.py (doctest of docs/parametric.md)",
         }.get(name)
     if lang == "python":
         if name == "README.md" and "dask" in body:

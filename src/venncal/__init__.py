@@ -38,6 +38,7 @@ _EXPORTS = {
     "NegatedScoreCalibrator": "venncal.negated",
     "OneVsOneCalibrator": "venncal.multiclass",
     "OneVsRestCalibrator": "venncal.multiclass",
+    "TemperatureCalibrator": "venncal.parametric",
     "WeightScaleWarning": "venncal._validation",
     "load": "venncal.persist",
     "save": "venncal.persist",
@@ -45,7 +46,8 @@ _EXPORTS = {
 
 #: Subpackages reachable as attributes of ``venncal`` without an import of their own.
 _SUBMODULES = (
-    "baselines", "enir", "estimators", "metrics", "multiclass", "persist", "plotting", "venn_abers",
+    "baselines", "enir", "estimators", "metrics", "multiclass", "parametric", "persist", "plotting",
+    "venn_abers",
 )
 
 __all__ = [
@@ -62,6 +64,7 @@ __all__ = [
     "PlattCalibrator",
     "QuantizedIsotonicCalibrator",
     "ScoreSummary",
+    "TemperatureCalibrator",
     "VennAbersCalibrator",
     "VennAbersClassifier",
     "WeightScaleWarning",
@@ -105,6 +108,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; never executed
     from .estimators import CalibratedClassifier, FullVennAbersClassifier, VennAbersClassifier
     from .multiclass import OneVsOneCalibrator, OneVsRestCalibrator
     from .negated import NegatedScoreCalibrator
+    from .parametric import TemperatureCalibrator
     from .persist import load, save
     from .summary import ScoreSummary
     from .venn_abers import (

@@ -17,6 +17,7 @@ import importlib
 
 __all__ = [
     "CALIBRATORS",
+    "CLASS_SCORE_CALIBRATORS",
     "WRAPPERS",
     "available_methods",
     "calibrator_class",
@@ -46,9 +47,16 @@ WRAPPERS: tuple[str, ...] = (
 )
 
 
+#: Public dotted paths of the calibrators of K class scores that are not a
+#: binary method (no method name): saved and loaded like the calibrators.
+CLASS_SCORE_CALIBRATORS: tuple[str, ...] = (
+    "venncal.parametric.TemperatureCalibrator",
+)
+
+
 def _saved_paths() -> tuple[str, ...]:
-    """Every class path a saved model may name: the calibrators', then the wrappers'."""
-    return (*CALIBRATORS.values(), *WRAPPERS)
+    """Every class path a saved model may name: the calibrators', the wrappers', the K-class ones."""
+    return (*CALIBRATORS.values(), *WRAPPERS, *CLASS_SCORE_CALIBRATORS)
 
 
 def _import(path: str) -> type:
@@ -118,7 +126,8 @@ def method_class(method: str) -> type:
 def calibrator_class(path: str) -> type:
     """Return the class named by a dotted class path from a saved model.
 
-    Only paths in :data:`CALIBRATORS` and :data:`WRAPPERS` are accepted.
+    Only paths in :data:`CALIBRATORS`, :data:`WRAPPERS` and
+    :data:`CLASS_SCORE_CALIBRATORS` are accepted.
 
     Raises
     ------

@@ -1,0 +1,107 @@
+"""Inputs of the parametric calibrators: class score rows, class labels, weights."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..multiclass._common import _label_values
+from ..multiclass._scores import check_class_scores
+
+__all__ = ["class_codes", "class_score_rows", "power_of_two_scale"]
+
+
+def _as_array(scores) -> np.ndarray:
+    """``np.asarray``, or ``np.from_dlpack`` for an array that only speaks DLPack (torch, jax)."""
+    if hasattr(scores, "__dlpack__") and not isinstance(scores, np.ndarray):
+        try:
+            return np.from_dlpack(scores)
+        except (BufferError, RuntimeError, TypeError):  # e.g. on a GPU: copy through asarray
+            pass
+    return np.asarray(scores)
+
+
+def class_score_rows(scores, kind: str, classes, *, fitted: bool = False):
+    """Return ``(z, top)``: validated class scores (n, K) and each row's largest score.
+
+    ``kind="logit"`` keeps float32 scores as float32 (the kernels read them
+    as float64); a row whose spread (largest minus smallest) is not a
+    finite double is refused.  ``kind="proba"`` validates probabilities as
+    the multiclass calibrators do and returns their logarithms (``-inf`` for
+    0).  ``classes``: the known classes (their number is K) or None.
+    """
+    arr = _as_array(scores)
+    K = None if classes is None else len(classes)
+    if K is None:
+        if arr.ndim != 2 or arr.shape[1] < 2:
+            raise ValueError(
+                "scores must have shape (n_samples, K), one column per class, K >= 2; "
+                f"got shape {arr.shape}"
+            )
+        K = arr.shape[1]
+    if kind == "proba":
+        p = check_class_scores(arr, K, "proba")
+        with np.errstate(divide="ignore"):
+            z = np.log(p)
+        return z, z.max(axis=1)
+    if arr.dtype == np.float32 and arr.ndim == 2 and arr.shape[-1] == K and arr.shape[0]:
+        if not np.isfinite(arr).all():
+            check_class_scores(arr, K, "logit")  # raises, naming the row
+        z = np.ascontiguousarray(arr)
+    else:
+        z = check_class_scores(arr, K, "logit")
+    top = z.max(axis=1).astype(np.float64)
+    with np.errstate(over="ignore"):
+        spread = top - z.min(axis=1).astype(np.float64)
+    wide = ~np.isfinite(spread)
+    if wide.any():
+        i = int(np.flatnonzero(wide)[0])
+        raise ValueError(
+            f"scores row {i} spans more than the largest double ({z[i].min()!r} to "
+            f"{z[i].max()!r}): its softmax is 0 or 1 to every digit; rescale the logits"
+        )
+    return z, top
+
+
+def class_codes(y, n: int, classes, K: int) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(classes_, codes)``: the K classes and each row's index among them."""
+    arr = np.asarray(y)
+    if arr.ndim != 1:
+        raise ValueError(f"y must be a 1-D array of shape (n_samples,); got shape {arr.shape}")
+    if arr.shape[0] != n:
+        raise ValueError(f"scores and y have different lengths: {n} and {arr.shape[0]}")
+    arr = _label_values(arr)
+    if arr.dtype.kind == "f" and np.isnan(arr).any():
+        raise ValueError("y contains NaN; labels must be class labels")
+    try:
+        observed, codes = np.unique(arr, return_inverse=True)
+    except TypeError:
+        raise TypeError("y mixes labels of types that cannot be compared") from None
+    if classes is None:
+        if observed.shape[0] != K:
+            raise ValueError(
+                f"y holds {observed.shape[0]} classes ({observed.tolist()[:10]!r}) but the "
+                f"scores have {K} columns; pass classes= (the label of each column, in order)"
+            )
+        return observed, codes.astype(np.intp)
+    given = _label_values(np.asarray(classes))
+    if np.unique(given).shape[0] != given.shape[0]:
+        raise ValueError(f"classes must be distinct labels; got {classes!r}")
+    known = given.tolist()
+    unknown = [v for v in observed.tolist() if v not in known]
+    if unknown:
+        raise ValueError(f"y holds label(s) {unknown!r} that are not in classes={known!r}")
+    where = {v: i for i, v in enumerate(known)}
+    return given, np.array([where[v] for v in observed.tolist()], dtype=np.intp)[codes]
+
+
+def power_of_two_scale(w: np.ndarray) -> np.ndarray:
+    """Return ``w`` divided by the power of two at or below its largest value (exact).
+
+    The weights' ratios are unchanged bit for bit (the division is by a
+    power of two, and a result that would be subnormal is one that is
+    negligible, 2**-1022 of the largest, in a weighted mean), and weighted
+    sums neither overflow (weights near 1e308) nor lose every digit
+    (weights near 1e-310).
+    """
+    _, e = np.frexp(np.max(w))
+    return np.ldexp(w, 1 - int(e))

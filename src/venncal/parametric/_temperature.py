@@ -1,0 +1,282 @@
+"""Temperature scaling (Guo et al. 2017): one inverse temperature for all K classes."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+from typing import ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted
+
+from .._kernels.parametric import softmax_scaled, temperature_terms
+from .._validation import NONE, Check, Interval, Options, ParamsMixin, check_sample_weight
+from ..multiclass._common import _label_values
+from ._inputs import class_codes, class_score_rows, power_of_two_scale
+from ._newton import minimize_convex_nonnegative
+
+__all__ = ["TemperatureCalibrator"]
+
+
+class TemperatureCalibrator(ParamsMixin, BaseEstimator):
+    """Temperature scaling of K class scores: ``softmax(z / T)`` with one fitted ``T > 0``.
+
+    Fits the inverse temperature ``beta = 1 / T >= 0`` that minimises the
+    weighted log loss ``sum_i w_i [logsumexp(beta z_i) - beta z_{i,y_i}]``
+    (Guo et al. 2017), a convex function of ``beta``: its derivative is the
+    mean of ``E[z_i] - z_{i,y_i}`` under ``softmax(beta z_i)`` and its second
+    derivative the mean variance of ``z_i`` there.  The minimiser is found
+    by Newton's method kept inside a bracket (bisection when a step leaves
+    it) until ``|beta * d/dbeta| <= tol`` (a scale-free stationarity test:
+    multiplying every score by a constant divides ``beta`` by it and leaves
+    the test unchanged), or the bracket is a few ulps wide.
+
+    Temperature scaling never changes which class ranks first, so it keeps
+    the accuracy of the scores and corrects only their confidence.
+
+    Parameters
+    ----------
+    score : {"logit", "proba"}, default="logit"
+        The kind of the scores: softmax logits (any finite reals; a
+        constant added to a row changes nothing), or probabilities (rows
+        in [0, 1] summing to 1 within ``K * 2**-23``; temperature scaling
+        then acts on their logarithms, ``p_k**beta`` renormalised, and a
+        probability 0 stays 0).  Never guessed from the values.
+    classes : array-like of shape (K,), default=None
+        The class labels in the order of the score columns; default: the
+        labels of ``y``, sorted (numbers as numbers, text as text), which
+        must then be K of them.
+    tol : float, default=1e-12
+        The stationarity tolerance on ``|beta * d/dbeta|`` of the mean log
+        loss.
+    max_iter : int, default=200
+        The largest number of objective evaluations of the search; reaching
+        it without meeting ``tol`` warns (``ConvergenceWarning``) and sets
+        ``converged_`` to False.
+    n_jobs : int, default=None
+        Threads that evaluate the objective (None: every usable core).  The
+        rows are summed in fixed blocks in a fixed order, so the fit is the
+        same, bit for bit, for any ``n_jobs``.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (K,)
+    inverse_temperature_ : float
+        ``beta``; 0 when the scores carry no information the temperature
+        can use (then every prediction is uniform over the classes of
+        nonzero probability, with a warning).
+    temperature_ : float
+        ``1 / beta`` (inf when ``beta`` is 0).
+    loss_ : float
+        The weighted mean log loss (natural log) at ``beta``.
+    grad_ : float
+        The derivative of the mean log loss in ``beta`` at ``beta``.
+    n_iter_ : int
+        Objective evaluations of the search.
+    converged_ : bool
+
+    Raises
+    ------
+    ValueError
+        For scores whose label always has the largest score (then the log
+        loss falls toward its infimum only as the temperature falls toward
+        0: no temperature minimises it), for a label of probability 0
+        (infinite log loss at every temperature), and for the input errors
+        of the multiclass calibrators (shapes, NaN, labels, weights).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from venncal.parametric import TemperatureCalibrator
+    >>> rng = np.random.default_rng(0)
+    >>> z = rng.normal(size=(2000, 3)) * 3         # overconfident logits ...
+    >>> y = np.array([rng.choice(3, p=np.exp(r) / np.exp(r).sum()) for r in z / 3])
+    >>> cal = TemperatureCalibrator().fit(z, y)     # ... of a model at temperature 3
+    >>> round(cal.temperature_, 1)
+    3.0
+    >>> cal.predict_proba(z[:1]).round(3)
+    array([[0.29 , 0.225, 0.485]])
+    """
+
+    _state: ClassVar[tuple[str, ...]] = (
+        "inverse_temperature_", "loss_", "grad_", "n_iter_", "converged_",
+    )
+    _parameter_constraints: ClassVar[dict] = {
+        "score": [Options(("logit", "proba"))],
+        "classes": [Check(lambda v: v is None or np.ndim(v) == 1,
+                          "None or a 1-D array-like of the class labels")],
+        "tol": [Interval("real", 0.0, None, closed="neither")],
+        "max_iter": [Interval("int", 1, None)],
+        "n_jobs": [NONE, Interval("int", 1, None)],
+    }
+
+    def __init__(self, *, score="logit", classes=None, tol=1e-12, max_iter=200, n_jobs=None):
+        self.score = score
+        self.classes = classes
+        self.tol = tol
+        self.max_iter = max_iter
+        self.n_jobs = n_jobs
+
+    def fit(self, scores, y, sample_weight=None):
+        """Fit the inverse temperature on class scores (n, K) and labels.
+
+        Parameters
+        ----------
+        scores : array-like of shape (n_samples, K)
+            Class scores of the kind ``score``, one column per class
+            (``np.asarray`` or DLPack arrays; float32 kept as float32).
+        y : array-like of shape (n_samples,)
+            Class labels, any coding.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative frequency weights.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        z, top = class_score_rows(scores, self.score, self.classes)
+        n, K = z.shape
+        classes, codes = class_codes(y, n, self.classes, K)
+        w = check_sample_weight(sample_weight, n)
+        w = np.ones(n) if w is None else power_of_two_scale(w)
+        label_score = z[np.arange(n), codes].astype(np.float64) - top
+        live = w > 0
+        if np.any(label_score[live] == -np.inf):
+            i = int(np.flatnonzero(live & (label_score == -np.inf))[0])
+            raise ValueError(
+                f"row {i} gives its label {classes[codes[i]].item()!r} probability 0: the log "
+                "loss is infinite at every temperature"
+            )
+        if np.all(label_score[live] == 0.0):
+            raise ValueError(
+                "every row's label has the row's largest score: the log loss falls as the "
+                "temperature falls toward 0, and no temperature minimises it (the scores "
+                "separate the classes on these rows)"
+            )
+        total = float(np.sum(w))
+        terms = _blocked_terms(z, top, codes, w, total, self.n_jobs)
+
+        # A scale-free start: the inverse of the weighted mean distance of the
+        # label's score below its row's top (the scores' own unit).
+        gap = -label_score[live]
+        mean_gap = float(np.average(gap, weights=w[live]))
+        start = 1.0 / mean_gap if 0.0 < mean_gap < np.inf and 1.0 / mean_gap < np.inf else 1.0
+        with terms:
+            result = minimize_convex_nonnegative(
+                terms, start=start, tol=self.tol, max_iter=self.max_iter
+            )
+        self.classes_ = classes
+        self.inverse_temperature_ = float(result.x)
+        self.temperature_ = np.inf if result.x == 0.0 else 1.0 / result.x
+        self.loss_ = float(result.f)
+        self.grad_ = float(result.g)
+        self.n_iter_ = int(result.n_iter)
+        self.converged_ = bool(result.converged)
+        if not result.converged:
+            warnings.warn(
+                f"TemperatureCalibrator did not converge in max_iter={self.max_iter} "
+                f"evaluations (|beta * gradient| = {abs(result.x * result.g):.3g} > "
+                f"tol={self.tol:g})", ConvergenceWarning, stacklevel=2,
+            )
+        if result.x == 0.0:
+            warnings.warn(
+                "the log loss is smallest at infinite temperature: the scores carry no "
+                "information the temperature can use, and every prediction is uniform over "
+                "the classes of nonzero probability", UserWarning, stacklevel=2,
+            )
+        return self
+
+    def _derive_state(self) -> None:
+        """Set ``temperature_`` from the loaded ``inverse_temperature_`` (for :func:`venncal.load`)."""
+        beta = self.inverse_temperature_
+        if not (isinstance(beta, float) and 0.0 <= beta < np.inf):
+            raise ValueError(f"inverse_temperature_ must be a finite float >= 0; got {beta!r}")
+        self.temperature_ = np.inf if beta == 0.0 else 1.0 / beta
+
+    def _check_state(self) -> None:
+        """Raise ``ValueError`` unless a reloaded model is one ``fit`` can produce."""
+        classes = self.classes_
+        if (not isinstance(classes, np.ndarray) or classes.ndim != 1
+                or classes.dtype.kind not in "biufU" or classes.shape[0] < 2
+                or np.unique(classes).shape[0] != classes.shape[0]):
+            raise ValueError("classes_ must be an array of at least two distinct labels")
+        if self.classes is not None:
+            if not np.array_equal(classes, _label_values(np.asarray(self.classes))):
+                raise ValueError("classes_ must be the classes parameter")
+        elif not np.array_equal(np.unique(classes), classes):
+            raise ValueError("classes_ must be sorted (no classes parameter was given)")
+        if not isinstance(self.converged_, bool) or not isinstance(self.n_iter_, int):
+            raise ValueError("converged_ must be a bool and n_iter_ an int")
+        if not (np.isfinite(self.loss_) and np.isfinite(self.grad_)):
+            raise ValueError("loss_ and grad_ must be finite")
+
+    def predict_proba(self, scores) -> np.ndarray:
+        """Return ``softmax(beta z)`` for class scores (n, K), rows summing to 1.
+
+        Parameters
+        ----------
+        scores : array-like of shape (n_samples, K)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, K)
+        """
+        check_is_fitted(self, "inverse_temperature_")
+        z, top = class_score_rows(scores, self.score, self.classes_, fitted=True)
+        out = np.empty(z.shape, dtype=np.float64)
+        softmax_scaled(z, top, float(self.inverse_temperature_), out)
+        return out
+
+    def predict(self, scores) -> np.ndarray:
+        """Return the class of ``classes_`` with the largest calibrated probability."""
+        return self.classes_[np.argmax(self.predict_proba(scores), axis=1)]
+
+
+#: Rows per block of the objective's sums: blocks are summed in order, so the
+#: result does not depend on how many threads computed them.
+BLOCK_ROWS = 4096
+
+
+class _blocked_terms:
+    """The mean objective, derivative and second derivative, summed block by block.
+
+    A context manager owning the threads (the kernel releases the GIL); the
+    block sums are added in block order, whatever thread computed them.
+    """
+
+    def __init__(self, z, top, codes, w, total, n_jobs):
+        n = z.shape[0]
+        self.bounds = [(lo, min(lo + BLOCK_ROWS, n)) for lo in range(0, n, BLOCK_ROWS)]
+        self.parts = np.zeros((len(self.bounds), 3))
+        self.args = (z, top, codes, w)
+        self.total = total
+        usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        self.threads = min(n_jobs or usable or 1, len(self.bounds))
+        self.pool = None
+
+    def __enter__(self):
+        if self.threads > 1:
+            self.pool = ThreadPoolExecutor(self.threads, thread_name_prefix="venncal-temperature")
+        return self
+
+    def __exit__(self, *exc):
+        if self.pool is not None:
+            self.pool.shutdown()
+        return False
+
+    def __call__(self, beta: float):
+        def block(b):
+            lo, hi = self.bounds[b]
+            temperature_terms(*self.args, beta, lo, hi, self.parts[b])
+
+        if self.pool is None:
+            for b in range(len(self.bounds)):
+                block(b)
+        else:
+            list(self.pool.map(block, range(len(self.bounds))))
+        f, g, h = (float(v) for v in self.parts.sum(axis=0) / self.total)
+        return f, g, h

@@ -1,0 +1,253 @@
+"""Temperature scaling against its definition (tests/reference/parametric.py) and its edges."""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.exceptions import ConvergenceWarning
+
+from reference.parametric import (
+    temperature_bisection,
+    temperature_grad,
+    temperature_loss,
+)
+from venncal.parametric import TemperatureCalibrator
+
+
+def _logits(seed, n=300, K=4, scale=3.0, true_t=2.0):
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=(n, K)) * scale
+    p = np.exp(z / true_t - (z / true_t).max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    y = np.array([rng.choice(K, p=row) for row in p])
+    return z, y
+
+
+@pytest.mark.parametrize("scale", [1e-6, 1.0, 3.0, 1e3])
+@pytest.mark.parametrize("K", [2, 3, 10])
+def test_loss_equals_a_200_step_bisection_on_the_definition(scale, K):
+    z, y = _logits(K, n=200, K=K, scale=scale, true_t=0.5 * scale)
+    w = np.random.default_rng(1).integers(0, 4, len(y)).astype(float)
+    cal = TemperatureCalibrator().fit(z, y, sample_weight=w)
+    beta = temperature_bisection(z, y, w)
+    exact = temperature_loss(z, y, w, beta)
+    assert cal.converged_
+    assert abs(cal.loss_ - exact) <= 1e-10 * exact
+    assert abs(temperature_loss(z, y, w, cal.inverse_temperature_) - exact) <= 1e-10 * exact
+    assert cal.inverse_temperature_ == pytest.approx(beta, rel=1e-6)
+    assert abs(cal.inverse_temperature_ * temperature_grad(z, y, w, cal.inverse_temperature_)) < 1e-9
+
+
+def test_recovers_a_known_temperature_and_keeps_the_ranking():
+    z, y = _logits(0, n=20_000, K=5, scale=4.0, true_t=4.0)
+    cal = TemperatureCalibrator().fit(z, y)
+    assert cal.temperature_ == pytest.approx(4.0, rel=0.05)
+    p = cal.predict_proba(z)
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=0, atol=5 * 2.0**-52)
+    np.testing.assert_array_equal(p.argmax(axis=1), z.argmax(axis=1))
+    np.testing.assert_array_equal(cal.predict(z), cal.classes_[z.argmax(axis=1)])
+
+
+def test_scale_and_shift_invariance():
+    z, y = _logits(2)
+    base = TemperatureCalibrator().fit(z, y)
+    scaled = TemperatureCalibrator().fit(z * 8.0, y)  # a power of two: exact
+    assert scaled.temperature_ == pytest.approx(8.0 * base.temperature_, rel=1e-12)
+    shifted = TemperatureCalibrator().fit(z + np.arange(len(y))[:, None] * 0.25, y)
+    assert shifted.inverse_temperature_ == pytest.approx(base.inverse_temperature_, rel=1e-12)
+
+
+def test_probabilities_act_through_their_logarithms_and_zeros_stay_zero():
+    z, y = _logits(3, K=3)
+    p = np.exp(z - z.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    p[:50, 2] = 0.0
+    p[:50] /= p[:50].sum(axis=1, keepdims=True)
+    y[:50] = np.where(y[:50] == 2, 0, y[:50])
+    cal = TemperatureCalibrator(score="proba").fit(p, y)
+    with np.errstate(divide="ignore"):
+        logp = np.log(p)
+    beta = temperature_bisection(logp, y, np.ones(len(y)))
+    assert cal.inverse_temperature_ == pytest.approx(beta, rel=1e-6)
+    out = cal.predict_proba(p)
+    assert (out[:50, 2] == 0.0).all() and (out[50:] > 0).all()
+    y_bad = y.copy()
+    y_bad[0] = 2
+    with pytest.raises(ValueError, match="row 0 gives its label 2 probability 0"):
+        TemperatureCalibrator(score="proba").fit(p, y_bad)
+
+
+def test_labels_in_any_coding_follow_the_columns():
+    z, y = _logits(4, K=3)
+    base = TemperatureCalibrator().fit(z, y)
+    names = np.array(["cat", "dog", "eel"])
+    same = TemperatureCalibrator().fit(z, names[y])
+    assert same.inverse_temperature_ == base.inverse_temperature_
+    np.testing.assert_array_equal(same.classes_, names)
+    order = np.array([9, 5, 7])  # columns labelled 9, 5, 7
+    given = TemperatureCalibrator(classes=order).fit(z, order[y])
+    assert given.inverse_temperature_ == base.inverse_temperature_
+    np.testing.assert_array_equal(given.classes_, order)
+    with pytest.raises(ValueError, match="pass classes="):
+        TemperatureCalibrator().fit(z[y != 2], y[y != 2])
+    absent = TemperatureCalibrator(classes=[0, 1, 2]).fit(z[y != 2], y[y != 2])
+    assert absent.converged_
+
+
+def test_weights_are_frequencies_at_any_scale():
+    z, y = _logits(5, n=120)
+    k = np.random.default_rng(0).integers(0, 4, len(y))
+    weighted = TemperatureCalibrator().fit(z, y, sample_weight=k.astype(float))
+    repeated = TemperatureCalibrator().fit(np.repeat(z, k, axis=0), np.repeat(y, k))
+    assert weighted.inverse_temperature_ == pytest.approx(repeated.inverse_temperature_, rel=1e-12)
+    for factor in (2.0**-1060, 2.0**1000):  # subnormal and huge weights: the same fit
+        scaled = TemperatureCalibrator().fit(z, y, sample_weight=k * factor)
+        assert scaled.inverse_temperature_ == weighted.inverse_temperature_
+    tiny = TemperatureCalibrator().fit(z, y, sample_weight=np.where(k > 0, 1e-310, 0.0) + 0.0)
+    ones = TemperatureCalibrator().fit(z[k > 0], y[k > 0])
+    assert tiny.inverse_temperature_ == pytest.approx(ones.inverse_temperature_, rel=1e-12)
+
+
+def test_float32_logits_are_read_as_their_float64_values():
+    z, y = _logits(6)
+    z32 = z.astype(np.float32)
+    a = TemperatureCalibrator().fit(z32, y)
+    b = TemperatureCalibrator().fit(z32.astype(np.float64), y)
+    assert a.inverse_temperature_ == b.inverse_temperature_
+    np.testing.assert_array_equal(a.predict_proba(z32), b.predict_proba(z32.astype(np.float64)))
+
+
+def test_dlpack_arrays_are_accepted():
+    z, y = _logits(7)
+
+    class OnlyDLPack:  # what a torch or jax CPU tensor offers
+        def __init__(self, arr):
+            self._arr = arr
+
+        def __dlpack__(self, **kwargs):
+            return self._arr.__dlpack__(**kwargs)
+
+        def __dlpack_device__(self):
+            return self._arr.__dlpack_device__()
+
+    cal = TemperatureCalibrator().fit(OnlyDLPack(z), y)
+    np.testing.assert_array_equal(
+        cal.predict_proba(OnlyDLPack(z)), TemperatureCalibrator().fit(z, y).predict_proba(z)
+    )
+
+
+def test_separable_scores_are_refused_and_useless_scores_warn():
+    z, y = _logits(8, K=3)
+    with pytest.raises(ValueError, match="no temperature minimises it"):
+        TemperatureCalibrator().fit(z, z.argmax(axis=1))
+    with pytest.warns(UserWarning, match="infinite temperature"):
+        cal = TemperatureCalibrator().fit(z, z.argmin(axis=1))
+    assert cal.inverse_temperature_ == 0.0 and cal.temperature_ == np.inf
+    np.testing.assert_array_equal(cal.predict_proba(z), np.full(z.shape, 1 / 3))
+
+
+def test_bad_input_gets_a_clear_error():
+    z, y = _logits(9, K=3)
+    with pytest.raises(ValueError, match="spans more than the largest double"):
+        TemperatureCalibrator().fit(np.array([[1e308, -1e308, 0.0]] * 3), [0, 1, 2])
+    bad = z.copy()
+    bad[3, 1] = np.nan
+    with pytest.raises(ValueError, match="row 3"):
+        TemperatureCalibrator().fit(bad, y)
+    with pytest.raises(ValueError, match="rows summing to 1"):
+        TemperatureCalibrator(score="proba").fit(np.full((3, 3), 0.5), [0, 1, 2])
+    with pytest.raises(ValueError, match="score"):
+        TemperatureCalibrator(score="margin").fit(z, y)
+    with pytest.raises(ValueError, match="shape"):
+        TemperatureCalibrator().fit(z[:, 0], y)
+    with pytest.raises(ValueError, match="lengths"):
+        TemperatureCalibrator().fit(z, y[:-1])
+    with pytest.raises(ValueError, match="sample_weight"):
+        TemperatureCalibrator().fit(z, y, sample_weight=-np.ones(len(y)))
+    fitted = TemperatureCalibrator().fit(z, y)
+    with pytest.raises(ValueError, match="shape"):
+        fitted.predict_proba(z[:, :2])
+
+
+def test_too_few_evaluations_warn_and_say_so():
+    z, y = _logits(10)
+    with pytest.warns(ConvergenceWarning, match="max_iter=2"):
+        cal = TemperatureCalibrator(max_iter=2).fit(z, y)
+    assert not cal.converged_
+
+
+def test_agrees_with_scikit_learn_temperature_scaling():
+    from sklearn.calibration import _TemperatureScaling
+
+    z, y = _logits(11, n=2000, K=4)
+    ours = TemperatureCalibrator().fit(z, y)
+    theirs = _TemperatureScaling().fit(z, y)
+    assert ours.inverse_temperature_ == pytest.approx(float(theirs.beta_), rel=1e-6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(0, 2**32 - 1),
+    st.sampled_from([1e-300, 1e-6, 1.0, 1e6, 1e300]),
+    st.sampled_from([0.0, 1e-310, 1e-300, 1.0, 2.0**53, 1e308]),
+)
+def test_edges_stay_exact_or_refuse(seed, scale, heavy):
+    rng = np.random.default_rng(seed)
+    n, K = 40, 3
+    z = rng.normal(size=(n, K)) * scale
+    y = rng.integers(0, K, n)
+    w = np.ones(n)
+    w[: n // 4] = heavy
+    if not (w > 0).any():
+        return
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            cal = TemperatureCalibrator().fit(z, y, sample_weight=w)
+    except ValueError as exc:
+        assert "no temperature minimises it" in str(exc)
+        return
+    assert cal.converged_
+    p = cal.predict_proba(z)
+    assert np.isfinite(p).all() and (p >= 0).all()
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=0, atol=1e-15)
+    if cal.inverse_temperature_ > 0:
+        exact = temperature_loss(z, y, w, temperature_bisection(z, y, w))
+        assert abs(cal.loss_ - exact) <= 1e-10 * max(exact, 1e-300)
+
+
+def test_the_fit_is_the_same_for_any_number_of_threads():
+    from venncal.parametric._temperature import BLOCK_ROWS
+
+    z, y = _logits(12, n=3 * BLOCK_ROWS + 17, K=3)
+    fits = [TemperatureCalibrator(n_jobs=j).fit(z, y) for j in (1, 2, 3)]
+    assert len({f.inverse_temperature_ for f in fits}) == 1
+    assert len({f.loss_ for f in fits}) == 1
+
+
+def test_save_and_load_bit_for_bit(tmp_path):
+    import venncal
+
+    z, y = _logits(13, K=3)
+    names = np.array(["a", "b", "c"])
+    cal = TemperatureCalibrator(classes=names[::-1]).fit(z, names[::-1][y])
+    venncal.save(cal, tmp_path / "t.json")
+    back = venncal.load(tmp_path / "t.json")
+    assert back.inverse_temperature_ == cal.inverse_temperature_
+    assert back.temperature_ == cal.temperature_ and back.converged_ is True
+    np.testing.assert_array_equal(back.predict_proba(z), cal.predict_proba(z))
+    np.testing.assert_array_equal(back.classes_, cal.classes_)
+
+
+def test_guide_examples():
+    import doctest
+    from pathlib import Path
+
+    guide = Path(__file__).resolve().parent.parent / "docs" / "parametric.md"
+    if not guide.exists():
+        pytest.skip("docs/parametric.md is not next to the tests")
+    result = doctest.testfile(str(guide), module_relative=False,
+                              optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0 and result.attempted >= 6
