@@ -133,6 +133,13 @@ class VennAbersCalibrator(ScoreCalibrator):
         # a class of small weights beside one of large weights), inf past float64
         self.n_negative_, self.n_positive_ = class_totals(w, a)
 
+    def _fit_from(self, summary):
+        # The tables depend on the weights w, a only; the class totals come from each
+        # class's own sums (w - a loses a class of weight 1e-300 tied with 1e300).
+        self._fit_sums(summary.scores, summary.weights, summary.positive_weights)
+        self.n_negative_ = summary.negative_weight
+        self.n_positive_ = summary.positive_weight
+
     def _check_state(self):
         """Raise ``ValueError`` unless every fitted attribute is one ``fit`` can produce.
 
@@ -159,8 +166,12 @@ class VennAbersCalibrator(ScoreCalibrator):
                 f"q0_, 1 - p0 computed from them, by more than {_COMPLEMENT_TOLERANCE:.1e}"
             )
         check_float_numbers(self, ("n_negative_", "n_positive_"), minimum=0.0, allow_inf=True)
-        check_sums_to(self.n_positive_, self.positive_weights_, "n_positive_")
-        check_sums_to(self.n_negative_, self.weights_ - self.positive_weights_, "n_negative_")
+        # each class's total is its own sum: w - a may have lost up to half an ulp of w
+        # per score (a class of weight 1e-300 tied with 1e300), so the scale is w
+        check_sums_to(self.n_positive_, self.positive_weights_, "n_positive_", self.weights_)
+        check_sums_to(
+            self.n_negative_, self.weights_ - self.positive_weights_, "n_negative_", self.weights_
+        )
 
     def _check_summary_state(self):
         """The summary arrays: sorted distinct scores, weights ``0 <= a <= w``, ``w > 0``."""

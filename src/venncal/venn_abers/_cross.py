@@ -12,7 +12,7 @@ from .._base import ScoreCalibrator, check_summary, same_values
 from .._docs import fill
 from .._kernels import scaled_sum
 from .._validation import Options, check_scores
-from ..summary import ScoreSummary, summarize
+from ..summary import ScoreSummary
 from ._calibrator import VennAbersCalibrator
 from ._merge import MERGES, merge_with_complement
 
@@ -126,9 +126,9 @@ class CrossVennAbersCalibrator(ScoreCalibrator):
             fold_w = None if w is None else w[rows]
             if fold_w is not None and not (fold_w > 0).any():
                 raise ValueError(f"fold {fold!r} has zero total sample_weight")
-            sums.append(summarize(s[rows], y01[rows], fold_w))
+            sums.append(ScoreSummary._from_validated(s[rows], y01[rows], fold_w))
         if w is not None:
-            total = scaled_sum(np.array([scaled_sum(fold[1]) for fold in sums]))
+            total = scaled_sum(np.array([scaled_sum(fold.weights) for fold in sums]))
             self._warn_weight_total(total, int(np.count_nonzero(w)), True)
         self.classes_ = classes
         self._fit_folds(ids, sums)
@@ -165,19 +165,16 @@ class CrossVennAbersCalibrator(ScoreCalibrator):
             False,
         )
         self.classes_ = self._summary_classes()
-        self._fit_folds(
-            np.asarray(ids),
-            [(x.scores, x.weights, x.positive_weights) for x in (summaries[i] for i in ids)],
-        )
+        self._fit_folds(np.asarray(ids), [summaries[i] for i in ids])
         return self
 
-    def _fit_folds(self, ids: np.ndarray, sums) -> None:
-        """One IVAP per fold from its summary arrays ``(s, w, a)``."""
+    def _fit_folds(self, ids: np.ndarray, summaries) -> None:
+        """One IVAP per fold from its :class:`ScoreSummary`."""
         calibrators = []
-        for s, w, a in sums:
+        for summary in summaries:
             cal = VennAbersCalibrator(merge=self.merge, classes=self.classes_)
             cal.classes_ = self.classes_
-            cal._fit_sums(s, w, a)
+            cal._fit_from(summary)
             calibrators.append(cal)
         self.folds_ = ids
         self.calibrators_ = calibrators
