@@ -75,10 +75,11 @@ def _close(got, want):
 def test_losses_are_the_literal_definitions(data):
     K, proba, y, w = data
     classes = list(range(K))
+    wl = None if w is None else w.tolist()
     assert _close(multiclass_log_loss(y, proba, classes=classes, sample_weight=w),
-                  naive.log_loss(y.tolist(), proba.tolist(), classes, None if w is None else w.tolist()))
+                  naive.log_loss(y.tolist(), proba.tolist(), classes, wl))
     assert _close(multiclass_brier_loss(y, proba, classes=classes, sample_weight=w),
-                  naive.brier(y.tolist(), proba.tolist(), classes, None if w is None else w.tolist()))
+                  naive.brier(y.tolist(), proba.tolist(), classes, wl))
     assert _close(classwise_ece(y, proba, classes=classes, sample_weight=w),
                   naive.classwise_ece(y.tolist(), proba.tolist(), classes,
                                       w=None if w is None else w.tolist()))
@@ -162,7 +163,8 @@ def _check_rows(proba, K):
 
 
 @settings(max_examples=15)
-@given(calibration_data(), st.sampled_from(["ovr", "ovo-price", "ovo-normalize", "ovo-wu-lin-weng"]))
+@given(calibration_data(),
+       st.sampled_from(["ovr", "ovo-price", "ovo-normalize", "ovo-wu-lin-weng"]))
 def test_calibrators_give_probability_rows_or_a_clear_error(data, how):
     K, kind, scores, y, w = data
     if how == "ovr":

@@ -251,6 +251,10 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
     def predict_proba(self, scores) -> np.ndarray:
         """Return calibrated probabilities, columns for ``classes_[0]`` and ``classes_[1]``.
 
+        Column 0 is ``1 - p``: ``1.0 - p``, or, for the Venn-Abers
+        predictors, computed from their tables' ``1 - p0`` where ``p > 1/2``,
+        so that it keeps its relative precision when ``p`` is near 1.
+
         Parameters
         ----------
         scores : array-like of shape (n_samples,)
@@ -260,8 +264,16 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
         ndarray of shape (n_samples, 2)
         """
         check_is_fitted(self, "classes_")
-        p = self._predict_p(self._check_test_scores(scores))
-        return np.column_stack((1.0 - p, p))
+        q = self._check_test_scores(scores)
+        # The complement hook is used with the _predict_p of the class that defines it:
+        # a subclass that predicts otherwise gets the complement of its own p.
+        owner = next(k for k in type(self).__mro__ if "_predict_p_and_complement" in vars(k))
+        if type(self)._predict_p is owner._predict_p:
+            p, complement = self._predict_p_and_complement(q)
+        else:
+            p = self._predict_p(q)
+            complement = 1.0 - p
+        return np.column_stack((complement, p))
 
     def predict(self, scores) -> np.ndarray:
         """Return the more probable label (``classes_[0]`` on a tie)."""
@@ -359,6 +371,16 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
 
     def _predict_p(self, q: np.ndarray) -> np.ndarray:
         raise NotImplementedError
+
+    def _predict_p_and_complement(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(p, 1 - p)`` for validated scores ``q`` (:meth:`predict_proba`'s columns 1 and 0).
+
+        By default ``1.0 - p``; a subclass that can compute the complement
+        with full relative precision overrides this together with
+        ``_predict_p`` (see :meth:`predict_proba` for the rule).
+        """
+        p = self._predict_p(q)
+        return p, 1.0 - p
 
 
 def check_summary(summary) -> None:

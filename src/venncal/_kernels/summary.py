@@ -149,7 +149,8 @@ def summarize_by_order_into(scores, y01, weights, order, s, w, a, b, wl, al, bl)
     """Summarize weighted data given an ascending sort order; return ``(k', flags)``.
 
     ``w``, ``a``, ``b`` get the correctly rounded sums (total, positive and
-    negative weight) and ``wl``, ``al``, ``bl`` (zeroed by the caller) the remainders, written only where a tie left one: exact
+    negative weight) and ``wl``, ``al``, ``bl`` (zeroed by the caller) the
+    remainders, written only where a tie left one: exact
     unless ``flags & INEXACT``.  Rows of distinct scores cost what they did
     before the remainders.
     """

@@ -189,27 +189,11 @@ class VennAbersCalibrator(ScoreCalibrator):
         self._check_summary_state()
         self.q0_ = ivap_complement(self.weights_, self.positive_weights_)
 
-    def predict_proba(self, scores) -> np.ndarray:
-        """Return calibrated probabilities, columns for ``classes_[0]`` and ``classes_[1]``.
-
-        Column 1 is the minimax merge of ``(p0, p1)``; column 0 is ``1 - p``,
-        computed from ``q0_`` where ``p > 1/2`` so that it keeps its relative
-        precision when ``p`` is near 1 (``1.0 - p`` where ``p <= 1/2``).
-
-        Parameters
-        ----------
-        scores : array-like of shape (n_samples,)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, 2)
-        """
-        if type(self)._predict_p is not VennAbersCalibrator._predict_p:
-            return super().predict_proba(scores)  # a subclass that predicts otherwise
-        check_is_fitted(self, "p1_")
-        p0, p1, q0 = self._triple(check_scores(scores))
+    def _predict_p_and_complement(self, q):
+        # the minimax merge of (p0, p1), and 1 - p from q0_ where p > 1/2
+        p0, p1, q0 = self._triple(q)
         p, p_complement, _ = merge_with_complement(p0[None], p1[None], q0[None], self.merge)
-        return np.column_stack((p_complement, p))
+        return p, p_complement
 
     def predict_interval(self, scores) -> np.ndarray:
         """Return the Venn-Abers pair ``(p0, p1)`` for each test score.

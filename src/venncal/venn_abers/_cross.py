@@ -227,26 +227,10 @@ class CrossVennAbersCalibrator(ScoreCalibrator):
     def _predict_p(self, q: list[np.ndarray]) -> np.ndarray:
         return self._merged(q)[0]
 
-    def predict_proba(self, scores) -> np.ndarray:
-        """Return calibrated probabilities, columns for ``classes_[0]`` and ``classes_[1]``.
-
-        Column 0 is ``1 - p`` computed from the folds' ``1 - p0`` (their
-        ``q0_``) where ``p > 1/2``, so that it keeps its relative precision
-        when ``p`` is near 1 (``1.0 - p`` where ``p <= 1/2``).
-
-        Parameters
-        ----------
-        scores : array-like of shape (n_samples,) or (n_samples, K)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, 2)
-        """
-        if type(self)._predict_p is not CrossVennAbersCalibrator._predict_p:
-            return super().predict_proba(scores)  # a subclass that predicts otherwise
-        check_is_fitted(self, "calibrators_")
-        p, p_complement, _ = self._merged(self._check_test_scores(scores))
-        return np.column_stack((p_complement, p))
+    def _predict_p_and_complement(self, q):
+        # 1 - p from the folds' q0_ where p > 1/2
+        p, p_complement, _ = self._merged(q)
+        return p, p_complement
 
     def _predict_with_interval(self, scores) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Return ``(p, p0, p1)``: :meth:`predict_proba`'s ``[:, 1]`` and :meth:`predict_interval`.
