@@ -145,18 +145,23 @@ def cvap_with_one_heavy_fold(big, merge="log"):
     return cal, (s0, w0, a0), (s1, y1)
 
 
-@pytest.mark.parametrize("big", BIG)
-def test_cvap_log_merge_with_a_fold_whose_p0_rounds_to_one(big):
-    # The stop note's example: weights 1e17 gave p = 1.0 where the definition gives 1 - 4.5e-9.
-    cal, (s0, w0, a0), (s1, y1) = cvap_with_one_heavy_fold(big)
-    tests = f64([0.9, 0.95, 0.5])
-    proba = cal.predict_proba(tests)
+def heavy_fold_columns(big, merge, tests):
+    """CVAP's ``predict_proba(tests)`` and the exact ``(p, 1 - p)`` of each test (Fractions)."""
+    cal, (s0, w0, a0), (s1, y1) = cvap_with_one_heavy_fold(big, merge)
     e00, e01 = ivap_from_summary(s0, w0, a0, tests, exact=True)
     sums = venncal.ScoreSummary.from_arrays(s1, y1)
     e10, e11 = ivap_from_summary(sums.scores, sums.weights, sums.positive_weights, tests,
                                  exact=True)
-    for i in range(tests.shape[0]):
-        p, q = exact_merge([e00[i], e10[i]], [e01[i], e11[i]], "log")
+    exact = [exact_merge([e00[i], e10[i]], [e01[i], e11[i]], merge) for i in range(len(tests))]
+    return cal.predict_proba(tests), exact
+
+
+@pytest.mark.parametrize("big", BIG)
+def test_cvap_log_merge_with_a_fold_whose_p0_rounds_to_one(big):
+    # The stop note's example: weights 1e17 gave p = 1.0 where the definition gives 1 - 4.5e-9.
+    tests = f64([0.9, 0.95, 0.5])
+    proba, exact = heavy_fold_columns(big, "log", tests)
+    for i, (p, q) in enumerate(exact):
         # exp of a mean of logs: the rounding of a log near log(q) is amplified by exp
         tolerance = (abs(np.log(q)) + 4) * 2.0**-52
         assert abs(proba[i, 1] - p) <= tolerance * min(p, q) + 2 * np.spacing(p)
@@ -166,15 +171,8 @@ def test_cvap_log_merge_with_a_fold_whose_p0_rounds_to_one(big):
 
 @pytest.mark.parametrize("big", BIG)
 def test_cvap_brier_column_0(big):
-    cal, (s0, w0, a0), (s1, y1) = cvap_with_one_heavy_fold(big, "brier")
-    tests = f64([0.9, 0.95])
-    proba = cal.predict_proba(tests)
-    e00, e01 = ivap_from_summary(s0, w0, a0, tests, exact=True)
-    sums = venncal.ScoreSummary.from_arrays(s1, y1)
-    e10, e11 = ivap_from_summary(sums.scores, sums.weights, sums.positive_weights, tests,
-                                 exact=True)
-    for i in range(tests.shape[0]):
-        p, q = exact_merge([e00[i], e10[i]], [e01[i], e11[i]], "brier")
+    proba, exact = heavy_fold_columns(big, "brier", f64([0.9, 0.95]))
+    for i, (p, q) in enumerate(exact):
         assert abs(proba[i, 1] - p) <= 4 * np.spacing(p)
         assert abs(proba[i, 0] - q) <= 8 * np.spacing(q)
 

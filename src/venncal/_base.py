@@ -17,7 +17,7 @@ from ._validation import (
     check_scores,
     warn_if_relative_weights,
 )
-from .summary import ScoreSummary, summarize
+from .summary import ScoreSummary
 
 __all__ = [
     "ScoreCalibrator",
@@ -116,26 +116,31 @@ def check_increasing(arr: np.ndarray, name: str, *, strict: bool, nonempty: bool
         raise ValueError(f"{name} must be {'strictly increasing' if strict else 'non-decreasing'}")
 
 
-def check_sums_to(total: float, parts: np.ndarray, what: str) -> None:
+def check_sums_to(total: float, parts: np.ndarray, what: str, scale=None) -> None:
     """Raise unless ``total`` is the sum of the non-negative ``parts`` up to float64 rounding.
 
     The sum may have been taken in another order (pairwise, by another numpy):
-    any order is within ``n * 2**-53`` of the exact sum, relative.  A sum
+    any order is within ``n * 2**-53`` of the exact sum, relative.  With
+    ``scale`` (non-negative, as many as ``parts``), each part may be off by
+    its rounding relative to the scale's (the parts are differences of
+    rounded sums): the tolerance is relative to ``sum(scale)`` instead.  A sum
     past the largest double is ``inf``: then ``total`` must be ``inf`` or
     within that rounding of the largest double (compared at scale 2**-64).
     """
     n = parts.shape[0] + 2
     with np.errstate(over="ignore"):  # a sum beyond doubles is compared below, not warned of
         exact = float(np.sum(parts))
-    if np.isfinite(exact) and np.isfinite(total):
-        ok = abs(total - exact) <= 2 * n * (_EPS * exact + _TINY)
+        size = exact if scale is None else max(exact, float(np.sum(scale)))
+    if np.isfinite(exact) and np.isfinite(total) and np.isfinite(size):
+        ok = abs(total - exact) <= 2 * n * (_EPS * size + _TINY)
     else:  # past float64 on one side: compare at 2**-64, where nothing overflows
         scaled = float(np.sum(parts * 2.0**-64))
+        size = scaled if scale is None else max(scaled, float(np.sum(scale * 2.0**-64)))
         big = float(np.finfo(np.float64).max) * 2.0**-64
         if np.isinf(total):
             ok = total > 0 and scaled >= big * (1 - 2 * n * _EPS)
         else:
-            ok = abs(total * 2.0**-64 - scaled) <= 2 * n * _EPS * scaled
+            ok = abs(total * 2.0**-64 - scaled) <= 2 * n * (_EPS * size + _TINY)
     if not ok:
         raise ValueError(
             f"{what} must be the sum of the {n - 2} weights ({exact!r}); got {total!r}"
@@ -214,14 +219,16 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
         self
         """
         s, classes, y01, w = self._check_fit_input(scores, y, sample_weight)
-        sums = summarize(s, y01, w)
+        summary = ScoreSummary._from_validated(s, y01, w)
         if w is not None and self._weight_total_depends() is not None:
             with np.errstate(over="ignore"):
-                total = float(np.sum(sums[1]))  # inf past float64: no warning either way
+                total = float(np.sum(summary.weights))  # inf past float64: no warning either way
             if total < 0.5 * w.shape[0]:  # else no warning is possible: skip the count
-                self._warn_weight_total(scaled_sum(sums[1]), int(np.count_nonzero(w)), True)
+                self._warn_weight_total(
+                    scaled_sum(summary.weights), int(np.count_nonzero(w)), True
+                )
         self.classes_ = classes
-        self._fit_sums(*sums)
+        self._fit_from(summary)
         return self
 
     def fit_summary(self, summary: ScoreSummary):
@@ -238,11 +245,15 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
         check_summary(summary)
         self._warn_weight_total(summary.total_weight, summary.n_distinct, False)
         self.classes_ = self._summary_classes()
-        self._fit_sums(summary.scores, summary.weights, summary.positive_weights)
+        self._fit_from(summary)
         return self
 
     def predict_proba(self, scores) -> np.ndarray:
         """Return calibrated probabilities, columns for ``classes_[0]`` and ``classes_[1]``.
+
+        Column 0 is ``1 - p``: ``1.0 - p``, or, for the Venn-Abers
+        predictors, computed from their tables' ``1 - p0`` where ``p > 1/2``,
+        so that it keeps its relative precision when ``p`` is near 1.
 
         Parameters
         ----------
@@ -253,8 +264,16 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
         ndarray of shape (n_samples, 2)
         """
         check_is_fitted(self, "classes_")
-        p = self._predict_p(self._check_test_scores(scores))
-        return np.column_stack((1.0 - p, p))
+        q = self._check_test_scores(scores)
+        # The complement hook is used with the _predict_p of the class that defines it:
+        # a subclass that predicts otherwise gets the complement of its own p.
+        owner = next(k for k in type(self).__mro__ if "_predict_p_and_complement" in vars(k))
+        if type(self)._predict_p is owner._predict_p:
+            p, complement = self._predict_p_and_complement(q)
+        else:
+            p = self._predict_p(q)
+            complement = 1.0 - p
+        return np.column_stack((complement, p))
 
     def predict(self, scores) -> np.ndarray:
         """Return the more probable label (``classes_[0]`` on a tie)."""
@@ -339,11 +358,29 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
         """
         return None
 
+    def _fit_from(self, summary: ScoreSummary) -> None:
+        """Fit from a summary: ``_fit_sums`` of its scores, total and positive weights.
+
+        A subclass that needs each class's own weights (which ``w - a``
+        loses where a tiny class meets a huge one) overrides this.
+        """
+        self._fit_sums(summary.scores, summary.weights, summary.positive_weights)
+
     def _fit_sums(self, s: np.ndarray, w: np.ndarray, a: np.ndarray) -> None:
         raise NotImplementedError
 
     def _predict_p(self, q: np.ndarray) -> np.ndarray:
         raise NotImplementedError
+
+    def _predict_p_and_complement(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(p, 1 - p)`` for validated scores ``q`` (:meth:`predict_proba`'s columns 1 and 0).
+
+        By default ``1.0 - p``; a subclass that can compute the complement
+        with full relative precision overrides this together with
+        ``_predict_p`` (see :meth:`predict_proba` for the rule).
+        """
+        p = self._predict_p(q)
+        return p, 1.0 - p
 
 
 def check_summary(summary) -> None:

@@ -1,4 +1,4 @@
-"""The score summary: sorted distinct scores with total and positive weight."""
+"""The score summary: sorted distinct scores with total, positive and negative weight."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from ._kernels import (
     summarize_by_order_exact,
     summarize_sorted_classes,
 )
-from ._kernels.summary import INEXACT, OVERFLOW
+from ._kernels.summary import INEXACT, OVERFLOW, negatives
 from ._validation import check_binary_labels, check_sample_weight, check_scores
 
 __all__ = ["ScoreSummary"]
@@ -45,7 +45,7 @@ def _check_sums(s, w, residual, flags, weights):
 
 
 def summarize_exact(scores: np.ndarray, y01: np.ndarray, weights: np.ndarray | None):
-    """Reduce validated arrays to ``(s, w, a, residual)`` (see :class:`ScoreSummary`).
+    """Reduce validated arrays to ``(s, w, a, b, residual)`` (see :class:`ScoreSummary`).
 
     Raises ``ValueError`` when tied weights sum past the float64 range, or
     when whole-number weights sum to more than two doubles can hold.
@@ -54,18 +54,19 @@ def summarize_exact(scores: np.ndarray, y01: np.ndarray, weights: np.ndarray | N
         neg, pos = split_by_label(scores, y01)
         neg.sort()
         pos.sort()
-        return (*summarize_sorted_classes(neg, pos), None)
+        s, w, a = summarize_sorted_classes(neg, pos)
+        return s, w, a, w - a, None  # counts: exact
     order = np.argsort(scores)
-    s, w, a, residual, flags = summarize_by_order_exact(scores, y01, weights, order)
+    s, w, a, b, residual, flags = summarize_by_order_exact(scores, y01, weights, order)
     if flags:
         _check_sums(s, w, residual, flags, weights)
     if flags & INEXACT:  # fractional weights past two doubles: exact sums, rounded once
         return (s, *_exact_sums(scores, y01, weights, order, s))
-    return s, w, a, residual
+    return s, w, a, b, residual
 
 
 def _exact_sums(scores, y01, weights, order, s):
-    """``(w, a, residual)`` of the distinct scores ``s`` in rational arithmetic.
+    """``(w, a, b, residual)`` of the distinct scores ``s`` in rational arithmetic.
 
     For the rare ties whose sums need more than two doubles (weights some
     2**106 apart): each sum is correctly rounded, as for any other data, and
@@ -76,16 +77,21 @@ def _exact_sums(scores, y01, weights, order, s):
     keep = order[weights[order] > 0]
     starts = np.flatnonzero(np.r_[True, scores[keep][1:] != scores[keep][:-1]])
     ends = np.r_[starts[1:], keep.shape[0]]
-    w, a = np.empty(s.shape[0]), np.empty(s.shape[0])
-    wl, al = np.zeros(s.shape[0]), np.zeros(s.shape[0])
-    for j, (b, e) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
-        rows = keep[b:e]
-        total = sum((Fraction(x) for x in weights[rows].tolist()), Fraction(0))
-        pos = sum((Fraction(x) for x in weights[rows[y01[rows]]].tolist()), Fraction(0))
-        w[j], a[j] = float(total), float(pos)
-        wl[j], al[j] = float(total - Fraction(w[j])), float(pos - Fraction(a[j]))
-    residual = (wl, al) if (wl.any() or al.any()) else None
-    return w, a, residual
+    k = s.shape[0]
+    w, a, b = np.empty(k), np.empty(k), np.empty(k)
+    wl, al, bl = np.zeros(k), np.zeros(k), np.zeros(k)
+
+    def exact(rows):
+        return sum((Fraction(x) for x in weights[rows].tolist()), Fraction(0))
+
+    for j, (start, end) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
+        rows = keep[start:end]
+        pos, neg = exact(rows[y01[rows]]), exact(rows[~y01[rows]])
+        for hi, lo, value in ((w, wl, pos + neg), (a, al, pos), (b, bl, neg)):
+            hi[j] = float(value)
+            lo[j] = float(value - Fraction(hi[j]))
+    residual = (wl, al, bl) if (wl.any() or al.any() or bl.any()) else None
+    return w, a, b, residual
 
 
 def summarize(scores: np.ndarray, y01: np.ndarray, weights: np.ndarray | None):
@@ -111,11 +117,21 @@ class ScoreSummary:
     positive_weights : ndarray of shape (k,)
         Weight of the observations labelled 1 at each score.
 
+    Attributes
+    ----------
+    negative_weights : ndarray of shape (k,)
+        Weight of the observations labelled 0 at each score, summed on its
+        own: ``weights - positive_weights`` would lose a class of tiny
+        weights beside a huge one (``1e300 + 1e-300`` rounds to ``1e300``).
+        For a summary built by the constructor, ``weights -
+        positive_weights`` (with its rounding error kept as a remainder).
+
     Notes
     -----
     **Exact sums.**  The weights of tied scores are added in double-double
-    arithmetic and rounded once: ``weights`` holds the correctly rounded
-    sums, and the summary keeps the remainders, so that a merge adds the
+    arithmetic and rounded once, the total and each class on its own:
+    ``weights``, ``positive_weights`` and ``negative_weights`` hold the
+    correctly rounded sums, and the summary keeps the remainders, so that a merge adds the
     exact sums.  A summary is therefore the same, bit for bit, whatever the
     order of the rows and of the merges, as long as each sum fits in two
     doubles (106 significant bits).  For whole-number weights that is always
@@ -144,7 +160,7 @@ class ScoreSummary:
     2
     """
 
-    __slots__ = ("_residual", "positive_weights", "scores", "weights")
+    __slots__ = ("_residual", "negative_weights", "positive_weights", "scores", "weights")
 
     def __init__(self, scores, weights, positive_weights):
         s = np.ascontiguousarray(scores, dtype=np.float64)
@@ -162,7 +178,8 @@ class ScoreSummary:
         self.scores = s + 0.0  # a copy, with -0.0 as 0.0
         self.weights = w
         self.positive_weights = a
-        self._residual = None
+        self.negative_weights, bl = negatives(w, a)
+        self._residual = (np.zeros_like(w), np.zeros_like(w), bl) if bl.any() else None
 
     @classmethod
     def from_arrays(cls, scores, y, sample_weight=None) -> ScoreSummary:
@@ -196,10 +213,10 @@ class ScoreSummary:
         return cls._of(*summarize_exact(scores, y01, weights))
 
     @classmethod
-    def _of(cls, s, w, a, residual=None) -> ScoreSummary:
+    def _of(cls, s, w, a, b, residual=None) -> ScoreSummary:
         """A summary of arrays known to be valid (no checks, no copies)."""
         out = cls.__new__(cls)
-        out.scores, out.weights, out.positive_weights = s, w, a
+        out.scores, out.weights, out.positive_weights, out.negative_weights = s, w, a, b
         out._residual = residual
         return out
 
@@ -214,33 +231,35 @@ class ScoreSummary:
         """
         if not isinstance(other, ScoreSummary):
             raise TypeError(f"can only merge with a ScoreSummary, not {type(other).__name__}")
-        s, w, a, residual, flags = merge_summaries_exact(
-            self.scores, self.weights, self.positive_weights,
-            other.scores, other.weights, other.positive_weights,
+        s, w, a, b, residual, flags = merge_summaries_exact(
+            self.scores, self.weights, self.positive_weights, self.negative_weights,
+            other.scores, other.weights, other.positive_weights, other.negative_weights,
             self._residual, other._residual,
         )
         if flags:
             # whole numbers or not: a property of what was added (a remainder of 1e-209
             # below 1e247 is not whole, whatever the merged sums look like)
-            added = [self.weights, other.weights]
+            added = [self.weights, other.weights, self.negative_weights, other.negative_weights]
             for r in (self._residual, other._residual):
                 if r is not None:
                     added.extend(r)
             _check_sums(s, w, residual, flags, np.concatenate(added))
-        return ScoreSummary._of(s, w, a, residual)
+        return ScoreSummary._of(s, w, a, b, residual)
 
     def _of_one_label(self, positive: bool) -> ScoreSummary:
         """The same observations all labelled 1 (``positive``) or all 0, remainders kept.
 
         For engines that summarise each label apart and merge the pieces.
         """
-        if positive:
-            residual = None if self._residual is None else (self._residual[0],) * 2
-            return ScoreSummary._of(self.scores, self.weights, self.weights, residual)
+        none = np.zeros_like(self.weights)
         residual = None
         if self._residual is not None:
-            residual = (self._residual[0], np.zeros_like(self._residual[0]))
-        return ScoreSummary._of(self.scores, self.weights, np.zeros_like(self.weights), residual)
+            rest = self._residual[0]
+            zero = np.zeros_like(rest)
+            residual = (rest, rest, zero) if positive else (rest, zero, rest)
+        if positive:
+            return ScoreSummary._of(self.scores, self.weights, self.weights, none, residual)
+        return ScoreSummary._of(self.scores, self.weights, none, self.weights, residual)
 
     def _negated(self) -> ScoreSummary:
         """The summary of minus the scores (remainders kept)."""
@@ -251,6 +270,7 @@ class ScoreSummary:
             np.ascontiguousarray(np.negative(self.scores[::-1])) + 0.0,
             np.ascontiguousarray(self.weights[::-1]),
             np.ascontiguousarray(self.positive_weights[::-1]),
+            np.ascontiguousarray(self.negative_weights[::-1]),
             residual,
         )
 
@@ -269,6 +289,13 @@ class ScoreSummary:
         """Total weight of the observations labelled 1 (rounded once; inf past float64)."""
         return scaled_sum(
             self.positive_weights, None if self._residual is None else self._residual[1]
+        )
+
+    @property
+    def negative_weight(self) -> float:
+        """Total weight of the observations labelled 0 (rounded once; inf past float64)."""
+        return scaled_sum(
+            self.negative_weights, None if self._residual is None else self._residual[2]
         )
 
     def __len__(self) -> int:
@@ -300,7 +327,7 @@ class ScoreSummary:
         0.875
         """
         pos = self.positive_weights
-        neg = self.weights - pos
+        neg = self.negative_weights
         if not (pos.max(initial=0.0) > 0 and neg.max(initial=0.0) > 0):
             raise ValueError("the AUC needs both classes in the summary (with positive weight)")
         # Each class's weights scaled by its largest (so in [0, 1], their sums in [1, k]), so

@@ -527,25 +527,34 @@ def _below(s, v):
     return lo
 
 
+@jit_inline
+def _pair_index(s, v):
+    """Return ``(i0, i1)``, the table entries of ``p0`` and ``p1`` for the query ``v``.
+
+    One binary search finds ``l``, the number of calibration scores below
+    ``v``.  A query equal to ``s[l]`` reads entry ``l`` of both tables;
+    otherwise it lies between ``s[l-1]`` and ``s[l]`` and reads ``F0[l-1]``
+    and ``F1[l]``.  ``i0 = -1`` below every calibration score (``p0 = 0``),
+    ``i1 = k`` above every one (``p1 = 1``).
+    """
+    lo = _below(s, v)
+    if lo < s.shape[0] and s[lo] == v:
+        return lo, lo
+    return lo - 1, lo
+
+
 @jit
 def ivap_lookup(s, F0, F1, queries, p0, p1):
     """Write the Venn-Abers pair of every query score into ``p0`` and ``p1``.
 
-    One binary search per query finds ``l``, the number of calibration
-    scores below the query.  A query equal to ``s[l]`` gets ``(F0[l], F1[l])``;
-    otherwise it lies between ``s[l-1]`` and ``s[l]`` and gets
-    ``(F0[l-1], F1[l])``, with ``F0[-1] := 0`` and ``F1[k] := 1``.
+    The entries are those of :func:`_pair_index`, with ``F0[-1] := 0`` and
+    ``F1[k] := 1``.
     """
     k = s.shape[0]
     for q in range(queries.shape[0]):
-        v = queries[q]
-        lo = _below(s, v)
-        if lo < k and s[lo] == v:
-            p0[q] = F0[lo]
-            p1[q] = F1[lo]
-        else:
-            p0[q] = F0[lo - 1] if lo > 0 else 0.0
-            p1[q] = F1[lo] if lo < k else 1.0
+        i0, i1 = _pair_index(s, queries[q])
+        p0[q] = F0[i0] if i0 >= 0 else 0.0
+        p1[q] = F1[i1] if i1 < k else 1.0
 
 
 @jit
@@ -557,17 +566,11 @@ def ivap_lookup_full(s, F0, F1, Q0, queries, p0, p1, q0):
     """
     k = s.shape[0]
     for q in range(queries.shape[0]):
-        v = queries[q]
-        lo = _below(s, v)
-        if lo < k and s[lo] == v:
-            p0[q] = F0[lo]
-            q0[q] = Q0[lo]
-            p1[q] = F1[lo]
+        i0, i1 = _pair_index(s, queries[q])
+        if i0 >= 0:
+            p0[q] = F0[i0]
+            q0[q] = Q0[i0]
         else:
-            if lo > 0:
-                p0[q] = F0[lo - 1]
-                q0[q] = Q0[lo - 1]
-            else:
-                p0[q] = 0.0
-                q0[q] = 1.0
-            p1[q] = F1[lo] if lo < k else 1.0
+            p0[q] = 0.0
+            q0[q] = 1.0
+        p1[q] = F1[i1] if i1 < k else 1.0

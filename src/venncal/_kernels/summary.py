@@ -1,9 +1,12 @@
 """Score-summary kernels: sorted distinct scores with total and positive weight.
 
-A summary of calibration data ``(s_i, y_i, w_i)`` is three arrays of equal
+A summary of calibration data ``(s_i, y_i, w_i)`` is arrays of equal
 length ``k'``: the distinct scores ``s'_1 < ... < s'_k'``, the total weight
-``w_j`` of the observations with score ``s'_j`` and their positive weight
-``a_j`` (the weight of those labelled 1).  Observations of zero weight are
+``w_j`` of the observations with score ``s'_j``, their positive weight
+``a_j`` (the weight of those labelled 1) and, in the ``*_exact`` kernels,
+their negative weight ``b_j``.  Each class is summed on its own, so a class
+of tiny weights beside a huge other class at one score keeps its weight
+(``w_j`` would absorb it: ``1e300 + 1e-300`` rounds to ``1e300``).  Observations of zero weight are
 dropped: they change no isotonic fit.  ``-0.0`` is stored as ``0.0`` (the
 two are one score), so the summary does not depend on which came first.
 
@@ -37,13 +40,14 @@ def _buffers(n):
     return np.empty(n), np.empty(n), np.empty(n)
 
 
-def _trim(s, w, a, k):
+def _trim(*arrays_and_k):
     # Keep the first k entries.  Copy only when that frees at least half of the
     # buffers; a view of a buffer at most twice its size wastes little memory,
     # and a copy of a large array is not free.
-    if 2 * k < s.shape[0]:
-        return s[:k].copy(), w[:k].copy(), a[:k].copy()
-    return s[:k], w[:k], a[:k]
+    *arrays, k = arrays_and_k
+    if 2 * k < arrays[0].shape[0]:
+        return tuple(x[:k].copy() for x in arrays)
+    return tuple(x[:k] for x in arrays)
 
 
 @jit
@@ -125,12 +129,13 @@ def _add_exact(hi, lo, x):
 
 
 @jit_inline
-def _round_pair(j, w, wl, a, al):
+def _round_pair(j, w, wl, a, al, b, bl):
     # Replace the exact pairs (hi, lo) at j by (fl(hi + lo), exact remainder);
     # return whether a remainder is left.
     w[j], wl[j] = two_sum_jit(w[j], wl[j])
     a[j], al[j] = two_sum_jit(a[j], al[j])
-    return wl[j] != 0.0 or al[j] != 0.0
+    b[j], bl[j] = two_sum_jit(b[j], bl[j])
+    return wl[j] != 0.0 or al[j] != 0.0 or bl[j] != 0.0
 
 
 # Flags returned by the kernels, or-ed together.
@@ -140,11 +145,12 @@ REMAINDER = 4  # some remainder is not zero
 
 
 @jit
-def summarize_by_order_into(scores, y01, weights, order, s, w, a, wl, al):
+def summarize_by_order_into(scores, y01, weights, order, s, w, a, b, wl, al, bl):
     """Summarize weighted data given an ascending sort order; return ``(k', flags)``.
 
-    ``w``, ``a`` get the correctly rounded sums and ``wl``, ``al`` (zeroed by
-    the caller) the remainders, written only where a tie left one: exact
+    ``w``, ``a``, ``b`` get the correctly rounded sums (total, positive and
+    negative weight) and ``wl``, ``al``, ``bl`` (zeroed by the caller) the
+    remainders, written only where a tie left one: exact
     unless ``flags & INEXACT``.  Rows of distinct scores cost what they did
     before the remainders.
     """
@@ -152,7 +158,7 @@ def summarize_by_order_into(scores, y01, weights, order, s, w, a, wl, al):
     flags = 0
     tied = -1  # the last entry whose pairs hold a tie's remainder
     # Invariant: s[:k+1] are the distinct scores of positive weight among the
-    # first t observations in sorted order, w + wl and a + al their weights.
+    # first t observations in sorted order, w + wl, a + al, b + bl their weights.
     for t in range(order.shape[0]):
         idx = order[t]
         wt = weights[idx]
@@ -163,43 +169,56 @@ def summarize_by_order_into(scores, y01, weights, order, s, w, a, wl, al):
             w[k], wl[k], ok = _add_exact(w[k], wl[k], wt)
             if y01[idx]:
                 a[k], al[k], ok2 = _add_exact(a[k], al[k], wt)
-                ok = ok and ok2
-            if not ok:
+            else:
+                b[k], bl[k], ok2 = _add_exact(b[k], bl[k], wt)
+            if not (ok and ok2):
                 flags |= INEXACT
             if not w[k] < np.inf:  # only a tie can pass the largest double
                 flags |= OVERFLOW
             tied = k
         else:
-            if tied == k and k >= 0 and _round_pair(k, w, wl, a, al):
+            if tied == k and k >= 0 and _round_pair(k, w, wl, a, al, b, bl):
                 flags |= REMAINDER
             k += 1
             s[k] = v + 0.0  # -0.0 becomes 0.0
             w[k] = wt
             a[k] = wt if y01[idx] else 0.0
-    if tied == k and k >= 0 and _round_pair(k, w, wl, a, al):
+            b[k] = 0.0 if y01[idx] else wt
+    if tied == k and k >= 0 and _round_pair(k, w, wl, a, al, b, bl):
         flags |= REMAINDER
     return k + 1, flags
 
 
 @jit_inline
-def _copy_entry(s1, w1, a1, wl1, al1, i, s, w, a, wl, al, k):
+def _copy_entry(s1, w1, a1, b1, wl1, al1, bl1, i, s, w, a, b, wl, al, bl, k):
     # Returns whether the entry has a remainder (only read when there are any).
     s[k] = s1[i]
     w[k] = w1[i]
     a[k] = a1[i]
+    b[k] = b1[i]
     if wl1.shape[0]:
         wl[k] = wl1[i]
         al[k] = al1[i]
-        return wl1[i] != 0.0 or al1[i] != 0.0
+        bl[k] = bl1[i]
+        return wl1[i] != 0.0 or al1[i] != 0.0 or bl1[i] != 0.0
     return False
 
 
-@jit
-def merge_summaries_into(s1, w1, a1, wl1, al1, s2, w2, a2, wl2, al2, s, w, a, wl, al):
-    """Merge two summaries into ``(s, w, a)``; equal scores add up exactly.
+@jit_inline
+def _add_pairs(h1, l1, has1, i, h2, l2, has2, j):
+    # (h1[i] + l1[i]) + (h2[j] + l2[j]) as an exact pair, and whether it was exact.
+    hi, lo, ok1 = _add_exact(h1[i], l1[i] if has1 else 0.0, h2[j])
+    hi, lo, ok2 = _add_exact(hi, lo, l2[j] if has2 else 0.0)
+    return hi, lo, ok1 and ok2
 
-    ``wl1, al1`` and ``wl2, al2`` are the inputs' remainders, or empty for
-    none; ``wl, al`` (zeroed by the caller) get the output's.  Returns
+
+@jit
+def merge_summaries_into(s1, w1, a1, b1, wl1, al1, bl1, s2, w2, a2, b2, wl2, al2, bl2,
+                         s, w, a, b, wl, al, bl):
+    """Merge two summaries into ``(s, w, a, b)``; equal scores add up exactly.
+
+    ``wl1, al1, bl1`` and ``wl2, al2, bl2`` are the inputs' remainders, or
+    empty for none; ``wl, al, bl`` (zeroed by the caller) get the output's.  Returns
     ``(k', flags)``, as :func:`summarize_by_order_into`.
     """
     n1 = s1.shape[0]
@@ -211,38 +230,37 @@ def merge_summaries_into(s1, w1, a1, wl1, al1, s2, w2, a2, wl2, al2, s, w, a, wl
     k = 0
     flags = 0
     # Invariant: s[:k] is the sorted union of s1[:i] and s2[:j], and w + wl,
-    # a + al the exact sums of their weights.
+    # a + al, b + bl the exact sums of their weights.
     while i < n1 and j < n2:
         if s1[i] < s2[j]:
-            if _copy_entry(s1, w1, a1, wl1, al1, i, s, w, a, wl, al, k):
+            if _copy_entry(s1, w1, a1, b1, wl1, al1, bl1, i, s, w, a, b, wl, al, bl, k):
                 flags |= REMAINDER
             i += 1
         elif s2[j] < s1[i]:
-            if _copy_entry(s2, w2, a2, wl2, al2, j, s, w, a, wl, al, k):
+            if _copy_entry(s2, w2, a2, b2, wl2, al2, bl2, j, s, w, a, b, wl, al, bl, k):
                 flags |= REMAINDER
             j += 1
         else:
             s[k] = s1[i]
-            hi, lo, ok1 = _add_exact(w1[i], wl1[i] if has1 else 0.0, w2[j])
-            w[k], wl[k], ok2 = _add_exact(hi, lo, wl2[j] if has2 else 0.0)
-            hi, lo, ok3 = _add_exact(a1[i], al1[i] if has1 else 0.0, a2[j])
-            a[k], al[k], ok4 = _add_exact(hi, lo, al2[j] if has2 else 0.0)
-            if not (ok1 and ok2 and ok3 and ok4):
+            w[k], wl[k], ok1 = _add_pairs(w1, wl1, has1, i, w2, wl2, has2, j)
+            a[k], al[k], ok2 = _add_pairs(a1, al1, has1, i, a2, al2, has2, j)
+            b[k], bl[k], ok3 = _add_pairs(b1, bl1, has1, i, b2, bl2, has2, j)
+            if not (ok1 and ok2 and ok3):
                 flags |= INEXACT
             if not w[k] < np.inf:  # past the largest double (inf, or NaN from inf - inf)
                 flags |= OVERFLOW
-            elif _round_pair(k, w, wl, a, al):
+            elif _round_pair(k, w, wl, a, al, b, bl):
                 flags |= REMAINDER
             i += 1
             j += 1
         k += 1
     while i < n1:
-        if _copy_entry(s1, w1, a1, wl1, al1, i, s, w, a, wl, al, k):
+        if _copy_entry(s1, w1, a1, b1, wl1, al1, bl1, i, s, w, a, b, wl, al, bl, k):
             flags |= REMAINDER
         i += 1
         k += 1
     while j < n2:
-        if _copy_entry(s2, w2, a2, wl2, al2, j, s, w, a, wl, al, k):
+        if _copy_entry(s2, w2, a2, b2, wl2, al2, bl2, j, s, w, a, b, wl, al, bl, k):
             flags |= REMAINDER
         j += 1
         k += 1
@@ -314,29 +332,42 @@ def summarize_by_order(scores, y01, weights, order):
 
 
 def summarize_by_order_exact(scores, y01, weights, order):
-    """:func:`summarize_by_order`, with the remainders of the sums.
+    """:func:`summarize_by_order`, with the negative weights and the remainders of the sums.
 
     Returns
     -------
-    s, w, a : ndarray of float64
-    residual : tuple of two ndarray, or None
-        The remainders ``(wl, al)``: ``w + wl`` and ``a + al`` are the exact
-        sums unless ``flags & INEXACT``.  None when they are all zero.
+    s, w, a, b : ndarray of float64
+        ``b`` is the negative weight at each score, summed on its own (not
+        ``w - a``, which loses a class of tiny weights beside a huge one).
+    residual : tuple of three ndarray, or None
+        The remainders ``(wl, al, bl)``: ``w + wl``, ``a + al`` and ``b + bl``
+        are the exact sums unless ``flags & INEXACT``.  None when they are all
+        zero.
     flags : int
         ``INEXACT``, ``OVERFLOW`` (a sum passed the largest double), or-ed.
     """
     n = order.shape[0]
     s, w, a = _buffers(n)
-    wl, al = np.zeros(n), np.zeros(n)  # pages untouched unless a tie rounds
-    k, flags = summarize_by_order_into(scores, y01, weights, order, s, w, a, wl, al)
-    return (*_trim(s, w, a, k), _residual(wl, al, k, flags), flags & ~REMAINDER)
+    b = np.empty(n)
+    wl, al, bl = np.zeros(n), np.zeros(n), np.zeros(n)  # pages untouched unless a tie rounds
+    k, flags = summarize_by_order_into(scores, y01, weights, order, s, w, a, b, wl, al, bl)
+    return (*_trim(s, w, a, b, k), _residual(wl, al, bl, k, flags), flags & ~REMAINDER)
 
 
-def _residual(wl, al, k, flags):
+def _residual(wl, al, bl, k, flags):
     """The remainder arrays (copies of their first ``k``), or None when they are zero."""
     if flags & REMAINDER:
-        return wl[:k].copy(), al[:k].copy()
+        return wl[:k].copy(), al[:k].copy(), bl[:k].copy()
     return None
+
+
+def negatives(w, a):
+    """Return ``(b, bl)``: ``b = fl(w - a)`` and its error, ``b + bl == w - a`` exactly.
+
+    The negative weights of a summary given by its total and positive
+    weights (TwoSum; the error is zero unless ``w - a`` rounds).
+    """
+    return two_sum(w, -a)
 
 
 def merge_summaries(s1, w1, a1, s2, w2, a2):
@@ -346,32 +377,41 @@ def merge_summaries(s1, w1, a1, s2, w2, a2):
     -------
     s, w, a : ndarray of float64
     """
-    return merge_summaries_exact(s1, w1, a1, s2, w2, a2)[:3]
+    parts = []
+    for w, a in ((w1, a1), (w2, a2)):
+        b, bl = negatives(w, a)
+        parts.append((b, (np.zeros_like(w), np.zeros_like(w), bl) if bl.any() else None))
+    (b1, r1), (b2, r2) = parts
+    return merge_summaries_exact(s1, w1, a1, b1, s2, w2, a2, b2, r1, r2)[:3]
 
 
 _NONE = np.zeros(0)
 
 
-def merge_summaries_exact(s1, w1, a1, s2, w2, a2, residual1=None, residual2=None):
+def merge_summaries_exact(s1, w1, a1, b1, s2, w2, a2, b2, residual1=None, residual2=None):
     """Merge two summaries with their remainders; equal scores add their exact weights.
 
-    ``residual1`` and ``residual2`` are the remainders of the two summaries
-    (see :func:`summarize_by_order_exact`; None for zero).
+    ``b1``, ``b2`` are the negative weights and ``residual1``, ``residual2``
+    the remainders of the two summaries (see
+    :func:`summarize_by_order_exact`; None for zero).
 
     Returns
     -------
-    s, w, a : ndarray of float64
-    residual : tuple of two ndarray, or None
+    s, w, a, b : ndarray of float64
+    residual : tuple of three ndarray, or None
     flags : int
         As for :func:`summarize_by_order_exact`.
     """
-    wl1, al1 = residual1 if residual1 is not None else (_NONE, _NONE)
-    wl2, al2 = residual2 if residual2 is not None else (_NONE, _NONE)
+    wl1, al1, bl1 = residual1 if residual1 is not None else (_NONE, _NONE, _NONE)
+    wl2, al2, bl2 = residual2 if residual2 is not None else (_NONE, _NONE, _NONE)
     n = s1.shape[0] + s2.shape[0]
     s, w, a = _buffers(n)
-    wl, al = np.zeros(n), np.zeros(n)
-    k, flags = merge_summaries_into(s1, w1, a1, wl1, al1, s2, w2, a2, wl2, al2, s, w, a, wl, al)
-    return (*_trim(s, w, a, k), _residual(wl, al, k, flags), flags & ~REMAINDER)
+    b = np.empty(n)
+    wl, al, bl = np.zeros(n), np.zeros(n), np.zeros(n)
+    k, flags = merge_summaries_into(
+        s1, w1, a1, b1, wl1, al1, bl1, s2, w2, a2, b2, wl2, al2, bl2, s, w, a, b, wl, al, bl
+    )
+    return (*_trim(s, w, a, b, k), _residual(wl, al, bl, k, flags), flags & ~REMAINDER)
 
 
 def _shift_for(top: float, n: int) -> int:

@@ -10,9 +10,9 @@ from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import Options
+from .._validation import Options, check_scores
 from ..venn_abers import VennAbersCalibrator
-from ..venn_abers._merge import MERGES, minimax
+from ..venn_abers._merge import MERGES, merge_with_complement
 from ._helpers import (
     WrapperMixin,
     as_rows,
@@ -46,11 +46,16 @@ def _check_2d(X, hint: str):
     return X
 
 
-def _full_pair(estimator, X, y, classes, sample_weight, fit_params, x, response_method):
-    """``(p0, p1)`` for the one-row ``x`` by refitting with each postulated label."""
+def _full_triple(estimator, X, y, classes, sample_weight, fit_params, x, response_method):
+    """``(p0, p1, 1 - p0)`` for the one-row ``x`` by refitting with each postulated label.
+
+    ``1 - p0`` is the IVAP's complement table (the negative weight over the
+    total), not ``1.0 - p0``, so that it keeps its precision where ``p0``
+    rounds to (or near) 1.
+    """
     X_ext = _append_row(X, x)
     w_ext = None if sample_weight is None else np.append(sample_weight, 1.0)
-    pair = np.empty(2)
+    triple = np.empty(3)
     for label in (0, 1):
         y_ext = np.append(y, classes[label])
         _, scores = fit_and_score(
@@ -60,8 +65,12 @@ def _full_pair(estimator, X, y, classes, sample_weight, fit_params, x, response_
         # p_label: the isotonic calibrator of the training scores plus
         # (s(x), label), read at s(x); the calibrator pools a tie with s(x).
         cal = VennAbersCalibrator(classes=classes).fit(scores[:-1], y, sample_weight=sample_weight)
-        pair[label] = cal.predict_interval(scores[-1:])[0, label]
-    return pair
+        p0, p1, q0 = cal._triple(check_scores(scores[-1:]))[:, 0]
+        if label == 0:
+            triple[0], triple[2] = p0, q0
+        else:
+            triple[1] = p1
+    return triple
 
 
 class FullVennAbersClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
@@ -193,6 +202,10 @@ class FullVennAbersClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples, 2)
             ``p_y``, the probability of ``classes_[1]`` with ``x`` labelled ``classes_[y]``.
         """
+        return self._triples(X)[:, :2]
+
+    def _triples(self, X) -> np.ndarray:
+        """``(p0, p1, 1 - p0)`` of each row, shape ``(n_samples, 3)`` (see :func:`_full_triple`)."""
         check_is_fitted(self, "X_")
         X = _check_2d(
             X,
@@ -206,27 +219,33 @@ class FullVennAbersClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
             )
         m = n_samples(X)
         if m == 0:
-            return np.empty((0, 2))
+            return np.empty((0, 3))
         base = self._base_estimator()
         if self.calibrator_ is not None:
             scores = positive_scores(base, X, self.classes_[1], self.response_method)
-            return self.calibrator_.predict_interval(scores)
-        pairs = Parallel(n_jobs=self.n_jobs)(
-            delayed(_full_pair)(
+            return self.calibrator_._triple(check_scores(scores)).T
+        triples = Parallel(n_jobs=self.n_jobs)(
+            delayed(_full_triple)(
                 base, self.X_, self.y_, self.classes_, self.sample_weight_, self.fit_params_,
                 take_rows(X, slice(i, i + 1)), self.response_method,
             )
             for i in range(m)
         )
-        return np.vstack(pairs)
+        return np.vstack(triples)
 
     def predict_proba(self, X) -> np.ndarray:
         """Return merged probabilities, columns for ``classes_[0]`` and ``classes_[1]``.
+
+        Column 1 is the minimax merge of ``(p0, p1)``; column 0 is ``1 - p``,
+        computed from the complement ``1 - p0`` (the negative weight over the
+        total, as IVAP's ``q0_``) where ``p > 1/2``, so that it keeps its
+        relative precision when ``p`` is near 1 (``1.0 - p`` where ``p <= 1/2``).
 
         Returns
         -------
         ndarray of shape (n_samples, 2)
         """
-        pair = self.predict_interval(X)
-        p = minimax(pair[:, 0], pair[:, 1], self.merge)
-        return np.column_stack((1.0 - p, p))
+        t = self._triples(X)
+        p, p_complement, _ = merge_with_complement(t[None, :, 0], t[None, :, 1], t[None, :, 2],
+                                                   self.merge)
+        return np.column_stack((p_complement, p))

@@ -7,7 +7,6 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._kernels.dd import two_sum
 from .._validation import Interval, validate_params
 from ..summary import ScoreSummary
 from ._checks import _check_inputs, _mean, _unit_scaled
@@ -38,14 +37,13 @@ def _class_weights(y01, p, w) -> tuple[np.ndarray, np.ndarray]:
             if mask.any():
                 w[mask] = _unit_scaled(w[mask])
     summary = ScoreSummary._from_validated(p, y01, w)
+    # each class summed on its own: a light class tied with a heavy one keeps its weight
     pos = summary.positive_weights
-    neg = summary.weights - pos
+    neg = summary.negative_weights
     if summary._residual is not None:
-        # Exact sums: a light class tied with a heavy one lives in the remainders.
-        total_rest, pos_rest = summary._residual
+        _, pos_rest, neg_rest = summary._residual
         pos = pos + pos_rest
-        neg_hi, err = two_sum(summary.weights, -summary.positive_weights)
-        neg = neg_hi + (err + (total_rest - pos_rest))
+        neg = neg + neg_rest
     if not (pos.sum() > 0 and neg.sum() > 0):
         raise ValueError("the ROC curve and AUC need both classes in y (with positive weight)")
     return pos, neg

@@ -133,6 +133,13 @@ class VennAbersCalibrator(ScoreCalibrator):
         # a class of small weights beside one of large weights), inf past float64
         self.n_negative_, self.n_positive_ = class_totals(w, a)
 
+    def _fit_from(self, summary):
+        # The tables depend on the weights w, a only; the class totals come from each
+        # class's own sums (w - a loses a class of weight 1e-300 tied with 1e300).
+        self._fit_sums(summary.scores, summary.weights, summary.positive_weights)
+        self.n_negative_ = summary.negative_weight
+        self.n_positive_ = summary.positive_weight
+
     def _check_state(self):
         """Raise ``ValueError`` unless every fitted attribute is one ``fit`` can produce.
 
@@ -159,8 +166,12 @@ class VennAbersCalibrator(ScoreCalibrator):
                 f"q0_, 1 - p0 computed from them, by more than {_COMPLEMENT_TOLERANCE:.1e}"
             )
         check_float_numbers(self, ("n_negative_", "n_positive_"), minimum=0.0, allow_inf=True)
-        check_sums_to(self.n_positive_, self.positive_weights_, "n_positive_")
-        check_sums_to(self.n_negative_, self.weights_ - self.positive_weights_, "n_negative_")
+        # each class's total is its own sum: w - a may have lost up to half an ulp of w
+        # per score (a class of weight 1e-300 tied with 1e300), so the scale is w
+        check_sums_to(self.n_positive_, self.positive_weights_, "n_positive_", self.weights_)
+        check_sums_to(
+            self.n_negative_, self.weights_ - self.positive_weights_, "n_negative_", self.weights_
+        )
 
     def _check_summary_state(self):
         """The summary arrays: sorted distinct scores, weights ``0 <= a <= w``, ``w > 0``."""
@@ -178,27 +189,11 @@ class VennAbersCalibrator(ScoreCalibrator):
         self._check_summary_state()
         self.q0_ = ivap_complement(self.weights_, self.positive_weights_)
 
-    def predict_proba(self, scores) -> np.ndarray:
-        """Return calibrated probabilities, columns for ``classes_[0]`` and ``classes_[1]``.
-
-        Column 1 is the minimax merge of ``(p0, p1)``; column 0 is ``1 - p``,
-        computed from ``q0_`` where ``p > 1/2`` so that it keeps its relative
-        precision when ``p`` is near 1 (``1.0 - p`` where ``p <= 1/2``).
-
-        Parameters
-        ----------
-        scores : array-like of shape (n_samples,)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, 2)
-        """
-        if type(self)._predict_p is not VennAbersCalibrator._predict_p:
-            return super().predict_proba(scores)  # a subclass that predicts otherwise
-        check_is_fitted(self, "p1_")
-        p0, p1, q0 = self._triple(check_scores(scores))
+    def _predict_p_and_complement(self, q):
+        # the minimax merge of (p0, p1), and 1 - p from q0_ where p > 1/2
+        p0, p1, q0 = self._triple(q)
         p, p_complement, _ = merge_with_complement(p0[None], p1[None], q0[None], self.merge)
-        return np.column_stack((p_complement, p))
+        return p, p_complement
 
     def predict_interval(self, scores) -> np.ndarray:
         """Return the Venn-Abers pair ``(p0, p1)`` for each test score.

@@ -12,7 +12,7 @@ from .._base import ScoreCalibrator, check_summary, same_values
 from .._docs import fill
 from .._kernels import scaled_sum
 from .._validation import Options, check_scores
-from ..summary import ScoreSummary, summarize
+from ..summary import ScoreSummary
 from ._calibrator import VennAbersCalibrator
 from ._merge import MERGES, merge_with_complement
 
@@ -126,9 +126,9 @@ class CrossVennAbersCalibrator(ScoreCalibrator):
             fold_w = None if w is None else w[rows]
             if fold_w is not None and not (fold_w > 0).any():
                 raise ValueError(f"fold {fold!r} has zero total sample_weight")
-            sums.append(summarize(s[rows], y01[rows], fold_w))
+            sums.append(ScoreSummary._from_validated(s[rows], y01[rows], fold_w))
         if w is not None:
-            total = scaled_sum(np.array([scaled_sum(fold[1]) for fold in sums]))
+            total = scaled_sum(np.array([scaled_sum(fold.weights) for fold in sums]))
             self._warn_weight_total(total, int(np.count_nonzero(w)), True)
         self.classes_ = classes
         self._fit_folds(ids, sums)
@@ -165,19 +165,16 @@ class CrossVennAbersCalibrator(ScoreCalibrator):
             False,
         )
         self.classes_ = self._summary_classes()
-        self._fit_folds(
-            np.asarray(ids),
-            [(x.scores, x.weights, x.positive_weights) for x in (summaries[i] for i in ids)],
-        )
+        self._fit_folds(np.asarray(ids), [summaries[i] for i in ids])
         return self
 
-    def _fit_folds(self, ids: np.ndarray, sums) -> None:
-        """One IVAP per fold from its summary arrays ``(s, w, a)``."""
+    def _fit_folds(self, ids: np.ndarray, summaries) -> None:
+        """One IVAP per fold from its :class:`ScoreSummary`."""
         calibrators = []
-        for s, w, a in sums:
+        for summary in summaries:
             cal = VennAbersCalibrator(merge=self.merge, classes=self.classes_)
             cal.classes_ = self.classes_
-            cal._fit_sums(s, w, a)
+            cal._fit_from(summary)
             calibrators.append(cal)
         self.folds_ = ids
         self.calibrators_ = calibrators
@@ -230,26 +227,10 @@ class CrossVennAbersCalibrator(ScoreCalibrator):
     def _predict_p(self, q: list[np.ndarray]) -> np.ndarray:
         return self._merged(q)[0]
 
-    def predict_proba(self, scores) -> np.ndarray:
-        """Return calibrated probabilities, columns for ``classes_[0]`` and ``classes_[1]``.
-
-        Column 0 is ``1 - p`` computed from the folds' ``1 - p0`` (their
-        ``q0_``) where ``p > 1/2``, so that it keeps its relative precision
-        when ``p`` is near 1 (``1.0 - p`` where ``p <= 1/2``).
-
-        Parameters
-        ----------
-        scores : array-like of shape (n_samples,) or (n_samples, K)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, 2)
-        """
-        if type(self)._predict_p is not CrossVennAbersCalibrator._predict_p:
-            return super().predict_proba(scores)  # a subclass that predicts otherwise
-        check_is_fitted(self, "calibrators_")
-        p, p_complement, _ = self._merged(self._check_test_scores(scores))
-        return np.column_stack((p_complement, p))
+    def _predict_p_and_complement(self, q):
+        # 1 - p from the folds' q0_ where p > 1/2
+        p, p_complement, _ = self._merged(q)
+        return p, p_complement
 
     def _predict_with_interval(self, scores) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Return ``(p, p0, p1)``: :meth:`predict_proba`'s ``[:, 1]`` and :meth:`predict_interval`.
