@@ -76,7 +76,8 @@ def build_index(s, starts, lo, scale, steps, bounds):
                 sc = 0.0
         lo[c] = first
         scale[c] = sc
-        # Invariant: bounds[o : o + k + 1] are set and f(s[l']) <= k for every l' < l.
+        # Invariant at each l: bounds[o + j] is set for j <= k, it is the first
+        # position whose bucket is >= j, and every score before l has bucket <= k.
         k = 0
         bounds[o] = b
         for l in range(b, e):
@@ -99,7 +100,7 @@ def build_index(s, starts, lo, scale, steps, bounds):
 
 @jit_inline
 def _position(s, b, e, o, first, sc, h, bounds, v):
-    # The first position in [b, e] whose score is >= v (e if none).  Below
+    # The first position in [b, e] whose score is >= v (e if none).  When
     # s[b] < v <= s[e - 1], the answer lies in [base, base + 2**h - 1] (a
     # bucket holds fewer than 2**h scores); the search halves that range h
     # times, the same number for every query of the table (no branch to
