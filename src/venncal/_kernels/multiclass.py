@@ -37,6 +37,8 @@ __all__ = [
     "ovr_logit_into",
     "pair_log_ratio_into",
     "pair_half_diff_into",
+    "pair_log_ratio_columns",
+    "pair_half_diff_columns",
     "ivap_lookup_columns",
     "ivap_proba_columns",
     "normalize_into",
@@ -112,6 +114,33 @@ def pair_half_diff_into(z, first, second, rows, out):
             out[q, t] = _half_diff(z[r, j], z[r, i])
 
 
+@jit_inline
+def _log_ratio_half(mi, ei, mj, ej):
+    # ln(p_j / p_i) / 2 from the frexp parts (see pair_log_ratio_into).
+    if mi == 0.0 or mj == 0.0:
+        if mi == mj:
+            v = 0.0
+        elif mi == 0.0:
+            v = ZERO_RATIO_LOG2
+        else:
+            v = -ZERO_RATIO_LOG2
+    else:
+        E = ej - ei
+        swap = E < 0 or (E == 0 and mj < mi)
+        if swap:
+            E = -E
+            r = mi / mj
+        else:
+            r = mj / mi
+        if r < 1.0:
+            r *= 2.0  # exact
+            E -= 1
+        v = E + math.log2(r)  # log2(2) = 1 exactly: a rounded r of 2 needs no care
+        if swap:
+            v = -v
+    return v * LN2_HALF
+
+
 @jit
 def pair_log_ratio_into(m, e, first, second, rows, out):
     """``out[q, t] = ln(p_j / p_i) / 2`` at row ``rows[t]``, ``i = first[q]``, ``j = second[q]``.
@@ -129,30 +158,32 @@ def pair_log_ratio_into(m, e, first, second, rows, out):
         j = second[q]
         for t in range(rows.shape[0]):
             row = rows[t]
-            mi = m[row, i]
-            mj = m[row, j]
-            if mi == 0.0 or mj == 0.0:
-                if mi == mj:
-                    v = 0.0
-                elif mi == 0.0:
-                    v = ZERO_RATIO_LOG2
-                else:
-                    v = -ZERO_RATIO_LOG2
-            else:
-                E = e[row, j] - e[row, i]
-                swap = E < 0 or (E == 0 and mj < mi)
-                if swap:
-                    E = -E
-                    r = mi / mj
-                else:
-                    r = mj / mi
-                if r < 1.0:
-                    r *= 2.0  # exact
-                    E -= 1
-                v = E + math.log2(r)  # log2(2) = 1 exactly: a rounded r of 2 needs no care
-                if swap:
-                    v = -v
-            out[q, t] = v * LN2_HALF
+            out[q, t] = _log_ratio_half(m[row, i], e[row, i], m[row, j], e[row, j])
+
+
+@jit
+def pair_log_ratio_columns(mT, eT, first, second, out):
+    """:func:`pair_log_ratio_into` of every row, from the parts by class: ``mT``, ``eT`` (K, n).
+
+    ``out[q, t] = ln(p_j / p_i) / 2`` of row ``t`` (the same function, so the
+    same numbers bit for bit); class-major parts make each pair read two
+    contiguous columns.
+    """
+    for q in range(first.shape[0]):
+        i = first[q]
+        j = second[q]
+        for t in range(out.shape[1]):
+            out[q, t] = _log_ratio_half(mT[i, t], eT[i, t], mT[j, t], eT[j, t])
+
+
+@jit
+def pair_half_diff_columns(zT, first, second, out):
+    """``out[q, t] = half_diff(zT[second[q], t], zT[first[q], t])`` (logits, margins by class)."""
+    for q in range(first.shape[0]):
+        i = first[q]
+        j = second[q]
+        for t in range(out.shape[1]):
+            out[q, t] = _half_diff(zT[j, t], zT[i, t])
 
 
 @jit_inline

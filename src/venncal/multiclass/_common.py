@@ -10,9 +10,11 @@ import numpy as np
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import same_values
+from .._base import check_summary, same_values
 from .._validation import Check, Options, ParamsMixin, check_sample_weight
-from .._kernels import ivap_lookup_columns, ivap_proba_columns
+from .._kernels import class_totals
+from .._kernels.multiclass_lookup import index_lookup_columns, index_proba_columns, table_index
+from .._kernels.multiclass_tables import ivap_tables_list
 from ..summary import ScoreSummary
 from ..venn_abers import VennAbersCalibrator
 from ._scores import SCORE_KINDS, check_class_scores
@@ -334,11 +336,14 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
                         "every binary problem needs rows in every fold"
                     )
         template = clone(self._base())
-        calibrators = []
-        for k in expected:
-            cal = copy.deepcopy(template)  # a clone, without clone's signature inspection
-            cal.fit_summary(per_unit[k] if grouped else per_unit[k][None])
-            calibrators.append(cal)
+        if type(template) is VennAbersCalibrator:
+            calibrators = _fit_ivap_many(template, [per_unit[k][None] for k in expected])
+        else:
+            calibrators = []
+            for k in expected:
+                cal = copy.deepcopy(template)  # a clone, without clone's signature inspection
+                cal.fit_summary(per_unit[k] if grouped else per_unit[k][None])
+                calibrators.append(cal)
         self.classes_ = classes
         self.calibrators_ = calibrators
         return self
@@ -418,7 +423,13 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
         return self._binary_scores(x.reshape(n * F, K), K).reshape(-1, n, F)
 
     def _ivap_tables(self):
-        """The IVAP tables of every binary calibrator laid end to end (None for other bases)."""
+        """The IVAP tables of every binary calibrator laid end to end, indexed (None for other bases).
+
+        ``(s, F0, F1, starts, log_merge, index)``: table ``u`` is
+        ``s[starts[u]:starts[u + 1]]``, and ``index`` the bucket index of
+        :func:`venncal._kernels.multiclass_lookup.build_index`.  Built once per
+        fitted (or loaded) model and cached.
+        """
         cached = self.__dict__.get("_tables")
         if cached is not None and cached[0] is self.calibrators_:
             return cached[1]
@@ -428,12 +439,14 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
             sizes = [cal.scores_.shape[0] for cal in cals]
             starts = np.zeros(len(cals) + 1, dtype=np.intp)
             np.cumsum(sizes, out=starts[1:])
+            s = np.concatenate([cal.scores_ for cal in cals])
             tables = (
-                np.concatenate([cal.scores_ for cal in cals]),
+                s,
                 np.concatenate([cal.p0_ for cal in cals]),
                 np.concatenate([cal.p1_ for cal in cals]),
                 starts,
-                cals[0].merge,
+                cals[0].merge == "log",
+                table_index(s, starts),
             )
         self.__dict__["_tables"] = (cals, tables)
         return tables
@@ -442,10 +455,10 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
         """Venn-Abers ``(p0, p1)``, each of shape (U, n), of binary scores ``b`` (U, n)."""
         tables = self._ivap_tables()
         if tables is not None and b.ndim == 2:
-            s, F0, F1, starts, _ = tables
+            s, F0, F1, starts, _, index = tables
             p0 = np.empty(b.shape)
             p1 = np.empty(b.shape)
-            ivap_lookup_columns(s, F0, F1, starts, b, p0, p1)
+            index_lookup_columns(s, F0, F1, starts, *index, b, p0, p1)
             return p0, p1
         pairs = [cal.predict_interval(q) for cal, q in zip(self.calibrators_, b, strict=True)]
         return np.stack([v[:, 0] for v in pairs]), np.stack([v[:, 1] for v in pairs])
@@ -455,9 +468,9 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
         b = self._binary_test(x)
         tables = self._ivap_tables()
         if tables is not None and b.ndim == 2:
-            s, F0, F1, starts, merge = tables
+            s, F0, F1, starts, log_merge, index = tables
             out = np.empty(b.shape)
-            ivap_proba_columns(s, F0, F1, starts, b, merge == "log", out)
+            index_proba_columns(s, F0, F1, starts, *index, b, log_merge, out)
             return out
         return np.stack(
             [cal.predict_proba(q)[:, 1] for cal, q in zip(self.calibrators_, b, strict=True)]
@@ -517,6 +530,30 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
 
     def _combine(self, p: np.ndarray) -> np.ndarray:
         raise NotImplementedError
+
+
+def _fit_ivap_many(template, summaries) -> list:
+    """``copy(template).fit_summary(summary)`` of each summary, the IVAP tables in one kernel call.
+
+    The same checks, warnings and fitted arrays, bit for bit, as the loop
+    (tests/test_multiclass_batch.py compares every attribute).
+    """
+    template._check_params()
+    for summary in summaries:
+        check_summary(summary)
+    tables = ivap_tables_list([s.weights for s in summaries],
+                              [s.positive_weights for s in summaries])
+    calibrators = []
+    for summary, (F0, F1, Q0) in zip(summaries, tables, strict=True):
+        cal = copy.copy(template)  # its parameters are a string and None: nothing shared
+        cal._warn_weight_total(summary.total_weight, summary.n_distinct, False)
+        cal.classes_ = cal._summary_classes()
+        w, a = summary.weights, summary.positive_weights
+        cal.scores_, cal.weights_, cal.positive_weights_ = summary.scores, w, a
+        cal.p0_, cal.p1_, cal.q0_ = F0, F1, Q0
+        cal.n_negative_, cal.n_positive_ = class_totals(w, a)
+        calibrators.append(cal)
+    return calibrators
 
 
 def _same_param(a, b) -> bool:

@@ -7,6 +7,7 @@ from typing import ClassVar
 import numpy as np
 from sklearn.utils.metaestimators import available_if
 
+from .._kernels.multiclass import pair_half_diff_columns, pair_log_ratio_columns
 from .._validation import Options
 from ._common import MulticlassCalibrator, base_has
 from ._coupling import COUPLINGS, couple
@@ -132,8 +133,17 @@ class OneVsOneCalibrator(MulticlassCalibrator):
         return key
 
     def _binary_scores(self, x: np.ndarray, K: int) -> np.ndarray:
+        # pair_scores of every row (the same kernels' arithmetic), from the
+        # class scores by class: each pair reads two contiguous columns
         first, second = _pairs(K)
-        return pair_scores(pair_parts(x, self.score), self.score, first, second)
+        out = np.empty((first.shape[0], x.shape[0]))
+        by_class = np.ascontiguousarray(x.T)
+        if self.score == "proba":
+            m, e = np.frexp(by_class)
+            pair_log_ratio_columns(m, e.astype(np.intp), first, second, out)
+        else:
+            pair_half_diff_columns(by_class, first, second, out)
+        return out
 
     def _fit_prepare(self, x: np.ndarray, K: int):
         return pair_parts(x, self.score)

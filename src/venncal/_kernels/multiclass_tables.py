@@ -1,0 +1,106 @@
+"""The Venn-Abers tables of many binary problems in one call (multiclass fitting).
+
+A one-vs-one calibrator fits K(K-1)/2 inductive Venn-Abers predictors of a
+few thousand scores each; building each one's tables through
+:func:`venncal._kernels.ivap.ivap_tables_full` costs a Python round trip per
+problem (the choice of arithmetic, five scratch arrays, two sweeps).
+:func:`ivap_tables_many` runs that function's steps for every problem in one
+compiled loop: the same choice of arithmetic (``_mode``), the same compiled
+sweeps and the same ordering pass, so every table is the same bit for bit.
+Problems whose weights need exact rational arithmetic are flagged and left
+to the caller (:func:`~venncal._kernels.ivap.ivap_tables_full`, in Python).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import jit
+from .ivap import (
+    _DD,
+    _DONE,
+    _EXACT,
+    _PLAIN,
+    _SMALL,
+    _make_ordered,
+    _mode,
+    _sweep_dd,
+    _sweep_dd_careful,
+    _sweep_plain,
+    _sweep_small,
+    ivap_tables_full,
+)
+
+__all__ = ["ivap_tables_list", "ivap_tables_many"]
+
+
+@jit
+def _upper_sweep(w, a, flip, mode, out, comp, zh, zl, yh, yl, buf):
+    # ivap.upper_sweep_into, compiled: double-double falls back to the careful
+    # variant when a coordinate does not fit in two doubles.
+    if mode == _SMALL:
+        _sweep_small(w, a, flip, out, comp, zh, zl, yh, yl, buf)
+    elif mode == _PLAIN:
+        _sweep_plain(w, a, flip, out, comp, zh, zl, yh, yl, buf)
+    elif mode == _DD and _sweep_dd(w, a, flip, out, comp, zh, zl, yh, yl, buf) == _DONE:
+        return
+    else:
+        _sweep_dd_careful(w, a, flip, out, comp, zh, zl, yh, yl, buf)
+
+
+@jit
+def ivap_tables_many(w, a, starts, F0, F1, Q0, exact):
+    """``ivap_tables_full`` of every summary ``w[starts[c]:starts[c + 1]]`` (with ``a``).
+
+    Writes table ``c``'s ``F0``, ``F1``, ``Q0`` into the same positions of
+    the three outputs, or sets ``exact[c]`` (and writes nothing there) when
+    its weights need exact rational arithmetic.
+    """
+    U = starts.shape[0] - 1
+    widest = 0
+    for c in range(U):
+        widest = max(widest, starts[c + 1] - starts[c])
+    zh = np.empty(widest + 2)
+    zl = np.empty(widest + 2)
+    yh = np.empty(widest + 2)
+    yl = np.empty(widest + 2)
+    buf = np.empty(64)
+    for c in range(U):
+        b = starts[c]
+        e = starts[c + 1]
+        wc = w[b:e]
+        ac = a[b:e]
+        mode = _mode(wc, ac)
+        exact[c] = mode == _EXACT
+        if mode == _EXACT:
+            continue
+        f0 = F0[b:e]
+        f1 = F1[b:e]
+        q0 = Q0[b:e]
+        _upper_sweep(wc, ac, True, mode, f0, q0, zh, zl, yh, yl, buf)
+        _upper_sweep(wc, ac, False, mode, f1, q0, zh, zl, yh, yl, buf)
+        if mode >= _DD:
+            _make_ordered(f0, f1, q0)
+
+
+def ivap_tables_list(weights, positive_weights) -> list:
+    """``ivap_tables_full(w, a)`` of each pair of the two lists: a list of ``(F0, F1, Q0)``.
+
+    One :func:`ivap_tables_many` call for all of them (the arrays returned
+    are views of one array per kind), then ``ivap_tables_full`` for those
+    that need exact arithmetic.
+    """
+    starts = np.zeros(len(weights) + 1, dtype=np.intp)
+    np.cumsum([w.shape[0] for w in weights], out=starts[1:])
+    w = np.concatenate(weights)
+    a = np.concatenate(positive_weights)
+    F0, F1, Q0 = np.empty(w.shape[0]), np.empty(w.shape[0]), np.empty(w.shape[0])
+    exact = np.zeros(len(weights), dtype=np.bool_)
+    ivap_tables_many(w, a, starts, F0, F1, Q0, exact)
+    out = []
+    for u, (b, e) in enumerate(zip(starts[:-1].tolist(), starts[1:].tolist(), strict=True)):
+        if exact[u]:
+            out.append(ivap_tables_full(weights[u], positive_weights[u]))
+        else:
+            out.append((F0[b:e], F1[b:e], Q0[b:e]))
+    return out
