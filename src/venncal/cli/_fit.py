@@ -6,7 +6,7 @@ import argparse
 import functools
 import sys
 
-from . import _flags
+from . import _flags, _multiclass
 from ._common import (
     CLIError,
     check_distinct_columns,
@@ -36,10 +36,10 @@ METHOD_HELP = {
 #: Column options: flag -> (required, help).
 COLUMNS = {
     "--score-col": (
-        True,
+        False,
         (
             "column of the model's scores (any real numbers, higher = more likely the "
-            "positive class, unless --decreasing)"
+            "positive class, unless --decreasing); for many classes, --score-cols"
         ),
     ),
     "--label-col": (True, "column of the true labels (any two values)"),
@@ -91,6 +91,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help="calibration method: " + ", ".join(methods),
     )
     _add_model_options(parser)
+    _multiclass.add_fit_options(parser)
     return finish_table_parser(parser, run, functools.partial(add_engine_options, fit=True))
 
 
@@ -250,8 +251,13 @@ def run(args: argparse.Namespace) -> int:
     from ..tables import atomic_output
 
     check_engine_options(args)
+    if (args.score_col is None) == (args.score_cols is None):
+        raise CLIError("give --score-col (a binary model's score) or --score-cols (one column "
+                       "per class), one of them")
+    _multiclass.check_fit_options(args)
     check_outputs({"DATA": args.data}, {"-o": (args.output, "model")}, args.force)
     roles = {flag: getattr(args, flag[2:].replace("-", "_")) for flag in COLUMNS}
+    roles["--score-cols"] = args.score_cols
     check_distinct_columns(roles)
     report = Reporter.from_args(args)
     method = args.method
@@ -260,7 +266,9 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(f"{option} and --param classes=... both name the classes; give one of them")
     calibrator = _build(method, args.merge, args.param)
     group = _group_param(calibrator, method, args.fold_col)
-    if args.engine == "local":
+    if args.score_cols:
+        calibrator, read, lines = _multiclass.fit(args, report, calibrator, group)
+    elif args.engine == "local":
         calibrator, n, source = _fit_local(args, report, calibrator, group)
     else:
         calibrator, n, source = _fit_dask(args, report, calibrator)
@@ -273,9 +281,21 @@ def run(args: argparse.Namespace) -> int:
                 persist.save(calibrator, tmp)
     except OSError as exc:
         raise CLIError(f"{args.output}: cannot write the model: {exc.strerror or exc}") from None
-    negative_class, positive_class = calibrator.classes_.tolist()
     where = "stdout" if args.output == "-" else args.output
     name = type(calibrator).__name__
+    if args.score_cols:
+        classes = ", ".join(repr(c) for c in calibrator.classes_.tolist())
+        report.info(
+            f"fitted {method} {args.multiclass or 'ovr'} ({name} of "
+            f"{type(calibrator.calibrators_[0]).__name__}, --score-kind {args.score_kind}) on "
+            f"{read}; classes {classes}, the classes of --score-cols "
+            f"{','.join(args.score_cols)} in that order (p_<class> when predicted); "
+            f"model written to {where}"
+        )
+        for line in lines:
+            report.info(line)
+        return 0
+    negative_class, positive_class = calibrator.classes_.tolist()
     if args.decreasing:
         name += f" of {type(calibrator.calibrator_).__name__}, on minus the score"
     report.info(
