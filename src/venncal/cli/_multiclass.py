@@ -117,7 +117,7 @@ def fit(args: argparse.Namespace, report, base, group):
     if args.engine == "dask":
         return _fit_dask(args, report, base, kind), f"the files of {args.data}", []
     with open_table(args.data, sep=args.sep) as table:
-        for option, cols in (("score_col", args.score_cols), ("label_col", [args.label_col]),
+        for option, cols in (("score_cols", args.score_cols), ("label_col", [args.label_col]),
                              ("weight_col", [args.weight_col]), ("by", [args.fold_col])):
             if cols != [None]:
                 table.check_columns(cols, option)
