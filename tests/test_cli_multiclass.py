@@ -316,3 +316,37 @@ def test_weights_and_ties_at_the_edges(tmp_path_factory, rows):
     assert code == 0, err.getvalue()
     got = persist.load(os.path.join(folder, "m.json"))
     assert got.predict_proba(z).tobytes() == expected.predict_proba(z).tobytes()
+
+
+def test_named_classes_follow_the_label_rule():
+    from venncal.tables._classes import named_classes
+
+    assert named_classes(np.array([True, False]), ["true", "FALSE"]) == [True, False]
+    assert named_classes(np.array([1.5, 2.0]), ["2", "1.5", "3"]) == [2.0, 1.5, 3]
+    assert named_classes(np.array([1, 2]), [2, 1]) == [2, 1]  # labels themselves
+    assert named_classes(np.array(["1", "a"]), ["a", "1"]) == ["a", "1"]
+    with pytest.raises(ValueError, match="'x', which is not a number"):
+        named_classes(np.array([1, 2]), ["x"])
+
+
+def test_fit_file_and_transform_file_are_the_library_fit(folder):
+    """What the CLI calls, from Python: classes given as labels, weights, OvO."""
+    from venncal.files import fit_file, transform_file
+
+    z, y, folds = _data(8, "numbers")
+    w = np.random.default_rng(8).integers(0, 3, N).astype(float)
+    _write("cal.csv", z, y, folds, w)
+    cols = ["s_0", "s_1", "s_2"]
+    got = fit_file("cal.csv", OneVsOneCalibrator(score="logit", classes=[9, 5, 7]),
+                   score_col=cols, label_col="y", weight_col="w")
+    expected = OneVsOneCalibrator(score="logit", classes=[9, 5, 7]).fit(z, y, w)
+    assert got.classes_.tolist() == [9, 5, 7]
+    assert got.predict_proba(z).tobytes() == expected.predict_proba(z).tobytes()
+    assert transform_file("cal.csv", got, "out.parquet", score_col=cols, output_cols="q") == N
+    out = pd.read_parquet("out.parquet")[["q_9", "q_5", "q_7"]].to_numpy()
+    assert out.tobytes() == expected.predict_proba(z).tobytes()
+
+
+def test_a_binary_fit_on_many_classes_points_to_score_cols(error_files, capsys):
+    fails(capsys, "fit cal.csv --score-col s_0 --label-col y --method ivap -o m.json",
+          r"y has 3 classes .*\(for many classes give --score-cols and --score-kind\)")

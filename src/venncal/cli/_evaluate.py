@@ -16,6 +16,7 @@ from ._common import (
     finish_table_parser,
     positive_int,
     probability_column,
+    save_figure,
     weight_column,
 )
 from ._multiclass import classes_of, names
@@ -254,7 +255,7 @@ def _multiclass(args, report: Reporter, source: str, columns: dict, probs: dict)
     from ..metrics import evaluate_multiclass
 
     y = columns[args.label_col]
-    classes = classes_of(y, len(probs), args.classes, "--prob-cols")
+    classes = classes_of(y, len(probs), args.classes)
     proba = np.column_stack(list(probs.values()))
     weights = None
     if args.weight_col:
@@ -270,7 +271,7 @@ def _multiclass(args, report: Reporter, source: str, columns: dict, probs: dict)
     if args.plot:
         from ..plotting import top_label_reliability_diagram
 
-        _save(top_label_reliability_diagram(y, proba, **options).figure, args.plot)
+        save_figure(top_label_reliability_diagram(y, proba, **options).figure, args.plot)
     print(ev.to_json() if args.json else ev.to_text())
     if args.plot:
         report.info(f"top-label reliability diagram written to {args.plot}")
@@ -321,23 +322,13 @@ def _plots(args, y01, probs: dict, weights) -> list[tuple[str, str]]:
     if args.plot:
         ax = reliability_diagram(y01, probs, n_bins=args.bins, strategy=args.strategy,
                                  min_bin_count=args.min_bin_count, sample_weight=weights)
-        _save(ax.figure, args.plot)
+        save_figure(ax.figure, args.plot)
         written.append(("reliability diagram", args.plot))
     if args.roc:
         try:
             ax = roc_curve(y01, probs, sample_weight=weights)
         except ValueError as exc:
             raise CLIError(f"--roc: cannot draw the ROC curves: {exc}") from None
-        _save(ax.figure, args.roc)
+        save_figure(ax.figure, args.roc)
         written.append(("ROC curves", args.roc))
     return written
-
-
-def _save(fig, path: str) -> None:
-    from ..tables import atomic_output
-
-    try:
-        with atomic_output(path) as tmp:
-            fig.savefig(tmp, dpi=150)
-    except (ValueError, OSError) as exc:
-        raise CLIError(f"{path}: cannot write the plot: {exc}") from None

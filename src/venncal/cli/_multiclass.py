@@ -13,7 +13,10 @@ import argparse
 from . import _flags
 from ._common import CLIError
 
-__all__ = ["add_fit_options", "check_fit_options", "classes_of", "fit", "names"]
+__all__ = [
+    "add_fit_options", "calibrator", "check_fit_options", "classes_of", "fit_dask", "hint",
+    "names", "unit_lines",
+]
 
 #: Kinds of class scores and one-vs-one couplings (venncal.multiclass.SCORE_KINDS and
 #: COUPLINGS, written here so that ``--help`` imports no kernel; a test checks they agree).
@@ -80,87 +83,64 @@ def check_fit_options(args: argparse.Namespace) -> None:
         raise CLIError("--coupling combines the pairs of --multiclass ovo")
 
 
-def classes_of(labels, n_columns: int, given, option: str) -> list:
-    """The class of each of ``n_columns`` columns (``given`` texts, else the labels sorted)."""
-    from ..tables._classes import column_classes
+def classes_of(labels, n_columns: int, given) -> list:
+    """The class of each of ``n_columns`` --prob-cols (``given`` texts, else the labels sorted)."""
     from ..tables import ParameterError
+    from ..tables._classes import column_classes
 
     try:
-        return column_classes(labels, n_columns, given, columns=option[2:].replace("-", "_"))
+        return column_classes(labels, n_columns, given, columns="prob_cols")
     except ParameterError as exc:
         raise CLIError(_flags.message(exc, classes="--classes")) from None
 
 
-def _calibrator(base, args: argparse.Namespace, classes):
+def calibrator(base, args: argparse.Namespace, classes):
+    """The multiclass calibrator over ``base`` that the options name (``classes`` as given)."""
     from ..multiclass import OneVsOneCalibrator, OneVsRestCalibrator
 
+    args.spelling = {"score_col": "--score-cols", "classes": "--classes"}
     if args.multiclass == "ovo":
         return OneVsOneCalibrator(base, score=args.score_kind, coupling=args.coupling or "price",
                                   classes=classes)
     return OneVsRestCalibrator(base, score=args.score_kind, classes=classes)
 
 
-def _fit_error(args, source: str, exc: Exception) -> CLIError:
-    text = _flags.message(exc, classes="--classes")
-    hint = " (classes= is --classes here, score= --score-kind)" if "=" in text else ""
-    return CLIError(f"cannot fit {args.method} on {source}: {text}{hint}")
+def hint(text: str) -> str:
+    """What a library message's parameters are on the command line, for a multiclass fit."""
+    if "classes=" in text or "score=" in text:
+        return " (classes= is --classes here, score= --score-kind)"
+    return ""
 
 
-def fit(args: argparse.Namespace, report, base, group):
-    """Fit on ``--score-cols``; return ``(model, what was read, a line per class or pair)``."""
+def unit_lines(args: argparse.Namespace, summaries: dict) -> list[str]:
+    """One line per class (ovr) or pair (ovo): its calibration rows (weight), from the summaries."""
+    units: dict = {}
+    for key, summary in summaries.items():
+        unit = key[0] if args.fold_col else key
+        total, positive = units.get(unit, (0.0, 0.0))
+        units[unit] = (total + summary.total_weight, positive + summary.positive_weight)
+    what = "weight" if args.weight_col else "rows"
+    return [
+        f"  {unit!r} against the rest: {what} {pos:g} of {total:g}" if args.multiclass != "ovo"
+        else f"  {unit[1]!r} vs {unit[0]!r}: {what} {total:g}, {pos:g} of them {unit[1]!r}"
+        for unit, (total, pos) in units.items()
+    ]
+
+
+def fit_dask(args, report, base, fit_error):
+    """Fit on ``--score-cols`` with :func:`venncal.dask.fit_files`; return the model."""
     import numpy as np
 
-    from ..tables import open_table, read_columns
-    from ._common import weight_column
-
-    kind = "ovo" if args.multiclass == "ovo" else "ovr"
-    if args.engine == "dask":
-        return _fit_dask(args, report, base, kind), f"the files of {args.data}", []
-    with open_table(args.data, sep=args.sep) as table:
-        for option, cols in (("score_cols", args.score_cols), ("label_col", [args.label_col]),
-                             ("weight_col", [args.weight_col]), ("by", [args.fold_col])):
-            if cols != [None]:
-                table.check_columns(cols, option)
-        numeric = args.score_cols + ([args.weight_col] if args.weight_col else [])
-        labels = [c for c in (args.label_col, args.fold_col) if c]
-        with report.progress(f"reading {table.source}") as progress:
-            columns = read_columns(table, numeric, labels, progress)
-    y = columns[args.label_col]
-    classes = classes_of(y, len(args.score_cols), args.classes, "--score-cols")
-    model = _calibrator(base, args, classes if args.classes else None)
-    weights = None
-    if args.weight_col:
-        weights = weight_column(columns[args.weight_col], table.source, args.weight_col)
-    scores = np.column_stack([columns[c] for c in args.score_cols])
-    folds = {} if group is None else {"folds": columns[args.fold_col]}
-    with report.stage(f"fitting {kind} {args.method} on {scores.shape[0]:,} rows"):
-        try:
-            model.fit(scores, y, sample_weight=weights, **folds)
-        except (ValueError, TypeError) as exc:
-            raise _fit_error(args, table.source, exc) from None
-    counts = dict(zip(*np.unique(y, return_counts=True), strict=True))
-    units = model.classes_.tolist()
-    if kind == "ovo":
-        rows = [(f"{units[j]!r} vs {units[i]!r}", counts[units[i]] + counts[units[j]])
-                for i, j in model.pairs_.tolist()]
-    else:
-        rows = [(f"{c!r} against the rest", counts[c]) for c in units]
-    lines = [f"  {unit}: {n:,} {'rows' if kind == 'ovo' else 'rows of the class'}"
-             for unit, n in rows]
-    return model, f"{y.shape[0]:,} rows of {table.source}", lines
-
-
-def _fit_dask(args, report, base, kind):
     import venncal.dask as vd
 
-    from ..tables import TableError
+    from ..tables import TableError, typed_labels
     from ._dask import cluster
-    from ._fit import parse_param
 
-    classes = None if args.classes is None else [parse_param(f"c={c}")[1] for c in args.classes]
-    model = _calibrator(base, args, classes)
+    # The label rule of CSV: the names typed from all of them, as the engine types the labels.
+    classes = None if args.classes is None else typed_labels(np.array(args.classes)).tolist()
+    model = calibrator(base, args, classes)
     options = {"max_distinct": args.max_distinct} if args.max_distinct else {}
-    with report.stage(f"fitting {kind} {args.method} on the files of {args.data} with dask"), \
+    with report.stage(f"fitting {args.method} on the files of {args.data} with dask"), \
             cluster(args) as client:
         try:
             model = vd.fit_files(
@@ -171,5 +151,5 @@ def _fit_dask(args, report, base, kind):
         except TableError:
             raise
         except (ValueError, TypeError) as exc:
-            raise _fit_error(args, args.data, exc) from None
+            raise fit_error(args, args.data, exc) from None
     return model

@@ -143,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
             )
     interval = hasattr(model, "predict_interval")
     cols = [args.prefix + "p"] + ([args.prefix + "p0", args.prefix + "p1"] if interval else [])
-    n = _predict(args, report, model, score_cols, cols, cols)
+    n = _predict(args, report, model, score_cols, cols)
     positive = model.classes_.tolist()[1]
     where = "stdout" if args.output == "-" else args.output
     report.info(
@@ -169,16 +169,15 @@ def _multiclass(args, report, model, output_names, table_scores) -> int:
         raise CLIError(f"--score-cols: {args.model}: {exc}") from None
     prefixes = [args.prefix + p for p in (("p", "p0", "p1") if args.intervals else ("p",))]
     cols = list(output_names(model, prefixes))
-    n = _predict(args, report, model, args.score_cols, prefixes, cols)
+    args.spelling = {"score_col": "--score-cols"}
+    n = _predict(args, report, model, args.score_cols, prefixes)
     where = "stdout" if args.output == "-" else args.output
     report.info(f"wrote {n:,} rows to {where}: {', '.join(cols)}")
     return 0
 
 
-def _predict(args, report, model, score_cols, output_cols, cols) -> int:
-    """Write the table with the model's columns ``cols``; return the number of rows."""
-    from ..tables import Retype
-
+def _predict(args, report, model, score_cols, output_cols) -> int:
+    """Write the table with the model's columns; return the number of rows."""
     if args.engine == "dask":
         import venncal.dask as vd
 
@@ -190,47 +189,8 @@ def _predict(args, report, model, score_cols, output_cols, cols) -> int:
                 nan_scores=args.nan_scores, blocksize=args.blocksize, sep=args.sep,
                 overwrite=args.force, client=client,
             )
-    types: dict = {}  # columns whose type, inferred from the first rows, a later row widened
-    while True:
-        try:
-            return _run(args, report, model, score_cols, cols, types)
-        except Retype as change:
-            types[change.name] = change.type
+    from ..files import transform_file
 
-
-def _run(args, report, model, score_cols, names, types) -> int:
-    """Stream the table through the model into the output; return the number of rows."""
-    import numpy as np
-    import pyarrow as pa
-
-    from .._engine import NAN_SCORES_HINT, score_rows
-    from ..tables import open_table, open_writer
-
-    with open_table(args.data, sep=args.sep) as table:
-        table.check_columns(score_cols, "score_col")
-        writer = open_writer(args.output, table, names, sep=args.sep)
-        ok = False
-        n = 0
-        try:
-            with report.progress(f"predicting {table.source}") as progress:
-                for batch in table.batches(
-                    progress, text=score_cols, typed=writer.typed, types=types
-                ):
-                    scores = np.column_stack([
-                        batch.numbers(col, missing=args.nan_scores, hint=NAN_SCORES_HINT)
-                        for col in score_cols
-                    ])
-                    try:
-                        values, missing = score_rows(model, scores, len(names), args.nan_scores)
-                    except (ValueError, TypeError) as exc:
-                        raise CLIError(f"cannot predict rows {batch.first_row:,}...: {exc}") from None
-                    new = [pa.array(v, pa.float64(), mask=missing) for v in values]
-                    writer.write([*table.columns, *names], [*batch.columns(writer.typed), *new])
-                    n += batch.n_rows
-                if n == 0:  # a header and no rows: so is the output
-                    empty = [pa.array([], pa.float64())] * len(names)
-                    writer.write([*table.columns, *names], [*table.empty_columns(), *empty])
-            ok = True
-        finally:
-            writer.close(ok)
-    return n
+    return transform_file(args.data, model, args.output, score_col=score_cols,
+                          output_cols=output_cols, nan_scores=args.nan_scores, sep=args.sep,
+                          progress=report.progress)
