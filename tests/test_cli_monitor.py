@@ -56,7 +56,7 @@ def test_numbers_equal_the_library(stream, capsys, tmp_path):
 
 def test_block_by_block_equals_one_run(stream, capsys, monkeypatch):
     path, p, y01 = stream
-    monkeypatch.setattr("venncal.cli._monitor.BATCH_ROWS", 700)
+    monkeypatch.setattr("venncal.online.monitoring.BATCH_ROWS", 700)
     code, out, _ = run(
         capsys,
         "monitor",

@@ -37,11 +37,10 @@ __all__ = [
     "command",
     "positive_int",
     "probability_column",
+    "save_figure",
     "sigterm_raises",
     "weight_column",
 ]
-
-_MODEL_SUFFIXES = (".json", ".json.gz")
 
 
 class CLIError(Exception):
@@ -102,9 +101,9 @@ def command(name: str) -> Callable:
                 print(f"venncal {name}: error: {exc}", file=sys.stderr)
                 return 2
             except ParameterError as exc:  # the library's, TableError included
-                typed = getattr(args, "pos_label_option", None)
-                print(f"venncal {name}: error: {_flags.message(exc, positive_label=typed)}",
-                      file=sys.stderr)
+                spelling = {"positive_label": getattr(args, "pos_label_option", None),
+                            **getattr(args, "spelling", {})}
+                print(f"venncal {name}: error: {_flags.message(exc, **spelling)}", file=sys.stderr)
                 return 2
             except KeyboardInterrupt:
                 print(f"venncal {name}: interrupted", file=sys.stderr)
@@ -196,39 +195,24 @@ def finish_table_parser(
 # ------------------------------------------------------------------------------ outputs
 
 
-def _check_extension(option: str, path: str, kind: str) -> None:
-    if kind == "table":
-        from ..tables import TableError, output_format
+def _check_plot(option: str, path: str) -> None:
+    try:
+        from ..plotting import image_formats
 
-        try:
-            output_format(path)
-        except TableError as exc:
-            raise CLIError(f"{option} {exc}") from None
-    elif kind == "model":
-        if not path.lower().endswith(_MODEL_SUFFIXES):
-            raise CLIError(
-                f"{option} {path}: a model is written as .json or .json.gz (or - for stdout)"
-            )
-    elif kind == "plot":
-        try:
-            from ..plotting import image_formats
-
-            formats = image_formats()
-        except ImportError:
-            raise CLIError(f'{option} needs matplotlib: pip install "venncal[plot]"') from None
-        known = ", ".join(f".{e}" for e in sorted(formats))
-        ext = os.path.splitext(path)[1].lower().lstrip(".")
-        if not ext:
-            raise CLIError(
-                f"{option} {path}: no file extension to choose the image format; name it "
-                f"{path}.png, for instance (formats: {known})"
-            )
-        if ext not in formats:
-            raise CLIError(
-                f"{option} {path}: the image format follows the extension; use one of {known}"
-            )
-    else:  # pragma: no cover - a programming error
-        raise ValueError(f"unknown output kind {kind!r}")
+        formats = image_formats()
+    except ImportError:
+        raise CLIError(f'{option} needs matplotlib: pip install "venncal[plot]"') from None
+    known = ", ".join(f".{e}" for e in sorted(formats))
+    ext = os.path.splitext(path)[1].lower().lstrip(".")
+    if not ext:
+        raise CLIError(
+            f"{option} {path}: no file extension to choose the image format; name it "
+            f"{path}.png, for instance (formats: {known})"
+        )
+    if ext not in formats:
+        raise CLIError(
+            f"{option} {path}: the image format follows the extension; use one of {known}"
+        )
 
 
 def check_outputs(
@@ -236,60 +220,15 @@ def check_outputs(
     outputs: Mapping[str, tuple[str | None, str]],
     force: bool = False,
 ) -> None:
-    """Check every output of a command before anything is read or written.
+    """Check every output (option -> ``(path, kind)``, kind ``"table"``, ``"model"`` or
+    ``"plot"``) before anything is read or written: :func:`venncal.tables._outputs.check_outputs`,
+    and a plot's image format by its extension."""
+    from ..tables._outputs import check_outputs as check
 
-    Parameters
-    ----------
-    inputs : mapping
-        What names each input (an argument or option, e.g. ``"DATA"``) to its
-        path (``"-"`` and ``None`` are skipped).
-    outputs : mapping
-        Option -> ``(path, kind)``, kind ``"table"``, ``"model"`` or ``"plot"``;
-        a ``None`` path is an output not asked for.
-    force : bool
-        Allow an output to be one of the inputs.
-
-    Raises
-    ------
-    CLIError
-        For an unknown extension, a missing folder, a directory, two outputs
-        on one file or on stdout, or (unless ``force``) an output that is an input.
-    """
-    seen: dict[str, str] = {}
     for option, (path, kind) in outputs.items():
-        if path is None:
-            continue
-        if path == "-":
-            if kind == "plot":
-                raise CLIError(f"{option}: give a file name, not -")
-            if "-" in seen:
-                raise CLIError(f"{seen['-']} and {option} cannot both write to stdout")
-            seen["-"] = option
-            continue
-        if os.path.isdir(path):
-            raise CLIError(f"{option} {path}: is a directory; give a file name")
-        _check_extension(option, path, kind)
-        folder = os.path.dirname(os.path.abspath(path))
-        if not os.path.isdir(folder):
-            raise CLIError(f"{option} {path}: the folder {folder} does not exist")
-        if not os.access(folder, os.W_OK | os.X_OK):
-            raise CLIError(f"{option} {path}: the folder {folder} is not writable")
-        if os.path.exists(path) and not os.access(path, os.W_OK):
-            raise CLIError(f"{option} {path}: the file exists and is not writable")
-        real = os.path.realpath(path)
-        if real in seen:
-            raise CLIError(f"{seen[real]} and {option} name the same file {path}")
-        seen[real] = option
-        if force or not os.path.exists(path):
-            continue
-        for name, source in inputs.items():
-            if source not in (None, "-") and os.path.exists(source) and os.path.samefile(
-                path, source
-            ):
-                raise CLIError(
-                    f"{option} {path} is the input {name} ({source}); refusing to overwrite "
-                    "it (--force allows it)"
-                )
+        if kind == "plot" and path not in (None, "-") and not os.path.isdir(path):
+            _check_plot(option, path)
+    check(inputs, {o: (p, "file" if k == "plot" else k) for o, (p, k) in outputs.items()}, force)
 
 
 def check_distinct_columns(columns: Mapping[str, str | Sequence[str] | None]) -> None:
@@ -335,3 +274,14 @@ def probability_column(values: np.ndarray, source: str, column: str) -> np.ndarr
         return check_probabilities(values, name=f"column {column!r}", row_base=1)
     except (TypeError, ValueError) as exc:
         raise CLIError(f"{source}: {exc}") from None
+
+
+def save_figure(fig, path: str, dpi: int = 150) -> None:
+    """Write a matplotlib figure to ``path`` atomically, or raise CLIError saying why not."""
+    from ..tables import atomic_output
+
+    try:
+        with atomic_output(path) as tmp:
+            fig.savefig(tmp, dpi=dpi)
+    except (ValueError, OSError) as exc:
+        raise CLIError(f"{path}: cannot write the plot: {exc}") from None

@@ -16,8 +16,10 @@ from ._common import (
     finish_table_parser,
     positive_int,
     probability_column,
+    save_figure,
     weight_column,
 )
+from ._multiclass import classes_of, names
 from ._labels import add_positive_label_option, binary_labels, positive_label_option
 from ._progress import Reporter
 
@@ -37,10 +39,10 @@ def _non_negative(text: str) -> float:
 #: Column options: flag -> (required, help).  --prob-col may be repeated.
 COLUMNS = {
     "--prob-col": (
-        True,
+        False,
         (
             "column of predicted probabilities of the positive class, in [0, 1]; repeat "
-            "the option to compare several columns side by side"
+            "the option to compare several columns side by side; for K classes, --prob-cols"
         ),
     ),
     "--label-col": (True, "column of the true labels (any two values)"),
@@ -75,6 +77,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     for flag, (required, text) in COLUMNS.items():
         action = "append" if flag == "--prob-col" else "store"
         parser.add_argument(flag, required=required, metavar="COL", action=action, help=text)
+    parser.add_argument("--prob-cols", type=names, metavar="A,B,...",
+                        help="K columns of probabilities, one per class, each row summing to "
+                        "1 (not with --prob-col): the multiclass metrics")
+    parser.add_argument("--classes", type=names, metavar="X,Y,...",
+                        help="the class of each --prob-cols column, in order (matched against "
+                        "the labels as read; default: the labels sorted)")
     add_positive_label_option(
         parser, "the positive class (matched against the labels as read, so 1 names the "
         "number 1; default: the larger of the two labels)"
@@ -143,13 +151,23 @@ def _add_plot_options(parser: argparse.ArgumentParser) -> None:
 
 def _check_options(args: argparse.Namespace) -> None:
     """Refuse inconsistent options before anything is read or written."""
+    if (args.prob_col is None) == (args.prob_cols is None):
+        raise CLIError("give --prob-col (the positive class's probabilities) or --prob-cols "
+                       "(one column per class), one of them")
+    many = {"--p0-col": args.p0_col, "--positive-label": args.pos_label, "--roc": args.roc}
+    given = [o for o, v in many.items() if v is not None]
+    if args.prob_cols is not None and given:
+        raise CLIError(f"{given[0]} is for --prob-col (two classes), not --prob-cols")
+    if args.prob_cols is None and args.classes is not None:
+        raise CLIError("--classes names the classes of --prob-cols")
+    args.prob_col = args.prob_col or args.prob_cols
     if (args.p0_col is None) != (args.p1_col is None):
         raise CLIError("--p0-col and --p1-col go together: give both or neither")
     if args.p0_col is not None and len(args.prob_col) > 1:
         raise CLIError("--p0-col and --p1-col are the interval of a single --prob-col; "
                        f"got {len(args.prob_col)} --prob-col columns")
     check_distinct_columns({
-        "--prob-col": args.prob_col,
+        "--prob-cols" if args.prob_cols else "--prob-col": args.prob_col,
         **{f: getattr(args, f[2:].replace("-", "_")) for f in COLUMNS if f != "--prob-col"},
     })
     check_outputs(
@@ -166,7 +184,7 @@ def _read(args: argparse.Namespace, report: Reporter) -> tuple[str, dict[str, np
     """Read the columns named by the options; return ``(source, columns)``."""
     from ..tables import open_table, read_columns
 
-    named = [("--prob-col", c) for c in args.prob_col]
+    named = [("--prob-cols" if args.prob_cols else "--prob-col", c) for c in args.prob_col]
     named += [(f, getattr(args, f[2:].replace("-", "_"))) for f in COLUMNS if f != "--prob-col"]
     with open_table(args.data, sep=args.sep) as table:
         for option, column in named:
@@ -188,6 +206,8 @@ def run(args: argparse.Namespace) -> int:
     option = positive_label_option(args, report)
     source, columns = _read(args, report)
     probs = {col: probability_column(columns[col], source, col) for col in args.prob_col}
+    if args.prob_cols:
+        return _multiclass(args, report, source, columns, probs)
     interval = None
     if args.p0_col:
         # No p0 <= p1 check: the merged pair of a cvap model can be unordered,
@@ -227,6 +247,34 @@ def run(args: argparse.Namespace) -> int:
         print(evaluations_table(results))
     for what, path in written:
         report.info(f"{what} written to {path}")
+    return 0
+
+
+def _multiclass(args, report: Reporter, source: str, columns: dict, probs: dict) -> int:
+    """Evaluate K columns of class probabilities; return the exit code."""
+    from ..metrics import evaluate_multiclass
+
+    y = columns[args.label_col]
+    classes = classes_of(y, len(probs), args.classes)
+    proba = np.column_stack(list(probs.values()))
+    weights = None
+    if args.weight_col:
+        weights = weight_column(columns[args.weight_col], source, args.weight_col)
+    options = {"n_bins": args.bins, "strategy": args.strategy, "classes": classes,
+               "min_bin_count": args.min_bin_count, "sample_weight": weights}
+    try:
+        ev = evaluate_multiclass(y, proba, base=LOG_BASES[args.log_base], **options)
+    except (ValueError, TypeError) as exc:
+        raise CLIError(f"cannot evaluate {source}: {exc}") from None
+    report.info(f"{source}: {y.shape[0]:,} rows, classes {', '.join(map(repr, classes))} "
+                f"(columns {', '.join(probs)}), {args.bins} {args.strategy} bins")
+    if args.plot:
+        from ..plotting import top_label_reliability_diagram
+
+        save_figure(top_label_reliability_diagram(y, proba, **options).figure, args.plot)
+    print(ev.to_json() if args.json else ev.to_text())
+    if args.plot:
+        report.info(f"top-label reliability diagram written to {args.plot}")
     return 0
 
 
@@ -274,23 +322,13 @@ def _plots(args, y01, probs: dict, weights) -> list[tuple[str, str]]:
     if args.plot:
         ax = reliability_diagram(y01, probs, n_bins=args.bins, strategy=args.strategy,
                                  min_bin_count=args.min_bin_count, sample_weight=weights)
-        _save(ax.figure, args.plot)
+        save_figure(ax.figure, args.plot)
         written.append(("reliability diagram", args.plot))
     if args.roc:
         try:
             ax = roc_curve(y01, probs, sample_weight=weights)
         except ValueError as exc:
             raise CLIError(f"--roc: cannot draw the ROC curves: {exc}") from None
-        _save(ax.figure, args.roc)
+        save_figure(ax.figure, args.roc)
         written.append(("ROC curves", args.roc))
     return written
-
-
-def _save(fig, path: str) -> None:
-    from ..tables import atomic_output
-
-    try:
-        with atomic_output(path) as tmp:
-            fig.savefig(tmp, dpi=150)
-    except (ValueError, OSError) as exc:
-        raise CLIError(f"{path}: cannot write the plot: {exc}") from None

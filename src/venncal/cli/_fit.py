@@ -6,14 +6,13 @@ import argparse
 import functools
 import sys
 
-from . import _flags
+from . import _flags, _multiclass
 from ._common import (
     CLIError,
     check_distinct_columns,
     check_outputs,
     command,
     finish_table_parser,
-    weight_column,
 )
 from ._dask import add_engine_options, check_engine_options
 from ._labels import FIT_ADVICE, add_positive_label_option, positive_label_option
@@ -36,10 +35,10 @@ METHOD_HELP = {
 #: Column options: flag -> (required, help).
 COLUMNS = {
     "--score-col": (
-        True,
+        False,
         (
             "column of the model's scores (any real numbers, higher = more likely the "
-            "positive class, unless --decreasing)"
+            "positive class, unless --decreasing); for many classes, --score-cols"
         ),
     ),
     "--label-col": (True, "column of the true labels (any two values)"),
@@ -91,6 +90,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help="calibration method: " + ", ".join(methods),
     )
     _add_model_options(parser)
+    _multiclass.add_fit_options(parser)
     return finish_table_parser(parser, run, functools.partial(add_engine_options, fit=True))
 
 
@@ -164,58 +164,6 @@ def parse_param(text: str) -> tuple[str, object]:
     return key, _scalar(value)
 
 
-def _build(method: str, merge: str | None, params: list[tuple[str, object]]):
-    from .._registry import method_class
-
-    try:
-        cls = method_class(method)
-    except (ValueError, ImportError) as exc:
-        raise CLIError(str(exc)) from None
-    names = sorted(cls._get_param_names())
-    kwargs = dict(params)
-    if merge is not None:
-        if "merge" not in names:
-            raise CLIError(f"--merge applies to Venn-Abers methods (ivap, cvap), not {method}")
-        kwargs["merge"] = merge
-    unknown = [k for k in kwargs if k not in names]
-    if unknown:
-        raise CLIError(
-            f"{cls.__name__} ({method}) has no parameter {unknown[0]!r}; its parameters: "
-            + ", ".join(names)
-        )
-    return cls(**kwargs)
-
-
-def _group_param(calibrator, method: str, fold_col: str | None) -> str | None:
-    """Return the calibrator's per-row group argument of ``fit``; check ``--fold-col`` against it.
-
-    A calibrator fitted per group of rows (CVAP: one IVAP per fold) names
-    that argument in ``_group_param``; ``--fold-col`` gives its column.
-    """
-    group = calibrator._group_param
-    if group is not None and not fold_col:
-        raise CLIError(f"--method {method} needs --fold-col (the fold of each calibration row)")
-    if group is None and fold_col:
-        raise CLIError(
-            f"--fold-col is used only by --method {'/'.join(_grouped_methods())}, not {method}"
-        )
-    return group
-
-
-def _grouped_methods() -> list[str]:
-    """Return the methods whose calibrator is fitted per group of rows (``--fold-col``)."""
-    from .._registry import available_methods, method_class
-
-    grouped = []
-    for method in available_methods():
-        try:
-            if method_class(method)._group_param is not None:
-                grouped.append(method)
-        except ImportError:
-            continue
-    return grouped
-
-
 def _warn_below_chance(report: Reporter, calibrator, summary, args) -> None:
     """Warn when the calibration scores rank the positive class below chance (AUC < 0.5).
 
@@ -250,20 +198,39 @@ def run(args: argparse.Namespace) -> int:
     from ..tables import atomic_output
 
     check_engine_options(args)
+    if (args.score_col is None) == (args.score_cols is None):
+        raise CLIError("give --score-col (a binary model's score) or --score-cols (one column "
+                       "per class), one of them")
+    _multiclass.check_fit_options(args)
     check_outputs({"DATA": args.data}, {"-o": (args.output, "model")}, args.force)
     roles = {flag: getattr(args, flag[2:].replace("-", "_")) for flag in COLUMNS}
+    roles["--score-cols"] = args.score_cols
     check_distinct_columns(roles)
     report = Reporter.from_args(args)
     method = args.method
     option = positive_label_option(args, report)
     if args.pos_label is not None and any(key == "classes" for key, _ in args.param):
         raise CLIError(f"{option} and --param classes=... both name the classes; give one of them")
-    calibrator = _build(method, args.merge, args.param)
-    group = _group_param(calibrator, method, args.fold_col)
-    if args.engine == "local":
-        calibrator, n, source = _fit_local(args, report, calibrator, group)
+    from ..files import method_calibrator
+    from ..tables import ParameterError
+
+    try:
+        calibrator = method_calibrator(method, dict(args.param), merge=args.merge,
+                                       by=args.fold_col)
+    except ParameterError:
+        raise
+    except (ValueError, ImportError) as exc:
+        raise CLIError(str(exc)) from None
+    if args.score_cols and args.engine == "dask":
+        calibrator, summary, n = _multiclass.fit_dask(args, report, calibrator, _fit_error), {}, 0
+    elif args.score_cols:
+        calibrator = _multiclass.calibrator(calibrator, args, args.classes)
+        calibrator, summary, n = _fit_local(args, report, calibrator)
+    elif args.engine == "local":
+        calibrator, summary, n = _fit_local(args, report, calibrator)
     else:
-        calibrator, n, source = _fit_dask(args, report, calibrator)
+        calibrator, summary, n = _fit_dask(args, report, calibrator)
+    source = "<stdin>" if args.data == "-" else args.data
 
     try:
         if args.output == "-":
@@ -273,9 +240,22 @@ def run(args: argparse.Namespace) -> int:
                 persist.save(calibrator, tmp)
     except OSError as exc:
         raise CLIError(f"{args.output}: cannot write the model: {exc.strerror or exc}") from None
-    negative_class, positive_class = calibrator.classes_.tolist()
     where = "stdout" if args.output == "-" else args.output
     name = type(calibrator).__name__
+    if args.score_cols:
+        classes = ", ".join(repr(c) for c in calibrator.classes_.tolist())
+        report.info(
+            f"fitted {method} {args.multiclass or 'ovr'} ({name} of "
+            f"{type(calibrator.calibrators_[0]).__name__}, --score-kind {args.score_kind}) on "
+            + (f"{n:,} rows of {source}" if n else f"the files of {source}") +
+            f"; classes {classes}, the classes of --score-cols "
+            f"{','.join(args.score_cols)} in that order (p_<class> when predicted); "
+            f"model written to {where}"
+        )
+        for line in _multiclass.unit_lines(args, summary):
+            report.info(line)
+        return 0
+    negative_class, positive_class = calibrator.classes_.tolist()
     if args.decreasing:
         name += f" of {type(calibrator.calibrator_).__name__}, on minus the score"
     report.info(
@@ -286,61 +266,46 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _fit_error(method: str, source: str, exc: Exception) -> CLIError:
-    text = _flags.message(exc)
-    hint = f" (on the command line: {FIT_ADVICE})" if "classes=" in text else ""
-    return CLIError(f"cannot fit {method} on {source}: {text}{hint}")
+def _fit_error(args, source: str, exc: Exception) -> CLIError:
+    text = _flags.message(exc, **getattr(args, "spelling", {}))
+    if args.score_cols:
+        hint = _multiclass.hint(text)
+    elif "needs exactly two classes" in text:
+        hint = " (for many classes give --score-cols and --score-kind)"
+    else:
+        hint = f" (on the command line: {FIT_ADVICE})" if "classes=" in text else ""
+    return CLIError(f"cannot fit {args.method} on {source}: {text}{hint}")
 
 
-def _fit_local(args, report: Reporter, calibrator, group: str | None):
-    """Read the table in this process and fit; return ``(calibrator, rows, source)``."""
-    from ..summary import ScoreSummary
-    from ..tables import classes_for, open_table, read_columns
+def _fit_local(args, report: Reporter, calibrator):
+    """Read the table in this process and fit; return ``(calibrator, summary, rows)``."""
+    from ..files import fit_file
+    from ..tables import TableError
 
-    method = args.method
-    with open_table(args.data, sep=args.sep) as table:
-        table.check_columns([args.score_col], "score_col")
-        table.check_columns([args.label_col], "label_col")
-        numeric = [args.score_col]
-        if args.weight_col:
-            table.check_columns([args.weight_col], "weight_col")
-            numeric.append(args.weight_col)
-        labels = [args.label_col]
-        if args.fold_col:
-            table.check_columns([args.fold_col], "by")
-            labels.append(args.fold_col)
-        with report.progress(f"reading {table.source}") as progress:
-            columns = read_columns(table, numeric, labels, progress)
-
-    scores = columns[args.score_col]
-    y = columns[args.label_col]
-    if args.pos_label is not None and calibrator.get_params().get("classes") is None:
-        try:
-            calibrator.set_params(classes=classes_for(y, args.pos_label))
-        except (TypeError, ValueError) as exc:
-            raise CLIError(f"{table.source}: column {args.label_col!r}: "
-                           f"{_flags.message(exc, positive_label=args.pos_label_option)}") from None
     if args.decreasing:
         from ..negated import NegatedScoreCalibrator
 
         calibrator = NegatedScoreCalibrator(calibrator)
-    weights = None
-    if args.weight_col:
-        weights = weight_column(columns[args.weight_col], table.source, args.weight_col)
-    n = scores.shape[0]
-    with report.stage(f"fitting {method} on {n:,} rows"):
-        try:
-            groups = {} if group is None else {group: columns[args.fold_col]}
-            calibrator.fit(scores, y, sample_weight=weights, **groups)
-        except (ValueError, TypeError) as exc:
-            raise _fit_error(method, table.source, exc) from None
-    summary = ScoreSummary.from_arrays(scores, y == calibrator.classes_[1], weights)
-    _warn_below_chance(report, calibrator, summary, args)
-    return calibrator, n, table.source
+    source = "<stdin>" if args.data == "-" else args.data
+    try:
+        calibrator, summary, n = fit_file(
+            args.data, calibrator, score_col=args.score_cols or args.score_col,
+            label_col=args.label_col,
+            weight_col=args.weight_col, by=args.fold_col, positive_label=args.pos_label,
+            sep=args.sep, progress=report.progress, return_summary=True,
+            stage=lambda n: report.stage(f"fitting {args.method} on {n:,} rows"),
+        )
+    except TableError:
+        raise
+    except (ValueError, TypeError) as exc:
+        raise _fit_error(args, source, exc) from None
+    if not args.score_cols:
+        _warn_below_chance(report, calibrator, summary, args)
+    return calibrator, summary, n
 
 
 def _fit_dask(args, report: Reporter, calibrator):
-    """Summarise DATA on a Dask cluster and fit on the summary; return ``(calibrator, rows, source)``.
+    """Summarise DATA on a Dask cluster and fit on the summary; return ``(calibrator, summary, rows)``.
 
     :func:`venncal.dask.fit_files` reads the cells as the local engine does,
     so with integer weights the model is the one :func:`_fit_local` fits on
@@ -370,6 +335,6 @@ def _fit_dask(args, report: Reporter, calibrator):
         except TableError:
             raise
         except (ValueError, TypeError) as exc:
-            raise _fit_error(method, source, exc) from None
+            raise _fit_error(args, source, exc) from None
     _warn_below_chance(report, calibrator, summary, args)
-    return calibrator, n, source
+    return calibrator, summary, n

@@ -13,6 +13,8 @@ __all__ = ["FLAGS", "message"]
 #: Library parameter -> how the command line names it (``{}`` takes a value given with it).
 FLAGS = {
     "score_col": "--score-col",
+    "score_cols": "--score-cols",
+    "prob_cols": "--prob-cols",
     "label_col": "--label-col",
     "weight_col": "--weight-col",
     "by": "--fold-col",
@@ -26,7 +28,10 @@ FLAGS = {
     "blocksize": "--blocksize",
     "nan_scores": "--nan-scores",
     "output_cols": "--prefix",
+    "method": "--method",
+    "merge": "--merge",
     "sep": "--sep",
+    "clip": "--clip",
     "data": "DATA",
     "output": "-o",
     "overwrite": "--force",

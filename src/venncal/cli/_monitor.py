@@ -23,14 +23,12 @@ from ._common import (
     command,
     finish_table_parser,
     probability_column,
+    save_figure,
 )
 from ._labels import add_positive_label_option, binary_labels, positive_label_option
 from ._progress import Reporter
 
 __all__ = ["FAMILIES", "add_parser", "make_family", "run"]
-
-#: Steps fed to the Jumper at a time (continuation is exact).
-BATCH_ROWS = 65_536
 
 #: Calibrating families of ``--family`` and the parameter grids used for each
 #: (kept in step with :data:`venncal.online.families.NAMED`; written here so that
@@ -191,105 +189,10 @@ def _read(args: argparse.Namespace, report: Reporter) -> tuple[str, np.ndarray, 
     )
     if args.clip is not None:
         p = np.clip(p, args.clip, 1.0 - args.clip)
-    bad = np.flatnonzero(np.where(y01, p == 0.0, p == 1.0))
-    if bad.size:
-        raise CLIError(
-            f"{source}: row {bad[0] + 1:,}: forecast {p[bad[0]]:g} gave probability 0 to the "
-            "label that arrived (infinite log loss); keep forecasts away from 0 and 1 with "
-            "--clip, e.g. --clip 0.1"
-        )
+    from ..online.monitoring import check_forecasts
+
+    check_forecasts(p, y01, source)
     return source, p, y01, positive
-
-
-def _model(args: argparse.Namespace):
-    from ..online import JumperPredictor, MeanJumper
-
-    fam = make_family(args.family)
-    if args.mean:
-        return MeanJumper(fam, classes=[False, True])
-    return JumperPredictor(fam, args.jump_rate, classes=[False, True])
-
-
-def _protect(model, p: np.ndarray, y01: np.ndarray, report: Reporter):
-    """Run the Jumper over the stream block by block; return ``(log10 S_n, p'_n)``."""
-    log10 = np.empty(p.shape[0])
-    proba = np.empty(p.shape[0])
-    with report.progress("monitoring", unit="steps") as progress:
-        for a in range(0, p.shape[0], BATCH_ROWS):
-            b = min(p.shape[0], a + BATCH_ROWS)
-            res = model.run(p[a:b], y01[a:b])
-            log10[a:b], proba[a:b] = res.log10_martingale, res.protected_proba
-            progress.update(b, b / p.shape[0])
-    return log10, proba
-
-
-def _scores(y01: np.ndarray, p: np.ndarray) -> dict[str, float | None]:
-    from ..metrics import brier_loss, roc_auc
-
-    both = 0 < int(y01.sum()) < y01.shape[0]
-    return {
-        "log10_loss": float(-np.sum(np.log10(np.where(y01, p, 1.0 - p)))),
-        "brier": brier_loss(y01, p),
-        "auc": roc_auc(y01, p) if both else None,
-    }
-
-
-def summary(args, model, positive, p, y01, log10, proba) -> dict:
-    """Return the numbers ``venncal monitor`` prints, as a JSON-ready dict."""
-    alarm = model.alarm(args.alpha)
-    final = float(log10[-1])
-    protected = _scores(y01, proba)
-    # The Jumper's identity: the protected forecasts' log loss is the base's minus log10 S
-    # (exact where -log10 p' is not: p' can be subnormal).  S = 0 (log10 S = -inf) only
-    # with a family that gave the label probability 0: then the protected loss is infinite.
-    base = _scores(y01, p)
-    protected["log10_loss"] = base["log10_loss"] - final
-    return {
-        "rows": int(p.shape[0]),
-        "positive_label": positive,  # binary_labels returns a plain Python value
-        "family": args.family,
-        "jump_rates": list(model.jump_rates) if args.mean else [args.jump_rate],
-        "clip": None if args.clip is None else [args.clip, 1.0 - args.clip],
-        "final_log10_S": final,
-        "max_log10_S": float(log10.max()),
-        "alpha": args.alpha,
-        "alarm": alarm,
-        "base": base,
-        "protected": protected,
-    }
-
-
-def _json_ready(value):
-    """Return ``value`` with non-finite floats as None (``null``): JSON has no infinity."""
-    if isinstance(value, dict):
-        return {k: _json_ready(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_json_ready(v) for v in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
-
-
-def _text(s: dict) -> str:
-    def fmt(v):
-        return "n/a" if v is None else f"{v:.6g}" if abs(v) < 1e4 else f"{v:.1f}"
-
-    rates = ", ".join(f"{j:g}" for j in s["jump_rates"])
-    alarm = "none" if s["alarm"] is None else f"step {s['alarm']:,}"
-    lines = [
-        f"rows: {s['rows']:,} (positive class {s['positive_label']!r})",
-        f"family: {s['family']}, jump rate(s): {rates}",
-        f"final log10 S: {s['final_log10_S']:.4f} (max {s['max_log10_S']:.4f})",
-        f"alarm (S >= 1/{s['alpha']:g}): {alarm}",
-        f"{'':<22}{'base':>12}{'protected':>12}",
-    ]
-    for key, name in (
-        ("log10_loss", "decimal log loss (sum)"),
-        ("brier", "Brier loss (mean)"),
-        ("auc", "AUC"),
-    ):
-        lines.append(f"{name:<22}{fmt(s['base'][key]):>12}{fmt(s['protected'][key]):>12}")
-    return "\n".join(lines)
 
 
 def _write_steps(path: str, sep: str | None, p, y01, proba, log10) -> None:
@@ -305,41 +208,6 @@ def _write_steps(path: str, sep: str | None, p, y01, proba, log10) -> None:
     write_table(path, steps, sep=sep)
 
 
-def _plot(path: str, title: str, s: dict, y01, p, proba, log10) -> None:
-    try:
-        from ..plotting import figure, roc_curve
-
-        fig = figure((10.5, 4.4))
-    except ImportError:
-        raise CLIError('--plot needs matplotlib: pip install "venncal[plot]"') from None
-    left, right = fig.subplots(1, 2)
-    left.plot(np.arange(1, log10.shape[0] + 1), log10, lw=1.0)
-    left.axhline(
-        math.log10(1 / s["alpha"]),
-        color="0.5",
-        ls="--",
-        lw=0.8,
-        label=f"alarm level 1/{s['alpha']:g}",
-    )
-    if s["alarm"] is not None:
-        left.axvline(s["alarm"], color="C3", lw=0.9, label=f"alarm at step {s['alarm']:,}")
-    left.set_xlabel("step n")
-    left.set_ylabel("log10 S_n")
-    left.set_title("Jumper test martingale", fontsize=10)
-    left.legend(fontsize=8)
-    if s["base"]["auc"] is not None:
-        roc_curve(y01, {"base": p, "protected": proba}, ax=right)
-    right.set_title("ROC curves", fontsize=10)
-    fig.suptitle(title, fontsize=10)
-    from ..tables import atomic_output
-
-    try:
-        with atomic_output(path) as tmp:
-            fig.savefig(tmp, dpi=130)
-    except (ValueError, OSError) as exc:
-        raise CLIError(f"{path}: cannot write the plot: {exc}") from None
-
-
 @command("monitor")
 def run(args: argparse.Namespace) -> int:
     """Monitor and protect a stream; return the exit code."""
@@ -348,19 +216,27 @@ def run(args: argparse.Namespace) -> int:
         {"-o": (args.output, "table"), "--plot": (args.plot, "plot")},
         args.force,
     )
+    from ..online.monitoring import json_ready, monitor, plot, summary_text
+
     report = Reporter.from_args(args)
     source, p, y01, positive = _read(args, report)
-    model = _model(args)
-    log10, proba = _protect(model, p, y01, report)
-    s = summary(args, model, positive, p, y01, log10, proba)
+    with report.progress("monitoring", unit="steps") as progress:
+        monitored = monitor(p, y01, args.family, jump_rate=args.jump_rate, mean=args.mean,
+                            alpha=args.alpha, clip=args.clip, positive=positive,
+                            progress=progress)
+    log10, proba, s = monitored
     if args.output:
         _write_steps(args.output, args.sep, p, y01, proba, log10)
         report.info(f"per-step values written to {args.output}")
     if args.plot:
         title = f"{source}: column {args.prob_col!r}, positive class {positive!r}"
-        _plot(args.plot, title, s, y01, p, proba, log10)
+        try:
+            fig = plot(monitored, y01, p, title)
+        except ImportError:
+            raise CLIError('--plot needs matplotlib: pip install "venncal[plot]"') from None
+        save_figure(fig, args.plot, dpi=130)
         report.info(f"plot written to {args.plot}")
-    result = json.dumps(_json_ready(s), indent=2, allow_nan=False) if args.json else _text(s)
+    result = json.dumps(json_ready(s), indent=2, allow_nan=False) if args.json else summary_text(s)
     if args.output == "-":  # stdout carries the per-step table; the summary goes to stderr
         report.info(result)
     else:

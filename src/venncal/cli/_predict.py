@@ -13,6 +13,7 @@ from ._common import (
     finish_table_parser,
 )
 from ._dask import add_engine_options, check_engine_options
+from ._multiclass import names
 from ._progress import Reporter
 
 __all__ = ["add_parser", "load_model", "run"]
@@ -40,13 +41,27 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help="table of scores (CSV, plain or compressed, or Parquet; - for stdin); with "
         "--engine dask, a file, a directory or a quoted glob of them",
     )
-    parser.add_argument(
+    scores = parser.add_mutually_exclusive_group(required=True)
+    scores.add_argument(
         "--score-col",
-        required=True,
         metavar="S[,S2,...]",
         help="column of scores; for a cvap model either one column or one "
         "per fold, comma-separated, in the order of the model's folds "
         "(sorted fold ids)",
+    )
+    scores.add_argument(
+        "--score-cols",
+        type=names,
+        metavar="A,B,...",
+        help="for a model of K classes: its K class-score columns, in the order of the "
+        "classes 'venncal fit' reported (a cvap one: K, or K per fold, fold by fold); "
+        "writes p_<class> per class",
+    )
+    parser.add_argument(
+        "--intervals",
+        action="store_true",
+        help="for a model of K classes on ivap or cvap: also write p0_<unit> and p1_<unit>, "
+        "the interval of each class against the rest (ovr) or of each pair b_vs_a (ovo)",
     )
     parser.add_argument(
         "-o",
@@ -92,8 +107,6 @@ def load_model(path: str):
 @command("predict")
 def run(args: argparse.Namespace) -> int:
     """Predict; return the exit code."""
-    from ..tables import Retype
-
     check_engine_options(args)
     if args.engine == "local":
         check_outputs(
@@ -101,6 +114,17 @@ def run(args: argparse.Namespace) -> int:
         )
     report = Reporter.from_args(args)
     model = load_model(args.model)
+    from .._engine import output_names
+    from ..multiclass._outputs import is_multiclass, table_scores
+
+    if is_multiclass(model):
+        return _multiclass(args, report, model, output_names, table_scores)
+    if args.score_cols is not None:
+        raise CLIError(f"--score-cols is for a model of many classes; {args.model} holds a "
+                       f"{type(model).__name__} of two classes: give --score-col")
+    if args.intervals:
+        raise CLIError("--intervals is for models of many classes (a binary Venn-Abers model "
+                       "always writes p0 and p1)")
     score_cols = [c.strip() for c in args.score_col.split(",")]
     check_distinct_columns({"--score-col": score_cols})
     # A model fitted per fold (CVAP) takes one score column per fold model.
@@ -118,67 +142,55 @@ def run(args: argparse.Namespace) -> int:
                 f"or {n_models}, not {len(score_cols)}"
             )
     interval = hasattr(model, "predict_interval")
-    names = [args.prefix + "p"] + ([args.prefix + "p0", args.prefix + "p1"] if interval else [])
+    cols = [args.prefix + "p"] + ([args.prefix + "p0", args.prefix + "p1"] if interval else [])
+    n = _predict(args, report, model, score_cols, cols)
+    positive = model.classes_.tolist()[1]
+    where = "stdout" if args.output == "-" else args.output
+    report.info(
+        f"wrote {n:,} rows to {where}: {', '.join(cols)} (p = probability of class {positive!r})"
+    )
+    return 0
+
+
+def _multiclass(args, report, model, output_names, table_scores) -> int:
+    """Predict with a model of K classes on ``--score-cols``; return the exit code."""
+    import numpy as np
+
+    if args.score_cols is None:
+        raise CLIError(f"{args.model} is a model of {len(model.classes_)} classes: give its "
+                       "class scores with --score-cols A,B,...")
+    check_distinct_columns({"--score-cols": args.score_cols})
+    if args.intervals and not hasattr(model, "predict_interval"):
+        raise CLIError(f"--intervals: {args.model} calibrates with "
+                       f"{type(model.calibrators_[0]).__name__}, which gives no intervals")
+    try:
+        table_scores(model, np.empty((0, len(args.score_cols))))
+    except ValueError as exc:
+        raise CLIError(f"--score-cols: {args.model}: {exc}") from None
+    prefixes = [args.prefix + p for p in (("p", "p0", "p1") if args.intervals else ("p",))]
+    cols = list(output_names(model, prefixes))
+    args.spelling = {"score_col": "--score-cols"}
+    n = _predict(args, report, model, args.score_cols, prefixes)
+    where = "stdout" if args.output == "-" else args.output
+    report.info(f"wrote {n:,} rows to {where}: {', '.join(cols)}")
+    return 0
+
+
+def _predict(args, report, model, score_cols, output_cols) -> int:
+    """Write the table with the model's columns; return the number of rows."""
     if args.engine == "dask":
         import venncal.dask as vd
 
         from ._dask import cluster
 
         with report.stage(f"predicting {args.data} with dask"), cluster(args) as client:
-            n = vd.transform_files(
-                args.data, model, args.output, score_col=score_cols, output_cols=names,
+            return vd.transform_files(
+                args.data, model, args.output, score_col=score_cols, output_cols=output_cols,
                 nan_scores=args.nan_scores, blocksize=args.blocksize, sep=args.sep,
                 overwrite=args.force, client=client,
             )
-    else:
-        types: dict = {}  # columns whose type, inferred from the first rows, a later row widened
-        while True:
-            try:
-                n = _run(args, report, model, score_cols, names, types)
-                break
-            except Retype as change:
-                types[change.name] = change.type
-    positive = model.classes_.tolist()[1]
-    where = "stdout" if args.output == "-" else args.output
-    report.info(
-        f"wrote {n:,} rows to {where}: {', '.join(names)} (p = probability of class {positive!r})"
-    )
-    return 0
+    from ..files import transform_file
 
-
-def _run(args, report, model, score_cols, names, types) -> int:
-    """Stream the table through the model into the output; return the number of rows."""
-    import numpy as np
-    import pyarrow as pa
-
-    from .._engine import NAN_SCORES_HINT, score_rows
-    from ..tables import open_table, open_writer
-
-    with open_table(args.data, sep=args.sep) as table:
-        table.check_columns(score_cols, "score_col")
-        writer = open_writer(args.output, table, names, sep=args.sep)
-        ok = False
-        n = 0
-        try:
-            with report.progress(f"predicting {table.source}") as progress:
-                for batch in table.batches(
-                    progress, text=score_cols, typed=writer.typed, types=types
-                ):
-                    scores = np.column_stack([
-                        batch.numbers(col, missing=args.nan_scores, hint=NAN_SCORES_HINT)
-                        for col in score_cols
-                    ])
-                    try:
-                        values, missing = score_rows(model, scores, len(names), args.nan_scores)
-                    except (ValueError, TypeError) as exc:
-                        raise CLIError(f"cannot predict rows {batch.first_row:,}...: {exc}") from None
-                    new = [pa.array(v, pa.float64(), mask=missing) for v in values]
-                    writer.write([*table.columns, *names], [*batch.columns(writer.typed), *new])
-                    n += batch.n_rows
-                if n == 0:  # a header and no rows: so is the output
-                    empty = [pa.array([], pa.float64())] * len(names)
-                    writer.write([*table.columns, *names], [*table.empty_columns(), *empty])
-            ok = True
-        finally:
-            writer.close(ok)
-    return n
+    return transform_file(args.data, model, args.output, score_col=score_cols,
+                          output_cols=output_cols, nan_scores=args.nan_scores, sep=args.sep,
+                          progress=report.progress)

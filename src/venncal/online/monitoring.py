@@ -1,0 +1,197 @@
+"""Monitor a recorded stream of forecasts with the Jumper: the numbers ``venncal monitor`` prints.
+
+A stream is the forecasts ``p`` of the positive class and the labels that
+then arrived (``y01``, True for the positive class), in order.
+:func:`monitor` runs a Jumper test martingale and predictor (Vovk, Petej &
+Gammerman 2021) over it block by block (continuation is exact) and returns
+its trajectory, the protected forecasts and :func:`summary`: the final and
+largest ``log10 S``, the first step with ``S >= 1/alpha`` (the alarm), and
+the base against the protected decimal log loss (summed), Brier loss and
+AUC.  :func:`summary_text` and :func:`json_ready` print it.
+
+Examples
+--------
+>>> import numpy as np
+>>> from venncal.online.monitoring import monitor, summary_text
+>>> rng = np.random.default_rng(0)
+>>> p = rng.uniform(0.2, 0.8, 2000)
+>>> y01 = rng.random(2000) < np.clip(p + 0.15, 0, 1)   # the forecasts are too low
+>>> result = monitor(p, y01, "quadratic", positive="yes")
+>>> result.summary["alarm"] is not None
+True
+>>> print(summary_text(result.summary).splitlines()[0])
+rows: 2,000 (positive class 'yes')
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from ..tables import Param, ParameterError
+
+__all__ = [
+    "BATCH_ROWS", "Monitored", "check_forecasts", "json_ready", "monitor", "plot", "summary_text",
+]
+
+#: Steps fed to the Jumper at a time (continuation is exact).
+BATCH_ROWS = 65_536
+
+
+class Monitored(NamedTuple):
+    """What :func:`monitor` returns: per-step ``log10 S`` and protected ``p'``, and the summary."""
+
+    log10_martingale: np.ndarray
+    protected_proba: np.ndarray
+    summary: dict
+
+
+def check_forecasts(p: np.ndarray, y01: np.ndarray, source: str) -> None:
+    """Refuse a forecast that gave probability 0 to the label that arrived (infinite log loss)."""
+    bad = np.flatnonzero(np.where(y01, p == 0.0, p == 1.0))
+    if bad.size:
+        raise ParameterError(
+            f"{source}: row {bad[0] + 1:,}: forecast {p[bad[0]]:g} gave probability 0 to the "
+            "label that arrived (infinite log loss); keep forecasts away from 0 and 1 with ",
+            Param("clip"), ", e.g. ", Param("clip", "0.1"),
+        )
+
+
+def _scores(y01: np.ndarray, p: np.ndarray) -> dict[str, float | None]:
+    from ..metrics import brier_loss, roc_auc
+
+    both = 0 < int(y01.sum()) < y01.shape[0]
+    return {
+        "log10_loss": float(-np.sum(np.log10(np.where(y01, p, 1.0 - p)))),
+        "brier": brier_loss(y01, p),
+        "auc": roc_auc(y01, p) if both else None,
+    }
+
+
+def monitor(p, y01, family: str = "quadratic", *, jump_rate: float = 0.01, mean: bool = False,
+            alpha: float = 0.01, clip: float | None = None, positive=True,
+            progress=None) -> Monitored:
+    """Run the Jumper (or, with ``mean``, the Mean Jumper) over a stream of forecasts.
+
+    Parameters
+    ----------
+    p : ndarray of shape (n,)
+        The forecasts of the positive class (already clipped when ``clip`` is given).
+    y01 : ndarray of bool of shape (n,)
+        True where the label that arrived is the positive class.
+    family : str, default="quadratic"
+        A calibrating family of :func:`venncal.online.families.named`.
+    jump_rate : float, default=0.01
+        The jumping rate (ignored with ``mean``).
+    mean : bool, default=False
+        The Mean Jumper over its rates instead of one rate.
+    alpha : float, default=0.01
+        The alarm: the first step with ``S >= 1/alpha``.
+    clip : float, default=None
+        The clipping that was applied, for the summary.
+    positive : label, default=True
+        The positive class, for the summary.
+    progress : object with ``update(count, fraction)``, default=None
+
+    Returns
+    -------
+    Monitored
+    """
+    from . import JumperPredictor, MeanJumper
+    from .families import named
+
+    fam = named(family)
+    model = (MeanJumper(fam, classes=[False, True]) if mean
+             else JumperPredictor(fam, jump_rate, classes=[False, True]))
+    n = p.shape[0]
+    log10, proba = np.empty(n), np.empty(n)
+    for a in range(0, n, BATCH_ROWS):
+        b = min(n, a + BATCH_ROWS)
+        res = model.run(p[a:b], y01[a:b])
+        log10[a:b], proba[a:b] = res.log10_martingale, res.protected_proba
+        if progress is not None:
+            progress.update(b, b / n)
+    final = float(log10[-1])
+    protected = _scores(y01, proba)
+    # The Jumper's identity: the protected forecasts' log loss is the base's minus log10 S
+    # (exact where -log10 p' is not: p' can be subnormal).  S = 0 (log10 S = -inf) only
+    # with a family that gave the label probability 0: then the protected loss is infinite.
+    base = _scores(y01, p)
+    protected["log10_loss"] = base["log10_loss"] - final
+    summary = {
+        "rows": int(n),
+        "positive_label": positive,
+        "family": family,
+        "jump_rates": list(model.jump_rates) if mean else [jump_rate],
+        "clip": None if clip is None else [clip, 1.0 - clip],
+        "final_log10_S": final,
+        "max_log10_S": float(log10.max()),
+        "alpha": alpha,
+        "alarm": model.alarm(alpha),
+        "base": base,
+        "protected": protected,
+    }
+    return Monitored(log10, proba, summary)
+
+
+def json_ready(value):
+    """Return ``value`` with non-finite floats as None (``null``): JSON has no infinity."""
+    if isinstance(value, dict):
+        return {k: json_ready(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_ready(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def summary_text(s: dict) -> str:
+    """Return the summary of :func:`monitor` as the lines ``venncal monitor`` prints."""
+    def fmt(v):
+        return "n/a" if v is None else f"{v:.6g}" if abs(v) < 1e4 else f"{v:.1f}"
+
+    rates = ", ".join(f"{j:g}" for j in s["jump_rates"])
+    alarm = "none" if s["alarm"] is None else f"step {s['alarm']:,}"
+    lines = [
+        f"rows: {s['rows']:,} (positive class {s['positive_label']!r})",
+        f"family: {s['family']}, jump rate(s): {rates}",
+        f"final log10 S: {s['final_log10_S']:.4f} (max {s['max_log10_S']:.4f})",
+        f"alarm (S >= 1/{s['alpha']:g}): {alarm}",
+        f"{'':<22}{'base':>12}{'protected':>12}",
+    ]
+    for key, name in (
+        ("log10_loss", "decimal log loss (sum)"),
+        ("brier", "Brier loss (mean)"),
+        ("auc", "AUC"),
+    ):
+        lines.append(f"{name:<22}{fmt(s['base'][key]):>12}{fmt(s['protected'][key]):>12}")
+    return "\n".join(lines)
+
+
+def plot(result: Monitored, y01, p, title: str = ""):
+    """Draw the ``log10 S`` trajectory (alarm level and step marked) beside the ROC curves.
+
+    Needs matplotlib (:func:`venncal.plotting.figure`); returns the figure.
+    """
+    from ..plotting import figure, roc_curve
+
+    s = result.summary
+    fig = figure((10.5, 4.4))
+    left, right = fig.subplots(1, 2)
+    log10 = result.log10_martingale
+    left.plot(np.arange(1, log10.shape[0] + 1), log10, lw=1.0)
+    left.axhline(math.log10(1 / s["alpha"]), color="0.5", ls="--", lw=0.8,
+                 label=f"alarm level 1/{s['alpha']:g}")
+    if s["alarm"] is not None:
+        left.axvline(s["alarm"], color="C3", lw=0.9, label=f"alarm at step {s['alarm']:,}")
+    left.set_xlabel("step n")
+    left.set_ylabel("log10 S_n")
+    left.set_title("Jumper test martingale", fontsize=10)
+    left.legend(fontsize=8)
+    if s["base"]["auc"] is not None:
+        roc_curve(y01, {"base": p, "protected": result.protected_proba}, ax=right)
+    right.set_title("ROC curves", fontsize=10)
+    fig.suptitle(title, fontsize=10)
+    return fig
