@@ -354,9 +354,17 @@ def engine_calibrator(method, params: Mapping, by: str | None, positive_label=No
     fitted per group (:func:`check_grouping`), must be fitted from a score
     summary, and must not name its ``classes`` when ``positive_label`` does
     (:func:`check_positive_label`).  The engine then reduces its rows to
-    pieces and calls :func:`fit_pieces`.
+    pieces and calls :func:`fit_pieces`.  A multiclass calibrator is checked
+    by :func:`venncal._engine_multiclass.check_calibrator` instead (``by``
+    exactly with a cross Venn-Abers base, no ``positive_label``), and the
+    engine fits it through :mod:`venncal._engine_multiclass`.
     """
     calibrator = make_calibrator(method, params)
+    if multiclass_outputs.is_multiclass(calibrator):  # fitted by _engine_multiclass
+        from ._engine_multiclass import check_calibrator
+
+        check_calibrator(calibrator, by, positive_label)
+        return calibrator
     check_grouping(calibrator, by)
     if not hasattr(calibrator, "fit_summary"):
         raise ValueError(f"{type(calibrator).__name__} cannot be fitted from a score summary")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
 import dask
 
@@ -10,7 +11,9 @@ from .. import _engine
 from ..summary import ScoreSummary
 from ..tables import ParameterError, TableError
 from . import _files
+from ..multiclass._outputs import is_multiclass
 from ._frames import reduction
+from ._multiclass import fit_multiclass
 
 __all__ = ["fit_files"]
 
@@ -51,11 +54,36 @@ def _summarise(inputs, score_col, label_col, weight_col, by, round_scores, max_d
     return pieces, problems
 
 
+def _fit_multiclass(inputs, calibrator, score_col, label_col, weight_col, by, round_scores,
+                    max_distinct, split_every, blocksize, client, return_summary):
+    """Read the files and fit a multiclass calibrator (K score columns) on the cluster."""
+    score_cols = list(_engine.names(score_col))
+    roles = {"score_col": score_cols, "label_col": [label_col]}
+    if weight_col is not None:
+        roles["weight_col"] = [weight_col]
+    if by is not None:
+        roles["by"] = [by]
+    header = _files.check_headers(inputs, roles)
+    numeric = list(dict.fromkeys([*score_cols, *([weight_col] if weight_col is not None else [])]))
+    csv = inputs.kind == "csv"
+    labels = [c for c in (label_col, by) if c is not None] if csv else []
+    columns = list(dict.fromkeys([*numeric, label_col, *([by] if by is not None else [])]))
+    raw = _files.read_frame(inputs, columns, [*numeric, *labels], header, blocksize)
+    df = _files.parsed(raw, numeric, labels=labels, source=inputs.source)
+    with _files.computing(raw, inputs.source, client):
+        return fit_multiclass(
+            df, calibrator, score_col=score_cols, label_col=label_col, weight_col=weight_col,
+            by=by, round_scores=round_scores, max_distinct=max_distinct,
+            split_every=split_every, typed=_files.typed_texts if csv else None,
+            return_summary=return_summary,
+        )
+
+
 def fit_files(
     data,
     method="ivap",
     *,
-    score_col: str,
+    score_col: str | Sequence[str],
     label_col: str,
     weight_col: str | None = None,
     by: str | None = None,
@@ -86,7 +114,8 @@ def fit_files(
         ``.bz2``, ``.xz``, ``.zst``), all of one format (by name) and, for
         CSV, with one header.
     method : str or calibrator, default="ivap"
-        A registered method name or an unfitted score-level calibrator.
+        A registered method name or an unfitted score-level calibrator; a
+        multiclass calibrator takes K score columns (as for :func:`fit`).
     score_col, label_col, weight_col, by, round_scores, max_distinct, split_every
         As for :func:`fit`.  Labels (and ``by`` groups) of CSV are typed
         from all their distinct values (:func:`venncal.tables.typed_labels`);
@@ -104,7 +133,9 @@ def fit_files(
         Where to compute; None: the current default scheduler.
     return_summary : bool, default=False
         Also return the summary of all the rows (groups pooled, label 1 the
-        fitted ``classes_[1]``) and the number of rows read.
+        fitted ``classes_[1]``) and the number of rows read.  For a
+        multiclass calibrator, the summaries it was fitted on instead: a
+        dict keyed as its ``summaries`` method keys them.
     **params
         Parameters of the calibrator (``classes=[neg, pos]`` names the labels).
 
@@ -136,6 +167,11 @@ def fit_files(
     """
     calibrator = _engine.engine_calibrator(method, params, by, positive_label)
     inputs = _files.input_files(data, sep)
+    if is_multiclass(calibrator):
+        return _fit_multiclass(
+            inputs, calibrator, score_col, label_col, weight_col, by, round_scores,
+            max_distinct, split_every, blocksize, client, return_summary,
+        )
     pieces, problems = _summarise(
         inputs, score_col, label_col, weight_col, by, round_scores, max_distinct, split_every,
         blocksize, client,

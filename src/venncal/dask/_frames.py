@@ -12,6 +12,7 @@ import pandas as pd
 
 from .. import _engine
 from .._docs import fill
+from ..multiclass._outputs import is_multiclass
 from ..summary import ScoreSummary
 
 __all__ = ["fit", "reduction", "shipped", "summarize", "transform"]
@@ -158,7 +159,7 @@ def fit(
     df: dd.DataFrame,
     method="ivap",
     *,
-    score_col: str,
+    score_col: str | Sequence[str],
     label_col: str,
     weight_col: str | None = None,
     by: str | None = None,
@@ -169,12 +170,24 @@ def fit(
 ):
     """Fit a score-level calibrator on a Dask data frame through its score summary.
 
+    A multiclass calibrator (:class:`~venncal.OneVsRestCalibrator`,
+    :class:`~venncal.OneVsOneCalibrator`) takes ``score_col`` as its K
+    score columns, in the order of its classes (``classes`` when given,
+    else the labels sorted), and ``by`` as the fold column with a cross
+    Venn-Abers base: the distinct labels are gathered first, then every
+    partition is reduced to one summary per class or pair (and fold),
+    merged exactly on the workers; the model is the one its ``fit`` gives
+    on the same rows, bit for bit, with the same errors
+    (:mod:`venncal._engine_multiclass`; ``round_scores`` and
+    ``max_distinct`` apply to each binary problem's scores).
+
     Parameters
     ----------
     df : dask.dataframe.DataFrame
     {fit_method}
     score_col, label_col, weight_col, round_scores, max_distinct, split_every
-        As for :func:`summarize`.
+        As for :func:`summarize`; ``score_col`` is a list of K columns for
+        a multiclass calibrator.
     {fit_params}
 
     Examples
@@ -188,8 +201,29 @@ def fit(
     ...            by="fold")
     >>> cvap.classes_.tolist(), cvap.predict_proba([[0.5, 0.55]]).round(4)
     (['n', 'p'], array([[0.4495, 0.5505]]))
+
+    Three classes, one-vs-rest on logits, equal to the fit on the rows:
+
+    >>> import numpy as np
+    >>> from venncal import OneVsRestCalibrator
+    >>> rng = np.random.default_rng(0)
+    >>> z = rng.normal(size=(200, 3)).round(1)
+    >>> y = np.array(["a", "b", "c"])[(z + rng.gumbel(size=z.shape)).argmax(axis=1)]
+    >>> frame = pd.DataFrame({"z0": z[:, 0], "z1": z[:, 1], "z2": z[:, 2], "y": y})
+    >>> ovr = fit(dd.from_pandas(frame, npartitions=3), OneVsRestCalibrator(score="logit"),
+    ...           score_col=["z0", "z1", "z2"], label_col="y")
+    >>> same = OneVsRestCalibrator(score="logit").fit(z, y)
+    >>> bool((ovr.predict_interval(z) == same.predict_interval(z)).all())
+    True
     """
     calibrator = _engine.engine_calibrator(method, params, by)
+    if is_multiclass(calibrator):
+        from ._multiclass import fit_multiclass
+
+        return fit_multiclass(
+            df, calibrator, score_col=score_col, label_col=label_col, weight_col=weight_col,
+            by=by, round_scores=round_scores, max_distinct=max_distinct, split_every=split_every,
+        )
     pieces, problems = _reduce(
         df, score_col, label_col, weight_col, by, round_scores, split_every, max_distinct
     )
@@ -261,7 +295,11 @@ def transform(
     Returns
     -------
     dask.dataframe.DataFrame
-        ``df`` with the new float64 columns (lazy).
+        ``df`` with the new float64 columns (lazy).  For a multiclass
+        calibrator: ``p_<class>`` per class and, with three prefixes and a
+        Venn-Abers base, ``p0_<unit>``, ``p1_<unit>`` per class or pair
+        (``b_vs_a``) (``p``, ``p0``, ``p1`` the prefixes), from its K score columns (or F*K, fold by fold, with
+        a cross Venn-Abers base); see :mod:`venncal.multiclass._outputs`.
 
     Examples
     --------

@@ -8,7 +8,7 @@ where :mod:`venncal._engine` checks them and fits by ``fit_summary``.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -18,6 +18,7 @@ from pyspark.sql import functions as F
 from .. import _engine
 from ..summary import ScoreSummary
 from .._docs import fill
+from ..multiclass._outputs import is_multiclass
 
 __all__ = ["finite", "fit", "power_of_ten", "round_column", "summarize"]
 
@@ -185,7 +186,7 @@ def fit(
     df: DataFrame,
     method="ivap",
     *,
-    score_col: str,
+    score_col: str | Sequence[str],
     label_col: str,
     weight_col: str | None = None,
     by: str | None = None,
@@ -195,12 +196,24 @@ def fit(
 ):
     """Fit a score-level calibrator on a Spark data frame through its score summary.
 
+    A multiclass calibrator (:class:`~venncal.OneVsRestCalibrator`,
+    :class:`~venncal.OneVsOneCalibrator`) takes ``score_col`` as its K
+    score columns, in the order of its classes (``classes`` when given,
+    else the labels sorted), and ``by`` as the fold column with a cross
+    Venn-Abers base: one query brings the distinct labels, then
+    ``mapInPandas`` reduces each partition to one summary per class or
+    pair (and fold), merged exactly per problem by ``applyInPandas``; the
+    model is the one its ``fit`` gives on the same rows, bit for bit, with
+    the same errors (:mod:`venncal._engine_multiclass`; ``round_scores``
+    and ``max_distinct`` apply to each binary problem's scores).
+
     Parameters
     ----------
     df : pyspark.sql.DataFrame
     {fit_method}
     score_col, label_col, weight_col, round_scores, max_distinct
-        As for :func:`summarize`.
+        As for :func:`summarize`; ``score_col`` is a list of K columns for
+        a multiclass calibrator.
     {fit_params}
 
     Examples
@@ -212,8 +225,30 @@ def fit(
     >>> cvap = fit(df, "cvap", score_col="s", label_col="y", by="fold")
     >>> cvap.classes_.tolist(), cvap.predict_proba([[0.5, 0.55]]).round(4)
     (['n', 'p'], array([[0.4495, 0.5505]]))
+
+    Three classes, one-vs-one on probabilities, equal to the fit on the rows:
+
+    >>> import numpy as np
+    >>> from venncal import OneVsOneCalibrator
+    >>> q = np.array([[0.7, 0.2, 0.1], [0.2, 0.5, 0.3], [0.1, 0.3, 0.6], [0.6, 0.3, 0.1],
+    ...               [0.3, 0.4, 0.3], [0.2, 0.2, 0.6], [0.5, 0.25, 0.25]])
+    >>> y = [5, 7, 9, 7, 7, 9, 5]
+    >>> df = spark.createDataFrame([(*map(float, r), c) for r, c in zip(q, y)],
+    ...                            ["q5", "q7", "q9", "y"])
+    >>> ovo = fit(df, OneVsOneCalibrator(score="proba"), score_col=["q5", "q7", "q9"],
+    ...           label_col="y")
+    >>> same = OneVsOneCalibrator(score="proba").fit(q, y)
+    >>> ovo.classes_.tolist(), bool((ovo.predict_proba(q) == same.predict_proba(q)).all())
+    ([5, 7, 9], True)
     """
     calibrator = _engine.engine_calibrator(method, params, by)
+    if is_multiclass(calibrator):
+        from ._multiclass import fit_multiclass
+
+        return fit_multiclass(
+            df, calibrator, score_col=score_col, label_col=label_col, weight_col=weight_col,
+            by=by, round_scores=round_scores, max_distinct=max_distinct,
+        )
     pieces, problems = _collect(
         df, score_col, label_col, weight_col, by, round_scores, max_distinct
     )

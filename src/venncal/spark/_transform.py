@@ -134,7 +134,11 @@ def transform(
     Returns
     -------
     pyspark.sql.DataFrame
-        ``df`` with the new double columns (lazy).  A score that is not
+        ``df`` with the new double columns (lazy); for a multiclass
+        calibrator (scored by the UDF), ``p_<class>`` per class and, with
+        three prefixes and a Venn-Abers base, ``p0_<unit>``, ``p1_<unit>``
+        per class or pair (``b_vs_a``), from its K score columns (or F*K,
+        fold by fold, with a cross Venn-Abers base).  A score that is not
         allowed fails the job (the UDF raises the calibrator's
         ``ValueError``, the look-up Spark's ``raise_error`` with the same
         words).
