@@ -73,21 +73,22 @@ def ok(capsys, command: str):
 )
 def test_dask_fit_and_predict_equal_local(files, scheduler, capsys, monkeypatch, source, options):
     monkeypatch.chdir(files)
+    tag = f"{source}-{options.split()[1]}"  # the files are shared by the module: one name per case
     common = f"{SCORES} --score-kind logit --label-col y {options}"
-    ok(capsys, f"fit cal.csv {common} -o local-{source}.json")
-    ok(capsys, f"fit {source} {common} -o dask-{source}.json --engine dask "
+    ok(capsys, f"fit cal.csv {common} -o local-{tag}.json")
+    ok(capsys, f"fit {source} {common} -o dask-{tag}.json --engine dask "
                f"--scheduler {scheduler}")
-    local, dask = persist.load(f"local-{source}.json"), persist.load(f"dask-{source}.json")
+    local, dask = persist.load(f"local-{tag}.json"), persist.load(f"dask-{tag}.json")
     z = pd.read_csv("cal.csv")[["s_0", "s_1", "s_2"]].to_numpy()
     assert local.classes_.tolist() == dask.classes_.tolist()
     assert local.predict_proba(z).tobytes() == dask.predict_proba(z).tobytes()
     intervals = "--intervals" if "platt" not in options else ""
-    ok(capsys, f"predict local-{source}.json cal.csv {SCORES} {intervals} -o l-{source}.csv")
-    ok(capsys, f"predict local-{source}.json {source} {SCORES} {intervals} --engine dask "
-               f"--scheduler {scheduler} -o 'out-{source}/part-*.csv'")
-    expected = pd.read_csv(f"l-{source}.csv", float_precision="round_trip")
-    parts = sorted(os.listdir(f"out-{source}"), key=lambda n: int(n.split("-")[1].split(".")[0]))
-    got = pd.concat([pd.read_csv(f"out-{source}/{p}", float_precision="round_trip")
+    ok(capsys, f"predict local-{tag}.json cal.csv {SCORES} {intervals} -o l-{tag}.csv")
+    ok(capsys, f"predict local-{tag}.json {source} {SCORES} {intervals} --engine dask "
+               f"--scheduler {scheduler} -o 'out-{tag}/part-*.csv'")
+    expected = pd.read_csv(f"l-{tag}.csv", float_precision="round_trip")
+    parts = sorted(os.listdir(f"out-{tag}"), key=lambda n: int(n.split("-")[1].split(".")[0]))
+    got = pd.concat([pd.read_csv(f"out-{tag}/{p}", float_precision="round_trip")
                      for p in parts], ignore_index=True)
     added = [c for c in expected.columns if c.startswith(("p_", "p0_", "p1_"))]
     assert added and list(got.columns[-len(added):]) == added
