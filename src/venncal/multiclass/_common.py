@@ -12,7 +12,6 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import check_summary, same_values
 from .._validation import Check, Options, ParamsMixin, check_sample_weight
-from .._kernels import class_totals
 from .._kernels.multiclass_lookup import index_lookup_columns, index_proba_columns, table_index
 from .._kernels.multiclass_tables import ivap_tables_list
 from ..summary import ScoreSummary
@@ -551,7 +550,8 @@ def _fit_ivap_many(template, summaries) -> list:
         w, a = summary.weights, summary.positive_weights
         cal.scores_, cal.weights_, cal.positive_weights_ = summary.scores, w, a
         cal.p0_, cal.p1_, cal.q0_ = F0, F1, Q0
-        cal.n_negative_, cal.n_positive_ = class_totals(w, a)
+        # each class's own sums, as VennAbersCalibrator._fit_from takes them
+        cal.n_negative_, cal.n_positive_ = summary.negative_weight, summary.positive_weight
         calibrators.append(cal)
     return calibrators
 
