@@ -258,10 +258,7 @@ def summaries_from_pieces(
     """Build the summary (or one per group when ``by`` is given) from checked pieces."""
     groups: dict = {}
     for (group, label), piece in pieces.items():
-        is_pos = label == positive
-        part = ScoreSummary(
-            piece.scores, piece.weights, piece.weights if is_pos else np.zeros_like(piece.weights)
-        )
+        part = piece._of_one_label(label == positive)  # its remainders kept
         groups[group] = groups[group].merge(part) if group in groups else part
     if not groups:
         raise ValueError("sample_weight sums to zero: at least one positive weight is needed")

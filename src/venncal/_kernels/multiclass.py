@@ -29,6 +29,7 @@ import math
 import numpy as np
 
 from ._jit import jit, jit_inline
+from .dd import dd_add_jit
 
 __all__ = [
     "LN2_HALF",
@@ -70,36 +71,40 @@ def ovr_logit_into(z, out):
     """One-vs-rest score of every class: ``out[k, r] = half_diff(z[r, k], logsumexp(z[r, c], c != k))``.
 
     ``z`` of shape (n, K) with K >= 2; ``out`` of shape (K, n) (one
-    contiguous column per class).  For the row's largest logit ``m`` (first
-    one on ties) the others' log-sum-exp is ``m2 + log(sum exp(z_c - m2))``
-    with ``m2`` the largest of the others (the sum includes ``exp(0) = 1``);
-    for any other class ``m + log(S - exp(z_k - m))`` with ``S = sum_c
-    exp(z_c - m)``, where ``S - exp(z_k - m)`` is at least 1 (the largest
-    term is left).
+    contiguous column per class).  For a class with the row's largest logit
+    ``m`` the others' log-sum-exp is ``m2 + log(sum exp(z_c - m2))`` with ``m2`` the
+    largest of the others (the sum includes ``exp(0) = 1``); for any other
+    class ``m + log(S - exp(z_k - m))`` with ``S = sum_c exp(z_c - m)``,
+    where ``S - exp(z_k - m)`` is at least 1 (the largest term is left).
+    Both sums are kept in double-double (so the others' sum ``S - exp(z_k -
+    m)`` loses nothing to the subtraction and rounds once, as a correctly
+    rounded sum does unless it lies within about ``K * 2**-105`` of a
+    rounding boundary) and run over the row's logits in ascending order, so
+    a score depends on the row's values and not on the order of its
+    columns: a relabelling of the classes moves no score by an ulp (which
+    could move it across a calibration score, where IVAP jumps).
     """
     n, K = z.shape
+    zs = np.empty(K)
     for r in range(n):
-        a = 0
-        for c in range(1, K):
-            if z[r, c] > z[r, a]:
-                a = c
-        m = z[r, a]
-        b = 1 if a == 0 else 0
         for c in range(K):
-            if c != a and z[r, c] > z[r, b]:
-                b = c
-        m2 = z[r, b]
-        total = 0.0
-        rest = 0.0
+            zs[c] = z[r, c]
+        zs.sort()
+        m = zs[K - 1]
+        m2 = zs[K - 2]
+        th, tl = 0.0, 0.0
+        rh, rl = 0.0, 0.0
         for c in range(K):
-            total += math.exp(z[r, c] - m)
-            if c != a:
-                rest += math.exp(z[r, c] - m2)
+            th, tl = dd_add_jit(th, tl, math.exp(zs[c] - m))
+        for c in range(K - 1):
+            rh, rl = dd_add_jit(rh, rl, math.exp(zs[c] - m2))
+        rest = rh + rl
         for k in range(K):
-            if k == a:
+            if z[r, k] == m:  # every class tied for the largest: the same sum
                 lse = m2 + math.log(rest)
             else:
-                lse = m + math.log(max(total - math.exp(z[r, k] - m), 1.0))
+                oh, ol = dd_add_jit(th, tl, -math.exp(z[r, k] - m))
+                lse = m + math.log(max(oh + ol, 1.0))
             out[k, r] = _half_diff(z[r, k], lse)
 
 
