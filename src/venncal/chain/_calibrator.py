@@ -365,11 +365,13 @@ class ChainedCalibrator(ParamsMixin, BaseEstimator):
         ndarray of shape (n_samples, 2) or (n_samples, K)
             Columns in the order of ``classes_``.
         """
-        return self.then_.predict_proba(self.transform(scores))
+        x = self.transform(scores)
+        return self.then_.predict_proba(x)
 
     def predict(self, scores) -> np.ndarray:
         """Return the second stage's predicted labels."""
-        return self.then_.predict(self.transform(scores))
+        x = self.transform(scores)
+        return self.then_.predict(x)
 
     @available_if(_then_has("predict_interval"))
     def predict_interval(self, scores) -> np.ndarray:
@@ -381,7 +383,8 @@ class ChainedCalibrator(ParamsMixin, BaseEstimator):
             As ``then_.predict_interval``: per class (one-vs-rest) or pair
             (one-vs-one) for K classes.
         """
-        return self.then_.predict_interval(self.transform(scores))
+        x = self.transform(scores)
+        return self.then_.predict_interval(x)
 
     # -- a loaded model ---------------------------------------------------------------
 

@@ -84,13 +84,13 @@ def _check_counts(classes, counts, least: int, why: str) -> None:
         )
 
 
-def _check_part(classes, y_part: np.ndarray, what: str) -> None:
+def _check_part(classes, y_part: np.ndarray, what: str, remedy: str) -> None:
     present = np.unique(y_part)
     missing = [c.item() for c in classes if not np.isin(c, present)]
     if missing:
         raise ValueError(
             f"{what} has no rows of class(es) {missing!r}: every class needs rows there "
-            "(more data, another calibration_size, random_state or cv, or fitting='same')"
+            f"({remedy}, or fitting='same')"
         )
 
 
@@ -120,8 +120,9 @@ def row_parts(fitting: str, y, w, *, calibration_size, cv: int, random_state, fo
             kept, test_size=calibration_size, stratify=y_kept, random_state=random_state
         )
         first, then = np.sort(first), np.sort(then)
-        _check_part(classes, y[first], "the first stage's part (fitting='split')")
-        _check_part(classes, y[then], "the Venn-Abers part (fitting='split')")
+        remedy = "more data, another calibration_size or random_state"
+        _check_part(classes, y[first], "the first stage's part (fitting='split')", remedy)
+        _check_part(classes, y[then], "the Venn-Abers part (fitting='split')", remedy)
         return [(first, then)]
     if folds is None:
         _check_counts(classes, counts, cv, f"fitting='cross' with cv={cv} folds")
@@ -138,8 +139,9 @@ def row_parts(fitting: str, y, w, *, calibration_size, cv: int, random_state, fo
                 f"other folds); folds holds {ids.shape[0]}"
             )
         parts = [(kept[index != k], kept[index == k]) for k in range(ids.shape[0])]
+    remedy = "more data, or other folds" if folds is not None else "more data, or a smaller cv"
     for k, (first, _) in enumerate(parts):
-        _check_part(classes, y[first], f"the first stage of fold {k} (fitting='cross')")
+        _check_part(classes, y[first], f"the first stage of fold {k} (fitting='cross')", remedy)
     return parts
 
 
