@@ -93,7 +93,8 @@ class ChainedCalibrator(ParamsMixin, BaseEstimator):
     random_state : int, RandomState instance or None, default=None
         The split and the folds (``train_test_split`` and
         ``StratifiedKFold(shuffle=True)``, stratified by class); an int
-        makes them, and :meth:`split`, reproducible.
+        makes them, and :meth:`split`, reproducible.  ``venncal.save``
+        stores an int or None (not a RandomState).
 
     Attributes
     ----------
