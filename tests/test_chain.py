@@ -452,3 +452,15 @@ def test_split_equals_the_hand_fit_at_the_edges(weights, scores, seed):
     else:
         for mine, theirs in zip(outcomes[0], outcomes[1], strict=True):
             _same_bits(mine, theirs)
+
+
+def test_float32_logits_reach_the_first_stage_as_they_are():
+    z, y, _ = _classes(15)
+    z32 = z.astype(np.float32)
+    then = OneVsRestCalibrator(VennAbersCalibrator(), score="proba")
+    chain = ChainedCalibrator(TemperatureCalibrator(), then, fitting="split",
+                              random_state=3).fit(z32, y)
+    (a, b), = chain.split(y)
+    first = TemperatureCalibrator().fit(z32[a], y[a])
+    _same_bits(chain.first_.inverse_temperature_, first.inverse_temperature_)
+    _same_bits(chain.transform(z32[:5]), first.predict_proba(z32[:5]))
