@@ -36,6 +36,7 @@ _EXPORTS = {
     "merge_folds": "venncal.venn_abers",
     "ScoreSummary": "venncal.summary",
     "NegatedScoreCalibrator": "venncal.negated",
+    "ChainedCalibrator": "venncal.chain",
     "OneVsOneCalibrator": "venncal.multiclass",
     "OneVsRestCalibrator": "venncal.multiclass",
     "TemperatureCalibrator": "venncal.parametric",
@@ -46,13 +47,14 @@ _EXPORTS = {
 
 #: Subpackages reachable as attributes of ``venncal`` without an import of their own.
 _SUBMODULES = (
-    "baselines", "enir", "estimators", "metrics", "multiclass", "parametric", "persist", "plotting",
-    "venn_abers",
+    "baselines", "chain", "enir", "estimators", "metrics", "multiclass", "parametric", "persist",
+    "plotting", "venn_abers",
 )
 
 __all__ = [
     "BBQCalibrator",
     "CalibratedClassifier",
+    "ChainedCalibrator",
     "CrossVennAbersCalibrator",
     "ENIRCalibrator",
     "FullVennAbersClassifier",
@@ -104,6 +106,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; never executed
         PlattCalibrator,
         QuantizedIsotonicCalibrator,
     )
+    from .chain import ChainedCalibrator
     from .enir import ENIRCalibrator, near_isotonic_path
     from .estimators import CalibratedClassifier, FullVennAbersClassifier, VennAbersClassifier
     from .multiclass import OneVsOneCalibrator, OneVsRestCalibrator

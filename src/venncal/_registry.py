@@ -44,6 +44,7 @@ WRAPPERS: tuple[str, ...] = (
     "venncal.negated.NegatedScoreCalibrator",
     "venncal.multiclass.OneVsRestCalibrator",
     "venncal.multiclass.OneVsOneCalibrator",
+    "venncal.chain.ChainedCalibrator",
 )
 
 

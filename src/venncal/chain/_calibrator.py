@@ -1,0 +1,420 @@
+"""``ChainedCalibrator``: a second calibrator fitted on the output of a first."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator, clone
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted
+
+from .._base import same_values
+from .._validation import RANDOM_STATE, Check, Interval, Options, ParamsMixin, check_sample_weight
+from ..negated import _same_param
+from ..parametric._inputs import _as_array
+from ._stages import BINARY, FITTINGS, fold_ids, is_grouped, is_stage, row_parts, stage_kind, subset
+
+__all__ = ["ChainedCalibrator"]
+
+
+def _same_setting(a, b) -> bool:
+    """Whether two parameter values are equal; calibrators (a stage's base) by class and parameters."""
+    if hasattr(a, "get_params") and not isinstance(a, type):
+        if type(a) is not type(b):
+            return False
+        theirs = b.get_params(deep=False)
+        ours = a.get_params(deep=False)
+        return ours.keys() == theirs.keys() and all(_same_setting(v, theirs[k]) for k, v in ours.items())
+    return _same_param(a, b)
+
+
+def _then_has(name: str):
+    def check(self) -> bool:
+        return hasattr(self.then, name)
+
+    return check
+
+
+class ChainedCalibrator(ParamsMixin, BaseEstimator):
+    """Two calibrators in a row: ``then`` fitted on what ``first`` predicts.
+
+    The first stage maps the scores to probabilities (a parametric map such
+    as Platt scaling or temperature scaling); the second calibrates those
+    probabilities again, typically with Venn-Abers, which adds its
+    intervals ``(p0, p1)`` and their guarantee of validity.  The chain
+    predicts what the second stage predicts: ``then_.predict_proba(
+    first_.predict_proba(scores))`` (for one score per row, the first
+    stage's probability of ``classes_[1]``).
+
+    ``fitting`` says which rows fit which stage, and so what is left of the
+    Venn-Abers guarantee (docs/parametric.md, "Venn–Abers on top"):
+
+    - ``"same"``: both stages on every row.  The first stage has seen the
+      labels the second calibrates on, so the second stage's validity is
+      no longer exact (it is, still, when the first stage is a strictly
+      increasing map of one score: Venn-Abers depends only on the order).
+    - ``"split"``: the first stage on a stratified part of the rows, the
+      second on the rest (``calibration_size`` of them): the first stage is
+      then a fixed function of the second part's scores, and a Venn-Abers
+      second stage is exactly valid on it.
+    - ``"cross"``: ``cv`` stratified folds (or the ``folds`` given to
+      :meth:`fit`); for each fold a first stage fitted on the other folds
+      scores the fold's rows, and ``then`` (a cross Venn-Abers predictor:
+      one IVAP per fold) is fitted on these out-of-fold outputs and merges
+      the folds as CVAP does.  Each fold's IVAP is exactly valid; the merge
+      is CVAP's, which has no guarantee of its own.
+
+    Parameters
+    ----------
+    first : calibrator
+        The first stage (cloned, never changed): a binary score calibrator
+        (``PlattCalibrator()``, any venncal binary calibrator) for one score
+        per row, or a calibrator of K class scores
+        (``TemperatureCalibrator()``) for (n, K) scores.
+    then : calibrator
+        The second stage (cloned), fitted on the first stage's output: for
+        one score per row a binary calibrator (``VennAbersCalibrator()``,
+        ``CrossVennAbersCalibrator()``, or any other); for K classes a
+        calibrator of class probabilities, with ``score="proba"``
+        (``OneVsRestCalibrator(VennAbersCalibrator(), score="proba")``,
+        ``OneVsOneCalibrator(...)``).  With ``fitting="cross"`` a cross
+        Venn-Abers predictor (``CrossVennAbersCalibrator()``, or a
+        multiclass calibrator with that base).  ``classes`` set on one stage
+        must be set, equal, on the other.
+    fitting : {"same", "split", "cross"}, default="same"
+        Which rows fit which stage (above).
+    calibration_size : float in (0, 1) or int >= 1, default=0.5
+        With ``fitting="split"``: the share (or number) of the rows held out
+        for ``then``; the first stage is fitted on the others.
+    cv : int >= 2, default=5
+        With ``fitting="cross"``: the number of folds (unless :meth:`fit`
+        is given ``folds``).
+    random_state : int, RandomState instance or None, default=None
+        The split and the folds (``train_test_split`` and
+        ``StratifiedKFold(shuffle=True)``, stratified by class); an int
+        makes them, and :meth:`split`, reproducible.  ``venncal.save``
+        stores an int or None (not a RandomState).
+
+    Attributes
+    ----------
+    first_ : calibrator, or list of F calibrators with ``fitting="cross"``
+        The fitted first stage (fold ``folds_[k]``'s is ``first_[k]``,
+        fitted on the other folds).
+    then_ : calibrator
+        The fitted second stage.
+    classes_ : ndarray
+        ``then_.classes_`` (every first stage has the same).
+    folds_ : ndarray of shape (F,)
+        With ``fitting="cross"``: the fold ids, ``then_.folds_``.
+
+    Notes
+    -----
+    Rows of weight 0 count nowhere; with ``"split"`` and ``"cross"`` they
+    are left out before the rows are split.  Every class needs rows in
+    every part a stage is fitted on; a part without one is refused.
+
+    ``"cross"`` predicts from the F first stages' outputs of the test
+    scores, stacked as the cross Venn-Abers predictor takes them ((n, F),
+    or (n, F, K) blocks for K classes): :meth:`transform` returns them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from venncal import ChainedCalibrator, PlattCalibrator, VennAbersCalibrator
+    >>> rng = np.random.default_rng(0)
+    >>> s = rng.normal(size=400)
+    >>> y = (rng.random(400) < 1 / (1 + np.exp(-3 * s))).astype(int)
+    >>> chain = ChainedCalibrator(PlattCalibrator(), VennAbersCalibrator(),
+    ...                           fitting="split", random_state=0).fit(s, y)
+    >>> chain.predict_proba([0.0, 1.0]).shape, chain.classes_.tolist()
+    ((2, 2), [0, 1])
+    >>> p0, p1 = chain.predict_interval([1.0])[0]
+    >>> bool(p0 <= p1)
+    True
+    >>> a, b = chain.split(y)[0]                    # the first stage's rows, Venn-Abers' rows
+    >>> len(a), len(b)
+    (200, 200)
+    """
+
+    _state: ClassVar[tuple[str, ...]] = ("first_", "then_")
+    _parameter_constraints: ClassVar[dict] = {
+        "first": [Check(is_stage, "a venncal calibrator object, e.g. PlattCalibrator() or "
+                        "TemperatureCalibrator()")],
+        "then": [Check(is_stage, "a venncal calibrator object, e.g. VennAbersCalibrator() or "
+                       "OneVsRestCalibrator(score='proba')")],
+        "fitting": [Options(FITTINGS)],
+        "calibration_size": [Interval("real", 0, 1, closed="neither"), Interval("int", 1, None)],
+        "cv": [Interval("int", 2, None)],
+        "random_state": [RANDOM_STATE],
+    }
+
+    def __init__(self, first, then, *, fitting="same", calibration_size=0.5, cv=5,
+                 random_state=None):
+        self.first = first
+        self.then = then
+        self.fitting = fitting
+        self.calibration_size = calibration_size
+        self.cv = cv
+        self.random_state = random_state
+
+    # -- the stages -------------------------------------------------------------------
+
+    def _chain_kind(self) -> str:
+        """Check the parameters and that the stages fit together; return the kind of the scores."""
+        self._check_params()
+        kind = stage_kind(self.first, "first")
+        then_kind = stage_kind(self.then, "then")
+        first_name, then_name = type(self.first).__name__, type(self.then).__name__
+        if kind == BINARY and then_kind != BINARY:
+            raise ValueError(
+                f"first ({first_name}) gives one probability per row, but then ({then_name}) "
+                "calibrates K class scores: chain a binary calibrator (e.g. "
+                "VennAbersCalibrator()), or a first stage of K class scores (e.g. "
+                "TemperatureCalibrator())"
+            )
+        if kind != BINARY and then_kind == BINARY:
+            raise ValueError(
+                f"first ({first_name}) gives K class probabilities per row, but then "
+                f"({then_name}) calibrates one score per row: wrap it, e.g. "
+                f"OneVsRestCalibrator({then_name}(), score='proba')"
+            )
+        if kind != BINARY and getattr(self.then, "score", None) != "proba":
+            raise ValueError(
+                f"then ({then_name}) must take probabilities, score='proba' (the first stage "
+                f"gives class probabilities); got score={getattr(self.then, 'score', None)!r}"
+            )
+        grouped = is_grouped(self.then)
+        if self.fitting == "cross" and not grouped:
+            raise ValueError(
+                f"fitting='cross' fits one Venn-Abers predictor per fold and merges them: then "
+                "must be a CrossVennAbersCalibrator (or a multiclass calibrator with that "
+                f"base); got {then_name}"
+            )
+        if self.fitting == "split" and grouped:
+            raise ValueError(
+                f"fitting='split' fits then ({then_name}) once, on the held-out rows, but it is "
+                "fitted per fold: use fitting='cross', or an inductive Venn-Abers predictor"
+            )
+        return kind
+
+    def _scores(self, scores, kind: str) -> np.ndarray:
+        """The scores as an array (DLPack too), of the chain's shape: (n,) or (n, K)."""
+        x = _as_array(scores)
+        want = 1 if kind == BINARY else 2
+        if x.ndim != want:
+            shape = "(n_samples,): one score per row" if kind == BINARY else (
+                "(n_samples, K): one column per class")
+            raise ValueError(
+                f"{type(self.first).__name__} then {type(self.then).__name__}: scores must have "
+                f"shape {shape}; got shape {x.shape}"
+            )
+        return x
+
+    @staticmethod
+    def _output(first, x: np.ndarray, kind: str) -> np.ndarray:
+        """What the second stage sees: P(classes_[1]) (n,), or the K class probabilities (n, K)."""
+        p = first.predict_proba(x)
+        return np.ascontiguousarray(p[:, 1]) if kind == BINARY else p
+
+    # -- fitting ----------------------------------------------------------------------
+
+    def split(self, y, sample_weight=None, *, folds=None) -> list:
+        """Return the rows :meth:`fit` gives each stage: ``[(first_rows, then_rows), ...]``.
+
+        One pair for ``"same"`` (every row, twice) and ``"split"``; one per
+        fold, in the order of ``folds_``, for ``"cross"`` (the other folds'
+        rows, the fold's rows).  Reproducible with an int ``random_state``.
+
+        Parameters
+        ----------
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Rows of weight 0 are in no part (``"split"``, ``"cross"``).
+        folds : array-like of shape (n_samples,), default=None
+            With ``"cross"``: each row's fold, instead of ``cv`` random folds.
+
+        Returns
+        -------
+        list of (ndarray, ndarray)
+            Row indices, sorted.
+        """
+        self._chain_kind()
+        y = np.asarray(y)
+        if y.ndim != 1:
+            raise ValueError(f"y must be a 1-D array of shape (n_samples,); got shape {y.shape}")
+        w = check_sample_weight(sample_weight, y.shape[0])
+        if folds is not None and self.fitting != "cross":
+            raise TypeError(self._folds_message())
+        return row_parts(self.fitting, y, w, calibration_size=self.calibration_size,
+                         cv=self.cv, random_state=self.random_state, folds=folds)
+
+    def _folds_message(self) -> str:
+        return (
+            f"folds= is for fitting='cross' (its folds) or, with fitting='same', a then fitted "
+            f"per fold (CrossVennAbersCalibrator); here fitting={self.fitting!r} and then is "
+            f"{type(self.then).__name__}"
+        )
+
+    def fit(self, scores, y, sample_weight=None, *, folds=None):
+        """Fit the first stage, then the second on the first's output (rows as ``fitting`` says).
+
+        Parameters
+        ----------
+        scores : array-like of shape (n_samples,) or (n_samples, K)
+            One score per row (binary stages) or K class scores.
+        y : array-like of shape (n_samples,)
+            Labels, any coding.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative frequency weights, given to both stages.
+        folds : array-like of shape (n_samples,), default=None
+            ``fitting="cross"``: each row's fold (default: ``cv`` stratified
+            folds).  ``fitting="same"`` with a cross Venn-Abers ``then``:
+            its folds (required).  Refused otherwise.
+
+        Returns
+        -------
+        self
+        """
+        kind = self._chain_kind()
+        x = self._scores(scores, kind)
+        y = np.asarray(y)
+        if y.ndim != 1 or y.shape[0] != x.shape[0]:
+            raise ValueError(
+                f"y must be 1-D with one label per row of scores ({x.shape[0]}); got shape {y.shape}"
+            )
+        w = check_sample_weight(sample_weight, x.shape[0])
+        grouped_same = self.fitting == "same" and is_grouped(self.then)
+        if folds is not None and not (self.fitting == "cross" or grouped_same):
+            raise TypeError(self._folds_message())
+        if self.fitting == "same":
+            first = clone(self.first).fit(x, y, w)
+            then = clone(self.then)
+            extra = {} if folds is None else {"folds": folds}
+            then.fit(self._output(first, x, kind), y, w, **extra)
+            return self._set_fitted(first, then)
+        parts = row_parts(self.fitting, y, w, calibration_size=self.calibration_size,
+                          cv=self.cv, random_state=self.random_state, folds=folds)
+        if self.fitting == "split":
+            (a, b), = parts
+            first = clone(self.first).fit(x[a], y[a], subset(w, a))
+            then = clone(self.then).fit(self._output(first, x[b], kind), y[b], subset(w, b))
+            return self._set_fitted(first, then)
+        # "cross": each fold's rows scored by the first stage fitted on the other folds
+        firsts, out = [], None
+        for a, b in parts:
+            first = clone(self.first).fit(x[a], y[a], subset(w, a))
+            part = self._output(first, x[b], kind)
+            if out is None:
+                out = np.empty((x.shape[0], *part.shape[1:]))
+            out[b] = part
+            firsts.append(first)
+        kept = np.sort(np.concatenate([b for _, b in parts]))
+        ids = fold_ids(parts, x.shape[0], folds)[kept]
+        then = clone(self.then).fit(out[kept], y[kept], subset(w, kept), folds=ids)
+        return self._set_fitted(firsts, then)
+
+    def _set_fitted(self, first, then):
+        for stage in first if isinstance(first, list) else [first]:
+            if not same_values(stage.classes_, then.classes_):
+                raise ValueError(
+                    f"the stages have different classes: first's {stage.classes_.tolist()!r}, "
+                    f"then's {then.classes_.tolist()!r}; give classes= to both stages, or to "
+                    "neither"
+                )
+        self.first_ = first
+        self.then_ = then
+        self.classes_ = then.classes_
+        return self
+
+    # -- prediction -------------------------------------------------------------------
+
+    @property
+    def folds_(self) -> np.ndarray:
+        """The fold ids of ``fitting="cross"`` (``then_.folds_``)."""
+        check_is_fitted(self, "then_")
+        if not isinstance(self.first_, list):
+            raise AttributeError("folds_: only a chain fitted with fitting='cross' has folds")
+        return self.then_.folds_
+
+    def transform(self, scores) -> np.ndarray:
+        """Return what the second stage sees: the first stage's output of the scores.
+
+        Parameters
+        ----------
+        scores : array-like of shape (n_samples,) or (n_samples, K)
+
+        Returns
+        -------
+        ndarray
+            (n,) (the probability of ``classes_[1]``) or (n, K); with
+            ``fitting="cross"`` one column (n, F) or block (n, F, K) per
+            fold, in the order of ``folds_``.
+        """
+        check_is_fitted(self, "then_")
+        kind = stage_kind(self.first, "first")
+        x = self._scores(scores, kind)
+        if not isinstance(self.first_, list):
+            return self._output(self.first_, x, kind)
+        return np.stack([self._output(f, x, kind) for f in self.first_], axis=1)
+
+    def predict_proba(self, scores) -> np.ndarray:
+        """Return the second stage's probabilities of the first stage's output.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2) or (n_samples, K)
+            Columns in the order of ``classes_``.
+        """
+        x = self.transform(scores)
+        return self.then_.predict_proba(x)
+
+    def predict(self, scores) -> np.ndarray:
+        """Return the second stage's predicted labels."""
+        x = self.transform(scores)
+        return self.then_.predict(x)
+
+    @available_if(_then_has("predict_interval"))
+    def predict_interval(self, scores) -> np.ndarray:
+        """Return the second stage's Venn-Abers pairs ``(p0, p1)`` (Venn-Abers second stages).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2), or (n_samples, U, 2) for K classes
+            As ``then_.predict_interval``: per class (one-vs-rest) or pair
+            (one-vs-one) for K classes.
+        """
+        x = self.transform(scores)
+        return self.then_.predict_interval(x)
+
+    # -- a loaded model ---------------------------------------------------------------
+
+    def _check_state(self) -> None:
+        """Raise ``ValueError`` unless a reloaded chain is one :meth:`fit` can produce.
+
+        ``then_`` a fitted clone of ``then`` and ``first_`` of ``first`` (same
+        classes, same parameters), a list of one per fold exactly with
+        ``fitting="cross"``; ``classes_`` is ``then_.classes_``.  Each stage
+        was checked when its document was read.
+        """
+        self._chain_kind()
+        cross = self.fitting == "cross"
+        firsts = self.first_ if cross else [self.first_]
+        if cross:
+            folds = getattr(self.then_, "folds_", None)
+            if not isinstance(self.first_, list) or folds is None or len(firsts) != len(folds):
+                raise ValueError("first_ must be a list of one first stage per fold of then_")
+        for stage in [*firsts, self.then_]:
+            param = self.first if stage is not self.then_ else self.then
+            role = "then_" if stage is self.then_ else "first_"
+            if type(stage) is not type(param):
+                raise ValueError(f"{role} must be a fitted {type(param).__name__}; got "
+                                 f"{type(stage).__name__}")
+            theirs = param.get_params(deep=False)
+            for name, value in stage.get_params(deep=False).items():
+                if not _same_setting(value, theirs.get(name)):
+                    raise ValueError(f"{role} must have the parameters of its stage; {name} differs")
+            if not same_values(getattr(stage, "classes_", None), self.then_.classes_):
+                raise ValueError("every stage's classes_ must be then_.classes_")
+        if not same_values(self.classes_, self.then_.classes_):
+            raise ValueError("classes_ must equal then_.classes_")
