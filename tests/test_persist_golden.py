@@ -51,6 +51,7 @@ def _assert_same_text(written: str, golden: str) -> None:
 NEWER_THAN_V2 = {
     "venncal.multiclass.OneVsRestCalibrator",
     "venncal.multiclass.OneVsOneCalibrator",
+    "venncal.chain.ChainedCalibrator",
 }
 
 
