@@ -39,6 +39,8 @@ _EXPORTS = {
     "OneVsOneCalibrator": "venncal.multiclass",
     "OneVsRestCalibrator": "venncal.multiclass",
     "TemperatureCalibrator": "venncal.parametric",
+    "BetaCalibrator": "venncal.parametric",
+    "QuadraticLogisticCalibrator": "venncal.parametric",
     "WeightScaleWarning": "venncal._validation",
     "load": "venncal.persist",
     "save": "venncal.persist",
@@ -52,6 +54,7 @@ _SUBMODULES = (
 
 __all__ = [
     "BBQCalibrator",
+    "BetaCalibrator",
     "CalibratedClassifier",
     "CrossVennAbersCalibrator",
     "ENIRCalibrator",
@@ -62,6 +65,7 @@ __all__ = [
     "OneVsOneCalibrator",
     "OneVsRestCalibrator",
     "PlattCalibrator",
+    "QuadraticLogisticCalibrator",
     "QuantizedIsotonicCalibrator",
     "ScoreSummary",
     "TemperatureCalibrator",
@@ -108,7 +112,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; never executed
     from .estimators import CalibratedClassifier, FullVennAbersClassifier, VennAbersClassifier
     from .multiclass import OneVsOneCalibrator, OneVsRestCalibrator
     from .negated import NegatedScoreCalibrator
-    from .parametric import TemperatureCalibrator
+    from .parametric import BetaCalibrator, QuadraticLogisticCalibrator, TemperatureCalibrator
     from .persist import load, save
     from .summary import ScoreSummary
     from .venn_abers import (
