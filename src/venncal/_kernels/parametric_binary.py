@@ -31,20 +31,19 @@ BLOCK = 4096
 
 
 @jit_inline
-def _softplus(u):
-    """``log(1 + exp(u))`` without overflow or cancellation."""
-    if u > 0.0:
-        return u + math.log1p(math.exp(-u))
-    return math.log1p(math.exp(u))
+def _logistic_parts(u):
+    """``(softplus(u), softplus(-u), sigmoid(u), sigmoid(-u))`` from one exp and one log1p.
 
-
-@jit_inline
-def _sigmoid(u):
-    """``1 / (1 + exp(-u))`` without overflow."""
+    With ``e = exp(-|u|)`` (no overflow) and ``l = log1p(e)``: for ``u >= 0``,
+    ``softplus(u) = u + l``, ``softplus(-u) = l``, ``sigmoid(u) = 1 / (1 + e)``
+    and ``sigmoid(-u) = e / (1 + e)``; mirrored for ``u < 0``.
+    """
+    e = math.exp(-abs(u))
+    lg = math.log1p(e)
+    inv = 1.0 / (1.0 + e)
     if u >= 0.0:
-        return 1.0 / (1.0 + math.exp(-u))
-    e = math.exp(u)
-    return e / (1.0 + e)
+        return u + lg, lg, inv, e * inv
+    return lg, lg - u, e * inv, inv
 
 
 @jit
@@ -58,10 +57,11 @@ def logistic_value(X, c1, c0, theta):
             u = 0.0
             for j in range(d):
                 u += X[i, j] * theta[j]
+            sp, sn, _, _ = _logistic_parts(u)
             if c1[i] != 0.0:
-                part += c1[i] * _softplus(-u)
+                part += c1[i] * sn
             if c0[i] != 0.0:
-                part += c0[i] * _softplus(u)
+                part += c0[i] * sp
         total += part
     return total
 
@@ -85,14 +85,13 @@ def logistic_terms(X, c1, c0, theta, g, H):
             u = 0.0
             for j in range(d):
                 u += X[i, j] * theta[j]
-            p = _sigmoid(u)
-            q = _sigmoid(-u)
+            sp, sn, p, q = _logistic_parts(u)
             r = 0.0
             if c1[i] != 0.0:
-                part += c1[i] * _softplus(-u)
+                part += c1[i] * sn
                 r -= c1[i] * q
             if c0[i] != 0.0:
-                part += c0[i] * _softplus(u)
+                part += c0[i] * sp
                 r += c0[i] * p
             h = (c1[i] + c0[i]) * p * q
             for j in range(d):

@@ -101,7 +101,7 @@ class BetaCalibrator(BinaryParametricCalibrator):
     >>> cal.converged_, cal.grad_norm_ < 1e-10
     (True, True)
     >>> cal.predict_proba([0.2, 0.5, 0.9])[:, 1].round(2)
-    array([0.05, 0.25, 0.76])
+    array([0.05, 0.25, 0.73])
     """
 
     _state: ClassVar[tuple[str, ...]] = ("a_", "b_", "c_", *BinaryParametricCalibrator._state)

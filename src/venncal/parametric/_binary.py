@@ -121,6 +121,8 @@ class _Problem:
         self.Z, self.c1, self.c0, self.total = Z, c1, c0, total
 
     def sub(self, cols):
+        if list(cols) == list(range(self.Z.shape[1])):
+            return self
         return _Problem(np.ascontiguousarray(self.Z[:, cols]), self.c1, self.c0, self.total)
 
     def terms(self, theta):
@@ -164,8 +166,8 @@ def fit_logistic(X, c1, c0, *, intercept: bool, nonneg, tol: float, max_iter: in
         x0 = np.zeros(len(free))
         if intercept:
             x0[-1] = start_c
-        m = minimize_convex(full.sub(free).terms, x0, value=full.sub(free).value,
-                            tol=tol, max_iter=max_iter)
+        face = full.sub(free)
+        m = minimize_convex(face.terms, x0, value=face.value, tol=tol, max_iter=max_iter)
         theta = np.zeros(Z.shape[1])
         theta[free] = m.x
         f, g, _ = full.terms(theta)
