@@ -238,6 +238,10 @@ class PlattCalibrator(ScoreCalibrator):
     _parameter_constraints: ClassVar[dict] = {
         "targets": [Options(TARGETS)], "score": [Options(SCORES)],
     }
+    #: Parameters added after model format version 2, with the value that reproduces the
+    #: earlier behaviour: a saved model may leave them out at that value (files written
+    #: before they existed load as that value, and re-save byte for byte).
+    _params_added: ClassVar[dict] = {"score": "logit"}
 
     def _weight_total_depends(self):
         if self.targets == "platt":
