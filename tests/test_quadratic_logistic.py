@@ -127,3 +127,34 @@ def test_platt_on_probabilities_is_platt_on_their_log_odds():
         PlattCalibrator(score="proba").fit([0.0, 0.4, 0.6], [0, 1, 1])
     with pytest.raises(ValueError, match="score must be one of"):
         PlattCalibrator(score="probability").fit(p, y)
+
+
+@pytest.mark.parametrize("cls", [QuadraticLogisticCalibrator, __import__("venncal").BetaCalibrator])
+def test_scikit_learn_conventions(cls):
+    from sklearn.base import clone
+    from sklearn.exceptions import NotFittedError
+
+    from venncal import ScoreSummary
+
+    est = cls(tol=1e-9, max_iter=50, classes=["a", "b"])
+    params = est.get_params()
+    assert set(params) >= {"score", "tol", "max_iter", "classes"}
+    twin = clone(est)
+    assert twin.get_params() == params and twin is not est
+    assert est.set_params(max_iter=60) is est and est.max_iter == 60
+    with pytest.raises(NotFittedError):
+        est.predict_proba([0.3])
+    rng = np.random.default_rng(9)
+    s = rng.uniform(0.05, 0.95, 300)
+    y = np.where(rng.uniform(size=300) < s, "b", "a")
+    x = s if est.score == "proba" else logit(s)
+    assert est.fit(x, y) is est
+    assert est.get_params()["max_iter"] == 60  # fit leaves the parameters alone
+    p = est.predict_proba(x)
+    assert p.shape == (300, 2) and np.allclose(p.sum(axis=1), 1.0)
+    assert set(est.predict(x)) <= {"a", "b"}
+    summary = ScoreSummary.from_arrays(x, y == "b")
+    est2 = clone(est).fit_summary(summary)
+    np.testing.assert_allclose(est2.predict_proba(x), p, rtol=1e-12, atol=1e-15)
+    with pytest.raises(ValueError, match=f"{cls.__name__}: score must be one of"):
+        cls(score="margin").fit(x, y)
