@@ -146,7 +146,7 @@ class BetaCalibrator(BinaryParametricCalibrator):
 
     def _logit(self, q):
         ls, l1s = log_sides(q, self.score)
-        with np.errstate(invalid="ignore"):
+        with np.errstate(over="ignore", invalid="ignore"):
             u = (np.where(ls == -np.inf, 0.0, self.a_ * ls) if self.a_ == 0.0 else self.a_ * ls)
             v = (np.where(l1s == -np.inf, 0.0, self.b_ * l1s) if self.b_ == 0.0 else self.b_ * l1s)
             return u - v + self.c_

@@ -66,7 +66,9 @@ class BinaryParametricCalibrator(ScoreCalibrator):
             )
 
     def _check_test_scores(self, scores):
-        return check_scores(scores) if self.score == "logit" else _proba_scores(scores)
+        if self.score == "logit":
+            return check_scores(scores)
+        return _proba_scores(scores, type(self).__name__)
 
     def _check_state(self) -> None:
         super()._check_state()
@@ -83,14 +85,14 @@ class BinaryParametricCalibrator(ScoreCalibrator):
         return expit(u), expit(-u)
 
 
-def _proba_scores(scores) -> np.ndarray:
+def _proba_scores(scores, owner: str) -> np.ndarray:
     """Test probabilities: finite, in [0, 1] (0 and 1 map to the fitted map's limits)."""
     q = check_scores(scores)
     bad = (q < 0.0) | (q > 1.0)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(
-            f"with score='proba' the scores must be probabilities in [0, 1]; found "
+            f"{owner}: with score='proba' the scores must be probabilities in [0, 1]; found "
             f"{int(bad.sum())} outside, the first at index {i} ({float(q[i])!r})"
         )
     return q
