@@ -222,3 +222,43 @@ def test_summary_fit_equals_row_fit():
         a = BetaCalibrator().fit(s, y)
         b = BetaCalibrator().fit_summary(ScoreSummary.from_arrays(s, y))
     assert (a.a_, a.b_, a.c_) == (b.a_, b.b_, b.c_)
+
+
+def test_kernel_blocks_equal_the_twin_on_many_rows():
+    rng = np.random.default_rng(13)
+    n = 3 * 4096 + 17  # several blocks and a partial one
+    X = np.ascontiguousarray(np.column_stack([rng.normal(size=n), rng.normal(size=n) * 5,
+                                              np.ones(n)]))
+    c1, c0 = rng.uniform(size=n), rng.uniform(size=n)
+    theta = np.array([0.7, -0.1, 0.2])
+    g, H = np.empty(3), np.empty((3, 3))
+    f = logistic_terms(X, c1, c0, theta, g, H)
+    assert f == pytest.approx(logistic_value(X, c1, c0, theta), rel=1e-13)
+    np.testing.assert_allclose(g, logistic_grad(X, c1, c0, theta), rtol=1e-11, atol=1e-11)
+
+
+EDGE_S = [1e-310, 1e-300, 1e-17, 0.25, 0.5, 0.75, 1 - 2**-52, 1 - 2**-53]
+EDGE_W = [1e-310, 1e-300, 0.5, 1.0, 3.0, 2.0**53 - 1, 2.0**53, 1e308]
+STATED = ("single class", "no maximum", "sample_weight")  # the last: sums past 1.8e308
+
+
+@given(st.lists(st.tuples(st.sampled_from(EDGE_S), st.booleans(), st.sampled_from(EDGE_W)),
+                min_size=1, max_size=8),
+       st.sampled_from(["abm", "ab", "am"]))
+def test_edge_scores_and_weights_give_a_finite_map_or_a_stated_refusal(rows, form):
+    s = np.array([r[0] for r in rows])
+    y = np.array([r[1] for r in rows], dtype=int)
+    w = np.array([r[2] for r in rows])
+    cal = BetaCalibrator(parameters=form, classes=[0, 1])
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            cal.fit(s, y, sample_weight=w)
+    except ValueError as exc:
+        assert any(word in str(exc) for word in STATED), str(exc)
+        return
+    assert np.isfinite([cal.a_, cal.b_, cal.c_, cal.loss_, cal.grad_norm_]).all()
+    assert cal.a_ >= 0 and cal.b_ >= 0
+    p = cal.predict_proba(np.array(EDGE_S + [0.0, 1.0]))
+    assert np.isfinite(p).all() and ((p >= 0) & (p <= 1)).all()
+    assert np.all(np.diff(p[:-2, 1]) >= 0)  # a, b >= 0: never decreasing in s
