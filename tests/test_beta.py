@@ -239,7 +239,8 @@ def test_kernel_blocks_equal_the_twin_on_many_rows():
 
 EDGE_S = [1e-310, 1e-300, 1e-17, 0.25, 0.5, 0.75, 1 - 2**-52, 1 - 2**-53]
 EDGE_W = [1e-310, 1e-300, 0.5, 1.0, 3.0, 2.0**53 - 1, 2.0**53, 1e308]
-STATED = ("single class", "no maximum", "sample_weight")  # the last: sums past 1.8e308
+# "sample_weight": weights summing past 1.8e308 at one score (the summary refuses them)
+STATED = ("single class", "no maximum", "sample_weight", "beyond the float64 range")
 
 
 @given(st.lists(st.tuples(st.sampled_from(EDGE_S), st.booleans(), st.sampled_from(EDGE_W)),

@@ -158,3 +158,28 @@ def test_scikit_learn_conventions(cls):
     np.testing.assert_allclose(est2.predict_proba(x), p, rtol=1e-12, atol=1e-15)
     with pytest.raises(ValueError, match=f"{cls.__name__}: score must be one of"):
         cls(score="margin").fit(x, y)
+
+
+EDGE_Z = [-1e150, -700.0, -1.0, -1e-310, 0.0, 1e-300, 0.5, 3.0, 1e150]
+EDGE_W = [1e-310, 1e-300, 0.5, 1.0, 3.0, 2.0**53 - 1, 2.0**53, 1e308]
+STATED = ("single class", "no maximum", "sample_weight", "beyond the float64 range")
+
+
+@given(st.lists(st.tuples(st.sampled_from(EDGE_Z), st.booleans(), st.sampled_from(EDGE_W)),
+                min_size=1, max_size=8))
+def test_edge_logits_and_weights_give_a_finite_map_or_a_stated_refusal(rows):
+    import warnings
+    z = np.array([r[0] for r in rows])
+    y = np.array([r[1] for r in rows], dtype=int)
+    w = np.array([r[2] for r in rows])
+    cal = QuadraticLogisticCalibrator(classes=[0, 1])
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            cal.fit(z, y, sample_weight=w)
+    except ValueError as exc:
+        assert any(word in str(exc) for word in STATED), str(exc)
+        return
+    assert np.isfinite(cal.coef_).all() and np.isfinite(cal.loss_)
+    p = cal.predict_proba(np.array(EDGE_Z + [-1.7e308, 1.7e308]))
+    assert np.isfinite(p).all() and ((p >= 0) & (p <= 1)).all()

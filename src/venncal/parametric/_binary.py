@@ -189,9 +189,16 @@ def fit_logistic(X, c1, c0, *, intercept: bool, nonneg, tol: float, max_iter: in
     best = min(feasible, key=lambda t: t[2]) if feasible else tried[-1]
     _, ok, f, theta, g, kkt, it = best
     coef = np.zeros(d)
-    for j in live:
-        coef[j] = theta[j] / sd[j]
-    c = float(theta[d]) - float(sum(theta[j] * (mu[j] / sd[j]) for j in live)) if intercept else 0.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        for j in live:
+            coef[j] = theta[j] / sd[j]
+        c = float(theta[d]) - float(sum(theta[j] * (mu[j] / sd[j]) for j in live)) if intercept else 0.0
+    if not (np.isfinite(coef).all() and np.isfinite(c)):
+        raise ValueError(
+            "a fitted coefficient is beyond the float64 range: the scores' features spread "
+            f"over too small a range (standard deviations {sd.tolist()!r}); multiply the "
+            "scores by a positive constant first"
+        )
     iters = sum(t[6] for t in tried)
     return BinaryFit(coef + 0.0, c + 0.0, float(f), g, float(kkt), int(iters),
                      bool(ok and kkt <= tol))

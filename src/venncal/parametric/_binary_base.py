@@ -53,6 +53,8 @@ class BinaryParametricCalibrator(ScoreCalibrator):
                                tol=self.tol, max_iter=self.max_iter)
         except Separable as exc:
             raise ValueError(f"{name}: {exc}; no finite {name} fits these scores") from None
+        except ValueError as exc:
+            raise ValueError(f"{name}: {exc}") from None
         store(fit.coef, fit.intercept)
         self.loss_ = fit.loss
         self.grad_norm_ = fit.grad_norm
