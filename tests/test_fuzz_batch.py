@@ -50,11 +50,14 @@ PROBES = np.array(EDGE_SCORES + [-np.finfo(float).max, 1e-300, 0.3, 0.75, 2.0,
 # Errors that are a clear refusal of extreme weights (not a failure).
 #: The clear refusals a fit may give at the edges: of the weights, or (Platt on subnormal
 #: scores) of a sigmoid's slope past the float64 range.
-REFUSALS = ("sample_weight", "beyond the float64 range")
+REFUSALS = ("sample_weight", "beyond the float64 range", "single class", "no maximum",
+            "strictly between 0 and 1", "2**511")
 MONOTONE = {"ivap", "isotonic", "quantized-isotonic", "platt"}
 
 
 def make(method):
+    if method == "beta":  # the fuzzed scores are any reals: logits
+        return method_class(method)(classes=[0, 1], score="logit")
     return method_class(method)(classes=[0, 1])
 
 

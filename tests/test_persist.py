@@ -38,6 +38,8 @@ CALIBRATORS = {
     "bbq": venncal.BBQCalibrator,
     "enir": venncal.ENIRCalibrator,
     "quantized-isotonic": venncal.QuantizedIsotonicCalibrator,
+    "beta": venncal.BetaCalibrator,
+    "quadratic-logistic": venncal.QuadraticLogisticCalibrator,
 }
 METHODS = tuple(CALIBRATORS)
 
@@ -72,6 +74,8 @@ def _fit(method, kind="int", weighted=False):
     w = weights if weighted else None
     if method == "cvap":
         return cls().fit(scores, labels, folds=folds, sample_weight=w)
+    if method == "beta":  # the scores are normal draws: logits, not probabilities
+        return cls(score="logit").fit(scores, labels, sample_weight=w)
     return cls().fit(scores, labels, sample_weight=w)
 
 

@@ -9,6 +9,8 @@ with a "risk score" ``3 - x1 - x3 - x5`` that rises with ``b``: the default posi
 
 from __future__ import annotations
 
+import functools
+
 import csv
 import io
 import json
@@ -37,6 +39,14 @@ USAGE_ERROR = 2
 METHODS = available_methods()
 
 
+#: Parameters a method needs for these normal scores (logits, not probabilities).
+SCORE_PARAMS = {"beta": {"score": "logit"}}
+
+
+def _cls(method):
+    return functools.partial(method_class(method), **SCORE_PARAMS.get(method, {}))
+
+
 def _same_bits(a, b):
     a, b = np.asarray(a), np.asarray(b)
     assert a.dtype == b.dtype
@@ -52,7 +62,7 @@ def _data(seed=0, n=300, folds=3):
 
 
 def _fit(method, s, y, folds, **params):
-    cal = method_class(method)(**params)
+    cal = _cls(method)(**params)
     extra = {"folds": folds} if cal._group_param else {}
     return cal.fit(s, y, **extra)
 
@@ -83,7 +93,7 @@ def test_classes_order_is_kept_by_every_method(method):
 @pytest.mark.parametrize("method", METHODS)
 def test_classes_order_in_fit_summary_and_persist(method):
     s, y, folds = _data(1)
-    cal = method_class(method)(classes=["yes", "no"])
+    cal = _cls(method)(classes=["yes", "no"])
     if cal._group_param:
         summary = {k: ScoreSummary.from_arrays(s[folds == k], y[folds == k] == "no") for k in range(3)}
     else:
@@ -130,7 +140,7 @@ def test_single_or_reversed_classes(classes, y, positive_rows):
 @pytest.mark.parametrize("method", METHODS)
 def test_wrapper_equals_the_calibrator_fitted_on_minus_the_score(method):
     s, y, folds = _data(3)
-    inner = method_class(method)()
+    inner = _cls(method)()
     extra = {"folds": folds} if inner._group_param else {}
     wrapped = NegatedScoreCalibrator(inner).fit(s, y, **extra)
     direct = clone(inner).fit(-s, y, **extra)
@@ -155,14 +165,14 @@ def test_wrapper_equals_the_calibrator_fitted_on_minus_the_score(method):
         summary = {k: ScoreSummary.from_arrays(s[folds == k], y01[folds == k]) for k in range(3)}
     else:
         summary = ScoreSummary.from_arrays(s, y01)
-    from_summary = NegatedScoreCalibrator(method_class(method)(classes=["no", "yes"]))
+    from_summary = NegatedScoreCalibrator(_cls(method)(classes=["no", "yes"]))
     _same_bits(from_summary.fit_summary(summary).predict_proba(t), wrapped.predict_proba(t))
 
 
 @pytest.mark.parametrize("method", METHODS)
 def test_wrapper_saves_and_loads_bit_for_bit(method, tmp_path):
     s, y, folds = _data(4)
-    inner = method_class(method)(classes=["yes", "no"])
+    inner = _cls(method)(classes=["yes", "no"])
     extra = {"folds": folds} if inner._group_param else {}
     cal = NegatedScoreCalibrator(inner).fit(s, y, **extra)
     path = tmp_path / "m.json.gz"

@@ -83,3 +83,13 @@ def test_every_method_states_its_preference():
     for method in available_methods():
         prefs = method_class(method)._response_methods
         assert set(prefs) == {"predict_proba", "decision_function"}, method
+
+
+def test_a_calibrator_of_probabilities_takes_predict_proba_only():
+    # BetaCalibrator(score="proba") models a probability: fed a margin it would be
+    # wrong, so "auto" takes predict_proba or says that the base has none.
+    X, y = make_classification(n_samples=300, random_state=0)
+    clf = CalibratedClassifier(GaussianNB(), method="beta", cv=3, random_state=0).fit(X, y)
+    assert clf.response_methods_ == ("predict_proba",)
+    with pytest.raises(AttributeError, match="has no predict_proba"):
+        CalibratedClassifier(LinearSVC(), method="beta", cv=3).fit(X, y)

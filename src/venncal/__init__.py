@@ -40,6 +40,8 @@ _EXPORTS = {
     "OneVsOneCalibrator": "venncal.multiclass",
     "OneVsRestCalibrator": "venncal.multiclass",
     "TemperatureCalibrator": "venncal.parametric",
+    "BetaCalibrator": "venncal.parametric",
+    "QuadraticLogisticCalibrator": "venncal.parametric",
     "WeightScaleWarning": "venncal._validation",
     "load": "venncal.persist",
     "save": "venncal.persist",
@@ -53,6 +55,7 @@ _SUBMODULES = (
 
 __all__ = [
     "BBQCalibrator",
+    "BetaCalibrator",
     "CalibratedClassifier",
     "ChainedCalibrator",
     "CrossVennAbersCalibrator",
@@ -64,6 +67,7 @@ __all__ = [
     "OneVsOneCalibrator",
     "OneVsRestCalibrator",
     "PlattCalibrator",
+    "QuadraticLogisticCalibrator",
     "QuantizedIsotonicCalibrator",
     "ScoreSummary",
     "TemperatureCalibrator",
@@ -111,7 +115,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; never executed
     from .estimators import CalibratedClassifier, FullVennAbersClassifier, VennAbersClassifier
     from .multiclass import OneVsOneCalibrator, OneVsRestCalibrator
     from .negated import NegatedScoreCalibrator
-    from .parametric import TemperatureCalibrator
+    from .parametric import BetaCalibrator, QuadraticLogisticCalibrator, TemperatureCalibrator
     from .persist import load, save
     from .summary import ScoreSummary
     from .venn_abers import (

@@ -36,6 +36,8 @@ CALIBRATORS: dict[str, str] = {
     "bbq": "venncal.baselines.BBQCalibrator",
     "enir": "venncal.enir.ENIRCalibrator",
     "quantized-isotonic": "venncal.baselines.QuantizedIsotonicCalibrator",
+    "beta": "venncal.parametric.BetaCalibrator",
+    "quadratic-logistic": "venncal.parametric.QuadraticLogisticCalibrator",
 }
 
 #: Public dotted paths of the wrappers: saved and loaded like the calibrators,

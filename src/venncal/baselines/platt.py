@@ -12,11 +12,12 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .._base import ScoreCalibrator, check_float_numbers
 from .._docs import fill
-from .._validation import Options
+from .._validation import Options, check_scores
 
 __all__ = ["PlattCalibrator"]
 
 TARGETS = ("platt", "labels")
+SCORES = ("logit", "proba")
 
 # Newton's method in standardized coordinates, on the mean loss: the gradient
 # is of order one at the start, so these tolerances are relative.
@@ -157,6 +158,16 @@ class PlattCalibrator(ScoreCalibrator):
         scikit-learn's ``CalibratedClassifierCV(method="sigmoid")``).
         ``"labels"``: the labels themselves (plain maximum likelihood, i.e.
         logistic regression on the score).
+    score : {"logit", "proba"}, default="logit"
+        What the sigmoid is a function of.  ``"logit"``: the raw scores as
+        given (any finite reals, e.g. a decision function or logits; the
+        behaviour of earlier versions).  ``"proba"``: probabilities ``p``,
+        replaced by their log-odds ``ln p - ln(1 - p)`` first (Platt scaling
+        on logits); when fitting they must lie strictly inside (0, 1)
+        (``ValueError`` otherwise); at prediction 0 and 1 are log-odds
+        ``-inf`` and ``+inf``, mapped to the sigmoid's limits (0 or 1, or
+        ``1 / (1 + exp(b_))`` when ``a_ = 0``).  ``a_`` and ``b_`` are then
+        the slope and intercept on the log-odds.
     {classes}
 
     Attributes
@@ -215,15 +226,22 @@ class PlattCalibrator(ScoreCalibrator):
     array([0.4774, 0.5623, 0.7176])
     """
 
-    def __init__(self, *, targets="platt", classes=None):
+    def __init__(self, *, targets="platt", score="logit", classes=None):
         self.targets = targets
+        self.score = score
         self.classes = classes
 
     _state = ("a_", "b_")
     # A sigmoid of the score: the decision function (a logit for linear models) first,
     # as Platt (1999) and scikit-learn's CalibratedClassifierCV.
     _response_methods: ClassVar[tuple[str, ...]] = ("decision_function", "predict_proba")
-    _parameter_constraints: ClassVar[dict] = {"targets": [Options(TARGETS)]}
+    _parameter_constraints: ClassVar[dict] = {
+        "targets": [Options(TARGETS)], "score": [Options(SCORES)],
+    }
+    #: Parameters added after model format version 2, with the value that reproduces the
+    #: earlier behaviour: a saved model may leave them out at that value (files written
+    #: before they existed load as that value, and re-save byte for byte).
+    _params_added: ClassVar[dict] = {"score": "logit"}
 
     def _weight_total_depends(self):
         if self.targets == "platt":
@@ -231,6 +249,8 @@ class PlattCalibrator(ScoreCalibrator):
         return None  # maximum likelihood is the same for any scale of the weights
 
     def _fit_sums(self, s, w, a):
+        if self.score == "proba":
+            s = _log_odds(s, fitting=True)
         pos, neg, e = _scaled_weights(w, a)
         _check_no_score_vanishes(s, w, pos + neg)
         targets = None
@@ -295,10 +315,34 @@ class PlattCalibrator(ScoreCalibrator):
         super()._check_state()
         check_float_numbers(self, ("a_", "b_"))
 
+    def _check_test_scores(self, scores):
+        q = check_scores(scores)
+        return q if self.score == "logit" else _log_odds(q, fitting=False)
+
     def _predict_p(self, q):
-        # a_ * q past the float64 range is +-inf: the sigmoid's limit, 0 or 1.
-        with np.errstate(over="ignore"):
-            return expit(-(self.a_ * q + self.b_))
+        # a_ * q past the float64 range is +-inf: the sigmoid's limit, 0 or 1;
+        # a log-odds of +-inf (a probability 1 or 0) with a_ = 0 leaves b_.
+        with np.errstate(over="ignore", invalid="ignore"):
+            u = self.a_ * q + self.b_
+        if self.a_ == 0.0:
+            u = np.where(np.isnan(u), self.b_, u)
+        return expit(-u)
+
+
+def _log_odds(p: np.ndarray, *, fitting: bool) -> np.ndarray:
+    """``ln p - ln(1 - p)`` of probability scores (``score="proba"``); 0 and 1 refused when fitting."""
+    bad = ~((p > 0.0) & (p < 1.0)) if fitting else ~((p >= 0.0) & (p <= 1.0))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        rule = "strictly between 0 and 1 to fit" if fitting else "in [0, 1]"
+        raise ValueError(
+            f"PlattCalibrator: with score='proba' the scores must be probabilities {rule}; "
+            f"found {int(bad.sum())} outside, the first at index {i} ({float(p[i])!r})"
+            + ("; pass score='logit' with the model's logits, or clip the probabilities"
+               if fitting else "")
+        )
+    with np.errstate(divide="ignore"):
+        return np.log(p) - np.log1p(-p)
 
 
 def _log_sum(pairs):

@@ -201,11 +201,16 @@ class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
 
         ``response_method="auto"`` takes the calibrator's preference
         (``_response_methods`` of its class: the decision function first for
-        Platt, the probability first for the isotonic family).
+        Platt, the probability first for the isotonic family); a calibrator
+        told that its scores are probabilities (``score="proba"``: Beta
+        calibration, Platt on probabilities) takes ``predict_proba`` only.
         """
         if self.response_method != "auto":
             return (self.response_method,)
-        return tuple(type(self._new_calibrator(None))._response_methods)
+        calibrator = self._new_calibrator(None)
+        if getattr(calibrator, "score", None) == "proba":
+            return ("predict_proba",)
+        return tuple(type(calibrator)._response_methods)
 
     def _calibrator_for(self, classes):
         """An unfitted calibrator of ``classes``: binary, or multiclass around the binary one."""

@@ -153,7 +153,12 @@ def document(calibrator, version: int, *, fitted: bool = True, zlib_level: int =
                 getattr(calibrator, name), f"{cls.__name__}.{name}", version, zlib_level
             )
     params = {}
+    # Parameters added after a class's first format: left out at their default, so that
+    # a model saved before they existed is saved again byte for byte.
+    added = getattr(cls, "_params_added", {})
     for k, v in calibrator.get_params(deep=False).items():
+        if k in added and isinstance(v, str) and v == added[k]:
+            continue
         # A calibrator as a parameter (a wrapper's) is a setting: saved unfitted.
         params[k] = (
             document(v, version, fitted=False, zlib_level=zlib_level)

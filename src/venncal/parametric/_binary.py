@@ -1,0 +1,223 @@
+"""The shared core of the binary parametric calibrators: a logistic regression of the label
+on a few features of the score, with optional sign constraints on the coefficients.
+
+The objective is the weighted mean log loss (natural log) of
+``sigmoid(x . theta + c)`` (:mod:`venncal._kernels.parametric_binary`),
+convex in ``(theta, c)``.  It is minimised by :func:`~._newton.minimize_convex`
+(damped Newton) on standardised features: each feature centred at its
+weighted mean (when there is an intercept) and divided by its weighted
+standard deviation, so that the gradient tolerance is free of the scores'
+unit.  Coefficients constrained to be ``>= 0`` are handled exactly: the
+constrained minimum of a convex function is the unconstrained minimum on one
+face of the orthant (some constrained coefficients fixed at 0), so the faces
+are fitted in order of the number of fixed coefficients, and the first
+minimum that is feasible and satisfies the optimality conditions of the
+constrained problem (zero gradient in the free coordinates, a gradient
+``>= -tol`` in the fixed ones) is the answer.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import NamedTuple
+
+import numpy as np
+from scipy.optimize import linprog
+
+from .._kernels.parametric_binary import logistic_terms, logistic_value
+from ._inputs import power_of_two_scale
+from ._newton import minimize_convex
+
+__all__ = [
+    "BinaryFit", "Separable", "check_open_proba", "fit_logistic", "log_odds", "log_sides",
+    "scaled_class_weights",
+]
+
+
+class Separable(ValueError):
+    """The likelihood has no maximum: a direction of the parameters separates the classes."""
+
+
+class BinaryFit(NamedTuple):
+    """A fitted logistic map of the features, in the features' own unit.
+
+    ``coef`` (d,) and ``intercept``: ``logit(p) = X @ coef + intercept``.
+    ``loss``: the weighted mean log loss.  ``grad``: the gradient of the mean
+    loss in the standardised coordinates (features, then the intercept),
+    ``grad_norm`` its largest absolute component over the free coordinates
+    and of its negative part over coefficients held at 0 by a constraint.
+    """
+
+    coef: np.ndarray
+    intercept: float
+    loss: float
+    grad: np.ndarray
+    grad_norm: float
+    n_iter: int
+    converged: bool
+
+
+def scaled_class_weights(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Both classes' weights divided by one power of two near the largest (exact ratios)."""
+    both = power_of_two_scale(np.concatenate([pos, neg]))
+    n = pos.shape[0]
+    return both[:n], both[n:]
+
+
+def check_open_proba(s: np.ndarray, owner: str, name: str = "scores") -> None:
+    """Raise unless every probability score is strictly between 0 and 1."""
+    bad = ~((s > 0.0) & (s < 1.0))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{owner}: with score='proba' the {name} must be probabilities strictly between 0 "
+            f"and 1 (their log-odds must be finite to fit); found {int(bad.sum())} outside, "
+            f"the first at index {i} ({float(s[i])!r}); pass score='logit' with the model's "
+            "logits, or clip the probabilities"
+        )
+
+
+def log_sides(q: np.ndarray, score: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(ln s, ln(1 - s))`` of scores ``q``: probabilities, or logits ``z`` (``s = sigmoid(z)``).
+
+    For logits, ``ln s = -softplus(-z)`` and ``ln(1 - s) = -softplus(z)``,
+    computed without overflow or cancellation.  A probability 0 (or 1) gives
+    ``ln s = -inf`` (``ln(1 - s) = -inf``).
+    """
+    if score == "logit":
+        return -np.logaddexp(0.0, -q), -np.logaddexp(0.0, q)
+    with np.errstate(divide="ignore"):
+        return np.log(q), np.log1p(-q)
+
+
+def log_odds(q: np.ndarray, score: str) -> np.ndarray:
+    """The log-odds ``z`` of scores ``q``: logits as given, or ``ln s - ln(1 - s)`` (±inf at 0, 1)."""
+    if score == "logit":
+        return q
+    with np.errstate(divide="ignore"):
+        return np.log(q) - np.log1p(-q)
+
+
+def _standardise(X, v, total, intercept):
+    """Return ``(mu, sd)`` per feature (weighted by ``v``); ``sd = 0`` for a constant feature."""
+    d = X.shape[1]
+    mu, sd = np.zeros(d), np.zeros(d)
+    for j in range(d):
+        x = X[:, j]
+        m = float(np.dot(v, x)) / total if intercept else 0.0
+        dev = x - m
+        spread = float(np.max(np.abs(dev))) if dev.size else 0.0
+        if spread > 0.0 and np.isfinite(spread):
+            sd[j] = spread * math.sqrt(float(np.dot(v, (dev / spread) ** 2)) / total)
+        mu[j] = m
+    return mu, sd
+
+
+class _Problem:
+    """The mean objective on standardised features, some coefficients fixed at 0."""
+
+    def __init__(self, Z, c1, c0, total):
+        self.Z, self.c1, self.c0, self.total = Z, c1, c0, total
+
+    def sub(self, cols):
+        if list(cols) == list(range(self.Z.shape[1])):
+            return self
+        return _Problem(np.ascontiguousarray(self.Z[:, cols]), self.c1, self.c0, self.total)
+
+    def terms(self, theta):
+        d = theta.shape[0]
+        g, H = np.empty(d), np.empty((d, d))
+        f = logistic_terms(self.Z, self.c1, self.c0, theta, g, H)
+        return f / self.total, g / self.total, H / self.total
+
+    def value(self, theta):
+        return logistic_value(self.Z, self.c1, self.c0, theta) / self.total
+
+
+def fit_logistic(X, c1, c0, *, intercept: bool, nonneg, tol: float, max_iter: int) -> BinaryFit:
+    """Minimise the weighted mean log loss of ``sigmoid(X coef + intercept)``.
+
+    ``X`` (n, d): finite features; ``c1``, ``c0``: the rows' positive and
+    negative weights, already scaled (:func:`scaled_class_weights`), not
+    both 0 on a row and each class present; ``nonneg``: d booleans, the
+    coefficients constrained to be ``>= 0``.  A feature that is constant
+    over the rows gets coefficient 0.  Raises :class:`Separable` when the
+    likelihood has no maximum (checked by a linear program only when the
+    Newton search does not converge).
+    """
+    n, d = X.shape
+    v = c1 + c0
+    total = float(np.sum(v))
+    mu, sd = _standardise(X, v, total, intercept)
+    live = [j for j in range(d) if sd[j] > 0.0]
+    cols = [(X[:, j] - mu[j]) / sd[j] if sd[j] > 0.0 else np.zeros(n) for j in range(d)]
+    if intercept:
+        cols.append(np.ones(n))
+    Z = np.ascontiguousarray(np.column_stack(cols)) if cols else np.zeros((n, 0))
+    full = _Problem(Z, c1, c0, total)
+    constrained = [j for j in live if nonneg[j]]
+    faces = [fixed for k in range(len(constrained) + 1)
+             for fixed in itertools.combinations(constrained, k)]
+    start_c = math.log(float(c1.sum())) - math.log(float(c0.sum()))
+    tried = []
+    for fixed in faces:
+        free = [j for j in live if j not in fixed] + ([d] if intercept else [])
+        x0 = np.zeros(len(free))
+        if intercept:
+            x0[-1] = start_c
+        face = full.sub(free)
+        m = minimize_convex(face.terms, x0, value=face.value, tol=tol, max_iter=max_iter)
+        theta = np.zeros(Z.shape[1])
+        theta[free] = m.x
+        f, g, _ = full.terms(theta)
+        feasible = all(theta[j] >= 0.0 for j in constrained)
+        held = [j for j in range(Z.shape[1]) if j not in free]
+        kkt = max([float(np.max(np.abs(g[free]))) if free else 0.0]
+                  + [max(0.0, -float(g[j])) for j in held if j in constrained])
+        tried.append((feasible, m.converged, f, theta, g, kkt, m.n_iter))
+        if feasible and m.converged and kkt <= tol:
+            break
+    else:
+        if any(not t[1] for t in tried) and _separable(Z, c1, c0, constrained):
+            raise Separable(
+                "the likelihood has no maximum: a direction of the parameters separates the "
+                "two classes of the calibration scores (the fitted map would tend to a step "
+                "from 0 to 1)"
+            )
+    feasible = [t for t in tried if t[0]]
+    best = min(feasible, key=lambda t: t[2]) if feasible else tried[-1]
+    _, ok, f, theta, g, kkt, it = best
+    coef = np.zeros(d)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for j in live:
+            coef[j] = theta[j] / sd[j]
+        c = float(theta[d]) - float(sum(theta[j] * (mu[j] / sd[j]) for j in live)) if intercept else 0.0
+    if not (np.isfinite(coef).all() and np.isfinite(c)):
+        raise ValueError(
+            "a fitted coefficient is beyond the float64 range: the scores' features spread "
+            f"over too small a range (standard deviations {sd.tolist()!r}); multiply the "
+            "scores by a positive constant first"
+        )
+    iters = sum(t[6] for t in tried)
+    return BinaryFit(coef + 0.0, c + 0.0, float(f), g, float(kkt), int(iters),
+                     bool(ok and kkt <= tol))
+
+
+def _separable(Z, c1, c0, constrained) -> bool:
+    """Whether a nonzero direction ``t`` has ``z.t >= 0`` on positives, ``<= 0`` on negatives.
+
+    A linear program over ``t`` in a box (constrained coordinates ``>= 0``)
+    maximising the total margin; a positive maximum is a (quasi-)separating
+    direction, along which the log loss falls toward its infimum without
+    reaching it.
+    """
+    d = Z.shape[1]
+    if d == 0:
+        return False
+    pos, neg = Z[c1 > 0], Z[c0 > 0]
+    A = np.vstack([-pos, neg])
+    objective = neg.sum(axis=0) - pos.sum(axis=0)  # minimised: minus the total margin
+    bounds = [(0.0, 1.0) if j in constrained else (-1.0, 1.0) for j in range(d)]
+    res = linprog(objective, A_ub=A, b_ub=np.zeros(A.shape[0]), bounds=bounds, method="highs")
+    return bool(res.status == 0 and -res.fun > 1e-8 * max(1, A.shape[0]))

@@ -1,0 +1,100 @@
+"""The score-level base of the binary parametric calibrators (Beta, quadratic logistic)."""
+
+from __future__ import annotations
+
+import warnings
+from typing import ClassVar
+
+import numpy as np
+from scipy.special import expit
+from sklearn.exceptions import ConvergenceWarning
+
+from .._base import ScoreCalibrator, check_float_numbers
+from .._validation import Interval, Options, check_scores
+from ._binary import Separable, check_open_proba, fit_logistic, scaled_class_weights
+
+__all__ = ["BinaryParametricCalibrator"]
+
+
+class BinaryParametricCalibrator(ScoreCalibrator):
+    """A logistic regression of the label on features of the score (a subclass names them).
+
+    A subclass defines ``_design(q, k)`` -> ``(X, intercept, nonneg, store)``:
+    the features of the validated calibration scores ``q`` (``k`` distinct
+    scores of nonzero weight), whether an intercept is fitted, which
+    coefficients must be ``>= 0``, and ``store(coef, c)``, which sets the
+    fitted attributes; and ``_logit(q)``, the fitted log-odds of test scores.
+    """
+
+    _state: tuple[str, ...] = ("loss_", "grad_norm_", "n_iter_", "converged_")
+    _common_constraints: ClassVar[dict] = {
+        "score": [Options(("proba", "logit"))],
+        "tol": [Interval("real", 0.0, None, closed="neither")],
+        "max_iter": [Interval("int", 1, None)],
+    }
+
+    def _fit_from(self, summary) -> None:
+        name = type(self).__name__
+        q = summary.scores
+        if self.score == "proba":
+            check_open_proba(q, name)
+        c1, c0 = scaled_class_weights(summary.positive_weights, summary.negative_weights)
+        keep = (c1 + c0) > 0.0
+        q, c1, c0 = q[keep], c1[keep], c0[keep]
+        if not (c1.any() and c0.any()):
+            raise ValueError(
+                f"{name}: the calibration labels show a single class (with nonzero weight): "
+                "the log loss falls toward 0 as the map tends to the constant 0 or 1, and no "
+                "parameters maximise the likelihood; calibrate on both classes"
+            )
+        X, intercept, nonneg, store = self._design(q, q.shape[0])
+        try:
+            fit = fit_logistic(X, c1, c0, intercept=intercept, nonneg=nonneg,
+                               tol=self.tol, max_iter=self.max_iter)
+        except Separable as exc:
+            raise ValueError(f"{name}: {exc}; no finite {name} fits these scores") from None
+        except ValueError as exc:
+            raise ValueError(f"{name}: {exc}") from None
+        store(fit.coef, fit.intercept)
+        self.loss_ = fit.loss
+        self.grad_norm_ = fit.grad_norm
+        self.n_iter_ = fit.n_iter
+        self.converged_ = fit.converged
+        if not fit.converged:
+            warnings.warn(
+                f"{name} did not converge in max_iter={self.max_iter} Newton steps per face "
+                f"(gradient norm {fit.grad_norm:.3g} > tol={self.tol:g}); the fit is where the "
+                "search stopped", ConvergenceWarning, stacklevel=4,
+            )
+
+    def _check_test_scores(self, scores):
+        if self.score == "logit":
+            return check_scores(scores)
+        return _proba_scores(scores, type(self).__name__)
+
+    def _check_state(self) -> None:
+        super()._check_state()
+        check_float_numbers(self, ("loss_",), minimum=0.0)
+        check_float_numbers(self, ("grad_norm_",), minimum=0.0)
+        if not isinstance(self.converged_, bool) or not isinstance(self.n_iter_, int):
+            raise ValueError("converged_ must be a bool and n_iter_ an int")
+
+    def _predict_p(self, q):
+        return expit(self._logit(q))
+
+    def _predict_p_and_complement(self, q):
+        u = self._logit(q)
+        return expit(u), expit(-u)
+
+
+def _proba_scores(scores, owner: str) -> np.ndarray:
+    """Test probabilities: finite, in [0, 1] (0 and 1 map to the fitted map's limits)."""
+    q = check_scores(scores)
+    bad = (q < 0.0) | (q > 1.0)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{owner}: with score='proba' the scores must be probabilities in [0, 1]; found "
+            f"{int(bad.sum())} outside, the first at index {i} ({float(q[i])!r})"
+        )
+    return q
