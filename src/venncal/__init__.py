@@ -40,6 +40,7 @@ _EXPORTS = {
     "OneVsRestCalibrator": "venncal.multiclass",
     "TemperatureCalibrator": "venncal.parametric",
     "WeightScaleWarning": "venncal._validation",
+    "compare": "venncal.comparison",
     "load": "venncal.persist",
     "save": "venncal.persist",
 }
