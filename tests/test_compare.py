@@ -162,12 +162,30 @@ def test_failed_methods_are_reported_not_dropped(monkeypatch):
 
 
 def test_a_class_missing_from_a_training_part_is_a_reported_failure():
-    z, y = _multiclass(60)
-    y = y.copy()
-    y[:] = np.where(y == 2, 1, y)
+    rng = np.random.default_rng(0)
+    z, y = rng.normal(size=(60, 3)), rng.integers(0, 2, 60)
     y[5] = 2  # one row of class 2: the fold that holds it trains without it
     result = compare(z, y, score="logit", methods=["temperature", "ovr-platt"], folds=2)
-    assert result.failures("ovr-platt") or result.failures("temperature") or result.ranked
+    assert result.failures("temperature") == {}
+    (fold, reason), = result.failures("ovr-platt").items()
+    assert "no calibration rows" in reason and result.fold_values("ovr-platt")[fold] is None
+    assert result.ranked == ("temperature",) and result.recommendation.method == "temperature"
+    assert np.isnan(result.predictions("ovr-platt")).any()
+
+
+@pytest.mark.parametrize("weight", [1e-310, 1e-300, 1e308])
+def test_edges_constant_scores_and_extreme_weights(weight):
+    rng = np.random.default_rng(1)
+    y = rng.random(40) < 0.3
+    for s in (np.zeros(40), np.repeat([1e-310, 1 - 2**-53], 20), rng.normal(size=40)):
+        result = compare(s, y, score="proba" if s.max() <= 1 and s.min() >= 0 else "logit",
+                         folds=2, methods=["uncalibrated", "platt", "isotonic", "ivap"],
+                         sample_weight=np.full(40, weight))
+        json.dumps(result.to_dict(), allow_nan=False)
+        assert result.recommendation.method is not None or not result.ranked
+        for m in result.methods:
+            for reason in result.failures(m).values():
+                assert reason.split(":")[0] in ("ValueError", "TypeError")
 
 
 @pytest.mark.parametrize("coding", ["bool", "int", "text"])

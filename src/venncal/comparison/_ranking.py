@@ -64,7 +64,8 @@ def win_rates(per_fold: Mapping[str, np.ndarray]) -> dict[str, dict[str, float]]
 
 def paired_gap(loss: np.ndarray, best: np.ndarray) -> tuple[float, float]:
     """``(mean, standard error)`` over the folds of ``loss - best`` (equal infinities: 0)."""
-    d = np.where(loss == best, 0.0, loss - best)
+    with np.errstate(invalid="ignore"):  # inf - inf where both are infinite: 0 below
+        d = np.where(loss == best, 0.0, loss - best)
     if not np.isfinite(d).all():
         return (math.inf if (d > 0).any() else -math.inf), math.nan
     return float(d.mean()), float(d.std(ddof=1) / math.sqrt(d.shape[0]))
