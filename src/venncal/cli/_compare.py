@@ -6,8 +6,8 @@ import argparse
 import json
 
 from ..tables import ParameterError
-from ._common import CLIError, check_distinct_columns, check_outputs, command, finish_table_parser
-from ._common import positive_int, save_figure
+from ._common import CLIError, check_distinct_columns, check_outputs, command
+from ._common import finish_table_parser, positive_int, save_figure
 from ._labels import add_positive_label_option, positive_label_option
 from ._multiclass import SCORE_KINDS, names
 from ._progress import Reporter
@@ -20,9 +20,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser = subparsers.add_parser(
         "compare", help="cross-validate every applicable calibrator on your scores; recommend one",
         description="Cross-validate (stratified, seeded folds) every calibrator that applies to "
-        "the scores and report log loss, Brier, ECE, interval widths and times per method, "
-        "mean ranks, win rates by log loss and a recommendation with its reason.",
-        epilog="Example: venncal compare cal.csv --score-col score --label-col label --json")
+        "the scores: per method log loss, Brier, ECE, interval width and times, mean ranks, "
+        "win rates by log loss, and a recommendation with its reason.")
     parser.add_argument("data", metavar="DATA", help="table (CSV or Parquet; - for stdin)")
     cols = parser.add_mutually_exclusive_group(required=True)
     cols.add_argument("--score-col", metavar="COL", help="column of scores (two classes)")
@@ -33,8 +32,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                         "adds the uncalibrated scores as the reference row)")
     parser.add_argument("--label-col", required=True, metavar="COL", help="column of labels")
     parser.add_argument("--weight-col", metavar="COL", help="column of non-negative weights")
-    add_positive_label_option(parser, "the positive class of --score-col (default: the larger "
-                              "label)")
+    add_positive_label_option(parser, "the positive class of --score-col (default: the larger)")
     parser.add_argument("--classes", type=names, metavar="X,Y,...",
                         help="the class of each --score-cols column (default: labels sorted)")
     parser.add_argument("--methods", type=names, metavar="M,N,...",
@@ -44,8 +42,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument("--intervals", action="store_true",
                         help="recommend a method that gives Venn-Abers intervals")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    parser.add_argument("--plot", metavar="FILE.png",
-                        help="write reliability diagrams of the top three methods")
+    parser.add_argument("--plot", metavar="FILE.png", help="write the top methods' reliability")
     return finish_table_parser(parser, run)
 
 
@@ -78,6 +75,4 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         save_figure(result.plot().figure, args.plot)
     print(json.dumps(result.to_dict(), indent=2) if args.json else result.to_text())
-    if args.plot:
-        report.info(f"reliability diagrams written to {args.plot}")
     return 0
