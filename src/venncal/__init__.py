@@ -43,6 +43,7 @@ _EXPORTS = {
     "BetaCalibrator": "venncal.parametric",
     "QuadraticLogisticCalibrator": "venncal.parametric",
     "WeightScaleWarning": "venncal._validation",
+    "compare": "venncal.comparison",
     "load": "venncal.persist",
     "save": "venncal.persist",
 }

@@ -20,13 +20,13 @@ import sys
 from collections.abc import Sequence
 
 from .._version import __version__
-from . import _demo, _evaluate, _fit, _monitor, _predict, _reproduce
+from . import _compare, _demo, _evaluate, _fit, _monitor, _predict, _reproduce
 from ._common import sigterm_raises
 
 __all__ = ["build_parser", "main"]
 
 # Modules providing ``add_parser(subparsers)``, in the order shown by ``--help``.
-_COMMANDS = (_fit, _predict, _evaluate, _monitor, _demo, _reproduce)
+_COMMANDS = (_fit, _predict, _evaluate, _compare, _monitor, _demo, _reproduce)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,78 @@
+"""``venncal compare``: which calibrator on my data? (:func:`venncal.comparison.compare_file`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..tables import ParameterError
+from ._common import CLIError, check_distinct_columns, check_outputs, command
+from ._common import finish_table_parser, positive_int, save_figure
+from ._labels import add_positive_label_option, positive_label_option
+from ._multiclass import SCORE_KINDS, names
+from ._progress import Reporter
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Register ``venncal compare`` on ``subparsers``; return its parser."""
+    parser = subparsers.add_parser(
+        "compare", help="cross-validate every applicable calibrator on your scores; recommend one",
+        description="Cross-validate (stratified, seeded folds) every calibrator that applies to "
+        "the scores: per method log loss, Brier, ECE, interval width and times, mean ranks, "
+        "win rates by log loss, and a recommendation with its reason.")
+    parser.add_argument("data", metavar="DATA", help="table (CSV or Parquet; - for stdin)")
+    cols = parser.add_mutually_exclusive_group(required=True)
+    cols.add_argument("--score-col", metavar="COL", help="column of scores (two classes)")
+    cols.add_argument("--score-cols", type=names, metavar="A,B,...",
+                      help="columns of class scores, one per class (K classes)")
+    parser.add_argument("--score-kind", choices=SCORE_KINDS, help="what the scores are (never "
+                        "guessed; required with --score-cols; with --score-col, proba or logit "
+                        "adds the uncalibrated scores as the reference row)")
+    parser.add_argument("--label-col", required=True, metavar="COL", help="column of labels")
+    parser.add_argument("--weight-col", metavar="COL", help="column of non-negative weights")
+    add_positive_label_option(parser, "the positive class of --score-col (default: the larger)")
+    parser.add_argument("--classes", type=names, metavar="X,Y,...",
+                        help="the class of each --score-cols column (default: labels sorted)")
+    parser.add_argument("--methods", type=names, metavar="M,N,...",
+                        help="the methods to compare (default: every applicable one)")
+    parser.add_argument("--folds", type=positive_int, default=5, help="folds (default: 5)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the folds (default: 0)")
+    parser.add_argument("--intervals", action="store_true",
+                        help="recommend a method that gives Venn-Abers intervals")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument("--plot", metavar="FILE.png", help="write the top methods' reliability")
+    return finish_table_parser(parser, run)
+
+
+@command("compare")
+def run(args: argparse.Namespace) -> int:
+    """Compare; return the exit code."""
+    from ..comparison import compare_file
+
+    report = Reporter.from_args(args)
+    option = positive_label_option(args, report)
+    args.spelling = {"score": "--score-kind", "methods": "--methods", "folds": "--folds",
+                     "seed": "--seed", "classes": "--classes", "positive_label": option}
+    if (args.score_cols and args.pos_label) or (args.score_col and args.classes):
+        raise CLIError("--positive-label goes with --score-col, --classes with --score-cols")
+    check_distinct_columns({"--score-cols" if args.score_cols else "--score-col":
+                            args.score_cols or args.score_col, "--label-col": args.label_col,
+                            "--weight-col": args.weight_col})
+    check_outputs({"DATA": args.data}, {"--plot": (args.plot, "plot")}, args.force)
+    try:
+        result = compare_file(
+            args.data, score_col=args.score_cols or args.score_col, label_col=args.label_col,
+            weight_col=args.weight_col, positive_label=args.pos_label, classes=args.classes,
+            sep=args.sep, score=args.score_kind, methods=args.methods, folds=args.folds,
+            seed=args.seed, intervals=args.intervals, progress=lambda label: report.progress(
+                label, unit="rows" if label.startswith("reading") else "fits"))
+    except ParameterError:
+        raise
+    except (ValueError, TypeError) as exc:
+        raise CLIError(f"cannot compare {args.data}: {exc}") from None
+    if args.plot:
+        save_figure(result.plot().figure, args.plot)
+    print(json.dumps(result.to_dict(), indent=2) if args.json else result.to_text())
+    return 0

@@ -1,0 +1,184 @@
+"""The calibrators :func:`~venncal.comparison.compare` cross-validates: one table, one entry each.
+
+Each :class:`Candidate` says which problems it applies to (two classes from one
+score column, or K classes from K columns), which kinds of score it accepts
+and how to build it, unfitted, for a score kind and the classes.  A new
+calibrator (or a chain of two) joins every comparison with one entry in
+:data:`CANDIDATES`; its class is imported only when it is built.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = ["BINARY", "CANDIDATES", "MULTICLASS", "Candidate", "Uncalibrated", "candidates_for"]
+
+#: The two kinds of problem: one score column and two classes, or K columns and K classes.
+BINARY = "binary"
+MULTICLASS = "multiclass"
+#: Every score kind a candidate may accept (``None``: a binary score of unstated scale).
+ANY_SCORE = ("proba", "logit", "margin", None)
+
+
+class Candidate(NamedTuple):
+    """One calibrator of the comparison.
+
+    Attributes
+    ----------
+    name : str
+        Its name in the results and in ``methods=``.
+    problem : {"binary", "multiclass"}
+        One score column (two classes) or K columns (K classes).
+    build : callable
+        ``build(score, classes)`` returns the unfitted calibrator (``fit(scores, y,
+        sample_weight=None)``, ``predict_proba``, and ``predict_interval`` if it
+        gives intervals) for the score kind (``"proba"``, ``"logit"``,
+        ``"margin"``, or None for a binary score of unstated scale) and the classes.
+    scores : tuple
+        The score kinds it accepts.
+    intervals : bool
+        Whether it gives Venn-Abers intervals (``predict_interval``).
+    about : str
+        One line for the table of methods.
+    """
+
+    name: str
+    problem: str
+    build: Callable
+    scores: tuple = ANY_SCORE
+    intervals: bool = False
+    about: str = ""
+
+
+def _construct(path: str, *, score: bool = False, **params) -> Callable:
+    """A builder of the class at ``path`` (``classes=``, and ``score=`` when ``score``)."""
+
+    def build(kind, classes):
+        module, _, name = path.rpartition(".")
+        cls = getattr(importlib.import_module(module), name)
+        return cls(classes=classes, **({"score": kind} if score else {}), **params)
+
+    return build
+
+
+def _multiclass(wrapper: str, base: str, **params) -> Callable:
+    """A builder of ``OneVsRestCalibrator`` / ``OneVsOneCalibrator`` over a registered method."""
+
+    def build(kind, classes):
+        from .. import multiclass
+        from .._registry import method_class
+
+        cls = getattr(multiclass, wrapper)
+        return cls(method_class(base)(), score=kind, classes=classes, **params)
+
+    return build
+
+
+class Uncalibrated:
+    """The scores themselves as probabilities: the reference row of a comparison.
+
+    ``proba``: as given; ``logit``: the logistic function of a binary score,
+    the softmax of K class scores.  ``fit`` only checks the labels' classes.
+    """
+
+    def __init__(self, score, classes):
+        self.score = score
+        self.classes = classes
+
+    def fit(self, scores, y, sample_weight=None):
+        return self
+
+    def predict_proba(self, scores) -> np.ndarray:
+        s = np.asarray(scores, dtype=np.float64)
+        if s.ndim == 1:
+            p = s if self.score == "proba" else _expit(s)
+            return np.column_stack((1.0 - p, p))
+        if self.score == "proba":
+            return s
+        z = s - s.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        return e / e.sum(axis=1, keepdims=True)
+
+
+def _expit(s: np.ndarray) -> np.ndarray:
+    from scipy.special import expit
+
+    return expit(s)
+
+
+def _uncalibrated(kind, classes):
+    return Uncalibrated(kind, classes)
+
+
+#: Every calibrator compared, in the order of the results.  ``uncalibrated`` is the
+#: reference row (the scores read as probabilities: needs a score kind that says how).
+CANDIDATES: tuple[Candidate, ...] = (
+    Candidate("uncalibrated", BINARY, _uncalibrated, ("proba", "logit"),
+              about="the scores themselves (proba), or their logistic function (logit)"),
+    Candidate("platt", BINARY, _construct("venncal.baselines.PlattCalibrator"),
+              about="Platt scaling: logistic regression on the score"),
+    Candidate("isotonic", BINARY, _construct("venncal.baselines.IsotonicCalibrator"),
+              about="isotonic regression"),
+    Candidate("histogram", BINARY, _construct("venncal.baselines.HistogramBinningCalibrator"),
+              about="histogram binning, 10 equal-count bins"),
+    Candidate("bbq", BINARY, _construct("venncal.baselines.BBQCalibrator"),
+              about="Bayesian binning into quantiles"),
+    Candidate("enir", BINARY, _construct("venncal.enir.ENIRCalibrator"),
+              about="ensemble of near-isotonic regressions"),
+    Candidate("ivap", BINARY, _construct("venncal.venn_abers.VennAbersCalibrator"),
+              intervals=True, about="inductive Venn-Abers predictor"),
+    Candidate("cvap", BINARY, _construct("venncal.venn_abers.CrossVennAbersCalibrator"),
+              intervals=True, about="cross Venn-Abers predictor (5 inner folds)"),
+    Candidate("uncalibrated", MULTICLASS, _uncalibrated, ("proba", "logit"),
+              about="the scores themselves (proba), or their softmax (logit)"),
+    Candidate("temperature", MULTICLASS,
+              _construct("venncal.parametric.TemperatureCalibrator", score=True),
+              ("proba", "logit"), about="temperature scaling"),
+    Candidate("ovr-platt", MULTICLASS, _multiclass("OneVsRestCalibrator", "platt"),
+              about="one-vs-rest Platt scaling, renormalised"),
+    Candidate("ovr-isotonic", MULTICLASS, _multiclass("OneVsRestCalibrator", "isotonic"),
+              about="one-vs-rest isotonic regression, renormalised"),
+    Candidate("ovr-ivap", MULTICLASS, _multiclass("OneVsRestCalibrator", "ivap"),
+              intervals=True, about="one-vs-rest inductive Venn-Abers, renormalised"),
+    Candidate("ovo-ivap", MULTICLASS, _multiclass("OneVsOneCalibrator", "ivap"),
+              intervals=True, about="one-vs-one inductive Venn-Abers, coupled (price)"),
+)
+
+
+def candidates_for(problem: str, score, methods: Sequence[str] | None) -> list[Candidate]:
+    """The candidates of ``methods`` (default: every applicable one) for a problem and score kind.
+
+    Raises
+    ------
+    ValueError
+        For a method that is not in :data:`CANDIDATES`, or not applicable here (saying why).
+    """
+    from ..tables import Param, ParameterError
+
+    mine = [c for c in CANDIDATES if c.problem == problem]
+    if methods is None:
+        return [c for c in mine if score in c.scores]
+    if isinstance(methods, str) or not len(methods):
+        raise ParameterError(Param("methods"), " must be a non-empty list of method names; got "
+                             f"{methods!r}")
+    by_name = {c.name: c for c in mine}
+    chosen = []
+    for name in methods:
+        if name not in by_name:
+            raise ParameterError(
+                Param("methods"), f" names {name!r}, which is not a method for {problem} "
+                "scores; methods: " + ", ".join(by_name)
+            )
+        cand = by_name[name]
+        if score not in cand.scores:
+            raise ParameterError(
+                Param("methods"), f" names {name!r}, which needs ", Param("score"),
+                " " + " or ".join(repr(k) for k in cand.scores if k) + f"; got {score!r}"
+            )
+        if cand not in chosen:
+            chosen.append(cand)
+    return chosen

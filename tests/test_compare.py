@@ -1,0 +1,265 @@
+"""venncal.compare: cross-validated comparison of the calibrators (issue 25, deliverable 4)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import venncal
+from venncal.comparison import _candidates, compare
+from venncal.comparison._ranking import average_ranks, mean_ranks, recommend, win_rates
+from venncal.comparison._run import stratified_folds
+
+FAST = ["uncalibrated", "platt", "histogram", "ivap"]
+
+
+def _binary(n=400, seed=0, slope=3.0):
+    rng = np.random.default_rng(seed)
+    s = rng.normal(size=n)
+    return s, rng.random(n) < 1 / (1 + np.exp(-slope * s))
+
+
+def _multiclass(n=300, seed=0, temperature=2.0):
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=(n, 3)) * 2
+    p = np.exp(z / temperature)
+    p /= p.sum(axis=1, keepdims=True)
+    return z, np.array([rng.choice(3, p=row) for row in p])
+
+
+def _without_times(d: dict) -> dict:
+    for m in d["methods"].values():
+        m.pop("fit_time"), m.pop("predict_time")
+    return d
+
+
+def test_exported_from_the_package_root():
+    assert venncal.compare is compare
+
+
+def test_deterministic_under_the_seed_bit_for_bit():
+    s, y = _binary()
+    a = compare(s, y, score="logit", methods=FAST, folds=3, seed=7)
+    b = compare(s, y, score="logit", methods=FAST, folds=3, seed=7)
+    assert _without_times(a.to_dict()) == _without_times(b.to_dict())
+    for m in FAST:
+        assert a.predictions(m).tobytes() == b.predictions(m).tobytes()
+    c = compare(s, y, score="logit", methods=FAST, folds=3, seed=8)
+    assert c.predictions("platt").tobytes() != a.predictions("platt").tobytes()
+
+
+def test_stratified_folds_balance_every_class():
+    codes = np.repeat([0, 1, 2], [10, 7, 4])
+    f = stratified_folds(codes, 3, np.random.default_rng(0))
+    for k, n_k in enumerate([10, 7, 4]):
+        counts = np.bincount(f[codes == k], minlength=3)
+        assert counts.max() - counts.min() <= 1 and counts.sum() == n_k
+    assert np.bincount(f).max() - np.bincount(f).min() <= 1
+
+
+def test_binary_every_applicable_method_and_metric():
+    s, y = _binary(300)
+    result = compare(s, y, score="logit", folds=2)
+    assert result.methods == ("uncalibrated", "platt", "isotonic", "histogram", "bbq", "enir",
+                              "ivap", "cvap")
+    assert result.metrics == ("log_loss", "brier", "ece", "accuracy", "interval_width")
+    assert set(result.ranked) == set(result.methods)  # nothing failed
+    assert np.isnan(result.mean("platt")["interval_width"])
+    assert result.mean("ivap")["interval_width"] > 0
+    assert result.recommendation.method in result.methods
+    # Without a score kind the reference row cannot read the score as a probability.
+    assert "uncalibrated" not in compare(s, y, folds=2, methods=None).methods
+
+
+def test_multiclass_methods_metrics_and_json():
+    z, y = _multiclass()
+    result = compare(z, np.array(["a", "b", "c"])[y], score="logit", folds=2)
+    assert result.methods == ("uncalibrated", "temperature", "ovr-platt", "ovr-isotonic",
+                              "ovr-ivap", "ovo-ivap")
+    assert "top_label_ece" in result.metrics and "classwise_ece" in result.metrics
+    assert not any(result.failures(m) for m in result.methods)
+    d = json.loads(json.dumps(result.to_dict(), allow_nan=False))
+    assert d["classes"] == ["a", "b", "c"] and d["recommendation"]["method"]
+    # Margins: no reference row, no temperature scaling.
+    margins = compare(z, y, score="margin", folds=2, methods=None)
+    assert margins.methods == ("ovr-platt", "ovr-isotonic", "ovr-ivap", "ovo-ivap")
+
+
+def test_known_answer_overconfident_scores():
+    """Scores 4x too confident: every calibrator beats the raw scores on every fold."""
+    s, y = _binary(1500, seed=1, slope=1.0)
+    result = compare(4 * s, y, score="logit", methods=["uncalibrated", "platt", "histogram"],
+                     folds=3)
+    assert result.ranks["log_loss"]["uncalibrated"] == 3.0
+    assert result.ranks["brier"]["uncalibrated"] == 3.0
+    for method in ("platt", "histogram"):
+        assert result.win_rates[method]["uncalibrated"] == 1.0
+        assert result.win_rates["uncalibrated"][method] == 0.0
+    assert result.ranked[-1] == "uncalibrated"
+    assert result.recommendation.method in ("platt", "histogram")
+    assert "uncalibrated" not in result.recommendation.within_noise
+
+
+def test_ranks_and_win_rates_on_a_constructed_table():
+    assert average_ranks(np.array([2.0, 1.0, 2.0])).tolist() == [2.5, 1.0, 2.5]
+    losses = {"a": np.array([0.1, 0.1, 0.3]), "b": np.array([0.2, 0.1, 0.2]),
+              "c": np.array([0.3, 0.3, 0.4])}
+    assert mean_ranks(losses) == {"a": (1 + 1.5 + 2) / 3, "b": (2 + 1.5 + 1) / 3, "c": 3.0}
+    rates = win_rates(losses)
+    assert rates["a"]["b"] == pytest.approx(1.5 / 3) and rates["b"]["a"] == pytest.approx(1.5 / 3)
+    assert rates["a"]["c"] == 1.0 and rates["c"]["a"] == 0.0
+
+
+def test_recommendation_venn_abers_within_noise_and_ties():
+    ll = {"platt": np.array([0.40, 0.41, 0.39]), "ivap": np.array([0.41, 0.40, 0.40]),
+          "bad": np.array([0.60, 0.61, 0.62])}
+    order = ["platt", "ivap", "bad"]
+    ranks = mean_ranks(ll)
+    gives = {"platt": False, "ivap": True, "bad": False}
+    rec = recommend(order, ranks, ll, gives, intervals=False)
+    assert rec.method == "ivap" and rec.best == "platt" and "within noise" in rec.reason
+    assert rec.within_noise == ("platt", "ivap")
+    far = {**ll, "ivap": np.array([0.50, 0.51, 0.52])}
+    rec = recommend(order, mean_ranks(far), far, gives, intervals=False)
+    assert rec.method == "platt"
+    rec = recommend(order, mean_ranks(far), far, gives, intervals=True)
+    assert rec.method == "ivap" and "intervals were asked for" in rec.reason
+    same = {m: np.array([0.5, 0.5]) for m in order}
+    rec = recommend(order, mean_ranks(same), same, gives, intervals=False)
+    assert "tied on mean rank" in rec.reason and "all 3 methods are within noise" in rec.reason
+    assert recommend([], {}, {}, {}, False).method is None
+
+
+class _FailsOnFirstFold:
+    """A calibrator that cannot be fitted when its training part starts at row 0."""
+
+    def __init__(self, kind, classes):
+        pass
+
+    def fit(self, scores, y, sample_weight=None):
+        if scores.shape[0] and scores[0] == self.first:
+            raise ValueError("boom on this fold")
+        return self
+
+    def predict_proba(self, scores):
+        return np.full((len(scores), 2), 0.5)
+
+
+def test_failed_methods_are_reported_not_dropped(monkeypatch):
+    s, y = _binary(90)
+    _FailsOnFirstFold.first = s[0]
+    extra = _candidates.Candidate("fragile", _candidates.BINARY, _FailsOnFirstFold)
+    monkeypatch.setattr(_candidates, "CANDIDATES", (*_candidates.CANDIDATES, extra))
+    result = compare(s, y, score="logit", methods=["platt", "fragile"], folds=3)
+    failures = result.failures("fragile")
+    assert len(failures) == 2 and all("ValueError: boom on this fold" in r for r in failures.values())
+    assert result.methods == ("platt", "fragile") and result.ranked == ("platt",)
+    assert result.to_dict()["methods"]["fragile"]["failures"]
+    assert "fragile failed on fold" in result.to_text()
+    assert [v is None for v in result.fold_values("fragile")].count(True) == 2
+
+
+def test_a_class_missing_from_a_training_part_is_a_reported_failure():
+    rng = np.random.default_rng(0)
+    z, y = rng.normal(size=(60, 3)), rng.integers(0, 2, 60)
+    y[5] = 2  # one row of class 2: the fold that holds it trains without it
+    result = compare(z, y, score="logit", methods=["temperature", "ovr-platt"], folds=2)
+    assert result.failures("temperature") == {}
+    (fold, reason), = result.failures("ovr-platt").items()
+    assert "no calibration rows" in reason and result.fold_values("ovr-platt")[fold] is None
+    assert result.ranked == ("temperature",) and result.recommendation.method == "temperature"
+    assert np.isnan(result.predictions("ovr-platt")).any()
+
+
+@pytest.mark.parametrize("weight", [1e-310, 1e-300, 1e308])
+def test_edges_constant_scores_and_extreme_weights(weight):
+    rng = np.random.default_rng(1)
+    y = rng.random(40) < 0.3
+    for s in (np.zeros(40), np.repeat([1e-310, 1 - 2**-53], 20), rng.normal(size=40)):
+        result = compare(s, y, score="proba" if s.max() <= 1 and s.min() >= 0 else "logit",
+                         folds=2, methods=["uncalibrated", "platt", "isotonic", "ivap"],
+                         sample_weight=np.full(40, weight))
+        json.dumps(result.to_dict(), allow_nan=False)
+        assert result.recommendation.method is not None or not result.ranked
+        for m in result.methods:
+            for reason in result.failures(m).values():
+                assert reason.split(":")[0] in ("ValueError", "TypeError")
+
+
+@pytest.mark.parametrize("coding", ["bool", "int", "text"])
+def test_label_codings_give_the_same_comparison(coding):
+    s, y = _binary(200)
+    ref = compare(s, y, score="logit", methods=["platt", "ivap"], folds=2)
+    labels = {"bool": y, "int": np.where(y, 7, 3), "text": np.where(y, "yes", "no")}[coding]
+    got = compare(s, labels, score="logit", methods=["platt", "ivap"], folds=2)
+    assert got.fold_values("ivap") == ref.fold_values("ivap")
+    flipped = compare(-s, ~y, score="logit", methods=["platt"], folds=2,
+                      classes=[True, False])
+    assert flipped.mean("platt")["log_loss"] == pytest.approx(ref.mean("platt")["log_loss"],
+                                                              rel=1e-6)
+
+
+def test_weights_scale_free_and_used():
+    """Weights are frequency weights: those that fit by the weights' ratios only (not Platt,
+    whose targets' prior counts rows) give the same comparison for doubled weights."""
+    s, y = _binary(200)
+    methods = ["uncalibrated", "isotonic", "histogram"]
+    ones = compare(s, y, score="logit", methods=methods, folds=2, sample_weight=np.ones(200))
+    twos = compare(s, y, score="logit", methods=methods, folds=2,
+                   sample_weight=np.full(200, 2.0))
+    for m in methods:
+        for metric, v in ones.mean(m).items():
+            assert twos.mean(m)[metric] == pytest.approx(v, rel=1e-9, nan_ok=True)
+    w = np.where(y, 5.0, 1.0)
+    skewed = compare(s, y, score="logit", methods=methods, folds=2, sample_weight=w)
+    assert skewed.mean("histogram")["brier"] != ones.mean("histogram")["brier"]
+    with pytest.raises(ValueError, match="sample_weight"):
+        compare(s, y, score="logit", sample_weight=-np.ones(200))
+
+
+def test_bad_input_is_a_clear_error():
+    s, y = _binary(50)
+    z, yk = _multiclass(50)
+    with pytest.raises(ValueError, match="score must be 'proba', 'logit' or 'margin'"):
+        compare(z, yk)
+    with pytest.raises(ValueError, match="not a method for binary"):
+        compare(s, y, methods=["temperature"])
+    with pytest.raises(ValueError, match="'uncalibrated', which needs score"):
+        compare(z, yk, score="margin", methods=["uncalibrated"])
+    with pytest.raises(ValueError, match="folds must be an integer >= 2"):
+        compare(s, y, folds=1)
+    with pytest.raises(ValueError, match="folds=60 is more than the 50 rows"):
+        compare(s, y, folds=60)
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        compare(s, y, score="proba")
+    with pytest.raises(ValueError, match="classes"):
+        compare(z, yk[:50] % 2, score="logit")
+
+
+def test_progress_outputs_and_plot():
+    s, y = _binary(120)
+    seen = []
+
+    class Bar:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def update(self, count, fraction):
+            seen.append((count, fraction))
+
+    result = compare(s, y, score="logit", methods=["platt", "ivap"], folds=2,
+                     progress=lambda label: Bar())
+    assert seen[-1] == (4, 1.0) and len(seen) == 4
+    text = result.to_text()
+    assert "recommendation:" in text and "win rates by log loss" in text
+    pd = pytest.importorskip("pandas")
+    frame = result.to_frame()
+    assert isinstance(frame, pd.DataFrame) and list(frame.index) == ["platt", "ivap"]
+    pytest.importorskip("matplotlib")
+    ax = result.plot()
+    assert {line.get_label() for line in ax.get_lines()} >= {"platt", "ivap"}
