@@ -77,6 +77,7 @@ __all__ = [
     "WeightScaleWarning",
     "__version__",
     "brier_minimax",
+    "compare",
     "load",
     "log_minimax",
     "merge_folds",
@@ -112,6 +113,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; never executed
         QuantizedIsotonicCalibrator,
     )
     from .chain import ChainedCalibrator
+    from .comparison import compare
     from .enir import ENIRCalibrator, near_isotonic_path
     from .estimators import CalibratedClassifier, FullVennAbersClassifier, VennAbersClassifier
     from .multiclass import OneVsOneCalibrator, OneVsRestCalibrator

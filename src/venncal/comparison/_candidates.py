@@ -54,13 +54,30 @@ class Candidate(NamedTuple):
     about: str = ""
 
 
+#: The ``score=`` a calibrator of "proba" | "logit" is given for each score kind (a margin
+#: is a real score like a logit; a score of unstated scale leaves the class's default).
+_SCORE_PARAM = {"proba": "proba", "logit": "logit", "margin": "logit", None: None}
+
+
 def _construct(path: str, *, score: bool = False, **params) -> Callable:
     """A builder of the class at ``path`` (``classes=``, and ``score=`` when ``score``)."""
 
     def build(kind, classes):
         module, _, name = path.rpartition(".")
         cls = getattr(importlib.import_module(module), name)
-        return cls(classes=classes, **({"score": kind} if score else {}), **params)
+        given = _SCORE_PARAM.get(kind, kind) if score else None
+        return cls(classes=classes, **({"score": given} if given else {}), **params)
+
+    return build
+
+
+def _chain(first: Callable, then: Callable, fitting: str = "same") -> Callable:
+    """A builder of ``ChainedCalibrator(first, then)``: ``then`` runs on probabilities."""
+
+    def build(kind, classes):
+        from ..chain import ChainedCalibrator
+
+        return ChainedCalibrator(first(kind, classes), then("proba", classes), fitting=fitting)
 
     return build
 
@@ -119,8 +136,14 @@ def _uncalibrated(kind, classes):
 CANDIDATES: tuple[Candidate, ...] = (
     Candidate("uncalibrated", BINARY, _uncalibrated, ("proba", "logit"),
               about="the scores themselves (proba), or their logistic function (logit)"),
-    Candidate("platt", BINARY, _construct("venncal.baselines.PlattCalibrator"),
-              about="Platt scaling: logistic regression on the score"),
+    Candidate("platt", BINARY, _construct("venncal.baselines.PlattCalibrator", score=True),
+              about="Platt scaling: logistic regression on the score (on the log-odds of a "
+                    "probability)"),
+    Candidate("beta", BINARY, _construct("venncal.parametric.BetaCalibrator", score=True),
+              ("proba", "logit"), about="Beta calibration, three parameters (abm)"),
+    Candidate("quadratic-logistic", BINARY,
+              _construct("venncal.parametric.QuadraticLogisticCalibrator", score=True),
+              about="logistic regression on the log-odds and its square"),
     Candidate("isotonic", BINARY, _construct("venncal.baselines.IsotonicCalibrator"),
               about="isotonic regression"),
     Candidate("histogram", BINARY, _construct("venncal.baselines.HistogramBinningCalibrator"),
@@ -146,6 +169,12 @@ CANDIDATES: tuple[Candidate, ...] = (
               intervals=True, about="one-vs-rest inductive Venn-Abers, renormalised"),
     Candidate("ovo-ivap", MULTICLASS, _multiclass("OneVsOneCalibrator", "ivap"),
               intervals=True, about="one-vs-one inductive Venn-Abers, coupled (price)"),
+    Candidate("temperature+ovr-ivap", MULTICLASS,
+              _chain(_construct("venncal.parametric.TemperatureCalibrator", score=True),
+                     _multiclass("OneVsRestCalibrator", "ivap")),
+              ("proba", "logit"), intervals=True,
+              about="temperature scaling, then one-vs-rest Venn-Abers on its probabilities "
+                    "(fitted on the same rows)"),
 )
 
 
