@@ -62,8 +62,8 @@ def test_stratified_folds_balance_every_class():
 def test_binary_every_applicable_method_and_metric():
     s, y = _binary(300)
     result = compare(s, y, score="logit", folds=2)
-    assert result.methods == ("uncalibrated", "platt", "isotonic", "histogram", "bbq", "enir",
-                              "ivap", "cvap")
+    assert result.methods == ("uncalibrated", "platt", "beta", "quadratic-logistic", "isotonic",
+                              "histogram", "bbq", "enir", "ivap", "cvap")
     assert result.metrics == ("log_loss", "brier", "ece", "accuracy", "interval_width")
     assert set(result.ranked) == set(result.methods)  # nothing failed
     assert np.isnan(result.mean("platt")["interval_width"])
@@ -77,7 +77,7 @@ def test_multiclass_methods_metrics_and_json():
     z, y = _multiclass()
     result = compare(z, np.array(["a", "b", "c"])[y], score="logit", folds=2)
     assert result.methods == ("uncalibrated", "temperature", "ovr-platt", "ovr-isotonic",
-                              "ovr-ivap", "ovo-ivap")
+                              "ovr-ivap", "ovo-ivap", "temperature+ovr-ivap")
     assert "top_label_ece" in result.metrics and "classwise_ece" in result.metrics
     assert not any(result.failures(m) for m in result.methods)
     d = json.loads(json.dumps(result.to_dict(), allow_nan=False))
