@@ -231,7 +231,7 @@ def run(args: argparse.Namespace) -> int:
                             alpha=args.alpha, clip=args.clip, positive=positive,
                             changes=None if args.changes == "none" else args.changes,
                             threshold=args.threshold, progress=progress)
-    log10, proba, s, _ = monitored
+    log10, proba, s = monitored
     if args.output:
         _write_steps(args.output, args.sep, p, y01, proba, log10)
         report.info(f"per-step values written to {args.output}")

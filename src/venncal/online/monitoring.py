@@ -62,7 +62,6 @@ class Monitored(NamedTuple):
     log10_martingale: np.ndarray
     protected_proba: np.ndarray
     summary: dict
-    changes: object = None
 
 
 def check_forecasts(p: np.ndarray, y01: np.ndarray, source: str) -> None:
@@ -126,8 +125,8 @@ def monitor(p, y01, family: str = DEFAULT_FAMILY, *, jump_rate: float = 0.01, me
     Returns
     -------
     Monitored
-        With ``changes``: the :class:`~venncal.online.changepoint.ChangePoints`
-        (None without a procedure).
+        The summary's ``"changes"`` holds the procedure, threshold and alarm
+        steps (None without a procedure).
     """
     from . import JumperPredictor, MeanJumper
     from .families import named
@@ -173,7 +172,7 @@ def monitor(p, y01, family: str = DEFAULT_FAMILY, *, jump_rate: float = 0.01, me
         "base": base,
         "protected": protected,
     }
-    return Monitored(log10, proba, summary, found)
+    return Monitored(log10, proba, summary)
 
 
 def json_ready(value):
@@ -236,11 +235,11 @@ def plot(result: Monitored, y01, p, title: str = ""):
                  label=f"alarm level 1/{s['alpha']:g}")
     if s["alarm"] is not None:
         left.axvline(s["alarm"], color="C3", lw=0.9, label=f"alarm at step {s['alarm']:,}")
-    changes = result.changes
-    if changes is not None and changes.alarms.size:
-        steps = changes.alarms
+    changes = s.get("changes")
+    if changes and changes["alarms"]:
+        steps = np.array(changes["alarms"])
         left.plot(steps, log10[steps - 1], ls="none", marker="v", ms=5, color="C1",
-                  label=f"{changes.procedure} change points ({steps.size:,})")
+                  label=f"{changes['procedure']} change points ({steps.size:,})")
     left.set_xlabel("step n")
     left.set_ylabel("log10 S_n")
     left.set_title("Jumper test martingale", fontsize=10)
