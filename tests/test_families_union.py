@@ -202,3 +202,20 @@ def test_union_is_a_test_martingale_ville():
     # 1/alpha is at most alpha plus binomial slack (measured: 14 of 2,000, 0.007).
     hits = _ville(named("shift+confidence"), 0.01, 2000, 1000, seed=0)
     assert hits <= binom.ppf(0.999, 2000, 0.01)
+
+
+@pytest.mark.parametrize("fam", [cox(), cox2(), cox([0.0, -1.0, 3.0, 1e-300, 1e300]),
+                                 cox2([(0.0, 0.0), (2.0, 0.0), (-1e3, 2.0), (1.0, -3.0)])],
+                         ids=["cox", "cox2", "cox-edges", "cox2-edges"])
+def test_cox_tables_at_once_equal_the_functions_one_by_one(fam):
+    # Cox's tables are evaluated for every function at once (one call of expit for a single
+    # forecast, not K): the values are those of each function, bit for bit.
+    p = np.concatenate([np.random.default_rng(0).random(500), EDGES])
+    one_by_one = np.vstack([fam._evaluate_one(k, p) for k in range(len(fam))])
+    np.testing.assert_array_equal(fam.table(p), one_by_one)
+
+
+def test_empty_forecasts_give_empty_tables():
+    # table([]) raised numpy's "zero-size array to reduction operation minimum".
+    for fam in (quadratic(), cox(), family(_square), named("shift+confidence")):
+        assert fam.table([]).shape == (len(fam), 0)

@@ -143,12 +143,18 @@ class CalibratingFamily:
         if self.kind in ("quadratic", "cubic"):
             out = np.empty((len(self), p.shape[0]))
             polynomial_values(FAMILY_KINDS[self.kind], self.params, p, out)
+        elif self.kind in ("cox", "cox2"):  # _cox2 on every row at once, value for value
+            theta = self._kernel_params()
+            with np.errstate(invalid="ignore"):
+                z = theta[:, 1:] * logit(p)[None, :]
+            z[theta[:, 1] == 0.0] = 0.0
+            out = expit(theta[:, :1] + z)
         else:
             out = np.empty((len(self), p.shape[0]))
             for k in range(len(self)):
                 out[k] = self._evaluate_one(k, p)
         # min and max propagate NaN, which fails both comparisons.
-        if not (out.min() >= 0.0 and out.max() <= 1.0):
+        if out.size and not (out.min() >= 0.0 and out.max() <= 1.0):
             k, i = np.argwhere(~((out >= 0.0) & (out <= 1.0)))[0]
             raise ValueError(
                 f"calibrating function {self.labels[k]} maps p={float(p[i])!r} (index {i}) to "
