@@ -9,7 +9,14 @@ import numpy as np
 import pytest
 
 from venncal.cli import main
-from venncal.online import JumperPredictor, MeanJumper, quadratic
+from venncal.online import (
+    JumperPredictor,
+    MeanJumper,
+    detect_changes,
+    log10_factors,
+    named,
+    quadratic,
+)
 
 
 def run(capsys, *argv):
@@ -36,7 +43,8 @@ def test_numbers_equal_the_library(stream, capsys, tmp_path):
     path, p, y01 = stream
     steps = tmp_path / "steps.csv"
     code, out, err = run(
-        capsys, "monitor", path, "--prob-col", "p", "--label-col", "y", "--json", "-o", str(steps)
+        capsys, "monitor", path, "--prob-col", "p", "--label-col", "y", "--json", "-o", str(steps),
+        "--family", "quadratic",  # the default is shift+confidence since issue 26
     )
     assert code == 0, err
     s = json.loads(out)
@@ -68,6 +76,8 @@ def test_block_by_block_equals_one_run(stream, capsys, monkeypatch):
         "--mean",
         "--json",
         "--progress",
+        "--family",
+        "quadratic",
     )
     assert code == 0
     whole = MeanJumper(quadratic()).run(p, y01)
@@ -154,7 +164,11 @@ def test_errors_are_one_line_and_exit_2(rows, extra, message, capsys, tmp_path):
         ["--clip", "0.5"],
         ["--alpha", "1"],
         ["--family", "quartic"],
+        ["--family", "quadratic+quartic"],
         ["--mean", "--jump-rate", "0.1"],
+        ["--threshold", "1"],
+        ["--threshold", "inf"],
+        ["--changes", "page"],
     ],
 )
 def test_bad_options_are_usage_errors(options, capsys, tmp_path):
@@ -256,3 +270,78 @@ def test_jump_rate_in_the_half_open_interval(rate, ok, capsys):
             build_parser().parse_args(["monitor", "x.csv", "--prob-col", "p", "--label-col", "y",
                                        "--jump-rate", rate])
         assert "must lie in (0, 1]" in capsys.readouterr().err
+
+
+# -- issue 26: the default family, change points ---------------------------------------
+
+
+def _drift_stream(tmp_path, kind, seed=0, n=4601):
+    """A confident model (logit ~ N(0, 3)) whose second half of labels drifts.
+
+    ``"confidence"``: the truth is ``0.5 + 0.5 (p - 0.5)`` (issue 26's Spambase example,
+    synthetic: Spambase is not among the shared data sets); ``"shift"``: ``p + 0.1``.
+    """
+    rng = np.random.default_rng(seed)
+    p = 1 / (1 + np.exp(-rng.normal(0, 3, n)))
+    truth = p.copy()
+    late = np.arange(n) >= n // 2
+    truth[late] = 0.5 + 0.5 * (p[late] - 0.5) if kind == "confidence" else np.minimum(
+        p[late] + 0.1, 1.0)
+    y = (rng.random(n) < truth).astype(int)
+    path = tmp_path / f"{kind}.csv"
+    path.write_text("p,y\n" + "".join(f"{a!r},{b}\n" for a, b in zip(p.tolist(), y.tolist(), strict=True)))
+    return str(path), p, y == 1
+
+
+@pytest.mark.parametrize("kind", ["confidence", "shift"])
+def test_the_default_sees_confidence_and_shift_drifts(kind, capsys, tmp_path):
+    path, p, y01 = _drift_stream(tmp_path, kind)
+    code, out, err = run(capsys, "monitor", path, "--prob-col", "p", "--label-col", "y", "--json")
+    assert code == 0, err
+    s = json.loads(out)
+    assert s["family"] == "shift+confidence"
+    assert s["alarm"] is not None and s["alarm"] > 4601 // 2  # after the drift, no false alarm
+    assert s["changes"]["alarms"] and min(s["changes"]["alarms"]) > 4601 // 2
+    res = JumperPredictor(named("shift+confidence"), 0.01).run(p, y01)
+    assert s["final_log10_S"] == res.log10_final
+    if kind == "confidence":  # the paper's quadratic family alone does not see it
+        assert JumperPredictor(quadratic(), 0.01).run(p, y01).alarm(0.01) is None
+
+
+def test_change_points_in_text_and_json(stream, capsys):
+    path, p, y01 = stream
+    code, out, err = run(capsys, "monitor", path, "--prob-col", "p", "--label-col", "y",
+                         "--json", "--changes", "shiryaev-roberts", "--threshold", "1e3")
+    assert code == 0, err
+    s = json.loads(out)
+    res = JumperPredictor(named("shift+confidence"), 0.01).run(p, y01)
+    want = detect_changes(log10_factors(res.log10_martingale), procedure="shiryaev-roberts",
+                          threshold=1e3)
+    assert s["changes"] == {"procedure": "shiryaev-roberts", "threshold": 1000.0,
+                            "alarms": want.alarms.tolist()}
+    code, out, _ = run(capsys, "monitor", path, "--prob-col", "p", "--label-col", "y")
+    line = next(ln for ln in out.splitlines() if ln.startswith("change points"))
+    cusum = detect_changes(log10_factors(res.log10_martingale), threshold=100.0).alarms
+    assert line == "change points (cusum, threshold 100): " + ", ".join(f"{a:,}" for a in cusum)
+    code, out, _ = run(capsys, "monitor", path, "--prob-col", "p", "--label-col", "y",
+                       "--changes", "none", "--json")
+    assert json.loads(out)["changes"] is None
+
+
+def test_plot_marks_the_change_points(stream, capsys, tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    import venncal.plotting
+
+    made = []
+    real = venncal.plotting.figure
+    monkeypatch.setattr(venncal.plotting, "figure",
+                        lambda *a, **k: made.append(real(*a, **k)) or made[-1])
+    path, _, _ = stream
+    code, out, err = run(capsys, "monitor", path, "--prob-col", "p", "--label-col", "y",
+                         "--plot", str(tmp_path / "m.png"), "--json")
+    assert code == 0, err
+    alarms = json.loads(out)["changes"]["alarms"]
+    assert alarms
+    (fig,) = made
+    marks = [ln for ln in fig.axes[0].get_lines() if "change points" in ln.get_label()]
+    assert len(marks) == 1 and list(marks[0].get_xdata()) == alarms

@@ -28,7 +28,7 @@ from ._common import (
 from ._labels import add_positive_label_option, binary_labels, positive_label_option
 from ._progress import Reporter
 
-__all__ = ["FAMILIES", "add_parser", "make_family", "run"]
+__all__ = ["FAMILIES", "add_parser", "run"]
 
 #: Calibrating families of ``--family`` and the parameter grids used for each
 #: (kept in step with :data:`venncal.online.families.NAMED`; written here so that
@@ -38,20 +38,9 @@ FAMILIES = {
     "cubic": "eq. (3), the identity and a in {-1, -0.5, 0.5, 1} x b in {0.25, 0.5, 0.75}",
     "cox": "eq. (4), beta in {0.5, 0.75, 1, 1.5, 2}",
     "cox2": "eq. (5), alpha in {-1, -0.5, 0, 0.5, 1} x beta in {0.5, 1, 2}",
+    "shift+confidence": "quadratic+cubic+cox: shifts, over- and underconfidence about b, "
+                        "sharpening and softening; the identity once (21 functions)",
 }
-
-
-def make_family(name: str):
-    """Return the calibrating family ``--family name`` stands for (see :data:`FAMILIES`).
-
-    Examples
-    --------
-    >>> len(make_family("quadratic")), len(make_family("cox2"))
-    (5, 15)
-    """
-    from ..online.families import named
-
-    return named(name)
 
 
 def _unit_interval(text: str, *, low: float, high: float, what: str) -> float:
@@ -80,6 +69,13 @@ def _clip(text: str) -> float:
 
 def _alpha(text: str) -> float:
     return _unit_interval(text, low=0.0, high=1.0, what="--alpha")
+
+
+def _family(text: str) -> str:
+    if text in FAMILIES or set(text.split("+")) <= FAMILIES.keys():
+        return text
+    raise argparse.ArgumentTypeError(f"unknown family {text!r}; choose {', '.join(FAMILIES)}, "
+                                     "or names joined by '+'")
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -124,11 +120,21 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 def _add_jumper_options(parser: argparse.ArgumentParser) -> None:
     """Add the Jumper's and the outputs' options to the ``monitor`` parser."""
     parser.add_argument(
-        "--family",
-        choices=tuple(FAMILIES),
-        default="quadratic",
-        help="calibrating family (default: quadratic)",
+        "--family", type=_family, default="shift+confidence", metavar="NAME",
+        help="calibrating family, or names joined by '+' for their union (default: "
+        "shift+confidence = quadratic+cubic+cox, which bets on shifts and on over- and "
+        "underconfidence: the paper's quadratic family alone cannot see a model that is "
+        "too confident)",
     )
+    parser.add_argument(
+        "--changes", choices=("cusum", "shiryaev-roberts", "ville", "none"), default="cusum",
+        help="change points over the betting factors, restarted after each alarm (default: "
+        "cusum); calibrated forecasts give a mean run >= T to a false alarm",
+    )
+    parser.add_argument("--threshold", metavar="T", help="change points' alarm level T > 1 "
+                        "(default: 1/alpha; shiryaev-roberts alarms falsely about every T "
+                        "steps)", type=lambda t: _unit_interval(
+                            t, low=1.0, high=math.inf, what="--threshold"))
     rates = parser.add_mutually_exclusive_group()
     rates.add_argument(
         "--jump-rate",
@@ -223,7 +229,8 @@ def run(args: argparse.Namespace) -> int:
     with report.progress("monitoring", unit="steps") as progress:
         monitored = monitor(p, y01, args.family, jump_rate=args.jump_rate, mean=args.mean,
                             alpha=args.alpha, clip=args.clip, positive=positive,
-                            progress=progress)
+                            changes=None if args.changes == "none" else args.changes,
+                            threshold=args.threshold, progress=progress)
     log10, proba, s = monitored
     if args.output:
         _write_steps(args.output, args.sep, p, y01, proba, log10)

@@ -11,7 +11,10 @@ compiled call (``run(p, y)``, returning the trajectories).
   Vovk, Petej & Gammerman 2021 (adaptive calibration: test martingales against, and online
   protection of, a deployed model's probabilities).
 - Calibrating families for them: :func:`quadratic`, :func:`cubic`,
-  :func:`cox`, :func:`cox2`, and :func:`family` for the user's own functions.
+  :func:`cox`, :func:`cox2`, :func:`family` for the user's own functions,
+  :func:`union` (or ``+``) of families, and :func:`named` (e.g. ``"shift+confidence"``).
+- :func:`detect_changes`: CUSUM, Shiryaev-Roberts and Ville change points over a
+  martingale's betting factors (:func:`log10_factors`), with restarts.
 - :class:`ProtectedClassifier`: a scikit-learn classifier whose probabilities
   are protected by the Jumper over a labelled stream (imports scikit-learn
   when first used).
@@ -30,12 +33,14 @@ Examples
 
 from ._base import OnlineCalibrator
 from ._state import JumperResult
-from .families import CalibratingFamily, cox, cox2, cubic, family, quadratic
+from .changepoint import ChangePoints, detect_changes, log10_factors
+from .families import CalibratingFamily, cox, cox2, cubic, family, named, quadratic, union
 from .jumper import JumperMartingale, JumperPredictor, MeanJumper
 from .quantized import OrderedQuantizedIsotonic, QuantizedIsotonic
 
 __all__ = [
     "CalibratingFamily",
+    "ChangePoints",
     "JumperMartingale",
     "JumperPredictor",
     "JumperResult",
@@ -47,8 +52,12 @@ __all__ = [
     "cox",
     "cox2",
     "cubic",
+    "detect_changes",
     "family",
+    "log10_factors",
+    "named",
     "quadratic",
+    "union",
 ]
 
 

@@ -12,7 +12,10 @@ different times, turns the base forecasts ``p`` into better forecasts
 * :func:`cox2`: ``f_{alpha,beta}(p) = p^beta e^alpha / (p^beta e^alpha + (1 - p)^beta)``
   (eq. (5));
 
-and :func:`family` for any finite list of the user's own vectorised functions.
+and :func:`family` for any finite list of the user's own vectorised functions;
+:func:`union` (or ``+``) joins families into one, e.g. ``quadratic() + cox()``,
+which bets on shifts and on confidence at once (``named("shift+confidence")`` is
+``quadratic() + cubic() + cox()``).
 
 Besides the values ``f(p)`` (the forecasts), a family gives the Jumper the
 likelihood ratios ``B_{f(p)}(y) / B_p(y)`` of Algorithm 1 line 5
@@ -42,7 +45,8 @@ from scipy.special import expit, logit
 
 from .._kernels.jumper import FAMILY_KINDS, family_ratios, polynomial_values, value_ratios
 
-__all__ = ["NAMED", "CalibratingFamily", "cox", "cox2", "cubic", "family", "named", "quadratic"]
+__all__ = ["NAMED", "CalibratingFamily", "cox", "cox2", "cubic", "family", "named", "quadratic",
+           "union"]
 
 _GRID = np.linspace(0.0, 1.0, 1001)
 
@@ -95,6 +99,27 @@ class CalibratingFamily:
     def __repr__(self) -> str:
         return f"CalibratingFamily({self.kind!r}, {', '.join(self.labels)})"
 
+    def __add__(self, other):
+        """``fam1 + fam2`` is :func:`union` ``(fam1, fam2)``."""
+        if not isinstance(other, CalibratingFamily):
+            return NotImplemented
+        return union(self, other)
+
+    def is_identity(self, k: int) -> bool:
+        """Whether function ``k`` is the identity by its parameters (never for a user's function).
+
+        Examples
+        --------
+        >>> [quadratic().is_identity(k) for k in range(5)]
+        [False, False, True, False, False]
+        """
+        if self.kind == "custom":
+            return False
+        theta = self.params[k]
+        return bool({"quadratic": theta[0] == 0.0, "cubic": theta[0] == 0.0,
+                     "cox": theta[0] == 1.0,
+                     "cox2": theta[0] == 0.0 and theta[-1] == 1.0}[self.kind])
+
     def _evaluate_one(self, k: int, p: np.ndarray) -> np.ndarray:
         if self.funcs is not None:
             return np.asarray(self.funcs[k](p), dtype=np.float64)
@@ -118,12 +143,18 @@ class CalibratingFamily:
         if self.kind in ("quadratic", "cubic"):
             out = np.empty((len(self), p.shape[0]))
             polynomial_values(FAMILY_KINDS[self.kind], self.params, p, out)
+        elif self.kind in ("cox", "cox2"):  # _cox2 on every row at once, value for value
+            theta = self._kernel_params()
+            with np.errstate(invalid="ignore"):
+                z = theta[:, 1:] * logit(p)[None, :]
+            z[theta[:, 1] == 0.0] = 0.0
+            out = expit(theta[:, :1] + z)
         else:
             out = np.empty((len(self), p.shape[0]))
             for k in range(len(self)):
                 out[k] = self._evaluate_one(k, p)
         # min and max propagate NaN, which fails both comparisons.
-        if not (out.min() >= 0.0 and out.max() <= 1.0):
+        if out.size and not (out.min() >= 0.0 and out.max() <= 1.0):
             k, i = np.argwhere(~((out >= 0.0) & (out <= 1.0)))[0]
             raise ValueError(
                 f"calibrating function {self.labels[k]} maps p={float(p[i])!r} (index {i}) to "
@@ -389,6 +420,144 @@ def family(*funcs: Callable[[np.ndarray], np.ndarray],
     return CalibratingFamily("custom", np.zeros((len(funcs), 0)), labels, funcs)
 
 
+class _Union(CalibratingFamily):
+    """The union of families, as one family (made by :func:`union`)."""
+
+    def __init__(self, members: Sequence[CalibratingFamily]) -> None:
+        self.kind = "union"
+        self.members = tuple(members)
+        self.labels = [(label if fam.kind == "custom" else f"{fam.kind}:{label}")
+                       for fam in self.members for label in fam.labels]
+        self.params = np.zeros((len(self.labels), 0))
+        self.params.setflags(write=False)
+        self.funcs = None
+
+    def __repr__(self) -> str:
+        return f"CalibratingFamily('union', {', '.join(self.labels)})"
+
+    def _evaluate_one(self, k: int, p: np.ndarray) -> np.ndarray:
+        for fam in self.members:
+            if k < len(fam):
+                return fam._evaluate_one(k, p)
+            k -= len(fam)
+        raise IndexError(k)
+
+    def table(self, p) -> np.ndarray:
+        p = np.ascontiguousarray(p, dtype=np.float64)
+        return np.ascontiguousarray(np.vstack([fam.table(p) for fam in self.members]))
+
+    def likelihood_ratios(self, p, y, table):
+        p = np.ascontiguousarray(p, dtype=np.float64)
+        y = np.ascontiguousarray(y, dtype=np.bool_)
+        table = np.ascontiguousarray(table, dtype=np.float64)
+        parts, row = [], 0
+        for fam in self.members:
+            parts.append(fam.likelihood_ratios(p, y, table[row:row + len(fam)]))
+            row += len(fam)
+        ls = np.max(np.vstack([lm for _, lm in parts]), axis=0)
+        t = np.empty(table.shape)
+        row = 0
+        for tm, lm in parts:
+            t[row:row + tm.shape[0]] = tm * _down_scale(lm, ls)
+            row += tm.shape[0]
+        return t, ls
+
+
+def _down_scale(lm: np.ndarray, ls: np.ndarray) -> np.ndarray:
+    """``exp(lm - ls)`` (``lm <= ls``), 0 for ``-inf``: ``lm - ls = dh + dl`` exactly (TwoSum).
+
+    ``exp(dh) (1 + dl)`` is then within an ulp, however far apart the scales
+    (``ls = 357`` for Cox at ``p = 1e-310`` beside a quadratic's ``log 1.5``).
+    """
+    out = np.zeros(lm.shape)
+    ok = np.isfinite(lm) & np.isfinite(ls)
+    a, b = lm[ok], -ls[ok]
+    dh = a + b
+    bb = dh - a
+    dl = (a - (dh - bb)) + (b - bb)
+    e = np.exp(dh)
+    out[ok] = np.minimum(e + e * dl, 1.0)
+    return out
+
+
+def _key(fam: CalibratingFamily, k: int):
+    """What makes function ``k`` of ``fam`` a duplicate: its parameters, or the function itself."""
+    if fam.is_identity(k):
+        return ("identity",)
+    if fam.kind == "custom":
+        return ("custom", id(fam.funcs[k]))
+    kind = "cox2" if fam.kind == "cox" else fam.kind  # cox(beta) is cox2(0, beta)
+    theta = tuple(fam._kernel_params()[k].tolist())
+    return (kind, theta)
+
+
+def union(*families: CalibratingFamily) -> CalibratingFamily:
+    """Return the union of families: one family holding every function of each, in order.
+
+    A Jumper over the union bets on all the functions at once (the uniform
+    prior over them): it is itself a Jumper test martingale, so Ville's
+    inequality holds for it.  Each function is kept once, the first time it
+    comes: a later one is dropped when it has the same parameters
+    (``cox(beta)`` counts as ``cox2(0, beta)``), is the same Python function
+    object (a user's functions are compared as objects only), or when both are
+    the identity (``eps = 0``, ``a = 0``, ``beta = 1``, ``(alpha, beta) = (0, 1)``).
+    Unions inside are flattened; ``fam1 + fam2`` is ``union(fam1, fam2)``.
+    Labels are prefixed by their family's kind (``"cox:beta=2"``).  The
+    likelihood ratios are the members' scaled ratios brought to one scale,
+    the largest of their ``ls``, through an exactly taken difference of
+    logarithms: no overflow, and each member's ratios keep their precision.
+
+    Parameters
+    ----------
+    *families : CalibratingFamily
+        At least one.
+
+    Raises
+    ------
+    TypeError
+        If an argument is not a :class:`CalibratingFamily`.
+    ValueError
+        If no family is given.
+
+    Examples
+    --------
+    >>> fam = quadratic() + cox()
+    >>> len(fam), fam.labels[:3], fam.labels[5:]
+    (9, ['quadratic:eps=-1', 'quadratic:eps=-0.5', 'quadratic:eps=0'], ['cox:beta=0.5', 'cox:beta=0.75', 'cox:beta=1.5', 'cox:beta=2'])
+
+    The scaled ratios at ``p = 1e-310`` (a positive label) stay exact:
+
+    >>> import numpy as np
+    >>> fam = union(quadratic([-0.5, 0.5]), cubic([(0.5, 0.5)]))
+    >>> p, y = np.array([1e-310]), np.array([True])
+    >>> t, ls = fam.likelihood_ratios(p, y, fam.table(p))
+    >>> t[:, 0] * np.exp(ls)
+    array([0.5 , 1.5 , 1.25])
+    """
+    if not families:
+        raise ValueError("union needs at least one family")
+    flat = []
+    for fam in families:
+        if not isinstance(fam, CalibratingFamily):
+            raise TypeError(f"union takes calibrating families; got {fam!r}")
+        flat.extend(fam.members if isinstance(fam, _Union) else [fam])
+    seen, members = set(), []
+    for fam in flat:
+        keep = []
+        for k in range(len(fam)):
+            key = _key(fam, k)
+            if key not in seen:
+                seen.add(key)
+                keep.append(k)
+        if len(keep) == len(fam):
+            members.append(fam)
+        elif keep:
+            labels = [fam.labels[k] for k in keep]
+            funcs = None if fam.funcs is None else [fam.funcs[k] for k in keep]
+            members.append(CalibratingFamily(fam.kind, fam.params[keep], labels, funcs))
+    return members[0] if len(members) == 1 else _Union(members)
+
+
 #: The parameter grids of the named families, as ``venncal monitor --family`` and the Bank
 #: reproduction use them (Vovk, Petej & Gammerman 2021, section 2).
 NAMED = {
@@ -396,11 +565,16 @@ NAMED = {
     "cubic": "eq. (3), the identity and a in {-1, -0.5, 0.5, 1} x b in {0.25, 0.5, 0.75}",
     "cox": "eq. (4), beta in {0.5, 0.75, 1, 1.5, 2}",
     "cox2": "eq. (5), alpha in {-1, -0.5, 0, 0.5, 1} x beta in {0.5, 1, 2}",
+    "shift+confidence": "quadratic+cubic+cox: shifts, over- and underconfidence about b, "
+                        "sharpening and softening; the identity once (21 functions)",
 }
 
 
 def named(name: str) -> CalibratingFamily:
     """Return the family of :data:`NAMED` called ``name``, on its standard grid.
+
+    Names joined by ``+`` give the :func:`union` of the families, e.g.
+    ``"quadratic+cubic"``; ``"shift+confidence"`` is ``"quadratic+cubic+cox"``.
 
     Examples
     --------
@@ -408,8 +582,14 @@ def named(name: str) -> CalibratingFamily:
     (5, 13, 5, 15)
     >>> named("cox").labels == cox().labels   # each family's default grid
     True
+    >>> len(named("shift+confidence")), len(named("quadratic+cox2"))
+    (21, 19)
     """
     makers = {"quadratic": quadratic, "cubic": cubic, "cox": cox, "cox2": cox2}
-    if name in makers:
-        return makers[name]()
-    raise ValueError(f"unknown family {name!r}; named families: {', '.join(NAMED)}")
+    if name == "shift+confidence":
+        name = "quadratic+cubic+cox"
+    parts = name.split("+") if isinstance(name, str) else [name]
+    if all(part in makers for part in parts):
+        return union(*(makers[part]() for part in parts))
+    raise ValueError(f"unknown family {name!r}; named families: {', '.join(NAMED)}, "
+                     "or names joined by '+'")

@@ -4,10 +4,19 @@ A stream is the forecasts ``p`` of the positive class and the labels that
 then arrived (``y01``, True for the positive class), in order.
 :func:`monitor` runs a Jumper test martingale and predictor (Vovk, Petej &
 Gammerman 2021) over it block by block (continuation is exact) and returns
-its trajectory, the protected forecasts and :func:`summary`: the final and
-largest ``log10 S``, the first step with ``S >= 1/alpha`` (the alarm), and
-the base against the protected decimal log loss (summed), Brier loss and
-AUC.  :func:`summary_text` and :func:`json_ready` print it.
+its trajectory, the protected forecasts and a summary: the final and
+largest ``log10 S``, the first step with ``S >= 1/alpha`` (the alarm), the
+change points (CUSUM by default, :mod:`venncal.online.changepoint`), and the
+base against the protected decimal log loss (summed), Brier loss and AUC.
+:func:`summary_text` and :func:`json_ready` print it.
+
+The default family, ``"shift+confidence"`` (``quadratic() + cubic() + cox()``,
+21 functions), bets on shifts of the probabilities (the quadratic family) and
+on over- and underconfidence (cubic about ``b`` in {0.25, 0.5, 0.75}, Cox's
+sharpening and softening of the log-odds): the quadratic family alone cannot
+see a model that is too confident.  The change points forget: CUSUM restarts
+after each alarm and sees a change that comes after a long calibrated stretch,
+where ``S`` has sunk far below 1.
 
 Examples
 --------
@@ -16,9 +25,11 @@ Examples
 >>> rng = np.random.default_rng(0)
 >>> p = rng.uniform(0.2, 0.8, 2000)
 >>> y01 = rng.random(2000) < np.clip(p + 0.15, 0, 1)   # the forecasts are too low
->>> result = monitor(p, y01, "quadratic", positive="yes")
->>> result.summary["alarm"] is not None
-True
+>>> result = monitor(p, y01, positive="yes")
+>>> result.summary["alarm"] is not None, result.summary["family"]
+(True, 'shift+confidence')
+>>> result.summary["changes"]["procedure"], result.summary["changes"]["alarms"][:1]
+('cusum', [92])
 >>> print(summary_text(result.summary).splitlines()[0])
 rows: 2,000 (positive class 'yes')
 """
@@ -33,11 +44,16 @@ import numpy as np
 from ..tables import Param, ParameterError
 
 __all__ = [
-    "BATCH_ROWS", "Monitored", "check_forecasts", "json_ready", "monitor", "plot", "summary_text",
+    "BATCH_ROWS", "CHANGES", "DEFAULT_FAMILY", "Monitored", "check_forecasts", "json_ready",
+    "monitor", "plot", "summary_text",
 ]
 
 #: Steps fed to the Jumper at a time (continuation is exact).
 BATCH_ROWS = 65_536
+#: The family of :func:`monitor` and ``venncal monitor`` when none is named.
+DEFAULT_FAMILY = "shift+confidence"
+#: The change-point procedures of :func:`monitor` (None: no change points).
+CHANGES = ("cusum", "shiryaev-roberts", "ville")
 
 
 class Monitored(NamedTuple):
@@ -70,8 +86,9 @@ def _scores(y01: np.ndarray, p: np.ndarray) -> dict[str, float | None]:
     }
 
 
-def monitor(p, y01, family: str = "quadratic", *, jump_rate: float = 0.01, mean: bool = False,
+def monitor(p, y01, family: str = DEFAULT_FAMILY, *, jump_rate: float = 0.01, mean: bool = False,
             alpha: float = 0.01, clip: float | None = None, positive=True,
+            changes: str | None = "cusum", threshold: float | None = None,
             progress=None) -> Monitored:
     """Run the Jumper (or, with ``mean``, the Mean Jumper) over a stream of forecasts.
 
@@ -81,8 +98,9 @@ def monitor(p, y01, family: str = "quadratic", *, jump_rate: float = 0.01, mean:
         The forecasts of the positive class (already clipped when ``clip`` is given).
     y01 : ndarray of bool of shape (n,)
         True where the label that arrived is the positive class.
-    family : str, default="quadratic"
-        A calibrating family of :func:`venncal.online.families.named`.
+    family : str, default="shift+confidence"
+        A calibrating family of :func:`venncal.online.families.named` (names
+        joined by ``+`` for their union).
     jump_rate : float, default=0.01
         The jumping rate (ignored with ``mean``).
     mean : bool, default=False
@@ -93,11 +111,22 @@ def monitor(p, y01, family: str = "quadratic", *, jump_rate: float = 0.01, mean:
         The clipping that was applied, for the summary.
     positive : label, default=True
         The positive class, for the summary.
+    changes : {"cusum", "shiryaev-roberts", "ville"} or None, default="cusum"
+        The change-point procedure run over the martingale's betting factors
+        (:func:`venncal.online.detect_changes`, restarted after each alarm);
+        None for none.
+    threshold : float, default=None
+        Its alarm level; by default ``1/alpha``.  The average run length to
+        a false alarm is at least ``threshold`` (measured on 200,000
+        calibrated steps at 100: CUSUM 2 false alarms, Shiryaev-Roberts one
+        every 105 steps, so give Shiryaev-Roberts the run length you accept).
     progress : object with ``update(count, fraction)``, default=None
 
     Returns
     -------
     Monitored
+        The summary's ``"changes"`` holds the procedure, threshold and alarm
+        steps (None without a procedure).
     """
     from . import JumperPredictor, MeanJumper
     from .families import named
@@ -113,6 +142,12 @@ def monitor(p, y01, family: str = "quadratic", *, jump_rate: float = 0.01, mean:
         log10[a:b], proba[a:b] = res.log10_martingale, res.protected_proba
         if progress is not None:
             progress.update(b, b / n)
+    found = None
+    if changes is not None:
+        from .changepoint import detect_changes, log10_factors
+
+        found = detect_changes(log10_factors(log10), procedure=changes,
+                               threshold=1.0 / alpha if threshold is None else threshold)
     final = float(log10[-1])
     protected = _scores(y01, proba)
     # The Jumper's identity: the protected forecasts' log loss is the base's minus log10 S
@@ -130,6 +165,10 @@ def monitor(p, y01, family: str = "quadratic", *, jump_rate: float = 0.01, mean:
         "max_log10_S": float(log10.max()),
         "alpha": alpha,
         "alarm": model.alarm(alpha),
+        "changes": None if found is None else {
+            "procedure": found.procedure, "threshold": found.threshold,
+            "alarms": found.alarms.tolist(),
+        },
         "base": base,
         "protected": protected,
     }
@@ -159,6 +198,7 @@ def summary_text(s: dict) -> str:
         f"family: {s['family']}, jump rate(s): {rates}",
         f"final log10 S: {s['final_log10_S']:.4f} (max {s['max_log10_S']:.4f})",
         f"alarm (S >= 1/{s['alpha']:g}): {alarm}",
+        *_changes_lines(s.get("changes")),
         f"{'':<22}{'base':>12}{'protected':>12}",
     ]
     for key, name in (
@@ -170,8 +210,17 @@ def summary_text(s: dict) -> str:
     return "\n".join(lines)
 
 
+def _changes_lines(c: dict | None) -> list[str]:
+    if c is None:
+        return []
+    steps = ", ".join(f"{a:,}" for a in c["alarms"][:20])
+    more = f", ... ({len(c['alarms']):,} in all)" if len(c["alarms"]) > 20 else ""
+    return [f"change points ({c['procedure']}, threshold {c['threshold']:g}): "
+            + (steps + more if c["alarms"] else "none")]
+
+
 def plot(result: Monitored, y01, p, title: str = ""):
-    """Draw the ``log10 S`` trajectory (alarm level and step marked) beside the ROC curves.
+    """Draw the ``log10 S`` trajectory (alarm level and step, change points marked) beside the ROC curves.
 
     Needs matplotlib (:func:`venncal.plotting.figure`); returns the figure.
     """
@@ -186,6 +235,11 @@ def plot(result: Monitored, y01, p, title: str = ""):
                  label=f"alarm level 1/{s['alpha']:g}")
     if s["alarm"] is not None:
         left.axvline(s["alarm"], color="C3", lw=0.9, label=f"alarm at step {s['alarm']:,}")
+    changes = s.get("changes")
+    if changes and changes["alarms"]:
+        steps = np.array(changes["alarms"])
+        left.plot(steps, log10[steps - 1], ls="none", marker="v", ms=5, color="C1",
+                  label=f"{changes['procedure']} change points ({steps.size:,})")
     left.set_xlabel("step n")
     left.set_ylabel("log10 S_n")
     left.set_title("Jumper test martingale", fontsize=10)

@@ -1,0 +1,98 @@
+"""Change-point statistics over a martingale's betting factors, in log10 space (Vovk et al. 2021).
+
+:func:`change_statistics` runs one of three procedures over the per-step
+``log10`` betting factors ``l_n = log10 f_n`` of a test martingale (the
+Jumper's, or any other) and reports the steps at which its statistic reaches
+the level ``log10(threshold)``:
+
+* CUSUM (code 0): ``log C_n = max(log C_{n-1}, 0) + l_n``, ``C_0 = 0``;
+* Shiryaev-Roberts (code 1): ``R_n = (R_{n-1} + 1) f_n``, ``R_0 = 0``, as
+  ``log R_n = log10(10^{log R_{n-1}} + 1) + l_n``;
+* Ville (code 2): the martingale itself, ``log S_n = log S_{n-1} + l_n``,
+  ``S_0 = 1``.
+
+With ``restart`` the statistic goes back to its start after each alarm
+(``C = R = 0``, ``S = 1``); without it only the first alarm is reported and
+the statistic goes on unrestarted.  Sums of factors (CUSUM above 1, Ville)
+are compensated (TwoSum), so that their error does not grow with the number
+of steps; all values are logarithms, so nothing overflows (``10^10000``).
+Literal twin: ``tests/reference/changepoint_naive.py``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._jit import jit
+from .dd import two_sum_jit
+
+__all__ = ["PROCEDURE_CODES", "change_statistics"]
+
+#: Codes of the procedures of :func:`change_statistics`.
+PROCEDURE_CODES = {"cusum": 0, "shiryaev-roberts": 1, "ville": 2}
+
+_LN10 = math.log(10.0)
+
+
+@jit
+def _log10_one_plus(a):
+    """``log10(10^a + 1)`` without overflow (``0`` for ``a = -inf``).
+
+    Above ``a = 40`` the correction ``log10(1 + 10^-a) < 5e-41`` is below half
+    an ulp of ``a`` and is skipped.
+    """
+    if a >= 0.0:
+        if a > 40.0:
+            return a
+        return a + math.log1p(math.exp(-a * _LN10)) / _LN10
+    return math.log1p(math.exp(a * _LN10)) / _LN10
+
+
+@jit
+def change_statistics(code, log10_factors, level, restart, out_statistic, out_alarms):
+    """Fill ``out_statistic`` (one value a step) and ``out_alarms``; return the number of alarms.
+
+    Parameters
+    ----------
+    code : int
+        The procedure, a value of :data:`PROCEDURE_CODES`.
+    log10_factors : ndarray of float64 of shape (n,)
+        ``log10`` of the betting factors (``-inf`` allowed, no NaN or ``+inf``).
+    level : float
+        ``log10`` of the threshold.
+    restart : bool
+        Restart the statistic after each alarm (else report the first alarm only).
+    out_statistic : ndarray of float64 of shape (n,)
+        Output: the statistic's ``log10`` after step ``n`` (before a restart).
+    out_alarms : ndarray of int64 of shape (n,)
+        Output: the alarms' step numbers (from 1) in its first entries.
+    """
+    start = 0.0 if code == 2 else -np.inf
+    hi, lo = start, 0.0
+    count = 0
+    armed = True
+    for i in range(log10_factors.shape[0]):
+        x = log10_factors[i]
+        if code == 1:
+            hi = _log10_one_plus(hi + lo) + x
+            lo = 0.0
+        else:
+            if code == 0 and not hi + lo > 0.0:  # max(log C, 0): C below 1 starts again at 1
+                hi, lo = 0.0, 0.0
+            if hi == -np.inf or x == -np.inf:
+                hi, lo = -np.inf, 0.0
+            else:
+                hi, e = two_sum_jit(hi, x)
+                lo += e
+        value = hi + lo
+        out_statistic[i] = value
+        if armed and value >= level:
+            out_alarms[count] = i + 1
+            count += 1
+            if restart:
+                hi, lo = start, 0.0
+            else:
+                armed = False
+    return count
