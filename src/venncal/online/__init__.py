@@ -17,6 +17,9 @@ compiled call (``run(p, y)``, returning the trajectories).
   when first used).
 - :class:`QuantizedIsotonic`, :class:`OrderedQuantizedIsotonic`: Gokcesu & Gokcesu 2022
   (sequential quantized isotonic regression: inserts, deletes, sliding windows).
+- :class:`ConformalMartingale` (:mod:`venncal.online.conformal`): label-free monitoring, a
+  conformal test martingale over the scores alone (no labels): ``learn_one(score)``,
+  ``learn_many(scores)``, ``run(scores)`` -> :class:`ConformalResult`.
 
 Examples
 --------
@@ -33,9 +36,12 @@ from ._state import JumperResult
 from .families import CalibratingFamily, cox, cox2, cubic, family, quadratic
 from .jumper import JumperMartingale, JumperPredictor, MeanJumper
 from .quantized import OrderedQuantizedIsotonic, QuantizedIsotonic
+from .conformal import ConformalMartingale, ConformalResult  # label-free monitoring
 
 __all__ = [
     "CalibratingFamily",
+    "ConformalMartingale",
+    "ConformalResult",
     "JumperMartingale",
     "JumperPredictor",
     "JumperResult",
