@@ -89,7 +89,7 @@ def test_treap_path_on_long_streams():
 
 def test_uniforms_twin():
     out = np.empty(1000)
-    uniforms(2**64 - 1, 10**12, out)
+    uniforms(np.uint64(2**64 - 1), 10**12, out)
     assert out.tolist() == ref.uniforms(2**64 - 1, 10**12, 1000)
     assert 0.0 <= out.min() and out.max() < 1.0
 
@@ -248,3 +248,26 @@ def test_bad_scores_leave_the_object_as_it_was():
     cm.learn_many([])
     assert cm.n_seen_ == 2
     assert ConformalMartingale(nonconformity="high").run([1e308, -1e308]).pvalues.shape == (2,)
+
+
+@pytest.mark.slow
+def test_sees_a_shift_on_adult():
+    # A logistic model's scores on Adult's test file; then an older population (age >= 50).
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from venncal.datasets import load_adult
+
+    X, y, names = load_adult("train")
+    Xt, _, _ = load_adult("test")
+    model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000)).fit(X, y)
+    scores = model.predict_proba(Xt)[:, 1]
+    old = np.flatnonzero(Xt[:, names.index("age")] >= 50)
+    rng = np.random.default_rng(100)
+    s = np.r_[scores[rng.choice(scores.size, 5000, replace=False)], scores[rng.permutation(old)]]
+    for betting in BETTING:
+        res = ConformalMartingale(betting, nonconformity="high").run(s)
+        assert res.log10_martingale[:5000].max() < 2
+        assert 5000 < res.alarm(0.01) < 6000
+        assert res.log10_final > 10

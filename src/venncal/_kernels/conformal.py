@@ -143,21 +143,18 @@ def _fw_kth(tree, k, top):
 
 
 @jit
-def pvalues_fresh(scores, kind, seed, first, prior_uniq, prior_counts, out, uniq, counts):
+def pvalues_fresh(both, order, kind, seed, first, prior_counts, out, uniq, counts):
     """Smoothed p-values of steps ``first, first + 1, ...`` through a Fenwick tree on ranks.
 
-    The bag before the first step holds the distinct scores ``prior_uniq`` (sorted)
-    with multiplicities ``prior_counts`` (empty for a stream from its start).
-    ``uniq`` and ``counts`` (room for ``len(prior_uniq) + len(scores)``) receive the
-    bag after the last step, sorted: the caller builds the treap of
+    ``both`` is the bag before the first step, as its ``P`` distinct scores
+    (``prior_counts`` their multiplicities; ``P = 0`` for a stream from its
+    start), followed by the new scores; ``order`` sorts ``both`` (any argsort:
+    ties need no order).  ``uniq`` and ``counts`` (room for ``len(both)``) receive
+    the bag after the last step, sorted: the caller builds the treap of
     :func:`pvalues_treap` from them.  Returns the number of distinct scores.
     """
-    n = scores.shape[0]
-    P = prior_uniq.shape[0]
-    both = np.empty(P + n)
-    both[:P] = prior_uniq
-    both[P:] = scores
-    order = np.argsort(both, kind="mergesort")
+    P = prior_counts.shape[0]
+    n = both.shape[0] - P
     ranks = np.empty(P + n, dtype=np.int64)
     d = -1
     for j in range(P + n):
@@ -198,21 +195,22 @@ def pvalues_fresh(scores, kind, seed, first, prior_uniq, prior_counts, out, uniq
             z = uniq[r]
             med = uniq[_fw_kth(tree, (m - 1) // 2, top)]
             m2 = 2.0 * med
-            # j: the first rank whose score v has v + z >= 2 med.
-            lo, hi = 0, D
-            while lo < hi:
-                mid = (lo + hi) // 2
-                if _sum_sign(uniq[mid], z, m2) < 0:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            j = lo
+            # One descent of the tree: j, the first rank whose score v has
+            # v + z >= 2 med, and the number of scores below it.
+            j = 0
+            reflected_below = 0
+            step = top
+            while step > 0:
+                nxt = j + step
+                if nxt <= D and _sum_sign(uniq[nxt - 1], z, m2) < 0:
+                    j = nxt
+                    reflected_below += tree[nxt]
+                step >>= 1
             exact = j < D and _sum_sign(uniq[j], z, m2) == 0
             if z > med:  # stranger: v > z or v < 2 med - z
-                gt = (m - _fw_prefix(tree, r)) + _fw_prefix(tree, j - 1)
+                gt = (m - _fw_prefix(tree, r)) + reflected_below
             elif z < med:  # stranger: v < z or v > 2 med - z
-                last = j if exact else j - 1
-                gt = _fw_prefix(tree, r - 1) + (m - _fw_prefix(tree, last))
+                gt = _fw_prefix(tree, r - 1) + (m - reflected_below - (counts[j] if exact else 0))
             else:
                 gt = m - eq
             if exact and z != med:

@@ -33,10 +33,10 @@ Examples
 
 from ._base import OnlineCalibrator
 from ._state import JumperResult
+from .conformal import ConformalMartingale, ConformalResult
 from .families import CalibratingFamily, cox, cox2, cubic, family, quadratic
 from .jumper import JumperMartingale, JumperPredictor, MeanJumper
 from .quantized import OrderedQuantizedIsotonic, QuantizedIsotonic
-from .conformal import ConformalMartingale, ConformalResult  # label-free monitoring
 
 __all__ = [
     "CalibratingFamily",

@@ -163,16 +163,18 @@ class _Bag:
         treap_sorted(self.key, self.cnt, self.left, self.right, self.meta, uniq, counts)
         return uniq, counts
 
-    def pvalues(self, s: np.ndarray, kind: int, seed: int, first: int) -> np.ndarray:
+    def pvalues(self, s: np.ndarray, kind: int, seed: np.uint64, first: int) -> np.ndarray:
         """The p-values of steps ``first, ...`` for the scores ``s``; the scores join the bag."""
         n = s.shape[0]
         out = np.empty(n)
         if n >= max(1, self.distinct // 4):
             # Fenwick tree over the bag and the batch, then the treap rebuilt: O((D + n) log).
             prior_uniq, prior_counts = self.sorted()
-            uniq = np.empty(prior_uniq.shape[0] + n)
-            counts = np.empty(uniq.shape[0], dtype=np.int64)
-            D = pvalues_fresh(s, kind, seed, first, prior_uniq, prior_counts, out, uniq, counts)
+            both = np.concatenate((prior_uniq, s))
+            uniq = np.empty(both.shape[0])
+            counts = np.empty(both.shape[0], dtype=np.int64)
+            D = pvalues_fresh(both, np.argsort(both), kind, seed, first, prior_counts, out, uniq,
+                              counts)
             if D > self.key.shape[0]:
                 self._alloc(max(D, 2 * self.key.shape[0]))
             treap_build(uniq[:D], counts[:D], self.key, self.cnt, self.size, self.left,
@@ -215,7 +217,7 @@ def conformal_pvalues(scores, *, nonconformity: str = "high", seed: int = 0) -> 
     validate_params("conformal_pvalues", {"nonconformity": nonconformity, "seed": seed},
                     _CONSTRAINTS)
     s = _checked(scores, nonconformity)
-    return _Bag().pvalues(s, NONCONFORMITY[nonconformity], int(seed), 1)
+    return _Bag().pvalues(s, NONCONFORMITY[nonconformity], np.uint64(seed), 1)
 
 
 class ConformalMartingale:
@@ -305,6 +307,7 @@ class ConformalMartingale:
         self._records = AlarmRecords()
         self.n_seen_ = 0
         self._log10 = 0.0
+        self._one = (np.empty(1), np.empty(1), np.empty(1), np.empty(1))  # learn_one's buffers
 
     @property
     def log10_value(self) -> float:
@@ -326,7 +329,7 @@ class ConformalMartingale:
 
     def _advance(self, s: np.ndarray) -> ConformalResult:
         n = s.shape[0]
-        pvals = self._bag.pvalues(s, self._kind, int(self.seed), self.n_seen_ + 1)
+        pvals = self._bag.pvalues(s, self._kind, np.uint64(self.seed), self.n_seen_ + 1)
         log10, factors = np.empty(n), np.empty(n)
         jumper_bet(pvals, self._eps, self._rates, self.weights_, self._log_cap, self._log_err,
                    log10, factors)
@@ -369,8 +372,27 @@ class ConformalMartingale:
         self._advance(_checked(s, self.nonconformity))
 
     def learn_one(self, score: float) -> None:
-        """Process one score."""
-        self._advance(_checked([score], self.nonconformity, name="score"))
+        """Process one score (the treap and the kernels on arrays of length 1, in place)."""
+        bag = self._bag
+        if (not isinstance(score, (float, int, np.floating, np.integer)) or isinstance(score, bool)
+                or bag.distinct < 8):
+            self._advance(_checked([score], self.nonconformity, name="score"))
+            return
+        z = float(score)
+        if not (math.isfinite(z) and (self._kind != 2 or abs(z) < _TWO_SIDED_BOUND)):
+            self._advance(_checked([score], self.nonconformity, name="score"))  # the error
+            return
+        one, p, log10, factor = self._one
+        one[0] = z
+        bag.reserve(1)
+        pvalues_treap(one, self._kind, np.uint64(self.seed), self.n_seen_ + 1, bag.key, bag.cnt,
+                      bag.size, bag.left, bag.right, bag.meta, p)
+        jumper_bet(p, self._eps, self._rates, self.weights_, self._log_cap, self._log_err, log10,
+                   factor)
+        self.n_seen_ += 1
+        self._log10 = float(log10[0])
+        if self._log10 > self._records.top:
+            self._records.add(self.n_seen_, log10)
 
 
 def monitor_scores(scores, *, betting: str = "composite", jump_rate: float = 0.01,
