@@ -244,7 +244,10 @@ class ConformalMartingale:
     jump_rate : float, default=0.01
         ``J`` in ``(0, 1]``.
     nonconformity : {"high", "low", "two-sided"}, default="high"
-        What makes a score strange (see :func:`conformal_pvalues`).
+        What makes a score strange (see :func:`conformal_pvalues`).  "high" and
+        "low" see a shift of the scores' location either way (``eps = -1`` profits
+        from small p-values, ``eps = 1`` from large ones; for continuous scores the
+        two give the same martingale); "two-sided" sees a change of their spread.
     seed : int, default=0
         Seed of the ``U_n`` (counter-based: step ``n`` gets the same ``U_n``
         however the stream is split between calls).
@@ -396,9 +399,13 @@ class ConformalMartingale:
 
 
 def monitor_scores(scores, *, betting: str = "composite", jump_rate: float = 0.01,
-                   nonconformity: str = "two-sided", alpha: float = 0.01,
+                   nonconformity: str = "high", alpha: float = 0.01,
                    seed: int = 0) -> tuple[ConformalResult, dict]:
     """Run a conformal test martingale over a recorded score stream; return it and a summary.
+
+    The defaults watch the location of the scores (a shift up or down: the betting
+    functions bet on both ends of the p-values); ``nonconformity="two-sided"``
+    watches their spread instead.
 
     The summary holds ``rows``, the parameters, ``final_log10_S``, ``max_log10_S``,
     ``alpha`` and ``alarm`` (the first step with ``S >= 1/alpha``, or None), and
