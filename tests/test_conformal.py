@@ -271,3 +271,17 @@ def test_sees_a_shift_on_adult():
         assert res.log10_martingale[:5000].max() < 2
         assert 5000 < res.alarm(0.01) < 6000
         assert res.log10_final > 10
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_constant_stream_gives_the_uniforms(kind):
+    # Every score ties with every other: p_n = (0 + U_n n) / n = U_n (to one rounding).
+    n = 5000
+    u = np.empty(n)
+    uniforms(np.uint64(6), 1, u)
+    cm = ConformalMartingale(nonconformity=kind, seed=6)
+    res = cm.run(np.full(n // 2, 2.0**53 - 1))
+    for _ in range(n // 2):
+        cm.learn_one(2.0**53 - 1)
+    np.testing.assert_allclose(res.pvalues, u[: n // 2], rtol=2**-51, atol=0)
+    assert cm.n_seen_ == n and cm.alarm(0.01) is None  # no evidence: S decays under the null
