@@ -110,6 +110,15 @@ class ConformalResult:
         (for change-point procedures, which restart the product of the factors).
     start : int
         Steps of the stream before this run: row ``i`` is step ``start + i + 1``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from venncal.online import ConformalResult
+    >>> res = ConformalResult(np.array([0.5, 2.5]), np.array([0.2, 0.01]),
+    ...                       np.array([0.5, 2.0]), start=10)
+    >>> res.alarm(0.01), res.alarm(0.001), res.log10_final
+    (12, None, 2.5)
     """
 
     log10_martingale: np.ndarray
@@ -411,6 +420,17 @@ def monitor_scores(scores, *, betting: str = "composite", jump_rate: float = 0.0
     ``alpha`` and ``alarm`` (the first step with ``S >= 1/alpha``, or None), and
     ``pvalue_mean`` (1/2 in expectation while the stream is exchangeable).
     :func:`summary_lines` prints it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from venncal.online.conformal import monitor_scores, summary_lines
+    >>> rng = np.random.default_rng(0)
+    >>> res, summary = monitor_scores(np.r_[rng.random(2000), rng.random(500) + 0.3])
+    >>> summary["alarm"] > 2000
+    True
+    >>> print(summary_lines(summary)[1])
+    betting: composite, jump rate: 0.01, nonconformity: high, seed: 0
     """
     cm = ConformalMartingale(betting, jump_rate, nonconformity=nonconformity, seed=seed)
     res = cm.run(scores)
