@@ -68,6 +68,7 @@ _S31 = np.uint64(31)
 _S11 = np.uint64(11)
 _TWO_M53 = 2.0 ** -53
 _PRIORITY_SALT = np.uint64(0x5DEECE66D)
+_BLOCK = 32  # ranks per block of the two-level counts of pvalues_fresh
 
 
 @jit_inline
@@ -142,6 +143,18 @@ def _fw_kth(tree, k, top):
     return pos  # 1-based index pos + 1 -> rank pos
 
 
+@jit_inline
+def _two_level_prefix(tree, counts, r):
+    """Number of scores of rank ``<= r``: whole blocks from the tree, the rest from ``counts``."""
+    if r < 0:
+        return 0
+    b = r // _BLOCK
+    c = _fw_prefix(tree, b - 1)
+    for j in range(b * _BLOCK, r + 1):
+        c += counts[j]
+    return c
+
+
 @jit
 def pvalues_fresh(both, order, kind, seed, first, prior_counts, out, uniq, counts):
     """Smoothed p-values of steps ``first, first + 1, ...`` through a Fenwick tree on ranks.
@@ -165,52 +178,82 @@ def pvalues_fresh(both, order, kind, seed, first, prior_counts, out, uniq, count
             counts[d] = 0
         ranks[order[j]] = d
     D = d + 1
-    tree = np.zeros(D + 1, dtype=np.int64)
     for j in range(P):
         counts[ranks[j]] = prior_counts[j]
-        tree[ranks[j] + 1] = prior_counts[j]
-    for i in range(1, D + 1):  # the Fenwick tree of the prior bag, in O(D)
+    # Two levels: the counts of the ranks, and a Fenwick tree over blocks of _BLOCK
+    # ranks with the largest score of each block (small enough to stay in cache, so a
+    # query touches one block of the large arrays, read in order).
+    NB = (D + _BLOCK - 1) // _BLOCK
+    tree = np.zeros(NB + 1, dtype=np.int64)
+    bmax = np.empty(NB)
+    for b in range(NB):
+        end = min(D, (b + 1) * _BLOCK)
+        bmax[b] = uniq[end - 1]
+        c = 0
+        for j in range(b * _BLOCK, end):
+            c += counts[j]
+        tree[b + 1] = c
+    for i in range(1, NB + 1):  # the Fenwick tree of the prior bag, in O(NB)
         parent = i + (i & (-i))
-        if parent <= D:
+        if parent <= NB:
             tree[parent] += tree[i]
     m0 = 0
     for j in range(P):
         m0 += prior_counts[j]
     top = 1
-    while top * 2 <= D:
+    while top * 2 <= NB:
         top *= 2
     u = np.empty(n)
     uniforms(seed, first, u)
     for i in range(n):
         r = ranks[P + i]
-        _fw_add(tree, r)
+        _fw_add(tree, r // _BLOCK)
         counts[r] += 1
         m = m0 + i + 1  # the bag's size
         eq = counts[r]
         if kind == 0:
-            gt = m - _fw_prefix(tree, r)
+            gt = m - _two_level_prefix(tree, counts, r)
         elif kind == 1:
-            gt = _fw_prefix(tree, r - 1)
+            gt = _two_level_prefix(tree, counts, r - 1)
         else:
             z = uniq[r]
-            med = uniq[_fw_kth(tree, (m - 1) // 2, top)]
+            # the lower median: the block by a descent, then the rank within it
+            k = (m - 1) // 2
+            pos = 0
+            step = top
+            while step > 0:
+                nxt = pos + step
+                if nxt <= NB and tree[nxt] <= k:
+                    pos = nxt
+                    k -= tree[nxt]
+                step >>= 1
+            med_rank = pos * _BLOCK
+            while k >= counts[med_rank]:
+                k -= counts[med_rank]
+                med_rank += 1
+            med = uniq[med_rank]
             m2 = 2.0 * med
-            # One descent of the tree: j, the first rank whose score v has
-            # v + z >= 2 med, and the number of scores below it.
-            j = 0
+            # j: the first rank whose score v has v + z >= 2 med, and the number of
+            # scores below it: whole blocks by a descent, then ranks within the block.
+            blocks = 0
             reflected_below = 0
             step = top
             while step > 0:
-                nxt = j + step
-                if nxt <= D and _sum_sign(uniq[nxt - 1], z, m2) < 0:
-                    j = nxt
+                nxt = blocks + step
+                if nxt <= NB and _sum_sign(bmax[nxt - 1], z, m2) < 0:
+                    blocks = nxt
                     reflected_below += tree[nxt]
                 step >>= 1
+            j = blocks * _BLOCK
+            while j < D and _sum_sign(uniq[j], z, m2) < 0:
+                reflected_below += counts[j]
+                j += 1
             exact = j < D and _sum_sign(uniq[j], z, m2) == 0
             if z > med:  # stranger: v > z or v < 2 med - z
-                gt = (m - _fw_prefix(tree, r)) + reflected_below
+                gt = (m - _two_level_prefix(tree, counts, r)) + reflected_below
             elif z < med:  # stranger: v < z or v > 2 med - z
-                gt = _fw_prefix(tree, r - 1) + (m - reflected_below - (counts[j] if exact else 0))
+                gt = (_two_level_prefix(tree, counts, r - 1)
+                      + (m - reflected_below - (counts[j] if exact else 0)))
             else:
                 gt = m - eq
             if exact and z != med:
