@@ -24,8 +24,9 @@ outside the closed interval between ``z_n`` and its reflection ``2m - z_n``, and
 
 Two structures count, with the same integers:
 
-* :func:`pvalues_fresh`: a whole stream from its start, through a Fenwick tree
-  on the ranks of the sorted unique scores (``O(n log n)``);
+* :func:`pvalues_fresh`: a batch (from the start of a stream, or on top of a bag), through
+  counts on the ranks of the sorted distinct scores and a Fenwick tree over blocks
+  of them (``O(n log n)``);
 * :func:`pvalues_treap`: a stream that continues, one score at a time, through a
   treap (a binary search tree with pseudo-random heap priorities, expected depth
   ``O(log n)``) holding the distinct scores, their multiplicities and subtree
