@@ -20,6 +20,9 @@ compiled call (``run(p, y)``, returning the trajectories).
   when first used).
 - :class:`QuantizedIsotonic`, :class:`OrderedQuantizedIsotonic`: Gokcesu & Gokcesu 2022
   (sequential quantized isotonic regression: inserts, deletes, sliding windows).
+- :class:`ConformalMartingale` (:mod:`venncal.online.conformal`): label-free monitoring, a
+  conformal test martingale over the scores alone (no labels): ``learn_one(score)``,
+  ``learn_many(scores)``, ``run(scores)`` -> :class:`ConformalResult`.
 
 Examples
 --------
@@ -34,6 +37,7 @@ Examples
 from ._base import OnlineCalibrator
 from ._state import JumperResult
 from .changepoint import ChangePoints, detect_changes, log10_factors
+from .conformal import ConformalMartingale, ConformalResult
 from .families import CalibratingFamily, cox, cox2, cubic, family, named, quadratic, union
 from .jumper import JumperMartingale, JumperPredictor, MeanJumper
 from .quantized import OrderedQuantizedIsotonic, QuantizedIsotonic
@@ -41,6 +45,8 @@ from .quantized import OrderedQuantizedIsotonic, QuantizedIsotonic
 __all__ = [
     "CalibratingFamily",
     "ChangePoints",
+    "ConformalMartingale",
+    "ConformalResult",
     "JumperMartingale",
     "JumperPredictor",
     "JumperResult",
