@@ -28,9 +28,14 @@ from .._kernels.jumper import (
     CTL_NEW,
     CTL_TOP,
     FAMILY_KINDS,
+    _compensated_add,
+    _log_ratio,
+    _rate_weights,
     calls_layout,
     jumper_calls,
+    jumper_predict,
 )
+from .._validation import check_probabilities
 from ._base import unit_weight
 from ._state import compiled_entry
 
@@ -189,3 +194,60 @@ class SingleCalls:
         self.__dict__.update(state)
         self._views()
 
+    # -- delayed labels (venncal.online.Pending) -------------------------------------
+
+    def _forecast_snapshot(self, p) -> np.ndarray:
+        """Each rate's forecast ``p'_r`` at ``p`` now, shape ``(R,)``: the bets of a delayed label."""
+        self._flush()
+        q = check_probabilities(np.atleast_1d(p), name="p")
+        if q.shape[0] != 1:
+            raise ValueError(f"p must be one base forecast; got {q.shape[0]}")
+        if self.clip is not None:
+            q = np.clip(q, self.clip[0], self.clip[1])
+        table = self.family_.table(q)
+        out = np.empty(self._rates.shape[0])
+        for r in range(out.shape[0]):
+            s = slice(r, r + 1)
+            jumper_predict(table, self._rates[s], self._weights[s], self._log_cap[s],
+                           self._log_err[s], out[s])
+        return out
+
+    def _learn_delayed(self, p, y, forecasts: np.ndarray) -> None:
+        """Learn ``(p, y)`` betting with ``forecasts``, each rate's ``p'_r`` made before ``y`` was known.
+
+        Rate ``r``'s capital is multiplied by ``B_{p'_r}(y) / B_p(y)`` (in
+        logs); its weights over the family take the step as ``learn_one``
+        does (mixed, then multiplied by the likelihood ratios).
+        """
+        self._flush()
+        q, y01, classes = self._inputs([p], [y])
+        table = self.family_.table(q)
+        t, ls = self.family_.likelihood_ratios(q, y01, table)
+        positive, base = bool(y01[0]), float(q[0])
+        base = base if positive else 1.0 - base
+        K = len(self.family_)
+        for r in range(self._rates.shape[0]):
+            w = self._weights[r]
+            w[:] = (1.0 - self._rates[r]) * w + self._rates[r] / K
+            top = float(forecasts[r]) if positive else 1.0 - float(forecasts[r])
+            if top > 0.0:
+                self._log_cap[r], self._log_err[r] = _compensated_add(
+                    self._log_cap[r], self._log_err[r], _log_ratio(top, base))
+            else:
+                self._log_cap[r], self._log_err[r] = -np.inf, 0.0
+            g = 0.0
+            for k in range(K):  # the kernel's order of operations, bit for bit
+                g += w[k] * t[k, 0]
+            if g >= 2.0**-1000:
+                w[:] = w * t[:, 0] * (1.0 / g)
+            elif g > 0.0:
+                w[:] = w * t[:, 0] / g
+        log10 = np.array([(_rate_weights(self._log_cap, self._log_err, np.empty_like(self._rates))
+                           - np.log(self._rates.shape[0])) / np.log(10.0)])
+        if self.classes_ is None:
+            self.classes_ = classes
+            self._labels()
+        self._records.add(self._n_seen + 1, log10)
+        self._new_top()
+        self._n_seen += 1
+        self._log10 = float(log10[0])
