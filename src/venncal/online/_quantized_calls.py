@@ -69,7 +69,12 @@ class QueuedInserts:
         n = self._n_queued
         held = self._held + w  # the weight bound of _check_bound (|t| <= 1 <= scale)
         total = self._queued_total + w  # and _fits_dense's, the queue counted
-        if not held * self._scale <= BOUND or not float(self._tree[7][1]) + total <= WEIGHT_BOUND:
+        if not held * self._scale <= BOUND:
+            return False
+        # In the dense tree every weight is whole and their sum is below 2**53, so
+        # ``_held`` is the tree's total plus the queue's, exactly: within the bound
+        # it settles the check; beyond it, the tree's own total does.
+        if held > WEIGHT_BOUND and not float(self._tree[7][1]) + total <= WEIGHT_BOUND:
             return False
         self._held = held
         self._queued_total = total
