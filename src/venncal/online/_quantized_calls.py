@@ -20,7 +20,6 @@ import numpy as np
 
 from .._kernels.exact import BOUND
 from .._kernels.quantized_dense import dense_calls
-from ._rational import WEIGHT_BOUND
 from ._state import compiled_entry
 
 __all__ = ["ONE", "QueuedInserts"]
@@ -39,7 +38,7 @@ class QueuedInserts:
 
     The host keeps ``_dense``, ``window``, ``_tree``, ``_fractions``,
     ``levels_``, ``_held``, ``_scale`` and ``_steps``, and implements
-    ``_grow``.
+    ``_grow`` and ``_dense_room``.
     """
 
     def _new_queue(self) -> None:
@@ -74,7 +73,7 @@ class QueuedInserts:
         # In the dense tree every weight is whole and their sum is below 2**53, so
         # ``_held`` is the tree's total plus the queue's, exactly: within the bound
         # it settles the check; beyond it, the tree's own total does.
-        if held > WEIGHT_BOUND and not float(self._tree[7][1]) + total <= WEIGHT_BOUND:
+        if not self._dense_room(held, total):
             return False
         self._held = held
         self._queued_total = total

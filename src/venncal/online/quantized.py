@@ -426,6 +426,10 @@ class QuantizedIsotonic(QueuedInserts, QuantizedMap):
                 return {0: 1.0 - p, 1: p}
         return super().predict_proba_one(score)
 
+    def _dense_room(self, held: float, total: float) -> bool:
+        """Whether the dense tree's total weight stays within WEIGHT_BOUND with ``total`` more queued."""
+        return held <= WEIGHT_BOUND or float(self._tree[7][1]) + total <= WEIGHT_BOUND
+
     def _learn(self, s, t, w) -> None:
         self._flush()
         self._check_bound(t, w)
