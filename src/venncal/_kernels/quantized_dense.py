@@ -434,3 +434,32 @@ def dense_level_at(E, cnt, FS, D, Q, P, levels, q):
     if after >= 0 and not _nearer_lower(E[before, 0], q, E[after, 0]):
         before = after  # the nearer stored score (the smaller at a tie) gives the level
     return levels[_level_of(E, cnt, FS, D, Q, P, E[before, 0])]
+
+
+@jit
+def dense_calls(E, EK, EW, cnt, FS, D, NA, NB, queue, n, Q, P, levels, op, s, y, w):
+    """Single calls from Python: insert the queued observations, then one operation, in one call.
+
+    ``queue`` (shape ``(4, m)``) holds the observations ``(queue[0, i],
+    queue[1, i], queue[2, i])`` (score, target 0/1, whole positive weight),
+    ``i < n``, inserted as :func:`dense_learn` inserts them (no window), from
+    ``queue[3, 0]`` on.  If the tree gets full at ``i``, ``queue[3, 0] = i``,
+    ``queue[3, 1] = 1.0`` and NaN is returned (the caller grows the tree and
+    calls again); otherwise ``queue[3, 0] = 0`` and the operation ``op`` is
+    done: 0, the level at the score ``s`` (:func:`dense_level_at`; the tree
+    must hold a score); 1, delete weight ``w`` of ``(s, y)``
+    (:func:`dense_delete`; returns 1.0 if done, 0.0 if not there); 2,
+    nothing (returns 0.0).
+    """
+    for i in range(int(queue[3, 0]), n):
+        if not dense_insert(E, EK, EW, cnt, FS, D, NA, NB, queue[0, i], queue[1, i],
+                            queue[2, i], Q, P):
+            queue[3, 0] = i
+            queue[3, 1] = 1.0
+            return np.nan
+    queue[3, 0] = 0.0
+    if op == 0:
+        return dense_level_at(E, cnt, FS, D, Q, P, levels, s)
+    if op == 1:
+        return 1.0 if dense_delete(E, EK, EW, cnt, FS, D, NA, NB, s, y, w, Q, P) else 0.0
+    return 0.0

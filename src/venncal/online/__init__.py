@@ -40,6 +40,7 @@ from .changepoint import ChangePoints, detect_changes, log10_factors
 from .conformal import ConformalMartingale, ConformalResult
 from .families import CalibratingFamily, cox, cox2, cubic, family, named, quadratic, union
 from .jumper import JumperMartingale, JumperPredictor, MeanJumper
+from .pending import Pending
 from .quantized import OrderedQuantizedIsotonic, QuantizedIsotonic
 
 __all__ = [
@@ -53,6 +54,7 @@ __all__ = [
     "MeanJumper",
     "OnlineCalibrator",
     "OrderedQuantizedIsotonic",
+    "Pending",
     "ProtectedClassifier",
     "QuantizedIsotonic",
     "cox",

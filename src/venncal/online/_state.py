@@ -9,7 +9,7 @@ import numpy as np
 
 from .._validation import Interval, validate_params
 
-__all__ = ["AlarmRecords", "JumperResult", "alarm_level"]
+__all__ = ["AlarmRecords", "JumperResult", "alarm_level", "compiled_entry"]
 
 _ALPHA = {"alpha": [Interval("real", 0.0, 1.0, closed="neither")]}
 
@@ -109,3 +109,20 @@ class AlarmRecords:
         """Return the first step whose value is ``>= level`` (``level > 0``), or None."""
         i = int(np.searchsorted(self.values[: self.size], level, side="left"))
         return int(self.steps[i]) if i < self.size else None
+
+
+def compiled_entry(kernel, *args):
+    """Call ``kernel(*args)`` once; return its compiled function for exactly these argument types.
+
+    numba's dispatcher finds the compiled version of a kernel from the types
+    of its arguments at every call (about 0.1 µs an array); a single call
+    from Python whose arguments always have the same types (the online
+    objects' own arrays) can skip that search by calling the compiled
+    function found here.  Falls back to the kernel itself if numba does not
+    expose it (the result is the same either way).
+    """
+    kernel(*args)
+    try:
+        return kernel.overloads[tuple(kernel.typeof_pyval(a) for a in args)].entry_point
+    except (AttributeError, KeyError, TypeError):  # pragma: no cover - another numba
+        return kernel

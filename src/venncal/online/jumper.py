@@ -63,6 +63,7 @@ from .._validation import (
     validate_params,
 )
 from ._base import OnlineCalibrator, unit_weight
+from ._jumper_calls import ONE, SingleCalls
 from ._state import AlarmRecords, JumperResult, alarm_level
 from .families import CalibratingFamily, cox, cubic, quadratic
 
@@ -112,7 +113,7 @@ def _kept_rows(sample_weight, n: int) -> np.ndarray | None:
     return None if (w == 1.0).all() else w == 1.0
 
 
-class _Jumper(OnlineCalibrator):
+class _Jumper(SingleCalls, OnlineCalibrator):
     """The engine shared by the three public classes (Mean Jumper over ``rates``)."""
 
     _parameter_constraints: ClassVar[dict] = {
@@ -144,20 +145,17 @@ class _Jumper(OnlineCalibrator):
 
     def reset(self) -> None:
         """Forget the stream: back to ``S_0 = 1`` and uniform weights."""
-        K = len(self.family_)
-        R = self._rates.shape[0]
-        self.weights_ = np.full((R, K), 1.0 / K)
-        self._log_cap = np.zeros(R)
-        self._log_err = np.zeros(R)
         self.classes_ = None if self.classes is None else np.asarray(self.classes)
-        self.n_seen_ = 0
+        self._n_seen = 0
         self._log10 = 0.0
         self._records = AlarmRecords()
+        self._new_memory()
 
     @property
     def log10_value(self) -> float:
         """``log10 S_n`` after the last step (0 before any)."""
-        return self._log10
+        self._flush()
+        return float(self._log10)
 
     @property
     def value(self) -> Decimal:
@@ -167,15 +165,17 @@ class _Jumper(OnlineCalibrator):
         ``10^x`` for a float ``x``: about ``2.3 * ulp(x)``, e.g. ``3e-13`` at
         ``S = 10^919``.
         """
-        if self._log10 == -math.inf:
+        x = self.log10_value
+        if x == -math.inf:
             return Decimal(0)
         with localcontext() as ctx:
             ctx.prec = 17
-            return Decimal(10) ** Decimal(repr(self._log10))
+            return Decimal(10) ** Decimal(repr(x))
 
     @property
     def rate_log10_values(self) -> np.ndarray:
         """``log10 S_n`` of the Jumper of each jumping rate, shape ``(R,)``."""
+        self._flush()
         return (self._log_cap + self._log_err) / math.log(10.0)
 
     def alarm(self, alpha: float) -> int | None:
@@ -185,6 +185,7 @@ class _Jumper(OnlineCalibrator):
         with probability at most ``alpha`` over the whole infinite stream.
         None if ``S_n`` has stayed below ``1/alpha``.
         """
+        self._flush()
         return self._records.first_at_least(alarm_level(alpha))
 
     # -- input ----------------------------------------------------------------------
@@ -220,15 +221,18 @@ class _Jumper(OnlineCalibrator):
         proba = np.empty(n)
         # Work on copies so that a bad block (a user family leaving [0, 1])
         # leaves the object as it was.
-        w, hi, lo = self.weights_.copy(), self._log_cap.copy(), self._log_err.copy()
+        w, hi, lo = self._weights.copy(), self._log_cap.copy(), self._log_err.copy()
         for a in range(0, n, _BLOCK):
             b = min(n, a + _BLOCK)
             self._kernel(p[a:b], y01[a:b], w, hi, lo, log10[a:b], proba[a:b])
-        result = JumperResult(log10, proba, start=self.n_seen_)
-        self.weights_, self._log_cap, self._log_err = w, hi, lo
-        self.classes_ = classes
-        self._records.add(self.n_seen_ + 1, log10)
-        self.n_seen_ += n
+        result = JumperResult(log10, proba, start=self._n_seen)
+        self._weights[:], self._log_cap[:], self._log_err[:] = w, hi, lo
+        if self.classes_ is None:
+            self.classes_ = classes
+            self._labels()
+        self._records.add(self._n_seen + 1, log10)
+        self._new_top()
+        self._n_seen += n
         self._log10 = float(log10[-1])
         return result
 
@@ -266,6 +270,7 @@ class _Jumper(OnlineCalibrator):
             classes, or a step whose label had base probability 0 (named by
             its step); the object is then as it was.
         """
+        self._flush()
         return self._advance(*self._inputs(p, y))
 
     def learn_many(self, p, y, sample_weight=None) -> None:
@@ -280,27 +285,27 @@ class _Jumper(OnlineCalibrator):
         sample_weight : array-like of shape (n,), default=None
             0 drops a row, 1 keeps it; a Jumper's steps take no other weight.
         """
+        self._flush()
         p, y01, classes = self._inputs(p, y, sample_weight)
         if p.shape[0]:
             self._advance(p, y01, classes)
 
-    def learn_one(self, p: float, y, sample_weight=1.0) -> None:
+    def learn_one(self, p: float, y, sample_weight=ONE) -> None:
         """Process one step of the stream: the base forecast ``p`` and the label ``y``.
 
-        ``sample_weight`` is 1 (the step) or 0 (nothing is learned).
+        ``sample_weight`` is 1 (the step) or 0 (nothing is learned).  The step
+        is queued and applied, in order, before anything reads the state
+        (every attribute, prediction and method does): the values are those of
+        ``learn_many`` on the same steps, bit for bit.
         """
+        if self._queued(p, y, sample_weight):
+            return
+        self._flush()
         step = self._scalar_step(p, y) if unit_weight(sample_weight) else None
         if step is None:  # first label, a weight, or an input to reject: the batch path
             self.learn_many([p], [y], None if unit_weight(sample_weight) else [sample_weight])
             return
-        # The kernel on arrays of length 1, in place: the same arithmetic as run.
-        log10 = np.empty(1)
-        self._kernel(step[0], step[1], self.weights_, self._log_cap, self._log_err, log10,
-                     np.empty(1))
-        self.n_seen_ += 1
-        self._log10 = float(log10[0])
-        if self._log10 > self._records.top:
-            self._records.add(self.n_seen_, log10)
+        self._advance(*step, self.classes_)
 
     def _scalar_step(self, p, y) -> tuple[np.ndarray, np.ndarray] | None:
         """Return ``(p, y01)`` as arrays of length 1 when no check can fail, else None."""
@@ -341,13 +346,22 @@ class _Jumper(OnlineCalibrator):
         ndarray of shape (n, 2)
             Probabilities of ``classes_[0]`` and ``classes_[1]``.
         """
+        self._flush()
         p = check_probabilities(p, name="p")
         if self.clip is not None:
             p = np.clip(p, self.clip[0], self.clip[1])
         proba = np.empty(p.shape[0])
-        jumper_predict(self.family_.table(p), self._rates, self.weights_, self._log_cap,
+        jumper_predict(self.family_.table(p), self._rates, self._weights, self._log_cap,
                        self._log_err, proba)
         return np.column_stack([1.0 - proba, proba])
+
+    def predict_proba_one(self, p) -> dict:
+        """Return ``{classes_[0]: 1 - p', classes_[1]: p'}`` at the base forecast ``p`` (no learning)."""
+        proba = self._forecast(p)
+        if proba is not None:
+            negative, positive = self._keys
+            return {negative: 1.0 - proba, positive: proba}
+        return super().predict_proba_one(p)
 
 
 class _OneRate(_Jumper):

@@ -53,11 +53,9 @@ from .._kernels.quantized import (
 )
 from .._kernels.quantized_buckets import tree_entries
 from .._kernels.quantized_dense import (
-    dense_delete,
     dense_groups,
     dense_grow,
     dense_learn,
-    dense_level_at,
 )
 from .._kernels.quantized_nodes import tree_fill
 from .._kernels.quantized_scores import (
@@ -70,6 +68,7 @@ from .._kernels.quantized_scores import (
 )
 from .._kernels.quantized_tree import tree_delete, tree_groups, tree_learn, tree_level_at
 from .._kernels.quantized_walk import CHANGE_CELLS
+from ._quantized_calls import ONE, QueuedInserts
 from ._quantized_map import UNSET, QuantizedMap, _real, _weight
 from ._rational import WEIGHT_BOUND, split_fractions
 
@@ -80,6 +79,7 @@ __all__ = ["OrderedQuantizedIsotonic", "QuantizedIsotonic"]
 # against 10-16 MB for the tree of groups) for less and less speed (2.9x the tree of
 # groups' inserts per second at K = 101, 2.3x at 256, 1.2x at 1001; 2026-11-25).
 DENSE_MAX_LEVELS = 256
+_FAST_SCORES = frozenset((float, int, np.float64))
 _FORMAT = 2  # of the pickled state: 2 since the exact weights (1: a float per score and target)
 
 
@@ -188,7 +188,7 @@ class OrderedQuantizedIsotonic(QuantizedMap):
         self.__dict__.update(state)
 
 
-class QuantizedIsotonic(QuantizedMap):
+class QuantizedIsotonic(QueuedInserts, QuantizedMap):
     """Quantized isotonic regression of a stream in any order, with deletes (Gokcesu & Gokcesu 2022, §V).
 
     Keeps the exact optimal quantized map of the observations present after
@@ -291,6 +291,8 @@ class QuantizedIsotonic(QuantizedMap):
         self._ring = np.zeros((0 if window is None else int(window), 3))
         self._ring_state = np.zeros(2, dtype=np.int64)  # head, count
         self._allocate(2)
+        self._new_queue()
+        self._unit_levels = bool(self.levels_[0] >= 0 and self.levels_[-1] <= 1)
 
     @classmethod
     def _unit_test_params(cls):
@@ -377,6 +379,7 @@ class QuantizedIsotonic(QuantizedMap):
 
     def _leave_dense(self) -> None:
         """Move to the tree of groups (a target other than 0/1, or a weight that is not whole)."""
+        self._flush()
         self._fill_groups(grow=False)
 
     def _fits_dense(self, t: np.ndarray, w: np.ndarray) -> bool:
@@ -389,7 +392,46 @@ class QuantizedIsotonic(QuantizedMap):
         return bool(np.all((t == 0.0) | (t == 1.0)) and np.all(w == np.floor(w))
                     and total <= WEIGHT_BOUND)
 
+    def insert(self, score, y, sample_weight=ONE, *, weight=UNSET) -> None:
+        """Add one observation (weight 0: nothing happens); ``weight=`` is the deprecated name.
+
+        An observation the dense tree takes (target 0 or 1, whole weight, no
+        window) is queued and inserted before anything reads the map: the map
+        is that of ``learn_many`` on the same observations, bit for bit.
+        """
+        if weight is UNSET and self._queued(score, y, sample_weight):
+            return
+        super().insert(score, y, sample_weight, weight=weight)
+
+    def learn_one(self, score, y, sample_weight=ONE, *, weight=UNSET) -> None:
+        """Learn one observation (River's name for :meth:`insert`); returns None."""
+        if weight is UNSET and self._queued(score, y, sample_weight):
+            return
+        super().learn_one(score, y, sample_weight, weight=weight)
+
+    def predict_proba_one(self, score) -> dict:
+        """Return ``{0: 1 - p, 1: p}``, ``p`` the level at ``score`` (River's convention).
+
+        Raises
+        ------
+        ValueError
+            Before the first observation, when a level lies outside [0, 1],
+            or when the observations present have targets other than 0 and 1.
+        """
+        if self._dense and self._unit_levels and type(score) in _FAST_SCORES \
+                and (self._n_queued or self._tree[3][1]):
+            q = float(score) + 0.0
+            if q - q == 0.0:
+                p = float(self._dense_call(0, q))
+                return {0: 1.0 - p, 1: p}
+        return super().predict_proba_one(score)
+
+    def _dense_room(self, held: float, total: float) -> bool:
+        """Whether the dense tree's total weight stays within WEIGHT_BOUND with ``total`` more queued."""
+        return held <= WEIGHT_BOUND or float(self._tree[7][1]) + total <= WEIGHT_BOUND
+
     def _learn(self, s, t, w) -> None:
+        self._flush()
         self._check_bound(t, w)
         if self._dense and not self._fits_dense(t, w):
             self._leave_dense()
@@ -425,8 +467,8 @@ class QuantizedIsotonic(QuantizedMap):
             return
         if self._dense and not w.is_integer():
             self._leave_dense()
-        if self._dense:
-            done = dense_delete(*self._tree, s, t, w, *self._fractions)
+        if self._dense:  # the queue first, in the same call
+            done = self._dense_call(1, s, t, w) == 1.0
         else:
             done = tree_delete(*self._kernel_args(), s, t, w)
         if not done:
@@ -439,15 +481,17 @@ class QuantizedIsotonic(QuantizedMap):
     @property
     def n_distinct(self) -> int:
         """Number of distinct scores present."""
+        self._flush()
         return int(self._cnt[1])
 
     def _empty(self) -> bool:
-        return self._cnt[1] == 0
+        return not self._n_queued and self._cnt[1] == 0
 
     def _binary(self) -> bool:
         return self._dense or len(self._xt) == 0
 
     def _groups(self):
+        self._flush()
         t = self._tree
         if self._dense:
             return dense_groups(t[0], t[3], t[5], t[6], t[7], *self._fractions)
@@ -456,18 +500,20 @@ class QuantizedIsotonic(QuantizedMap):
     @property
     def n_groups(self) -> int:
         """Number of groups (runs of scores mapped to one level) of the current map."""
+        self._flush()
         if self._dense:
             return int(self._groups()[0].shape[0])
         return int(self._tree[5][1])  # the root's count: its groups need not be read out
 
     def _level_at(self, q: float):  # searched in the tree
+        if self._dense:  # the queue first, in the same call
+            return self._dense_call(0, q)
         t = self._tree
-        if self._dense:
-            return dense_level_at(t[0], t[3], t[4], t[5], *self._fractions, self.levels_, q)
         return tree_level_at(t[3], t[4], t[5], t[7], t[8], self.levels_, q)
 
     def __getstate__(self):
-        state = self.__dict__.copy()
+        self._flush()
+        state = self._pickled(self.__dict__.copy())
         state["_xw"] = weights_to_arrays(self._xw)
         del state["_xt"]
         state["_format"] = _FORMAT
@@ -482,6 +528,8 @@ class QuantizedIsotonic(QuantizedMap):
         self.__dict__.update(state)
         self._xw = weights_from_arrays(*state["_xw"])
         self._xt = targets_from_weights(self._xw)
+        self._new_queue()
+        self._unit_levels = bool(self.levels_[0] >= 0 and self.levels_[-1] <= 1)
 
     def _replay(self, old) -> None:
         """Rebuild a stream pickled before the exact weights from what it held."""

@@ -140,6 +140,7 @@ class ProtectedRiverClassifier(base.Classifier):
         """Return the protected probabilities ``{label: probability}`` for ``x``."""
         if self._labels is None:
             return self.model.predict_proba_one(x)
-        row = self.jumper.predict_proba_many([self._base_proba(x)])[0]
+        # The Jumper's own single call (its classes are False, True: in that order).
+        negative, positive = self.jumper.predict_proba_one(self._base_proba(x)).values()
         neg, pos = self._labels
-        return {neg: float(row[0]), pos: float(row[1])}
+        return {neg: negative, pos: positive}

@@ -1,0 +1,253 @@
+"""Single calls of the Jumper objects from Python: a queue, one memory, one kernel call.
+
+``learn_one`` checks its step with a few comparisons of Python values and
+queues it in a preallocated array; the queue is applied, in order, by the
+same kernels as ``learn_many`` before anything reads the state (every public
+attribute is a property that applies it first, and so are the predictions,
+``run``, ``learn_many`` and pickling).  So every value is the one
+``learn_many`` gives on the same steps, bit for bit, while a step costs a few
+Python operations.
+
+For the quadratic and cubic families the whole object (queue, state, rates,
+parameters and scratch) lives in one float64 array, laid out by
+:func:`~venncal._kernels.jumper.calls_layout`, and one call of
+:func:`~venncal._kernels.jumper.jumper_calls` applies the queue and forecasts
+(``predict_proba_one``): numba's cost of a call grows with the number of
+arrays it unboxes (about 0.1 µs each).  Cox's families queue their steps
+and apply them through ``learn_many``'s path (their values are computed by
+SciPy); a user's family is not queued (its functions could fail, and the
+error belongs to the call that gave the step).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._kernels.jumper import (
+    CTL_LAST,
+    CTL_NEW,
+    CTL_TOP,
+    FAMILY_KINDS,
+    _compensated_add,
+    _log_ratio,
+    _rate_weights,
+    calls_layout,
+    jumper_calls,
+    jumper_predict,
+)
+from .._validation import check_probabilities
+from ._base import unit_weight
+from ._state import compiled_entry
+
+__all__ = ["ONE", "QUEUE", "SingleCalls"]
+
+#: Steps queued at most before they are applied.
+QUEUE = 256
+#: The default ``sample_weight`` of ``learn_one`` (tested by identity first).
+ONE = 1.0
+_FAST_P = frozenset((float, int, np.float64))
+_FAST_Y = frozenset((bool, int, float, str, np.bool_, np.int64, np.float64, np.str_))
+_VIEWS = ("_weights", "_log_cap", "_log_err", "_queue_p", "_queue_y", "_call", "_args")
+
+
+class SingleCalls:
+    """The queue and memory of a Jumper object (mixed into ``_Jumper``).
+
+    The host sets ``family_``, ``_rates``, ``clip``, ``classes_``,
+    ``_n_seen``, ``_log10`` and ``_records`` and implements ``_advance``.
+    """
+
+    def _new_memory(self) -> None:
+        """A fresh memory: uniform weights, ``log S = 0``, an empty queue."""
+        kind = FAMILY_KINDS.get(self.family_.kind, -1)
+        self._queue = QUEUE if kind >= 0 else 0
+        self._kind = kind if kind in (0, 1) else -1
+        self._mem = np.zeros(self._layout()[-1])
+        self._views()
+        self._weights[:] = 1.0 / len(self.family_)
+        off = self._off
+        self._mem[off[4]:off[5]] = self._rates
+        if self._kind >= 0:
+            self._mem[off[5]:off[6]] = self.family_.params.ravel()
+        self._n_queued = 0
+        self._labels()
+
+    def _layout(self) -> tuple:
+        m = self.family_.params.shape[1] if self._kind >= 0 else 0
+        return calls_layout(self._queue, len(self.family_), self._rates.shape[0], m)
+
+    def _views(self) -> None:
+        """The state's arrays as views of the memory."""
+        self._off = off = self._layout()
+        K, R, Q = len(self.family_), self._rates.shape[0], self._queue
+        self._weights = self._mem[off[1]:off[2]].reshape(R, K)
+        self._log_cap, self._log_err = self._mem[off[2]:off[3]], self._mem[off[3]:off[4]]
+        self._queue_p, self._queue_y = self._mem[:Q], self._mem[Q:2 * Q]
+        self._ctl = off[0]
+        self._call = None
+        m = self.family_.params.shape[1] if self._kind >= 0 else 0
+        self._args = (self._mem, self._kind, K, R, m, Q)
+
+    def _labels(self) -> None:
+        """Cache the labels as Python values (``learn_one`` compares ``y`` with them)."""
+        self._keys = self._class_keys()
+        self._known = self._keys if self.classes_ is not None and self._queue else None
+
+    def _new_top(self) -> None:
+        self._mem[self._ctl + CTL_TOP] = self._records.top
+
+    # -- the queue ------------------------------------------------------------------
+
+    def _queued(self, p, y, sample_weight) -> bool:
+        """Queue the step if it needs no other check than these; return whether it was."""
+        known = self._known
+        if (known is None or type(p) not in _FAST_P or type(y) not in _FAST_Y
+                or not (sample_weight is ONE or unit_weight(sample_weight))):
+            return False
+        q = float(p)
+        if not 0.0 <= q <= 1.0:
+            return False
+        if self.clip is not None:
+            q = min(max(q, self.clip[0]), self.clip[1])  # np.clip, bit for bit
+        if y == known[1]:
+            if q == 0.0:
+                return False
+            label = 1.0
+        elif y == known[0] and q != 1.0:
+            label = 0.0
+        else:
+            return False
+        n = self._n_queued
+        self._queue_p[n] = q
+        self._queue_y[n] = label
+        self._n_queued = n + 1
+        if n + 1 == self._queue:
+            self._flush()
+        return True
+
+    def _flush(self) -> None:
+        """Apply the queued steps, in order, as one ``learn_many`` would."""
+        n = self._n_queued
+        if not n:
+            return
+        if self._kind < 0:  # Cox's families: their values come from SciPy
+            p, y = self._queue_p[:n].copy(), self._queue_y[:n] != 0.0
+            self._n_queued = 0
+            self._advance(p, y, self.classes_)
+            return
+        self._called(n, -1.0)
+
+    def _called(self, n: int, x: float) -> float:
+        """Apply ``n`` queued steps and forecast at ``x`` (``x < 0``: no forecast), in one call."""
+        if self._call is None:
+            self._call = compiled_entry(jumper_calls, *self._args, 0, -1.0)
+        proba = self._call(*self._args, n, x)
+        if n:
+            mem, ctl = self._mem, self._ctl
+            self._n_queued = 0
+            self._n_seen += n
+            self._log10 = mem[ctl + CTL_LAST]
+            if mem[ctl + CTL_NEW]:
+                self._records.add(self._n_seen - n + 1, mem[2 * self._queue:2 * self._queue + n])
+                self._new_top()
+        return proba
+
+    def _forecast(self, p) -> float | None:
+        """``p'`` at ``p`` after the queue, in one kernel call; None where the checks of the batch path are needed."""
+        if self._kind < 0 or type(p) not in _FAST_P:
+            return None
+        q = float(p)
+        if not 0.0 <= q <= 1.0:
+            return None
+        if self.clip is not None:
+            q = min(max(q, self.clip[0]), self.clip[1])
+        return float(self._called(self._n_queued, q))
+
+    # -- what reads the state applies the queue first --------------------------------
+
+    @property
+    def weights_(self) -> np.ndarray:
+        """How the capital is spread over the family, per rate: shape ``(R, K)``."""
+        self._flush()
+        return self._weights
+
+    @property
+    def n_seen_(self) -> int:
+        """Steps seen since the last :meth:`reset`."""
+        return self._n_seen + self._n_queued
+
+    def __getstate__(self) -> dict:
+        self._flush()
+        state = self.__dict__.copy()
+        for name in _VIEWS:
+            del state[name]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        if "_mem" not in state:  # pickled before the single calls: separate arrays
+            weights, cap, err = state.pop("weights_"), state.pop("_log_cap"), state.pop("_log_err")
+            self.__dict__.update(state, _n_seen=state.pop("n_seen_"))
+            self._new_memory()
+            self._weights[:], self._log_cap[:], self._log_err[:] = weights, cap, err
+            self._new_top()
+            return
+        self.__dict__.update(state)
+        self._views()
+
+    # -- delayed labels (venncal.online.Pending) -------------------------------------
+
+    def _forecast_snapshot(self, p) -> np.ndarray:
+        """Each rate's forecast ``p'_r`` at ``p`` now, shape ``(R,)``: the bets of a delayed label."""
+        self._flush()
+        q = check_probabilities(np.atleast_1d(p), name="p")
+        if q.shape[0] != 1:
+            raise ValueError(f"p must be one base forecast; got {q.shape[0]}")
+        if self.clip is not None:
+            q = np.clip(q, self.clip[0], self.clip[1])
+        table = self.family_.table(q)
+        out = np.empty(self._rates.shape[0])
+        for r in range(out.shape[0]):
+            s = slice(r, r + 1)
+            jumper_predict(table, self._rates[s], self._weights[s], self._log_cap[s],
+                           self._log_err[s], out[s])
+        return out
+
+    def _learn_delayed(self, p, y, forecasts: np.ndarray) -> None:
+        """Learn ``(p, y)`` betting with ``forecasts``, each rate's ``p'_r`` made before ``y`` was known.
+
+        Rate ``r``'s capital is multiplied by ``B_{p'_r}(y) / B_p(y)`` (in
+        logs); its weights over the family take the step as ``learn_one``
+        does (mixed, then multiplied by the likelihood ratios).
+        """
+        self._flush()
+        q, y01, classes = self._inputs([p], [y])
+        table = self.family_.table(q)
+        t, ls = self.family_.likelihood_ratios(q, y01, table)
+        positive, base = bool(y01[0]), float(q[0])
+        base = base if positive else 1.0 - base
+        K = len(self.family_)
+        for r in range(self._rates.shape[0]):
+            w = self._weights[r]
+            w[:] = (1.0 - self._rates[r]) * w + self._rates[r] / K
+            top = float(forecasts[r]) if positive else 1.0 - float(forecasts[r])
+            if top > 0.0:
+                self._log_cap[r], self._log_err[r] = _compensated_add(
+                    self._log_cap[r], self._log_err[r], _log_ratio(top, base))
+            else:
+                self._log_cap[r], self._log_err[r] = -np.inf, 0.0
+            g = 0.0
+            for k in range(K):  # the kernel's order of operations, bit for bit
+                g += w[k] * t[k, 0]
+            if g >= 2.0**-1000:
+                w[:] = w * t[:, 0] * (1.0 / g)
+            elif g > 0.0:
+                w[:] = w * t[:, 0] / g
+        log10 = np.array([(_rate_weights(self._log_cap, self._log_err, np.empty_like(self._rates))
+                           - np.log(self._rates.shape[0])) / np.log(10.0)])
+        if self.classes_ is None:
+            self.classes_ = classes
+            self._labels()
+        self._records.add(self._n_seen + 1, log10)
+        self._new_top()
+        self._n_seen += 1
+        self._log10 = float(log10[0])

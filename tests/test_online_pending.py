@@ -1,0 +1,112 @@
+"""Delayed labels (venncal.online.pending.Pending): the bet is the forecast made at prediction time."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from venncal.online import JumperMartingale, MeanJumper, QuantizedIsotonic, quadratic
+from venncal.online.pending import Pending
+
+E = (-1.0, -0.5, 0.0, 0.5, 1.0)
+
+
+def literal(events, J=0.01):
+    """Algorithm 1 with delayed labels, literally: forecasts stored, factors from them.
+
+    ``events`` are ``("predict", key, p)`` and ``("learn", key, y)``; returns
+    ``log10 S`` after each learn.  Weights are a plain list; the forecast of
+    ``p`` is ``sum w_e f_e(p)`` after mixing, ``f_e(p) = p + e p (1 - p)``.
+    """
+    K = len(E)
+    w = [1.0 / K] * K
+    stored = {}
+    log_s = 0.0
+    out = []
+    for kind, key, v in events:
+        mixed = [(1 - J) * wk + J / K for wk in w]
+        if kind == "predict":
+            stored[key] = (v, sum(m * (v + e * v * (1 - v)) for m, e in zip(mixed, E)) / sum(mixed))
+            continue
+        p, forecast = stored.pop(key)
+        b = p if v else 1 - p
+        log_s += math.log((forecast if v else 1 - forecast) / b)
+        ratios = [((p + e * p * (1 - p)) if v else (1 - p - e * p * (1 - p))) / b for e in E]
+        g = sum(m * r for m, r in zip(mixed, ratios))
+        w = [m * r / g for m, r in zip(mixed, ratios)]
+        out.append(log_s / math.log(10))
+    return out
+
+
+@given(st.lists(st.tuples(st.floats(0.05, 0.95), st.booleans(), st.integers(0, 5)),
+                min_size=1, max_size=40))
+def test_out_of_order_labels_match_the_literal_reference(stream):
+    """Each label arrives after up to 5 later forecasts; log10 S equals the literal Algorithm 1."""
+    waiting = Pending(JumperMartingale(quadratic(E), jump_rate=0.01, classes=[0, 1]))
+    events, due = [], []
+    for i, (p, y, delay) in enumerate(stream):
+        events.append(("predict", i, p))
+        waiting.predict_proba_one(p, key=i)
+        due.append((i + delay, i, int(y)))
+        for item in sorted(d for d in due if d[0] <= i):
+            due.remove(item)
+            events.append(("learn", item[1], item[2]))
+            waiting.learn_one(item[1], item[2])
+    for item in sorted(due):
+        events.append(("learn", item[1], item[2]))
+        waiting.learn_one(item[1], item[2])
+    want = literal(events)
+    assert waiting.model.n_seen_ == len(stream) and len(waiting) == 0
+    assert math.isclose(waiting.model.log10_value, want[-1], rel_tol=1e-9, abs_tol=1e-12)
+
+
+def test_in_order_labels_give_the_usual_jumper():
+    rng = np.random.default_rng(5)
+    p = rng.uniform(0.05, 0.95, 300)
+    y = (rng.random(300) < p ** 2).astype(int)
+    for make in (lambda: JumperMartingale(classes=[0, 1]), lambda: MeanJumper(classes=[0, 1])):
+        waiting, usual = Pending(make()), make()
+        res = usual.run(p, y)
+        for i in range(300):
+            got = waiting.predict_proba_one(float(p[i]), key=i)[1]
+            assert math.isclose(got, res.protected_proba[i], rel_tol=1e-12)
+            waiting.learn_one(i, int(y[i]))
+        assert math.isclose(waiting.model.log10_value, res.log10_final, rel_tol=1e-9)
+        assert waiting.model.alarm(0.01) == res.alarm(0.01)
+
+
+def test_keys_and_memory_errors():
+    waiting = Pending(QuantizedIsotonic(levels=5), max_pending=2)
+    waiting.model.learn_one(0.5, 1)
+    waiting.predict_proba_one(0.2, key="a")
+    with pytest.raises(ValueError, match="already waiting"):
+        waiting.predict_proba_one(0.3, key="a")
+    waiting.predict_proba_one(0.3, key="b")
+    with pytest.raises(ValueError, match="max_pending"):
+        waiting.predict_proba_one(0.4, key="c")
+    with pytest.raises(ValueError, match="no forecast is waiting for key 'c'"):
+        waiting.learn_one("c", 1)
+    waiting.learn_one("a", 0)  # the quantized stream learns (0.2, 0) now
+    assert waiting.model.n_distinct == 2 and "a" not in waiting
+    waiting.forget("b")
+    assert len(waiting) == 0
+    with pytest.raises(ValueError):
+        waiting.forget("b")
+    with pytest.raises(ValueError, match="max_pending"):
+        Pending(QuantizedIsotonic(), max_pending=0)
+    with pytest.raises(TypeError):
+        Pending(object())
+
+
+def test_a_refused_label_keeps_its_forecast():
+    waiting = Pending(JumperMartingale(classes=[0, 1]))
+    waiting.predict_proba_one(0.0, key=1)
+    with pytest.raises(ValueError, match="probability 0"):
+        waiting.learn_one(1, 1)  # p = 0 and a positive label: the martingale is undefined
+    assert 1 in waiting and waiting.model.n_seen_ == 0
+    waiting.learn_one(1, 0)
+    assert waiting.model.n_seen_ == 1
