@@ -102,12 +102,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         metavar="COL",
         help="column of the model's probabilities of the positive class",
     )
-    parser.add_argument(
-        "--label-col",
-        required=True,
-        metavar="COL",
-        help="column of the labels that arrived (any two values)",
-    )
+    parser.add_argument("--label-col", metavar="COL",
+                        help="column of the labels that arrived (any two values)")
+    parser.add_argument("--scores-only", action="store_true", help="no labels: a conformal "
+                        "test martingale over the --prob-col scores (any reals)")
+    parser.add_argument("--nonconformity", choices=("high", "low", "two-sided"), default="high",
+                        help="with --scores-only: watch for scores drifting up (high), down "
+                        "(low), or spreading or narrowing (two-sided)")
     add_positive_label_option(
         parser,
         "the positive class, whose probability --prob-col holds (matched against the labels "
@@ -201,6 +202,33 @@ def _read(args: argparse.Namespace, report: Reporter) -> tuple[str, np.ndarray, 
     return source, p, y01, positive
 
 
+def _scores_only(args: argparse.Namespace, report: Reporter) -> int:
+    """``monitor --scores-only``: the conformal test martingale of the score column."""
+    from ..online.monitoring import (Monitored, json_ready, monitor_scores_only, plot,
+                                     summary_text)
+    from ..tables import open_table, read_columns
+
+    with open_table(args.data, sep=args.sep) as table:
+        table.check_columns([args.prob_col], "prob_col")
+        with report.progress(f"reading {table.source}") as progress:
+            scores = read_columns(table, [args.prob_col], [], progress)[args.prob_col]
+    res, s = monitor_scores_only(scores, nonconformity=args.nonconformity, alpha=args.alpha,
+                                 changes=None if args.changes == "none" else args.changes,
+                                 threshold=args.threshold)
+    if args.output:
+        from ..tables import write_table
+
+        write_table(args.output, {"step": np.arange(1, scores.shape[0] + 1), "score": scores,
+                                  "p_value": res.pvalues, "log10_S": res.log10_martingale},
+                    sep=args.sep)
+    if args.plot:
+        save_figure(plot(Monitored(res.log10_martingale, None, s), None, None,
+                         f"{table.source}: column {args.prob_col!r}"), args.plot, dpi=130)
+    text = json.dumps(json_ready(s), indent=2, allow_nan=False) if args.json else summary_text(s)
+    (report.info if args.output == "-" else print)(text)
+    return 0
+
+
 def _write_steps(path: str, sep: str | None, p, y01, proba, log10) -> None:
     from ..tables import write_table
 
@@ -225,6 +253,10 @@ def run(args: argparse.Namespace) -> int:
     from ..online.monitoring import json_ready, monitor, plot, summary_text
 
     report = Reporter.from_args(args)
+    if args.scores_only:
+        return _scores_only(args, report)
+    if args.label_col is None:
+        raise CLIError("--label-col is required (or --scores-only to monitor scores alone)")
     source, p, y01, positive = _read(args, report)
     with report.progress("monitoring", unit="steps") as progress:
         monitored = monitor(p, y01, args.family, jump_rate=args.jump_rate, mean=args.mean,

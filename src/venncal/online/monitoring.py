@@ -45,7 +45,7 @@ from ..tables import Param, ParameterError
 
 __all__ = [
     "BATCH_ROWS", "CHANGES", "DEFAULT_FAMILY", "Monitored", "check_forecasts", "json_ready",
-    "monitor", "plot", "summary_text",
+    "monitor", "monitor_scores_only", "plot", "summary_text",
 ]
 
 #: Steps fed to the Jumper at a time (continuation is exact).
@@ -142,12 +142,9 @@ def monitor(p, y01, family: str = DEFAULT_FAMILY, *, jump_rate: float = 0.01, me
         log10[a:b], proba[a:b] = res.log10_martingale, res.protected_proba
         if progress is not None:
             progress.update(b, b / n)
-    found = None
-    if changes is not None:
-        from .changepoint import detect_changes, log10_factors
+    from .changepoint import log10_factors
 
-        found = detect_changes(log10_factors(log10), procedure=changes,
-                               threshold=1.0 / alpha if threshold is None else threshold)
+    found = _changes(log10_factors(log10), changes, alpha, threshold)
     final = float(log10[-1])
     protected = _scores(y01, proba)
     # The Jumper's identity: the protected forecasts' log loss is the base's minus log10 S
@@ -165,14 +162,49 @@ def monitor(p, y01, family: str = DEFAULT_FAMILY, *, jump_rate: float = 0.01, me
         "max_log10_S": float(log10.max()),
         "alpha": alpha,
         "alarm": model.alarm(alpha),
-        "changes": None if found is None else {
-            "procedure": found.procedure, "threshold": found.threshold,
-            "alarms": found.alarms.tolist(),
-        },
+        "changes": found,
         "base": base,
         "protected": protected,
     }
     return Monitored(log10, proba, summary)
+
+
+def _changes(factors: np.ndarray, changes: str | None, alpha: float,
+             threshold: float | None) -> dict | None:
+    """The change points of ``detect_changes`` over log10 betting factors, as a summary entry."""
+    if changes is None:
+        return None
+    from .changepoint import detect_changes
+
+    found = detect_changes(factors, procedure=changes,
+                           threshold=1.0 / alpha if threshold is None else threshold)
+    return {"procedure": found.procedure, "threshold": found.threshold,
+            "alarms": found.alarms.tolist()}
+
+
+def monitor_scores_only(scores, *, nonconformity: str = "high", betting: str = "composite",
+                        jump_rate: float = 0.01, alpha: float = 0.01, seed: int = 0,
+                        changes: str | None = "cusum", threshold: float | None = None):
+    """Monitor a stream of scores without labels; return ``(result, summary)``.
+
+    A conformal test martingale (:func:`venncal.online.conformal.monitor_scores`)
+    over the scores, and the change points of ``changes`` over its betting
+    factors (as :func:`monitor`).  ``summary_text`` prints the summary.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> res, s = monitor_scores_only(np.r_[rng.random(2000), rng.random(1000) + 0.3])
+    >>> s["alarm"] > 2000, min(s["changes"]["alarms"]) > 2000
+    (True, True)
+    """
+    from .conformal import monitor_scores
+
+    res, summary = monitor_scores(scores, betting=betting, jump_rate=jump_rate,
+                                  nonconformity=nonconformity, alpha=alpha, seed=seed)
+    summary["changes"] = _changes(res.log10_factors, changes, alpha, threshold)
+    return res, summary
 
 
 def json_ready(value):
@@ -187,7 +219,12 @@ def json_ready(value):
 
 
 def summary_text(s: dict) -> str:
-    """Return the summary of :func:`monitor` as the lines ``venncal monitor`` prints."""
+    """Return the summary of :func:`monitor` (or :func:`monitor_scores_only`) as ``venncal monitor`` prints it."""
+    if "betting" in s:  # scores only
+        from .conformal import summary_lines
+
+        return "\n".join([*summary_lines(s), *_changes_lines(s.get("changes"))])
+
     def fmt(v):
         return "n/a" if v is None else f"{v:.6g}" if abs(v) < 1e4 else f"{v:.1f}"
 
@@ -227,8 +264,9 @@ def plot(result: Monitored, y01, p, title: str = ""):
     from ..plotting import figure, roc_curve
 
     s = result.summary
-    fig = figure((10.5, 4.4))
-    left, right = fig.subplots(1, 2)
+    labels = "base" in s
+    fig = figure((10.5, 4.4) if labels else (6.0, 4.4))
+    left, right = fig.subplots(1, 2) if labels else (fig.subplots(), None)
     log10 = result.log10_martingale
     left.plot(np.arange(1, log10.shape[0] + 1), log10, lw=1.0)
     left.axhline(math.log10(1 / s["alpha"]), color="0.5", ls="--", lw=0.8,
@@ -242,10 +280,12 @@ def plot(result: Monitored, y01, p, title: str = ""):
                   label=f"{changes['procedure']} change points ({steps.size:,})")
     left.set_xlabel("step n")
     left.set_ylabel("log10 S_n")
-    left.set_title("Jumper test martingale", fontsize=10)
+    left.set_title("Jumper test martingale" if labels else "conformal test martingale "
+                   "(scores only)", fontsize=10)
     left.legend(fontsize=8)
-    if s["base"]["auc"] is not None:
+    if labels and s["base"]["auc"] is not None:
         roc_curve(y01, {"base": p, "protected": result.protected_proba}, ax=right)
-    right.set_title("ROC curves", fontsize=10)
+    if labels:
+        right.set_title("ROC curves", fontsize=10)
     fig.suptitle(title, fontsize=10)
     return fig
