@@ -25,8 +25,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._validation import NONE, Interval, validate_params
-from ._checks import _check_inputs, _unit_scaled
+from ._checks import _check_inputs
 from ._docstrings import fill
+from ._smooth import _smooth_ece
 
 __all__ = [
     "CalibrationLine",
@@ -345,7 +346,8 @@ def _newton(x, y, u, offset, tol, max_iter):
 
     def loss(t):
         eta = base + design @ t
-        return float(np.dot(u, np.logaddexp(0.0, eta) - y * eta))
+        softplus = np.maximum(eta, 0.0) + np.log1p(np.exp(-np.abs(eta)))
+        return float(np.dot(u, softplus - y * eta))
 
     current = loss(theta)
     for step in range(max_iter + 1):
@@ -453,3 +455,31 @@ for _test in (ks_calibration_test, kuiper_calibration_test):
     if _test.__doc__:
         _test.__doc__ = _test.__doc__.replace("    CUMULATIVE\n", _CUMULATIVE_DOC)
     fill(_test)
+
+
+def _or_none(core, *args):
+    try:
+        return core(*args)
+    except ValueError:  # undefined for these data: NaN in the evaluations
+        return None
+
+
+def diagnostic_values(prefix: str, y01, p, w, *, line: bool = True) -> dict[str, float]:
+    """The diagnostics of validated inputs as evaluation entries (NaN where undefined).
+
+    Keys ``prefix`` + "spiegelhalter_z", "spiegelhalter_p", (with ``line``)
+    "calibration_slope", "calibration_intercept", then "ks", "ks_p",
+    "kuiper", "kuiper_p" and "smooth_ece".
+    """
+    nan2 = (math.nan, math.nan)
+    values = dict(zip(("spiegelhalter_z", "spiegelhalter_p"),
+                      _or_none(_spiegelhalter, y01, p, w) or nan2, strict=True))
+    if line:
+        fit = _or_none(_calibration_line, y01, p, w)
+        values["calibration_slope"], values["calibration_intercept"] = (
+            (fit.slope, fit.intercept) if fit else nan2
+        )
+    for name, core in (("ks", _ks), ("kuiper", _kuiper)):
+        values[name], values[f"{name}_p"] = _or_none(core, y01, p, w) or nan2
+    values["smooth_ece"] = _smooth_ece(y01, p, w)
+    return {prefix + k: float(v) for k, v in values.items()}
