@@ -86,15 +86,18 @@ def _path(y, p, w):
     var = math.fsum(wi * pi * (1 - pi) for _, pi, wi in rows)
     if var == 0:
         raise ValueError("sigma 0")
-    scale = math.sqrt(_scale(w)) / math.sqrt(var)
     path = [0.0]
     for v in sorted({pi for _, pi, _ in rows}):
-        path.append(math.fsum(wi * (yi - pi) for yi, pi, wi in rows if pi <= v) * scale)
+        c = math.fsum(wi * (yi - pi) for yi, pi, wi in rows if pi <= v) / math.sqrt(var)
+        try:
+            path.append(c * math.sqrt(_scale(w)))
+        except OverflowError:
+            path.append(math.copysign(math.inf, c))
     return path
 
 
 def brownian_max_sf(x):
-    if x <= 0:
+    if x < 0.1:  # P(max |B| < 0.1) < 1e-50
         return 1.0
     if x < 1.5:  # P(max |B| < x) by the theta series (Feller 1971, X.5)
         below = 4 / math.pi * math.fsum(
@@ -115,6 +118,8 @@ def brownian_range_sf(x):
 
     if x < 0.3:
         return 1.0
+    if x >= 60:
+        return 0.0
     return quad(density, x, 60, limit=400, epsabs=1e-15, epsrel=1e-12)[0]
 
 

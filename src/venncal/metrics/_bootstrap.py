@@ -147,6 +147,8 @@ class _Binary:
                     y, q, w, self.n_bins, self.strategy))
             else:
                 out[name] = _each(cw, self.y01, self.p, _CORES[name])
+                if name in ("ks", "kuiper"):  # statistics of the weights before scaling
+                    out[name] *= self.scale
         return out
 
 
@@ -159,8 +161,11 @@ def _intervals(values: dict, confidence: float) -> dict[str, tuple[float, float]
         if v.shape[0] == 0:
             out[name] = (math.nan, math.nan)
         else:
-            low, high = np.quantile(v, levels)
-            out[name] = (float(low), float(high))
+            with np.errstate(invalid="ignore"):  # inf - inf between two infinite replicates
+                low, high = np.quantile(v, levels)
+            # NaN only from inf - inf (the values hold no NaN): the quantile is that inf
+            out[name] = tuple(float(np.max(v)) if math.isnan(q) else float(q)
+                              for q in (low, high))
     return out
 
 

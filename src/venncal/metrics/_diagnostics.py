@@ -205,7 +205,8 @@ def _cumulative(y01, p, w) -> tuple[np.ndarray, float]:
             "the cumulative calibration tests are undefined: every forecast of positive weight "
             "is 0 or 1, so sigma = 0"
         )
-    return np.r_[0.0, path] / math.sqrt(var) * _sqrt_pow2(e), var
+    with np.errstate(over="ignore"):  # beyond the float64 range: inf (p-value 0)
+        return np.r_[0.0, path] / math.sqrt(var) * _sqrt_pow2(e), var
 
 
 def _ks(y01, p, w) -> CalibrationTest:
@@ -363,7 +364,9 @@ def _newton(x, y, u, offset, tol, max_iter):
         t = 1.0
         while True:
             trial = loss(theta - t * delta)
-            if trial <= current or t < 1e-12:
+            # a rise within rounding is no rise: near the optimum the loss changes by
+            # less than its rounding, and Newton's full step is right there
+            if trial <= current + 4 * np.finfo(float).eps * abs(current) or t < 1e-12:
                 break
             t /= 2.0
         theta, current = theta - t * delta, trial
