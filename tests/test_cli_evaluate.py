@@ -381,3 +381,44 @@ def test_a_single_class_needs_the_positive_label(command, tmp_path, capsys):
     err = capsys.readouterr().err
     assert "single class (1)" in err and "--positive-label" in err
     assert main([*argv, "--positive-label", "2", "--force"]) == 0
+
+
+# --------------------------------------------------------------- diagnostics and bootstrap
+
+
+def test_diagnostics_and_bootstrap_are_the_library_keys(folder, here, arrays, capsys):
+    command = ev("--json --weight-col w --diagnostics --bootstrap 30", probs=("p", "q"),
+                 folder=folder)
+    out, _ = ok(capsys, command)
+    expected = library(arrays, "pq", sample_weight=arrays["w"], diagnostics=True, bootstrap=30)
+    assert json.loads(out) == json.loads(evaluations_json(expected))
+    assert {"spiegelhalter_z", "calibration_slope", "kuiper_p", "smooth_ece",
+            "log_loss_low", "smooth_ece_high"} <= set(json.loads(out)["p"])
+    out, _ = ok(capsys, ev("--diagnostics", folder=folder))  # the table: new rows at the end
+    rows = [line.split()[0] for line in out.splitlines()[1:]]
+    assert rows[:7] == ["log_loss", "brier", "rmse", "ece", "mce", "auc", "accuracy"]
+    assert rows[7:] == ["spiegelhalter_z", "spiegelhalter_p", "calibration_slope",
+                        "calibration_intercept", "ks", "ks_p", "kuiper", "kuiper_p",
+                        "smooth_ece"]
+
+
+def test_multiclass_diagnostics(here, capsys):
+    from venncal.metrics import evaluate_multiclass
+
+    rng = np.random.default_rng(9)
+    proba = rng.dirichlet([1.0, 1.0, 1.0], size=200)
+    y = np.array([rng.choice(["a", "b", "c"], p=row) for row in proba])
+    with open("k.csv", "w", newline="") as f:
+        out = csv.writer(f)
+        out.writerow(["a", "b", "c", "label"])
+        out.writerows([[*map(repr, row.tolist()), str(lab)] for row, lab in zip(proba, y,
+                                                                              strict=True)])
+    out, _ = ok(capsys, "evaluate k.csv --prob-cols a,b,c --label-col label --json "
+                "--diagnostics --bootstrap 10")
+    want = evaluate_multiclass(y, proba, diagnostics=True, bootstrap=10)  # repr: exact
+    assert json.loads(out) == json.loads(want.to_json())
+    assert "top_label_smooth_ece" in json.loads(out)
+
+
+def test_bootstrap_needs_a_positive_count(folder, here, capsys):
+    fails(capsys, ev("--bootstrap 0", folder=folder), "--bootstrap")

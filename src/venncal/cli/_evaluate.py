@@ -120,6 +120,10 @@ def _add_metric_options(parser: argparse.ArgumentParser) -> None:
         help="base of the log loss: e (nats, as scikit-learn), 2 (bits) or 10; the "
         "table names the unit (default: e)",
     )
+    parser.add_argument("--diagnostics", action="store_true", help="add Spiegelhalter's z-test, "
+                        "calibration slope and intercept, KS and Kuiper tests, smooth ECE")
+    parser.add_argument("--bootstrap", type=positive_int, default=0, metavar="N", help="add "
+                        "95%% percentile intervals (N seeded replicates) as <metric>_low/_high")
     parser.add_argument(
         "--json",
         action="store_true",
@@ -224,7 +228,8 @@ def run(args: argparse.Namespace) -> int:
         results = {
             col: evaluate(y01, p, interval=interval, n_bins=args.bins, strategy=args.strategy,
                           min_bin_count=args.min_bin_count, base=LOG_BASES[args.log_base],
-                          sample_weight=weights)
+                          sample_weight=weights, diagnostics=args.diagnostics,
+                          bootstrap=args.bootstrap)
             for col, p in probs.items()
         }
     except (ValueError, TypeError) as exc:
@@ -263,7 +268,8 @@ def _multiclass(args, report: Reporter, source: str, columns: dict, probs: dict)
     options = {"n_bins": args.bins, "strategy": args.strategy, "classes": classes,
                "min_bin_count": args.min_bin_count, "sample_weight": weights}
     try:
-        ev = evaluate_multiclass(y, proba, base=LOG_BASES[args.log_base], **options)
+        ev = evaluate_multiclass(y, proba, base=LOG_BASES[args.log_base], **options,
+                                 diagnostics=args.diagnostics, bootstrap=args.bootstrap)
     except (ValueError, TypeError) as exc:
         raise CLIError(f"cannot evaluate {source}: {exc}") from None
     report.info(f"{source}: {y.shape[0]:,} rows, classes {', '.join(map(repr, classes))} "

@@ -18,9 +18,24 @@ coding, probabilities ``proba`` of shape ``(n_samples, K)`` whose column
 ``k`` is that of ``classes[k]`` (by default the labels of ``y`` sorted), and
 ``sample_weight``.  The rows of ``proba`` must sum to 1 within
 ``PROBA_SUM_TOL`` (1e-6).
+
+Diagnostics beyond the ECE: :func:`spiegelhalter_test`, the calibration
+slope and intercept (:func:`calibration_slope_intercept`), the cumulative
+tests :func:`ks_calibration_test` and :func:`kuiper_calibration_test`, the
+:func:`smooth_ece`, and percentile bootstrap intervals
+(:func:`bootstrap_intervals`, :func:`bootstrap_intervals_multiclass`).
 """
 
 from ._binned import CalibrationBins, calibration_bins, ece, mce
+from ._bootstrap import bootstrap_intervals, bootstrap_intervals_multiclass
+from ._diagnostics import (
+    CalibrationLine,
+    CalibrationTest,
+    calibration_slope_intercept,
+    ks_calibration_test,
+    kuiper_calibration_test,
+    spiegelhalter_test,
+)
 from ._discrimination import accuracy, roc_auc
 from ._evaluate import (
     Evaluation,
@@ -32,6 +47,7 @@ from ._evaluate import (
 from ._interval import interval_width
 from ._checks import PROBA_SUM_TOL
 from ._losses import brier_loss, log_loss, log_loss_unit, rmse
+from ._smooth import smooth_ece
 from ._multiclass import (
     classwise_ece,
     multiclass_brier_loss,
@@ -44,10 +60,15 @@ from ._multiclass import (
 __all__ = [
     "PROBA_SUM_TOL",
     "CalibrationBins",
+    "CalibrationLine",
+    "CalibrationTest",
     "Evaluation",
     "accuracy",
+    "bootstrap_intervals",
+    "bootstrap_intervals_multiclass",
     "brier_loss",
     "calibration_bins",
+    "calibration_slope_intercept",
     "classwise_ece",
     "ece",
     "evaluate",
@@ -55,6 +76,8 @@ __all__ = [
     "evaluations_json",
     "evaluations_table",
     "interval_width",
+    "ks_calibration_test",
+    "kuiper_calibration_test",
     "log_loss",
     "log_loss_unit",
     "mce",
@@ -62,6 +85,8 @@ __all__ = [
     "multiclass_log_loss",
     "rmse",
     "roc_auc",
+    "smooth_ece",
+    "spiegelhalter_test",
     "top_label_calibration_bins",
     "top_label_ece",
     "top_label_mce",

@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import check_probabilities, validate_params
+from .._validation import NONE, Interval, Options, check_probabilities, validate_params
 from ._binned import (
     BINNING_CONSTRAINTS,
     MIN_BIN_COUNT_CONSTRAINTS,
@@ -17,13 +17,16 @@ from ._binned import (
     _bins,
     _errors,
 )
+from ._bootstrap import _binary_intervals, _multiclass_intervals
 from ._checks import _check_inputs, _mean
+from ._diagnostics import diagnostic_values
 from ._docstrings import fill
 from ._discrimination import _accuracy, _auc, _class_weights
 from ._losses import (
     BRIER_SCALE_CONSTRAINTS,
     LOG_BASE_CONSTRAINTS,
     _log_loss,
+    _log_of_base,
     _mean_nll,
     _squared_error,
     log_loss_unit,
@@ -36,6 +39,7 @@ from ._multiclass import (
     _squared_errors,
     _top_label,
 )
+from ._smooth import _smooth_ece
 
 __all__ = [
     "Evaluation",
@@ -44,6 +48,32 @@ __all__ = [
     "evaluations_json",
     "evaluations_table",
 ]
+
+
+_EXTRA_CONSTRAINTS = {
+    "diagnostics": [Options((True, False))],
+    "bootstrap": [Interval("int", 0, None)],
+    "confidence": [Interval("real", 0, 1, "neither")],
+    "seed": [NONE, Interval("int", 0, None)],
+}
+#: The diagnostics a bootstrap interval is given for, besides the losses and ECEs.
+_STATISTICS = ("spiegelhalter_z", "calibration_slope", "calibration_intercept", "ks", "kuiper",
+               "smooth_ece")
+
+
+def _extra_params(owner: str, diagnostics, bootstrap, confidence, seed) -> None:
+    params = {"diagnostics": diagnostics, "bootstrap": bootstrap, "confidence": confidence,
+              "seed": seed}
+    validate_params(owner, params, _EXTRA_CONSTRAINTS)
+
+
+def _add_intervals(values: dict, units: dict, intervals: dict, base) -> None:
+    """Add ``<metric>_low`` and ``<metric>_high`` (the log loss converted to ``base``)."""
+    for name, (low, high) in intervals.items():
+        if name == "log_loss":
+            low, high = low / _log_of_base(base), high / _log_of_base(base)
+            units["log_loss_low"] = units["log_loss_high"] = units["log_loss"]
+        values[f"{name}_low"], values[f"{name}_high"] = low, high
 
 
 def _json_number(v: float) -> float | str:
@@ -259,6 +289,7 @@ def evaluate(
     y: ArrayLike, p: ArrayLike, *, interval: ArrayLike | None = None, n_bins: int = 10,
     strategy: str = "uniform", min_bin_count: float | None = None, base: float | str = "e",
     brier_scale: float = 1, pos_label=None, sample_weight: ArrayLike | None = None,
+    diagnostics: bool = False, bootstrap: int = 0, confidence: float = 0.95, seed: int | None = 0,
 ) -> Evaluation:
     """Compute every binary metric at once (for ``K`` columns, :func:`evaluate_multiclass`).
 
@@ -282,12 +313,32 @@ def evaluate(
     {pos_label}
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative weights, used by every metric.
+    diagnostics : bool, default=False
+        Add the diagnostics beyond the ECE: "spiegelhalter_z" and
+        "spiegelhalter_p" (:func:`spiegelhalter_test`), "calibration_slope"
+        and "calibration_intercept" (:func:`calibration_slope_intercept`,
+        unclipped), "ks", "ks_p", "kuiper", "kuiper_p" (the statistics and
+        p-values of :func:`ks_calibration_test` and
+        :func:`kuiper_calibration_test`) and "smooth_ece"
+        (:func:`smooth_ece`).  Each is NaN where its function raises (all
+        ``p`` in {0, 1/2, 1}; ``p`` of 0 or 1, one class, constant or
+        separating ``p`` for the slope and intercept).
+    bootstrap : int >= 0, default=0
+        With ``n > 0`` replicates, add ``<metric>_low`` and ``<metric>_high``,
+        the percentile interval of :func:`bootstrap_intervals`, for
+        "log_loss" (in ``base``), "brier" (times ``brier_scale``), "ece"
+        and, with ``diagnostics``, the six statistics above.
+    confidence : float in (0, 1), default=0.95
+        Coverage of the bootstrap intervals.
+    seed : int >= 0 or None, default=0
+        Seed of the bootstrap.
 
     Returns
     -------
     Evaluation
         Keys, in order: "log_loss", "brier", "rmse", "ece", "mce", "auc",
-        "accuracy" and, with ``interval``, "interval_width"; its
+        "accuracy" and, with ``interval``, "interval_width", then the
+        diagnostics and the intervals asked for; its
         :attr:`Evaluation.bins` are the bins of "ece" and "mce".  "auc" is NaN
         when ``y`` holds a single class (where :func:`roc_auc` raises).
 
@@ -325,6 +376,7 @@ def evaluate(
     validate_params(
         "evaluate", {"brier_scale": brier_scale}, {"brier_scale": BRIER_SCALE_CONSTRAINTS["scale"]}
     )
+    _extra_params("evaluate", diagnostics, bootstrap, confidence, seed)
     iv = None if interval is None else _check_interval(interval, p.shape[0])
     # Validated once above; each metric below is the core its public function calls.
     bins = _bins(y01, p, w, n_bins, strategy)
@@ -341,7 +393,15 @@ def evaluate(
     }
     if iv is not None:
         values["interval_width"] = _mean(iv[:, 1] - iv[:, 0], w)
-    return Evaluation(values, units={"log_loss": log_loss_unit(base)}, bins=bins)
+    units = {"log_loss": log_loss_unit(base)}
+    if diagnostics:
+        values.update(diagnostic_values("", y01, p, w))
+    if bootstrap:
+        names = ("log_loss", "brier", "ece", *(_STATISTICS if diagnostics else ()))
+        ci = _binary_intervals(y01, p, w, names, bootstrap, confidence, seed, n_bins, strategy)
+        ci["brier"] = tuple(brier_scale * v for v in ci["brier"])
+        _add_intervals(values, units, ci, base)
+    return Evaluation(values, units=units, bins=bins)
 
 
 def _auc_or_nan(y01, p, w) -> float:
@@ -365,6 +425,7 @@ def evaluate_multiclass(
     y: ArrayLike, proba: ArrayLike, *, n_bins: int = 10, strategy: str = "uniform",
     min_bin_count: float | None = None, base: float | str = "e", brier_scale: float = 1,
     classes: ArrayLike | None = None, sample_weight: ArrayLike | None = None,
+    diagnostics: bool = False, bootstrap: int = 0, confidence: float = 0.95, seed: int | None = 0,
 ) -> Evaluation:
     """Compute every multiclass metric at once, for probabilities of ``K >= 2`` classes.
 
@@ -388,6 +449,27 @@ def evaluate_multiclass(
     brier_scale : float, default=1
         Factor of "brier" (:func:`multiclass_brier_loss`'s ``scale``).
     {classes_weights}
+    diagnostics : bool, default=False
+        Add the top-label forms of the diagnostics, each the binary one of
+        the confidence ``max_k p_k`` against "the predicted class is the
+        true one" (as the top-label ECE): "top_label_spiegelhalter_z",
+        "top_label_spiegelhalter_p", "top_label_ks", "top_label_ks_p",
+        "top_label_kuiper", "top_label_kuiper_p", "top_label_smooth_ece";
+        and the class-wise "classwise_smooth_ece", the unweighted mean over
+        classes of the binary :func:`smooth_ece` of class ``k`` against the
+        rest (as "classwise_ece").  NaN where the binary function raises.
+        No calibration slope: the logit of a confidence is not the model's
+        score of one class.
+    bootstrap : int >= 0, default=0
+        With ``n > 0`` replicates, add ``<metric>_low`` and ``<metric>_high``
+        (:func:`bootstrap_intervals_multiclass`) for "log_loss", "brier",
+        "top_label_ece", "classwise_ece" and, with ``diagnostics``,
+        "top_label_spiegelhalter_z", "top_label_ks", "top_label_kuiper" and
+        "top_label_smooth_ece".
+    confidence : float in (0, 1), default=0.95
+        Coverage of the bootstrap intervals.
+    seed : int >= 0 or None, default=0
+        Seed of the bootstrap.
 
     Returns
     -------
@@ -395,7 +477,8 @@ def evaluate_multiclass(
         Keys, in order: "log_loss" (:func:`multiclass_log_loss`), "brier"
         (:func:`multiclass_brier_loss`), "top_label_ece", "top_label_mce",
         "classwise_ece" and "accuracy" (the weighted fraction of rows whose
-        first most probable class is the true one); :attr:`Evaluation.bins`
+        first most probable class is the true one), then the diagnostics
+        and intervals asked for; :attr:`Evaluation.bins`
         are the top-label bins (:func:`top_label_calibration_bins`).
 
     Examples
@@ -418,8 +501,9 @@ def evaluate_multiclass(
         "evaluate_multiclass", y, proba, classes, sample_weight, n_bins=n_bins,
         strategy=strategy, min_bin_count=min_bin_count, base=base, brier_scale=brier_scale,
     )
-    correct, confidence = _top_label(idx, proba)
-    bins = _bins(correct, confidence, w, n_bins, strategy)
+    _extra_params("evaluate_multiclass", diagnostics, bootstrap, confidence, seed)
+    correct, top = _top_label(idx, proba)
+    bins = _bins(correct, top, w, n_bins, strategy)
     top_ece, top_mce = _errors(bins, min_bin_count)
     values = {
         "log_loss": _mean_nll(_log_losses(idx, proba), w, base),
@@ -429,4 +513,20 @@ def evaluate_multiclass(
         "classwise_ece": _classwise_ece(_classwise_bins(idx, proba, w, n_bins, strategy)),
         "accuracy": _mean(correct, w),
     }
-    return Evaluation(values, units={"log_loss": log_loss_unit(base)}, bins=bins)
+    units = {"log_loss": log_loss_unit(base)}
+    if diagnostics:
+        values.update(diagnostic_values("top_label_", correct, top, w, line=False))
+        values["classwise_smooth_ece"] = math.fsum(
+            _smooth_ece(idx == k, np.ascontiguousarray(proba[:, k]), w)
+            for k in range(proba.shape[1])
+        ) / proba.shape[1]
+    if bootstrap:
+        names = ("log_loss", "brier", "top_label_ece", "classwise_ece")
+        if diagnostics:
+            names += tuple(f"top_label_{m}" for m in ("spiegelhalter_z", "ks", "kuiper",
+                                                        "smooth_ece"))
+        ci = _multiclass_intervals(idx, proba, w, names, bootstrap, confidence, seed, n_bins,
+                                   strategy)
+        ci["brier"] = tuple(brier_scale * v for v in ci["brier"])
+        _add_intervals(values, units, ci, base)
+    return Evaluation(values, units=units, bins=bins)

@@ -1,0 +1,488 @@
+"""Calibration tests and the logistic calibration line: diagnostics beyond the ECE.
+
+- :func:`spiegelhalter_test`: Spiegelhalter's (1986) z-test of calibration;
+- :func:`calibration_slope_intercept`: the slope of the logistic regression
+  of ``y`` on ``logit(p)`` and the calibration-in-the-large intercept
+  (Cox 1958; Van Calster et al. 2019), fitted by Newton's method;
+- :func:`ks_calibration_test` and :func:`kuiper_calibration_test`: the
+  cumulative-deviation tests of Tygert (2021) and Arrieta-Ibarra, Gujral,
+  Tannen, Tygert & Xu (JMLR 2022).
+
+Weights are frequency weights, as everywhere in venncal: a weight of 2 is
+the row repeated.  The test statistics therefore grow as the square root
+of the total weight (they are tests, not means); the slope and intercept
+are maximum-likelihood estimates and do not change with a common factor of
+the weights.  Every sum is computed on the weights divided by a power of
+two (exact), so weights from 1e-310 to 1e308 neither overflow nor vanish.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._validation import NONE, Interval, validate_params
+from ._checks import _check_inputs
+from ._docstrings import fill
+from ._smooth import _smooth_ece
+
+__all__ = [
+    "CalibrationLine",
+    "CalibrationTest",
+    "calibration_slope_intercept",
+    "ks_calibration_test",
+    "kuiper_calibration_test",
+    "spiegelhalter_test",
+]
+
+#: Below this statistic the p-values of the cumulative tests are 1: the
+#: probability that the Brownian maximum or range stays below 0.1 is under 1e-50.
+_SMALL_STATISTIC = 0.1
+#: The series stop where the argument of the normal tail passes 40 (tail < 1e-349).
+_TAIL_END = 40.0
+
+
+class CalibrationTest(NamedTuple):
+    """A test of calibration: the statistic and its two-sided (or upper-tail) p-value."""
+
+    statistic: float
+    pvalue: float
+
+
+class CalibrationLine(NamedTuple):
+    """The logistic calibration line of :func:`calibration_slope_intercept`.
+
+    ``slope`` and ``fit_intercept`` are the two parameters of the logistic
+    regression ``logit P(y = 1) = fit_intercept + slope * logit(p)``;
+    ``intercept`` is the calibration-in-the-large ``a`` of
+    ``logit P(y = 1) = a + logit(p)`` (slope fixed at 1).  ``gradient_norm``
+    is the larger of the two fits' gradient max-norms of the mean negative
+    log-likelihood at the returned parameters; ``iterations`` the larger
+    number of Newton steps.
+    """
+
+    slope: float
+    intercept: float
+    fit_intercept: float
+    gradient_norm: float
+    iterations: int
+
+
+def _normal_tail(x: np.ndarray) -> np.ndarray:
+    """``P(N(0, 1) >= x)`` for ``x >= 0``, accurate in the far tail."""
+    from scipy.special import ndtr
+
+    return ndtr(-x)
+
+
+def _terms(x: float, step: int) -> np.ndarray:
+    """The indices ``k = 1, 2, ...`` until ``(step * k - (step - 1)) * x`` passes :data:`_TAIL_END`."""
+    return np.arange(1, int(math.ceil(_TAIL_END / x / (1 if step == 1 else 2))) + 2, dtype=float)
+
+
+def brownian_max_sf(x: float) -> float:
+    """``P(max_{0<=t<=1} |B(t)| >= x)`` for a standard Brownian motion ``B``.
+
+    ``4 * sum_{k>=1} (-1)**(k+1) * P(N >= (2k - 1) x)`` (the reflection
+    principle; Feller 1971, X.5), summed until ``(2k - 1) x > 40``: an
+    alternating series of decreasing terms, so the error is below the first
+    term left out, under 1e-340.  1 for ``x < 0.1`` (error below 1e-50).
+    """
+    if x < _SMALL_STATISTIC:
+        return 1.0
+    k = _terms(x, 2)
+    terms = _normal_tail((2.0 * k - 1.0) * x)
+    signs = np.where(k % 2 == 1, 1.0, -1.0)
+    return float(min(1.0, max(0.0, 4.0 * math.fsum(signs * terms))))
+
+
+def brownian_range_sf(x: float) -> float:
+    """``P(max B - min B >= x)`` over ``[0, 1]`` for a standard Brownian motion ``B``.
+
+    The range has density ``8 sum_{k>=1} (-1)**(k-1) k**2 phi(k r)`` (Feller
+    1951), so the tail is ``8 sum_{k>=1} (-1)**(k-1) k P(N >= k x)``, summed
+    until ``k x > 40``: alternating with decreasing terms past ``k x > 1``, so
+    the error is below the first term left out, under 1e-340.  1 for
+    ``x < 0.1`` (error below 1e-200).
+    """
+    if x < _SMALL_STATISTIC:
+        return 1.0
+    k = _terms(x, 1)
+    signs = np.where(k % 2 == 1, 1.0, -1.0)
+    return float(min(1.0, max(0.0, 8.0 * math.fsum(signs * k * _normal_tail(k * x)))))
+
+
+def _positive(y01, p, w):
+    """The rows of positive weight, and their weights scaled to a largest in [0.5, 1)."""
+    if w is None:
+        return y01, p, None, 0
+    keep = w > 0
+    if not keep.any():
+        raise ValueError("sample_weight must not be all zero")
+    _, e = math.frexp(float(np.max(w)))
+    return y01[keep], p[keep], np.ldexp(w[keep], -e), e
+
+
+def _sqrt_pow2(e: int) -> float:
+    """``sqrt(2**e)`` without overflow."""
+    return math.ldexp(math.sqrt(2.0) if e % 2 else 1.0, e // 2)
+
+
+def _spiegelhalter(y01, p, w) -> CalibrationTest:
+    y01, p, ws, e = _positive(y01, p, w)
+    a = (y01 - p) * (1.0 - 2.0 * p)
+    v = (1.0 - 2.0 * p) ** 2 * p * (1.0 - p)
+    num = float(np.sum(a) if ws is None else np.dot(ws, a))
+    den = float(np.sum(v) if ws is None else np.dot(ws, v))
+    if not den > 0.0:
+        raise ValueError(
+            "spiegelhalter_test is undefined: every forecast of positive weight is 0, 1/2 or "
+            "1, so the statistic has variance 0"
+        )
+    z = num / math.sqrt(den) * _sqrt_pow2(e)
+    return CalibrationTest(z, float(math.erfc(abs(z) / math.sqrt(2.0))))
+
+
+@fill
+def spiegelhalter_test(
+    y: ArrayLike, p: ArrayLike, *, pos_label=None, sample_weight: ArrayLike | None = None
+) -> CalibrationTest:
+    """Spiegelhalter's z-test of calibration (Spiegelhalter 1986).
+
+    ``z = sum w (y - p)(1 - 2p) / sqrt(sum w (1 - 2p)**2 p (1 - p))``: under
+    the hypothesis that each ``y`` is Bernoulli(``p``) the numerator has mean
+    0 and the denominator is its standard deviation, so ``z`` is
+    approximately standard normal.  The p-value is two-sided,
+    ``P(|N| >= |z|) = erfc(|z| / sqrt 2)``.  Weights are frequency weights
+    (``z`` grows as the square root of a common factor).
+
+    Parameters
+    ----------
+    {y_p}
+    {weights}
+
+    Returns
+    -------
+    CalibrationTest
+        ``(statistic, pvalue)``: ``z`` and its two-sided p-value.
+
+    Raises
+    ------
+    ValueError
+        If every forecast of positive weight is 0, 1/2 or 1: the
+        denominator is then 0 and the test is undefined (a certain wrong
+        forecast is refuted outright; forecasts of 1/2 contribute nothing).
+        :func:`evaluate` reports NaN instead.
+
+    Examples
+    --------
+    >>> from venncal.metrics import spiegelhalter_test
+    >>> z, pvalue = spiegelhalter_test([0, 1, 1, 0], [0.1, 0.8, 0.6, 0.3])
+    >>> round(z, 4), round(pvalue, 4)
+    (-1.005, 0.3149)
+    """
+    return _spiegelhalter(*_check_inputs(y, p, pos_label, sample_weight))
+
+
+def _cumulative(y01, p, w) -> tuple[np.ndarray, float]:
+    """The cumulative deviation at each distinct ``p`` (sorted), over ``sigma``.
+
+    Rows of equal ``p`` are summed into one step, so the path (and both
+    statistics) does not depend on the order of the rows.
+    """
+    y01, p, ws, e = _positive(y01, p, w)
+    ws = np.ones_like(p) if ws is None else ws
+    order = np.argsort(p, kind="stable")
+    ps, r = p[order], (ws * (y01 - p))[order]
+    last = np.flatnonzero(np.r_[ps[1:] != ps[:-1], True])  # the end of each run of ties
+    path = np.cumsum(r)[last]
+    var = float(np.dot(ws, p * (1.0 - p)))
+    if not var > 0.0:
+        raise ValueError(
+            "the cumulative calibration tests are undefined: every forecast of positive weight "
+            "is 0 or 1, so sigma = 0"
+        )
+    with np.errstate(over="ignore"):  # beyond the float64 range: inf (p-value 0)
+        return np.r_[0.0, path] / math.sqrt(var) * _sqrt_pow2(e), var
+
+
+def _ks(y01, p, w) -> CalibrationTest:
+    path, _ = _cumulative(y01, p, w)
+    stat = float(np.max(np.abs(path)))
+    return CalibrationTest(stat, brownian_max_sf(stat))
+
+
+def _kuiper(y01, p, w) -> CalibrationTest:
+    path, _ = _cumulative(y01, p, w)
+    stat = float(np.max(path) - np.min(path))
+    return CalibrationTest(stat, brownian_range_sf(stat))
+
+
+_CUMULATIVE_DOC = """
+    Sort the rows by ``p``; the cumulative deviation ``C_k = sum_{j<=k} w_j
+    (y_j - p_j) / W`` (``W`` the total weight, ``n`` without weights), with
+    ``C_0 = 0``, is divided by ``sigma = sqrt(sum w p (1 - p)) / W``.  Under
+    calibration ``C / sigma`` is asymptotically a standard Brownian motion on
+    ``[0, 1]`` (Tygert 2021; Arrieta-Ibarra et al. 2022).  Rows of equal
+    ``p`` form one step of the path (their deviations are summed before the
+    path is read), so the result does not depend on the order of the rows.
+
+"""
+
+
+def ks_calibration_test(
+    y: ArrayLike, p: ArrayLike, *, pos_label=None, sample_weight: ArrayLike | None = None
+) -> CalibrationTest:
+    """Kolmogorov-Smirnov calibration test: ``max_k |C_k| / sigma`` of the cumulative deviation.
+    CUMULATIVE
+    The p-value is ``P(max_[0,1] |B| >= statistic)`` for a standard Brownian
+    motion (series with error below 1e-50; see :func:`brownian_max_sf`).
+
+    Parameters
+    ----------
+    {y_p}
+    {weights}
+
+    Returns
+    -------
+    CalibrationTest
+        ``(statistic, pvalue)``.
+
+    Raises
+    ------
+    ValueError
+        If every forecast of positive weight is 0 or 1 (``sigma = 0``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from venncal.metrics import ks_calibration_test
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.random(1000)
+    >>> stat, pvalue = ks_calibration_test(rng.random(1000) < p, p)
+    >>> round(stat, 4), round(pvalue, 4)
+    (0.8515, 0.7677)
+    """
+    return _ks(*_check_inputs(y, p, pos_label, sample_weight))
+
+
+def kuiper_calibration_test(
+    y: ArrayLike, p: ArrayLike, *, pos_label=None, sample_weight: ArrayLike | None = None
+) -> CalibrationTest:
+    """Kuiper calibration test: ``(max_k C_k - min_k C_k) / sigma`` of the cumulative deviation.
+    CUMULATIVE
+    The p-value is ``P(max B - min B >= statistic)`` over ``[0, 1]`` for a
+    standard Brownian motion (series with error below 1e-50; see
+    :func:`brownian_range_sf`).
+
+    Parameters
+    ----------
+    {y_p}
+    {weights}
+
+    Returns
+    -------
+    CalibrationTest
+        ``(statistic, pvalue)``.
+
+    Raises
+    ------
+    ValueError
+        If every forecast of positive weight is 0 or 1 (``sigma = 0``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from venncal.metrics import kuiper_calibration_test
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.random(1000)
+    >>> stat, pvalue = kuiper_calibration_test(rng.random(1000) < p ** 1.5, p)
+    >>> round(stat, 4), pvalue < 1e-6
+    (6.5424, True)
+    """
+    return _kuiper(*_check_inputs(y, p, pos_label, sample_weight))
+
+
+_LINE_CONSTRAINTS = {
+    "clip": [NONE, Interval("real", 0, 0.5, "neither")],
+    "tol": [Interval("real", 0, None, "neither")],
+    "max_iter": [Interval("int", 1, None)],
+}
+
+
+def _logit_inputs(y01, p, w, clip):
+    y01, p, ws, _ = _positive(y01, p, w)
+    if clip is not None:
+        p = np.clip(p, clip, 1.0 - clip)
+    elif ((p == 0.0) | (p == 1.0)).any():
+        i = int(np.flatnonzero((p == 0.0) | (p == 1.0))[0])
+        raise ValueError(
+            f"calibration_slope_intercept needs logit(p): p must lie in (0, 1) on the rows of "
+            f"positive weight; got {float(p[i])!r} (row {i} of those rows); pass clip=eps to "
+            f"clip p to [eps, 1 - eps]"
+        )
+    u = np.ones_like(p) if ws is None else ws
+    u = u / np.sum(u)
+    if not (np.dot(u, y01) > 0 and np.dot(u, ~y01) > 0):
+        raise ValueError(
+            "calibration_slope_intercept needs both labels among the rows of positive weight: "
+            "with one class the intercept is infinite"
+        )
+    return y01.astype(float), np.log(p) - np.log1p(-p), u
+
+
+def _newton(x, y, u, offset, tol, max_iter):
+    """Minimise the mean logistic loss of ``eta = a + b x`` (``b = 1`` fixed with ``offset``).
+
+    Newton's method with step halving; returns ``(theta, gradient max-norm, steps)``.
+    """
+    from scipy.special import expit
+
+    design = np.c_[np.ones_like(x)] if offset else np.c_[np.ones_like(x), x]
+    base = x if offset else 0.0
+    theta = np.zeros(1) if offset else np.array([0.0, 1.0])
+
+    def loss(t):
+        eta = base + design @ t
+        softplus = np.maximum(eta, 0.0) + np.log1p(np.exp(-np.abs(eta)))
+        return float(np.dot(u, softplus - y * eta))
+
+    current = loss(theta)
+    for step in range(max_iter + 1):
+        q = expit(base + design @ theta)
+        grad = design.T @ (u * (q - y))
+        norm = float(np.max(np.abs(grad)))
+        if norm <= tol:
+            return theta, norm, step
+        if step == max_iter:
+            break
+        hess = (design * (u * q * (1.0 - q))[:, None]).T @ design
+        delta = np.linalg.solve(hess, grad)
+        t = 1.0
+        while True:
+            trial = loss(theta - t * delta)
+            # a rise within rounding is no rise: near the optimum the loss changes by
+            # less than its rounding, and Newton's full step is right there
+            if trial <= current + 4 * np.finfo(float).eps * abs(current) or t < 1e-12:
+                break
+            t /= 2.0
+        theta, current = theta - t * delta, trial
+    raise ValueError(
+        f"calibration_slope_intercept: Newton's method stopped after {max_iter} steps with "
+        f"gradient norm {norm:.3g} > tol={tol:g}"
+    )
+
+
+def _calibration_line(y01, p, w, clip=None, tol=1e-10, max_iter=100) -> CalibrationLine:
+    y, x, u = _logit_inputs(y01, p, w, clip)
+    if x.max() == x.min():
+        raise ValueError(
+            "calibration_slope_intercept: p is constant on the rows of positive weight, so the "
+            "slope is undefined"
+        )
+    x0, x1 = x[y == 0], x[y == 1]
+    if x0.max() <= x1.min() or x1.max() <= x0.min():
+        raise ValueError(
+            "calibration_slope_intercept: logit(p) separates the two labels, so the slope is "
+            "infinite (no maximum-likelihood fit)"
+        )
+    (a,), g1, n1 = _newton(x, y, u, True, tol, max_iter)
+    (b0, b1), g2, n2 = _newton(x, y, u, False, tol, max_iter)
+    return CalibrationLine(float(b1), float(a), float(b0), max(g1, g2), max(n1, n2))
+
+
+@fill
+def calibration_slope_intercept(
+    y: ArrayLike, p: ArrayLike, *, clip: float | None = None, tol: float = 1e-10,
+    max_iter: int = 100, pos_label=None, sample_weight: ArrayLike | None = None,
+) -> CalibrationLine:
+    """Calibration slope and intercept on the logit scale (Cox 1958).
+
+    The slope is that of the logistic regression of ``y`` on ``logit(p)``
+    with two parameters, ``logit P(y = 1) = c + slope * logit(p)``: 1 for
+    calibrated forecasts, below 1 for over-confident ones.  The intercept
+    is the calibration-in-the-large: ``a`` of ``logit P(y = 1) = a +
+    logit(p)`` (the offset ``logit(p)``, slope fixed at 1), 0 for
+    calibrated forecasts, positive when they are too low on average.  Both
+    are maximum-likelihood fits by Newton's method with step halving, from
+    the identity, stopped when the max-norm of the gradient of the
+    (weighted) mean negative log-likelihood is at most ``tol``; the norm
+    reached is returned.  Weights are frequency weights; the fits do not
+    change with a common factor of the weights.
+
+    Parameters
+    ----------
+    {y_p}
+    clip : float in (0, 0.5), default=None
+        Clip ``p`` to ``[clip, 1 - clip]`` first.  By default ``p`` of 0 or
+        1 (infinite logit) on a row of positive weight is an error.
+    tol : float > 0, default=1e-10
+        Convergence: gradient max-norm of the mean negative log-likelihood.
+    max_iter : int >= 1, default=100
+        Newton steps at most; an error if the gradient is still above ``tol``.
+    {weights}
+
+    Returns
+    -------
+    CalibrationLine
+        ``(slope, intercept, fit_intercept, gradient_norm, iterations)``.
+
+    Raises
+    ------
+    ValueError
+        If ``p`` holds 0 or 1 (without ``clip``), if the rows of positive
+        weight hold a single class (intercept infinite), if ``p`` is
+        constant (slope undefined), if ``logit(p)`` separates the labels
+        (slope infinite), or if Newton's method does not reach ``tol``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from venncal.metrics import calibration_slope_intercept
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.uniform(0.05, 0.95, 5000)
+    >>> line = calibration_slope_intercept(rng.random(5000) < p, p)
+    >>> round(line.slope, 3), round(line.intercept, 3), line.gradient_norm <= 1e-10
+    (1.029, -0.031, True)
+    """
+    y01, p, w = _check_inputs(y, p, pos_label, sample_weight)
+    params = {"clip": clip, "tol": tol, "max_iter": max_iter}
+    validate_params("calibration_slope_intercept", params, _LINE_CONSTRAINTS)
+    return _calibration_line(y01, p, w, clip, tol, max_iter)
+
+
+for _test in (ks_calibration_test, kuiper_calibration_test):
+    if _test.__doc__:
+        _test.__doc__ = _test.__doc__.replace("    CUMULATIVE\n", _CUMULATIVE_DOC)
+    fill(_test)
+
+
+def _or_none(core, *args):
+    try:
+        return core(*args)
+    except ValueError:  # undefined for these data: NaN in the evaluations
+        return None
+
+
+def diagnostic_values(prefix: str, y01, p, w, *, line: bool = True) -> dict[str, float]:
+    """The diagnostics of validated inputs as evaluation entries (NaN where undefined).
+
+    Keys ``prefix`` + "spiegelhalter_z", "spiegelhalter_p", (with ``line``)
+    "calibration_slope", "calibration_intercept", then "ks", "ks_p",
+    "kuiper", "kuiper_p" and "smooth_ece".
+    """
+    nan2 = (math.nan, math.nan)
+    values = dict(zip(("spiegelhalter_z", "spiegelhalter_p"),
+                      _or_none(_spiegelhalter, y01, p, w) or nan2, strict=True))
+    if line:
+        fit = _or_none(_calibration_line, y01, p, w)
+        values["calibration_slope"], values["calibration_intercept"] = (
+            (fit.slope, fit.intercept) if fit else nan2
+        )
+    for name, core in (("ks", _ks), ("kuiper", _kuiper)):
+        values[name], values[f"{name}_p"] = _or_none(core, y01, p, w) or nan2
+    values["smooth_ece"] = _smooth_ece(y01, p, w)
+    return {prefix + k: float(v) for k, v in values.items()}

@@ -1,0 +1,185 @@
+"""Literal twins of venncal.metrics._diagnostics, ._smooth and ._bootstrap: plain loops.
+
+Each twin is the definition written out one row at a time (``math.fsum``
+sums of the rows of positive weight), independent of the vectorised code:
+
+- Spiegelhalter's z: the two sums and the normal tail;
+- calibration slope and intercept: the score equations solved by bisection
+  (nested for the two-parameter fit: the profile score in the slope is
+  monotone), not Newton;
+- KS and Kuiper: the cumulative deviation ``C(v) = sum_{p_i <= v} w_i (y_i - p_i)``
+  at each distinct ``v``, computed afresh for each ``v`` (``O(n**2)``; ties
+  in ``p`` give one point of the path by definition); their p-values by
+  other series (the theta series of ``sup |B|`` for small arguments, and a
+  quadrature of Feller's density of the range);
+- smooth ECE: the reflected Gaussian kernel summed over its images for
+  every row and every point of a fine grid (``O(n G)``), trapezoidal rule,
+  bisection for the fixed point.
+"""
+
+from __future__ import annotations
+
+import math
+
+
+def _rows(y, p, w):
+    w = [1.0] * len(p) if w is None else list(w)
+    top = max(w)
+    return [(float(bool(yi)), float(pi), wi / top) for yi, pi, wi in zip(y, p, w) if wi > 0]
+
+
+def _scale(w) -> float:
+    return 1.0 if w is None else max(w)
+
+
+def spiegelhalter(y, p, w=None):
+    rows = _rows(y, p, w)
+    num = math.fsum(wi * (yi - pi) * (1 - 2 * pi) for yi, pi, wi in rows)
+    den = math.fsum(wi * (1 - 2 * pi) ** 2 * pi * (1 - pi) for yi, pi, wi in rows)
+    if den == 0:
+        raise ValueError("variance 0")
+    z = num / math.sqrt(den) * math.sqrt(_scale(w))
+    return z, 2 * 0.5 * math.erfc(abs(z) / math.sqrt(2))
+
+
+def _sigmoid(t):
+    return 1 / (1 + math.exp(-t)) if t >= 0 else math.exp(t) / (1 + math.exp(t))
+
+
+def _root(f, lo, hi, steps=200):
+    """The root of an increasing ``f`` on ``[lo, hi]`` by bisection."""
+    for _ in range(steps):
+        mid = (lo + hi) / 2
+        if mid in (lo, hi):
+            break
+        if f(mid) > 0:
+            hi = mid
+        else:
+            lo = mid
+    return (lo + hi) / 2
+
+
+def slope_intercept(y, p, w=None, clip=None):
+    rows = _rows(y, p, w)
+    if clip is not None:
+        rows = [(yi, min(max(pi, clip), 1 - clip), wi) for yi, pi, wi in rows]
+    xs = [(yi, math.log(pi / (1 - pi)), wi) for yi, pi, wi in rows]
+
+    def score_a(a, b):  # derivative of the weighted negative log-likelihood in a
+        return math.fsum(wi * (_sigmoid(a + b * x) - yi) for yi, x, wi in xs)
+
+    intercept = _root(lambda a: score_a(a, 1.0), -60, 60)
+
+    def best_a(b):
+        return _root(lambda a: score_a(a, b), -400, 400)
+
+    def score_b(b):
+        a = best_a(b)
+        return math.fsum(wi * (_sigmoid(a + b * x) - yi) * x for yi, x, wi in xs)
+
+    slope = _root(score_b, -50, 50, steps=100)
+    return slope, intercept, best_a(slope)
+
+
+def _path(y, p, w):
+    rows = _rows(y, p, w)
+    var = math.fsum(wi * pi * (1 - pi) for _, pi, wi in rows)
+    if var == 0:
+        raise ValueError("sigma 0")
+    path = [0.0]
+    for v in sorted({pi for _, pi, _ in rows}):
+        c = math.fsum(wi * (yi - pi) for yi, pi, wi in rows if pi <= v) / math.sqrt(var)
+        try:
+            path.append(c * math.sqrt(_scale(w)))
+        except OverflowError:
+            path.append(math.copysign(math.inf, c))
+    return path
+
+
+def brownian_max_sf(x):
+    if x < 0.1:  # P(max |B| < 0.1) < 1e-50
+        return 1.0
+    if x < 1.5:  # P(max |B| < x) by the theta series (Feller 1971, X.5)
+        below = 4 / math.pi * math.fsum(
+            (-1) ** k / (2 * k + 1) * math.exp(-((2 * k + 1) ** 2) * math.pi**2 / (8 * x * x))
+            for k in range(60)
+        )
+        return 1 - below
+    return 4 * math.fsum((-1) ** (k + 1) * 0.5 * math.erfc((2 * k - 1) * x / math.sqrt(2))
+                         for k in range(1, 60))
+
+
+def brownian_range_sf(x):
+    from scipy.integrate import quad
+
+    def density(r):
+        return 8 * math.fsum((-1) ** (k - 1) * k * k * math.exp(-0.5 * (k * r) ** 2)
+                             for k in range(1, 400)) / math.sqrt(2 * math.pi)
+
+    if x < 0.3:
+        return 1.0
+    if x >= 60:
+        return 0.0
+    return quad(density, x, 60, limit=400, epsabs=1e-15, epsrel=1e-12)[0]
+
+
+def ks(y, p, w=None):
+    stat = max(abs(c) for c in _path(y, p, w))
+    return stat, brownian_max_sf(stat)
+
+
+def kuiper(y, p, w=None):
+    path = _path(y, p, w)
+    stat = max(path) - min(path)
+    return stat, brownian_range_sf(stat)
+
+
+def _kernel(t, f, sigma):
+    """The reflected Gaussian kernel at the points ``t`` (an array) for one row at ``f``."""
+    import numpy as np
+
+    total = np.zeros_like(t)
+    for k in range(-3, 4):
+        for image in (f + 2 * k, -f + 2 * k):
+            total += np.exp(-0.5 * ((t - image) / sigma) ** 2)
+    return total / (sigma * math.sqrt(2 * math.pi))
+
+
+def smece_sigma(y, p, sigma, w=None, grid=2000):
+    import numpy as np
+
+    rows = _rows(y, p, w)
+    total = math.fsum(wi for _, _, wi in rows)
+    t = np.arange(grid + 1) / grid
+    acc = np.zeros_like(t)
+    for yi, pi, wi in rows:  # one row at a time
+        acc += wi * (yi - pi) * _kernel(t, pi, sigma)
+    values = np.abs(acc) / total
+    return (math.fsum(values) - 0.5 * (values[0] + values[-1])) / grid
+
+
+def smooth_ece(y, p, w=None, grid=2000, steps=30):
+    lo, hi = 0.0, 1.0
+    if all(yi == pi for yi, pi, _ in _rows(y, p, w)):
+        return 0.0
+    for _ in range(steps):
+        mid = (lo + hi) / 2
+        if smece_sigma(y, p, mid, w, grid) > mid:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def percentile_interval(values, confidence):
+    """The percentile interval of bootstrap replicates (linear interpolation, as numpy)."""
+    v = sorted(x for x in values if x == x)
+    lo_q, hi_q = (1 - confidence) / 2, (1 + confidence) / 2
+
+    def q(level):
+        pos = level * (len(v) - 1)
+        i = math.floor(pos)
+        j = min(i + 1, len(v) - 1)
+        return v[i] + (pos - i) * (v[j] - v[i])
+
+    return q(lo_q), q(hi_q)
