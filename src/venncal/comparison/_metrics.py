@@ -52,10 +52,10 @@ class FoldPredictions:
         from ..metrics import evaluate, evaluate_multiclass
 
         if self.problem == BINARY:
-            return evaluate(self.y, self.p, sample_weight=self.sample_weight)
+            return evaluate(self.y, self.p, sample_weight=self.sample_weight, diagnostics=True)
         classes = np.arange(self.proba.shape[1])
         return evaluate_multiclass(self.y, self.proba, classes=classes,
-                                   sample_weight=self.sample_weight)
+                                   sample_weight=self.sample_weight, diagnostics=True)
 
 
 def _interval_width(f: FoldPredictions) -> float:
@@ -104,7 +104,18 @@ METRICS: tuple[Metric, ...] = (
     Metric("ece", (BINARY,), _evaluated("ece")),
     Metric("top_label_ece", (MULTICLASS,), _evaluated("top_label_ece")),
     Metric("classwise_ece", (MULTICLASS,), _evaluated("classwise_ece")),
+    Metric("smooth_ece", (BINARY,), _evaluated("smooth_ece")),
+    Metric("top_label_smooth_ece", (MULTICLASS,), _evaluated("top_label_smooth_ece")),
+    Metric("classwise_smooth_ece", (MULTICLASS,), _evaluated("classwise_smooth_ece")),
     Metric("accuracy", (BINARY, MULTICLASS), _evaluated("accuracy"), ranked=False),
+    Metric("calibration_slope", (BINARY,), _evaluated("calibration_slope"), ranked=False),
+    Metric("calibration_intercept", (BINARY,), _evaluated("calibration_intercept"),
+           ranked=False),
+    Metric("spiegelhalter_p", (BINARY,), _evaluated("spiegelhalter_p"), ranked=False),
+    Metric("top_label_spiegelhalter_p", (MULTICLASS,), _evaluated("top_label_spiegelhalter_p"),
+           ranked=False),
+    Metric("ks_p", (BINARY,), _evaluated("ks_p"), ranked=False),
+    Metric("top_label_ks_p", (MULTICLASS,), _evaluated("top_label_ks_p"), ranked=False),
     Metric("interval_width", (BINARY, MULTICLASS), _interval_width, ranked=False,
            intervals=True),
 )
