@@ -39,6 +39,9 @@ _EXPORTS = {
     "OneVsOneCalibrator": "venncal.multiclass",
     "OneVsRestCalibrator": "venncal.multiclass",
     "TemperatureCalibrator": "venncal.parametric",
+    "VectorScalingCalibrator": "venncal.parametric",
+    "MatrixScalingCalibrator": "venncal.parametric",
+    "StructuredMatrixScalingCalibrator": "venncal.parametric",
     "WeightScaleWarning": "venncal._validation",
     "load": "venncal.persist",
     "save": "venncal.persist",
@@ -58,13 +61,16 @@ __all__ = [
     "FullVennAbersClassifier",
     "HistogramBinningCalibrator",
     "IsotonicCalibrator",
+    "MatrixScalingCalibrator",
     "NegatedScoreCalibrator",
     "OneVsOneCalibrator",
     "OneVsRestCalibrator",
     "PlattCalibrator",
     "QuantizedIsotonicCalibrator",
     "ScoreSummary",
+    "StructuredMatrixScalingCalibrator",
     "TemperatureCalibrator",
+    "VectorScalingCalibrator",
     "VennAbersCalibrator",
     "VennAbersClassifier",
     "WeightScaleWarning",
@@ -108,7 +114,12 @@ if TYPE_CHECKING:  # for type checkers and IDEs; never executed
     from .estimators import CalibratedClassifier, FullVennAbersClassifier, VennAbersClassifier
     from .multiclass import OneVsOneCalibrator, OneVsRestCalibrator
     from .negated import NegatedScoreCalibrator
-    from .parametric import TemperatureCalibrator
+    from .parametric import (
+        MatrixScalingCalibrator,
+        StructuredMatrixScalingCalibrator,
+        TemperatureCalibrator,
+        VectorScalingCalibrator,
+    )
     from .persist import load, save
     from .summary import ScoreSummary
     from .venn_abers import (
