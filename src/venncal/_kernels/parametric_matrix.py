@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from ._jit import jit
+from ._jit import jit, jit_inline
 
 __all__ = ["affine_softmax", "affine_terms", "expand_hessian", "log_softmax_rows", "vector_softmax", "vector_terms"]
 
@@ -41,6 +41,23 @@ def log_softmax_rows(z, top, out):
         ls = math.log(s)
         for k in range(K):
             out[i, k] = (np.float64(z[i, k]) - t) - ls
+
+
+@jit_inline
+def _softmax_loss(u, y, p):
+    """Set ``p = softmax(u)`` and return ``logsumexp(u) - u[y]`` (``u`` shifted by its top)."""
+    K = u.shape[0]
+    top = -np.inf
+    for k in range(K):
+        top = max(top, u[k])
+    s = 0.0
+    for k in range(K):
+        e = math.exp(u[k] - top)
+        p[k] = e
+        s += e
+    for k in range(K):
+        p[k] /= s
+    return math.log(s) - (u[y] - top)
 
 
 @jit
@@ -74,22 +91,13 @@ def affine_terms(x, W, b, codes, w, lo, hi, G, T, hess):
         for a in range(K):
             xt[a] = x[i, a]
         xt[K] = 1.0
-        top = -np.inf
         for k in range(K):
             s = b[k]
             for a in range(K):
                 s += W[k, a] * xt[a]
             u[k] = s
-            top = max(top, s)
-        s = 0.0
-        for k in range(K):
-            e = math.exp(u[k] - top)
-            p[k] = e
-            s += e
-        for k in range(K):
-            p[k] /= s
         y = codes[i]
-        f += wi * (math.log(s) - (u[y] - top))
+        f += wi * _softmax_loss(u, y, p)
         for k in range(K):
             r = wi * (p[k] - 1.0) if k == y else wi * p[k]
             for a in range(K + 1):
@@ -155,19 +163,10 @@ def vector_terms(x, scale, b, codes, w, lo, hi, g, H, hess):
         wi = w[i]
         if wi == 0.0:
             continue
-        top = -np.inf
         for k in range(K):
             u[k] = scale[k] * x[i, k] + b[k]
-            top = max(top, u[k])
-        s = 0.0
-        for k in range(K):
-            e = math.exp(u[k] - top)
-            p[k] = e
-            s += e
-        for k in range(K):
-            p[k] /= s
         y = codes[i]
-        f += wi * (math.log(s) - (u[y] - top))
+        f += wi * _softmax_loss(u, y, p)
         for k in range(K):
             r = wi * (p[k] - 1.0) if k == y else wi * p[k]
             g[k] += r * x[i, k]
