@@ -58,7 +58,7 @@ def test_kernels_equal_their_literal_twins():
     K = 4
     W, b = rng.normal(size=(K, K)), rng.normal(size=K)
     G, T = np.zeros((K, K + 1)), np.zeros((K * (K + 1) // 2, (K + 1) * (K + 2) // 2))
-    f = affine_terms(x, W, b, y.astype(np.intp), w, 0, len(y), G, T, True)
+    f = affine_terms(x, W.T.copy(), b, y.astype(np.intp), w, 0, len(y), G, T, True)
     f0, G0, H0 = ref.affine_terms(x, W, b, y, w)
     assert f == pytest.approx(f0, rel=1e-13)
     np.testing.assert_allclose(G, G0, rtol=1e-11, atol=1e-12)

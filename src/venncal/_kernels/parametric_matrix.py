@@ -61,8 +61,10 @@ def _softmax_loss(u, y, p):
 
 
 @jit
-def affine_terms(x, W, b, codes, w, lo, hi, G, T, hess):
+def affine_terms(x, Wt, b, codes, w, lo, hi, G, T, hess):
     """Log loss of ``softmax(W x_i + b)`` over rows ``lo:hi``; gradient into ``G``, Hessian into ``T``.
+
+    ``Wt`` is ``W`` transposed (C-contiguous).
 
     Returns ``sum_i w_i (logsumexp(u_i) - u_{i,y_i})``.  ``G`` (K, K+1)
     receives ``sum_i w_i (p_i - e_{y_i}) [x_i, 1]^T`` (column K: the
@@ -91,11 +93,14 @@ def affine_terms(x, W, b, codes, w, lo, hi, G, T, hess):
         for a in range(K):
             xt[a] = x[i, a]
         xt[K] = 1.0
+        # u = W x + b with the sum of u[k] in the order b, a = 0 .. K-1, the
+        # loop over k innermost: independent sums that the compiler vectorises
         for k in range(K):
-            s = b[k]
-            for a in range(K):
-                s += W[k, a] * xt[a]
-            u[k] = s
+            u[k] = b[k]
+        for a in range(K):
+            xa = xt[a]
+            for k in range(K):
+                u[k] += Wt[a, k] * xa
         y = codes[i]
         f += wi * _softmax_loss(u, y, p)
         for k in range(K):

@@ -87,9 +87,10 @@ class _Sums:
         """``(f, G, H)`` of ``softmax(W x + b)``: G (K, K+1), H (K(K+1), K(K+1)) or None."""
         K = self.x.shape[1]
         G, T = self._buffers((K, K + 1), (K * (K + 1) // 2, (K + 1) * (K + 2) // 2), hess)
+        Wt = np.ascontiguousarray(W.T)
 
         def block(i, lo, hi):
-            self.f[i] = affine_terms(self.x, W, b, self.codes, self.w, lo, hi, G[i], T[i], hess)
+            self.f[i] = affine_terms(self.x, Wt, b, self.codes, self.w, lo, hi, G[i], T[i], hess)
 
         self.blocks.run(block)
         f, G, T = self._finish(hess)
