@@ -42,6 +42,9 @@ _EXPORTS = {
     "TemperatureCalibrator": "venncal.parametric",
     "BetaCalibrator": "venncal.parametric",
     "QuadraticLogisticCalibrator": "venncal.parametric",
+    "VectorScalingCalibrator": "venncal.parametric",
+    "MatrixScalingCalibrator": "venncal.parametric",
+    "StructuredMatrixScalingCalibrator": "venncal.parametric",
     "WeightScaleWarning": "venncal._validation",
     "compare": "venncal.comparison",
     "load": "venncal.persist",
@@ -64,6 +67,7 @@ __all__ = [
     "FullVennAbersClassifier",
     "HistogramBinningCalibrator",
     "IsotonicCalibrator",
+    "MatrixScalingCalibrator",
     "NegatedScoreCalibrator",
     "OneVsOneCalibrator",
     "OneVsRestCalibrator",
@@ -71,7 +75,9 @@ __all__ = [
     "QuadraticLogisticCalibrator",
     "QuantizedIsotonicCalibrator",
     "ScoreSummary",
+    "StructuredMatrixScalingCalibrator",
     "TemperatureCalibrator",
+    "VectorScalingCalibrator",
     "VennAbersCalibrator",
     "VennAbersClassifier",
     "WeightScaleWarning",
@@ -118,7 +124,14 @@ if TYPE_CHECKING:  # for type checkers and IDEs; never executed
     from .estimators import CalibratedClassifier, FullVennAbersClassifier, VennAbersClassifier
     from .multiclass import OneVsOneCalibrator, OneVsRestCalibrator
     from .negated import NegatedScoreCalibrator
-    from .parametric import BetaCalibrator, QuadraticLogisticCalibrator, TemperatureCalibrator
+    from .parametric import (
+        BetaCalibrator,
+        MatrixScalingCalibrator,
+        QuadraticLogisticCalibrator,
+        StructuredMatrixScalingCalibrator,
+        TemperatureCalibrator,
+        VectorScalingCalibrator,
+    )
     from .persist import load, save
     from .summary import ScoreSummary
     from .venn_abers import (

@@ -54,6 +54,9 @@ WRAPPERS: tuple[str, ...] = (
 #: binary method (no method name): saved and loaded like the calibrators.
 CLASS_SCORE_CALIBRATORS: tuple[str, ...] = (
     "venncal.parametric.TemperatureCalibrator",
+    "venncal.parametric.VectorScalingCalibrator",
+    "venncal.parametric.MatrixScalingCalibrator",
+    "venncal.parametric.StructuredMatrixScalingCalibrator",
 )
 
 

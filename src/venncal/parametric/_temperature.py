@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 from typing import ClassVar
 
 import numpy as np
@@ -15,10 +13,11 @@ from sklearn.utils.validation import check_is_fitted
 from .._kernels.parametric import softmax_scaled, temperature_terms
 from .._validation import NONE, Check, Interval, Options, ParamsMixin, check_sample_weight
 from ..multiclass._common import _label_values
+from ._blocks import BLOCK_ROWS, BlockPool
 from ._inputs import class_codes, class_score_rows, power_of_two_scale
 from ._newton import minimize_convex_nonnegative
 
-__all__ = ["TemperatureCalibrator"]
+__all__ = ["BLOCK_ROWS", "TemperatureCalibrator"]
 
 
 class TemperatureCalibrator(ParamsMixin, BaseEstimator):
@@ -236,47 +235,30 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
         return self.classes_[np.argmax(self.predict_proba(scores), axis=1)]
 
 
-#: Rows per block of the objective's sums: blocks are summed in order, so the
-#: result does not depend on how many threads computed them.
-BLOCK_ROWS = 4096
-
-
 class _blocked_terms:
     """The mean objective, derivative and second derivative, summed block by block.
 
-    A context manager owning the threads (the kernel releases the GIL); the
-    block sums are added in block order, whatever thread computed them.
+    A context manager owning the threads (see :class:`._blocks.BlockPool`);
+    the block sums are added in block order, whatever thread computed them.
     """
 
     def __init__(self, z, top, codes, w, total, n_jobs):
-        n = z.shape[0]
-        self.bounds = [(lo, min(lo + BLOCK_ROWS, n)) for lo in range(0, n, BLOCK_ROWS)]
-        self.parts = np.zeros((len(self.bounds), 3))
+        self.blocks = BlockPool(z.shape[0], n_jobs, "temperature")
+        self.parts = np.zeros((len(self.blocks), 3))
         self.args = (z, top, codes, w)
         self.total = total
-        usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-        self.threads = min(n_jobs or usable or 1, len(self.bounds))
-        self.pool = None
 
     def __enter__(self):
-        if self.threads > 1:
-            self.pool = ThreadPoolExecutor(self.threads, thread_name_prefix="venncal-temperature")
+        self.blocks.__enter__()
         return self
 
     def __exit__(self, *exc):
-        if self.pool is not None:
-            self.pool.shutdown()
-        return False
+        return self.blocks.__exit__(*exc)
 
     def __call__(self, beta: float):
-        def block(b):
-            lo, hi = self.bounds[b]
+        def block(b, lo, hi):
             temperature_terms(*self.args, beta, lo, hi, self.parts[b])
 
-        if self.pool is None:
-            for b in range(len(self.bounds)):
-                block(b)
-        else:
-            list(self.pool.map(block, range(len(self.bounds))))
+        self.blocks.run(block)
         f, g, h = (float(v) for v in self.parts.sum(axis=0) / self.total)
         return f, g, h

@@ -1,0 +1,233 @@
+"""Kernels of the multiclass parametric calibrators: vector, matrix and structured scaling.
+
+Every calibrator maps a row's log-probabilities ``x`` (K finite values,
+``x = z - logsumexp(z)``: see :func:`log_softmax_rows`) to ``softmax(u)``
+with ``u = W x + b``.  The objective kernels add, over rows ``lo:hi`` of
+positive weight ``w_i``, the weighted log loss ``w_i (logsumexp(u_i) -
+u_{i,y_i})`` (natural log), its gradient and, when asked, its Hessian in
+the parameters; the caller divides by the total weight and adds the
+penalties.  Each row's ``u`` is shifted by its largest entry before ``exp``,
+so nothing overflows.  The Hessian is accumulated in its upper triangle
+only (the caller mirrors it); matrix scaling's in its distinct entries
+(:func:`affine_terms`, :func:`expand_hessian`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._jit import jit, jit_inline
+
+__all__ = ["affine_softmax", "affine_terms", "expand_hessian", "log_softmax_rows", "vector_softmax", "vector_terms"]
+
+
+@jit
+def log_softmax_rows(z, top, out):
+    """``out[i] = z[i] - top[i] - log(sum_k exp(z[i, k] - top[i]))``; ``-inf`` stays ``-inf``.
+
+    ``top[i]`` is the row's largest entry (finite), so the sum is in
+    ``[1, K]``; ``z`` may be float32 (read as float64).
+    """
+    n, K = z.shape
+    for i in range(n):
+        t = top[i]
+        s = 0.0
+        for k in range(K):
+            v = np.float64(z[i, k]) - t
+            if v != -np.inf:
+                s += math.exp(v)
+        ls = math.log(s)
+        for k in range(K):
+            out[i, k] = (np.float64(z[i, k]) - t) - ls
+
+
+@jit_inline
+def _softmax_loss(u, y, p):
+    """Set ``p = softmax(u)`` and return ``logsumexp(u) - u[y]`` (``u`` shifted by its top)."""
+    K = u.shape[0]
+    top = -np.inf
+    for k in range(K):
+        top = max(top, u[k])
+    s = 0.0
+    for k in range(K):
+        e = math.exp(u[k] - top)
+        p[k] = e
+        s += e
+    for k in range(K):
+        p[k] /= s
+    return math.log(s) - (u[y] - top)
+
+
+@jit
+def affine_terms(x, Wt, b, codes, w, lo, hi, G, T, hess):
+    """Log loss of ``softmax(W x_i + b)`` over rows ``lo:hi``; gradient into ``G``, Hessian into ``T``.
+
+    ``Wt`` is ``W`` transposed (C-contiguous).
+
+    Returns ``sum_i w_i (logsumexp(u_i) - u_{i,y_i})``.  ``G`` (K, K+1)
+    receives ``sum_i w_i (p_i - e_{y_i}) [x_i, 1]^T`` (column K: the
+    intercepts).  The Hessian in ``(W, b)`` is
+    ``sum_i w_i (diag(p_i) - p_i p_i^T) (x) [x_i, 1][x_i, 1]^T``: its block
+    ``(k, l)``, entry ``(a, c)`` depends only on the unordered pairs
+    ``{k, l}`` and ``{a, c}``, so with ``hess`` the kernel accumulates
+    ``T[kl, ac] = sum_i w_i (p_ik [k == l] - p_ik p_il) xt_ia xt_ic`` for
+    ``k <= l``, ``a <= c`` (pairs numbered row by row through the upper
+    triangle; ``xt = [x, 1]``): ``K (K+1)/2 x (K+1)(K+2)/2`` entries per row
+    instead of ``(K (K+1))**2``.  ``G`` and ``T`` are overwritten.
+    """
+    K = x.shape[1]
+    u = np.empty(K)
+    p = np.empty(K)
+    xt = np.empty(K + 1)
+    sq = np.empty((K + 1) * (K + 2) // 2)
+    G[:, :] = 0.0
+    if hess:
+        T[:, :] = 0.0
+    f = 0.0
+    for i in range(lo, hi):
+        wi = w[i]
+        if wi == 0.0:
+            continue
+        for a in range(K):
+            xt[a] = x[i, a]
+        xt[K] = 1.0
+        # u = W x + b with the sum of u[k] in the order b, a = 0 .. K-1, the
+        # loop over k innermost: independent sums that the compiler vectorises
+        for k in range(K):
+            u[k] = b[k]
+        for a in range(K):
+            xa = xt[a]
+            for k in range(K):
+                u[k] += Wt[a, k] * xa
+        y = codes[i]
+        f += wi * _softmax_loss(u, y, p)
+        for k in range(K):
+            r = wi * (p[k] - 1.0) if k == y else wi * p[k]
+            for a in range(K + 1):
+                G[k, a] += r * xt[a]
+        if hess:
+            j = 0
+            for a in range(K + 1):
+                for c in range(a, K + 1):
+                    sq[j] = xt[a] * xt[c]
+                    j += 1
+            nsq = j
+            j = 0
+            for k in range(K):
+                wp = wi * p[k]
+                for l in range(k, K):
+                    coef = wp * (1.0 - p[k]) if l == k else -wp * p[l]
+                    for a in range(nsq):
+                        T[j, a] += coef * sq[a]
+                    j += 1
+    return f
+
+
+def pair_index(K: int) -> np.ndarray:
+    """``idx[k, l]``: the number of the unordered pair ``{k, l}`` of ``0..K-1`` in ``T``'s order."""
+    idx = np.empty((K, K), dtype=np.intp)
+    j = 0
+    for k in range(K):
+        for l in range(k, K):
+            idx[k, l] = idx[l, k] = j
+            j += 1
+    return idx
+
+
+def expand_hessian(T: np.ndarray, K: int) -> np.ndarray:
+    """The full Hessian (K(K+1), K(K+1)), parameter ``(k, a)`` at ``k (K+1) + a``, from ``T``."""
+    kl = pair_index(K)
+    ac = pair_index(K + 1)
+    k = np.repeat(np.arange(K), K + 1)
+    a = np.tile(np.arange(K + 1), K)
+    return T[kl[k[:, None], k[None, :]], ac[a[:, None], a[None, :]]]
+
+
+@jit
+def vector_terms(x, scale, b, codes, w, lo, hi, g, H, hess):
+    """Log loss of ``softmax(scale * x_i + b)`` over rows ``lo:hi``; gradient, Hessian.
+
+    Parameters are ordered ``(scale_0 .. scale_{K-1}, b_0 .. b_{K-1})``.
+    Returns the weighted loss sum; ``g`` (2K) receives the gradient and,
+    with ``hess``, ``H`` (2K, 2K) the upper triangle of the Hessian
+    ``sum_i w_i J_i^T (diag(p_i) - p_i p_i^T) J_i`` with ``J_i = [diag(x_i), I]``.
+    ``g`` and ``H`` are overwritten.
+    """
+    K = x.shape[1]
+    m = 2 * K
+    u = np.empty(K)
+    p = np.empty(K)
+    q = np.empty(m)
+    g[:] = 0.0
+    if hess:
+        H[:, :] = 0.0
+    f = 0.0
+    for i in range(lo, hi):
+        wi = w[i]
+        if wi == 0.0:
+            continue
+        for k in range(K):
+            u[k] = scale[k] * x[i, k] + b[k]
+        y = codes[i]
+        f += wi * _softmax_loss(u, y, p)
+        for k in range(K):
+            r = wi * (p[k] - 1.0) if k == y else wi * p[k]
+            g[k] += r * x[i, k]
+            g[K + k] += r
+        if hess:
+            for k in range(K):
+                q[k] = p[k] * x[i, k]
+                q[K + k] = p[k]
+            for r in range(m):
+                c = wi * q[r]
+                for s2 in range(r, m):
+                    H[r, s2] -= c * q[s2]
+            for k in range(K):
+                c = wi * p[k]
+                xk = x[i, k]
+                H[k, k] += c * xk * xk
+                H[k, K + k] += c * xk
+                H[K + k, K + k] += c
+    return f
+
+
+@jit
+def affine_softmax(x, W, b, out):
+    """``out[i] = softmax(W x[i] + b)``."""
+    n, K = x.shape
+    for i in range(n):
+        top = -np.inf
+        for k in range(K):
+            s = b[k]
+            for a in range(K):
+                s += W[k, a] * x[i, a]
+            out[i, k] = s
+            top = max(top, s)
+        s = 0.0
+        for k in range(K):
+            e = math.exp(out[i, k] - top)
+            out[i, k] = e
+            s += e
+        for k in range(K):
+            out[i, k] /= s
+
+
+@jit
+def vector_softmax(x, scale, b, out):
+    """``out[i] = softmax(scale * x[i] + b)``."""
+    n, K = x.shape
+    for i in range(n):
+        top = -np.inf
+        for k in range(K):
+            v = scale[k] * x[i, k] + b[k]
+            out[i, k] = v
+            top = max(top, v)
+        s = 0.0
+        for k in range(K):
+            e = math.exp(out[i, k] - top)
+            out[i, k] = e
+            s += e
+        for k in range(K):
+            out[i, k] /= s

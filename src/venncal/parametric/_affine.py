@@ -1,0 +1,268 @@
+"""What vector, matrix and structured matrix scaling share: inputs, sums, solvers, state.
+
+Each calibrator predicts ``softmax(W x + b)`` from a row's log-probabilities
+``x`` (the log-softmax of logits, or the logarithms of probabilities,
+renormalised), with ``W`` restricted by its parameterisation, and minimises
+the weighted mean log loss plus its quadratic penalties, a convex function of
+its parameters, by damped Newton steps (:func:`._newton.minimize_convex`) or,
+for many parameters, by scipy's L-BFGS-B with the exact gradient.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import ClassVar
+
+import numpy as np
+from scipy.optimize import minimize
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted
+
+from .._kernels.parametric_matrix import (
+    affine_terms,
+    expand_hessian,
+    log_softmax_rows,
+    vector_terms,
+)
+from .._validation import NONE, Check, Interval, Options, ParamsMixin, check_sample_weight
+from ..multiclass._common import _label_values
+from ._blocks import BlockPool
+from ._inputs import class_codes, class_score_rows, power_of_two_scale
+from ._newton import minimize_convex
+
+__all__ = ["AffineScalingBase", "NEWTON_MAX_PARAMS", "log_probabilities"]
+
+#: ``solver="auto"`` takes Newton's method up to this many free parameters
+#: (the Hessian's cost per row grows as their square), L-BFGS-B above.
+NEWTON_MAX_PARAMS = 256
+
+
+def log_probabilities(scores, kind: str, classes) -> np.ndarray:
+    """Return the rows' log-probabilities ``x`` (n, K), float64 and finite.
+
+    ``kind="logit"``: ``z - logsumexp(z)`` (so a constant added to a row
+    changes nothing); ``kind="proba"``: ``ln p - ln sum(p)``.  A probability
+    0 is refused (``ln 0`` would enter the linear map).
+    """
+    z, top = class_score_rows(scores, kind, classes)
+    if kind == "proba" and not np.isfinite(z).all():
+        i = int(np.flatnonzero(~np.isfinite(z).all(axis=1))[0])
+        raise ValueError(
+            f"scores row {i} has a probability 0: its logarithm -inf cannot enter the linear "
+            "map of vector, matrix or structured scaling; clip the probabilities away from 0 "
+            "(and renormalise) or pass logits"
+        )
+    x = np.empty(z.shape, dtype=np.float64)
+    log_softmax_rows(z, np.asarray(top, dtype=np.float64), x)
+    return x
+
+
+class _Sums:
+    """Weighted mean log loss, gradient and Hessian of the rows, summed in fixed blocks."""
+
+    def __init__(self, x, codes, w, n_jobs):
+        self.x, self.codes, self.w = x, codes, w
+        self.total = float(np.sum(w))
+        self.blocks = BlockPool(x.shape[0], n_jobs, "scaling")
+        self.f = np.zeros(len(self.blocks))
+        self.g = None
+        self.H = None
+
+    def _buffers(self, gshape, hshape, hess):
+        nb = len(self.blocks)
+        if self.g is None or self.g.shape[1:] != gshape:
+            self.g = np.zeros((nb, *gshape))
+        if hess and (self.H is None or self.H.shape[1:] != hshape):
+            self.H = np.zeros((nb, *hshape))
+        H = self.H if hess else np.zeros((nb, 1, 1))
+        return self.g, H
+
+    def _finish(self, hess):
+        f = float(self.f.sum() / self.total)
+        g = self.g.sum(axis=0) / self.total
+        return f, g, (self.H.sum(axis=0) / self.total if hess else None)
+
+    def affine(self, W, b, hess: bool):
+        """``(f, G, H)`` of ``softmax(W x + b)``: G (K, K+1), H (K(K+1), K(K+1)) or None."""
+        K = self.x.shape[1]
+        G, T = self._buffers((K, K + 1), (K * (K + 1) // 2, (K + 1) * (K + 2) // 2), hess)
+        Wt = np.ascontiguousarray(W.T)
+
+        def block(i, lo, hi):
+            self.f[i] = affine_terms(self.x, Wt, b, self.codes, self.w, lo, hi, G[i], T[i], hess)
+
+        self.blocks.run(block)
+        f, G, T = self._finish(hess)
+        return f, G, (expand_hessian(T, K) if hess else None)
+
+    def vector(self, scale, b, hess: bool):
+        """``(f, g, H)`` of ``softmax(scale * x + b)``: g (2K,), H (2K, 2K) or None."""
+        K = self.x.shape[1]
+        g, H = self._buffers((2 * K,), (2 * K, 2 * K), hess)
+
+        def block(i, lo, hi):
+            self.f[i] = vector_terms(self.x, scale, b, self.codes, self.w, lo, hi, g[i], H[i], hess)
+
+        self.blocks.run(block)
+        f, g, H = self._finish(hess)
+        if hess:
+            H = np.triu(H)
+            H = H + np.triu(H, 1).T
+        return f, g, H
+
+
+class AffineScalingBase(ParamsMixin, BaseEstimator):
+    """The shared fit, solver choice, convergence report, state checks and prediction.
+
+    A subclass defines ``_n_params(K)``, ``_start(K)``, ``_objective(sums,
+    theta, hess) -> (f, g, H)``, ``_store(theta, K)``, ``_check_arrays(K)``
+    and ``_predict(x, out)``.
+    """
+
+    _state: ClassVar[tuple[str, ...]] = ("loss_", "grad_norm_", "n_iter_", "converged_", "solver_")
+    _parameter_constraints: ClassVar[dict] = {
+        "score": [Options(("logit", "proba"))],
+        "classes": [Check(lambda v: v is None or np.ndim(v) == 1,
+                          "None or a 1-D array-like of the class labels")],
+        "solver": [Options(("auto", "newton", "lbfgs"))],
+        "tol": [Interval("real", 0.0, None, closed="neither")],
+        "max_iter": [Interval("int", 1, None)],
+        "n_jobs": [NONE, Interval("int", 1, None)],
+    }
+
+    def fit(self, scores, y, sample_weight=None):
+        """Fit the parameters on class scores (n, K) and labels.
+
+        Parameters
+        ----------
+        scores : array-like of shape (n_samples, K)
+            Class scores of the kind ``score``, one column per class
+            (``np.asarray`` or DLPack arrays).
+        y : array-like of shape (n_samples,)
+            Class labels, any coding; every class needs a row of positive
+            weight.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative frequency weights.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        x = log_probabilities(scores, self.score, self.classes)
+        n, K = x.shape
+        classes, codes = class_codes(y, n, self.classes, K)
+        w = check_sample_weight(sample_weight, n)
+        w = np.ones(n) if w is None else power_of_two_scale(w)
+        seen = np.bincount(codes[w > 0], minlength=K)
+        if not seen.all():
+            missing = classes[np.flatnonzero(seen == 0)].tolist()
+            raise ValueError(
+                f"class(es) {missing!r} have no row of positive weight in y: "
+                f"{type(self).__name__} has no finite optimum then (the class's own "
+                "parameters fall toward -inf); drop the column or use TemperatureCalibrator"
+            )
+        sums = _Sums(x, codes.astype(np.intp), w, self.n_jobs)
+        p = self._n_params(K)
+        solver = self.solver
+        if solver == "auto":
+            solver = "newton" if p <= NEWTON_MAX_PARAMS else "lbfgs"
+        theta0 = self._start(K)
+        with sums.blocks:
+            if solver == "newton":
+                res = minimize_convex(
+                    lambda t: self._objective(sums, t, True), theta0,
+                    value=lambda t: self._objective(sums, t, False)[0],
+                    tol=self.tol, max_iter=self.max_iter,
+                )
+                theta, f, gnorm, nit, ok = res.x, res.f, res.grad_norm, res.n_iter, res.converged
+            else:
+                theta, f, gnorm, nit, ok = self._lbfgs(sums, theta0)
+        self.classes_ = classes
+        self._store(np.asarray(theta, dtype=np.float64), K)
+        self.loss_ = float(f)
+        self.grad_norm_ = float(gnorm)
+        self.n_iter_ = int(nit)
+        self.converged_ = bool(ok)
+        self.solver_ = solver
+        if not ok:
+            warnings.warn(
+                f"{type(self).__name__} did not converge ({solver}, {nit} iterations, "
+                f"max_iter={self.max_iter}): the gradient's largest component is {gnorm:.3g} "
+                f"(tol={self.tol:g}); separable classes (no finite optimum) or too few "
+                "iterations", ConvergenceWarning, stacklevel=2,
+            )
+        return self
+
+    def _lbfgs(self, sums, theta0):
+        """scipy's L-BFGS-B with the exact gradient, stopping at ``max |g| <= tol``."""
+        def fun(t):
+            f, g, _ = self._objective(sums, t, False)
+            return f, g
+
+        # A line search on the value cannot see the last digits of the
+        # gradient; L-BFGS-B restarts (fresh memory) from where it stopped,
+        # up to 4 times, while that lowers the gradient and tol is not met.
+        theta, nit, best = np.asarray(theta0, dtype=np.float64), 0, np.inf
+        for _ in range(5):
+            res = minimize(fun, theta, jac=True, method="L-BFGS-B", options={
+                "maxiter": max(self.max_iter - nit, 1), "maxfun": 20 * self.max_iter,
+                "gtol": self.tol, "ftol": 0.0, "maxcor": 30,
+            })
+            nit += int(res.nit)
+            f, g = fun(res.x)
+            gnorm = float(np.max(np.abs(g)))
+            if not gnorm < best:
+                break
+            theta, best = res.x, gnorm
+            if gnorm <= self.tol or nit >= self.max_iter:
+                break
+        f, g = fun(theta)
+        return theta, f, best, nit, bool(best <= self.tol and np.isfinite(f))
+
+    def _check_state(self) -> None:
+        """Raise ``ValueError`` unless a reloaded model is one ``fit`` can produce."""
+        classes = self.classes_
+        if (not isinstance(classes, np.ndarray) or classes.ndim != 1
+                or classes.dtype.kind not in "biufU" or classes.shape[0] < 2
+                or np.unique(classes).shape[0] != classes.shape[0]):
+            raise ValueError("classes_ must be an array of at least two distinct labels")
+        if self.classes is not None:
+            if not np.array_equal(classes, _label_values(np.asarray(self.classes))):
+                raise ValueError("classes_ must be the classes parameter")
+        elif not np.array_equal(np.unique(classes), classes):
+            raise ValueError("classes_ must be sorted (no classes parameter was given)")
+        if not isinstance(self.converged_, bool) or not isinstance(self.n_iter_, int):
+            raise ValueError("converged_ must be a bool and n_iter_ an int")
+        if self.solver_ not in ("newton", "lbfgs"):
+            raise ValueError("solver_ must be 'newton' or 'lbfgs'")
+        if not (np.isfinite(self.loss_) and np.isfinite(self.grad_norm_)):
+            raise ValueError("loss_ and grad_norm_ must be finite")
+        K = classes.shape[0]
+        for name, shape in self._array_shapes(K).items():
+            arr = getattr(self, name)
+            if (not isinstance(arr, np.ndarray) or arr.dtype != np.float64
+                    or arr.shape != shape or not np.isfinite(arr).all()):
+                raise ValueError(f"{name} must be a finite float64 array of shape {shape}")
+
+    def predict_proba(self, scores) -> np.ndarray:
+        """Return the calibrated probabilities of class scores (n, K), rows summing to 1.
+
+        Parameters
+        ----------
+        scores : array-like of shape (n_samples, K)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, K)
+        """
+        check_is_fitted(self, "converged_")
+        x = log_probabilities(scores, self.score, self.classes_)
+        out = np.empty(x.shape, dtype=np.float64)
+        self._predict(x, out)
+        return out
+
+    def predict(self, scores) -> np.ndarray:
+        """Return the class of ``classes_`` with the largest calibrated probability."""
+        return self.classes_[np.argmax(self.predict_proba(scores), axis=1)]

@@ -1,0 +1,236 @@
+"""Vector, matrix and structured scaling: invariances, labels, weights, threads, persistence, errors."""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.special import log_softmax
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
+
+import venncal
+from venncal.parametric import (
+    MatrixScalingCalibrator,
+    StructuredMatrixScalingCalibrator,
+    VectorScalingCalibrator,
+)
+from venncal.parametric._blocks import BLOCK_ROWS
+
+CLASSES = [VectorScalingCalibrator, MatrixScalingCalibrator, StructuredMatrixScalingCalibrator]
+
+
+def _params(cal):
+    return [getattr(cal, n) for n in ("scale_", "coef_", "intercept_") if hasattr(cal, n)]
+
+
+def _logits(seed, n=300, K=3):
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=(n, K)) * 2
+    p = np.exp(log_softmax(z * 0.6 + np.resize([0.0, 0.4, -0.3], K), axis=1))
+    y = np.minimum((p.cumsum(axis=1) < rng.random(n)[:, None]).sum(axis=1), K - 1)
+    return z, y
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_a_constant_added_to_a_logit_row_changes_nothing(cls):
+    z, y = _logits(0)
+    base = cls().fit(z, y)
+    shift = np.random.default_rng(1).normal(size=(len(y), 1)) * 50
+    moved = cls().fit(z + shift, y)
+    for a, b in zip(_params(base), _params(moved)):
+        np.testing.assert_allclose(a, b, atol=1e-9)
+    np.testing.assert_allclose(base.predict_proba(z), moved.predict_proba(z + shift), atol=1e-12)
+    # probabilities softmax(z) with score="proba" are the same model
+    p = np.exp(log_softmax(z, axis=1))
+    proba = cls(score="proba").fit(p, y)
+    for a, b in zip(_params(base), _params(proba)):
+        np.testing.assert_allclose(a, b, atol=1e-9)
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_labels_in_any_coding_follow_the_columns(cls):
+    z, y = _logits(2)
+    base = cls().fit(z, y)
+    names = np.array(["cat", "dog", "eel"])
+    same = cls().fit(z, names[y])
+    for a, b in zip(_params(base), _params(same)):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(same.predict(z), names[base.predict_proba(z).argmax(axis=1)])
+    order = np.array([9, 5, 7])
+    given_ = cls(classes=order).fit(z, order[y])
+    np.testing.assert_array_equal(given_.classes_, order)
+    for a, b in zip(_params(base), _params(given_)):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_a_class_absent_from_y_is_refused(cls):
+    z, y = _logits(3)
+    keep = y != 2
+    with pytest.raises(ValueError, match="pass classes="):
+        cls().fit(z[keep], y[keep])
+    with pytest.raises(ValueError, match=r"class\(es\) \[2\] have no row of positive weight"):
+        cls(classes=[0, 1, 2]).fit(z[keep], y[keep])
+    w = np.where(y == 2, 0.0, 1.0)
+    with pytest.raises(ValueError, match=r"\[2\] have no row of positive weight"):
+        cls().fit(z, y, sample_weight=w)
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_weights_are_frequencies_at_any_scale(cls):
+    z, y = _logits(4, n=150)
+    k = np.random.default_rng(0).integers(0, 4, len(y))
+    k[:3] = 1
+    y[:3] = [0, 1, 2]
+    weighted = cls(tol=1e-11).fit(z, y, sample_weight=k.astype(float))
+    repeated = cls(tol=1e-11).fit(np.repeat(z, k, axis=0), np.repeat(y, k))
+    for a, b in zip(_params(weighted), _params(repeated)):
+        np.testing.assert_allclose(a, b, atol=1e-7)
+    for factor in (2.0**-1060, 2.0**1000):  # subnormal and huge weights: the same fit
+        scaled = cls(tol=1e-11).fit(z, y, sample_weight=k * factor)
+        for a, b in zip(_params(weighted), _params(scaled)):
+            np.testing.assert_array_equal(a, b)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(0, 2**32 - 1),
+    st.sampled_from(CLASSES),
+    st.sampled_from([1e-6, 1.0, 30.0]),
+    st.sampled_from([0.0, 1e-310, 1e-300, 1.0, 2.0**53 - 1, 1e308]),
+)
+def test_edges_converge_or_warn_and_predict_probabilities(seed, cls, scale, heavy):
+    rng = np.random.default_rng(seed)
+    n, K = 40, 3
+    z = rng.normal(size=(n, K)) * scale
+    y = rng.integers(0, K, n)
+    y[:K] = np.arange(K)
+    w = np.ones(n)
+    w[K: K + n // 4] = heavy
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cal = cls().fit(z, y, sample_weight=w)
+    warned = any(issubclass(c.category, ConvergenceWarning) for c in caught)
+    assert cal.converged_ != warned
+    assert cal.converged_ == (cal.grad_norm_ <= cal.tol) or cal.solver_ == "newton"
+    p = cal.predict_proba(z)
+    assert np.isfinite(p).all() and (p >= 0).all()
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=0, atol=1e-14)
+    if cal.converged_ and heavy in (1e-310, 1e-300):  # negligible rows: as if absent
+        w2 = np.where(w == heavy, 0.0, w)
+    elif cal.converged_ and heavy >= 1.0:  # the same ratios at ordinary scale
+        w2 = w / heavy
+    else:
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        other = cls().fit(z, y, sample_weight=w2)
+    if other.converged_:
+        np.testing.assert_allclose(p, other.predict_proba(z), atol=1e-6)
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_the_fit_is_the_same_for_any_number_of_threads(cls):
+    z, y = _logits(5, n=3 * BLOCK_ROWS + 17)
+    fits = [cls(n_jobs=j).fit(z, y) for j in (1, 2, 3)]
+    for other in fits[1:]:
+        for a, b in zip(_params(fits[0]), _params(other)):
+            np.testing.assert_array_equal(a, b)
+        assert other.loss_ == fits[0].loss_
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_save_and_load_bit_for_bit(cls, tmp_path):
+    z, y = _logits(6)
+    names = np.array(["a", "b", "c"])
+    cal = cls(classes=names[::-1]).fit(z, names[::-1][y])
+    venncal.save(cal, tmp_path / "m.json")
+    back = venncal.load(tmp_path / "m.json")
+    assert type(back) is cls and back.converged_ is True and back.solver_ == cal.solver_
+    np.testing.assert_array_equal(back.predict_proba(z), cal.predict_proba(z))
+    np.testing.assert_array_equal(back.classes_, cal.classes_)
+    assert f"venncal.parametric.{cls.__name__}" in venncal._registry.CLASS_SCORE_CALIBRATORS
+    assert getattr(venncal, cls.__name__) is cls and cls.__name__ in venncal.parametric.__all__
+
+
+def test_a_tampered_model_is_refused(tmp_path):
+    import json
+
+    from test_persist import seal
+
+    z, y = _logits(7)
+    venncal.save(MatrixScalingCalibrator().fit(z, y), tmp_path / "m.json")
+    doc = json.loads((tmp_path / "m.json").read_text())
+    doc["state"]["solver_"] = "sgd"
+    (tmp_path / "bad.json").write_text(json.dumps(seal(doc)))
+    with pytest.raises(ValueError, match="solver_ must be"):
+        venncal.load(tmp_path / "bad.json")
+    doc["state"]["solver_"] = "newton"
+    doc["state"]["intercept_"] = {"type": "ndarray", "dtype": "<f8", "shape": [2],
+                                  "data": [0.0, 1.0]}
+    (tmp_path / "bad.json").write_text(json.dumps(seal(doc)))
+    with pytest.raises(ValueError, match="intercept_ must be"):
+        venncal.load(tmp_path / "bad.json")
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_float32_and_dlpack_inputs(cls):
+    z, y = _logits(8)
+    z32 = z.astype(np.float32)
+    a = cls().fit(z32, y)
+    b = cls().fit(z32.astype(np.float64), y)
+    for u, v in zip(_params(a), _params(b)):
+        np.testing.assert_array_equal(u, v)
+
+    class OnlyDLPack:
+        def __init__(self, arr):
+            self._arr = arr
+
+        def __dlpack__(self, **kwargs):
+            return self._arr.__dlpack__(**kwargs)
+
+        def __dlpack_device__(self):
+            return self._arr.__dlpack_device__()
+
+    np.testing.assert_array_equal(cls().fit(OnlyDLPack(z), y).predict_proba(OnlyDLPack(z)),
+                                  cls().fit(z, y).predict_proba(z))
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_non_convergence_warns_and_is_reported(cls):
+    z, y = _logits(9)
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
+        cal = cls(max_iter=1, solver="newton").fit(z, y)
+    assert not cal.converged_ and cal.n_iter_ == 1 and cal.grad_norm_ > cal.tol
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
+        cal = cls(max_iter=2, solver="lbfgs").fit(z, y)
+    assert not cal.converged_
+
+
+def test_separable_classes_warn_rather_than_return_a_map():
+    z, _ = _logits(10)
+    with pytest.warns(ConvergenceWarning, match="separable"):
+        cal = VectorScalingCalibrator().fit(z, z.argmax(axis=1))
+    assert not cal.converged_
+
+
+def test_bad_input_gets_a_clear_error():
+    z, y = _logits(11)
+    p = np.exp(log_softmax(z, axis=1))
+    p[4] = [0.5, 0.5, 0.0]
+    with pytest.raises(ValueError, match="row 4 has a probability 0"):
+        MatrixScalingCalibrator(score="proba").fit(p, y)
+    with pytest.raises(ValueError, match="l2_diagonal"):
+        StructuredMatrixScalingCalibrator(l2_diagonal=0.0).fit(z, y)
+    with pytest.raises(ValueError, match="l2_off_diagonal"):
+        MatrixScalingCalibrator(l2_off_diagonal=-1.0).fit(z, y)
+    with pytest.raises(ValueError, match="solver"):
+        VectorScalingCalibrator(solver="sgd").fit(z, y)
+    with pytest.raises(ValueError, match="shape"):
+        VectorScalingCalibrator().fit(z[:, 0], y)
+    fitted = VectorScalingCalibrator().fit(z, y)
+    with pytest.raises(ValueError, match="shape"):
+        fitted.predict_proba(z[:, :2])
+    assert clone(fitted).get_params() == fitted.get_params()
