@@ -78,7 +78,8 @@ def test_binary_every_applicable_method_and_metric():
 def test_multiclass_methods_metrics_and_json():
     z, y = _multiclass()
     result = compare(z, np.array(["a", "b", "c"])[y], score="logit", folds=2)
-    assert result.methods == ("uncalibrated", "temperature", "ovr-platt", "ovr-isotonic",
+    assert result.methods == ("uncalibrated", "temperature", "vector-scaling", "matrix-scaling",
+                              "structured-matrix-scaling", "ovr-platt", "ovr-isotonic",
                               "ovr-ivap", "ovo-ivap", "temperature+ovr-ivap")
     assert "top_label_ece" in result.metrics and "classwise_ece" in result.metrics
     assert not any(result.failures(m) for m in result.methods)
