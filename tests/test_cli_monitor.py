@@ -345,3 +345,40 @@ def test_plot_marks_the_change_points(stream, capsys, tmp_path, monkeypatch):
     (fig,) = made
     marks = [ln for ln in fig.axes[0].get_lines() if "change points" in ln.get_label()]
     assert len(marks) == 1 and list(marks[0].get_xdata()) == alarms
+
+
+# -- --scores-only: the conformal test martingale of a score column, no labels ------------
+
+@pytest.fixture(scope="module")
+def score_stream(tmp_path_factory):
+    rng = np.random.default_rng(5)
+    s = np.r_[rng.random(2000), rng.random(800) + 0.4]
+    path = tmp_path_factory.mktemp("scores") / "scores.csv"
+    path.write_text("score\n" + "\n".join(map(str, s.tolist())) + "\n")
+    return path, s
+
+
+def test_scores_only_equals_the_library(score_stream, capsys, tmp_path):
+    from venncal.online.monitoring import monitor_scores_only
+
+    path, s = score_stream
+    code, out, err = run(capsys, "monitor", str(path), "--prob-col", "score", "--scores-only",
+                         "--json", "-o", str(tmp_path / "steps.csv"))
+    assert code == 0, err
+    got = json.loads(out)
+    res, want = monitor_scores_only(s)
+    assert got["final_log10_S"] == want["final_log10_S"]
+    assert got["changes"]["alarms"] == want["changes"]["alarms"]
+    assert got["alarm"] is not None and got["alarm"] > 2000  # after the shift
+    with open(tmp_path / "steps.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [float(r["p_value"]) for r in rows] == res.pvalues.tolist()
+    code, out, err = run(capsys, "monitor", str(path), "--prob-col", "score", "--scores-only",
+                         "--nonconformity", "two-sided", "--changes", "none")
+    assert code == 0 and "nonconformity: two-sided" in out and "change points" not in out
+
+
+def test_labels_are_required_without_scores_only(score_stream, capsys):
+    path, _ = score_stream
+    code, out, err = run(capsys, "monitor", str(path), "--prob-col", "score")
+    assert code == 2 and "--label-col is required" in err and len(err.strip().splitlines()) == 1
