@@ -7,7 +7,7 @@ import numpy as np
 from ..multiclass._common import _label_values
 from ..multiclass._scores import check_class_scores
 
-__all__ = ["class_codes", "class_score_rows", "power_of_two_scale"]
+__all__ = ["check_fitted_classes", "class_codes", "class_score_rows", "power_of_two_scale"]
 
 
 def _as_array(scores) -> np.ndarray:
@@ -105,3 +105,21 @@ def power_of_two_scale(w: np.ndarray) -> np.ndarray:
     """
     _, e = np.frexp(np.max(w))
     return np.ldexp(w, 1 - int(e))
+
+
+def check_fitted_classes(classes_, classes) -> np.ndarray:
+    """Return a reloaded ``classes_``, or raise ``ValueError`` unless ``fit`` could give it.
+
+    K >= 2 distinct labels (numbers, booleans or text): the ``classes``
+    parameter when it was given, else sorted.
+    """
+    if (not isinstance(classes_, np.ndarray) or classes_.ndim != 1
+            or classes_.dtype.kind not in "biufU" or classes_.shape[0] < 2
+            or np.unique(classes_).shape[0] != classes_.shape[0]):
+        raise ValueError("classes_ must be an array of at least two distinct labels")
+    if classes is not None:
+        if not np.array_equal(classes_, _label_values(np.asarray(classes))):
+            raise ValueError("classes_ must be the classes parameter")
+    elif not np.array_equal(np.unique(classes_), classes_):
+        raise ValueError("classes_ must be sorted (no classes parameter was given)")
+    return classes_

@@ -12,9 +12,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._kernels.parametric import softmax_scaled, temperature_terms
 from .._validation import NONE, Check, Interval, Options, ParamsMixin, check_sample_weight
-from ..multiclass._common import _label_values
 from ._blocks import BLOCK_ROWS, BlockPool
-from ._inputs import class_codes, class_score_rows, power_of_two_scale
+from ._inputs import check_fitted_classes, class_codes, class_score_rows, power_of_two_scale
 from ._newton import minimize_convex_nonnegative
 
 __all__ = ["BLOCK_ROWS", "TemperatureCalibrator"]
@@ -198,16 +197,7 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
 
     def _check_state(self) -> None:
         """Raise ``ValueError`` unless a reloaded model is one ``fit`` can produce."""
-        classes = self.classes_
-        if (not isinstance(classes, np.ndarray) or classes.ndim != 1
-                or classes.dtype.kind not in "biufU" or classes.shape[0] < 2
-                or np.unique(classes).shape[0] != classes.shape[0]):
-            raise ValueError("classes_ must be an array of at least two distinct labels")
-        if self.classes is not None:
-            if not np.array_equal(classes, _label_values(np.asarray(self.classes))):
-                raise ValueError("classes_ must be the classes parameter")
-        elif not np.array_equal(np.unique(classes), classes):
-            raise ValueError("classes_ must be sorted (no classes parameter was given)")
+        classes = check_fitted_classes(self.classes_, self.classes)
         if not isinstance(self.converged_, bool) or not isinstance(self.n_iter_, int):
             raise ValueError("converged_ must be a bool and n_iter_ an int")
         if not (np.isfinite(self.loss_) and np.isfinite(self.grad_)):
