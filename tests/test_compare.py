@@ -268,3 +268,14 @@ def test_progress_outputs_and_plot():
     pytest.importorskip("matplotlib")
     ax = result.plot()
     assert {line.get_label() for line in ax.get_lines()} >= {"platt", "ivap"}
+
+
+def test_recommendation_says_when_ranks_and_means_disagree():
+    # a wins two folds of three by a little and loses the third by a lot
+    ll = {"a": np.array([0.1, 0.1, 2.0]), "b": np.array([0.2, 0.2, 0.2])}
+    rec = recommend(["a", "b"], mean_ranks(ll), ll, {"a": False, "b": False}, intervals=False)
+    assert rec.method == "a"
+    assert "the lowest mean log loss is b's (0.2, against 0.7333)" in rec.reason
+    same = {"a": np.array([0.1, 0.1, 0.1]), "b": np.array([0.2, 0.2, 0.2])}
+    rec = recommend(["a", "b"], mean_ranks(same), same, {"a": False, "b": False}, False)
+    assert "lowest mean log loss" not in rec.reason

@@ -127,6 +127,12 @@ def recommend(order: Sequence[str], ranks: Mapping[str, float], losses: Mapping[
     tied = [m for m in order[1:] if ranks[m] == ranks[best]]
     if tied:
         why += f"; {best} is tied on mean rank with {', '.join(tied)} (first by mean log loss)"
+    means = {m: float(np.mean(losses[m])) for m in order}
+    low = min(order, key=lambda m: (means[m], order.index(m)))
+    if means[low] < means[pick]:
+        why += (f"; the lowest mean log loss is {low}'s ({means[low]:.4g}, against "
+                f"{means[pick]:.4g}): ranks and means disagree when one fold is far off, so "
+                f"with {folds} folds weigh both")
     if len(order) > 1 and len(near) == len(order):
         why += (f"; all {len(order)} methods are within noise of the best (paired log-loss gaps "
                 f"within {NOISE_SE:g} standard errors over {folds} folds): on these data the "
