@@ -263,3 +263,15 @@ def test_edge_scores_and_weights_give_a_finite_map_or_a_stated_refusal(rows, for
     p = cal.predict_proba(np.array(EDGE_S + [0.0, 1.0]))
     assert np.isfinite(p).all() and ((p >= 0) & (p <= 1)).all()
     assert np.all(np.diff(p[:-2, 1]) >= 0)  # a, b >= 0: never decreasing in s
+
+
+def test_constant_logits_near_the_largest_double_give_the_base_rate():
+    # Found by the slow edge fuzzing: the weighted mean of ln s = -1e308 overflowed in a
+    # dot product (a RuntimeWarning) before the constant map was fitted.
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cal = BetaCalibrator(score="logit", classes=[0, 1]).fit(
+            np.array([-1e308] * 4), np.array([0, 0, 0, 1]))
+        np.testing.assert_allclose(cal.predict_proba(np.array([-1e308]))[:, 1], [0.25])

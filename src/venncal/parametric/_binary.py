@@ -105,7 +105,8 @@ def _standardise(X, v, total, intercept):
     mu, sd = np.zeros(d), np.zeros(d)
     for j in range(d):
         x = X[:, j]
-        m = float(np.dot(v, x)) / total if intercept else 0.0
+        # normalised weights first: sum(v x) overflows for scores near 1e308
+        m = float(np.dot(v / total, x)) if intercept else 0.0
         dev = x - m
         spread = float(np.max(np.abs(dev))) if dev.size else 0.0
         if spread > 0.0 and np.isfinite(spread):
