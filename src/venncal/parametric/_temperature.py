@@ -197,7 +197,7 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
 
     def _check_state(self) -> None:
         """Raise ``ValueError`` unless a reloaded model is one ``fit`` can produce."""
-        classes = check_fitted_classes(self.classes_, self.classes)
+        check_fitted_classes(self.classes_, self.classes)
         if not isinstance(self.converged_, bool) or not isinstance(self.n_iter_, int):
             raise ValueError("converged_ must be a bool and n_iter_ an int")
         if not (np.isfinite(self.loss_) and np.isfinite(self.grad_)):
