@@ -204,8 +204,7 @@ def _read(args: argparse.Namespace, report: Reporter) -> tuple[str, np.ndarray, 
 
 def _scores_only(args: argparse.Namespace, report: Reporter) -> int:
     """``monitor --scores-only``: the conformal test martingale of the score column."""
-    from ..online.monitoring import (Monitored, json_ready, monitor_scores_only, plot,
-                                     summary_text)
+    from ..online.monitoring import Monitored, json_ready, monitor_scores_only, summary_text
     from ..tables import open_table, read_columns
 
     with open_table(args.data, sep=args.sep) as table:
@@ -222,11 +221,22 @@ def _scores_only(args: argparse.Namespace, report: Reporter) -> int:
                                   "p_value": res.pvalues, "log10_S": res.log10_martingale},
                     sep=args.sep)
     if args.plot:
-        save_figure(plot(Monitored(res.log10_martingale, None, s), None, None,
-                         f"{table.source}: column {args.prob_col!r}"), args.plot, dpi=130)
+        _save_plot(args.plot, Monitored(res.log10_martingale, None, s), None, None,
+                   f"{table.source}: column {args.prob_col!r}")
     text = json.dumps(json_ready(s), indent=2, allow_nan=False) if args.json else summary_text(s)
     (report.info if args.output == "-" else print)(text)
     return 0
+
+
+def _save_plot(path: str, monitored, y01, p, title: str) -> None:
+    """Draw :func:`venncal.online.monitoring.plot` of ``monitored`` into ``path``."""
+    from ..online.monitoring import plot
+
+    try:
+        fig = plot(monitored, y01, p, title)
+    except ImportError:
+        raise CLIError('--plot needs matplotlib: pip install "venncal[plot]"') from None
+    save_figure(fig, path, dpi=130)
 
 
 def _write_steps(path: str, sep: str | None, p, y01, proba, log10) -> None:
@@ -250,7 +260,7 @@ def run(args: argparse.Namespace) -> int:
         {"-o": (args.output, "table"), "--plot": (args.plot, "plot")},
         args.force,
     )
-    from ..online.monitoring import json_ready, monitor, plot, summary_text
+    from ..online.monitoring import json_ready, monitor, summary_text
 
     report = Reporter.from_args(args)
     if args.scores_only:
@@ -268,12 +278,8 @@ def run(args: argparse.Namespace) -> int:
         _write_steps(args.output, args.sep, p, y01, proba, log10)
         report.info(f"per-step values written to {args.output}")
     if args.plot:
-        title = f"{source}: column {args.prob_col!r}, positive class {positive!r}"
-        try:
-            fig = plot(monitored, y01, p, title)
-        except ImportError:
-            raise CLIError('--plot needs matplotlib: pip install "venncal[plot]"') from None
-        save_figure(fig, args.plot, dpi=130)
+        _save_plot(args.plot, monitored, y01, p,
+                   f"{source}: column {args.prob_col!r}, positive class {positive!r}")
         report.info(f"plot written to {args.plot}")
     result = json.dumps(json_ready(s), indent=2, allow_nan=False) if args.json else summary_text(s)
     if args.output == "-":  # stdout carries the per-step table; the summary goes to stderr
