@@ -378,6 +378,16 @@ def test_scores_only_equals_the_library(score_stream, capsys, tmp_path):
     assert code == 0 and "nonconformity: two-sided" in out and "change points" not in out
 
 
+def test_scores_only_refusals_are_one_line(tmp_path, capsys):
+    path = tmp_path / "edge.csv"
+    path.write_text("score\n1e308\n-1e308\n1e-310\n0\n")
+    code, out, err = run(capsys, "monitor", str(path), "--prob-col", "score", "--scores-only")
+    assert code == 0, err  # any finite reals for "high"
+    code, out, err = run(capsys, "monitor", str(path), "--prob-col", "score", "--scores-only",
+                         "--nonconformity", "two-sided")
+    assert code == 2 and "2**1022" in err and len(err.strip().splitlines()) == 1
+
+
 def test_labels_are_required_without_scores_only(score_stream, capsys):
     path, _ = score_stream
     code, out, err = run(capsys, "monitor", str(path), "--prob-col", "score")

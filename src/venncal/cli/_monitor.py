@@ -211,9 +211,12 @@ def _scores_only(args: argparse.Namespace, report: Reporter) -> int:
         table.check_columns([args.prob_col], "prob_col")
         with report.progress(f"reading {table.source}") as progress:
             scores = read_columns(table, [args.prob_col], [], progress)[args.prob_col]
-    res, s = monitor_scores_only(scores, nonconformity=args.nonconformity, alpha=args.alpha,
-                                 changes=None if args.changes == "none" else args.changes,
-                                 threshold=args.threshold)
+    try:
+        res, s = monitor_scores_only(scores, nonconformity=args.nonconformity, alpha=args.alpha,
+                                     changes=None if args.changes == "none" else args.changes,
+                                     threshold=args.threshold)
+    except ValueError as exc:  # a score the nonconformity cannot take, named by its row
+        raise CLIError(f"{table.source}: column {args.prob_col!r}: {exc}") from None
     if args.output:
         from ..tables import write_table
 
