@@ -43,6 +43,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--load", type=int, default=0, help="busy processes to start")
+    parser.add_argument("--log", default=None, metavar="FILE",
+                        help="append one line per run (command, run, exit code) to FILE, so that "
+                             "a long run can be read while it goes")
     parser.add_argument("--commands", nargs="+", metavar="NAME",
                         help="run only these commands (fit, predict, predict-missing, "
                              "evaluate, monitor); default all")
@@ -80,8 +83,12 @@ def main() -> int:
         for name, (argv, expected) in commands.items():
             codes = collections.Counter()
             start = time.perf_counter()
-            for _ in range(args.runs):
-                codes[subprocess.run(argv, capture_output=True).returncode] += 1
+            for run in range(args.runs):
+                code = subprocess.run(argv, capture_output=True).returncode
+                codes[code] += 1
+                if args.log:
+                    with open(args.log, "a") as f:
+                        f.write(f"{name} {run + 1} {code}\n")
             good = codes[expected]
             print(f"{name}: {good}/{args.runs} exit {expected}; all codes {dict(codes)} "
                   f"({time.perf_counter() - start:.0f} s)", flush=True)
