@@ -54,7 +54,8 @@ def test_forgetting_matches_its_literal_twin(name, steps, J, half_life):
     want = np.array([ref.log10_of(s) for s in path])
     # log space: 1e-9 relative to |log10 S| (and 1e-12 absolute near S = 1)
     assert_allclose(res.log10_martingale, want, rtol=1e-9, atol=1e-12)
-    assert_allclose(res.protected_proba, [float(f) for f in forecasts], rtol=1e-9, atol=0)
+    # a subnormal forecast is a multiple of 5e-324: a few of those absolute
+    assert_allclose(res.protected_proba, [float(f) for f in forecasts], rtol=1e-9, atol=2e-323)
     assert_allclose(np.cumsum(res.log10_factors), want, rtol=1e-9, atol=1e-11)
 
 
@@ -97,16 +98,26 @@ def test_forgetting_martingale_keeps_ville():
     assert hits / 2000 <= 0.01
 
 
-def test_forgetting_tracks_a_drift_faster():
-    """After the calibration flips, a half-life lowers the protected log loss."""
-    rng = np.random.default_rng(0)
-    n = 6000
-    p = rng.uniform(0.1, 0.9, n)
-    truth = np.where(np.arange(n) // 1500 % 2 == 0, p + 0.5 * p * (1 - p), p - 0.5 * p * (1 - p))
-    y = rng.random(n) < truth
-    plain = JumperPredictor(jump_rate=0.001).run(p, y).log10_final
-    forgetful = JumperPredictor(jump_rate=0.001, half_life=100.0).run(p, y).log10_final
-    assert forgetful > plain  # log10 S = base loss - protected loss
+@pytest.mark.parametrize("seed", range(4))
+def test_forgetting_tracks_a_drift_faster(seed):
+    """5,000 steps where eps = +1 is right, then eps = -1: a half-life lowers the loss after the change.
+
+    With a small jumping rate (1e-4) the weights concentrate on eps = +1; with
+    a half-life of 100 steps the new best function takes over sooner (the
+    150 steps after the change cost 0.08-0.42 less decimal log loss on these
+    seeds).  The jumps already forget: with J = 0.01 a half-life only costs
+    (docs/online.md, "Forgetting").
+    """
+    rng = np.random.default_rng(seed)
+    n, m = 5000, 150
+    p = rng.uniform(0.1, 0.9, n + m)
+    truth = np.where(np.arange(n + m) < n, p + p * (1 - p), p - p * (1 - p))
+    y = rng.random(n + m) < truth
+    after = []
+    for half_life in (None, 100.0):
+        q = JumperPredictor(jump_rate=1e-4, half_life=half_life).run(p, y).protected_proba[n:]
+        after.append(-np.log10(np.where(y[n:], q, 1.0 - q)).sum())
+    assert after[1] < after[0]
 
 
 # -- the per-step factors of the kernel ---------------------------------------------------

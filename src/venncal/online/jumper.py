@@ -17,6 +17,9 @@ rate) of its capital between the functions at every step:
   ``J = 1`` among them it hedges the cost of betting when the base model is
   already right.
 
+``half_life`` adds exponential forgetting of the weights over the family,
+keeping ``S`` a test martingale (:mod:`venncal.online._jumper_forgetting`).
+
 All three share one engine (:mod:`venncal._kernels.jumper`): ``learn_one``,
 ``learn_many`` and ``run`` advance the same state by the same arithmetic, so
 any split of a stream gives bit-for-bit the same values.  ``S`` is held as its
