@@ -159,3 +159,25 @@ def test_factor_of_a_capital_that_reaches_zero():
     assert_array_equal(res.log10_martingale, [-math.inf] * 3)
     assert_array_equal(res.log10_factors, [-math.inf, 0.0, 0.0])
     assert_array_equal(res.log10_factors, log10_factors(res.log10_martingale))
+
+
+def test_a_pickle_from_before_forgetting_does_not_forget():
+    """State pickled before ``half_life`` existed (no attribute, control slot 0.0) loads as None."""
+    from venncal._kernels.jumper_calls import CTL_GAMMA
+
+    rng = np.random.default_rng(4)
+    p = rng.uniform(0.1, 0.9, 400)
+    y = rng.random(400) < p
+    mart, fresh = JumperMartingale(cubic()), JumperMartingale(cubic())
+    mart.learn_many(p[:200], y[:200])
+    state = mart.__getstate__()
+    del state["half_life"], state["_gamma"]
+    state["_mem"] = state["_mem"].copy()
+    state["_mem"][state["_ctl"] + CTL_GAMMA] = 0.0
+    old = JumperMartingale.__new__(JumperMartingale)
+    old.__setstate__(state)
+    assert old.half_life is None
+    for a, b in zip(p[200:].tolist(), y[200:].tolist()):
+        old.learn_one(a, b)
+    fresh.learn_many(p, y)
+    assert old.log10_value == fresh.log10_value

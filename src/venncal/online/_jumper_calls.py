@@ -210,7 +210,10 @@ class SingleCalls:
             return
         self.__dict__.update(state)
         self._views()
-        self._mem[self._ctl + CTL_GAMMA] = self._gamma
+        if self._mem[self._ctl + CTL_GAMMA] != self._gamma:  # pickled before forgetting: 0.0
+            self._mem = np.array(self._mem)  # (a read-only memmap is left as it is otherwise)
+            self._views()
+            self._mem[self._ctl + CTL_GAMMA] = self._gamma
 
     # -- delayed labels (venncal.online.Pending) -------------------------------------
 
