@@ -23,7 +23,15 @@ import time
 import numpy as np
 from river import stats
 
-from venncal.online import JumperMartingale, JumperPredictor, MeanJumper, QuantizedIsotonic, cubic
+from venncal.online import (
+    JumperMartingale,
+    JumperPredictor,
+    MeanJumper,
+    QuantizedIsotonic,
+    cubic,
+    named,
+    quadratic,
+)
 
 
 BURST = 250
@@ -49,19 +57,10 @@ def per_call(loop, calls: int) -> float:
     return best / BURST
 
 
-def cases(xs: list, ys: list, n_quantized: int) -> dict:
-    """The loops to time: name -> a function of the number of calls."""
-    mean = stats.Mean()
-
-    def river(a, k):
-        update = mean.update
-        for i in range(a, a + k):
-            update(xs[i])
-
-    out = {"river.stats.Mean().update": river}
-    for name, make in (("JumperMartingale", JumperMartingale),
-                       ("JumperPredictor(cubic)", lambda: JumperPredictor(cubic())),
-                       ("MeanJumper", MeanJumper)):
+def jumper_cases(xs: list, ys: list, makers) -> dict:
+    """``learn_one`` and prequential-event loops for Jumper objects: name -> loop."""
+    out = {}
+    for name, make in makers:
         model = make()
         model.learn_many(np.array(xs[:1000]), np.array(ys[:1000], dtype=bool))
 
@@ -78,6 +77,29 @@ def cases(xs: list, ys: list, n_quantized: int) -> dict:
 
         out[f"{name}.learn_one"] = learn
         out[f"{name} event"] = event
+    return out
+
+
+#: The Jumper objects of one family.
+SINGLES = (("JumperMartingale", JumperMartingale),
+           ("JumperPredictor(cubic)", lambda: JumperPredictor(cubic())),
+           ("MeanJumper", MeanJumper))
+#: Union families (queued like single families; their flush is one kernel run).
+UNIONS = (("JumperMartingale(shift+confidence)", lambda: JumperMartingale(named("shift+confidence"))),
+          ("JumperPredictor(quadratic+cubic)", lambda: JumperPredictor(quadratic() + cubic())))
+
+
+def cases(xs: list, ys: list, n_quantized: int) -> dict:
+    """The loops to time: name -> a function of the number of calls."""
+    mean = stats.Mean()
+
+    def river(a, k):
+        update = mean.update
+        for i in range(a, a + k):
+            update(xs[i])
+
+    out = {"river.stats.Mean().update": river}
+    out.update(jumper_cases(xs, ys, SINGLES))
     quantized = QuantizedIsotonic()
     rng = np.random.default_rng(1)
     s = rng.random(n_quantized)
@@ -103,6 +125,7 @@ def cases(xs: list, ys: list, n_quantized: int) -> dict:
     out["QuantizedIsotonic.insert"] = insert
     out["QuantizedIsotonic event"] = q_event
     out["QuantizedIsotonic.delete"] = delete  # deletes what the loops above inserted
+    out.update(jumper_cases(xs, ys, UNIONS))
     return out
 
 

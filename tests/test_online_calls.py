@@ -22,6 +22,7 @@ from venncal.online import (
     MeanJumper,
     QuantizedIsotonic,
     cox,
+    cox2,
     cubic,
     quadratic,
 )
@@ -45,6 +46,12 @@ JUMPERS = [
     lambda: JumperPredictor(cubic(), jump_rate=0.05, clip=(0.1, 0.9)),
     lambda: MeanJumper(quadratic([-1.0, 0.0, 0.5]), classes=("no", "yes")),
     lambda: JumperMartingale(cox([0.5, 1.0, 2.0]), jump_rate=0.2),
+    # unions of the paper's families are queued too (issue 26, deliverable 5)
+    lambda: JumperPredictor(quadratic() + cubic() + cox(), jump_rate=0.02),
+    lambda: MeanJumper(quadratic([-0.5, 0.5]) + cox2([(0.5, 1.0)]), classes=("no", "yes")),
+    # forgetting, through the compiled single calls and through the union's queue
+    lambda: JumperMartingale(cubic(), jump_rate=0.05, half_life=5.0),
+    lambda: MeanJumper(quadratic() + cox(), jump_rates=(1.0, 0.01), half_life=30.0),
 ]
 
 events = st.lists(

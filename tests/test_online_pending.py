@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from venncal.online import JumperMartingale, MeanJumper, QuantizedIsotonic, quadratic
+from venncal.online import JumperMartingale, MeanJumper, QuantizedIsotonic, cox, quadratic
 from venncal.online.pending import Pending
 
 E = (-1.0, -0.5, 0.0, 0.5, 1.0)
@@ -68,7 +68,9 @@ def test_in_order_labels_give_the_usual_jumper():
     rng = np.random.default_rng(5)
     p = rng.uniform(0.05, 0.95, 300)
     y = (rng.random(300) < p ** 2).astype(int)
-    for make in (lambda: JumperMartingale(classes=[0, 1]), lambda: MeanJumper(classes=[0, 1])):
+    for make in (lambda: JumperMartingale(classes=[0, 1]), lambda: MeanJumper(classes=[0, 1]),
+                 lambda: MeanJumper(classes=[0, 1], half_life=25.0),  # forgetting, as learn_one
+                 lambda: JumperMartingale(quadratic() + cox(), classes=[0, 1], half_life=5.0)):
         waiting, usual = Pending(make()), make()
         res = usual.run(p, y)
         for i in range(300):

@@ -36,6 +36,7 @@ from fractions import Fraction
 __all__ = [
     "Complemented",
     "family_values",
+    "jumper_forgetting",
     "jumper_martingale",
     "jumper_predictor",
     "log10_loss",
@@ -203,6 +204,42 @@ def jumper_predictor(p, y, table, J) -> list:
             out.append(forecast)
             C_eps = [c * _bernoulli(fk, y[n]) for fk, c in zip(f, C_eps, strict=True)]  # line 7
         return out
+
+
+def jumper_forgetting(p, y, table, J, half_life) -> tuple[list, list]:
+    """Algorithm 2 with exponential forgetting, and the martingale of its forecasts.
+
+    After line 7 of each step every ``C_eps`` is raised to the power
+    ``gamma = 2^(-1/half_life)`` (the log of each expert's capital, its past
+    log likelihoods, multiplied by ``gamma``); ``S_n`` is the product of
+    ``B_{p'_i}(y_i) / B_{p_i}(y_i)`` over the forecasts ``p'_i`` (a test
+    martingale: each forecast is made before its label).  Returns
+    ``(forecasts, S)`` as Decimals at PREC digits (``gamma`` is taken as the
+    float ``2.0 ** (-1.0 / half_life)``, exactly); the lists stop where line
+    4 would divide 0 by 0.
+    """
+    with localcontext() as ctx:
+        ctx.prec = PREC
+        gamma = Decimal(math.pow(2.0, -1.0 / float(half_life)))
+        K = len(table)
+        J = _num(J, "decimal")
+        C_eps = [Decimal(1) for _ in range(K)]  # line 1
+        S, forecasts, path = Decimal(1), [], []
+        for n in range(len(p)):  # line 2
+            C = sum(C_eps)  # line 3
+            if C == 0:
+                break
+            C_eps = [c / C for c in C_eps]  # line 4
+            C_eps = [(1 - J) * c + J / K for c in C_eps]  # line 5
+            f = [_num(table[k][n], "decimal") for k in range(K)]
+            forecast = sum(fk * c for fk, c in zip(f, C_eps, strict=True))  # line 6
+            complement = sum((1 - fk) * c for fk, c in zip(f, C_eps, strict=True))
+            forecasts.append(forecast)
+            S = S * (forecast if y[n] else complement) / _bernoulli(_num(p[n], "decimal"), y[n])
+            path.append(S)
+            C_eps = [c * _bernoulli(fk, y[n]) for fk, c in zip(f, C_eps, strict=True)]  # line 7
+            C_eps = [c ** gamma if c > 0 else c for c in C_eps]  # forgetting
+        return forecasts, path
 
 
 def mean_jumper_martingale(p, y, table, rates) -> list:

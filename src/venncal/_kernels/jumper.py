@@ -72,9 +72,8 @@ import numpy as np
 from ._jit import jit, jit_inline
 from .dd import dd_div_jit, two_prod_jit, two_sum_jit
 
-__all__ = ["CTL_LAST", "CTL_NEW", "CTL_TOP", "FAMILY_KINDS", "calls_layout", "family_ratios",
-           "jumper_advance", "jumper_calls", "jumper_predict", "jumper_run", "polynomial_values",
-           "value_ratios"]
+__all__ = ["FAMILY_KINDS", "family_ratios", "forget", "jumper_advance", "jumper_predict",
+           "jumper_run", "polynomial_values", "value_ratios"]
 
 _LN10 = math.log(10.0)
 # 1 / g is formed only above this (far from overflow); below it, divisions.
@@ -402,7 +401,65 @@ def jumper_predict(table, rates, weights, log_cap, log_err, out_proba):
 
 
 @jit
-def jumper_advance(table, t, ls, rates, weights, log_cap, log_err, out_log10, out_proba):
+def forget(w, gamma):
+    """Discount the evidence held by the weights ``w``: ``w := w^gamma / sum w^gamma``, in place.
+
+    ``w`` is a distribution over the family (the capital's, after a step);
+    raising it to ``gamma`` in ``(0, 1)`` multiplies every expert's log
+    weight, the sum of its past log likelihoods, by ``gamma``: exponential
+    forgetting of the past.  ``w_k / max w`` is raised to ``gamma``
+    (``pow`` of a normal float, within an ulp), or ``exp(gamma log ...)``
+    when that quotient is subnormal; the largest becomes exactly 1 before
+    the division by the sum (in ``[1, K]``), so nothing underflows that did
+    not already.
+    """
+    top = 0.0
+    for k in range(w.shape[0]):
+        top = max(top, w[k])
+    if top == 0.0:
+        return
+    tot = 0.0
+    for k in range(w.shape[0]):
+        x = w[k] / top
+        if x >= _TINY:
+            u = x ** gamma
+        elif w[k] > 0.0:
+            u = math.exp(gamma * (math.log(w[k]) - math.log(top)))
+        else:
+            u = 0.0
+        w[k] = u
+        tot += u
+    for k in range(w.shape[0]):
+        w[k] = w[k] / tot
+
+
+@jit
+def _mean_log_factor(mix, log_factor, before):
+    """``log`` of the Mean Jumper's factor: the rates' factors weighted by ``S_{r, n-1}`` (``mix``).
+
+    ``before`` is ``log sum_r S_{r, n-1}``; a capital of 0 bets no more, so
+    its factor is 1 (0 in log).
+    """
+    if before == -np.inf:
+        return 0.0
+    top = -np.inf
+    shares = 0.0
+    for r in range(mix.shape[0]):
+        if mix[r] > 0.0:
+            top = max(top, log_factor[r])
+            shares += mix[r]
+    if top == -np.inf:
+        return -np.inf
+    total = 0.0
+    for r in range(mix.shape[0]):
+        if mix[r] > 0.0 and log_factor[r] > -np.inf:
+            total += mix[r] * math.exp(log_factor[r] - top)
+    return top + math.log(total / shares)
+
+
+@jit
+def jumper_advance(table, t, ls, rates, gamma, weights, log_cap, log_err, out_log10, out_proba,
+                   out_factor):
     """Run the Mean Jumper over ``R`` jumping rates on a recorded stream, in place.
 
     Parameters
@@ -419,6 +476,11 @@ def jumper_advance(table, t, ls, rates, weights, log_cap, log_err, out_log10, ou
         all are 0).
     rates : ndarray of float64 of shape (R,)
         Jumping rates ``J`` in ``(0, 1]``.
+    gamma : float
+        Forgetting: after each step every rate's weights are discounted by
+        :func:`forget` (``gamma = 2^(-1/half_life)`` in ``(0, 1)``); 1.0 skips
+        it.  The capital still grows by ``B_{p'}(y) / B_p(y)`` for the forecast
+        ``p'`` the weights give, so ``S`` stays a test martingale.
     weights : ndarray of float64 of shape (R, K)
         State, updated in place: per rate, the normalised distribution of the
         capital over the experts after the last step (rows sum to 1; the
@@ -430,13 +492,19 @@ def jumper_advance(table, t, ls, rates, weights, log_cap, log_err, out_log10, ou
         Output: ``log10`` of the Mean Jumper's ``S_n`` after step ``n``.
     out_proba : ndarray of float64 of shape (n,)
         Output: the Mean Jumper predictor's ``p'_n``, computed before ``y_n``.
+    out_factor : ndarray of float64 of shape (n,) or (0,)
+        Output (when of length ``n``): ``log10 (S_n / S_{n-1})``, the betting
+        factor of each step, taken from the step's own growth (rounded once
+        for one rate, not a difference of the rounded path); 0 once ``S`` is 0.
     """
     n = table.shape[1]
     K = table.shape[0]
     R = rates.shape[0]
     log_R = math.log(R)
     mix = np.empty(R)  # weight of each rate in the Mean Jumper's prediction (unnormalised)
-    _rate_weights(log_cap, log_err, mix)
+    before = _rate_weights(log_cap, log_err, mix)
+    factors = out_factor.shape[0] > 0
+    log_factor = np.empty(R)
     # Loop invariant, at the top of step i for every rate r: weights[r] is the
     # normalised capital distribution C_eps / C of Algorithm 1 after line 6 of
     # step i-1 (= Algorithm 2's C_eps after its lines 3-4 of step i),
@@ -476,6 +544,7 @@ def jumper_advance(table, t, ls, rates, weights, log_cap, log_err, out_log10, ou
                 log_growth = math.log(g / tot)
                 if abs(log_growth + ls[i]) <= _NEAR_ONE:  # S barely moves: every bit counts
                     log_growth = math.log(_growth_near_one(w, t, i))
+                log_factor[r] = log_growth + ls[i]
                 hi, lo = _compensated_add(log_cap[r], log_err[r], log_growth)
                 hi, lo = _compensated_add(hi, lo, ls[i])
                 log_cap[r] = hi
@@ -494,12 +563,21 @@ def jumper_advance(table, t, ls, rates, weights, log_cap, log_err, out_log10, ou
                 # from now on (Algorithm 1 keeps C = 0); Algorithm 2's
                 # normalisation would be 0/0, so the weights keep their
                 # mixed values and the predictor goes on with them.
+                log_factor[r] = -np.inf
                 log_cap[r] = -np.inf
                 log_err[r] = 0.0
+            if gamma != 1.0:
+                forget(w, gamma)
         out_proba[i] = proba / shares + (small / shares) * _DOWN
+        if factors:
+            if R == 1:
+                out_factor[i] = 0.0 if before == -np.inf else log_factor[0] / _LN10
+            else:
+                out_factor[i] = _mean_log_factor(mix, log_factor, before) / _LN10
         # Mean Jumper: S_i = (1/R) sum_r S_{r,i}, by log-sum-exp (which also
         # gives the next step's mix).
-        out_log10[i] = (_rate_weights(log_cap, log_err, mix) - log_R) / _LN10
+        before = _rate_weights(log_cap, log_err, mix)
+        out_log10[i] = (before - log_R) / _LN10
 
 
 @jit
@@ -516,84 +594,5 @@ def jumper_run(p, y, table, rates, weights, log_cap, log_err, out_log10, out_pro
     t = np.empty(table.shape)
     ls = np.empty(p.shape[0])
     value_ratios(p, y, table, t, ls)
-    jumper_advance(table, t, ls, rates, weights, log_cap, log_err, out_log10, out_proba)
-
-
-
-#: Slots of the control block of :func:`jumper_calls`' memory: the largest
-#: ``log10 S`` recorded, a flag (a new one is larger), the last ``log10 S``, the
-#: forecast's base probability and the forecast.
-CTL_TOP, CTL_NEW, CTL_LAST, CTL_X, CTL_OUT = range(5)
-CTL_SIZE = 8
-
-
-@jit
-def calls_layout(Q, K, R, m):
-    """Offsets in :func:`jumper_calls`' memory: control, weights, log_cap, log_err, rates, params, scratch, total.
-
-    The memory is one float64 array: the queue (base forecasts, labels as
-    1.0/0.0, ``log10 S`` after each step: ``3 Q`` numbers), the control block,
-    the state (weights ``R K``, ``log_cap`` and ``log_err`` ``R`` each), the
-    rates ``R``, the family's parameters ``K m``, and scratch for the kernels
-    (two ``(K, Q)`` tables, two rows of ``Q`` and a column of ``K``).
-    """
-    ctl = 3 * Q
-    w = ctl + CTL_SIZE
-    cap = w + R * K
-    err = cap + R
-    rates = err + R
-    params = rates + R
-    scratch = params + K * m
-    return ctl, w, cap, err, rates, params, scratch, scratch + 2 * K * Q + 2 * Q + K
-
-
-@jit
-def jumper_calls(mem, kind, K, R, m, Q, n, x):
-    """Single calls from Python: apply the ``n`` queued steps, then forecast at ``x``.
-
-    ``mem`` holds the whole object (layout: :func:`calls_layout`), so that a
-    call from Python unboxes one array.  One call does what ``learn_many`` of
-    the queued steps followed by ``predict_proba_many([x])`` does, for the
-    quadratic (kind 0) and cubic (1) families, by the same functions (bit for
-    bit): the family's values by :func:`polynomial_values`, the likelihood
-    ratios by :func:`family_ratios`, the steps by :func:`jumper_advance` and
-    the forecast by :func:`jumper_predict`.  The queue holds the base
-    forecasts in ``mem[:n]`` and the labels (1.0 for the positive class) in
-    ``mem[Q:Q + n]``; the kernel writes ``log10 S`` after each step into
-    ``mem[2Q:2Q + n]``, the last into the control slot ``CTL_LAST``, and sets
-    ``CTL_NEW`` to 1.0 if one of them exceeds ``CTL_TOP`` (the largest value
-    recorded before, kept by the caller), else 0.0.  Returns ``p'`` at ``x``
-    for ``0 <= x <= 1``, and -1.0 (no forecast) for ``x < 0``.
-    Preconditions (checked by the caller): no ``p = 0`` with a positive label
-    and no ``p = 1`` with a negative one; ``0 <= n <= Q``.
-    """
-    ctl, w0, cap, err, r0, p0, sc, _ = calls_layout(Q, K, R, m)
-    weights = mem[w0:cap].reshape(R, K)
-    log_cap = mem[cap:err]
-    log_err = mem[err:r0]
-    rates = mem[r0:p0]
-    params = mem[p0:sc].reshape(K, m)
-    if n > 0:
-        table = mem[sc:sc + K * n].reshape(K, n)
-        t = mem[sc + K * Q:sc + K * Q + K * n].reshape(K, n)
-        ls = mem[sc + 2 * K * Q:sc + 2 * K * Q + n]
-        proba = mem[sc + 2 * K * Q + Q:sc + 2 * K * Q + Q + n]
-        p = mem[:n]
-        y = mem[Q:Q + n]
-        out_log10 = mem[2 * Q:2 * Q + n]
-        polynomial_values(kind, params, p, table)
-        family_ratios(kind, params, p, y, table, t, ls)
-        jumper_advance(table, t, ls, rates, weights, log_cap, log_err, out_log10, proba)
-        top = mem[ctl + CTL_TOP]
-        mem[ctl + CTL_NEW] = 0.0
-        for i in range(n):
-            if out_log10[i] > top:
-                mem[ctl + CTL_NEW] = 1.0
-        mem[ctl + CTL_LAST] = out_log10[n - 1]
-    if not x >= 0.0:
-        return -1.0
-    mem[ctl + CTL_X] = x
-    column = mem[sc + 2 * K * Q + 2 * Q:sc + 2 * K * Q + 2 * Q + K].reshape(K, 1)
-    polynomial_values(kind, params, mem[ctl + CTL_X:ctl + CTL_X + 1], column)
-    jumper_predict(column, rates, weights, log_cap, log_err, mem[ctl + CTL_OUT:ctl + CTL_OUT + 1])
-    return mem[ctl + CTL_OUT]
+    jumper_advance(table, t, ls, rates, 1.0, weights, log_cap, log_err, out_log10, out_proba,
+                   np.empty(0))

@@ -13,10 +13,14 @@ parameters and scratch) lives in one float64 array, laid out by
 :func:`~venncal._kernels.jumper.calls_layout`, and one call of
 :func:`~venncal._kernels.jumper.jumper_calls` applies the queue and forecasts
 (``predict_proba_one``): numba's cost of a call grows with the number of
-arrays it unboxes (about 0.1 µs each).  Cox's families queue their steps
-and apply them through ``learn_many``'s path (their values are computed by
-SciPy); a user's family is not queued (its functions could fail, and the
-error belongs to the call that gave the step).
+arrays it unboxes (about 0.1 µs each).  Cox's families, and unions of the
+paper's families (``quadratic() + cubic() + cox()``, the monitor's default),
+queue their steps and apply them through ``learn_many``'s path, one kernel
+run for up to :data:`QUEUE` steps (Cox's values are computed by SciPy); their
+``predict_proba_one`` evaluates the family at one point and calls the
+prediction kernel, skipping the checks the batch path needs.  A family with
+a user's functions (alone or in a union) is not queued: its functions could
+fail, and the error belongs to the call that gave the step.
 """
 
 from __future__ import annotations
@@ -24,17 +28,14 @@ from __future__ import annotations
 import numpy as np
 
 from .._kernels.jumper import (
-    CTL_LAST,
-    CTL_NEW,
-    CTL_TOP,
     FAMILY_KINDS,
     _compensated_add,
     _log_ratio,
     _rate_weights,
-    calls_layout,
-    jumper_calls,
+    forget,
     jumper_predict,
 )
+from .._kernels.jumper_calls import CTL_GAMMA, CTL_LAST, CTL_NEW, CTL_TOP, calls_layout, jumper_calls
 from .._validation import check_probabilities
 from ._base import unit_weight
 from ._state import compiled_entry
@@ -50,6 +51,13 @@ _FAST_Y = frozenset((bool, int, float, str, np.bool_, np.int64, np.float64, np.s
 _VIEWS = ("_weights", "_log_cap", "_log_err", "_queue_p", "_queue_y", "_call", "_args")
 
 
+def _queueable_union(fam) -> bool:
+    """Whether ``fam`` is a union of the paper's families only (no user's function)."""
+    members = getattr(fam, "members", None)
+    return (fam.kind == "union" and members is not None
+            and all(m.kind in FAMILY_KINDS for m in members))
+
+
 class SingleCalls:
     """The queue and memory of a Jumper object (mixed into ``_Jumper``).
 
@@ -60,7 +68,7 @@ class SingleCalls:
     def _new_memory(self) -> None:
         """A fresh memory: uniform weights, ``log S = 0``, an empty queue."""
         kind = FAMILY_KINDS.get(self.family_.kind, -1)
-        self._queue = QUEUE if kind >= 0 else 0
+        self._queue = QUEUE if kind >= 0 or _queueable_union(self.family_) else 0
         self._kind = kind if kind in (0, 1) else -1
         self._mem = np.zeros(self._layout()[-1])
         self._views()
@@ -69,6 +77,7 @@ class SingleCalls:
         self._mem[off[4]:off[5]] = self._rates
         if self._kind >= 0:
             self._mem[off[5]:off[6]] = self.family_.params.ravel()
+        self._mem[self._ctl + CTL_GAMMA] = self._gamma
         self._n_queued = 0
         self._labels()
 
@@ -154,14 +163,20 @@ class SingleCalls:
 
     def _forecast(self, p) -> float | None:
         """``p'`` at ``p`` after the queue, in one kernel call; None where the checks of the batch path are needed."""
-        if self._kind < 0 or type(p) not in _FAST_P:
+        if not self._queue or type(p) not in _FAST_P:
             return None
         q = float(p)
         if not 0.0 <= q <= 1.0:
             return None
         if self.clip is not None:
             q = min(max(q, self.clip[0]), self.clip[1])
-        return float(self._called(self._n_queued, q))
+        if self._kind >= 0:
+            return float(self._called(self._n_queued, q))
+        self._flush()  # Cox's families and unions: predict_proba_many's kernel, unchecked
+        out = np.empty(1)
+        jumper_predict(self.family_.table(np.array([q])), self._rates, self._weights,
+                       self._log_cap, self._log_err, out)
+        return float(out[0])
 
     # -- what reads the state applies the queue first --------------------------------
 
@@ -184,6 +199,8 @@ class SingleCalls:
         return state
 
     def __setstate__(self, state: dict) -> None:
+        state.setdefault("half_life", None)  # pickled before forgetting
+        state.setdefault("_gamma", 1.0)
         if "_mem" not in state:  # pickled before the single calls: separate arrays
             weights, cap, err = state.pop("weights_"), state.pop("_log_cap"), state.pop("_log_err")
             self.__dict__.update(state, _n_seen=state.pop("n_seen_"))
@@ -193,6 +210,10 @@ class SingleCalls:
             return
         self.__dict__.update(state)
         self._views()
+        if self._mem[self._ctl + CTL_GAMMA] != self._gamma:  # pickled before forgetting: 0.0
+            self._mem = np.array(self._mem)  # (a read-only memmap is left as it is otherwise)
+            self._views()
+            self._mem[self._ctl + CTL_GAMMA] = self._gamma
 
     # -- delayed labels (venncal.online.Pending) -------------------------------------
 
@@ -242,6 +263,8 @@ class SingleCalls:
                 w[:] = w * t[:, 0] * (1.0 / g)
             elif g > 0.0:
                 w[:] = w * t[:, 0] / g
+            if self._gamma != 1.0:
+                forget(w, self._gamma)
         log10 = np.array([(_rate_weights(self._log_cap, self._log_err, np.empty_like(self._rates))
                            - np.log(self._rates.shape[0])) / np.log(10.0)])
         if self.classes_ is None:

@@ -35,6 +35,12 @@ class JumperResult:
     start : int
         Number of steps of the stream before this run: row ``i`` is step
         ``start + i + 1``.
+    log10_factors : ndarray of shape (n,) or None
+        ``log10 (S_n / S_{n-1})``, the betting factor of each step, as the
+        kernel computed it (rounded once a step, not a difference of the
+        rounded path; 0 once ``S`` is 0): what the change-point procedures
+        take.  None when the result was made without them (then
+        :func:`venncal.online.log10_factors` of the path gives them).
 
     Examples
     --------
@@ -48,6 +54,7 @@ class JumperResult:
     log10_martingale: np.ndarray
     protected_proba: np.ndarray
     start: int = 0
+    log10_factors: np.ndarray | None = None
 
     @property
     def log10_final(self) -> float:

@@ -39,12 +39,15 @@ None of them bounds the probability of a false alarm over an infinite stream
 (which is 1 for CUSUM and Shiryaev-Roberts): ``threshold`` is the mean number
 of steps between false alarms one accepts.
 
-The factors of a Jumper run are :func:`log10_factors` of its ``log10 S`` path.
+The factors of a Jumper run are ``JumperResult.log10_factors``, which the
+kernel computes from each step's own growth (rounded once a step);
+:func:`log10_factors` recovers them from a ``log10 S`` path (a user's, or a
+recorded one), to within an ulp of ``log10 S``.
 
 Examples
 --------
 >>> import numpy as np
->>> from venncal.online import JumperMartingale, detect_changes, log10_factors, named
+>>> from venncal.online import JumperMartingale, detect_changes, named
 >>> rng = np.random.default_rng(1)
 >>> p = rng.uniform(0.02, 0.98, 8000)
 >>> truth = np.where(np.arange(8000) < 6000, p, 0.5 + 0.8 * (p - 0.5))  # late, less confident
@@ -55,7 +58,7 @@ Examples
 S sank to ``10^-3.18`` over the 6,000 good steps and never reached 100;
 CUSUM, which forgets, sees the change 438 steps after it happened:
 
->>> detect_changes(log10_factors(res.log10_martingale), procedure="cusum").alarms
+>>> detect_changes(res.log10_factors, procedure="cusum").alarms
 array([6438, 7830])
 """
 
@@ -105,7 +108,8 @@ def detect_changes(log10_factors, *, procedure: str = "cusum", threshold: float 
     ----------
     log10_factors : array-like of float of shape (n,)
         ``log10 f_n``, the martingale's factor at each step (``-inf`` for a
-        factor of 0); see :func:`log10_factors`.
+        factor of 0): ``JumperResult.log10_factors`` or
+        ``ConformalResult.log10_factors``, or :func:`log10_factors` of a path.
     procedure : {"cusum", "shiryaev-roberts", "ville"}, default="cusum"
         See the module's description.
     threshold : float, default=100.0

@@ -17,6 +17,9 @@ rate) of its capital between the functions at every step:
   ``J = 1`` among them it hedges the cost of betting when the base model is
   already right.
 
+``half_life`` adds exponential forgetting of the weights over the family,
+keeping ``S`` a test martingale (:mod:`venncal.online._jumper_forgetting`).
+
 All three share one engine (:mod:`venncal._kernels.jumper`): ``learn_one``,
 ``learn_many`` and ``run`` advance the same state by the same arithmetic, so
 any split of a stream gives bit-for-bit the same values.  ``S`` is held as its
@@ -64,6 +67,7 @@ from .._validation import (
 )
 from ._base import OnlineCalibrator, unit_weight
 from ._jumper_calls import ONE, SingleCalls
+from ._jumper_forgetting import HALF_LIFE, forgetting_factor
 from ._state import AlarmRecords, JumperResult, alarm_level
 from .families import CalibratingFamily, cox, cubic, quadratic
 
@@ -124,12 +128,14 @@ class _Jumper(SingleCalls, OnlineCalibrator):
         "jump_rates": [Check(_is_rates, "a non-empty tuple of numbers in (0, 1]")],
         "clip": [NONE, Check(_is_pair, "a pair (low, high) with 0 <= low < high <= 1")],
         "classes": [NONE, Check(_is_classes, "a pair of two distinct labels")],
+        "half_life": HALF_LIFE,
     }
 
     def _setup(self) -> None:
         validate_params(type(self).__name__, self.get_params(), self._parameter_constraints)
         self.family_ = self.family if self.family is not None else quadratic()
         self._rates = np.array(self._rate_values(), dtype=np.float64)
+        self._gamma = forgetting_factor(self.half_life)
         self.reset()
 
     def _rate_values(self) -> tuple[float, ...]:
@@ -139,7 +145,7 @@ class _Jumper(SingleCalls, OnlineCalibrator):
     def _unit_test_params(cls) -> Iterator[dict[str, Any]]:
         yield {}
         yield {"family": cox([0.5, 1.0, 2.0]), "clip": (0.1, 0.9), "classes": ("no", "yes")}
-        yield {"family": cubic([(0.5, 0.5), (-1.0, 1.0), (0.0, 0.5)])}
+        yield {"family": cubic([(0.5, 0.5), (-1.0, 1.0), (0.0, 0.5)]), "half_life": 50.0}
 
     # -- state --------------------------------------------------------------------
 
@@ -217,15 +223,14 @@ class _Jumper(SingleCalls, OnlineCalibrator):
 
     def _advance(self, p: np.ndarray, y01: np.ndarray, classes: np.ndarray) -> JumperResult:
         n = p.shape[0]
-        log10 = np.empty(n)
-        proba = np.empty(n)
+        log10, proba, factors = np.empty(n), np.empty(n), np.empty(n)
         # Work on copies so that a bad block (a user family leaving [0, 1])
         # leaves the object as it was.
         w, hi, lo = self._weights.copy(), self._log_cap.copy(), self._log_err.copy()
         for a in range(0, n, _BLOCK):
             b = min(n, a + _BLOCK)
-            self._kernel(p[a:b], y01[a:b], w, hi, lo, log10[a:b], proba[a:b])
-        result = JumperResult(log10, proba, start=self._n_seen)
+            self._kernel(p[a:b], y01[a:b], w, hi, lo, log10[a:b], proba[a:b], factors[a:b])
+        result = JumperResult(log10, proba, start=self._n_seen, log10_factors=factors)
         self._weights[:], self._log_cap[:], self._log_err[:] = w, hi, lo
         if self.classes_ is None:
             self.classes_ = classes
@@ -236,11 +241,12 @@ class _Jumper(SingleCalls, OnlineCalibrator):
         self._log10 = float(log10[-1])
         return result
 
-    def _kernel(self, p, y01, w, hi, lo, out_log10, out_proba) -> None:
+    def _kernel(self, p, y01, w, hi, lo, out_log10, out_proba, out_factor) -> None:
         """Evaluate the family on ``p`` and run the kernel on the state ``(w, hi, lo)``."""
         table = self.family_.table(p)
         t, ls = self.family_.likelihood_ratios(p, y01, table)
-        jumper_advance(table, t, ls, self._rates, w, hi, lo, out_log10, out_proba)
+        jumper_advance(table, t, ls, self._rates, self._gamma, w, hi, lo, out_log10, out_proba,
+                       out_factor)
 
     def run(self, p, y) -> JumperResult:
         """Process a recorded stream, in order, in compiled code; return its trajectory.
@@ -260,8 +266,9 @@ class _Jumper(SingleCalls, OnlineCalibrator):
         Returns
         -------
         JumperResult
-            ``log10_martingale`` (``log10 S_n`` after step ``n``) and
-            ``protected_proba`` (``p'_n``, before ``y_n`` was seen).
+            ``log10_martingale`` (``log10 S_n`` after step ``n``),
+            ``protected_proba`` (``p'_n``, before ``y_n`` was seen) and
+            ``log10_factors`` (``log10 S_n / S_{n-1}``, from the kernel).
 
         Raises
         ------
@@ -368,11 +375,13 @@ class _OneRate(_Jumper):
     """A Jumper of one jumping rate: the parameters of Algorithms 1 and 2."""
 
     def __init__(self, family: CalibratingFamily | None = None, jump_rate: float = 0.01, *,
-                 clip: tuple[float, float] | None = None, classes: Sequence | None = None):
+                 clip: tuple[float, float] | None = None, classes: Sequence | None = None,
+                 half_life: float | None = None):
         self.family = family
         self.jump_rate = jump_rate
         self.clip = clip
         self.classes = classes
+        self.half_life = half_life
         self._setup()
 
 
@@ -393,6 +402,10 @@ class JumperMartingale(_OneRate):
     classes : pair of labels, default=None
         The two labels, ``[negative, positive]``; by default the labels seen,
         sorted (the larger is the positive class, ``classes_[1]``).
+    half_life : float, default=None
+        Exponential forgetting of the weights over the family (steps after
+        which a step's evidence counts half); ``S`` stays a test martingale
+        (see :mod:`venncal.online._jumper_forgetting`).  None: none, bit for bit.
 
     Attributes
     ----------
@@ -474,6 +487,9 @@ class JumperPredictor(_OneRate):
         Clip base probabilities to ``[low, high]`` first (the paper: ``(0.1, 0.9)``).
     classes : pair of labels, default=None
         The two labels; the positive class is the larger.
+    half_life : float, default=None
+        Forget the family's past log likelihoods with this half-life, so that
+        the forecasts follow a drifting calibration faster; None: none.
 
     Examples
     --------
@@ -511,6 +527,9 @@ class MeanJumper(_Jumper):
         Clip base probabilities to ``[low, high]`` first (the paper: ``(0.1, 0.9)``).
     classes : pair of labels, default=None
         The two labels; the positive class is the larger.
+    half_life : float, default=None
+        Forget the family's past log likelihoods with this half-life, so that
+        the forecasts follow a drifting calibration faster; None: none.
 
     Attributes
     ----------
@@ -540,11 +559,13 @@ class MeanJumper(_Jumper):
 
     def __init__(self, family: CalibratingFamily | None = None,
                  jump_rates: Sequence[float] = (1.0, 0.1, 0.01, 0.001), *,
-                 clip: tuple[float, float] | None = None, classes: Sequence | None = None):
+                 clip: tuple[float, float] | None = None, classes: Sequence | None = None,
+                 half_life: float | None = None):
         self.family = family
         self.jump_rates = jump_rates
         self.clip = clip
         self.classes = classes
+        self.half_life = half_life
         self._setup()
 
     def _rate_values(self) -> tuple[float, ...]:

@@ -135,16 +135,15 @@ def monitor(p, y01, family: str = DEFAULT_FAMILY, *, jump_rate: float = 0.01, me
     model = (MeanJumper(fam, classes=[False, True]) if mean
              else JumperPredictor(fam, jump_rate, classes=[False, True]))
     n = p.shape[0]
-    log10, proba = np.empty(n), np.empty(n)
+    log10, proba, factors = np.empty(n), np.empty(n), np.empty(n)
     for a in range(0, n, BATCH_ROWS):
         b = min(n, a + BATCH_ROWS)
         res = model.run(p[a:b], y01[a:b])
         log10[a:b], proba[a:b] = res.log10_martingale, res.protected_proba
+        factors[a:b] = res.log10_factors  # each step's own factor, from the kernel
         if progress is not None:
             progress.update(b, b / n)
-    from .changepoint import log10_factors
-
-    found = _changes(log10_factors(log10), changes, alpha, threshold)
+    found = _changes(factors, changes, alpha, threshold)
     final = float(log10[-1])
     protected = _scores(y01, proba)
     # The Jumper's identity: the protected forecasts' log loss is the base's minus log10 S

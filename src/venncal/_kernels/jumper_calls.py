@@ -1,0 +1,96 @@
+"""The Jumper objects' single calls from Python: one memory array, one kernel call.
+
+:func:`jumper_calls` applies the steps queued by ``learn_one`` and forecasts
+at one base probability, for the quadratic and cubic families, by the
+functions of :mod:`venncal._kernels.jumper` (bit for bit ``learn_many``
+followed by ``predict_proba_many``).  The whole object lives in one float64
+array laid out by :func:`calls_layout`, so that a call from Python unboxes
+one array (numba's cost of a call grows by about 0.1 µs an array).  Its
+literal twin is the batch path itself (``tests/test_online_calls.py``).
+"""
+
+from __future__ import annotations
+
+from ._jit import jit
+from .jumper import family_ratios, jumper_advance, jumper_predict, polynomial_values
+
+__all__ = ["CTL_GAMMA", "CTL_LAST", "CTL_NEW", "CTL_TOP", "calls_layout", "jumper_calls"]
+
+#: Slots of the control block of :func:`jumper_calls`' memory: the largest
+#: ``log10 S`` recorded, a flag (a new one is larger), the last ``log10 S``, the
+#: forecast's base probability, the forecast, and the forgetting factor
+#: ``gamma`` (1.0: no forgetting; see :func:`~venncal._kernels.jumper.jumper_advance`).
+CTL_TOP, CTL_NEW, CTL_LAST, CTL_X, CTL_OUT, CTL_GAMMA = range(6)
+CTL_SIZE = 8
+@jit
+def calls_layout(Q, K, R, m):
+    """Offsets in :func:`jumper_calls`' memory: control, weights, log_cap, log_err, rates, params, scratch, total.
+
+    The memory is one float64 array: the queue (base forecasts, labels as
+    1.0/0.0, ``log10 S`` after each step: ``3 Q`` numbers), the control block,
+    the state (weights ``R K``, ``log_cap`` and ``log_err`` ``R`` each), the
+    rates ``R``, the family's parameters ``K m``, and scratch for the kernels
+    (two ``(K, Q)`` tables, two rows of ``Q`` and a column of ``K``).
+    """
+    ctl = 3 * Q
+    w = ctl + CTL_SIZE
+    cap = w + R * K
+    err = cap + R
+    rates = err + R
+    params = rates + R
+    scratch = params + K * m
+    return ctl, w, cap, err, rates, params, scratch, scratch + 2 * K * Q + 2 * Q + K
+
+
+@jit
+def jumper_calls(mem, kind, K, R, m, Q, n, x):
+    """Single calls from Python: apply the ``n`` queued steps, then forecast at ``x``.
+
+    ``mem`` holds the whole object (layout: :func:`calls_layout`), so that a
+    call from Python unboxes one array.  One call does what ``learn_many`` of
+    the queued steps followed by ``predict_proba_many([x])`` does, for the
+    quadratic (kind 0) and cubic (1) families, by the same functions (bit for
+    bit): the family's values by :func:`polynomial_values`, the likelihood
+    ratios by :func:`family_ratios`, the steps by :func:`jumper_advance` and
+    the forecast by :func:`jumper_predict`.  The queue holds the base
+    forecasts in ``mem[:n]`` and the labels (1.0 for the positive class) in
+    ``mem[Q:Q + n]``; the kernel writes ``log10 S`` after each step into
+    ``mem[2Q:2Q + n]``, the last into the control slot ``CTL_LAST``, and sets
+    ``CTL_NEW`` to 1.0 if one of them exceeds ``CTL_TOP`` (the largest value
+    recorded before, kept by the caller), else 0.0.  The forgetting factor
+    is read from ``CTL_GAMMA``.  Returns ``p'`` at ``x``
+    for ``0 <= x <= 1``, and -1.0 (no forecast) for ``x < 0``.
+    Preconditions (checked by the caller): no ``p = 0`` with a positive label
+    and no ``p = 1`` with a negative one; ``0 <= n <= Q``.
+    """
+    ctl, w0, cap, err, r0, p0, sc, _ = calls_layout(Q, K, R, m)
+    weights = mem[w0:cap].reshape(R, K)
+    log_cap = mem[cap:err]
+    log_err = mem[err:r0]
+    rates = mem[r0:p0]
+    params = mem[p0:sc].reshape(K, m)
+    if n > 0:
+        table = mem[sc:sc + K * n].reshape(K, n)
+        t = mem[sc + K * Q:sc + K * Q + K * n].reshape(K, n)
+        ls = mem[sc + 2 * K * Q:sc + 2 * K * Q + n]
+        proba = mem[sc + 2 * K * Q + Q:sc + 2 * K * Q + Q + n]
+        p = mem[:n]
+        y = mem[Q:Q + n]
+        out_log10 = mem[2 * Q:2 * Q + n]
+        polynomial_values(kind, params, p, table)
+        family_ratios(kind, params, p, y, table, t, ls)
+        jumper_advance(table, t, ls, rates, mem[ctl + CTL_GAMMA], weights, log_cap, log_err,
+                       out_log10, proba, mem[:0])
+        top = mem[ctl + CTL_TOP]
+        mem[ctl + CTL_NEW] = 0.0
+        for i in range(n):
+            if out_log10[i] > top:
+                mem[ctl + CTL_NEW] = 1.0
+        mem[ctl + CTL_LAST] = out_log10[n - 1]
+    if not x >= 0.0:
+        return -1.0
+    mem[ctl + CTL_X] = x
+    column = mem[sc + 2 * K * Q + 2 * Q:sc + 2 * K * Q + 2 * Q + K].reshape(K, 1)
+    polynomial_values(kind, params, mem[ctl + CTL_X:ctl + CTL_X + 1], column)
+    jumper_predict(column, rates, weights, log_cap, log_err, mem[ctl + CTL_OUT:ctl + CTL_OUT + 1])
+    return mem[ctl + CTL_OUT]
