@@ -121,4 +121,29 @@ def test_random_extreme_weights_give_the_mle_or_a_clear_error():
             _, _, probs = exact_two_scores(s, y, w, targets)
             got = cal.predict_proba(kept)[:, 1]
             np.testing.assert_allclose(got, probs, rtol=0, atol=2e-8, err_msg=str((s, y, w)))
-    assert fitted > 50 and warned <= 5
+    assert fitted > 50 and warned == 0
+
+
+def test_constant_scorer_with_a_class_lost_to_scaling_is_its_exact_intercept():
+    # the first cut of the tails change refused this (the classes looked separated once the
+    # weights were scaled by 2**-53 and 1e-310 underflowed); one score: the exact intercept
+    # from the unscaled weights, as before
+    cal = fit_quietly("labels", [0.25, 0.25], [0, 1], [2.0**53 - 1, 1e-310])
+    assert cal.a_ == 0.0
+    want = float(_ln(Fraction(2**53 - 1) / Fraction(1e-310)))
+    assert cal.b_ == pytest.approx(want, rel=1e-14)
+
+
+@pytest.mark.parametrize("label", [0, 1])
+def test_one_class_with_extreme_weights_is_the_constant_target(label):
+    # the first cut of the tails change gave a = -2838 (a subnormal target of the weight-0.5
+    # row, rounded to 0 once scaled, led the refit astray); one class: a = 0, b = logit(1 - t)
+    w = [0.5, 1e308] if label == 0 else [1e308, 0.5]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        warnings.simplefilter("ignore", WeightScaleWarning)
+        cal = PlattCalibrator(classes=[0, 1]).fit([0.1, 0.5], [label, label], sample_weight=w)
+    k = Fraction(0.5) + Fraction(1e308)
+    t = (k + 1) / (k + 2) if label else 1 / (k + 2)  # Platt's target of the one class
+    assert cal.a_ == 0.0
+    assert cal.b_ == pytest.approx(float(_ln((1 - t) / t)), rel=1e-14)
