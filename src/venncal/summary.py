@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
 from ._kernels import (
@@ -11,6 +13,7 @@ from ._kernels import (
     summarize_by_order_exact,
     summarize_sorted_classes,
 )
+from ._kernels.dd import two_sum
 from ._kernels.summary import INEXACT, OVERFLOW, negatives
 from ._validation import check_binary_labels, check_sample_weight, check_scores
 
@@ -45,7 +48,7 @@ def _check_sums(s, w, residual, flags, weights):
 
 
 def summarize_exact(scores: np.ndarray, y01: np.ndarray, weights: np.ndarray | None):
-    """Reduce validated arrays to ``(s, w, a, b, residual)`` (see :class:`ScoreSummary`).
+    """Reduce validated arrays to ``(s, w, a, b, residual, tail)`` (see :class:`ScoreSummary`).
 
     Raises ``ValueError`` when tied weights sum past the float64 range, or
     when whole-number weights sum to more than two doubles can hold.
@@ -55,25 +58,36 @@ def summarize_exact(scores: np.ndarray, y01: np.ndarray, weights: np.ndarray | N
         neg.sort()
         pos.sort()
         s, w, a = summarize_sorted_classes(neg, pos)
-        return s, w, a, w - a, None  # counts: exact
+        return s, w, a, w - a, None, None  # counts: exact
     order = np.argsort(scores)
     s, w, a, b, residual, flags = summarize_by_order_exact(scores, y01, weights, order)
     if flags:
         _check_sums(s, w, residual, flags, weights)
     if flags & INEXACT:  # fractional weights past two doubles: exact sums, rounded once
         return (s, *_exact_sums(scores, y01, weights, order, s))
-    return s, w, a, b, residual
+    return s, w, a, b, residual, None
+
+
+def _round_exact(j, value, hi, lo):
+    """Write the rational ``value`` rounded once to ``hi[j]``, the rest rounded to ``lo[j]``.
+
+    Returns whether ``hi[j] + lo[j]`` is ``value`` exactly.
+    """
+    hi[j] = float(value)  # int / int: correctly rounded
+    rest = value - Fraction(float(hi[j]))
+    lo[j] = float(rest)
+    return rest == Fraction(float(lo[j]))
 
 
 def _exact_sums(scores, y01, weights, order, s):
-    """``(w, a, b, residual)`` of the distinct scores ``s`` in rational arithmetic.
+    """``(w, a, b, residual, tail)`` of the distinct scores ``s`` in rational arithmetic.
 
     For the rare ties whose sums need more than two doubles (weights some
-    2**106 apart): each sum is correctly rounded, as for any other data, and
-    the remainders keep the next 53 bits.  A Python loop over the rows.
+    2**106 apart): each sum is correctly rounded, as for any other data, the
+    remainders keep the next 53 bits, and ``tail`` maps each score whose
+    sums two doubles do not hold to its exact class sums ``(positive,
+    negative)`` (see :meth:`ScoreSummary.merge`).  A Python loop over the rows.
     """
-    from fractions import Fraction
-
     keep = order[weights[order] > 0]
     starts = np.flatnonzero(np.r_[True, scores[keep][1:] != scores[keep][:-1]])
     ends = np.r_[starts[1:], keep.shape[0]]
@@ -84,14 +98,92 @@ def _exact_sums(scores, y01, weights, order, s):
     def exact(rows):
         return sum((Fraction(x) for x in weights[rows].tolist()), Fraction(0))
 
+    tail = {}
     for j, (start, end) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
         rows = keep[start:end]
         pos, neg = exact(rows[y01[rows]]), exact(rows[~y01[rows]])
-        for hi, lo, value in ((w, wl, pos + neg), (a, al, pos), (b, bl, neg)):
-            hi[j] = float(value)
-            lo[j] = float(value - Fraction(hi[j]))
+        if not _round_all(j, pos, neg, (w, wl), (a, al), (b, bl)):
+            tail[float(s[j])] = (pos, neg)
     residual = (wl, al, bl) if (wl.any() or al.any() or bl.any()) else None
-    return w, a, b, residual
+    return w, a, b, residual, tail or None
+
+
+def _round_all(j, pos, neg, total, positive, negative):
+    """Round the exact class sums at entry ``j`` into the ``(hi, lo)`` array pairs given.
+
+    Returns whether the pairs hold all three sums exactly.
+    """
+    exact = True
+    for (hi, lo), value in ((total, pos + neg), (positive, pos), (negative, neg)):
+        exact &= _round_exact(j, value, hi, lo)
+    return exact
+
+
+def _exact_at(summary, score):
+    """The exact ``(positive, negative)`` weights of ``summary`` at ``score`` (0 when absent)."""
+    if summary._tail is not None and score in summary._tail:
+        return summary._tail[score]
+    j = int(np.searchsorted(summary.scores, score))
+    if j == summary.scores.shape[0] or summary.scores[j] != score:
+        return Fraction(0), Fraction(0)
+    pos = Fraction(float(summary.positive_weights[j]))
+    neg = Fraction(float(summary.negative_weights[j]))
+    if summary._residual is not None:
+        pos += Fraction(float(summary._residual[1][j]))
+        neg += Fraction(float(summary._residual[2][j]))
+    return pos, neg
+
+
+def _inexact_ties(one, two):
+    """The scores of both summaries whose exact sums two doubles may not hold (numpy).
+
+    The kernel's test (:func:`~venncal._kernels.summary.merge_summaries_into`),
+    repeated for the tied scores only: each of the three sums adds four terms.
+    """
+    common, i, j = np.intersect1d(one.scores, two.scores, assume_unique=True,
+                                  return_indices=True)
+    if common.shape[0] == 0:
+        return common
+    bad = np.zeros(common.shape[0], dtype=bool)
+    for k, h in enumerate(("weights", "positive_weights", "negative_weights")):
+        h1, h2 = getattr(one, h)[i], getattr(two, h)[j]
+        l1 = one._residual[k][i] if one._residual is not None else np.zeros_like(h1)
+        l2 = two._residual[k][j] if two._residual is not None else np.zeros_like(h1)
+        hi, e = two_sum(h1, h2)
+        lo, f = two_sum(l1, e)
+        hi, e = two_sum(hi, l2)
+        _, g = two_sum(lo, e)
+        bad |= (f != 0.0) | (g != 0.0)
+    return common[bad]
+
+
+def _merge_exact(one, two, s, w, a, b, residual, inexact):
+    """Redo in rational arithmetic the merged entries that two doubles do not hold.
+
+    The scores with an exact tail in either summary and, when the kernel
+    said ``inexact``, the tied scores whose sums needed more than two
+    doubles: their sums are rounded once from the exact values, as
+    :func:`summarize_exact` rounds them, and those that still need more
+    keep their exact values in the tail.  Returns ``(w, a, b, residual, tail)``.
+    """
+    scores = set()
+    for summary in (one, two):
+        if summary._tail is not None:
+            scores.update(summary._tail)
+    if inexact:
+        scores.update(_inexact_ties(one, two).tolist())
+    if residual is None:
+        residual = tuple(np.zeros_like(w) for _ in range(3))
+    wl, al, bl = residual
+    tail = {}
+    for score in sorted(scores):
+        (p1, n1), (p2, n2) = _exact_at(one, score), _exact_at(two, score)
+        pos, neg = p1 + p2, n1 + n2
+        j = int(np.searchsorted(s, score))
+        if not _round_all(j, pos, neg, (w, wl), (a, al), (b, bl)):
+            tail[score] = (pos, neg)
+    residual = (wl, al, bl) if (wl.any() or al.any() or bl.any()) else None
+    return w, a, b, residual, tail or None
 
 
 def summarize(scores: np.ndarray, y01: np.ndarray, weights: np.ndarray | None):
@@ -136,10 +228,11 @@ class ScoreSummary:
     order of the rows and of the merges, as long as each sum fits in two
     doubles (106 significant bits).  For whole-number weights that is always
     checked (a sum that does not fit, such as ``1e300 + 1e150 + 1``, raises
-    ``ValueError``); for other weights such a sum is computed exactly (in
-    rational arithmetic, only then) and correctly rounded by
-    :meth:`from_arrays`, and kept to about ``2**-105`` of its value by a
-    merge.  Weights that sum past the largest
+    ``ValueError``); for other weights (``2**53``, ``1`` and ``1e-310``,
+    say) such a sum is computed exactly in rational arithmetic (only for
+    those scores), correctly rounded, and kept exactly beside the rounded
+    sums, so that merges of any pieces in any order round it as
+    :meth:`from_arrays` rounds the whole data.  Weights that sum past the largest
     float64 at one score raise ``ValueError``.  A summary built from arrays
     (the constructor) has no remainders.
 
@@ -160,7 +253,9 @@ class ScoreSummary:
     2
     """
 
-    __slots__ = ("_residual", "negative_weights", "positive_weights", "scores", "weights")
+    __slots__ = (
+        "_residual", "_tail", "negative_weights", "positive_weights", "scores", "weights",
+    )
 
     def __init__(self, scores, weights, positive_weights):
         s = np.ascontiguousarray(scores, dtype=np.float64)
@@ -180,6 +275,7 @@ class ScoreSummary:
         self.positive_weights = a
         self.negative_weights, bl = negatives(w, a)
         self._residual = (np.zeros_like(w), np.zeros_like(w), bl) if bl.any() else None
+        self._tail = None
 
     @classmethod
     def from_arrays(cls, scores, y, sample_weight=None) -> ScoreSummary:
@@ -213,11 +309,16 @@ class ScoreSummary:
         return cls._of(*summarize_exact(scores, y01, weights))
 
     @classmethod
-    def _of(cls, s, w, a, b, residual=None) -> ScoreSummary:
-        """A summary of arrays known to be valid (no checks, no copies)."""
+    def _of(cls, s, w, a, b, residual=None, tail=None) -> ScoreSummary:
+        """A summary of arrays known to be valid (no checks, no copies).
+
+        ``tail`` maps the rare scores whose exact sums two doubles do not
+        hold to their exact ``(positive, negative)`` weights (Fractions).
+        """
         out = cls.__new__(cls)
         out.scores, out.weights, out.positive_weights, out.negative_weights = s, w, a, b
         out._residual = residual
+        out._tail = tail
         return out
 
     def merge(self, other: ScoreSummary) -> ScoreSummary:
@@ -244,7 +345,12 @@ class ScoreSummary:
                 if r is not None:
                     added.extend(r)
             _check_sums(s, w, residual, flags, np.concatenate(added))
-        return ScoreSummary._of(s, w, a, b, residual)
+        tail = None
+        if flags & INEXACT or self._tail is not None or other._tail is not None:
+            w, a, b, residual, tail = _merge_exact(
+                self, other, s, w, a, b, residual, bool(flags & INEXACT)
+            )
+        return ScoreSummary._of(s, w, a, b, residual, tail)
 
     def _of_one_label(self, positive: bool) -> ScoreSummary:
         """The same observations all labelled 1 (``positive``) or all 0, remainders kept.
@@ -257,9 +363,15 @@ class ScoreSummary:
             rest = self._residual[0]
             zero = np.zeros_like(rest)
             residual = (rest, rest, zero) if positive else (rest, zero, rest)
+        tail = None
+        if self._tail is not None:
+            zero = Fraction(0)
+            tail = {
+                s: ((p + n, zero) if positive else (zero, p + n)) for s, (p, n) in self._tail.items()
+            }
         if positive:
-            return ScoreSummary._of(self.scores, self.weights, self.weights, none, residual)
-        return ScoreSummary._of(self.scores, self.weights, none, self.weights, residual)
+            return ScoreSummary._of(self.scores, self.weights, self.weights, none, residual, tail)
+        return ScoreSummary._of(self.scores, self.weights, none, self.weights, residual, tail)
 
     def _negated(self) -> ScoreSummary:
         """The summary of minus the scores (remainders kept)."""
@@ -272,6 +384,7 @@ class ScoreSummary:
             np.ascontiguousarray(self.positive_weights[::-1]),
             np.ascontiguousarray(self.negative_weights[::-1]),
             residual,
+            None if self._tail is None else {-s + 0.0: v for s, v in self._tail.items()},
         )
 
     @property

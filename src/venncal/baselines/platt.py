@@ -31,6 +31,14 @@ _FULL_STEP_DECREMENT = 1e-10
 _NORMAL = 2.0**-1022  # the smallest normal double
 # A Hessian determinant below this is recomputed on the Hessian scaled near 1.
 _SMALL_DET = 2.0**-500
+# The refit of extreme targets (_fit_tails) stops when a Newton step moves the
+# standardized parameters by less than this, relative.
+_STEP_TOL = 2.0**-44
+# The gradient of a fit stopped at the limit of float64 precision, or by the step.
+_GTOL_LOOSE = 1e-8
+# A refit (_fit_tails) stopped at the limit of float64 precision is converged only if
+# the Newton step there is below this, relative.
+_SETTLED = 1e-6
 
 
 def _softplus(z):
@@ -48,19 +56,32 @@ def _mean_loss(u, c1, c0):
     return float(np.dot(c1, _softplus(-u)) + np.dot(c0, _softplus(u)))
 
 
-def _fit_logit(x, c1, c0):
+def _fit_logit(x, c1, c0, theta=None, step_tol=None):
     """Minimize ``sum c1 * -log(p) + c0 * -log(1 - p)`` over ``p = expit(alpha * x + beta)``.
 
     ``x`` is standardized; ``c1, c0 >= 0`` (the weights times the targets and
     times one minus the targets) sum to one, and a finite minimizer exists
     (the caller checks).  Damped Newton's method with a backtracking line
     search; the loss is convex, so it converges from anywhere, quadratically
-    near the minimum.
+    near the minimum.  Returns ``(theta, converged)``: converged when the
+    gradient is below ``_GTOL``, or below ``1e-8`` where float64 stops the
+    descent (the rule of earlier versions, so that ordinary fits are bit for
+    bit what they were); given ``step_tol`` (a refit of extreme targets),
+    when a Newton step moves ``theta`` by less than ``step_tol`` relative to
+    ``1 + |theta|``, or the descent stops with a small gradient and a Newton
+    step there below ``_SETTLED``.
+
+    ``theta`` is the start, by default the optimum over beta alone (alpha =
+    0): a good, always finite start, but one from which extreme targets
+    (logits near +-700, of class weights 1e300 beside 1e-300) are reached
+    about one unit of logit per step, and where the gradient of the mean
+    loss stops resolving them (see :func:`_fit_tails`).
     """
-    # The optimum over beta alone (alpha = 0): a good, always finite start.
-    theta = np.array([0.0, np.log(c1.sum()) - np.log(c0.sum())])
+    if theta is None:
+        theta = np.array([0.0, np.log(c1.sum()) - np.log(c0.sum())])
     loss = _mean_loss(theta[0] * x + theta[1], c1, c0)
     gmax = np.inf
+    d = np.full(2, np.inf)
     for _ in range(_MAX_ITER):
         u = theta[0] * x + theta[1]
         p = expit(u)
@@ -68,8 +89,8 @@ def _fit_logit(x, c1, c0):
         r = c0 * p - c1 * q  # v * (p - t)
         g = np.array([np.dot(r, x), r.sum()])
         gmax = float(np.max(np.abs(g)))
-        if gmax <= _GTOL:
-            return theta
+        if gmax <= _GTOL and step_tol is None:
+            return theta, True
         h = (c1 + c0) * p * q
         hx = h * x
         H = np.array([[np.dot(hx, x), hx.sum()], [hx.sum(), h.sum()]])
@@ -89,6 +110,9 @@ def _fit_logit(x, c1, c0):
             # Numerically flat Hessian (all points saturated): steepest descent.
             d = -g / max(float(np.max(np.diag(H))) * top, 1e-300)
         decrement = -float(np.dot(g, d))
+        if (step_tol is not None and gmax <= _GTOL_LOOSE
+                and np.all(np.abs(d) <= step_tol * (1.0 + np.abs(theta)))):
+            return theta + d, True
         if not decrement > 0 or np.all(np.abs(d) <= 1e-15 * (1.0 + np.abs(theta))):
             break  # at the limit of the precision
         if decrement <= _FULL_STEP_DECREMENT:
@@ -107,14 +131,73 @@ def _fit_logit(x, c1, c0):
         if np.array_equal(new, theta):
             break
         theta, loss = new, new_loss
-    if gmax > 1e-8:
-        warnings.warn(
-            f"Platt scaling stopped with gradient {gmax:.3g} (no further progress in float64 "
-            f"precision, or {_MAX_ITER} Newton iterations); the fit may be inaccurate",
-            ConvergenceWarning,
-            stacklevel=4,
+    # stopped at the limit of float64 precision: converged if the gradient is small (and,
+    # for a refit, the Newton step there would not move theta either: a score whose loss
+    # is below 1e-12 of the total, a target of 1e-308, leaves the gradient small far from
+    # the optimum)
+    if step_tol is None:
+        return theta, not gmax > _GTOL_LOOSE
+    return theta, not gmax > _GTOL_LOOSE and _small_step(d, theta)
+
+
+def _small_step(d, theta) -> bool:
+    return bool(np.all(np.abs(d) <= _SETTLED * (1.0 + np.abs(theta))))
+
+
+def _log_class_sums(w, a, targets):
+    """``(log c1, log c0)`` per score from the unscaled weights (no under- or overflow)."""
+    neg = np.maximum(w - a, 0.0)
+    with np.errstate(divide="ignore"):
+        la, ln = np.log(a), np.log(neg)
+        if targets is None:
+            return la, ln
+        off_pos, t_neg = targets
+        return (
+            np.logaddexp(la + math.log1p(-off_pos), ln + math.log(t_neg)),
+            np.logaddexp(la + math.log(off_pos), ln + math.log1p(-t_neg)),
         )
-    return theta
+
+
+def _fit_tails(x, c1, c0, w, a, targets):
+    """Refit from the weighted least-squares line through the scores' own logits.
+
+    For the fits :func:`_fit_logit` leaves short of convergence: targets
+    within ``1e-300`` of 0 or 1 (Platt's targets of a class of weight 1e308,
+    and classes of weights 1e300 beside 1e-300 at one score).  Where each
+    score's mean target ``t_j`` is inside (0, 1), the line through the
+    logits ``log(c1_j / c0_j)`` (computed in logs, from the unscaled
+    weights), weighted by ``c1_j c0_j / (c1_j + c0_j)`` (the curvature of
+    the loss there) is the maximum-likelihood sigmoid when two scores
+    carry weight, and close to it otherwise: Newton's method converges from
+    it in a few steps, judged by the size of its step (the gradient of the
+    mean loss is below what float64 resolves there).  Returns ``(theta,
+    converged)``; not converged where a loss term ``c1_j`` or ``c0_j`` is
+    subnormal or lost (then float64 cannot weigh it: the caller refuses).
+    """
+    l1, l0 = _log_class_sums(w, a, targets)
+    both = np.isfinite(l1) & np.isfinite(l0)
+    if np.count_nonzero(both) < 2 or np.unique(x[both]).shape[0] < 2:
+        return None, False
+    logit = (l1 - l0)[both]
+    if both.all() and x.shape[0] == 2:
+        # two scores, each with both targets: the sigmoid through their logits is the MLE
+        alpha = (logit[1] - logit[0]) / (x[1] - x[0])
+        theta = np.array([alpha, logit[0] - alpha * x[0]])
+        return theta, bool(np.isfinite(theta).all())
+    lw = (l1 + l0 - np.logaddexp(l1, l0))[both]
+    root = np.exp(0.5 * (lw - lw.max()))  # sqrt of the curvature weights, the largest 1
+    design = np.column_stack((x[both], np.ones(logit.shape[0]))) * root[:, None]
+    theta = np.linalg.lstsq(design, logit * root, rcond=None)[0]
+    if not np.isfinite(theta).all() or _unresolved(c1, c0, l1, l0):
+        return None, False
+    return _fit_logit(x, c1, c0, theta, step_tol=_STEP_TOL)
+
+
+def _unresolved(c1, c0, l1, l0) -> bool:
+    """Whether a loss term is subnormal, or underflowed to 0 from a positive weight."""
+    terms = np.concatenate((c1, c0))
+    lost = np.concatenate(((c1 == 0) & np.isfinite(l1), (c0 == 0) & np.isfinite(l0)))
+    return bool(lost.any() or ((terms > 0) & (terms < _NORMAL)).any())
 
 
 def _scaled_weights(w, a):
@@ -266,6 +349,17 @@ class PlattCalibrator(ScoreCalibrator):
             c0 = pos * off_pos + neg * (1.0 - t_neg)
         else:
             _check_labels_have_mle(s, a, w - a)
+            try:
+                if s.shape[0] > 1:  # one score: the intercept, from the unscaled weights
+                    _check_labels_have_mle(s, pos, neg)
+            except ValueError:
+                raise ValueError(
+                    "PlattCalibrator: sample_weight spans more than 2**1022 (from "
+                    f"{float(w.min()):.3g} to {float(w.max()):.3g}) and with targets='labels' "
+                    "the maximum-likelihood sigmoid exists only through the weights below "
+                    "2**-1022 times the largest, which float64 cannot weigh beside the others; "
+                    "rescale or drop the smallest weights, or use targets='platt'"
+                ) from None
             c1, c0 = pos, neg
         total = float(c1.sum() + c0.sum())
         c1, c0 = c1 / total, c0 / total
@@ -284,14 +378,38 @@ class PlattCalibrator(ScoreCalibrator):
             # A single distinct score: only the intercept is identified, the weighted
             # MLE of a constant, b = log(c0) - log(c1), in logs of the unscaled weights
             # (1e-300 beside 1e300 underflows once scaled, and gave b = -inf).
-            self.a_ = 0.0
-            c0_sum, c1_sum = float(c0.sum()), float(c1.sum())
-            if min(c0_sum, c1_sum) >= _NORMAL:  # the common case, as always computed
-                self.b_ = math.log(c0_sum) - math.log(c1_sum) + 0.0
-            else:
-                self.b_ = _constant_intercept(float(w[0]), float(a[0]), targets)
+            self._fit_constant(c1, c0, float(w[0]), float(a[0]), targets)
             return
-        alpha, beta = _fit_logit(dev / scale, c1, c0)
+        if targets is not None and (not (a > 0).any() or not (w > a).any()):
+            # A single class: every target is the same, so the MLE is that constant, a = 0
+            # (Newton's method could be led astray by the targets of weights below 2**-1022
+            # of the largest, rounded to 0 once scaled: a = -2838 for weights 0.5 and 1e308)
+            self._fit_constant(c1, c0, 1.0, 1.0 if (a > 0).any() else 0.0, targets)
+            return
+        x = dev / scale
+        theta, converged = _fit_logit(x, c1, c0)
+        if not converged:  # from the logits' line, else on from there, judged by the step
+            retry, converged = _fit_tails(x, c1, c0, w, a, targets)
+            if not converged:
+                retry, converged = _fit_logit(x, c1, c0, theta, step_tol=_STEP_TOL)
+            theta = retry
+            l1, l0 = _log_class_sums(w, a, targets)
+            if not converged and _unresolved(c1, c0, l1, l0):
+                raise ValueError(
+                    f"PlattCalibrator: sample_weight spans from {float(w.min()):.3g} to "
+                    f"{float(w.max()):.3g}, so that the loss of some scores (their weight "
+                    "times a target within 1e-300 of 0 or 1) falls below 2**-1022 of the "
+                    "total, where float64 cannot weigh it and Newton's method does not "
+                    "converge; rescale the weights into a narrower range or drop the smallest"
+                )
+        if not converged:
+            warnings.warn(
+                "Platt scaling stopped short of convergence (no further progress in float64 "
+                f"precision, or {_MAX_ITER} Newton iterations); the fit may be inaccurate",
+                ConvergenceWarning,
+                stacklevel=4,
+            )
+        alpha, beta = theta
         # logit(p) = alpha * (s - center) / scale + beta = -(A s + B)
         # (with halves, the scale of the scores themselves is scale / k)
         with np.errstate(over="ignore", invalid="ignore"):
@@ -309,6 +427,15 @@ class PlattCalibrator(ScoreCalibrator):
                 "A scales by its inverse)"
             )
         self.a_, self.b_ = a, b + 0.0
+
+    def _fit_constant(self, c1, c0, w, a, targets):
+        """Set ``a_ = 0`` and ``b_ = log(c0) - log(c1)``, from the unscaled ``w``, ``a`` if tiny."""
+        self.a_ = 0.0
+        c0_sum, c1_sum = float(c0.sum()), float(c1.sum())
+        if min(c0_sum, c1_sum) >= _NORMAL:  # the common case, as always computed
+            self.b_ = math.log(c0_sum) - math.log(c1_sum) + 0.0
+        else:
+            self.b_ = _constant_intercept(w, a, targets)
 
     def _check_state(self):
         """Raise ``ValueError`` unless ``a_`` and ``b_`` are finite floats (any are possible)."""

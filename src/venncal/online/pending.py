@@ -88,6 +88,9 @@ class Pending:
 
     def predict_proba_one(self, x, key: Hashable) -> dict:
         """Forecast at ``x`` now and remember it under ``key`` until its label arrives."""
+        if key != key:  # NaN: never equal to itself, so its label could never be learned
+            raise ValueError(
+                f"key must equal itself to be found again; got {key!r} (a NaN): use another key")
         if key in self._waiting:
             raise ValueError(f"a forecast is already waiting for key {key!r}: learn or forget it first")
         if len(self._waiting) >= self.max_pending:
