@@ -12,7 +12,7 @@ from scipy.special import expit, logit
 from sklearn.exceptions import ConvergenceWarning
 
 from reference.parametric_binary import logistic_grad, logistic_hessian, logistic_value
-from venncal import BetaCalibrator, PlattCalibrator, load, save
+from venncal import BetaCalibrator, PlattCalibrator, QuadraticLogisticCalibrator, load, save
 from venncal._kernels.parametric_binary import logistic_terms
 from venncal._kernels.parametric_binary import logistic_value as kernel_value
 from venncal._registry import method_class
@@ -275,3 +275,14 @@ def test_constant_logits_near_the_largest_double_give_the_base_rate():
         cal = BetaCalibrator(score="logit", classes=[0, 1]).fit(
             np.array([-1e308] * 4), np.array([0, 0, 0, 1]))
         np.testing.assert_allclose(cal.predict_proba(np.array([-1e308]))[:, 1], [0.25])
+
+
+@pytest.mark.parametrize("make", [BetaCalibrator, QuadraticLogisticCalibrator])
+def test_classes_whose_weights_do_not_fit_beside_each_other_are_named_so(make):
+    # Regression: weights 1e-310 for one class and 1e300 for the other were refused as
+    # "a single class", which the data is not.
+    s = np.array([0.2, 0.4, 0.6, 0.8])
+    y = np.array([1, 0, 1, 0])
+    w = np.where(y == 1, 1e-310, 1e300)
+    with pytest.raises(ValueError, match="both classes have nonzero weight"):
+        make(score="proba").fit(s, y, sample_weight=w)

@@ -42,6 +42,12 @@ class BinaryParametricCalibrator(ScoreCalibrator):
         keep = (c1 + c0) > 0.0
         q, c1, c0 = q[keep], c1[keep], c0[keep]
         if not (c1.any() and c0.any()):
+            if summary.positive_weights.any() and summary.negative_weights.any():
+                raise ValueError(
+                    f"{name}: both classes have nonzero weight, but one class's weights "
+                    "vanish when scaled beside the largest weight (a ratio beyond float64's "
+                    "range); rescale sample_weight to a narrower range"
+                )
             raise ValueError(
                 f"{name}: the calibration labels show a single class (with nonzero weight): "
                 "the log loss falls toward 0 as the map tends to the constant 0 or 1, and no "
