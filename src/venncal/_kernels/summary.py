@@ -457,17 +457,67 @@ def scaled_sum(x, residual=None) -> float:
     return _unscaled(hi, lo, shift)
 
 
+@jit
+def _class_maxima(w, a, out):
+    # max(w - a), max |error of w - a| and max(a): the tops that set each sum's scale.
+    md = 0.0
+    me = 0.0
+    ma = 0.0
+    for j in range(w.shape[0]):
+        d, e = two_sum_jit(w[j], -a[j])
+        md = max(md, d)
+        me = max(me, abs(e))
+        ma = max(ma, a[j])
+    out[0] = md
+    out[1] = me
+    out[2] = ma
+
+
+@jit
+def _class_sums_into(w, a, scale_d, scale_a, out):
+    # The three double-double sums of scaled_sum(d, err) and scaled_sum(a), one
+    # pass, each chain in the order dd_sum_into adds it (so bit for bit the same).
+    dh = 0.0
+    dl = 0.0
+    eh = 0.0
+    el = 0.0
+    ah = 0.0
+    al = 0.0
+    for j in range(w.shape[0]):
+        d, e = two_sum_jit(w[j], -a[j])
+        dh, t = two_sum_jit(dh, d * scale_d)
+        dl += t
+        eh, t = two_sum_jit(eh, e * scale_d)
+        el += t
+        ah, t = two_sum_jit(ah, a[j] * scale_a)
+        al += t
+    out[0] = dh
+    out[1] = dl
+    out[2] = eh
+    out[3] = el
+    out[4] = ah
+    out[5] = al
+
+
 def class_totals(w, a) -> tuple[float, float]:
     """Return the total negative and positive weight ``(sum(w - a), sum(a))`` of a summary.
 
     As :func:`scaled_sum`: each to double-double accuracy relative to
     itself (a class of small weights beside one of large weights keeps its
     own total), ``inf`` past the largest double, never NaN.  Each ``w - a``
-    enters exactly: its rounded value and its error (TwoSum).
+    enters exactly: its rounded value and its error (TwoSum).  Two passes
+    over ``w`` and ``a`` and no temporary array: the same numbers, bit for
+    bit, as ``scaled_sum(d, err)`` and ``scaled_sum(a)`` (the test twin).
     """
-    if w.shape[0] == 0:
+    n = w.shape[0]
+    if n == 0:
         return 0.0, 0.0
-    d = w - a
-    back = d - w
-    err = (w - (d - back)) - (a + back)  # Knuth's TwoSum: d + err == w - a exactly
-    return scaled_sum(d, err), scaled_sum(a)
+    tops = np.empty(3)
+    _class_maxima(w, a, tops)
+    shift_d = _shift_for(max(float(tops[0]), float(tops[1])), n)
+    shift_a = _shift_for(float(tops[2]), n)
+    out = np.empty(6)
+    _class_sums_into(w, a, 2.0**-shift_d, 2.0**-shift_a, out)
+    hi, e = two_sum(float(out[0]), float(out[2]))
+    lo = float(out[1]) + (e + float(out[3]))
+    return _unscaled(hi, lo, shift_d), _unscaled(float(out[4]), float(out[5]), shift_a)
