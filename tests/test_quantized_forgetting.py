@@ -26,11 +26,13 @@ TOL = Fraction(1, 10**12)
 
 def literal(s, y, w, h, levels):
     """Scores held, their levels and exact isotonic values, by the definition."""
+    keep = np.asarray(w) > 0  # a zero weight drops its row: no step
+    s, y, w = np.asarray(s)[keep], np.asarray(y)[keep], np.asarray(w)[keep]
     T = len(s)
     cells = {}
     for t in range(1, T + 1):
         wt = w[t - 1] * 2.0 ** (-(T - t) / h)
-        if w[t - 1] > 0 and wt >= 2.0**-1022:
+        if wt >= 2.0**-1022:
             key = (float(s[t - 1]), float(y[t - 1]))
             cells[key] = cells.get(key, Fraction(0)) + Fraction(wt)
     return exact_map(cells, levels)

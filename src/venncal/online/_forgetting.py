@@ -1,7 +1,7 @@
 """Exponential forgetting for :class:`~venncal.online.QuantizedIsotonic` (``half_life=``).
 
-Observation ``i`` (the ``t_i``-th learned, counting every row and call, zero
-weights included) of weight ``w_i`` weighs ``w_i * 2**(-(T - t_i) / h)``
+Observation ``i`` (the ``t_i``-th learned of positive weight: a zero weight
+drops its row, as everywhere in the online contract) of weight ``w_i`` weighs ``w_i * 2**(-(T - t_i) / h)``
 after ``T`` observations.  Decaying every stored weight at every step would
 cost O(n); instead the newest observations are inserted *heavier*: the
 ``t``-th with weight ``w * 2**e(t)``, ``e(t) = (t - base) / h - c``, which is
@@ -92,6 +92,8 @@ class Decay:
                 f"sample_weight {float(w[small][0])!r} is below 2**-1022 (subnormal): with "
                 "half_life every weight held must stay a normal float; multiply every weight "
                 "by one positive factor (the map does not change)")
+        if not np.all(w > 0):  # a zero weight drops its row: no step
+            s, y, w = s[w > 0], y[w > 0], w[w > 0]
         i, m = 0, s.shape[0]
         while i < m:
             # The rows up to the next rescale: stored weights of exponent <= RESCALE.
@@ -107,9 +109,8 @@ class Decay:
     def _chunk(self, host, s, y, w, t, e) -> None:
         T = int(t[-1])
         stored = w * np.power(2.0, e)
-        keep = np.flatnonzero(w > 0)
         rows = []
-        for k in keep.tolist():
+        for k in range(w.shape[0]):
             last = last_step(float(w[k]), int(t[k]), self.h)
             if last >= T:
                 rows.append((last, k))

@@ -237,8 +237,8 @@ class QuantizedIsotonic(QueuedInserts, QuantizedMap):
         insert beyond them deletes the oldest.  :meth:`delete` is then not
         available.
     half_life : float, default=None
-        Exponential forgetting: after ``T`` observations, the ``t``-th (every
-        row and call counts, zero weights too) weighs ``w 2**(-(T - t) /
+        Exponential forgetting: after ``T`` observations, the ``t``-th (of
+        positive weight: a zero weight drops its row) weighs ``w 2**(-(T - t) /
         half_life)``; it leaves when that falls below ``2**-1022``
         (:mod:`venncal.online._forgetting`: the map equals a batch fit with
         these weights up to a documented tolerance).  Not with ``window``;
