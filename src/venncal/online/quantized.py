@@ -68,6 +68,7 @@ from .._kernels.quantized_scores import (
 )
 from .._kernels.quantized_tree import tree_delete, tree_groups, tree_learn, tree_level_at
 from .._kernels.quantized_walk import CHANGE_CELLS
+from ._forgetting import Decay, check_half_life
 from ._quantized_calls import ONE, QueuedInserts
 from ._quantized_map import UNSET, QuantizedMap, _real, _weight
 from ._rational import WEIGHT_BOUND, split_fractions
@@ -235,6 +236,13 @@ class QuantizedIsotonic(QueuedInserts, QuantizedMap):
         Keep only the last ``window`` observations (of positive weight): each
         insert beyond them deletes the oldest.  :meth:`delete` is then not
         available.
+    half_life : float, default=None
+        Exponential forgetting: after ``T`` observations, the ``t``-th (of
+        positive weight: a zero weight drops its row) weighs ``w 2**(-(T - t) /
+        half_life)``; it leaves when that falls below ``2**-1022``
+        (:mod:`venncal.online._forgetting`: the map equals a batch fit with
+        these weights up to a documented tolerance).  Not with ``window``;
+        :meth:`delete` is then not available.
 
     Notes
     -----
@@ -272,33 +280,43 @@ class QuantizedIsotonic(QueuedInserts, QuantizedMap):
     (array([0.2, 0.4]), array([0., 1.]))
     """
 
-    def __init__(self, levels=101, *, window: int | None = None):
+    def __init__(self, levels=101, *, window: int | None = None, half_life=None):
+        h = check_half_life(half_life, window)
         if window is not None and (
             not isinstance(window, numbers.Integral) or isinstance(window, bool) or window < 1
         ):
             raise ValueError(f"window must be a positive integer or None; got {window!r}")
         self._set_levels(levels)
         self.window = window
+        self.half_life = half_life
+        self._decay = None if h is None else Decay(h)
         # The dense tree while every observation is a 0/1 target of integer weight
         # (and the total weight stays below WEIGHT_BOUND); the tree of groups otherwise.
         k = self.levels_.shape[0]
         self._fractions = (split_fractions(self._splits, levels=self.levels_)
-                           if k <= DENSE_MAX_LEVELS else None)
+                           if k <= DENSE_MAX_LEVELS and h is None else None)  # decay: not whole
         self._dense = self._fractions is not None
         self._bucket = 32  # scores per bucket of the dense tree
         self._sparse_bucket = min(max(k, 64), 1024)  # and of the tree of groups
-        self._xw, self._xt = new_weights(), new_targets()  # exact weights that are not one float
         self._ring = np.zeros((0 if window is None else int(window), 3))
         self._ring_state = np.zeros(2, dtype=np.int64)  # head, count
+        self._clear_trees()
+        self._unit_levels = bool(self.levels_[0] >= 0 and self.levels_[-1] <= 1)
+
+    def _clear_trees(self) -> None:
+        """Empty trees (the dense one if the levels allow it), the parameters kept."""
+        self._dense = self._fractions is not None
+        self._xw, self._xt = new_weights(), new_targets()  # exact weights that are not one float
         self._allocate(2)
         self._new_queue()
-        self._unit_levels = bool(self.levels_[0] >= 0 and self.levels_[-1] <= 1)
+        self._held, self._steps = 0.0, None
 
     @classmethod
     def _unit_test_params(cls):
-        """The contract test's parameters: the dense tree, windows, the tree of groups."""
+        """The contract test's parameters: the dense tree, windows, the tree of groups, decay."""
         yield from super()._unit_test_params()
         yield {"levels": 5, "window": 60}
+        yield {"levels": 11, "half_life": 30.5}
         yield {"levels": 1001}  # more than DENSE_MAX_LEVELS: the tree of groups
         yield {"levels": 1001, "window": 25}
 
@@ -431,6 +449,12 @@ class QuantizedIsotonic(QueuedInserts, QuantizedMap):
         return held <= WEIGHT_BOUND or float(self._tree[7][1]) + total <= WEIGHT_BOUND
 
     def _learn(self, s, t, w) -> None:
+        if self._decay is not None:  # each row decayed, the leaving ones deleted
+            self._decay.learn(self, s, t, w)
+            return
+        self._learn_now(s, t, w)
+
+    def _learn_now(self, s, t, w) -> None:
         self._flush()
         self._check_bound(t, w)
         if self._dense and not self._fits_dense(t, w):
@@ -458,13 +482,20 @@ class QuantizedIsotonic(QueuedInserts, QuantizedMap):
         ------
         ValueError
             If less than this weight of ``(score, y)`` is present (nothing
-            changes), or with a window (which deletes by itself).
+            changes), or with a window or a half-life (which delete by themselves).
         """
         if self.window is not None:
             raise ValueError("delete is not available with a window: the oldest are deleted")
+        if self._decay is not None:
+            raise ValueError("delete is not available with half_life: observations decay and "
+                             "leave by themselves")
         s, t, w = _real(score, "score"), _real(y, "y"), _weight(sample_weight, weight, "delete")
         if w == 0.0:
             return
+        self._remove(s, t, w)
+
+    def _remove(self, s: float, t: float, w: float) -> None:
+        """Delete weight ``w > 0`` of ``(s, t)`` exactly; a ValueError if less is present."""
         if self._dense and not w.is_integer():
             self._leave_dense()
         if self._dense:  # the queue first, in the same call
@@ -525,6 +556,8 @@ class QuantizedIsotonic(QueuedInserts, QuantizedMap):
             return
         if "_dense" not in state:  # pickled before the dense tree: a tree of groups
             state.update(_dense=False, _fractions=None, _sparse_bucket=state["_bucket"])
+        state.setdefault("half_life", None)  # pickled before forgetting
+        state.setdefault("_decay", None)
         self.__dict__.update(state)
         self._xw = weights_from_arrays(*state["_xw"])
         self._xt = targets_from_weights(self._xw)

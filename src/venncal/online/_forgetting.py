@@ -1,0 +1,137 @@
+"""Exponential forgetting for :class:`~venncal.online.QuantizedIsotonic` (``half_life=``).
+
+Observation ``i`` (the ``t_i``-th learned of positive weight: a zero weight
+drops its row, as everywhere in the online contract) of weight ``w_i`` weighs ``w_i * 2**(-(T - t_i) / h)``
+after ``T`` observations.  Decaying every stored weight at every step would
+cost O(n); instead the newest observations are inserted *heavier*: the
+``t``-th with weight ``w * 2**e(t)``, ``e(t) = (t - base) / h - c``, which is
+proportional to the decayed weight (one factor ``2**e(T)`` for all, and
+multiplying every weight by one positive factor does not change the map).
+The trees keep these weights exactly.  When ``e`` passes :data:`RESCALE`,
+every stored weight is multiplied by ``2**-k`` (``k = floor(e) - 1``): a power
+of two, exact for a normal float, and the stored weights are always at least
+twice the decayed ones (``e >= 1`` after a rescale), so none is subnormal
+while it is held.  The trees are rebuilt from the held observations then
+(O(n log n) every ``RESCALE * h`` observations).
+
+An observation *leaves* (is deleted exactly, weight and score) at the first
+step ``T`` at which its decayed weight ``w_i * 2.0**(-(T - t_i) / h)`` (this
+float expression) is below ``2**-1022``, the smallest normal float: it never
+lingers as subnormal residue.  A weight below ``2**-1022`` is refused.
+
+Tolerance: the stored weights are the decayed ones times one common factor
+up to a few roundings (each a relative ``2**-53``, plus ``RESCALE * 2**-53``
+in the exponent per rescale within an observation's life), so the map is the
+exact fit of weights within a relative ``1e-13`` of ``w_i 2**(-(T - t_i)/h)``.
+An isotonic value moves by at most twice that (times the largest
+``|target - value|``): the level at each score held equals that of a batch
+fit with the literal weights, except where that fit's isotonic value lies
+within ``1e-12`` of a midpoint between two levels (targets in [0, 1]).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import numbers
+
+import numpy as np
+
+__all__ = ["Decay", "check_half_life"]
+
+#: Rescale the stored weights when the newest would weigh more than 2**RESCALE times its decayed weight.
+RESCALE = 256
+TINY = 2.0**-1022  # the smallest normal float
+
+
+def check_half_life(half_life, window) -> float | None:
+    """Return ``half_life`` as a float (None stays None), or raise a clear ValueError."""
+    if half_life is None:
+        return None
+    if isinstance(half_life, bool) or not isinstance(half_life, numbers.Real) \
+            or not math.isfinite(half_life) or half_life <= 0:
+        raise ValueError(f"half_life must be a positive finite number of observations or None; "
+                         f"got {half_life!r}")
+    if window is not None:
+        raise ValueError("half_life and window cannot be combined: a window keeps the last "
+                         "observations at full weight, a half-life decays them all; choose one")
+    return float(half_life)
+
+
+def last_step(w: float, t: int, h: float) -> int:
+    """The last step ``T >= t`` at which ``w * 2.0**(-(T - t) / h) >= 2**-1022`` (``w >= 2**-1022``)."""
+    a = max(int(h * (math.log2(w) + 1022.0)), 0)
+    while a > 0 and w * 2.0 ** (-a / h) < TINY:
+        a -= 1
+    while w * 2.0 ** (-(a + 1) / h) >= TINY:
+        a += 1
+    return t + a
+
+
+class Decay:
+    """The forgetting state of one stream: the step, the exponent's origin and the held observations.
+
+    ``held`` is a heap of ``[last step, t, score, target, stored weight]``:
+    the observations present, the first to leave on top.
+    """
+
+    def __init__(self, half_life: float):
+        self.h = half_life
+        self.T = 0  # observations learned
+        self.base, self.c = 0, 0.0  # e(t) = (t - base) / h - c
+        self.held: list = []
+
+    def exponent(self, t):
+        return (t - self.base) / self.h - self.c
+
+    def learn(self, host, s: np.ndarray, y: np.ndarray, w: np.ndarray) -> None:
+        """Learn rows ``(s, y, w)`` in order: one step each; the leaving ones deleted exactly."""
+        small = (w > 0) & (w < TINY)
+        if np.any(small):
+            raise ValueError(
+                f"sample_weight {float(w[small][0])!r} is below 2**-1022 (subnormal): with "
+                "half_life every weight held must stay a normal float; multiply every weight "
+                "by one positive factor (the map does not change)")
+        if not np.all(w > 0):  # a zero weight drops its row: no step
+            s, y, w = s[w > 0], y[w > 0], w[w > 0]
+        i, m = 0, s.shape[0]
+        while i < m:
+            # The rows up to the next rescale: stored weights of exponent <= RESCALE.
+            t = self.T + 1 + np.arange(m - i)
+            e = self.exponent(t)
+            j = i + int(np.searchsorted(e, RESCALE, side="right"))
+            if j == i:
+                self._rescale(host, int(math.floor(float(e[0]))) - 1, int(t[0]))
+                continue
+            self._chunk(host, s[i:j], y[i:j], w[i:j], t[: j - i], e[: j - i])
+            i = j
+
+    def _chunk(self, host, s, y, w, t, e) -> None:
+        T = int(t[-1])
+        stored = w * np.power(2.0, e)
+        rows = []
+        for k in range(w.shape[0]):
+            last = last_step(float(w[k]), int(t[k]), self.h)
+            if last >= T:
+                rows.append((last, k))
+        if rows:  # first (a weight bound error leaves everything as it was)
+            r = np.array([k for _, k in rows])
+            host._learn_now(s[r], y[r], stored[r])
+        for last, k in rows:
+            heapq.heappush(self.held, [last, int(t[k]), float(s[k]), float(y[k]),
+                                       float(stored[k])])
+        while self.held and self.held[0][0] < T:
+            _, _, gs, gy, gw = heapq.heappop(self.held)
+            host._remove(gs, gy, gw)
+        self.T = T
+
+    def _rescale(self, host, k: int, t: int) -> None:
+        """Multiply every stored weight by ``2**-k`` (exact: none is subnormal) and rebuild the trees."""
+        self.c = self.c + k - (t - self.base) / self.h
+        self.base = t
+        for row in self.held:
+            row[4] = math.ldexp(row[4], -k)
+        host._clear_trees()
+        if self.held:
+            a = np.array([row[2:] for row in self.held])
+            host._learn_now(a[:, 0], a[:, 1], a[:, 2])

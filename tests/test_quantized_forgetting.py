@@ -1,0 +1,149 @@
+"""QuantizedIsotonic(half_life=...): exponential forgetting against a literal batch reference.
+
+The reference is the definition: after ``T`` observations, observation ``t``
+of weight ``w`` weighs ``w * 2.0**(-(T - t) / h)`` (leaving when that is below
+``2**-1022``), and the map is the exact projected isotonic fit of those
+weights (:func:`reference.quantized_naive.exact_map`).  The stream must give
+the same level at every score held, except where the reference's isotonic
+value lies within the documented 1e-12 of a midpoint between levels.
+"""
+
+from __future__ import annotations
+
+import pickle
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from reference.quantized_naive import exact_map, midpoint_distance
+
+from venncal.online import QuantizedIsotonic
+
+TOL = Fraction(1, 10**12)
+
+
+def literal(s, y, w, h, levels):
+    """Scores held, their levels and exact isotonic values, by the definition."""
+    keep = np.asarray(w) > 0  # a zero weight drops its row: no step
+    s, y, w = np.asarray(s)[keep], np.asarray(y)[keep], np.asarray(w)[keep]
+    T = len(s)
+    cells = {}
+    for t in range(1, T + 1):
+        wt = w[t - 1] * 2.0 ** (-(T - t) / h)
+        if wt >= 2.0**-1022:
+            key = (float(s[t - 1]), float(y[t - 1]))
+            cells[key] = cells.get(key, Fraction(0)) + Fraction(wt)
+    return exact_map(cells, levels)
+
+
+def check(model, s, y, w, h):
+    lv = model.levels_
+    keys, levels, means = literal(s, y, w, h, lv)
+    if not keys:
+        assert model.n_distinct == 0
+        return
+    assert model.thresholds_[0] == keys[0] and model.thresholds_[-1] == keys[-1]
+    assert model.n_distinct == len(keys)
+    got = model.predict(np.array(keys))
+    for k, a, b, m in zip(keys, got, levels, means, strict=True):
+        if a != b:
+            assert midpoint_distance(m, lv) <= TOL, (k, a, b, float(m))
+
+
+weights = st.sampled_from([1.0, 1.0, 2.0, 0.5, 0.0, 3.7, 1e-300, 1e-200, 1e20, 0.001])
+
+
+@given(
+    n=st.integers(1, 400),
+    h=st.sampled_from([0.5, 1.0, 2.5, 7.0, 30.0]),
+    seed=st.integers(0, 2**31),
+    wlist=st.lists(weights, min_size=1, max_size=400),
+    split=st.floats(0, 1),
+)
+def test_forgetting_equals_the_literal_batch_fit(n, h, seed, wlist, split):
+    rng = np.random.default_rng(seed)
+    s = np.round(rng.random(n), 2)  # ties
+    y = (rng.random(n) < s).astype(float)
+    w = np.array([wlist[i % len(wlist)] for i in range(n)])
+    model = QuantizedIsotonic(levels=11, half_life=h)
+    m = int(split * n)
+    if np.any(w[:m] > 0):  # (learn_many refuses weights that sum to zero)
+        model.learn_many(s[:m], y[:m], w[:m])  # a batch, then single calls
+    else:
+        m = 0
+    for i in range(m, n):
+        model.learn_one(float(s[i]), float(y[i]), float(w[i]))
+    check(model, s, y, w, h)
+    check(pickle.loads(pickle.dumps(model)), s, y, w, h)
+
+
+def test_long_stream_rescales_and_old_observations_leave():
+    """h = 1: a rescale every 256 steps, each observation of weight 1 held for 1022 steps."""
+    rng = np.random.default_rng(3)
+    n = 3000
+    s = rng.random(n)
+    y = (rng.random(n) < s).astype(float)
+    w = np.ones(n)
+    model = QuantizedIsotonic(levels=21, half_life=1.0)
+    for i in range(n):
+        model.insert(float(s[i]), float(y[i]))
+        if i % 499 == 0:
+            check(model, s[: i + 1], y[: i + 1], w[: i + 1], 1.0)
+    assert model.n_distinct == 1023  # steps T - 1022 .. T: w 2**-1022 is the last normal
+    check(model, s, y, w, 1.0)
+    batch = QuantizedIsotonic(levels=21, half_life=1.0)
+    batch.learn_many(s, y)
+    np.testing.assert_array_equal(batch.values_, model.values_)
+    np.testing.assert_array_equal(batch.thresholds_, model.thresholds_)
+
+
+def test_tiny_weight_leaves_cleanly():
+    """A weight of 1e-300 (about 2**-997) is held 25 steps at h = 1, then leaves with its score."""
+    model = QuantizedIsotonic(levels=5, half_life=1.0)
+    model.learn_one(0.9, 1, 1e-300)
+    for _ in range(25):
+        model.learn_one(0.1, 0)
+    assert model.thresholds_.tolist() == [0.1, 0.9]
+    assert model.predict([0.9])[0] == 1.0  # its own group, above the zeros: still counts
+    model.learn_one(0.1, 0)
+    assert model.thresholds_.tolist() == [0.1]
+    assert model.predict([0.9])[0] == 0.0
+    assert model.groups()["weight"][0] > 1.0
+
+
+def test_forgetting_follows_a_drift():
+    rng = np.random.default_rng(0)
+    model = QuantizedIsotonic(levels=11, half_life=200)
+    s = rng.random(4000)
+    y = np.where(np.arange(4000) < 2000, rng.random(4000) < s, rng.random(4000) < s**3)
+    model.learn_many(s, y.astype(float))
+    assert abs(model.predict([0.5])[0] - 0.1) <= 0.1 + 1e-12
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, float("nan"), float("inf"), "2", True])
+def test_bad_half_life_is_refused(bad):
+    with pytest.raises(ValueError, match="half_life"):
+        QuantizedIsotonic(half_life=bad)
+
+
+def test_half_life_with_window_or_delete_is_refused():
+    with pytest.raises(ValueError, match="cannot be combined"):
+        QuantizedIsotonic(window=10, half_life=5)
+    model = QuantizedIsotonic(half_life=5)
+    model.learn_one(0.5, 1)
+    with pytest.raises(ValueError, match="delete is not available with half_life"):
+        model.delete(0.5, 1)
+
+
+def test_subnormal_and_huge_weights_are_clear_errors():
+    model = QuantizedIsotonic(half_life=5)
+    model.learn_one(0.5, 1)
+    with pytest.raises(ValueError, match="below 2\\*\\*-1022"):
+        model.learn_one(0.3, 1, 1e-310)
+    with pytest.raises(ValueError, match="2\\*\\*1000"):
+        model.learn_many([0.2, 0.4], [0, 1], [1e301, 1e301])
+    assert model.n_distinct == 1 and model._decay.T == 1  # nothing changed
+    assert model.get_params() == {"levels": 101, "window": None, "half_life": 5}
+    assert model.clone().half_life == 5
