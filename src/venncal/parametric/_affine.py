@@ -10,6 +10,7 @@ for many parameters, by scipy's L-BFGS-B with the exact gradient.
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import ClassVar
 
@@ -29,6 +30,7 @@ from .._validation import NONE, Check, Interval, Options, ParamsMixin, check_sam
 from ._blocks import BlockPool
 from ._inputs import check_fitted_classes, class_codes, class_score_rows, power_of_two_scale
 from ._newton import minimize_convex
+from ._penalty_cv import choose_penalties
 
 __all__ = ["AffineScalingBase", "NEWTON_MAX_PARAMS", "log_probabilities"]
 
@@ -162,24 +164,13 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
                 f"{type(self).__name__} has no finite optimum then (the class's own "
                 "parameters fall toward -inf); drop the column or use TemperatureCalibrator"
             )
-        sums = _Sums(x, codes.astype(np.intp), w, self.n_jobs)
-        p = self._n_params(K)
-        solver = self.solver
-        if solver == "auto":
-            solver = "newton" if p <= NEWTON_MAX_PARAMS else "lbfgs"
-        theta0 = self._start(K)
-        with sums.blocks:
-            if solver == "newton":
-                res = minimize_convex(
-                    lambda t: self._objective(sums, t, True), theta0,
-                    value=lambda t: self._objective(sums, t, False)[0],
-                    tol=self.tol, max_iter=self.max_iter,
-                )
-                theta, f, gnorm, nit, ok = res.x, res.f, res.grad_norm, res.n_iter, res.converged
-            else:
-                theta, f, gnorm, nit, ok = self._lbfgs(sums, theta0)
+        codes = codes.astype(np.intp)
+        pens, theta0 = self._choose_penalties(x, codes, w, classes)
+        theta, f, gnorm, nit, ok, solver = self._solve(x, codes, w, pens, theta0)
         self.classes_ = classes
-        self._store(np.asarray(theta, dtype=np.float64), K)
+        self._store(np.asarray(theta, dtype=np.float64), K, pens)
+        for name, value in pens.items():
+            setattr(self, f"{name}_", float(value))
         self.loss_ = float(f)
         self.grad_norm_ = float(gnorm)
         self.n_iter_ = int(nit)
@@ -189,15 +180,58 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
             warnings.warn(
                 f"{type(self).__name__} did not converge ({solver}, {nit} iterations, "
                 f"max_iter={self.max_iter}): the gradient's largest component is {gnorm:.3g} "
-                f"(tol={self.tol:g}); separable classes (no finite optimum) or too few "
+                f"(tol={self.tol:g}); separable classes (no finite optimum), a penalty "
+                "too small to pin the directions that change no prediction, or too few "
                 "iterations", ConvergenceWarning, stacklevel=2,
             )
         return self
 
-    def _lbfgs(self, sums, theta0):
+    def _solve(self, x, codes, w, pens, theta0=None):
+        """Minimise the objective on rows ``x``; ``(theta, f, |g|, iterations, ok, solver)``."""
+        K = x.shape[1]
+        sums = _Sums(x, codes, w, self.n_jobs)
+        solver = self.solver
+        if solver == "auto":
+            solver = "newton" if self._n_params(K, pens) <= NEWTON_MAX_PARAMS else "lbfgs"
+        if theta0 is None:
+            theta0 = self._start(K, pens)
+        with sums.blocks:
+            if solver == "newton":
+                res = minimize_convex(
+                    lambda t: self._objective(sums, t, True, pens), theta0,
+                    value=lambda t: self._objective(sums, t, False, pens)[0],
+                    tol=self.tol, max_iter=self.max_iter,
+                )
+                return res.x, res.f, res.grad_norm, res.n_iter, res.converged, solver
+            return (*self._lbfgs(sums, theta0, pens), solver)
+
+    def _choose_penalties(self, x, codes, w, classes):
+        """The penalties to fit with (chosen by CV where asked) and a warm start (or None)."""
+        return choose_penalties(self, x, codes, w, classes)
+
+    def _penalties(self, pens=None) -> dict[str, float]:
+        """``pens``, or the fitted penalties (the fixed ones before a fit)."""
+        if pens is not None:
+            return pens
+        return {name: float(getattr(self, f"{name}_", getattr(self, name)))
+                for name in self._penalty_norms(2)}
+
+    def _penalty_norms(self, K) -> dict[str, float]:
+        """Penalty parameter -> what it is divided by in the objective (none here)."""
+        return {}
+
+    def _heldout_loss(self, x, codes, w, theta, pens) -> float:
+        """The weighted log loss *sum* of rows ``x`` under the map of ``theta``."""
+        sums = _Sums(x, codes, w, self.n_jobs)
+        W, b = self._affine_map(theta, x.shape[1], pens)
+        with sums.blocks:
+            f = sums.affine(np.ascontiguousarray(W), np.ascontiguousarray(b), False)[0]
+        return f * sums.total
+
+    def _lbfgs(self, sums, theta0, pens):
         """scipy's L-BFGS-B with the exact gradient, stopping at ``max |g| <= tol``."""
         def fun(t):
-            f, g, _ = self._objective(sums, t, False)
+            f, g, _ = self._objective(sums, t, False, pens)
             return f, g
 
         # A line search on the value cannot see the last digits of the
@@ -220,6 +254,20 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
         f, g = fun(theta)
         return theta, f, best, nit, bool(best <= self.tol and np.isfinite(f))
 
+    def _derive_state(self) -> None:
+        """Fill the fitted penalties of a model saved before they were saved.
+
+        Such a model had fixed penalties: the parameters are what it was
+        fitted with.  (Loading it needs ``venncal.persist`` to accept the
+        members listed in ``_state_added`` as missing.)
+        """
+        for name in self._penalty_norms(2):
+            if not hasattr(self, f"{name}_"):
+                value = getattr(self, name)
+                if isinstance(value, str) or np.ndim(value) != 0:
+                    raise ValueError(f"{name}_ is missing and {name}={value!r} is not a number")
+                setattr(self, f"{name}_", float(value))
+
     def _check_state(self) -> None:
         """Raise ``ValueError`` unless a reloaded model is one ``fit`` can produce."""
         classes = check_fitted_classes(self.classes_, self.classes)
@@ -230,6 +278,13 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
         if not (np.isfinite(self.loss_) and np.isfinite(self.grad_norm_)):
             raise ValueError("loss_ and grad_norm_ must be finite")
         K = classes.shape[0]
+        for name in self._penalty_norms(K):
+            value = getattr(self, f"{name}_")
+            if not (isinstance(value, float) and math.isfinite(value) and value >= 0.0):
+                raise ValueError(f"{name}_ must be a finite float >= 0; got {value!r}")
+            param = getattr(self, name)
+            if not isinstance(param, str) and np.ndim(param) == 0 and value != float(param):
+                raise ValueError(f"{name}_ must equal the fixed penalty {name}={param!r}")
         for name, shape in self._array_shapes(K).items():
             arr = getattr(self, name)
             if (not isinstance(arr, np.ndarray) or arr.dtype != np.float64
