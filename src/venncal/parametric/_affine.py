@@ -32,7 +32,7 @@ from ._inputs import check_fitted_classes, class_codes, class_score_rows, power_
 from ._newton import minimize_convex
 from ._penalty_cv import choose_penalties
 
-__all__ = ["AffineScalingBase", "NEWTON_MAX_PARAMS", "log_probabilities"]
+__all__ = ["AffineScalingBase", "NEWTON_MAX_PARAMS", "log_probabilities", "standardising_basis"]
 
 #: ``solver="auto"`` takes Newton's method up to this many free parameters
 #: (the Hessian's cost per row grows as their square), L-BFGS-B above.
@@ -57,6 +57,30 @@ def log_probabilities(scores, kind: str, classes) -> np.ndarray:
     x = np.empty(z.shape, dtype=np.float64)
     log_softmax_rows(z, np.asarray(top, dtype=np.float64), x)
     return x
+
+
+def standardising_basis(x, w, intercept_weight: float) -> np.ndarray:
+    """``A`` (K+1, K+1): ``[W | b] A`` is the same map on the features ``(x - m) / s``.
+
+    ``m`` and ``s`` are the columns' weighted means and standard deviations
+    (``s`` 1 where a column is constant).  The centring is left out (``m``
+    taken as 0) when the intercept penalty, whose Hessian is
+    ``intercept_weight`` per intercept, would curve ``b = b~ - W m`` more
+    than the spread of the features: ``intercept_weight * |m|**2 >
+    min(s)**2`` (a rule of thumb, see docs/parametric.md: centring then
+    trades one valley for another).
+    """
+    K = x.shape[1]
+    v = w / np.sum(w)
+    m = v @ x
+    s = np.sqrt(v @ (x - m) ** 2)
+    s = np.where(s > 0, s, 1.0)
+    A = np.zeros((K + 1, K + 1))
+    A[np.arange(K), np.arange(K)] = s
+    if intercept_weight * float(m @ m) <= float(np.min(s)) ** 2:
+        A[:K, K] = m
+    A[K, K] = 1.0
+    return A
 
 
 class _Sums:
@@ -182,7 +206,11 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
                 f"max_iter={self.max_iter}): the gradient's largest component is {gnorm:.3g} "
                 f"(tol={self.tol:g}); separable classes (no finite optimum), a penalty "
                 "too small to pin the directions that change no prediction, or too few "
-                "iterations", ConvergenceWarning, stacklevel=2,
+                "iterations" + (
+                    "; with many classes and light penalties the objective is flat along "
+                    "the directions only the penalties curve (each ~2 * penalty / (K (K-1))): "
+                    "choose the penalties by cross-validation ('cv'), raise them, or loosen tol"
+                    if solver == "lbfgs" else ""), ConvergenceWarning, stacklevel=2,
             )
         return self
 
@@ -216,6 +244,10 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
         return {name: float(getattr(self, f"{name}_", getattr(self, name)))
                 for name in self._penalty_norms(2)}
 
+    def _lbfgs_basis(self, sums, pens):
+        """The change of coordinates of L-BFGS-B (None: none)."""
+        return None
+
     def _penalty_norms(self, K) -> dict[str, float]:
         """Penalty parameter -> what it is divided by in the objective (none here)."""
         return {}
@@ -229,26 +261,45 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
         return f * sums.total
 
     def _lbfgs(self, sums, theta0, pens):
-        """scipy's L-BFGS-B with the exact gradient, stopping at ``max |g| <= tol``."""
+        """scipy's L-BFGS-B with the exact gradient, stopping at ``max |g| <= tol``.
+
+        L-BFGS-B runs in coordinates ``phi = theta A`` where the subclass
+        gives one (:meth:`_lbfgs_basis`: the affine map on centred and
+        scaled features); ``tol`` is met by the gradient in ``theta``.
+        """
+        A = self._lbfgs_basis(sums, pens)
+        shape = (-1, A.shape[0]) if A is not None else None
+        Ainv = np.linalg.inv(A) if A is not None else None
+        # max |g_theta| <= max |g_phi| * (the largest row sum of |A|)
+        gtol = self.tol if A is None else self.tol / float(np.max(np.abs(A).sum(axis=1)))
+
         def fun(t):
             f, g, _ = self._objective(sums, t, False, pens)
             return f, g
+
+        def to_theta(phi):
+            return phi if A is None else (phi.reshape(shape) @ Ainv).ravel()
+
+        def fun_phi(phi):
+            f, g = fun(to_theta(phi))
+            return f, (g if A is None else (g.reshape(shape) @ Ainv.T).ravel())
 
         # A line search on the value cannot see the last digits of the
         # gradient; L-BFGS-B restarts (fresh memory) from where it stopped,
         # up to 4 times, while that lowers the gradient and tol is not met.
         theta, nit, best = np.asarray(theta0, dtype=np.float64), 0, np.inf
+        phi = theta if A is None else (theta.reshape(shape) @ A).ravel()
         for _ in range(5):
-            res = minimize(fun, theta, jac=True, method="L-BFGS-B", options={
+            res = minimize(fun_phi, phi, jac=True, method="L-BFGS-B", options={
                 "maxiter": max(self.max_iter - nit, 1), "maxfun": 20 * self.max_iter,
-                "gtol": self.tol, "ftol": 0.0, "maxcor": 30,
+                "gtol": gtol, "ftol": 0.0, "maxcor": 30,
             })
             nit += int(res.nit)
-            f, g = fun(res.x)
+            f, g = fun(to_theta(res.x))
             gnorm = float(np.max(np.abs(g)))
             if not gnorm < best:
                 break
-            theta, best = res.x, gnorm
+            phi, theta, best = res.x, to_theta(res.x), gnorm
             if gnorm <= self.tol or nit >= self.max_iter:
                 break
         f, g = fun(theta)

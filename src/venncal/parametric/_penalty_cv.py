@@ -45,7 +45,7 @@ def grid_rule():
     return Check(_is_grid, "a 1-D array-like of 1 to 64 finite values > 0")
 
 
-#: Powers of ten of the per-entry penalty above ``1 / (10 n)`` ... ``1e2``: see :func:`default_grid`.
+#: What ``"cv"`` searches (see :func:`default_grid`).
 PENALTY_GRID = "powers of ten of the per-entry penalty from about 1/(10 n) to 100"
 
 
@@ -64,8 +64,8 @@ def default_grid(n_rows: int, norm: float) -> np.ndarray:
 
     Examples
     --------
-    >>> default_grid(5000, 6.0).tolist()
-    [6e-05, 0.0006, 0.006, 0.06, 0.6, 6.0, 60.0, 600.0]
+    >>> np.log10(default_grid(5000, 6.0) / 6.0).round(12).tolist()
+    [-5.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0]
     """
     low = math.floor(math.log10(1.0 / (10.0 * max(int(n_rows), 1))))
     return norm * 10.0 ** np.arange(low, 3, dtype=np.float64)
@@ -92,7 +92,7 @@ def stratified_folds(codes: np.ndarray, w: np.ndarray, cv: int) -> np.ndarray:
     Examples
     --------
     >>> stratified_folds(np.array([0, 0, 0, 1, 1, 1]), np.ones(6), 3).tolist()
-    [2, 0, 1, 1, 0, 2]
+    [1, 2, 0, 0, 2, 1]
     """
     n = codes.shape[0]
     perm = np.random.default_rng(0).permutation(n)
