@@ -10,6 +10,7 @@ for many parameters, by scipy's L-BFGS-B with the exact gradient.
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import ClassVar
 
@@ -29,8 +30,9 @@ from .._validation import NONE, Check, Interval, Options, ParamsMixin, check_sam
 from ._blocks import BlockPool
 from ._inputs import check_fitted_classes, class_codes, class_score_rows, power_of_two_scale
 from ._newton import minimize_convex
+from ._penalty_cv import choose_penalties
 
-__all__ = ["AffineScalingBase", "NEWTON_MAX_PARAMS", "log_probabilities"]
+__all__ = ["AffineScalingBase", "NEWTON_MAX_PARAMS", "log_probabilities", "standardising_basis"]
 
 #: ``solver="auto"`` takes Newton's method up to this many free parameters
 #: (the Hessian's cost per row grows as their square), L-BFGS-B above.
@@ -55,6 +57,30 @@ def log_probabilities(scores, kind: str, classes) -> np.ndarray:
     x = np.empty(z.shape, dtype=np.float64)
     log_softmax_rows(z, np.asarray(top, dtype=np.float64), x)
     return x
+
+
+def standardising_basis(x, w, intercept_weight: float) -> np.ndarray:
+    """``A`` (K+1, K+1): ``[W | b] A`` is the same map on the features ``(x - m) / s``.
+
+    ``m`` and ``s`` are the columns' weighted means and standard deviations
+    (``s`` 1 where a column is constant).  The centring is left out (``m``
+    taken as 0) when the intercept penalty, whose Hessian is
+    ``intercept_weight`` per intercept, would curve ``b = b~ - W m`` more
+    than the spread of the features: ``intercept_weight * |m|**2 >
+    min(s)**2`` (a rule of thumb, see docs/parametric.md: centring then
+    trades one valley for another).
+    """
+    K = x.shape[1]
+    v = w / np.sum(w)
+    m = v @ x
+    s = np.sqrt(v @ (x - m) ** 2)
+    s = np.where(s > 0, s, 1.0)
+    A = np.zeros((K + 1, K + 1))
+    A[np.arange(K), np.arange(K)] = s
+    if intercept_weight * float(m @ m) <= float(np.min(s)) ** 2:
+        A[:K, K] = m
+    A[K, K] = 1.0
+    return A
 
 
 class _Sums:
@@ -162,24 +188,13 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
                 f"{type(self).__name__} has no finite optimum then (the class's own "
                 "parameters fall toward -inf); drop the column or use TemperatureCalibrator"
             )
-        sums = _Sums(x, codes.astype(np.intp), w, self.n_jobs)
-        p = self._n_params(K)
-        solver = self.solver
-        if solver == "auto":
-            solver = "newton" if p <= NEWTON_MAX_PARAMS else "lbfgs"
-        theta0 = self._start(K)
-        with sums.blocks:
-            if solver == "newton":
-                res = minimize_convex(
-                    lambda t: self._objective(sums, t, True), theta0,
-                    value=lambda t: self._objective(sums, t, False)[0],
-                    tol=self.tol, max_iter=self.max_iter,
-                )
-                theta, f, gnorm, nit, ok = res.x, res.f, res.grad_norm, res.n_iter, res.converged
-            else:
-                theta, f, gnorm, nit, ok = self._lbfgs(sums, theta0)
+        codes = codes.astype(np.intp)
+        pens, theta0 = self._choose_penalties(x, codes, w, classes)
+        theta, f, gnorm, nit, ok, solver = self._solve(x, codes, w, pens, theta0)
         self.classes_ = classes
-        self._store(np.asarray(theta, dtype=np.float64), K)
+        self._store(np.asarray(theta, dtype=np.float64), K, pens)
+        for name, value in pens.items():
+            setattr(self, f"{name}_", float(value))
         self.loss_ = float(f)
         self.grad_norm_ = float(gnorm)
         self.n_iter_ = int(nit)
@@ -189,36 +204,120 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
             warnings.warn(
                 f"{type(self).__name__} did not converge ({solver}, {nit} iterations, "
                 f"max_iter={self.max_iter}): the gradient's largest component is {gnorm:.3g} "
-                f"(tol={self.tol:g}); separable classes (no finite optimum) or too few "
-                "iterations", ConvergenceWarning, stacklevel=2,
+                f"(tol={self.tol:g}); separable classes (no finite optimum), a penalty "
+                "too small to pin the directions that change no prediction, or too few "
+                "iterations" + (
+                    "; with many classes and light penalties the objective is flat along "
+                    "the directions only the penalties curve (each ~2 * penalty / (K (K-1))): "
+                    "choose the penalties by cross-validation ('cv'), raise them, or loosen tol"
+                    if solver == "lbfgs" else ""), ConvergenceWarning, stacklevel=2,
             )
         return self
 
-    def _lbfgs(self, sums, theta0):
-        """scipy's L-BFGS-B with the exact gradient, stopping at ``max |g| <= tol``."""
+    def _solve(self, x, codes, w, pens, theta0=None):
+        """Minimise the objective on rows ``x``; ``(theta, f, |g|, iterations, ok, solver)``."""
+        K = x.shape[1]
+        sums = _Sums(x, codes, w, self.n_jobs)
+        solver = self.solver
+        if solver == "auto":
+            solver = "newton" if self._n_params(K, pens) <= NEWTON_MAX_PARAMS else "lbfgs"
+        if theta0 is None:
+            theta0 = self._start(K, pens)
+        with sums.blocks:
+            if solver == "newton":
+                res = minimize_convex(
+                    lambda t: self._objective(sums, t, True, pens), theta0,
+                    value=lambda t: self._objective(sums, t, False, pens)[0],
+                    tol=self.tol, max_iter=self.max_iter,
+                )
+                return res.x, res.f, res.grad_norm, res.n_iter, res.converged, solver
+            return (*self._lbfgs(sums, theta0, pens), solver)
+
+    def _choose_penalties(self, x, codes, w, classes):
+        """The penalties to fit with (chosen by CV where asked) and a warm start (or None)."""
+        return choose_penalties(self, x, codes, w, classes)
+
+    def _penalties(self, pens=None) -> dict[str, float]:
+        """``pens``, or the fitted penalties (the fixed ones before a fit)."""
+        if pens is not None:
+            return pens
+        return {name: float(getattr(self, f"{name}_", getattr(self, name)))
+                for name in self._penalty_norms(2)}
+
+    def _lbfgs_basis(self, sums, pens):
+        """The change of coordinates of L-BFGS-B (None: none)."""
+        return None
+
+    def _penalty_norms(self, K) -> dict[str, float]:
+        """Penalty parameter -> what it is divided by in the objective (none here)."""
+        return {}
+
+    def _heldout_loss(self, x, codes, w, theta, pens) -> float:
+        """The weighted log loss *sum* of rows ``x`` under the map of ``theta``."""
+        sums = _Sums(x, codes, w, self.n_jobs)
+        W, b = self._affine_map(theta, x.shape[1], pens)
+        with sums.blocks:
+            f = sums.affine(np.ascontiguousarray(W), np.ascontiguousarray(b), False)[0]
+        return f * sums.total
+
+    def _lbfgs(self, sums, theta0, pens):
+        """scipy's L-BFGS-B with the exact gradient, stopping at ``max |g| <= tol``.
+
+        L-BFGS-B runs in coordinates ``phi = theta A`` where the subclass
+        gives one (:meth:`_lbfgs_basis`: the affine map on centred and
+        scaled features); ``tol`` is met by the gradient in ``theta``.
+        """
+        A = self._lbfgs_basis(sums, pens)
+        shape = (-1, A.shape[0]) if A is not None else None
+        Ainv = np.linalg.inv(A) if A is not None else None
+        # max |g_theta| <= max |g_phi| * (the largest row sum of |A|)
+        gtol = self.tol if A is None else self.tol / float(np.max(np.abs(A).sum(axis=1)))
+
         def fun(t):
-            f, g, _ = self._objective(sums, t, False)
+            f, g, _ = self._objective(sums, t, False, pens)
             return f, g
+
+        def to_theta(phi):
+            return phi if A is None else (phi.reshape(shape) @ Ainv).ravel()
+
+        def fun_phi(phi):
+            f, g = fun(to_theta(phi))
+            return f, (g if A is None else (g.reshape(shape) @ Ainv.T).ravel())
 
         # A line search on the value cannot see the last digits of the
         # gradient; L-BFGS-B restarts (fresh memory) from where it stopped,
         # up to 4 times, while that lowers the gradient and tol is not met.
         theta, nit, best = np.asarray(theta0, dtype=np.float64), 0, np.inf
+        phi = theta if A is None else (theta.reshape(shape) @ A).ravel()
         for _ in range(5):
-            res = minimize(fun, theta, jac=True, method="L-BFGS-B", options={
+            res = minimize(fun_phi, phi, jac=True, method="L-BFGS-B", options={
                 "maxiter": max(self.max_iter - nit, 1), "maxfun": 20 * self.max_iter,
-                "gtol": self.tol, "ftol": 0.0, "maxcor": 30,
+                "gtol": gtol, "ftol": 0.0, "maxcor": 30,
             })
             nit += int(res.nit)
-            f, g = fun(res.x)
+            f, g = fun(to_theta(res.x))
             gnorm = float(np.max(np.abs(g)))
             if not gnorm < best:
                 break
-            theta, best = res.x, gnorm
+            phi, theta, best = res.x, to_theta(res.x), gnorm
             if gnorm <= self.tol or nit >= self.max_iter:
                 break
         f, g = fun(theta)
         return theta, f, best, nit, bool(best <= self.tol and np.isfinite(f))
+
+    def _derive_state(self) -> None:
+        """Fill the fitted penalties of a model saved before they were saved.
+
+        Such a model had fixed penalties: the parameters are what it was
+        fitted with.  (Loading it needs ``venncal.persist`` to accept the
+        members listed in ``_state_added`` as missing.)
+        """
+        for name in self._penalty_norms(2):
+            if not hasattr(self, f"{name}_"):
+                value = getattr(self, name)
+                if isinstance(value, str) or np.ndim(value) != 0:
+                    raise ValueError(f"{name}_ is missing and {name}={value!r} is not a number")
+                setattr(self, f"{name}_", float(value))
 
     def _check_state(self) -> None:
         """Raise ``ValueError`` unless a reloaded model is one ``fit`` can produce."""
@@ -230,6 +329,13 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
         if not (np.isfinite(self.loss_) and np.isfinite(self.grad_norm_)):
             raise ValueError("loss_ and grad_norm_ must be finite")
         K = classes.shape[0]
+        for name in self._penalty_norms(K):
+            value = getattr(self, f"{name}_")
+            if not (isinstance(value, float) and math.isfinite(value) and value >= 0.0):
+                raise ValueError(f"{name}_ must be a finite float >= 0; got {value!r}")
+            param = getattr(self, name)
+            if not isinstance(param, str) and np.ndim(param) == 0 and value != float(param):
+                raise ValueError(f"{name}_ must equal the fixed penalty {name}={param!r}")
         for name, shape in self._array_shapes(K).items():
             arr = getattr(self, name)
             if (not isinstance(arr, np.ndarray) or arr.dtype != np.float64

@@ -7,8 +7,11 @@ from typing import ClassVar
 import numpy as np
 
 from .._kernels.parametric_matrix import affine_softmax
-from .._validation import Interval
+from .._validation import Interval, Options
 from ._affine import AffineScalingBase
+from ._penalty_cv import grid_rule
+
+CV, GRID = Options(("cv",)), grid_rule()
 
 __all__ = ["StructuredMatrixScalingCalibrator"]
 
@@ -36,14 +39,20 @@ class StructuredMatrixScalingCalibrator(AffineScalingBase):
     temperature scaling; a large ``l2_off_diagonal`` alone gives vector
     scaling (shrunk toward one scale); small ones matrix scaling.  The
     defaults (1e-3, 1e-2, 1e-3: the off-diagonal shrunk ten times harder)
-    are ours and not tuned by cross-validation.
+    are ours; ``"cv"`` (or an array of candidates) for any penalty chooses
+    it by cross-validated log loss on ``cv`` stratified folds, exactly as
+    in :class:`MatrixScalingCalibrator` (the grid: powers of ten of the
+    per-entry penalty, ``l2_diagonal / K``, ``l2_off_diagonal / (K (K -
+    1))``, ``l2_intercept / K``, from ``1 / (10 n)`` to 100).
 
     Parameters
     ----------
     score : {"logit", "proba"}, default="logit"
     classes : array-like of shape (K,), default=None
-    l2_diagonal, l2_off_diagonal, l2_intercept : float, default=1e-3, 1e-2, 1e-3
-        The penalties (> 0).
+    l2_diagonal, l2_off_diagonal, l2_intercept : float, "cv" or array-like, default=1e-3, 1e-2, 1e-3
+        The penalties: a number > 0, ``"cv"`` or 1 to 64 candidates > 0.
+    cv : int, default=5
+        Stratified folds when a penalty is chosen by cross-validation.
     solver : {"auto", "newton", "lbfgs"}, default="auto"
         ``"auto"``: Newton's method while the parameters (``K**2 + K + 1``)
         are at most 256 (K <= 15), scipy's L-BFGS-B with the exact gradient
@@ -60,6 +69,10 @@ class StructuredMatrixScalingCalibrator(AffineScalingBase):
     coef_ : ndarray of shape (K, K)
         ``W = t I + D``.
     intercept_ : ndarray of shape (K,)
+    l2_diagonal_, l2_off_diagonal_, l2_intercept_ : float
+        The penalties fitted with (chosen, or the fixed parameters).
+    cv_results_ : dict or None
+        As in :class:`MatrixScalingCalibrator`.
     loss_, grad_norm_, n_iter_, converged_, solver_
         As in :class:`MatrixScalingCalibrator`.
 
@@ -76,31 +89,43 @@ class StructuredMatrixScalingCalibrator(AffineScalingBase):
     """
 
     _state: ClassVar[tuple[str, ...]] = (
-        "shared_scale_", "coef_", "intercept_", *AffineScalingBase._state,
+        "shared_scale_", "coef_", "intercept_", "l2_diagonal_", "l2_off_diagonal_",
+        "l2_intercept_", *AffineScalingBase._state,
     )
+    #: Fitted attributes newer than the class's first saved models, and the parameter
+    #: they equal in those (fixed penalties then): a file without them still loads.
+    _state_added: ClassVar[dict[str, str]] = {
+        "l2_diagonal_": "l2_diagonal", "l2_off_diagonal_": "l2_off_diagonal",
+        "l2_intercept_": "l2_intercept",
+    }
     _parameter_constraints: ClassVar[dict] = {
         **AffineScalingBase._parameter_constraints,
-        "l2_diagonal": [Interval("real", 0.0, None, closed="neither")],
-        "l2_off_diagonal": [Interval("real", 0.0, None, closed="neither")],
-        "l2_intercept": [Interval("real", 0.0, None, closed="neither")],
+        "l2_diagonal": [Interval("real", 0.0, None, closed="neither"), CV, GRID],
+        "l2_off_diagonal": [Interval("real", 0.0, None, closed="neither"), CV, GRID],
+        "l2_intercept": [Interval("real", 0.0, None, closed="neither"), CV, GRID],
+        "cv": [Interval("int", 2, None)],
     }
 
     def __init__(self, *, score="logit", classes=None, l2_diagonal=1e-3, l2_off_diagonal=1e-2,
-                 l2_intercept=1e-3, solver="auto", tol=1e-8, max_iter=500, n_jobs=None):
+                 l2_intercept=1e-3, cv=5, solver="auto", tol=1e-8, max_iter=500, n_jobs=None):
         self.score = score
         self.classes = classes
         self.l2_diagonal = l2_diagonal
         self.l2_off_diagonal = l2_off_diagonal
         self.l2_intercept = l2_intercept
+        self.cv = cv
         self.solver = solver
         self.tol = tol
         self.max_iter = max_iter
         self.n_jobs = n_jobs
 
-    def _n_params(self, K):
+    def _penalty_norms(self, K):
+        return {"l2_diagonal": K, "l2_off_diagonal": K * (K - 1), "l2_intercept": K}
+
+    def _n_params(self, K, pens):
         return K * K + K + 1
 
-    def _start(self, K):
+    def _start(self, K, pens=None):
         theta = np.zeros(K * K + K + 1)
         theta[0] = 1.0
         return theta
@@ -114,21 +139,25 @@ class StructuredMatrixScalingCalibrator(AffineScalingBase):
         ])
         return rest, np.arange(K) * (K + 2)
 
-    def _penalty_weights(self, K):
-        d = np.full((K, K), 2.0 * self.l2_off_diagonal / (K * (K - 1)))
-        d[np.diag_indices(K)] = 2.0 * self.l2_diagonal / K
-        return np.concatenate([[0.0], d.ravel(), np.full(K, 2.0 * self.l2_intercept / K)])
+    @staticmethod
+    def _penalty_weights(K, pens):
+        d = np.full((K, K), 2.0 * pens["l2_off_diagonal"] / (K * (K - 1)))
+        d[np.diag_indices(K)] = 2.0 * pens["l2_diagonal"] / K
+        return np.concatenate([[0.0], d.ravel(), np.full(K, 2.0 * pens["l2_intercept"] / K)])
 
     def _parts(self, theta, K):
         t = float(theta[0])
         W = theta[1:1 + K * K].reshape(K, K) + t * np.eye(K)
         return t, np.ascontiguousarray(W), theta[1 + K * K:].copy()
 
-    def _objective(self, sums, theta, hess):
+    def _affine_map(self, theta, K, pens):
+        return self._parts(theta, K)[1:]
+
+    def _objective(self, sums, theta, hess, pens):
         K = sums.x.shape[1]
         _, W, b = self._parts(theta, K)
         f, G, Hf = sums.affine(W, b, hess)
-        pen = self._penalty_weights(K)
+        pen = self._penalty_weights(K, pens)
         f += 0.5 * float(np.sum(pen * theta * theta))
         rest, diag = self._maps(K)
         flat = G.ravel()
@@ -143,13 +172,14 @@ class StructuredMatrixScalingCalibrator(AffineScalingBase):
         H[np.diag_indices_from(H)] += pen
         return f, g, H
 
-    def _store(self, theta, K):
+    def _store(self, theta, K, pens):
         self.shared_scale_, self.coef_, self.intercept_ = self._parts(theta, K)
 
     def _array_shapes(self, K):
         return {"coef_": (K, K), "intercept_": (K,)}
 
     def _derive_state(self) -> None:
+        super()._derive_state()
         if not (isinstance(self.shared_scale_, float) and np.isfinite(self.shared_scale_)):
             raise ValueError(f"shared_scale_ must be a finite float; got {self.shared_scale_!r}")
 

@@ -86,21 +86,21 @@ class VectorScalingCalibrator(AffineScalingBase):
         self.max_iter = max_iter
         self.n_jobs = n_jobs
 
-    def _n_params(self, K):
+    def _n_params(self, K, pens):
         return 2 * K - 1
 
-    def _start(self, K):
+    def _start(self, K, pens):
         return np.concatenate([np.ones(K), np.zeros(K - 1)])
 
     def _split(self, theta, K):
         return theta[:K].copy(), np.concatenate([theta[K:], [0.0]])
 
-    def _objective(self, sums, theta, hess):
+    def _objective(self, sums, theta, hess, pens):
         K = sums.x.shape[1]
         f, g, H = sums.vector(*self._split(theta, K), hess)
         return f, g[:-1], (H[:-1, :-1] if hess else None)
 
-    def _store(self, theta, K):
+    def _store(self, theta, K, pens):
         self.scale_, self.intercept_ = self._split(theta, K)
 
     def _array_shapes(self, K):
