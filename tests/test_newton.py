@@ -1,11 +1,11 @@
-"""The parametric calibrators' Newton core in several variables (parametric/_newton.py)."""
+"""The parametric calibrators' Newton core in several variables (venncal/_newton.py)."""
 
 import numpy as np
 import pytest
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 
-from venncal.parametric._newton import minimize_convex
+from venncal._newton import minimize_convex
 
 
 def _logistic(X, y):

@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .multiclass._common import MulticlassCalibrator, _label_values
+from .multiclass._common import MulticlassCalibrator
+from .multiclass._labels import _label_values
 from .multiclass._scores import proba_tolerance
 from .summary import ScoreSummary
 from .tables import Param, ParameterError, label_value

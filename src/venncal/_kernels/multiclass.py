@@ -34,7 +34,6 @@ from .dd import dd_add_jit
 __all__ = [
     "LN2_HALF",
     "ZERO_RATIO_LOG2",
-    "half_diff_into",
     "ovr_logit_into",
     "pair_log_ratio_into",
     "pair_half_diff_into",
@@ -57,13 +56,6 @@ def _half_diff(a, b):
     if abs(d) < np.inf:
         return d * 0.5
     return 0.5 * a - 0.5 * b  # |a|, |b| > 2**970: exact halves, one rounding
-
-
-@jit
-def half_diff_into(a, b, out):
-    """``out[i] = (a[i] - b[i]) / 2`` correctly rounded (see the module docstring)."""
-    for i in range(a.shape[0]):
-        out[i] = _half_diff(a[i], b[i])
 
 
 @jit

@@ -21,8 +21,6 @@ import sys
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
-import numpy as np
-
 from ..tables import ParameterError
 from . import _flags
 from ._progress import add_output_options
@@ -36,10 +34,8 @@ __all__ = [
     "check_outputs",
     "command",
     "positive_int",
-    "probability_column",
     "save_figure",
     "sigterm_raises",
-    "weight_column",
 ]
 
 
@@ -254,26 +250,6 @@ def check_distinct_columns(columns: Mapping[str, str | Sequence[str] | None]) ->
                     "play one role"
                 )
             seen[name] = option
-
-
-def weight_column(values: np.ndarray, source: str, column: str) -> np.ndarray:
-    """Check a column of frequency weights as every venncal entry point does."""
-    from .._validation import check_sample_weight
-
-    try:
-        return check_sample_weight(values, values.shape[0], name=f"column {column!r}", row_base=1)
-    except (TypeError, ValueError) as exc:
-        raise CLIError(f"{source}: {exc}") from None
-
-
-def probability_column(values: np.ndarray, source: str, column: str) -> np.ndarray:
-    """Check a column of probabilities as every venncal entry point does."""
-    from .._validation import check_probabilities
-
-    try:
-        return check_probabilities(values, name=f"column {column!r}", row_base=1)
-    except (TypeError, ValueError) as exc:
-        raise CLIError(f"{source}: {exc}") from None
 
 
 def save_figure(fig, path: str, dpi: int = 150) -> None:

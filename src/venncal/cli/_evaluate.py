@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import shlex
 
 import numpy as np
 
@@ -15,12 +14,10 @@ from ._common import (
     command,
     finish_table_parser,
     positive_int,
-    probability_column,
     save_figure,
-    weight_column,
 )
 from ._multiclass import classes_of, names
-from ._labels import add_positive_label_option, binary_labels, positive_label_option
+from ._labels import add_positive_label_option, positive_label_option
 from ._progress import Reporter
 
 __all__ = ["add_parser", "run"]
@@ -186,18 +183,13 @@ def _check_options(args: argparse.Namespace) -> None:
 
 def _read(args: argparse.Namespace, report: Reporter) -> tuple[str, dict[str, np.ndarray]]:
     """Read the columns named by the options; return ``(source, columns)``."""
-    from ..tables import open_table, read_columns
+    from .._columns import read_named_columns
 
-    named = [("--prob-cols" if args.prob_cols else "--prob-col", c) for c in args.prob_col]
-    named += [(f, getattr(args, f[2:].replace("-", "_"))) for f in COLUMNS if f != "--prob-col"]
-    with open_table(args.data, sep=args.sep) as table:
-        for option, column in named:
-            if column is not None:
-                table.check_columns([column], option[2:].replace("-", "_"))
-        numeric = [c for o, c in named if c is not None and o != "--label-col"]
-        with report.progress(f"reading {table.source}") as progress:
-            columns = read_columns(table, numeric, [args.label_col], progress)
-    return table.source, columns
+    named = [("prob_cols" if args.prob_cols else "prob_col", c) for c in args.prob_col]
+    named += [(f[2:].replace("-", "_"), getattr(args, f[2:].replace("-", "_")))
+              for f in COLUMNS if f != "--prob-col"]
+    return read_named_columns(args.data, named, [args.label_col], sep=args.sep,
+                              progress=report.progress)
 
 
 @command("evaluate")
@@ -205,7 +197,9 @@ def run(args: argparse.Namespace) -> int:
     """Evaluate; return the exit code."""
     report = Reporter.from_args(args)
     _check_options(args)
+    from .._columns import binary_labels, probability_column, weight_column
     from ..metrics import evaluate, evaluations_json, evaluations_table
+    from ..metrics._chance import below_chance
 
     option = positive_label_option(args, report)
     source, columns = _read(args, report)
@@ -239,7 +233,12 @@ def run(args: argparse.Namespace) -> int:
         f"{source}: {n:,} rows, positive class {positive!r} "
         f"({int(y01.sum()):,} rows), {args.bins} {args.strategy} bins"
     )
-    _warn_below_chance(report, results, y, positive)
+    others = [v for v in np.unique(y).tolist() if v != positive]
+    for col, ev in results.items():
+        text = below_chance(ev["auc"], positive, others, subject=f"column {col!r}",
+                            option="--positive-label")
+        if text:
+            report.info(f"venncal evaluate: warning: {text}")
     if args.min_bin_count is not None:
         _report_small_bins(report, results, args)
     # The images are written before the table: a failure leaves stdout empty.
@@ -257,6 +256,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _multiclass(args, report: Reporter, source: str, columns: dict, probs: dict) -> int:
     """Evaluate K columns of class probabilities; return the exit code."""
+    from .._columns import weight_column
     from ..metrics import evaluate_multiclass
 
     y = columns[args.label_col]
@@ -282,21 +282,6 @@ def _multiclass(args, report: Reporter, source: str, columns: dict, probs: dict)
     if args.plot:
         report.info(f"top-label reliability diagram written to {args.plot}")
     return 0
-
-
-def _warn_below_chance(report: Reporter, results: dict, y: np.ndarray, positive) -> None:
-    """Warn for every column ranking the positive class below chance (AUC < 0.5)."""
-    others = [v for v in np.unique(y).tolist() if v != positive]
-    hint = ""
-    if others:
-        hint = (f"; if {others[0]!r} is the positive class, give --positive-label "
-                f"{shlex.quote(str(others[0]))}")
-    for col, ev in results.items():
-        if ev["auc"] < 0.5:  # False for NaN (a single class)
-            report.info(
-                f"venncal evaluate: warning: column {col!r} ranks the positive class "
-                f"{positive!r} below chance (AUC {ev['auc']:.3f}){hint}"
-            )
 
 
 def _report_small_bins(report: Reporter, results: dict, args) -> None:

@@ -165,30 +165,19 @@ def parse_param(text: str) -> tuple[str, object]:
 
 
 def _warn_below_chance(report: Reporter, calibrator, summary, args) -> None:
-    """Warn when the calibration scores rank the positive class below chance (AUC < 0.5).
+    """Warn when the calibration scores (``summary``, as given) rank the positive class below chance."""
+    from ..metrics._chance import below_chance
 
-    ``summary`` is that of the scores as given, label 1 the positive class.
-    """
     if args.decreasing:
         from ..negated import negate_summary
 
         summary = negate_summary(summary)
-    try:
-        auc = summary.auc()
-    except ValueError:  # one class only: nothing to rank
-        return
-    if not auc < 0.5:
-        return
     negative, positive = calibrator.classes_.tolist()
-    other = f"with --positive-label {negative}" + (" instead" if args.pos_label is not None else "")
-    flip = "without --decreasing" if args.decreasing else "with --decreasing"
-    direction = "minus the score" if args.decreasing else "the score"
-    report.warn(
-        f"{direction} ranks the positive class {positive!r} below chance on the calibration "
-        f"data (AUC {auc:.3f} < 0.5), so the calibrated probabilities will hardly depend on "
-        f"the score; if the score predicts {negative!r}, fit {other}; if it falls as "
-        f"{positive!r} becomes more likely, fit {flip}"
-    )
+    text = below_chance(summary, positive, [negative], negated=args.decreasing,
+                        positive_given=args.pos_label is not None,
+                        option="--positive-label", flip="--decreasing")
+    if text:
+        report.warn(text)
 
 
 @command("fit")

@@ -14,18 +14,15 @@ import argparse
 import json
 import math
 
-import numpy as np
-
 from ._common import (
     CLIError,
     check_distinct_columns,
     check_outputs,
     command,
     finish_table_parser,
-    probability_column,
     save_figure,
 )
-from ._labels import add_positive_label_option, binary_labels, positive_label_option
+from ._labels import add_positive_label_option, positive_label_option
 from ._progress import Reporter
 
 __all__ = ["FAMILIES", "add_parser", "run"]
@@ -178,54 +175,23 @@ def _add_jumper_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _read(args: argparse.Namespace, report: Reporter) -> tuple[str, np.ndarray, np.ndarray, object]:
-    """Read the stream; return ``(source, p, y01, positive label)``."""
-    option = positive_label_option(args, report)
-    from ..tables import open_table, read_columns
-
-    check_distinct_columns({"--prob-col": args.prob_col, "--label-col": args.label_col})
-    with open_table(args.data, sep=args.sep) as table:
-        table.check_columns([args.prob_col], "prob_col")
-        table.check_columns([args.label_col], "label_col")
-        with report.progress(f"reading {table.source}") as progress:
-            columns = read_columns(table, [args.prob_col], [args.label_col], progress)
-    source = table.source
-    p = probability_column(columns[args.prob_col], source, args.prob_col)
-    y01, positive = binary_labels(
-        columns[args.label_col], args.pos_label, source, args.label_col, option=option
-    )
-    if args.clip is not None:
-        p = np.clip(p, args.clip, 1.0 - args.clip)
-    from ..online.monitoring import check_forecasts
-
-    check_forecasts(p, y01, source)
-    return source, p, y01, positive
-
-
 def _scores_only(args: argparse.Namespace, report: Reporter) -> int:
     """``monitor --scores-only``: the conformal test martingale of the score column."""
+    from ..online._tables import read_scores, write_score_steps
     from ..online.monitoring import Monitored, json_ready, monitor_scores_only, summary_text
-    from ..tables import open_table, read_columns
 
-    with open_table(args.data, sep=args.sep) as table:
-        table.check_columns([args.prob_col], "prob_col")
-        with report.progress(f"reading {table.source}") as progress:
-            scores = read_columns(table, [args.prob_col], [], progress)[args.prob_col]
+    source, scores = read_scores(args.data, args.prob_col, sep=args.sep, progress=report.progress)
     try:
         res, s = monitor_scores_only(scores, nonconformity=args.nonconformity, alpha=args.alpha,
                                      changes=None if args.changes == "none" else args.changes,
                                      threshold=args.threshold)
     except ValueError as exc:  # a score the nonconformity cannot take, named by its row
-        raise CLIError(f"{table.source}: column {args.prob_col!r}: {exc}") from None
+        raise CLIError(f"{source}: column {args.prob_col!r}: {exc}") from None
     if args.output:
-        from ..tables import write_table
-
-        write_table(args.output, {"step": np.arange(1, scores.shape[0] + 1), "score": scores,
-                                  "p_value": res.pvalues, "log10_S": res.log10_martingale},
-                    sep=args.sep)
+        write_score_steps(args.output, scores, res, sep=args.sep)
     if args.plot:
         _save_plot(args.plot, Monitored(res.log10_martingale, None, s), None, None,
-                   f"{table.source}: column {args.prob_col!r}")
+                   f"{source}: column {args.prob_col!r}")
     text = json.dumps(json_ready(s), indent=2, allow_nan=False) if args.json else summary_text(s)
     (report.info if args.output == "-" else print)(text)
     return 0
@@ -242,19 +208,6 @@ def _save_plot(path: str, monitored, y01, p, title: str) -> None:
     save_figure(fig, path, dpi=130)
 
 
-def _write_steps(path: str, sep: str | None, p, y01, proba, log10) -> None:
-    from ..tables import write_table
-
-    steps = {
-        "step": np.arange(1, p.shape[0] + 1),
-        "p": p,
-        "positive": y01.astype(np.int64),
-        "protected_p": proba,
-        "log10_S": log10,
-    }
-    write_table(path, steps, sep=sep)
-
-
 @command("monitor")
 def run(args: argparse.Namespace) -> int:
     """Monitor and protect a stream; return the exit code."""
@@ -263,6 +216,7 @@ def run(args: argparse.Namespace) -> int:
         {"-o": (args.output, "table"), "--plot": (args.plot, "plot")},
         args.force,
     )
+    from ..online._tables import read_stream, write_steps
     from ..online.monitoring import json_ready, monitor, summary_text
 
     report = Reporter.from_args(args)
@@ -270,7 +224,11 @@ def run(args: argparse.Namespace) -> int:
         return _scores_only(args, report)
     if args.label_col is None:
         raise CLIError("--label-col is required (or --scores-only to monitor scores alone)")
-    source, p, y01, positive = _read(args, report)
+    option = positive_label_option(args, report)
+    check_distinct_columns({"--prob-col": args.prob_col, "--label-col": args.label_col})
+    source, p, y01, positive = read_stream(args.data, args.prob_col, args.label_col,
+                                           positive_label=args.pos_label, clip=args.clip,
+                                           sep=args.sep, progress=report.progress, option=option)
     with report.progress("monitoring", unit="steps") as progress:
         monitored = monitor(p, y01, args.family, jump_rate=args.jump_rate, mean=args.mean,
                             alpha=args.alpha, clip=args.clip, positive=positive,
@@ -278,7 +236,7 @@ def run(args: argparse.Namespace) -> int:
                             threshold=args.threshold, progress=progress)
     log10, proba, s = monitored
     if args.output:
-        _write_steps(args.output, args.sep, p, y01, proba, log10)
+        write_steps(args.output, p, y01, proba, log10, sep=args.sep)
         report.info(f"per-step values written to {args.output}")
     if args.plot:
         _save_plot(args.plot, monitored, y01, p,

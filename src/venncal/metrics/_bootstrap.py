@@ -241,14 +241,19 @@ def bootstrap_intervals(
     return _binary_intervals(y01, p, w, names, n_boot, confidence, seed, n_bins, strategy)
 
 
-def _binary_intervals(y01, p, w, names, n_boot, confidence, seed, n_bins, strategy):
-    ws, scale = _weights(w, p.shape[0])
-    replicates = _Binary(names, y01, p, n_bins, strategy, scale)
+def _replicated(replicate, ws, names, n_boot, confidence, seed):
+    """The percentile intervals of ``replicate(counts * ws)`` (name -> values) over the draws."""
     values: dict[str, list] = {name: [] for name in names}
-    for counts in _counts(np.random.default_rng(seed), p.shape[0], n_boot):
-        for name, v in replicates(counts * ws).items():
+    for counts in _counts(np.random.default_rng(seed), ws.shape[0], n_boot):
+        for name, v in replicate(counts * ws).items():
             values[name].append(v)
     return _intervals(values, confidence)
+
+
+def _binary_intervals(y01, p, w, names, n_boot, confidence, seed, n_bins, strategy):
+    ws, scale = _weights(w, p.shape[0])
+    replicate = _Binary(names, y01, p, n_bins, strategy, scale)
+    return _replicated(replicate, ws, names, n_boot, confidence, seed)
 
 
 def _multiclass_parts(names, idx, proba, n_bins, strategy, scale) -> dict[str, _Binary]:
@@ -339,11 +344,10 @@ def bootstrap_intervals_multiclass(
 def _multiclass_intervals(idx, proba, w, names, n_boot, confidence, seed, n_bins, strategy):
     ws, scale = _weights(w, proba.shape[0])
     parts = _multiclass_parts(names, idx, proba, n_bins, strategy, scale)
-    values: dict[str, list] = {name: [] for name in names}
-    for counts in _counts(np.random.default_rng(seed), proba.shape[0], n_boot):
-        cw = counts * ws
-        for name, pieces in parts.items():
-            # the class-wise ECE is the unweighted mean of its K binary ECEs
-            per = [next(iter(piece(cw).values())) for piece in pieces]
-            values[name].append(np.mean(per, axis=0))
-    return _intervals(values, confidence)
+
+    def replicate(cw):
+        # the class-wise ECE is the unweighted mean of its K binary ECEs
+        return {name: np.mean([next(iter(piece(cw).values())) for piece in pieces], axis=0)
+                for name, pieces in parts.items()}
+
+    return _replicated(replicate, ws, names, n_boot, confidence, seed)

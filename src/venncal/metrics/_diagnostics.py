@@ -231,16 +231,8 @@ _CUMULATIVE_DOC = """
     path is read), so the result does not depend on the order of the rows.
 
 """
-
-
-def ks_calibration_test(
-    y: ArrayLike, p: ArrayLike, *, pos_label=None, sample_weight: ArrayLike | None = None
-) -> CalibrationTest:
-    """Kolmogorov-Smirnov calibration test: ``max_k |C_k| / sigma`` of the cumulative deviation.
-    CUMULATIVE
-    The p-value is ``P(max_[0,1] |B| >= statistic)`` for a standard Brownian
-    motion (series with error below 1e-50; see :func:`brownian_max_sf`).
-
+#: The sections both cumulative tests' docstrings share (in place of ``SECTIONS``).
+_CUMULATIVE_SECTIONS = """
     Parameters
     ----------
     {y_p}
@@ -255,6 +247,17 @@ def ks_calibration_test(
     ------
     ValueError
         If every forecast of positive weight is 0 or 1 (``sigma = 0``).
+"""
+
+
+def ks_calibration_test(
+    y: ArrayLike, p: ArrayLike, *, pos_label=None, sample_weight: ArrayLike | None = None
+) -> CalibrationTest:
+    """Kolmogorov-Smirnov calibration test: ``max_k |C_k| / sigma`` of the cumulative deviation.
+    CUMULATIVE
+    The p-value is ``P(max_[0,1] |B| >= statistic)`` for a standard Brownian
+    motion (series with error below 1e-50; see :func:`brownian_max_sf`).
+    SECTIONS
 
     Examples
     --------
@@ -277,21 +280,7 @@ def kuiper_calibration_test(
     The p-value is ``P(max B - min B >= statistic)`` over ``[0, 1]`` for a
     standard Brownian motion (series with error below 1e-50; see
     :func:`brownian_range_sf`).
-
-    Parameters
-    ----------
-    {y_p}
-    {weights}
-
-    Returns
-    -------
-    CalibrationTest
-        ``(statistic, pvalue)``.
-
-    Raises
-    ------
-    ValueError
-        If every forecast of positive weight is 0 or 1 (``sigma = 0``).
+    SECTIONS
 
     Examples
     --------
@@ -337,43 +326,34 @@ def _logit_inputs(y01, p, w, clip):
 def _newton(x, y, u, offset, tol, max_iter):
     """Minimise the mean logistic loss of ``eta = a + b x`` (``b = 1`` fixed with ``offset``).
 
-    Newton's method with step halving; returns ``(theta, gradient max-norm, steps)``.
+    Damped Newton steps (:func:`venncal._newton.minimize_convex`) from the
+    identity; returns ``(theta, gradient max-norm, steps)``.
     """
     from scipy.special import expit
 
+    from .._newton import minimize_convex
+
     design = np.c_[np.ones_like(x)] if offset else np.c_[np.ones_like(x), x]
     base = x if offset else 0.0
-    theta = np.zeros(1) if offset else np.array([0.0, 1.0])
 
     def loss(t):
         eta = base + design @ t
         softplus = np.maximum(eta, 0.0) + np.log1p(np.exp(-np.abs(eta)))
         return float(np.dot(u, softplus - y * eta))
 
-    current = loss(theta)
-    for step in range(max_iter + 1):
-        q = expit(base + design @ theta)
-        grad = design.T @ (u * (q - y))
-        norm = float(np.max(np.abs(grad)))
-        if norm <= tol:
-            return theta, norm, step
-        if step == max_iter:
-            break
+    def terms(t):
+        q = expit(base + design @ t)
         hess = (design * (u * q * (1.0 - q))[:, None]).T @ design
-        delta = np.linalg.solve(hess, grad)
-        t = 1.0
-        while True:
-            trial = loss(theta - t * delta)
-            # a rise within rounding is no rise: near the optimum the loss changes by
-            # less than its rounding, and Newton's full step is right there
-            if trial <= current + 4 * np.finfo(float).eps * abs(current) or t < 1e-12:
-                break
-            t /= 2.0
-        theta, current = theta - t * delta, trial
-    raise ValueError(
-        f"calibration_slope_intercept: Newton's method stopped after {max_iter} steps with "
-        f"gradient norm {norm:.3g} > tol={tol:g}"
-    )
+        return loss(t), design.T @ (u * (q - y)), hess
+
+    m = minimize_convex(terms, np.zeros(1) if offset else np.array([0.0, 1.0]), value=loss,
+                        tol=tol, max_iter=max_iter)
+    if not m.grad_norm <= tol:
+        raise ValueError(
+            f"calibration_slope_intercept: Newton's method stopped after {m.n_iter} steps with "
+            f"gradient norm {m.grad_norm:.3g} > tol={tol:g}"
+        )
+    return m.x, m.grad_norm, m.n_iter
 
 
 def _calibration_line(y01, p, w, clip=None, tol=1e-10, max_iter=100) -> CalibrationLine:
@@ -456,7 +436,8 @@ def calibration_slope_intercept(
 
 for _test in (ks_calibration_test, kuiper_calibration_test):
     if _test.__doc__:
-        _test.__doc__ = _test.__doc__.replace("    CUMULATIVE\n", _CUMULATIVE_DOC)
+        _test.__doc__ = _test.__doc__.replace("    CUMULATIVE\n", _CUMULATIVE_DOC).replace(
+            "    SECTIONS\n", _CUMULATIVE_SECTIONS)
     fill(_test)
 
 

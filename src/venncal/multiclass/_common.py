@@ -16,6 +16,7 @@ from .._kernels.multiclass_lookup import index_lookup_columns, index_proba_colum
 from .._kernels.multiclass_tables import ivap_tables_list
 from ..summary import ScoreSummary
 from ..venn_abers import VennAbersCalibrator
+from ._labels import _label_values, observed_codes, recoded
 from ._scores import SCORE_KINDS, check_class_scores
 
 __all__ = ["MulticlassCalibrator", "base_has"]
@@ -27,23 +28,6 @@ def _is_binary_calibrator(value) -> bool:
         and all(callable(getattr(value, m, None))
                 for m in ("fit_summary", "predict_proba", "get_params"))
     )
-
-
-def _label_values(arr: np.ndarray) -> np.ndarray:
-    """Labels as an array of numbers, booleans or text (an object array of str becomes text)."""
-    if arr.dtype.kind == "O":
-        values = arr.tolist()
-        if all(isinstance(v, str) for v in values):
-            return np.array(values, dtype=str)
-        if all(isinstance(v, (bool, np.bool_)) for v in values) or all(
-            isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
-            for v in values
-        ):
-            return np.array(values)
-        raise TypeError("labels must be numbers, booleans or text, of one type")
-    if arr.dtype.kind not in "biufU":
-        raise TypeError(f"labels must be numbers, booleans or text; got dtype {arr.dtype}")
-    return arr
 
 
 def base_has(name: str):
@@ -119,29 +103,12 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
 
         Every class must have calibration rows of positive weight.
         """
-        arr = np.asarray(y)
-        if arr.ndim != 1:
-            raise ValueError(f"y must be a 1-D array of shape (n_samples,); got shape {arr.shape}")
-        if arr.shape[0] != n:
-            raise ValueError(f"scores and y have different lengths: {n} and {arr.shape[0]}")
-        arr = _label_values(arr)
-        if arr.dtype.kind == "f" and np.isnan(arr).any():
-            raise ValueError("y contains NaN; labels must be class labels")
-        try:
-            observed, codes = np.unique(arr, return_inverse=True)
-        except TypeError:
-            raise TypeError("y mixes labels of types that cannot be compared") from None
-        given = self._given_classes()
-        if given is None:
+        observed, codes = observed_codes(y, n)
+        classes = self._given_classes()
+        if classes is None:
             classes = observed
         else:
-            known = given.tolist()
-            unknown = [v for v in observed.tolist() if v not in known]
-            if unknown:
-                raise ValueError(f"y holds label(s) {unknown!r} that are not in classes={known!r}")
-            where = {v: i for i, v in enumerate(known)}
-            codes = np.array([where[v] for v in observed.tolist()], dtype=np.intp)[codes]
-            classes = given
+            codes = recoded(observed, codes, classes)
         if classes.shape[0] < 2:
             raise ValueError(
                 f"y holds a single class ({classes[0].item()!r}); a multiclass calibrator "

@@ -29,7 +29,7 @@ from .._kernels.parametric_matrix import (
 from .._validation import NONE, Check, Interval, Options, ParamsMixin, check_sample_weight
 from ._blocks import BlockPool
 from ._inputs import check_fitted_classes, class_codes, class_score_rows, power_of_two_scale
-from ._newton import minimize_convex
+from .._newton import minimize_convex
 from ._penalty_cv import choose_penalties
 
 __all__ = ["AffineScalingBase", "NEWTON_MAX_PARAMS", "log_probabilities", "standardising_basis"]

@@ -27,7 +27,7 @@ from scipy.optimize import linprog
 
 from .._kernels.parametric_binary import logistic_terms, logistic_value
 from ._inputs import power_of_two_scale
-from ._newton import minimize_convex
+from .._newton import minimize_convex
 
 __all__ = [
     "BinaryFit", "Separable", "check_open_proba", "fit_logistic", "log_odds", "log_sides",

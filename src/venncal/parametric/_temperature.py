@@ -14,7 +14,7 @@ from .._kernels.parametric import softmax_scaled, temperature_terms
 from .._validation import NONE, Check, Interval, Options, ParamsMixin, check_sample_weight
 from ._blocks import BLOCK_ROWS, BlockPool
 from ._inputs import check_fitted_classes, class_codes, class_score_rows, power_of_two_scale
-from ._newton import minimize_convex_nonnegative
+from .._newton import minimize_convex_nonnegative
 
 __all__ = ["BLOCK_ROWS", "TemperatureCalibrator"]
 

@@ -1,4 +1,9 @@
-"""The minimisers of the parametric calibrators' convex objectives."""
+"""The minimisers of convex objectives: one variable on ``x >= 0``, and damped Newton in several.
+
+The parametric calibrators (:mod:`venncal.parametric`) fit with them, and
+:func:`venncal.metrics.calibration_slope_intercept` fits the calibration
+line with :func:`minimize_convex`.
+"""
 
 from __future__ import annotations
 
