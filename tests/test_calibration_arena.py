@@ -147,3 +147,13 @@ def test_default_specs_sizes():
     full = exp.default_specs(False, 2, uci=True)
     assert len(full) == 2 * (9 * 5 + 3 * 5 + 3 * 4)
     assert len(exp.default_specs(False, 1, uci=False)) == 2 * 5 + 15 + 12
+
+
+def test_build_task_reads_a_uci_set_from_the_data_folder():
+    from pathlib import Path
+
+    folder = Path("/work/shared/datasets")
+    if not (folder / "statlog-australian-credit").is_dir():
+        pytest.skip("the shared data store is not here")
+    task = build_task(TaskSpec("binary", "australian", "NB", 0), seed=0, data_dir=folder)
+    assert task.s_cal.ndim == 1 and sum(task.sizes) == 690 and task.score == "logit"

@@ -155,7 +155,7 @@ def _load_tabular(name: str, data_dir, seed: int) -> tuple[np.ndarray, np.ndarra
         return X.astype(np.float64), y
     from ..datasets import load_dataset
 
-    X, y, _ = load_dataset(name, None if BINARY_SETS[name] == "shipped" else data_dir)
+    X, y, _ = load_dataset(name, data_dir=None if BINARY_SETS[name] == "shipped" else data_dir)
     if X.shape[0] > BIG_ROWS:  # the same rows for every model and repetition of a seed
         rows = np.sort(np.random.default_rng([seed, 104729]).choice(X.shape[0], BIG_ROWS,
                                                                      replace=False))
