@@ -157,3 +157,9 @@ def test_build_task_reads_a_uci_set_from_the_data_folder():
         pytest.skip("the shared data store is not here")
     task = build_task(TaskSpec("binary", "australian", "NB", 0), seed=0, data_dir=folder)
     assert task.s_cal.ndim == 1 and sum(task.sizes) == 690 and task.score == "logit"
+
+
+def test_random_forest_probabilities_are_clipped_for_the_linear_maps():
+    task = build_task(TaskSpec("multiclass", "iris", "RF", 0), seed=0)
+    assert task.score == "proba" and task.s_cal.min() >= 1e-3 * 0.99
+    assert np.allclose(task.s_cal.sum(axis=1), 1.0)

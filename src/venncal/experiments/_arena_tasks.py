@@ -46,18 +46,21 @@ BIG_ROWS = 4000
 #: for the random forest, whose probabilities are calibrated ("proba").
 BINARY_MODELS = {
     "LR": "StandardScaler + LogisticRegression (C = 1): its decision function (logit)",
-    "RF": "RandomForestClassifier (100 trees): its probabilities",
+    "RF": "RandomForestClassifier (100 trees): its probabilities, clipped to [0.001, 0.999]",
     "HGB": "HistGradientBoostingClassifier (defaults): its decision function (logit)",
     "NB": "GaussianNB: the log ratio of its joint likelihoods (logit)",
     "SVM": "StandardScaler + SVC (RBF, C = 1): its margin (read as a logit)",
 }
 MULTICLASS_MODELS = {
     "LR": "StandardScaler + LogisticRegression (C = 1, multinomial): class logits",
-    "RF": "RandomForestClassifier (100 trees): class probabilities",
+    "RF": "RandomForestClassifier (100 trees): class probabilities clipped at 0.001, renormalised",
     "HGB": "HistGradientBoostingClassifier (defaults): class logits",
     "NB": "GaussianNB: joint log-likelihoods (class logits)",
     "MLP": "StandardScaler + MLPClassifier (100 ReLU units): output-layer logits",
 }
+#: The random forest's probabilities are clipped to [RF_CLIP, 1 - RF_CLIP] and renormalised
+#: (a vote share of 0 has no logarithm for vector, matrix and structured scaling).
+RF_CLIP = 1e-3
 #: Synthetic distortions of true logits z: observed = a * z + b.
 DISTORTIONS = {
     "overconfident": "logits times 2.5 (temperature 0.4)",
@@ -134,8 +137,9 @@ def make_model(code: str, seed: int, binary: bool):
 
 def model_scores(model, code: str, X: np.ndarray, binary: bool) -> tuple[str, np.ndarray]:
     """``(score kind, scores)`` of a fitted model: one column for two classes, else K."""
-    if code == "RF":
-        p = model.predict_proba(X)
+    if code == "RF":  # clipped: vector/matrix scaling need finite log-probabilities
+        p = np.clip(model.predict_proba(X), RF_CLIP, 1.0 - RF_CLIP)
+        p /= p.sum(axis=1, keepdims=True)
         return "proba", (p[:, 1] if binary else p)
     if code == "NB":
         joint = model.predict_joint_log_proba(X)
