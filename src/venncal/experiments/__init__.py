@@ -116,4 +116,10 @@ EXPERIMENTS: dict[str, Experiment] = {
         "synthetic logits; Venn-Abers OvR/OvO/CVAP against scikit-learn's sigmoid, isotonic "
         "and temperature (and venn-abers when installed)",
     ),
+    "calibration-arena": Experiment(
+        "calibration_arena",
+        "Issue 25's calibration arena, reported like CalArena (Berta et al. 2026): every "
+        "calibrator, chain and 'venncal recommends' over UCI/bundled sets x five models and "
+        "synthetic logits (K = 2, 10, 100); mean ranks, win rates, times, the two targets",
+    ),
 }
