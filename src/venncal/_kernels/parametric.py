@@ -89,6 +89,9 @@ def _row_exps(z, i, t, beta, eb, vb, o):
 def temperature_terms(z, top, codes, w, beta, lo, hi, out):
     """Weighted sums of the temperature objective over rows ``lo:hi`` at ``beta >= 0``.
 
+    ``z`` must be C-contiguous (the exponentials of a chunk of rows are one
+    vectorised loop over its scores, whatever K).
+
     ``out[0] = sum_i w_i (log S_i - beta c_{i,y_i})`` (the log loss, natural
     log), ``out[1]`` its derivative in ``beta``, ``sum_i w_i (mu_i - c_{i,y_i})``,
     ``out[2]`` the second derivative, ``sum_i w_i var_i``, and ``out[3]`` the
@@ -108,11 +111,21 @@ def temperature_terms(z, top, codes, w, beta, lo, hi, out):
     g = 0.0
     h = 0.0
     q = 0.0
+    zf = z.reshape(z.size)  # z is C-contiguous: the chunk's scores are one run
+    tb = np.empty(rows * K)
     for r0 in range(lo, hi, rows):
         r1 = min(r0 + rows, hi)
         for i in range(r0, r1):
-            if w[i] != 0.0:
-                _row_exps(z, i, top[i], beta, eb, vb, (i - r0) * K)
+            t = top[i]
+            for k in range((i - r0) * K, (i - r0 + 1) * K):
+                tb[k] = t
+        base = r0 * K
+        for j in range((r1 - r0) * K):
+            v = np.float64(zf[base + j]) - tb[j]
+            live = v > -np.inf
+            e = exp_nonpositive(beta * v)
+            eb[j] = e if live else 0.0
+            vb[j] = v if live else 0.0
         for i in range(r0, r1):
             wi = w[i]
             if wi == 0.0:

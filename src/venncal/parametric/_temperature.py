@@ -142,6 +142,7 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
         """
         self._check_params()
         z, top = class_score_rows(scores, self.score, self.classes)
+        z = np.ascontiguousarray(z)  # the kernel reads a chunk of rows as one run
         n, K = z.shape
         classes, codes = class_codes(y, n, self.classes, K)
         w = check_sample_weight(sample_weight, n)
