@@ -251,3 +251,21 @@ def test_guide_examples():
     result = doctest.testfile(str(guide), module_relative=False,
                               optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0 and result.attempted >= 6
+
+
+def test_misleading_scores_give_infinite_temperature_with_the_sample_start():
+    z = (np.random.default_rng(5).normal(size=(40_000, 3)) * 3).astype(np.float32)
+    y = z.argmin(axis=1)  # the label always has the lowest score: the derivative at 0 is > 0
+    with pytest.warns(UserWarning, match="infinite temperature"):
+        cal = TemperatureCalibrator().fit(z, y)
+    assert cal.inverse_temperature_ == 0.0 and cal.converged_
+    np.testing.assert_array_equal(cal.predict_proba(z[:5]), np.full((5, 3), 1 / 3))
+
+
+def test_many_rows_take_few_passes_and_any_thread_count_agrees():
+    z, y = _logits(14, n=40_000, K=6, scale=4.0, true_t=2.0)
+    fits = [TemperatureCalibrator(n_jobs=j).fit(z, y) for j in (1, 2, 3)]
+    assert len({(f.inverse_temperature_, f.loss_) for f in fits}) == 1
+    assert fits[0].converged_ and fits[0].n_iter_ <= 4  # 6 or more from the old start
+    p = [TemperatureCalibrator(n_jobs=j).fit(z, y).predict_proba(z[:5000]) for j in (1, 2)]
+    np.testing.assert_array_equal(p[0], p[1])

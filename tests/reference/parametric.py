@@ -69,3 +69,30 @@ def temperature_bisection(z, y, w, steps=200):
         else:
             hi = mid
     return 0.5 * (lo + hi)
+
+
+def temperature_moments(z, y, w, beta):
+    """The weighted sums of the temperature kernel: loss, and the mean, variance, third moment.
+
+    ``(sum_i w_i loss_i, sum_i w_i (mu_i - c_iy), sum_i w_i var_i, sum_i w_i kappa_i)`` with
+    the central moments of ``c_i = z_i - max z_i`` under ``softmax(beta c_i)`` taken
+    literally (``math.exp``, ``math.fsum``, deviations from the mean), rows of weight 0
+    skipped: the twin of ``venncal._kernels.parametric.temperature_terms``.
+    """
+    sums = [[], [], [], []]
+    for r, c, wi in zip(z, y, w):
+        if not wi:
+            continue
+        row = [float(v) for v in r]
+        top = max(v for v in row if v != -math.inf)
+        cs = [v - top for v in row]
+        e = [math.exp(beta * v) if v != -math.inf else 0.0 for v in cs]
+        s = math.fsum(e)
+        p = [ek / s for ek in e]
+        mean = math.fsum(pk * v for pk, v in zip(p, cs) if pk)
+        var = math.fsum(pk * (v - mean) ** 2 for pk, v in zip(p, cs) if pk)
+        third = math.fsum(pk * (v - mean) ** 3 for pk, v in zip(p, cs) if pk)
+        cy = cs[int(c)]
+        for part, value in zip(sums, (math.log(s) - beta * cy, mean - cy, var, third)):
+            part.append(wi * value)
+    return tuple(math.fsum(part) for part in sums)
