@@ -192,8 +192,6 @@ OLD_MATRIX_PROBA = np.array([
 ])
 
 
-@pytest.mark.xfail(strict=True, raises=ModelFormatError, reason=(
-    "venncal.persist does not yet accept the members of _state_added as missing (see report)"))
 def test_a_model_saved_before_the_fitted_penalties_loads(tmp_path):
     (tmp_path / "old.json").write_text(json.dumps(OLD_MATRIX))
     back = venncal.load(tmp_path / "old.json")

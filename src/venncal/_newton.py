@@ -29,47 +29,75 @@ class Minimum(NamedTuple):
 
 
 def minimize_convex_nonnegative(
-    terms: Callable[[float], tuple[float, float, float]], *, start: float = 1.0, tol: float,
-    max_iter: int,
+    terms: Callable[[float], tuple[float, float, float, float]], *, start: float = 1.0,
+    tol: float, max_iter: int,
 ) -> Minimum:
-    """Minimise a smooth convex function of one variable ``x >= 0``.
+    """Minimise a smooth convex function of one variable ``x >= 0`` by safeguarded Halley steps.
 
-    ``terms(x)`` returns the value, the first and the second derivative.  If
-    the derivative at 0 is not negative, 0 is the minimiser.  Otherwise
-    Newton's method starts at ``start > 0`` (the caller's guess of the
-    scale) inside the bracket ``[0, inf)``, which every evaluation narrows
-    by the sign of the derivative; a step that leaves the bracket is
-    replaced by its midpoint (or a doubling while the bracket is unbounded),
-    until ``|x * f'(x)| <= tol`` or the bracket is four ulps wide.  The
-    caller must make sure a finite minimiser exists (the derivative becomes
-    positive somewhere): the doubling stops at the largest double.
+    ``terms(x)`` returns the value and the first three derivatives.  The
+    bracket ``[lo, hi]`` starts as ``[0, inf)`` and every evaluation narrows
+    it by the sign of the derivative.  The Halley step
+    ``x - 2 g h / (2 h^2 - g q)`` is taken when its denominator is positive
+    and it stays inside the bracket; else Newton's ``x - g / h``; else the
+    bracket's midpoint (a doubling while it is unbounded).  The search stops
+    when ``|x * g| <= tol`` or the bracket is four ulps wide.  The derivative
+    at 0 is evaluated only while no point of negative derivative is known
+    (by convexity such a point puts the minimiser above it): if it is not
+    negative, 0 is the minimiser.  The caller must make sure a finite
+    minimiser exists (the doubling stops at the largest double).
     """
-    f, g, h = terms(0.0)
-    evals = 1
-    if g >= 0.0:
-        return Minimum(0.0, f, g, evals, True)
     lo, hi = 0.0, math.inf
     x = float(start)
-    best = Minimum(0.0, f, g, evals, False)
+    evals = 0
+    best = None
+    zero_checked = False  # g(0) < 0 is known (evaluated, or implied by a point of g < 0)
     while evals < max_iter:
-        f, g, h = terms(x)
+        if best is not None and best.g > 0.0 and not zero_checked:
+            f0, g0, _, _ = terms(0.0)
+            evals += 1
+            zero_checked = True
+            if g0 >= 0.0:
+                return Minimum(0.0, f0, g0, evals, True)
+            if evals >= max_iter:
+                break
+        f, g, h, q = terms(x)
         evals += 1
         best = Minimum(x, f, g, evals, False)
-        if abs(x * g) <= tol or g == 0.0:
-            return best._replace(converged=True)
         if g < 0.0:
+            zero_checked = True
             lo = x
         else:
             hi = x
-        if math.isfinite(hi) and hi - lo <= 4 * math.ulp(hi):
+        done = abs(x * g) <= tol or g == 0.0 or (
+            math.isfinite(hi) and hi - lo <= 4 * math.ulp(hi))
+        if done and zero_checked:
             return best._replace(converged=True)
-        step = x - g / h if 0.0 < h < math.inf else math.nan
-        if not (lo < step < hi) or step == x:
+        if done:  # g(x) >= 0 and tiny: the minimiser is here unless it is 0
+            f0, g0, _, _ = terms(0.0)
+            if g0 >= 0.0:
+                return Minimum(0.0, f0, g0, evals + 1, True)
+            return best._replace(n_iter=evals + 1, converged=True)
+        step = _halley_step(x, g, h, q, lo, hi)
+        if step is None:
             step = 0.5 * (lo + hi) if math.isfinite(hi) else 2.0 * lo
             if not math.isfinite(step):
                 break
         x = step
-    return best
+    return best if best is not None else Minimum(x, math.nan, math.nan, evals, False)
+
+
+def _halley_step(x, g, h, q, lo, hi):
+    """Halley's step from ``x`` if it lands strictly inside ``(lo, hi)``, else Newton's, else None."""
+    den = 2.0 * h * h - g * q
+    if 0.0 < h < math.inf and 0.0 < den < math.inf:
+        step = x - 2.0 * g * h / den
+        if lo < step < hi and step != x:
+            return step
+    if 0.0 < h < math.inf:
+        step = x - g / h
+        if lo < step < hi and step != x:
+            return step
+    return None
 
 
 class MinimumND(NamedTuple):

@@ -86,8 +86,8 @@ class Recommendation(NamedTuple):
         None when no method ran on every fold.
     reason : str
     best : str or None
-        The method of the best mean log-loss rank (which ``method`` may not be:
-        a Venn-Abers method within noise of it, or asked for with ``intervals``).
+        The method of lowest mean out-of-fold log loss (which ``method`` is
+        unless intervals were asked for).
     within_noise : tuple of str
         The methods whose log loss is within noise of ``best``'s, ``best`` included.
     """
@@ -100,39 +100,51 @@ class Recommendation(NamedTuple):
 
 def recommend(order: Sequence[str], ranks: Mapping[str, float], losses: Mapping[str, np.ndarray],
               gives_intervals: Mapping[str, bool], intervals: bool) -> Recommendation:
-    """The recommendation among the methods of ``order`` (best mean log-loss rank first)."""
+    """The recommendation among the methods of ``order`` (best mean log-loss rank first).
+
+    The pick is the method of lowest mean out-of-fold log loss (ties: the
+    better mean rank).  Mean ranks count a fold lost by a little like a fold
+    lost by a lot, so with few folds they can prefer a method that is far off
+    on one of them; the mean loss is what a user pays on new data (the rank
+    rule lost to fixed methods in the calibration arena, ``venncal reproduce
+    calibration-arena``).  With ``intervals`` the pick is the
+    Venn-Abers method of lowest mean log loss.  Without, a Venn-Abers method
+    within noise of the best is named in the reason, not picked.
+    """
     if not order:
         return Recommendation(None, "no method ran on every fold (see the failures)", None, ())
-    best = order[0]
+    means = {m: float(np.mean(losses[m])) for m in order}
+    by_mean = sorted(order, key=lambda m: (means[m], order.index(m)))
+    best = by_mean[0]
     folds = losses[best].shape[0]
-    near = tuple(m for m in order if within_noise(losses[m], losses[best]))
-    va = [m for m in order if gives_intervals[m]]
-    rank = f"best mean log-loss rank ({ranks[best]:.2f} over {folds} folds)"
+    near = tuple(m for m in by_mean if within_noise(losses[m], losses[best]))
+    va = [m for m in by_mean if gives_intervals[m]]
+    lowest = (f"lowest mean log loss over {folds} folds ({means[best]:.4g}; mean rank "
+              f"{ranks[best]:.2f})")
     if intervals and not va:
         pick, why = best, f"intervals were asked for, but no Venn-Abers method ran on every " \
-                          f"fold; {best} has the {rank}"
+                          f"fold; {best} has the {lowest}"
     elif intervals and va[0] != best:
-        pick, why = va[0], (f"intervals were asked for: {va[0]} is the Venn-Abers method of best "
-                            f"mean log-loss rank ({ranks[va[0]]:.2f}); {_gap(va[0], best, losses)}")
+        pick, why = va[0], (f"intervals were asked for: {va[0]} is the Venn-Abers method of "
+                            f"lowest mean log loss ({means[va[0]]:.4g}); "
+                            f"{_gap(va[0], best, losses)}")
     elif gives_intervals[best]:
-        pick, why = best, f"{rank}, and it gives Venn-Abers intervals"
-    elif va and va[0] in near:
-        pick, why = va[0], (f"it gives Venn-Abers intervals and its log loss is within noise of "
-                            f"{best}'s, which has the {rank}: {_gap(va[0], best, losses)}")
+        pick, why = best, f"{lowest}, and it gives Venn-Abers intervals"
     else:
-        nxt = f" (next: {order[1]}, {ranks[order[1]]:.2f})" if len(order) > 1 else ""
-        pick, why = best, f"{rank}{nxt}"
+        nxt = (f" (next: {by_mean[1]}, {means[by_mean[1]]:.4g})" if len(by_mean) > 1 else "")
+        pick, why = best, f"{lowest}{nxt}"
+        if va and va[0] in near:
+            why += (f"; {va[0]} gives Venn-Abers intervals and its log loss is within noise of "
+                    f"{best}'s ({_gap(va[0], best, losses)}): ask for intervals to prefer it")
     if best == "uncalibrated" and pick == best:
         why += "; no calibrator improves on the scores themselves"
-    tied = [m for m in order[1:] if ranks[m] == ranks[best]]
+    tied = [m for m in by_mean[1:] if means[m] == means[best]]
     if tied:
-        why += f"; {best} is tied on mean rank with {', '.join(tied)} (first by mean log loss)"
-    means = {m: float(np.mean(losses[m])) for m in order}
-    low = min(order, key=lambda m: (means[m], order.index(m)))
-    if means[low] < means[pick]:
-        why += (f"; the lowest mean log loss is {low}'s ({means[low]:.4g}, against "
-                f"{means[pick]:.4g}): ranks and means disagree when one fold is far off, so "
-                f"with {folds} folds weigh both")
+        why += f"; {best} is tied on mean log loss with {', '.join(tied)} (first by mean rank)"
+    top = order[0]
+    if ranks[top] < ranks[pick]:
+        why += (f"; the best mean rank is {top}'s ({ranks[top]:.2f}, against "
+                f"{ranks[pick]:.2f}): ranks and means disagree when one fold is far off")
     if len(order) > 1 and len(near) == len(order):
         why += (f"; all {len(order)} methods are within noise of the best (paired log-loss gaps "
                 f"within {NOISE_SE:g} standard errors over {folds} folds): on these data the "

@@ -4,7 +4,7 @@ Each calibrator predicts ``softmax(W x + b)`` from a row's log-probabilities
 ``x`` (the log-softmax of logits, or the logarithms of probabilities,
 renormalised), with ``W`` restricted by its parameterisation, and minimises
 the weighted mean log loss plus its quadratic penalties, a convex function of
-its parameters, by damped Newton steps (:func:`._newton.minimize_convex`) or,
+its parameters, by damped Newton steps (:func:`venncal._newton.minimize_convex`) or,
 for many parameters, by scipy's L-BFGS-B with the exact gradient.
 """
 

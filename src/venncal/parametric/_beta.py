@@ -69,7 +69,7 @@ class BetaCalibrator(BinaryParametricCalibrator):
 
     Notes
     -----
-    **Solver.** Damped Newton (:func:`venncal.parametric._newton.minimize_convex`)
+    **Solver.** Damped Newton (:func:`venncal._newton.minimize_convex`)
     on the convex mean log loss, from ``a = b = 0`` and the log-odds of the
     classes, until the gradient is below ``tol``.  **Constraint.** Kull et
     al. and the ``betacal`` package refit without a coefficient that comes

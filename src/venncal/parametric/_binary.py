@@ -3,7 +3,7 @@ on a few features of the score, with optional sign constraints on the coefficien
 
 The objective is the weighted mean log loss (natural log) of
 ``sigmoid(x . theta + c)`` (:mod:`venncal._kernels.parametric_binary`),
-convex in ``(theta, c)``.  It is minimised by :func:`~._newton.minimize_convex`
+convex in ``(theta, c)``.  It is minimised by :func:`~venncal._newton.minimize_convex`
 (damped Newton) on standardised features: each feature centred at its
 weighted mean (when there is an intercept) and divided by its weighted
 standard deviation, so that the gradient tolerance is free of the scores'

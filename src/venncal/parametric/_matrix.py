@@ -111,6 +111,8 @@ class MatrixScalingCalibrator(AffineScalingBase):
     )
     #: Fitted attributes newer than the class's first saved models, and the parameter
     #: they equal in those (fixed penalties then): a file without them still loads.
+    #: Parameters newer than the first saved models: left out of a file at their default.
+    _params_added: ClassVar[dict] = {"cv": 5}
     _state_added: ClassVar[dict[str, str]] = {
         "l2_off_diagonal_": "l2_off_diagonal", "l2_intercept_": "l2_intercept",
     }

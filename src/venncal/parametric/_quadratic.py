@@ -49,7 +49,7 @@ class QuadraticLogisticCalibrator(BinaryParametricCalibrator):
 
     Notes
     -----
-    Damped Newton (:func:`venncal.parametric._newton.minimize_convex`) on
+    Damped Newton (:func:`venncal._newton.minimize_convex`) on
     the convex mean log loss of standardised ``z`` and ``z^2``.  With two
     distinct scores of nonzero weight ``c2 = 0`` (a line through two points),
     with one ``c1 = c2 = 0``.  A single class, or classes that a quadratic

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import ClassVar, NamedTuple
+from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -12,6 +12,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from .._kernels.parametric import softmax_scaled, temperature_terms
+from .._newton import minimize_convex_nonnegative
 from .._validation import NONE, Check, Interval, Options, ParamsMixin, check_sample_weight
 from ._blocks import BLOCK_ROWS, BlockPool
 from ._inputs import check_fitted_classes, class_codes, class_score_rows, power_of_two_scale
@@ -170,7 +171,7 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
         start = 1.0 / mean_gap if 0.0 < mean_gap < np.inf and 1.0 / mean_gap < np.inf else 1.0
         start = _subsample_start(z, top, codes, w, start, self.n_jobs)
         with _blocked_terms(z, top, codes, w, total, self.n_jobs) as terms:
-            result = _halley_search(terms, start=start, tol=self.tol, max_iter=self.max_iter)
+            result = minimize_convex_nonnegative(terms, start=start, tol=self.tol, max_iter=self.max_iter)
         self.classes_ = classes
         self.inverse_temperature_ = float(result.x)
         self.temperature_ = np.inf if result.x == 0.0 else 1.0 / result.x
@@ -289,86 +290,7 @@ def _subsample_start(z, top, codes, w, start, n_jobs) -> float:
         return start
     zs = np.ascontiguousarray(z[::m])
     with _blocked_terms(zs, top[::m], codes[::m], ws, total, n_jobs) as terms:
-        result = _halley_search(terms, start=start, tol=1e-6, max_iter=60)
+        result = minimize_convex_nonnegative(terms, start=start, tol=1e-6, max_iter=60)
     if result.converged and 0.0 < result.x < math.inf:
         return float(result.x)
     return start
-
-
-class _Minimum(NamedTuple):
-    """Where a search stopped: the point, the objective, its derivative, evaluations, success."""
-
-    x: float
-    f: float
-    g: float
-    n_iter: int
-    converged: bool
-
-
-def _halley_search(terms, *, start: float, tol: float, max_iter: int) -> _Minimum:
-    """Minimise the convex temperature objective over ``beta >= 0`` by safeguarded Halley steps.
-
-    ``terms(x)`` returns the value and the first three derivatives.  The
-    bracket ``[lo, hi]`` starts as ``[0, inf)`` and every evaluation narrows
-    it by the sign of the derivative.  The Halley step
-    ``x - 2 g h / (2 h^2 - g q)`` is taken when its denominator is positive
-    and it stays inside the bracket; else Newton's ``x - g / h``; else the
-    bracket's midpoint (a doubling while it is unbounded).  The search stops
-    when ``|x * g| <= tol`` or the bracket is four ulps wide.  The derivative
-    at 0 is evaluated only while no point of negative derivative is known
-    (by convexity such a point puts the minimiser above it): if it is not
-    negative, 0 is the minimiser.  The caller must make sure a finite
-    minimiser exists (the doubling stops at the largest double).
-    """
-    lo, hi = 0.0, math.inf
-    x = float(start)
-    evals = 0
-    best = None
-    zero_checked = False  # g(0) < 0 is known (evaluated, or implied by a point of g < 0)
-    while evals < max_iter:
-        if best is not None and best.g > 0.0 and not zero_checked:
-            f0, g0, _, _ = terms(0.0)
-            evals += 1
-            zero_checked = True
-            if g0 >= 0.0:
-                return _Minimum(0.0, f0, g0, evals, True)
-            if evals >= max_iter:
-                break
-        f, g, h, q = terms(x)
-        evals += 1
-        best = _Minimum(x, f, g, evals, False)
-        if g < 0.0:
-            zero_checked = True
-            lo = x
-        else:
-            hi = x
-        done = abs(x * g) <= tol or g == 0.0 or (
-            math.isfinite(hi) and hi - lo <= 4 * math.ulp(hi))
-        if done and zero_checked:
-            return best._replace(converged=True)
-        if done:  # g(x) >= 0 and tiny: the minimiser is here unless it is 0
-            f0, g0, _, _ = terms(0.0)
-            if g0 >= 0.0:
-                return _Minimum(0.0, f0, g0, evals + 1, True)
-            return best._replace(n_iter=evals + 1, converged=True)
-        step = _halley_step(x, g, h, q, lo, hi)
-        if step is None:
-            step = 0.5 * (lo + hi) if math.isfinite(hi) else 2.0 * lo
-            if not math.isfinite(step):
-                break
-        x = step
-    return best if best is not None else _Minimum(x, math.nan, math.nan, evals, False)
-
-
-def _halley_step(x, g, h, q, lo, hi):
-    """Halley's step from ``x`` if it lands strictly inside ``(lo, hi)``, else Newton's, else None."""
-    den = 2.0 * h * h - g * q
-    if 0.0 < h < math.inf and 0.0 < den < math.inf:
-        step = x - 2.0 * g * h / den
-        if lo < step < hi and step != x:
-            return step
-    if 0.0 < h < math.inf:
-        step = x - g / h
-        if lo < step < hi and step != x:
-            return step
-    return None

@@ -403,7 +403,11 @@ def _from_document(doc, outer: _Context, where: str, verified: bool):
     )
     checks = [("_check_params", "invalid parameter")]
     if not unfitted:
-        _check_keys(state, {"classes_", *getattr(cls, "_state", ())}, f"{inner}.state")
+        # Members newer than the class's first saved models (``_state_added``) may be
+        # absent: ``_derive_state`` fills them from what those models were fitted with.
+        expected = {"classes_", *getattr(cls, "_state", ())}
+        _check_keys(state, expected - (set(getattr(cls, "_state_added", {})) - state.keys()),
+                    f"{inner}.state")
         for name, value in state.items():
             setattr(calibrator, name, _decode(value, f"{inner}.state.{name}", ctx, verified))
         # attributes computed from the saved ones (not saved: IVAP's q0_), then the checks

@@ -157,7 +157,7 @@ def document(calibrator, version: int, *, fitted: bool = True, zlib_level: int =
     # a model saved before they existed is saved again byte for byte.
     added = getattr(cls, "_params_added", {})
     for k, v in calibrator.get_params(deep=False).items():
-        if k in added and isinstance(v, str) and v == added[k]:
+        if k in added and type(v) is type(added[k]) and v == added[k]:
             continue
         # A calibrator as a parameter (a wrapper's) is a setting: saved unfitted.
         params[k] = (
