@@ -95,6 +95,20 @@ class ChainedCalibrator(ParamsMixin, BaseEstimator):
         ``StratifiedKFold(shuffle=True)``, stratified by class); an int
         makes them, and :meth:`split`, reproducible.  ``venncal.save``
         stores an int or None (not a RandomState).
+    point : {"then", "clip"}, default="then"
+        The probability the chain predicts.  ``"then"``: the second stage's
+        (for Venn-Abers, its merge of ``(p0, p1)``).  ``"clip"``: the first
+        stage's probability clipped into the second stage's interval
+        ``[p0, p1]`` (a Venn-Abers second stage, one-vs-rest for K classes:
+        each class's probability clipped into its interval, then the row
+        renormalised); with ``fitting="cross"`` the first stage's
+        probability is the mean of the F first stages'.  The first stage's
+        probability is kept wherever Venn-Abers finds it consistent with
+        the data, and moved to the nearest end of the interval where it is
+        not; the intervals are the same as with ``"then"``.  For one score
+        per row the prediction lies in ``[p0, p1]``, like every Venn-Abers
+        point prediction; for K classes the renormalisation may move it
+        slightly outside.
 
     Attributes
     ----------
@@ -147,16 +161,20 @@ class ChainedCalibrator(ParamsMixin, BaseEstimator):
         "calibration_size": [Interval("real", 0, 1, closed="neither"), Interval("int", 1, None)],
         "cv": [Interval("int", 2, None)],
         "random_state": [RANDOM_STATE],
+        "point": [Options(("then", "clip"))],
     }
+    #: Parameters newer than the first saved chains: left out of a file at their default.
+    _params_added: ClassVar[dict] = {"point": "then"}
 
     def __init__(self, first, then, *, fitting="same", calibration_size=0.5, cv=5,
-                 random_state=None):
+                 random_state=None, point="then"):
         self.first = first
         self.then = then
         self.fitting = fitting
         self.calibration_size = calibration_size
         self.cv = cv
         self.random_state = random_state
+        self.point = point
 
     # -- the stages -------------------------------------------------------------------
 
@@ -196,6 +214,18 @@ class ChainedCalibrator(ParamsMixin, BaseEstimator):
                 f"fitting='split' fits then ({then_name}) once, on the held-out rows, but it is "
                 "fitted per fold: use fitting='cross', or an inductive Venn-Abers predictor"
             )
+        if self.point == "clip":
+            if not hasattr(self.then, "predict_interval"):
+                raise ValueError(
+                    f"point='clip' clips into the second stage's Venn-Abers interval, but then "
+                    f"({then_name}) gives no intervals: use a Venn-Abers second stage"
+                )
+            if kind != BINARY and then_name != "OneVsRestCalibrator":
+                raise ValueError(
+                    f"point='clip' clips each class's probability into its interval, which "
+                    f"only a one-vs-rest second stage gives (then is {then_name}, whose "
+                    "intervals are per pair of classes)"
+                )
         return kind
 
     def _scores(self, scores, kind: str) -> np.ndarray:
@@ -359,7 +389,7 @@ class ChainedCalibrator(ParamsMixin, BaseEstimator):
         return np.stack([self._output(f, x, kind) for f in self.first_], axis=1)
 
     def predict_proba(self, scores) -> np.ndarray:
-        """Return the second stage's probabilities of the first stage's output.
+        """Return the chain's probabilities: the second stage's, or clipped (``point``).
 
         Returns
         -------
@@ -367,12 +397,27 @@ class ChainedCalibrator(ParamsMixin, BaseEstimator):
             Columns in the order of ``classes_``.
         """
         x = self.transform(scores)
-        return self.then_.predict_proba(x)
+        if self.point != "clip":
+            return self.then_.predict_proba(x)
+        first = x.mean(axis=1) if isinstance(self.first_, list) else x  # cross: F outputs
+        interval = self.then_.predict_interval(x)
+        clipped = np.clip(first, interval[..., 0], interval[..., 1])
+        if clipped.ndim == 1:
+            return np.column_stack([1.0 - clipped, clipped])
+        total = clipped.sum(axis=1, keepdims=True)
+        # Each class's p1 is positive unless Venn-Abers saw no row of it: a row of zeros
+        # cannot be renormalised, so it takes the second stage's own probabilities.
+        bad = ~(total[:, 0] > 0.0)
+        out = clipped / np.where(bad[:, None], 1.0, total)
+        if bad.any():
+            out[bad] = self.then_.predict_proba(x[bad])
+        return out
 
     def predict(self, scores) -> np.ndarray:
-        """Return the second stage's predicted labels."""
-        x = self.transform(scores)
-        return self.then_.predict(x)
+        """Return the label of largest probability (``point="then"``: the second stage's)."""
+        if self.point != "clip":
+            return self.then_.predict(self.transform(scores))
+        return self.classes_[np.argmax(self.predict_proba(scores), axis=1)]
 
     @available_if(_then_has("predict_interval"))
     def predict_interval(self, scores) -> np.ndarray:

@@ -71,13 +71,14 @@ def _construct(path: str, *, score: bool = False, **params) -> Callable:
     return build
 
 
-def _chain(first: Callable, then: Callable, fitting: str = "same") -> Callable:
+def _chain(first: Callable, then: Callable, fitting: str = "same", point: str = "then") -> Callable:
     """A builder of ``ChainedCalibrator(first, then)``: ``then`` runs on probabilities."""
 
     def build(kind, classes):
         from ..chain import ChainedCalibrator
 
-        return ChainedCalibrator(first(kind, classes), then("proba", classes), fitting=fitting)
+        return ChainedCalibrator(first(kind, classes), then("proba", classes), fitting=fitting,
+                                 point=point)
 
     return build
 

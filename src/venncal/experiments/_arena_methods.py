@@ -46,8 +46,9 @@ def _ovo(coupling: str):
     return _multiclass("OneVsOneCalibrator", "ivap", coupling=coupling)
 
 
-def _extra(name, problem, first, then, about):
-    return Candidate(name, problem, _chain(first, then), ("proba", "logit"), True, about)
+def _extra(name, problem, first, then, about, point="then"):
+    return Candidate(name, problem, _chain(first, then, point=point), ("proba", "logit"), True,
+                     about)
 
 
 #: The chains the arena adds to the comparison's candidates (all fitted on the same rows).
@@ -69,6 +70,17 @@ EXTRA_CHAINS: tuple[Candidate, ...] = (
            "vector scaling, then one-vs-one IVAP (Price)"),
     _extra("structured-matrix-scaling+ovo-ivap", MULTICLASS, _SMS, _ovo("price"),
            "structured matrix scaling, then one-vs-one IVAP (Price)"),
+    # point="clip": the first stage's probabilities clipped into the IVAP intervals
+    _extra("platt+ivap-clip", BINARY, _PLATT, _IVAP,
+           "Platt scaling clipped into IVAP's interval", "clip"),
+    _extra("beta+ivap-clip", BINARY, _BETA, _IVAP, "Beta calibration clipped into IVAP's interval",
+           "clip"),
+    _extra("temperature+ovr-ivap-clip", MULTICLASS, _TEMP, _OVR,
+           "temperature scaling clipped into the one-vs-rest IVAP intervals, renormalised", "clip"),
+    _extra("vector-scaling+ovr-ivap-clip", MULTICLASS, _VECTOR, _OVR,
+           "vector scaling clipped into the one-vs-rest IVAP intervals", "clip"),
+    _extra("structured-matrix-scaling+ovr-ivap-clip", MULTICLASS, _SMS, _OVR,
+           "structured matrix scaling clipped into the one-vs-rest IVAP intervals", "clip"),
 )
 
 #: Each chain's first stage (a method of the arena): for the chain target.
@@ -79,6 +91,9 @@ FIRST_STAGE = {
     "temperature+ovo-ivap": "temperature", "temperature+ovo-ivap-normalize": "temperature",
     "temperature+ovo-ivap-wlw": "temperature", "vector-scaling+ovo-ivap": "vector-scaling",
     "structured-matrix-scaling+ovo-ivap": "structured-matrix-scaling",
+    "platt+ivap-clip": "platt", "beta+ivap-clip": "beta",
+    "temperature+ovr-ivap-clip": "temperature", "vector-scaling+ovr-ivap-clip": "vector-scaling",
+    "structured-matrix-scaling+ovr-ivap-clip": "structured-matrix-scaling",
 }
 
 #: Methods left out of the K = 100 tasks (their cost there: K(K-1)/2 = 4,950 pairwise
