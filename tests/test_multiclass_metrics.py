@@ -357,6 +357,11 @@ def test_weighted_metrics_do_not_depend_on_the_scale(data, factor):
         big = w.max() * factor
     if not (0 < big < 1e308 and w[w > 0].min() * factor > 2.0**-1022):
         return  # the scaled weights must stay exact
+    if factor == 3.0 and not (np.all(w == np.floor(w)) and w.sum() * 64 < 2.0**52):
+        # and so must the quantile rule's running sums (upper_mass_bins: exact for whole
+        # weights of total below 2**52): 3 * (1 + 2**53) rounds unlike 1 + 2**53, and a
+        # row of weight 2**53 on a bin edge changes bin (found by hypothesis)
+        return
     # a common factor changes no metric beyond a few ulps (as test_fuzz_metrics's)
     a = evaluate_multiclass(y, proba, classes=classes, sample_weight=w, strategy="quantile")
     b = evaluate_multiclass(y, proba, classes=classes, sample_weight=w * factor,
