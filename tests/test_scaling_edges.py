@@ -128,7 +128,11 @@ def test_edges_converge_or_warn_and_predict_probabilities(seed, cls, scale, heav
         warnings.simplefilter("ignore", ConvergenceWarning)
         other = cls().fit(z, y, sample_weight=w2)
     if other.converged_:
-        np.testing.assert_allclose(p, other.predict_proba(z), atol=1e-6)
+        # Two fits that each stop at a gradient norm below tol = 1e-8 agree only as far as
+        # the curvature allows: on nearly constant logits (scale 1e-6) the scales are barely
+        # determined, and hypothesis found fits stopping at 9.2e-9 and 8.6e-11 whose
+        # probabilities differ by 1.9e-6 (seed 76009694, weights 2**53 - 1).
+        np.testing.assert_allclose(p, other.predict_proba(z), atol=1e-5)
 
 
 @pytest.mark.parametrize("cls", CLASSES)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..multiclass._common import _label_values
+from ..multiclass._labels import _label_values, class_codes
 from ..multiclass._scores import check_class_scores
 
 __all__ = ["check_fitted_classes", "class_codes", "class_score_rows", "power_of_two_scale"]
@@ -60,38 +60,6 @@ def class_score_rows(scores, kind: str, classes, *, fitted: bool = False):
             f"{z[i].max()!r}): its softmax is 0 or 1 to every digit; rescale the logits"
         )
     return z, top
-
-
-def class_codes(y, n: int, classes, K: int) -> tuple[np.ndarray, np.ndarray]:
-    """Return ``(classes_, codes)``: the K classes and each row's index among them."""
-    arr = np.asarray(y)
-    if arr.ndim != 1:
-        raise ValueError(f"y must be a 1-D array of shape (n_samples,); got shape {arr.shape}")
-    if arr.shape[0] != n:
-        raise ValueError(f"scores and y have different lengths: {n} and {arr.shape[0]}")
-    arr = _label_values(arr)
-    if arr.dtype.kind == "f" and np.isnan(arr).any():
-        raise ValueError("y contains NaN; labels must be class labels")
-    try:
-        observed, codes = np.unique(arr, return_inverse=True)
-    except TypeError:
-        raise TypeError("y mixes labels of types that cannot be compared") from None
-    if classes is None:
-        if observed.shape[0] != K:
-            raise ValueError(
-                f"y holds {observed.shape[0]} classes ({observed.tolist()[:10]!r}) but the "
-                f"scores have {K} columns; pass classes= (the label of each column, in order)"
-            )
-        return observed, codes.astype(np.intp)
-    given = _label_values(np.asarray(classes))
-    if np.unique(given).shape[0] != given.shape[0]:
-        raise ValueError(f"classes must be distinct labels; got {classes!r}")
-    known = given.tolist()
-    unknown = [v for v in observed.tolist() if v not in known]
-    if unknown:
-        raise ValueError(f"y holds label(s) {unknown!r} that are not in classes={known!r}")
-    where = {v: i for i, v in enumerate(known)}
-    return given, np.array([where[v] for v in observed.tolist()], dtype=np.intp)[codes]
 
 
 def power_of_two_scale(w: np.ndarray) -> np.ndarray:
