@@ -269,3 +269,16 @@ def test_many_rows_take_few_passes_and_any_thread_count_agrees():
     assert fits[0].converged_ and fits[0].n_iter_ <= 4  # 6 or more from the old start
     p = [TemperatureCalibrator(n_jobs=j).fit(z, y).predict_proba(z[:5000]) for j in (1, 2)]
     np.testing.assert_array_equal(p[0], p[1])
+
+
+def test_logits_near_the_largest_double_fit_without_overflow_warning():
+    # Regression: the scale-free start averaged gaps of about 1e307 and overflowed
+    # (RuntimeWarning, an error under the suite's filterwarnings) before the search began.
+    rng = np.random.default_rng(0)
+    z = rng.normal(size=(200, 3)) * 1e307
+    y = rng.integers(0, 3, 200)
+    y[:3] = [0, 1, 2]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cal = TemperatureCalibrator().fit(z, y)
+    assert cal.converged_ and np.isfinite(cal.predict_proba(z)).all()

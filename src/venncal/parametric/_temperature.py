@@ -167,7 +167,11 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
         # A scale-free start: the inverse of the weighted mean distance of the
         # label's score below its row's top (the scores' own unit).
         gap = -label_score[live]
-        mean_gap = float(np.average(gap, weights=w[live]))
+        with np.errstate(over="ignore"):
+            mean_gap = float(np.average(gap, weights=w[live]))
+        if mean_gap == np.inf:  # gaps near the largest double: averaged in units of the largest
+            top_gap = float(gap.max())
+            mean_gap = float(np.average(gap / top_gap, weights=w[live])) * top_gap
         start = 1.0 / mean_gap if 0.0 < mean_gap < np.inf and 1.0 / mean_gap < np.inf else 1.0
         start = _subsample_start(z, top, codes, w, start, self.n_jobs)
         with _blocked_terms(z, top, codes, w, total, self.n_jobs) as terms:
@@ -233,7 +237,7 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
 
 
 class _blocked_terms:
-    """The mean objective, derivative and second derivative, summed block by block.
+    """The mean objective and its first three derivatives, summed block by block.
 
     A context manager owning the threads (see :class:`._blocks.BlockPool`);
     the block sums are added in block order, whatever thread computed them.
