@@ -84,10 +84,14 @@ def jumper_cases(xs: list, ys: list, makers) -> dict:
 SINGLES = (("JumperMartingale", JumperMartingale),
            ("JumperPredictor(cubic)", lambda: JumperPredictor(cubic())),
            ("MeanJumper", MeanJumper))
-#: Union families (queued like single families; their flush is one kernel run).
+#: Union families and Cox's: one compiled call an event (``union_calls``), like single families.
 UNIONS = (("JumperMartingale(shift+confidence)", lambda: JumperMartingale(named("shift+confidence"))),
-          ("JumperPredictor(quadratic+cubic)", lambda: JumperPredictor(quadratic() + cubic())))
-
+          ("JumperPredictor(quadratic+cubic)", lambda: JumperPredictor(quadratic() + cubic())),
+          ("MeanJumper(shift+confidence)", lambda: MeanJumper(named("shift+confidence"))),
+          ("JumperPredictor(quadratic+cox2)", lambda: JumperPredictor(named("quadratic+cox2"))),
+          ("JumperMartingale(cox)", lambda: JumperMartingale(named("cox"))),
+          ("JumperMartingale(s+c, half_life)",
+           lambda: JumperMartingale(named("shift+confidence"), half_life=100.0)))
 
 def cases(xs: list, ys: list, n_quantized: int) -> dict:
     """The loops to time: name -> a function of the number of calls."""

@@ -10,17 +10,18 @@ Python operations.
 
 For the quadratic and cubic families the whole object (queue, state, rates,
 parameters and scratch) lives in one float64 array, laid out by
-:func:`~venncal._kernels.jumper.calls_layout`, and one call of
-:func:`~venncal._kernels.jumper.jumper_calls` applies the queue and forecasts
-(``predict_proba_one``): numba's cost of a call grows with the number of
-arrays it unboxes (about 0.1 µs each).  Cox's families, and unions of the
-paper's families (``quadratic() + cubic() + cox()``, the monitor's default),
-queue their steps and apply them through ``learn_many``'s path, one kernel
-run for up to :data:`QUEUE` steps (Cox's values are computed by SciPy); their
-``predict_proba_one`` evaluates the family at one point and calls the
-prediction kernel, skipping the checks the batch path needs.  A family with
-a user's functions (alone or in a union) is not queued: its functions could
-fail, and the error belongs to the call that gave the step.
+:func:`~venncal._kernels.jumper_calls.calls_layout`, and one call of
+:func:`~venncal._kernels.jumper_calls.jumper_calls` applies the queue and
+forecasts (``predict_proba_one``): numba's cost of a call grows with the
+number of arrays it unboxes (about 0.1 µs each).  Cox's families and unions of
+the paper's families (``quadratic() + cubic() + cox()``, the monitor's
+default) do the same through
+:func:`~venncal._kernels.jumper_union.union_calls`, whose memory
+(:func:`~venncal._kernels.jumper_union.union_layout`) also holds the union's
+description: the functions of the batch path, so the values are those of
+``learn_many`` and ``predict_proba_many``, bit for bit.  A family with a
+user's functions (alone or in a union) is not queued: its functions run in
+Python and could fail, and the error belongs to the call that gave the step.
 """
 
 from __future__ import annotations
@@ -36,8 +37,10 @@ from .._kernels.jumper import (
     jumper_predict,
 )
 from .._kernels.jumper_calls import CTL_GAMMA, CTL_LAST, CTL_NEW, CTL_TOP, calls_layout, jumper_calls
+from .._kernels.jumper_union import union_calls, union_layout
 from .._validation import check_probabilities
 from ._base import unit_weight
+from ._composite import describe
 from ._state import compiled_entry
 
 __all__ = ["ONE", "QUEUE", "SingleCalls"]
@@ -51,11 +54,25 @@ _FAST_Y = frozenset((bool, int, float, str, np.bool_, np.int64, np.float64, np.s
 _VIEWS = ("_weights", "_log_cap", "_log_err", "_queue_p", "_queue_y", "_call", "_args")
 
 
-def _queueable_union(fam) -> bool:
-    """Whether ``fam`` is a union of the paper's families only (no user's function)."""
+#: The single-call paths: the quadratic and cubic families (their kind codes),
+#: Cox's families and unions of the paper's families (``_COMPOSITE``), and
+#: families with a user's functions (``_PYTHON``: not queued).
+_COMPOSITE, _PYTHON = 2, -1
+
+
+def _compiled(fam) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(desc, params)`` of Cox's family or a union of the paper's families; None otherwise."""
+    if fam.kind in ("cox", "cox2"):
+        return describe([fam])
     members = getattr(fam, "members", None)
-    return (fam.kind == "union" and members is not None
-            and all(m.kind in FAMILY_KINDS for m in members))
+    return describe(members) if fam.kind == "union" and members else None
+
+
+def _path(fam) -> int:
+    kind = FAMILY_KINDS.get(fam.kind, _PYTHON)
+    if kind in (0, 1):
+        return kind
+    return _COMPOSITE if _compiled(fam) is not None else _PYTHON
 
 
 class SingleCalls:
@@ -67,23 +84,32 @@ class SingleCalls:
 
     def _new_memory(self) -> None:
         """A fresh memory: uniform weights, ``log S = 0``, an empty queue."""
-        kind = FAMILY_KINDS.get(self.family_.kind, -1)
-        self._queue = QUEUE if kind >= 0 or _queueable_union(self.family_) else 0
-        self._kind = kind if kind in (0, 1) else -1
+        self._kind = _path(self.family_)
+        self._queue = QUEUE if self._kind != _PYTHON else 0
         self._mem = np.zeros(self._layout()[-1])
         self._views()
         self._weights[:] = 1.0 / len(self.family_)
         off = self._off
         self._mem[off[4]:off[5]] = self._rates
-        if self._kind >= 0:
+        if self._kind == _COMPOSITE:
+            desc, params = _compiled(self.family_)
+            self._mem[off[5]:off[6]] = params.ravel()
+            self._mem[off[6]:off[7]] = desc
+        elif self._kind >= 0:
             self._mem[off[5]:off[6]] = self.family_.params.ravel()
         self._mem[self._ctl + CTL_GAMMA] = self._gamma
         self._n_queued = 0
         self._labels()
 
     def _layout(self) -> tuple:
+        K, R = len(self.family_), self._rates.shape[0]
+        if self._kind == _COMPOSITE:
+            return union_layout(self._queue, K, R, self._members())
         m = self.family_.params.shape[1] if self._kind >= 0 else 0
-        return calls_layout(self._queue, len(self.family_), self._rates.shape[0], m)
+        return calls_layout(self._queue, K, R, m)
+
+    def _members(self) -> int:
+        return len(getattr(self.family_, "members", (self.family_,)))
 
     def _views(self) -> None:
         """The state's arrays as views of the memory."""
@@ -94,6 +120,9 @@ class SingleCalls:
         self._queue_p, self._queue_y = self._mem[:Q], self._mem[Q:2 * Q]
         self._ctl = off[0]
         self._call = None
+        if self._kind == _COMPOSITE:
+            self._args = (self._mem, K, R, self._members(), Q)
+            return
         m = self.family_.params.shape[1] if self._kind >= 0 else 0
         self._args = (self._mem, self._kind, K, R, m, Q)
 
@@ -139,17 +168,13 @@ class SingleCalls:
         n = self._n_queued
         if not n:
             return
-        if self._kind < 0:  # Cox's families: their values come from SciPy
-            p, y = self._queue_p[:n].copy(), self._queue_y[:n] != 0.0
-            self._n_queued = 0
-            self._advance(p, y, self.classes_)
-            return
         self._called(n, -1.0)
 
     def _called(self, n: int, x: float) -> float:
         """Apply ``n`` queued steps and forecast at ``x`` (``x < 0``: no forecast), in one call."""
         if self._call is None:
-            self._call = compiled_entry(jumper_calls, *self._args, 0, -1.0)
+            kernel = union_calls if self._kind == _COMPOSITE else jumper_calls
+            self._call = compiled_entry(kernel, *self._args, 0, -1.0)
         proba = self._call(*self._args, n, x)
         if n:
             mem, ctl = self._mem, self._ctl
@@ -170,13 +195,7 @@ class SingleCalls:
             return None
         if self.clip is not None:
             q = min(max(q, self.clip[0]), self.clip[1])
-        if self._kind >= 0:
-            return float(self._called(self._n_queued, q))
-        self._flush()  # Cox's families and unions: predict_proba_many's kernel, unchecked
-        out = np.empty(1)
-        jumper_predict(self.family_.table(np.array([q])), self._rates, self._weights,
-                       self._log_cap, self._log_err, out)
-        return float(out[0])
+        return float(self._called(self._n_queued, q))
 
     # -- what reads the state applies the queue first --------------------------------
 
@@ -209,6 +228,15 @@ class SingleCalls:
             self._new_top()
             return
         self.__dict__.update(state)
+        if self._kind != _path(self.family_):  # pickled when the steps of Cox's families and
+            self._kind = _path(self.family_)   # unions went through learn_many: a new memory
+            R, K = self._rates.shape[0], len(self.family_)
+            old = calls_layout(self._queue, K, R, 0)
+            state = self._mem[old[1]:old[4]].copy()
+            self._new_memory()
+            self._mem[self._off[1]:self._off[4]] = state
+            self._new_top()
+            return
         self._views()
         if self._mem[self._ctl + CTL_GAMMA] != self._gamma:  # pickled before forgetting: 0.0
             self._mem = np.array(self._mem)  # (a read-only memmap is left as it is otherwise)

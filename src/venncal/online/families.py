@@ -41,9 +41,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from scipy.special import expit, logit
-
 from .._kernels.jumper import FAMILY_KINDS, family_ratios, polynomial_values, value_ratios
+from .._kernels.jumper_union import cox_values, union_ratios, union_values
+from ._composite import describe, stacked_ratios
 
 __all__ = ["NAMED", "CalibratingFamily", "cox", "cox2", "cubic", "family", "named", "quadratic",
            "union"]
@@ -143,12 +143,9 @@ class CalibratingFamily:
         if self.kind in ("quadratic", "cubic"):
             out = np.empty((len(self), p.shape[0]))
             polynomial_values(FAMILY_KINDS[self.kind], self.params, p, out)
-        elif self.kind in ("cox", "cox2"):  # _cox2 on every row at once, value for value
-            theta = self._kernel_params()
-            with np.errstate(invalid="ignore"):
-                z = theta[:, 1:] * logit(p)[None, :]
-            z[theta[:, 1] == 0.0] = 0.0
-            out = expit(theta[:, :1] + z)
+        elif self.kind in ("cox", "cox2"):  # SciPy's expit(alpha + beta logit p), compiled
+            out = np.empty((len(self), p.shape[0]))
+            cox_values(self._kernel_params(), p, out)
         else:
             out = np.empty((len(self), p.shape[0]))
             for k in range(len(self)):
@@ -231,33 +228,25 @@ def _check_on_grid(label: str, values: np.ndarray) -> None:
         )
 
 
-def _polynomial(kind: str):
-    """The evaluator of one function of a polynomial family (the kernel on one row)."""
+def _one_row(kind: str):
+    """The evaluator of one function of a family of the paper (its kernel on one row)."""
 
     def evaluate(theta: np.ndarray, p: np.ndarray) -> np.ndarray:
         out = np.empty((1, p.shape[0]))
-        polynomial_values(FAMILY_KINDS[kind], np.ascontiguousarray(theta[None, :]),
-                          np.ascontiguousarray(p, dtype=np.float64), out)
+        theta = np.ascontiguousarray(theta[None, :])
+        p = np.ascontiguousarray(p, dtype=np.float64)
+        if kind == "cox":  # cox(beta) is cox2(0, beta)
+            cox_values(np.array([[0.0, theta[0, 0]]]), p, out)
+        elif kind == "cox2":
+            cox_values(theta, p, out)
+        else:
+            polynomial_values(FAMILY_KINDS[kind], theta, p, out)
         return out[0]
 
     return evaluate
 
 
-def _cox2(theta: np.ndarray, p: np.ndarray) -> np.ndarray:
-    # p^b e^a / (p^b e^a + (1-p)^b) = expit(a + b logit p), with b logit p = 0
-    # for b = 0 at p in {0, 1} (0^0 = 1: the constant expit(a)).
-    alpha, beta = theta
-    z = np.zeros_like(p) if beta == 0.0 else beta * logit(p)
-    return expit(alpha + z)
-
-
-def _cox(theta: np.ndarray, p: np.ndarray) -> np.ndarray:
-    return _cox2(np.array([0.0, theta[0]]), p)
-
-
-_EVALUATORS = {"quadratic": _polynomial("quadratic"), "cubic": _polynomial("cubic"),
-               "cox": _cox, "cox2": _cox2}
-
+_EVALUATORS = {kind: _one_row(kind) for kind in ("quadratic", "cubic", "cox", "cox2")}
 
 
 def _params(values, width: int, name: str, low=-np.inf, high=np.inf) -> np.ndarray:
@@ -431,6 +420,7 @@ class _Union(CalibratingFamily):
         self.params = np.zeros((len(self.labels), 0))
         self.params.setflags(write=False)
         self.funcs = None
+        self._compiled = describe(self.members)  # None with a user's family among them
 
     def __repr__(self) -> str:
         return f"CalibratingFamily('union', {', '.join(self.labels)})"
@@ -444,40 +434,26 @@ class _Union(CalibratingFamily):
 
     def table(self, p) -> np.ndarray:
         p = np.ascontiguousarray(p, dtype=np.float64)
-        return np.ascontiguousarray(np.vstack([fam.table(p) for fam in self.members]))
+        if self._compiled is None:
+            return np.ascontiguousarray(np.vstack([fam.table(p) for fam in self.members]))
+        out = np.empty((len(self), p.shape[0]))
+        union_values(*self._compiled, p, out)
+        return out
 
     def likelihood_ratios(self, p, y, table):
         p = np.ascontiguousarray(p, dtype=np.float64)
         y = np.ascontiguousarray(y, dtype=np.bool_)
         table = np.ascontiguousarray(table, dtype=np.float64)
-        parts, row = [], 0
-        for fam in self.members:
-            parts.append(fam.likelihood_ratios(p, y, table[row:row + len(fam)]))
-            row += len(fam)
-        ls = np.max(np.vstack([lm for _, lm in parts]), axis=0)
-        t = np.empty(table.shape)
-        row = 0
-        for tm, lm in parts:
-            t[row:row + tm.shape[0]] = tm * _down_scale(lm, ls)
-            row += tm.shape[0]
+        if self._compiled is None:
+            return stacked_ratios(self.members, p, y, table)
+        t, ls = np.empty(table.shape), np.empty(p.shape[0])
+        union_ratios(*self._compiled, p, y, table, t, ls, np.empty((len(self.members), p.shape[0])))
         return t, ls
 
-
-def _down_scale(lm: np.ndarray, ls: np.ndarray) -> np.ndarray:
-    """``exp(lm - ls)`` (``lm <= ls``), 0 for ``-inf``: ``lm - ls = dh + dl`` exactly (TwoSum).
-
-    ``exp(dh) (1 + dl)`` is then within an ulp, however far apart the scales
-    (``ls = 357`` for Cox at ``p = 1e-310`` beside a quadratic's ``log 1.5``).
-    """
-    out = np.zeros(lm.shape)
-    ok = np.isfinite(lm) & np.isfinite(ls)
-    a, b = lm[ok], -ls[ok]
-    dh = a + b
-    bb = dh - a
-    dl = (a - (dh - bb)) + (b - bb)
-    e = np.exp(dh)
-    out[ok] = np.minimum(e + e * dl, 1.0)
-    return out
+    def __setstate__(self, state: dict) -> None:  # pickled before the compiled union
+        self.__dict__.update(state)
+        if "_compiled" not in state:
+            self._compiled = describe(self.members)
 
 
 def _key(fam: CalibratingFamily, k: int):
