@@ -252,3 +252,18 @@ def test_a_users_family_in_a_union_stays_on_the_python_path():
     whole = JumperMartingale(fam)
     whole.learn_many([0.3, 0.6], [True, False])
     assert model.log10_value == whole.log10_value
+
+
+def test_a_forecast_at_minus_zero_is_not_the_values_at_zero():
+    # A River loop's learn_one takes the column of the forecast just made at the same base
+    # probability; -0.0 and 0.0 compare equal but are different floats, so the values are
+    # computed again (bit for bit the batch path's).
+    fast, batch = JumperPredictor(named("shift+confidence")), JumperPredictor(named("shift+confidence"))
+    for model in (fast, batch):
+        model.learn_many([0.3], [True])
+    assert fast.predict_proba_one(-0.0) == {False: 1.0 - batch.predict_proba_many([-0.0])[0, 1],
+                                            True: batch.predict_proba_many([-0.0])[0, 1]}
+    fast.learn_one(0.0, False)
+    batch.learn_many([0.0], [False])
+    assert fast.predict_proba_one(0.3)[True] == batch.predict_proba_many([0.3])[0, 1]
+    assert fast.log10_value == batch.log10_value

@@ -28,6 +28,10 @@ from ._jit import jit, jit_inline
 from .jumper import family_ratios, jumper_advance, jumper_predict, polynomial_values
 from .jumper_calls import CTL_GAMMA, CTL_LAST, CTL_NEW, CTL_OUT, CTL_SIZE, CTL_TOP, CTL_X
 
+#: A slot of the control block: 1.0 when the scratch column holds the family's values at
+#: ``CTL_X`` (the last forecast's base probability), 0.0 before any forecast.
+CTL_COLUMN = 6
+
 __all__ = ["cox_values", "union_calls", "union_layout", "union_ratios", "union_rescale",
            "union_values"]
 
@@ -135,6 +139,14 @@ def union_rescale(desc, t, ls, member_ls):
                 t[k, i] = t[k, i] * scale
 
 
+@jit_inline
+def _cached(mem, ctl, x):
+    """Whether the scratch column holds the values at ``x`` (the same float, sign of 0 included)."""
+    c = mem[ctl + CTL_X]
+    return (mem[ctl + CTL_COLUMN] == 1.0 and x == c
+            and math.copysign(1.0, x) == math.copysign(1.0, c))
+
+
 @jit
 def union_layout(Q, K, R, M):
     """Offsets in :func:`union_calls`' memory: control, weights, log_cap, log_err, rates, params, desc, scratch, total.
@@ -164,8 +176,11 @@ def union_calls(mem, K, R, M, Q, n, x):
     :func:`union_values`: the values by :func:`union_values`, the ratios by
     :func:`union_ratios`, the steps by :func:`jumper_advance` and the forecast
     by :func:`jumper_predict`, the functions of the batch path (bit for bit
-    ``learn_many`` then ``predict_proba_many([x])``).  Memory layout:
-    :func:`union_layout`.  Preconditions (checked by the caller): no ``p = 0``
+    ``learn_many`` then ``predict_proba_many([x])``).  A River loop forecasts
+    at ``p`` and then learns ``p``: the first queued step takes the values of
+    the last forecast's column when its base probability is that forecast's
+    (``CTL_COLUMN``; the same function of the same float, so the same values).
+    Memory layout: :func:`union_layout`.  Preconditions (checked by the caller): no ``p = 0``
     with a positive label and no ``p = 1`` with a negative one; ``0 <= n <= Q``.
     """
     ctl, w0, cap, err, r0, p0, d0, sc, _ = union_layout(Q, K, R, M)
@@ -185,7 +200,13 @@ def union_calls(mem, K, R, M, Q, n, x):
         p = mem[:n]
         y = mem[Q:Q + n]
         out_log10 = mem[2 * Q:2 * Q + n]
-        union_values(desc, params, p, table)
+        cached = sc + 2 * K * Q + 2 * Q  # the column of the last forecast
+        if _cached(mem, ctl, p[0]):
+            union_values(desc, params, p[1:], table[:, 1:])
+            for k in range(K):
+                table[k, 0] = mem[cached + k]
+        else:
+            union_values(desc, params, p, table)
         union_ratios(desc, params, p, y, table, t, ls, member_ls)
         jumper_advance(table, t, ls, rates, mem[ctl + CTL_GAMMA], weights, log_cap, log_err,
                        out_log10, proba, mem[:0])
@@ -197,9 +218,11 @@ def union_calls(mem, K, R, M, Q, n, x):
         mem[ctl + CTL_LAST] = out_log10[n - 1]
     if not x >= 0.0:
         return -1.0
-    mem[ctl + CTL_X] = x
     start = sc + 2 * K * Q + 2 * Q
     column = mem[start:start + K].reshape(K, 1)
-    union_values(desc, params, mem[ctl + CTL_X:ctl + CTL_X + 1], column)
+    if not _cached(mem, ctl, x):
+        mem[ctl + CTL_X] = x
+        union_values(desc, params, mem[ctl + CTL_X:ctl + CTL_X + 1], column)
+        mem[ctl + CTL_COLUMN] = 1.0
     jumper_predict(column, rates, weights, log_cap, log_err, mem[ctl + CTL_OUT:ctl + CTL_OUT + 1])
     return mem[ctl + CTL_OUT]

@@ -482,6 +482,9 @@ def union(*families: CalibratingFamily) -> CalibratingFamily:
     likelihood ratios are the members' scaled ratios brought to one scale,
     the largest of their ``ls``, through an exactly taken difference of
     logarithms: no overflow, and each member's ratios keep their precision.
+    A union of the paper's families is evaluated in compiled code
+    (:mod:`venncal._kernels.jumper_union`), one with a user's family by its
+    members in Python.
 
     Parameters
     ----------
