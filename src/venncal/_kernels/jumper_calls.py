@@ -11,10 +11,11 @@ literal twin is the batch path itself (``tests/test_online_calls.py``).
 
 from __future__ import annotations
 
-from ._jit import jit
+from ._jit import jit, jit_inline
 from .jumper import family_ratios, jumper_advance, jumper_predict, polynomial_values
 
-__all__ = ["CTL_GAMMA", "CTL_LAST", "CTL_NEW", "CTL_TOP", "calls_layout", "jumper_calls"]
+__all__ = ["CTL_GAMMA", "CTL_LAST", "CTL_NEW", "CTL_TOP", "advance_queue", "calls_layout",
+           "jumper_calls"]
 
 #: Slots of the control block of :func:`jumper_calls`' memory: the largest
 #: ``log10 S`` recorded, a flag (a new one is larger), the last ``log10 S``, the
@@ -40,6 +41,24 @@ def calls_layout(Q, K, R, m):
     params = rates + R
     scratch = params + K * m
     return ctl, w, cap, err, rates, params, scratch, scratch + 2 * K * Q + 2 * Q + K
+
+
+@jit_inline
+def advance_queue(mem, ctl, Q, n, table, t, ls, proba, rates, weights, log_cap, log_err):
+    """Run :func:`jumper_advance` on the ``n`` queued steps and keep the records' control slots.
+
+    ``log10 S`` after each step goes to ``mem[2Q:2Q + n]``, the last to
+    ``CTL_LAST``; ``CTL_NEW`` becomes 1.0 if one exceeds ``CTL_TOP``, else 0.0.
+    """
+    out_log10 = mem[2 * Q:2 * Q + n]
+    jumper_advance(table, t, ls, rates, mem[ctl + CTL_GAMMA], weights, log_cap, log_err,
+                   out_log10, proba, mem[:0])
+    top = mem[ctl + CTL_TOP]
+    mem[ctl + CTL_NEW] = 0.0
+    for i in range(n):
+        if out_log10[i] > top:
+            mem[ctl + CTL_NEW] = 1.0
+    mem[ctl + CTL_LAST] = out_log10[n - 1]
 
 
 @jit
@@ -76,17 +95,9 @@ def jumper_calls(mem, kind, K, R, m, Q, n, x):
         proba = mem[sc + 2 * K * Q + Q:sc + 2 * K * Q + Q + n]
         p = mem[:n]
         y = mem[Q:Q + n]
-        out_log10 = mem[2 * Q:2 * Q + n]
         polynomial_values(kind, params, p, table)
         family_ratios(kind, params, p, y, table, t, ls)
-        jumper_advance(table, t, ls, rates, mem[ctl + CTL_GAMMA], weights, log_cap, log_err,
-                       out_log10, proba, mem[:0])
-        top = mem[ctl + CTL_TOP]
-        mem[ctl + CTL_NEW] = 0.0
-        for i in range(n):
-            if out_log10[i] > top:
-                mem[ctl + CTL_NEW] = 1.0
-        mem[ctl + CTL_LAST] = out_log10[n - 1]
+        advance_queue(mem, ctl, Q, n, table, t, ls, proba, rates, weights, log_cap, log_err)
     if not x >= 0.0:
         return -1.0
     mem[ctl + CTL_X] = x

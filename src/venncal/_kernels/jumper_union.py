@@ -25,8 +25,8 @@ import math
 import numpy as np
 
 from ._jit import jit, jit_inline
-from .jumper import family_ratios, jumper_advance, jumper_predict, polynomial_values
-from .jumper_calls import CTL_GAMMA, CTL_LAST, CTL_NEW, CTL_OUT, CTL_SIZE, CTL_TOP, CTL_X
+from .jumper import family_ratios, jumper_predict, polynomial_values
+from .jumper_calls import CTL_OUT, CTL_SIZE, CTL_X, advance_queue
 
 #: A slot of the control block: 1.0 when the scratch column holds the family's values at
 #: ``CTL_X`` (the last forecast's base probability), 0.0 before any forecast.
@@ -174,7 +174,7 @@ def union_calls(mem, K, R, M, Q, n, x):
     The counterpart of :func:`~venncal._kernels.jumper_calls.jumper_calls`
     (same queue, control block and return value) for the families of
     :func:`union_values`: the values by :func:`union_values`, the ratios by
-    :func:`union_ratios`, the steps by :func:`jumper_advance` and the forecast
+    :func:`union_ratios`, the steps by :func:`~venncal._kernels.jumper.jumper_advance` and the forecast
     by :func:`jumper_predict`, the functions of the batch path (bit for bit
     ``learn_many`` then ``predict_proba_many([x])``).  A River loop forecasts
     at ``p`` and then learns ``p``: the first queued step takes the values of
@@ -199,7 +199,6 @@ def union_calls(mem, K, R, M, Q, n, x):
         member_ls = mem[scales:scales + M * n].reshape(M, n)
         p = mem[:n]
         y = mem[Q:Q + n]
-        out_log10 = mem[2 * Q:2 * Q + n]
         cached = sc + 2 * K * Q + 2 * Q  # the column of the last forecast
         if _cached(mem, ctl, p[0]):
             union_values(desc, params, p[1:], table[:, 1:])
@@ -208,14 +207,7 @@ def union_calls(mem, K, R, M, Q, n, x):
         else:
             union_values(desc, params, p, table)
         union_ratios(desc, params, p, y, table, t, ls, member_ls)
-        jumper_advance(table, t, ls, rates, mem[ctl + CTL_GAMMA], weights, log_cap, log_err,
-                       out_log10, proba, mem[:0])
-        top = mem[ctl + CTL_TOP]
-        mem[ctl + CTL_NEW] = 0.0
-        for i in range(n):
-            if out_log10[i] > top:
-                mem[ctl + CTL_NEW] = 1.0
-        mem[ctl + CTL_LAST] = out_log10[n - 1]
+        advance_queue(mem, ctl, Q, n, table, t, ls, proba, rates, weights, log_cap, log_err)
     if not x >= 0.0:
         return -1.0
     start = sc + 2 * K * Q + 2 * Q
