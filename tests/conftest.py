@@ -64,3 +64,29 @@ if _TEST_LOG:
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_teardown(item):
         yield from _phase(item, "teardown")
+
+
+def pytest_sessionstart(session):
+    """With ``VENNCAL_KERNEL_WARMUP=1``, on a cold numba cache, each xdist worker first compiles
+    its share of the kernels (tests/_kernel_warmup.py), instead of both compiling most of them.
+
+    Opt-in until a whole cold run measures it (a first measurement under load: both workers
+    compiled the IVAP kernels at once, 24-28 CPU s each, at the start of two test files).
+    """
+    workerinput = getattr(session.config, "workerinput", None)
+    if workerinput is None or int(workerinput.get("workercount", 1)) < 2:
+        return
+    if os.environ.get("VENNCAL_KERNEL_WARMUP", "0") != "1":
+        return
+    import _kernel_warmup
+
+    if not _kernel_warmup.kernel_cache_is_cold():
+        return
+    wall, cpu = time.perf_counter(), time.process_time()
+    _kernel_warmup.warm_share(int(workerinput["workerid"].removeprefix("gw")),
+                              int(workerinput["workercount"]))
+    if _TEST_LOG:
+        with open(_TEST_LOG, "a", encoding="utf-8") as f:
+            f.write(f"{_worker}\twarm-up\t{time.perf_counter() - wall:.3f}\t"
+                    f"{time.process_time() - cpu:.3f}\t{_compile_timer.total:.3f}\t"
+                    f"kernel warm-up (tests/_kernel_warmup.py)\n")
