@@ -24,6 +24,8 @@ import pkgutil
 import warnings
 from contextlib import redirect_stdout
 
+import numpy as np
+
 #: Modules whose examples are not a kernel warm-up (an engine, files, plots, long runs).
 SKIP = ("venncal.spark", "venncal._spark_ml", "venncal.dask", "venncal.experiments",
         "venncal.cli", "venncal.plotting", "venncal.datasets", "venncal.__main__")
@@ -64,6 +66,8 @@ def _run_online(class_name: str) -> None:
     cls = getattr(venncal.online, class_name)
     for params in cls._unit_test_params():
         x, y = cls._unit_test_stream(60, 0)
+        if params.get("classes") is not None:  # the labels in the object's coding
+            y = np.asarray(params["classes"])[y]
         obj = cls(**params)
         for xi, yi in zip(x[:10].tolist(), y[:10].tolist(), strict=True):
             obj.learn_one(xi, yi)
@@ -72,7 +76,7 @@ def _run_online(class_name: str) -> None:
         for method in ("insert", "delete"):  # the quantized streams' updates out of order
             if hasattr(obj, method):
                 try:
-                    getattr(obj, method)(float(x[-1]), int(y[-1]))
+                    getattr(obj, method)(float(x[-1]), y[-1].item())
                 except ValueError:
                     pass
 
