@@ -1,6 +1,8 @@
 import os
 import sys
+import time
 
+import pytest
 from hypothesis import settings
 
 # Make ``from reference.naive import ...`` work from every test module.
@@ -10,3 +12,81 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 settings.register_profile("venncal", deadline=None, max_examples=40)
 settings.register_profile("thorough", deadline=None, max_examples=1000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "venncal"))
+
+#: ``VENNCAL_TEST_LOG=path`` appends one line per test phase to ``path`` as it ends
+#: (worker, phase, wall s, CPU s of this process, CPU s of numba compilation, node id), so
+#: that a profile of a long run survives an interrupted run and shows what the
+#: cold numba cache costs; the durations of ``--durations`` come only at the end.
+_TEST_LOG = os.environ.get("VENNCAL_TEST_LOG")
+
+
+if _TEST_LOG:
+    from numba.core import event as _numba_event
+
+    class _CompileTimer(_numba_event.Listener):
+        """CPU seconds of this process spent compiling numba kernels (outermost compilations)."""
+
+        def __init__(self):
+            self.depth = 0
+            self.start = 0.0
+            self.total = 0.0
+
+        def on_start(self, event):
+            if self.depth == 0:
+                self.start = time.process_time()
+            self.depth += 1
+
+        def on_end(self, event):
+            self.depth -= 1
+            if self.depth == 0:
+                self.total += time.process_time() - self.start
+
+    _compile_timer = _CompileTimer()
+    _numba_event.register("numba:compile", _compile_timer)
+    _worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+
+    def _phase(item, when):
+        wall, cpu, compiled = time.perf_counter(), time.process_time(), _compile_timer.total
+        yield
+        with open(_TEST_LOG, "a", encoding="utf-8") as f:
+            f.write(f"{_worker}\t{when}\t{time.perf_counter() - wall:.3f}\t"
+                    f"{time.process_time() - cpu:.3f}\t{_compile_timer.total - compiled:.3f}\t"
+                    f"{item.nodeid}\n")
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_setup(item):
+        yield from _phase(item, "setup")
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_call(item):
+        yield from _phase(item, "call")
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_teardown(item):
+        yield from _phase(item, "teardown")
+
+
+def pytest_sessionstart(session):
+    """With ``VENNCAL_KERNEL_WARMUP=1``, on a cold numba cache, each xdist worker first compiles
+    its share of the kernels (tests/_kernel_warmup.py), instead of both compiling most of them.
+
+    Opt-in until a whole cold run measures it (a first measurement under load: both workers
+    compiled the IVAP kernels at once, 24-28 CPU s each, at the start of two test files).
+    """
+    workerinput = getattr(session.config, "workerinput", None)
+    if workerinput is None or int(workerinput.get("workercount", 1)) < 2:
+        return
+    if os.environ.get("VENNCAL_KERNEL_WARMUP", "0") != "1":
+        return
+    import _kernel_warmup
+
+    if not _kernel_warmup.kernel_cache_is_cold():
+        return
+    wall, cpu = time.perf_counter(), time.process_time()
+    _kernel_warmup.warm_share(int(workerinput["workerid"].removeprefix("gw")),
+                              int(workerinput["workercount"]))
+    if _TEST_LOG:
+        with open(_TEST_LOG, "a", encoding="utf-8") as f:
+            f.write(f"{_worker}\twarm-up\t{time.perf_counter() - wall:.3f}\t"
+                    f"{time.process_time() - cpu:.3f}\t{_compile_timer.total:.3f}\t"
+                    f"kernel warm-up (tests/_kernel_warmup.py)\n")
