@@ -114,10 +114,13 @@ def run(args: argparse.Namespace) -> int:
         )
     report = Reporter.from_args(args)
     model = load_model(args.model)
-    from .._engine import output_names
-    from ..multiclass._outputs import is_multiclass, table_scores
+    from ..files import takes_class_scores
+    from ..multiclass._outputs import is_multiclass, output_names, table_scores
 
-    if is_multiclass(model):
+    if takes_class_scores(model):
+        if args.engine == "dask" and not is_multiclass(model):
+            raise CLIError(f"--engine dask applies one-vs-rest and one-vs-one models of K classes, "
+                           f"not {args.model}'s {type(model).__name__}: use --engine local")
         return _multiclass(args, report, model, output_names, table_scores)
     if args.score_cols is not None:
         raise CLIError(f"--score-cols is for a model of many classes; {args.model} holds a "
@@ -161,8 +164,9 @@ def _multiclass(args, report, model, output_names, table_scores) -> int:
                        "class scores with --score-cols A,B,...")
     check_distinct_columns({"--score-cols": args.score_cols})
     if args.intervals and not hasattr(model, "predict_interval"):
-        raise CLIError(f"--intervals: {args.model} calibrates with "
-                       f"{type(model.calibrators_[0]).__name__}, which gives no intervals")
+        inner = getattr(model, "calibrators_", [model])[0]
+        raise CLIError(f"--intervals: {args.model} calibrates with {type(inner).__name__}, "
+                       "which gives no intervals")
     try:
         table_scores(model, np.empty((0, len(args.score_cols))))
     except ValueError as exc:
