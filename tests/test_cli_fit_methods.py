@@ -219,13 +219,13 @@ def test_help_lists_every_method_with_its_line(capsys):
 def test_compare_prints_the_fit_command(capsys, tables):
     words = ["compare", tables / "k3.csv", "--score-cols", "c0,c1,c2", "--score-kind", "logit",
              "--label-col", "y", "--methods", "temperature,vector-scaling", "--folds", "2"]
-    out, _ = ok(capsys, words)
+    out, err = ok(capsys, words)
     pick = re.search(r"^recommendation: (\S+):", out, re.M).group(1)
-    assert out.splitlines()[-1] == (
+    assert err.splitlines()[-1] == (
         f"next: venncal fit {tables / 'k3.csv'} --score-cols c0,c1,c2 --score-kind logit "
         f"--label-col y --method {pick} -o model.json")
     result = json.loads(ok(capsys, [*words, "--json"])[0])
-    assert result["next"] == out.splitlines()[-1][len("next: "):]
+    assert result["next"] == err.splitlines()[-1][len("next: "):]
     assert result["recommendation"]["method"] == pick
 
 

@@ -77,11 +77,11 @@ def run(args: argparse.Namespace) -> int:
     command = _fit_command(args, result)
     if args.json:
         print(json.dumps({**result.to_dict(), "next": command}, indent=2))
-    elif result.recommendation.method is not None:
-        print(result.to_text() + "\nnext: " + (command or "nothing to fit: the scores themselves "
-                                                  "are recommended, as they are"))
-    else:
-        print(result.to_text())
+        return 0
+    print(result.to_text())
+    if result.recommendation.method is not None:  # after the table, with fit's other messages
+        report.info("next: " + (command or "nothing to fit: the scores themselves are "
+                                           "recommended, as they are"))
     return 0
 
 

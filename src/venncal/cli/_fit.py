@@ -7,13 +7,7 @@ import functools
 import sys
 
 from . import _flags, _multiclass
-from ._common import (
-    CLIError,
-    check_distinct_columns,
-    check_outputs,
-    command,
-    finish_table_parser,
-)
+from ._common import CLIError, check_distinct_columns, check_outputs, command, finish_table_parser
 from ._dask import add_engine_options, check_engine_options
 from ._labels import FIT_ADVICE, add_positive_label_option, positive_label_option
 from ._progress import Reporter
@@ -35,20 +29,12 @@ class _Lines(argparse.HelpFormatter):
 
 #: Column options: flag -> (required, help).
 COLUMNS = {
-    "--score-col": (
-        False,
-        (
-            "column of the model's scores (any real numbers, higher = more likely the "
-            "positive class, unless --decreasing); for many classes, --score-cols"
-        ),
-    ),
+    "--score-col": (False, "column of the model's scores (any real numbers, higher = more likely "
+                    "the positive class, unless --decreasing); for many classes, --score-cols"),
     "--label-col": (True, "column of the true labels (any two values)"),
     "--weight-col": (False, "column of non-negative frequency weights (default: all 1)"),
-    "--fold-col": (
-        False,
-        ("column of fold ids, for --method cvap (required there): the scores of fold k come "
-        "from the model not trained on fold k"),
-    ),
+    "--fold-col": (False, "column of fold ids, for --method cvap (required there): the scores of "
+                   "fold k come from the model not trained on fold k"),
 }
 
 
@@ -97,40 +83,20 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 def _add_model_options(parser: argparse.ArgumentParser) -> None:
     """Add the options that shape the model: classes, score direction, merge, parameters, output."""
     add_positive_label_option(
-        parser,
-        "the positive class, whose probability the model predicts (matched against the "
-        "labels as read, so 1 names the number 1; default: the larger of the two labels)",
-    )
+        parser, "the positive class, whose probability the model predicts (matched against the "
+        "labels as read, so 1 names the number 1; default: the larger of the two labels)")
+    parser.add_argument("--decreasing", action="store_true", help="the score falls as the "
+                        "positive class becomes more likely: fit on minus the score (the saved "
+                        "model negates the scores it is given too)")
+    parser.add_argument("--merge", choices=("log", "brier"), help="how Venn-Abers models (ivap, "
+                        "cvap) merge p0, p1 into p: log-loss or Brier-loss minimax (default: log)")
     parser.add_argument(
-        "--decreasing",
-        action="store_true",
-        help="the score falls as the positive class becomes more likely: fit on minus the "
-        "score (the saved model negates the scores it is given too)",
-    )
-    parser.add_argument(
-        "--merge",
-        choices=("log", "brier"),
-        help="how Venn-Abers models (ivap, cvap) merge p0, p1 into p: "
-        "log-loss or Brier-loss minimax (default: log)",
-    )
-    parser.add_argument(
-        "--param",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        type=parse_param,
-        help="a parameter of the calibrator class, repeatable (e.g. "
-        "--param n_bins=15); numbers, true/false and none are parsed, "
-        "a comma makes a list (classes=NEGATIVE,POSITIVE, in that order; not with "
-        "--positive-label)",
-    )
-    parser.add_argument(
-        "-o",
-        "--output",
-        required=True,
-        metavar="MODEL.json",
-        help="where to write the model (.json, or .json.gz to compress; - for stdout)",
-    )
+        "--param", action="append", default=[], metavar="KEY=VALUE", type=parse_param,
+        help="a parameter of the calibrator class, repeatable (e.g. --param n_bins=15; of one "
+        "stage, e.g. merge of ovr-ivap); numbers, true/false and none are parsed, a comma makes "
+        "a list (classes=NEGATIVE,POSITIVE, in that order; not with --positive-label)")
+    parser.add_argument("-o", "--output", required=True, metavar="MODEL.json", help="where to "
+                        "write the model (.json, or .json.gz to compress; - for stdout)")
 
 
 def _scalar(text: str):

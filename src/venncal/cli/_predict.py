@@ -5,13 +5,7 @@ from __future__ import annotations
 import argparse
 import functools
 
-from ._common import (
-    CLIError,
-    check_distinct_columns,
-    check_outputs,
-    command,
-    finish_table_parser,
-)
+from ._common import CLIError, check_distinct_columns, check_outputs, command, finish_table_parser
 from ._dask import add_engine_options, check_engine_options
 from ._multiclass import names
 from ._progress import Reporter
@@ -58,11 +52,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "writes p_<class> per class",
     )
     parser.add_argument(
-        "--intervals",
-        action="store_true",
-        help="for a model of K classes on ivap or cvap: also write p0_<unit> and p1_<unit>, "
-        "the interval of each class against the rest (ovr) or of each pair b_vs_a (ovo)",
-    )
+        "--intervals", action="store_true",
+        help="for a model of K classes with Venn-Abers (ivap, cvap; ovr-ivap, ovo-ivap, "
+        "temperature+ovr-ivap): also write p0_<unit> and p1_<unit>, the interval of each class "
+        "against the rest (ovr) or of each pair b_vs_a (ovo)")
     parser.add_argument(
         "-o",
         "--output",
@@ -72,19 +65,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "for CSV on stdout; with --engine dask, a new directory: DIR/ (Parquet part files) "
         "or a quoted 'DIR/NAME-*.csv' (one file per partition, * its number)",
     )
-    parser.add_argument(
-        "--prefix",
-        default="",
-        metavar="TEXT",
-        help="prefix of the added columns' names (default: none, i.e. p, p0, p1)",
-    )
-    parser.add_argument(
-        "--nan-scores",
-        choices=("error", "propagate"),
-        default="error",
-        help="a missing score (an empty, NA or NaN cell): an error naming the row "
-        "(default), or 'propagate' to give that row empty p (and p0, p1)",
-    )
+    parser.add_argument("--prefix", default="", metavar="TEXT",
+                        help="prefix of the added columns' names (default: none, i.e. p, p0, p1)")
+    parser.add_argument("--nan-scores", choices=("error", "propagate"), default="error",
+                        help="a missing score (an empty, NA or NaN cell): an error naming the row "
+                        "(default), or 'propagate' to give that row empty p (and p0, p1)")
     return finish_table_parser(parser, run, functools.partial(add_engine_options, fit=False))
 
 
