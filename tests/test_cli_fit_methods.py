@@ -17,6 +17,8 @@ import types
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from venncal import persist
 from venncal.cli import _compare, build_parser, main
@@ -233,3 +235,23 @@ def test_the_fit_command_of_a_binary_method_carries_its_score_kind(tables):
     command = _next_command(tables / "bin.csv", "binary", "platt")
     assert command.endswith("--method platt --param score=proba -o model.json")
     assert "FOLD" in _next_command(tables / "bin.csv", "binary", "cvap")
+
+
+@settings(max_examples=40)
+@given(name=st.sampled_from([n for n in fit_methods("multiclass") if n != "uncalibrated"]),
+       key=st.one_of(st.sampled_from(["tol", "merge", "max_iter", "l2_off_diagonal", "cv",
+                                      "coupling", "score", "classes", "base", "first__tol"]),
+                     st.from_regex(r"[a-z_]{1,12}", fullmatch=True)),
+       value=st.one_of(st.integers(-2**53, 2**53), st.floats(allow_nan=False), st.text()))
+def test_a_parameter_is_set_or_refused_by_name(name, key, value):
+    """Any ``--param KEY=VALUE``: set on the one stage that has it, else a ValueError naming it."""
+    from venncal.files import calibrator_for
+
+    try:
+        model = calibrator_for(name, "multiclass", score="logit", params={key: value},
+                               by="fold" if name == "cvap" else None)
+    except ValueError as exc:
+        assert repr(key) in str(exc)
+        return
+    params = model.get_params(deep=True)
+    assert value in [v for k, v in params.items() if k == key or k.endswith("__" + key)]
