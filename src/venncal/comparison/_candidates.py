@@ -159,7 +159,8 @@ CANDIDATES: tuple[Candidate, ...] = (
     Candidate("ivap", BINARY, _construct("venncal.venn_abers.VennAbersCalibrator"),
               intervals=True, about="inductive Venn-Abers predictor"),
     Candidate("cvap", BINARY, _construct("venncal.venn_abers.CrossVennAbersCalibrator"),
-              intervals=True, about="cross Venn-Abers predictor (5 inner folds)"),
+              intervals=True, about="cross Venn-Abers predictor: one inductive predictor per "
+                                    "fold of the rows, merged (compare: 5 inner folds)"),
     Candidate("uncalibrated", MULTICLASS, _uncalibrated, ("proba", "logit"),
               about="the scores themselves (proba), or their softmax (logit)"),
     Candidate("temperature", MULTICLASS,
