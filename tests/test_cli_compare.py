@@ -47,7 +47,11 @@ def test_json_equals_the_library(table, capsys):
     assert code == 0
     expected = compare_file(table, score_col="score", label_col="label", weight_col="w",
                             score="logit", methods=METHODS.split(","), folds=2, seed=3)
-    assert _without_times(json.loads(out)) == _without_times(expected.to_dict())
+    printed = json.loads(out)
+    assert printed.pop("next") == (f"venncal fit {table} --score-col score --label-col label "
+                                   f"--weight-col w --method {expected.recommendation.method} "
+                                   "-o model.json")
+    assert _without_times(printed) == _without_times(expected.to_dict())
 
 
 def test_text_and_multiclass(table, capsys):

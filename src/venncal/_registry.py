@@ -18,6 +18,7 @@ import importlib
 __all__ = [
     "CALIBRATORS",
     "CLASS_SCORE_CALIBRATORS",
+    "UNCOMPARED",
     "WRAPPERS",
     "available_methods",
     "calibrator_class",
@@ -38,6 +39,13 @@ CALIBRATORS: dict[str, str] = {
     "quantized-isotonic": "venncal.baselines.QuantizedIsotonicCalibrator",
     "beta": "venncal.parametric.BetaCalibrator",
     "quadratic-logistic": "venncal.parametric.QuadraticLogisticCalibrator",
+}
+
+#: The one line of each method that :data:`venncal.comparison.CANDIDATES` does not compare
+#: (the others have theirs there): ``venncal fit --help`` lists every method with one.
+UNCOMPARED: dict[str, str] = {
+    "quantized-isotonic": "isotonic regression with values restricted to a set of levels "
+                          "(parameter levels: a count or a list)",
 }
 
 #: Public dotted paths of the wrappers: saved and loaded like the calibrators,

@@ -20,7 +20,15 @@ from . import _engine
 from ._validation import check_sample_weight
 from .tables import Param, ParameterError, Retype, TableError, open_table, open_writer
 
-__all__ = ["fit_file", "method_calibrator", "transform_file"]
+__all__ = ["calibrator_for", "fit_file", "method_calibrator", "takes_class_scores",
+           "transform_file"]
+
+#: Why ``uncalibrated`` (a comparison's reference row) is not fitted.
+UNCALIBRATED = (
+    "uncalibrated is the reference row of a comparison, the scores themselves read as "
+    "probabilities (proba as given, logits through the logistic or softmax function): there is "
+    "nothing to fit or save; use the scores as they are, or fit a calibrator"
+)
 
 
 def method_calibrator(method: str, params=None, *, merge: str | None = None, by=None):
@@ -82,6 +90,78 @@ def method_calibrator(method: str, params=None, *, merge: str | None = None, by=
         raise ParameterError(Param("by"), " is used only by ", Param("method", grouped),
                              f", not {method}")
     return calibrator
+
+
+def calibrator_for(method: str, problem: str, *, score=None, params=None, merge=None, by=None,
+                   multiclass=None, coupling=None, classes=None):
+    """Return the unfitted calibrator ``venncal fit --method`` names, for a problem and score kind.
+
+    Parameters
+    ----------
+    method : str
+        A name of :func:`venncal.comparison._candidates.fit_methods` for ``problem``.
+    problem : {"binary", "multiclass"}
+        One score column, or K class-score columns.
+    score : {"proba", "logit", "margin"}, default=None
+        The kind of the K class scores (``"multiclass"`` only).
+    params, merge, by
+        As for :func:`method_calibrator` (``params`` of a candidate of K class scores:
+        :func:`~venncal.comparison._candidates.set_named_params`).
+    multiclass : {"ovr", "ovo"}, default=None
+        How a binary method is fitted on K classes: one per class (default) or pair.
+    coupling : str, default=None
+        How one-vs-one combines the pairs.
+    classes : sequence, default=None
+        The class of each score column, in order (default: the labels sorted).
+
+    Raises
+    ------
+    ParameterError, ValueError, ImportError
+        For a name, parameter or option that does not apply (saying why).
+
+    Examples
+    --------
+    >>> calibrator_for("ovr-ivap", "multiclass", score="logit")
+    OneVsRestCalibrator(base=VennAbersCalibrator(), score='logit')
+    >>> calibrator_for("ivap", "multiclass", score="logit", multiclass="ovo")
+    OneVsOneCalibrator(base=VennAbersCalibrator(), score='logit')
+    """
+    from .comparison._candidates import MULTICLASS, build_candidate, fit_methods
+
+    if method == "uncalibrated":
+        raise ValueError(UNCALIBRATED)
+    if method not in fit_methods(problem):
+        other = "one score column" if problem == MULTICLASS else "K class-score columns"
+        raise ParameterError(Param("method", method), f" is for {other}, not for {problem} "
+                             "scores; methods: " + ", ".join(fit_methods(problem)))
+    if problem != MULTICLASS:
+        return method_calibrator(method, params, merge=merge, by=by)
+    from ._registry import CALIBRATORS
+    from .multiclass import OneVsOneCalibrator, OneVsRestCalibrator
+
+    if method in CALIBRATORS:
+        base = method_calibrator(method, params, merge=merge, by=by)
+        if multiclass == "ovo":
+            return OneVsOneCalibrator(base, score=score, coupling=coupling or "price",
+                                      classes=classes)
+        return OneVsRestCalibrator(base, score=score, classes=classes)
+    for given, option in ((multiclass, "multiclass"), (by, "by")):
+        if given is not None:
+            raise ParameterError(Param(option), f" does not go with {method}, a calibrator of K "
+                                 "class scores (it is for a binary method such as ivap)")
+    extra = {"merge": merge, "coupling": coupling}
+    named = {**dict(params or {}), **{k: v for k, v in extra.items() if v is not None}}
+    return build_candidate(method, problem, score, classes, named)
+
+
+def takes_class_scores(calibrator) -> bool:
+    """Whether a calibrator takes K class scores per row (and gives K probabilities)."""
+    from .chain._stages import CLASSES, stage_kind
+
+    try:
+        return stage_kind(calibrator, "calibrator") == CLASSES
+    except (TypeError, ValueError):
+        return False
 
 
 def _grouped_methods() -> list[str]:
@@ -175,8 +255,11 @@ def fit_file(
     from .tables._classes import column_classes
 
     calibrator = _engine.make_calibrator(method, params)
-    multi = is_multiclass(calibrator)
-    if not multi:
+    multi, classy = is_multiclass(calibrator), takes_class_scores(calibrator)
+    if classy and not multi and by is not None:
+        raise ParameterError(Param("by"), f" is for calibrators fitted per fold; "
+                             f"{type(calibrator).__name__} takes every row at once")
+    if not classy:
         _engine.check_grouping(calibrator, by)
     score_cols = [score_col] if isinstance(score_col, str) else list(score_col)
     with open_table(data, sep=sep) as table:
@@ -191,10 +274,12 @@ def fit_file(
             columns = read_columns(table, numeric, labels, bar)
     source, y = table.source, columns[label_col]
     try:
-        if multi:
-            named = column_classes(y, len(score_cols), calibrator.classes, columns="score_col")
-            if calibrator.classes is not None:
-                calibrator.set_params(classes=named)
+        if classy:  # every stage's classes= (a chain's two), named once, as the labels are read
+            keys = {k: v for k, v in calibrator.get_params(deep=True).items()
+                    if k.rpartition("__")[2] == "classes" and v is not None}
+            named = column_classes(y, len(score_cols), next(iter(keys.values()), None),
+                                   columns="score_col")
+            calibrator.set_params(**dict.fromkeys(keys, named))
         elif positive_label is not None:
             _engine.check_positive_label(calibrator)
             key = _engine._classes_key(calibrator)
@@ -212,17 +297,25 @@ def fit_file(
             raise TableError(f"{source}: {exc}", source=source, column=weight_col) from None
     groups = {} if by is None else {"folds" if multi else calibrator._group_param: columns[by]}
     with stage(y.shape[0]) if stage else contextlib.nullcontext():
-        summary = _fit(calibrator, multi, columns, score_cols, y, weights, groups, return_summary)
+        kind = "units" if multi else "classes" if classy else "binary"
+        summary = _fit(calibrator, kind, columns, score_cols, y, weights, groups, return_summary)
     return (calibrator, summary, y.shape[0]) if return_summary else calibrator
 
 
-def _fit(calibrator, multi, columns, score_cols, y, weights, groups, return_summary):
-    """Fit ``calibrator``; return the summary of the rows (None unless asked, for two classes)."""
+def _fit(calibrator, kind, columns, score_cols, y, weights, groups, return_summary):
+    """Fit ``calibrator``; return the summary of the rows (None unless asked, for two classes).
+
+    ``kind``: ``"binary"`` (one score column), ``"units"`` (one-vs-rest or one-vs-one: fitted
+    from their summaries, returned) or ``"classes"`` (another calibrator of K class scores).
+    """
     from .summary import ScoreSummary
 
     summary = None
-    if multi:
+    if kind != "binary":
         scores = np.column_stack([columns[c] for c in score_cols])
+        if kind == "classes":
+            calibrator.fit(scores, y, sample_weight=weights)
+            return summary
         summary = calibrator.summaries(scores, y, weights, **groups)
         calibrator.fit_summary(summary)  # what fit does, keeping the summaries
     else:
@@ -292,19 +385,40 @@ def transform_file(
     1,0.15,0
     2,0.35,0.5
     """
+    from .multiclass import _outputs
+
     _engine.check_nan_scores(nan_scores)
     score_cols = [score_col] if isinstance(score_col, str) else list(score_col)
-    names = list(_engine.output_names(calibrator, output_cols))
+    rows = _engine.score_rows
+    if takes_class_scores(calibrator) and not _outputs.is_multiclass(calibrator):
+        names, rows = list(_outputs.output_names(calibrator, _engine.names(output_cols))), _rows
+    else:
+        names = list(_engine.output_names(calibrator, output_cols))
     types: dict = {}  # columns whose type, inferred from the first rows, a later row widened
     while True:
         try:
             return _write(data, calibrator, output, score_cols, names, nan_scores, sep,
-                          progress, types)
+                          progress, types, rows)
         except Retype as change:
             types[change.name] = change.type
 
 
-def _write(data, calibrator, output, score_cols, names, nan_scores, sep, progress, types) -> int:
+def _rows(calibrator, scores: np.ndarray, n_out: int, nan_scores: str) -> tuple:
+    """:func:`venncal._engine.score_rows` of a calibrator of K class scores that is not
+    one-vs-rest or one-vs-one (temperature scaling, a chain): its columns as theirs."""
+    from .multiclass._outputs import score_columns
+
+    missing = None if nan_scores == "error" else np.isnan(scores).any(axis=1)
+    if missing is None or not missing.any():
+        return score_columns(calibrator, scores, n_out), missing
+    columns = [np.full(missing.shape[0], np.nan) for _ in range(n_out)]
+    for full, values in zip(columns, score_columns(calibrator, scores[~missing], n_out)):
+        full[~missing] = values
+    return columns, missing
+
+
+def _write(data, calibrator, output, score_cols, names, nan_scores, sep, progress, types,
+           rows) -> int:
     import pyarrow as pa
 
     with open_table(data, sep=sep) as table:
@@ -321,8 +435,7 @@ def _write(data, calibrator, output, score_cols, names, nan_scores, sep, progres
                         for col in score_cols
                     ])
                     try:
-                        values, missing = _engine.score_rows(calibrator, scores, len(names),
-                                                             nan_scores)
+                        values, missing = rows(calibrator, scores, len(names), nan_scores)
                     except (ValueError, TypeError) as exc:
                         raise TableError(f"cannot predict rows {batch.first_row:,}...: {exc}",
                                          source=table.source) from None

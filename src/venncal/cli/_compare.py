@@ -74,5 +74,40 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(f"cannot compare {args.data}: {exc}") from None
     if args.plot:
         save_figure(result.plot().figure, args.plot)
-    print(json.dumps(result.to_dict(), indent=2) if args.json else result.to_text())
+    command = _fit_command(args, result)
+    if args.json:
+        print(json.dumps({**result.to_dict(), "next": command}, indent=2))
+        return 0
+    print(result.to_text())
+    if result.recommendation.method is not None:  # after the table, with fit's other messages
+        report.info("next: " + (command or "nothing to fit: the scores themselves are "
+                                           "recommended, as they are"))
     return 0
+
+
+def _fit_command(args: argparse.Namespace, result) -> str | None:
+    """The ``venncal fit`` command of the recommended method, on the same table and columns."""
+    import shlex
+
+    from ..comparison._candidates import build_candidate, score_params
+
+    method = result.recommendation.method
+    if method in (None, "uncalibrated"):
+        return None
+    words = ["venncal", "fit", args.data]
+    if args.score_cols:
+        words += ["--score-cols", ",".join(args.score_cols), "--score-kind", args.score_kind]
+    else:
+        words += ["--score-col", args.score_col]
+    for option, value in (("--label-col", args.label_col), ("--weight-col", args.weight_col),
+                          ("--positive-label", args.pos_label),
+                          ("--classes", args.classes and ",".join(args.classes)),
+                          ("--sep", {"\t": "tab"}.get(args.sep, args.sep)), ("--method", method)):
+        words += [option, value] if value is not None else []
+    problem = "multiclass" if args.score_cols else "binary"
+    if not args.score_cols:
+        for key, value in score_params(method, problem, args.score_kind).items():
+            words += ["--param", f"{key}={value}"]
+    folds = getattr(build_candidate(method, problem, args.score_kind), "_group_param", None)
+    return shlex.join([*words, *(["--fold-col", "FOLD"] if folds else []), "-o", "model.json"]) \
+        + ("  # FOLD: your column of fold ids (one Venn-Abers predictor per fold)" if folds else "")

@@ -7,58 +7,47 @@ import functools
 import sys
 
 from . import _flags, _multiclass
-from ._common import (
-    CLIError,
-    check_distinct_columns,
-    check_outputs,
-    command,
-    finish_table_parser,
-)
+from ._common import CLIError, check_distinct_columns, check_outputs, command, finish_table_parser
 from ._dask import add_engine_options, check_engine_options
 from ._labels import FIT_ADVICE, add_positive_label_option, positive_label_option
 from ._progress import Reporter
 
 __all__ = ["add_parser", "parse_param", "run"]
 
-METHOD_HELP = {
-    "ivap": "inductive Venn-Abers predictor (p and the interval p0, p1)",
-    "cvap": "cross Venn-Abers predictor, one IVAP per fold (needs --fold-col)",
-    "platt": "Platt scaling (logistic regression on the score)",
-    "isotonic": "isotonic regression",
-    "histogram": "histogram binning",
-    "bbq": "Bayesian binning into quantiles",
-    "enir": "ensemble of near-isotonic regression models (BIC-weighted)",
-    "quantized-isotonic": "isotonic regression projected onto levels (--param levels=K or a list)",
-}
+
+def _methods(heading: str, methods: dict) -> str:
+    return f"{heading}:\n" + "\n".join(f"  {name}: {about}" for name, about in methods.items())
+
+
+class _Lines(argparse.HelpFormatter):
+    """Wraps each line of a text apart: the epilog's one line per method."""
+
+    def _fill_text(self, text, width, indent):
+        return "\n".join(super(_Lines, self)._fill_text(
+            line.strip(), width, indent + "  " * line.startswith(" ")) for line in text.splitlines())
 
 
 #: Column options: flag -> (required, help).
 COLUMNS = {
-    "--score-col": (
-        False,
-        (
-            "column of the model's scores (any real numbers, higher = more likely the "
-            "positive class, unless --decreasing); for many classes, --score-cols"
-        ),
-    ),
+    "--score-col": (False, "column of the model's scores (any real numbers, higher = more likely "
+                    "the positive class, unless --decreasing); for many classes, --score-cols"),
     "--label-col": (True, "column of the true labels (any two values)"),
     "--weight-col": (False, "column of non-negative frequency weights (default: all 1)"),
-    "--fold-col": (
-        False,
-        ("column of fold ids, for --method cvap (required there): the scores of fold k come "
-        "from the model not trained on fold k"),
-    ),
+    "--fold-col": (False, "column of fold ids, for --method cvap (required there): the scores of "
+                   "fold k come from the model not trained on fold k"),
 }
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Register ``venncal fit`` on ``subparsers`` (from ``add_subparsers``); return its parser."""
-    from .._registry import available_methods
+    from ..comparison._candidates import BINARY, MULTICLASS, fit_methods
 
-    methods = available_methods()
+    binary, classes = fit_methods(BINARY), fit_methods(MULTICLASS)
+    methods = [*binary, *(m for m in classes if m not in binary)]
     parser = subparsers.add_parser(
         "fit",
         help="fit a calibrator on scores and labels and save it as a JSON model",
+        formatter_class=_Lines,
         description=(
             "Fit a calibrator on the scores and labels of a calibration table (CSV, CSV.gz "
             "or Parquet, by file name) and save it as a venncal JSON model "
@@ -67,11 +56,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
             "positive class, classes_[1] in the model: --positive-label, else the second, "
             "larger one (numbers compared as numbers, text as text). A score that falls as "
             "the positive class becomes more likely needs --decreasing; fit warns when the scores rank the positive class "
-            "below chance (AUC < 0.5)."
+            "below chance (AUC < 0.5). Every method 'venncal compare' recommends is fitted "
+            "by the same name."
         ),
-        epilog="methods: "
-        + "; ".join(f"{m}: {METHOD_HELP.get(m, '')}" for m in methods)
-        + ". Example: venncal fit cal.csv --score-col score --label-col label "
+        epilog=_methods("methods for one --score-col", binary) + "\n\n"
+        + _methods("methods for --score-cols (K classes); a method for one score column "
+                   "is fitted per class, or per pair of classes with --multiclass ovo", classes)
+        + "\n\nExample: venncal fit cal.csv --score-col score --label-col label "
         "--method ivap -o model.json",
     )
     parser.add_argument(
@@ -82,13 +73,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     )
     for flag, (required, text) in COLUMNS.items():
         parser.add_argument(flag, required=required, metavar="COL", help=text)
-    parser.add_argument(
-        "--method",
-        required=True,
-        choices=methods,
-        metavar="METHOD",
-        help="calibration method: " + ", ".join(methods),
-    )
+    parser.add_argument("--method", required=True, choices=methods, metavar="METHOD",
+                        help="calibration method (the list below): " + ", ".join(methods))
     _add_model_options(parser)
     _multiclass.add_fit_options(parser)
     return finish_table_parser(parser, run, functools.partial(add_engine_options, fit=True))
@@ -97,40 +83,20 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 def _add_model_options(parser: argparse.ArgumentParser) -> None:
     """Add the options that shape the model: classes, score direction, merge, parameters, output."""
     add_positive_label_option(
-        parser,
-        "the positive class, whose probability the model predicts (matched against the "
-        "labels as read, so 1 names the number 1; default: the larger of the two labels)",
-    )
+        parser, "the positive class, whose probability the model predicts (matched against the "
+        "labels as read, so 1 names the number 1; default: the larger of the two labels)")
+    parser.add_argument("--decreasing", action="store_true", help="the score falls as the "
+                        "positive class becomes more likely: fit on minus the score (the saved "
+                        "model negates the scores it is given too)")
+    parser.add_argument("--merge", choices=("log", "brier"), help="how Venn-Abers models (ivap, "
+                        "cvap) merge p0, p1 into p: log-loss or Brier-loss minimax (default: log)")
     parser.add_argument(
-        "--decreasing",
-        action="store_true",
-        help="the score falls as the positive class becomes more likely: fit on minus the "
-        "score (the saved model negates the scores it is given too)",
-    )
-    parser.add_argument(
-        "--merge",
-        choices=("log", "brier"),
-        help="how Venn-Abers models (ivap, cvap) merge p0, p1 into p: "
-        "log-loss or Brier-loss minimax (default: log)",
-    )
-    parser.add_argument(
-        "--param",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        type=parse_param,
-        help="a parameter of the calibrator class, repeatable (e.g. "
-        "--param n_bins=15); numbers, true/false and none are parsed, "
-        "a comma makes a list (classes=NEGATIVE,POSITIVE, in that order; not with "
-        "--positive-label)",
-    )
-    parser.add_argument(
-        "-o",
-        "--output",
-        required=True,
-        metavar="MODEL.json",
-        help="where to write the model (.json, or .json.gz to compress; - for stdout)",
-    )
+        "--param", action="append", default=[], metavar="KEY=VALUE", type=parse_param,
+        help="a parameter of the calibrator class, repeatable (e.g. --param n_bins=15; of one "
+        "stage, e.g. merge of ovr-ivap); numbers, true/false and none are parsed, a comma makes "
+        "a list (classes=NEGATIVE,POSITIVE, in that order; not with --positive-label)")
+    parser.add_argument("-o", "--output", required=True, metavar="MODEL.json", help="where to "
+                        "write the model (.json, or .json.gz to compress; - for stdout)")
 
 
 def _scalar(text: str):
@@ -184,6 +150,7 @@ def _warn_below_chance(report: Reporter, calibrator, summary, args) -> None:
 def run(args: argparse.Namespace) -> int:
     """Fit and save; return the exit code."""
     from .. import persist
+    from .._registry import available_methods
     from ..tables import atomic_output
 
     check_engine_options(args)
@@ -200,21 +167,9 @@ def run(args: argparse.Namespace) -> int:
     option = positive_label_option(args, report)
     if args.pos_label is not None and any(key == "classes" for key, _ in args.param):
         raise CLIError(f"{option} and --param classes=... both name the classes; give one of them")
-    from ..files import method_calibrator
-    from ..tables import ParameterError
-
-    try:
-        calibrator = method_calibrator(method, dict(args.param), merge=args.merge,
-                                       by=args.fold_col)
-    except ParameterError:
-        raise
-    except (ValueError, ImportError) as exc:
-        raise CLIError(str(exc)) from None
+    calibrator = _calibrator(args)
     if args.score_cols and args.engine == "dask":
         calibrator, summary, n = _multiclass.fit_dask(args, report, calibrator, _fit_error), {}, 0
-    elif args.score_cols:
-        calibrator = _multiclass.calibrator(calibrator, args, args.classes)
-        calibrator, summary, n = _fit_local(args, report, calibrator)
     elif args.engine == "local":
         calibrator, summary, n = _fit_local(args, report, calibrator)
     else:
@@ -233,15 +188,18 @@ def run(args: argparse.Namespace) -> int:
     name = type(calibrator).__name__
     if args.score_cols:
         classes = ", ".join(repr(c) for c in calibrator.classes_.tolist())
+        if hasattr(calibrator, "calibrators_"):
+            name += f" of {type(calibrator.calibrators_[0]).__name__}"
+        if method in available_methods():
+            method += f" {args.multiclass or 'ovr'}"
         report.info(
-            f"fitted {method} {args.multiclass or 'ovr'} ({name} of "
-            f"{type(calibrator.calibrators_[0]).__name__}, --score-kind {args.score_kind}) on "
+            f"fitted {method} ({name}, --score-kind {args.score_kind}) on "
             + (f"{n:,} rows of {source}" if n else f"the files of {source}") +
             f"; classes {classes}, the classes of --score-cols "
             f"{','.join(args.score_cols)} in that order (p_<class> when predicted); "
             f"model written to {where}"
         )
-        for line in _multiclass.unit_lines(args, summary):
+        for line in _multiclass.unit_lines(args, summary or {}):
             report.info(line)
         return 0
     negative_class, positive_class = calibrator.classes_.tolist()
@@ -253,6 +211,30 @@ def run(args: argparse.Namespace) -> int:
         f"{positive_class!r}; model written to {where}"
     )
     return 0
+
+
+def _calibrator(args):
+    """The unfitted calibrator of ``--method`` for the score columns given (the library's)."""
+    import numpy as np
+
+    from ..files import calibrator_for
+    from ..tables import ParameterError, typed_labels
+
+    classes = args.classes
+    if args.score_cols:
+        args.spelling = {"score_col": "--score-cols", "classes": "--classes",
+                         "score": "--score-kind", "methods": "--method", "by": "--fold-col"}
+        if args.engine == "dask" and classes is not None:  # the labels' types, as dask reads them
+            classes = typed_labels(np.array(classes)).tolist()
+    try:
+        return calibrator_for(
+            args.method, "multiclass" if args.score_cols else "binary", score=args.score_kind,
+            params=dict(args.param), merge=args.merge, by=args.fold_col,
+            multiclass=args.multiclass, coupling=args.coupling, classes=classes)
+    except ParameterError:
+        raise
+    except (ValueError, ImportError) as exc:
+        raise CLIError(str(exc)) from None
 
 
 def _fit_error(args, source: str, exc: Exception) -> CLIError:

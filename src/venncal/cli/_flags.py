@@ -29,6 +29,7 @@ FLAGS = {
     "nan_scores": "--nan-scores",
     "output_cols": "--prefix",
     "method": "--method",
+    "multiclass": "--multiclass",
     "merge": "--merge",
     "sep": "--sep",
     "clip": "--clip",

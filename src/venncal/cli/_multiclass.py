@@ -14,7 +14,7 @@ from . import _flags
 from ._common import CLIError
 
 __all__ = [
-    "add_fit_options", "calibrator", "check_fit_options", "classes_of", "fit_dask", "hint",
+    "add_fit_options", "check_fit_options", "classes_of", "fit_dask", "hint",
     "names", "unit_lines",
 ]
 
@@ -94,17 +94,6 @@ def classes_of(labels, n_columns: int, given) -> list:
         raise CLIError(_flags.message(exc, classes="--classes")) from None
 
 
-def calibrator(base, args: argparse.Namespace, classes):
-    """The multiclass calibrator over ``base`` that the options name (``classes`` as given)."""
-    from ..multiclass import OneVsOneCalibrator, OneVsRestCalibrator
-
-    args.spelling = {"score_col": "--score-cols", "classes": "--classes"}
-    if args.multiclass == "ovo":
-        return OneVsOneCalibrator(base, score=args.score_kind, coupling=args.coupling or "price",
-                                  classes=classes)
-    return OneVsRestCalibrator(base, score=args.score_kind, classes=classes)
-
-
 def hint(text: str) -> str:
     """What a library message's parameters are on the command line, for a multiclass fit."""
     if "classes=" in text or "score=" in text:
@@ -127,18 +116,17 @@ def unit_lines(args: argparse.Namespace, summaries: dict) -> list[str]:
     ]
 
 
-def fit_dask(args, report, base, fit_error):
-    """Fit on ``--score-cols`` with :func:`venncal.dask.fit_files`; return the model."""
-    import numpy as np
-
+def fit_dask(args, report, model, fit_error):
+    """Fit ``model`` on ``--score-cols`` with :func:`venncal.dask.fit_files`; return it fitted."""
     import venncal.dask as vd
 
-    from ..tables import TableError, typed_labels
+    from ..multiclass._outputs import is_multiclass
+    from ..tables import TableError
     from ._dask import cluster
 
-    # The label rule of CSV: the names typed from all of them, as the engine types the labels.
-    classes = None if args.classes is None else typed_labels(np.array(args.classes)).tolist()
-    model = calibrator(base, args, classes)
+    if not is_multiclass(model):
+        raise CLIError(f"--method {args.method} cannot be fitted by --engine dask (it fits on "
+                       "the rows, not on score summaries): use --engine local")
     options = {"max_distinct": args.max_distinct} if args.max_distinct else {}
     with report.stage(f"fitting {args.method} on the files of {args.data} with dask"), \
             cluster(args) as client:

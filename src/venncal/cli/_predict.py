@@ -5,13 +5,7 @@ from __future__ import annotations
 import argparse
 import functools
 
-from ._common import (
-    CLIError,
-    check_distinct_columns,
-    check_outputs,
-    command,
-    finish_table_parser,
-)
+from ._common import CLIError, check_distinct_columns, check_outputs, command, finish_table_parser
 from ._dask import add_engine_options, check_engine_options
 from ._multiclass import names
 from ._progress import Reporter
@@ -58,11 +52,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "writes p_<class> per class",
     )
     parser.add_argument(
-        "--intervals",
-        action="store_true",
-        help="for a model of K classes on ivap or cvap: also write p0_<unit> and p1_<unit>, "
-        "the interval of each class against the rest (ovr) or of each pair b_vs_a (ovo)",
-    )
+        "--intervals", action="store_true",
+        help="for a model of K classes with Venn-Abers (ivap, cvap; ovr-ivap, ovo-ivap, "
+        "temperature+ovr-ivap): also write p0_<unit> and p1_<unit>, the interval of each class "
+        "against the rest (ovr) or of each pair b_vs_a (ovo)")
     parser.add_argument(
         "-o",
         "--output",
@@ -72,19 +65,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "for CSV on stdout; with --engine dask, a new directory: DIR/ (Parquet part files) "
         "or a quoted 'DIR/NAME-*.csv' (one file per partition, * its number)",
     )
-    parser.add_argument(
-        "--prefix",
-        default="",
-        metavar="TEXT",
-        help="prefix of the added columns' names (default: none, i.e. p, p0, p1)",
-    )
-    parser.add_argument(
-        "--nan-scores",
-        choices=("error", "propagate"),
-        default="error",
-        help="a missing score (an empty, NA or NaN cell): an error naming the row "
-        "(default), or 'propagate' to give that row empty p (and p0, p1)",
-    )
+    parser.add_argument("--prefix", default="", metavar="TEXT",
+                        help="prefix of the added columns' names (default: none, i.e. p, p0, p1)")
+    parser.add_argument("--nan-scores", choices=("error", "propagate"), default="error",
+                        help="a missing score (an empty, NA or NaN cell): an error naming the row "
+                        "(default), or 'propagate' to give that row empty p (and p0, p1)")
     return finish_table_parser(parser, run, functools.partial(add_engine_options, fit=False))
 
 
@@ -114,10 +99,13 @@ def run(args: argparse.Namespace) -> int:
         )
     report = Reporter.from_args(args)
     model = load_model(args.model)
-    from .._engine import output_names
-    from ..multiclass._outputs import is_multiclass, table_scores
+    from ..files import takes_class_scores
+    from ..multiclass._outputs import is_multiclass, output_names, table_scores
 
-    if is_multiclass(model):
+    if takes_class_scores(model):
+        if args.engine == "dask" and not is_multiclass(model):
+            raise CLIError(f"--engine dask applies one-vs-rest and one-vs-one models of K classes, "
+                           f"not {args.model}'s {type(model).__name__}: use --engine local")
         return _multiclass(args, report, model, output_names, table_scores)
     if args.score_cols is not None:
         raise CLIError(f"--score-cols is for a model of many classes; {args.model} holds a "
@@ -161,8 +149,9 @@ def _multiclass(args, report, model, output_names, table_scores) -> int:
                        "class scores with --score-cols A,B,...")
     check_distinct_columns({"--score-cols": args.score_cols})
     if args.intervals and not hasattr(model, "predict_interval"):
-        raise CLIError(f"--intervals: {args.model} calibrates with "
-                       f"{type(model.calibrators_[0]).__name__}, which gives no intervals")
+        inner = getattr(model, "calibrators_", [model])[0]
+        raise CLIError(f"--intervals: {args.model} calibrates with {type(inner).__name__}, "
+                       "which gives no intervals")
     try:
         table_scores(model, np.empty((0, len(args.score_cols))))
     except ValueError as exc:

@@ -15,7 +15,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["BINARY", "CANDIDATES", "MULTICLASS", "Candidate", "Uncalibrated", "candidates_for"]
+__all__ = [
+    "BINARY", "CANDIDATES", "MULTICLASS", "Candidate", "Uncalibrated", "build_candidate",
+    "candidates_for", "fit_methods", "score_params", "set_named_params",
+]
 
 #: The two kinds of problem: one score column and two classes, or K columns and K classes.
 BINARY = "binary"
@@ -156,7 +159,8 @@ CANDIDATES: tuple[Candidate, ...] = (
     Candidate("ivap", BINARY, _construct("venncal.venn_abers.VennAbersCalibrator"),
               intervals=True, about="inductive Venn-Abers predictor"),
     Candidate("cvap", BINARY, _construct("venncal.venn_abers.CrossVennAbersCalibrator"),
-              intervals=True, about="cross Venn-Abers predictor (5 inner folds)"),
+              intervals=True, about="cross Venn-Abers predictor: one inductive predictor per "
+                                    "fold of the rows, merged (compare: 5 inner folds)"),
     Candidate("uncalibrated", MULTICLASS, _uncalibrated, ("proba", "logit"),
               about="the scores themselves (proba), or their softmax (logit)"),
     Candidate("temperature", MULTICLASS,
@@ -222,3 +226,118 @@ def candidates_for(problem: str, score, methods: Sequence[str] | None) -> list[C
         if cand not in chosen:
             chosen.append(cand)
     return chosen
+
+
+def fit_methods(problem: str) -> dict[str, str]:
+    """Every method name ``venncal fit`` takes for a problem, each with its one line.
+
+    The candidates of ``problem`` in table order, then the registered binary
+    methods that are not among them: as they are (``"binary"``), or fitted
+    once per class or per pair of classes (``"multiclass"``: one-vs-rest
+    unless one-vs-one is asked for).
+
+    Examples
+    --------
+    >>> list(fit_methods("multiclass"))[:3]
+    ['uncalibrated', 'temperature', 'vector-scaling']
+    >>> fit_methods("binary")["quantized-isotonic"][:8]
+    'isotonic'
+    """
+    from .._registry import UNCOMPARED, available_methods
+
+    out = {c.name: c.about for c in CANDIDATES if c.problem == problem}
+    binary = {c.name: c.about for c in CANDIDATES if c.problem == BINARY}
+    for method in available_methods():
+        out.setdefault(method, binary.get(method) or UNCOMPARED[method])
+    return out
+
+
+def build_candidate(name: str, problem: str, score, classes=None, params=None):
+    """The unfitted calibrator of candidate ``name``, as a comparison builds it, with ``params`` set.
+
+    Parameters
+    ----------
+    name : str
+        A name of :data:`CANDIDATES` for ``problem``.
+    problem : {"binary", "multiclass"}
+    score : {"proba", "logit", "margin"} or None
+        The kind of the scores (:class:`Candidate`'s ``build``).
+    classes : sequence, default=None
+        The classes (of the K columns, in order), or None for the labels sorted.
+    params : mapping, default=None
+        Parameters set after building (:func:`set_named_params`).
+
+    Raises
+    ------
+    ParameterError
+        For a name that is not a candidate of ``problem``, or not for ``score``.
+    ValueError
+        For a parameter the calibrator does not have.
+
+    Examples
+    --------
+    >>> build_candidate("matrix-scaling", "multiclass", "logit",
+    ...                 params={"l2_off_diagonal": "cv"}).l2_off_diagonal
+    'cv'
+    """
+    (candidate,) = candidates_for(problem, score, [name])
+    return set_named_params(candidate.build(score, classes), params or {}, name)
+
+
+#: Parameters that the problem sets (``score=``: the kind of the scores; ``classes=``) and the
+#: stages of a wrapper or chain: not set by name.
+_FIXED = ("score", "classes", "base", "first", "then")
+
+
+def set_named_params(calibrator, params, name: str):
+    """Set ``params`` on ``calibrator`` (returned): each by its name, or inside a stage.
+
+    A key the calibrator has is set as it is; a key it does not have is set
+    on the one stage that has it (``merge`` of a one-vs-rest Venn-Abers
+    calibrator is its base's ``base__merge``).  The score kind, the classes
+    and the stages are not parameters here.
+
+    Raises
+    ------
+    ValueError
+        For a key no stage has, or several do (listing them), or a fixed one.
+
+    Examples
+    --------
+    >>> from venncal.multiclass import OneVsRestCalibrator
+    >>> from venncal import VennAbersCalibrator
+    >>> m = set_named_params(OneVsRestCalibrator(VennAbersCalibrator()), {"merge": "brier"}, "x")
+    >>> m.base.merge
+    'brier'
+    """
+    known = [k for k in calibrator.get_params(deep=True) if k.rpartition("__")[2] not in _FIXED]
+    resolved = {}
+    for key, value in dict(params).items():
+        if key.rpartition("__")[2] in _FIXED:
+            raise ValueError(f"{key!r} of {name} is not set by name: the score kind and the "
+                             "classes are the data's, the stages the method's")
+        where = [key] if key in known else [k for k in known if k.endswith("__" + key)]
+        if len(where) != 1:
+            what = (f"{key!r} in several stages ({', '.join(where)}): name one" if where else
+                    f"no parameter {key!r}")
+            raise ValueError(f"{type(calibrator).__name__} ({name}) has {what}; its parameters: "
+                             + (", ".join(known) or "none"))
+        resolved[where[0]] = value
+    return calibrator.set_params(**resolved)
+
+
+def score_params(name: str, problem: str, score) -> dict:
+    """The parameters a candidate's builder sets from the score kind, beyond its class's defaults.
+
+    What a binary method fitted outside a comparison needs to be the
+    candidate compared on scores of kind ``score`` (``venncal fit --param``).
+
+    Examples
+    --------
+    >>> score_params("platt", "binary", "proba"), score_params("platt", "binary", "logit")
+    ({'score': 'proba'}, {})
+    """
+    (candidate,) = candidates_for(problem, score, [name])
+    given = candidate.build(score, None).get_params(deep=False)
+    default = candidate.build(None, None).get_params(deep=False)
+    return {k: v for k, v in given.items() if default.get(k) != v}
