@@ -369,11 +369,12 @@ def test_summary_sums_are_exact_past_2_53():
     assert labelled.merge(ScoreSummary.from_arrays([0.5], [1], [1.0])).weights[0] == 2.0**53 + 2
 
 
-def test_summary_refuses_sums_it_cannot_keep():
+def test_summary_refuses_sums_past_float64_and_rounds_the_others_once():
     from venncal import ScoreSummary
 
-    with pytest.raises(ValueError, match="sample_weight: whole-number weights of tied scores"):
-        ScoreSummary.from_arrays([0.0, 0.0, 0.0], [0, 1, 1], [1e300, 1e150, 1.0])
+    # Whole numbers past two doubles (1e300 + 1e150 + 1, 1e300 + 2**53 + 2 reached through
+    # 1e300 + 1): refused in some orders before (issue 22); now the exact sums, rounded once
+    # (tests/test_summary_row_order.py)
     with pytest.raises(ValueError, match="sample_weight: the weights .* score 0.0 sum to more"):
         ScoreSummary.from_arrays([0.0, 0.0], [0, 1], [1e308, 1e308])
     big = ScoreSummary.from_arrays([1.0], [0], [1e308])
@@ -398,22 +399,7 @@ def test_summary_does_not_depend_on_row_order(data, rnd):
         return
     perm = list(range(s.shape[0]))
     rnd.shuffle(perm)
-    try:
-        b = ScoreSummary.from_arrays(s[perm], y[perm], None if w is None else w[perm])
-    except ValueError as exc:
-        # Known limitation (open, issue 22): whole-number weights are refused when an
-        # intermediate double-double sum needs more than 106 bits, which depends on the
-        # order of the rows, even where the final sum fits (1e300, 2**53, 1, 1 at one
-        # score: 1 + 1 + 2**53 first fits, 1e300 + 1 + 2**53 does not).  Never a wrong
-        # answer: the order that is accepted holds the exact sums, the other is refused.
-        assert "whole-number weights of tied scores" in str(exc)
-        assert w is not None and np.array_equal(w, np.floor(w))
-        for j, score in enumerate(a.scores):
-            rows = s == score
-            for total, label in ((a.positive_weights[j], 1), (a.negative_weights[j], 0)):
-                exact = sum(int(v) for v in w[rows & (y == label)])
-                assert total == float(exact)  # the exact sum, rounded once
-        return
+    b = ScoreSummary.from_arrays(s[perm], y[perm], None if w is None else w[perm])
     assert _summary_bits(a) == _summary_bits(b)
     assert not (np.signbit(a.scores) & (a.scores == 0)).any()  # -0.0 is stored as 0.0
 

@@ -20,38 +20,23 @@ from ._validation import check_binary_labels, check_sample_weight, check_scores
 __all__ = ["ScoreSummary"]
 
 
-def _check_sums(s, w, residual, flags, weights):
-    """Raise unless the summed weights are finite and, for whole numbers, exact.
-
-    ``flags`` are the kernel's (``OVERFLOW``, ``INEXACT``); ``weights`` are the
-    row weights that were added (or None: the check of whole numbers then
-    looks at the summed weights and their remainders).
-    """
+def _check_overflow(s, w, flags):
+    """Raise when the kernel's ``flags`` say that tied weights summed past the largest double."""
     if flags & OVERFLOW:
         j = int(np.flatnonzero(~(w < np.inf))[0])
         raise ValueError(
             f"sample_weight: the weights of the observations with score {float(s[j])!r} sum "
             "to more than the largest float64 (1.8e308); divide the weights by a common factor"
         )
-    if not flags & INEXACT:
-        return
-    parts = [w] if weights is None else [weights]
-    if weights is None and residual is not None:
-        parts.extend(residual)
-    if all(np.array_equal(p, np.floor(p)) for p in parts):
-        raise ValueError(
-            "sample_weight: whole-number weights of tied scores add up to a number that two "
-            "float64 values cannot hold exactly (more than 106 significant bits, e.g. 1e300 + "
-            "1e150 + 1), so their sum would depend on the order of the rows; divide the "
-            "weights by a common factor or drop the negligible ones"
-        )
 
 
 def summarize_exact(scores: np.ndarray, y01: np.ndarray, weights: np.ndarray | None):
     """Reduce validated arrays to ``(s, w, a, b, residual, tail)`` (see :class:`ScoreSummary`).
 
-    Raises ``ValueError`` when tied weights sum past the float64 range, or
-    when whole-number weights sum to more than two doubles can hold.
+    Raises ``ValueError`` when tied weights sum past the float64 range.
+    Sums that two doubles do not hold (an intermediate double-double sum of
+    1e300, 2**53 and 1, say, whatever the final sum) are redone exactly, so
+    that the summary does not depend on the order of the rows.
     """
     if weights is None:
         neg, pos = split_by_label(scores, y01)
@@ -61,9 +46,8 @@ def summarize_exact(scores: np.ndarray, y01: np.ndarray, weights: np.ndarray | N
         return s, w, a, w - a, None, None  # counts: exact
     order = np.argsort(scores)
     s, w, a, b, residual, flags = summarize_by_order_exact(scores, y01, weights, order)
-    if flags:
-        _check_sums(s, w, residual, flags, weights)
-    if flags & INEXACT:  # fractional weights past two doubles: exact sums, rounded once
+    _check_overflow(s, w, flags)
+    if flags & INEXACT:  # a sum past two doubles: exact sums, rounded once
         return (s, *_exact_sums(scores, y01, weights, order, s))
     return s, w, a, b, residual, None
 
@@ -82,9 +66,9 @@ def _round_exact(j, value, hi, lo):
 def _exact_sums(scores, y01, weights, order, s):
     """``(w, a, b, residual, tail)`` of the distinct scores ``s`` in rational arithmetic.
 
-    For the rare ties whose sums need more than two doubles (weights some
-    2**106 apart): each sum is correctly rounded, as for any other data, the
-    remainders keep the next 53 bits, and ``tail`` maps each score whose
+    For the rare ties whose sums, or partial sums, need more than two
+    doubles (weights some 2**106 apart): each sum is correctly rounded, as
+    for any other data, the remainders keep the next 53 bits, and ``tail`` maps each score whose
     sums two doubles do not hold to its exact class sums ``(positive,
     negative)`` (see :meth:`ScoreSummary.merge`).  A Python loop over the rows.
     """
@@ -224,17 +208,16 @@ class ScoreSummary:
     arithmetic and rounded once, the total and each class on its own:
     ``weights``, ``positive_weights`` and ``negative_weights`` hold the
     correctly rounded sums, and the summary keeps the remainders, so that a merge adds the
-    exact sums.  A summary is therefore the same, bit for bit, whatever the
-    order of the rows and of the merges, as long as each sum fits in two
-    doubles (106 significant bits).  For whole-number weights that is always
-    checked (a sum that does not fit, such as ``1e300 + 1e150 + 1``, raises
-    ``ValueError``); for other weights (``2**53``, ``1`` and ``1e-310``,
-    say) such a sum is computed exactly in rational arithmetic (only for
-    those scores), correctly rounded, and kept exactly beside the rounded
-    sums, so that merges of any pieces in any order round it as
-    :meth:`from_arrays` rounds the whole data.  Weights that sum past the largest
-    float64 at one score raise ``ValueError``.  A summary built from arrays
-    (the constructor) has no remainders.
+    exact sums.  Where a sum (or a partial sum on the way to it) does not fit
+    in two doubles (106 significant bits: ``1e300 + 1e150 + 1``, or ``2**53``,
+    ``1`` and ``1e-310``, whole numbers or not) it is computed exactly in
+    rational arithmetic (only for those scores), correctly rounded, and,
+    when two doubles do not hold it, kept exactly beside the rounded sums.
+    A summary is therefore the same, bit for bit, whatever the order of the
+    rows and of the merges: any pieces merged in any order round each sum
+    as :meth:`from_arrays` rounds the whole data.  Weights that sum past the
+    largest float64 at one score raise ``ValueError``.  A summary built
+    from arrays (the constructor) has no remainders.
 
     Examples
     --------
@@ -327,8 +310,7 @@ class ScoreSummary:
         Raises
         ------
         ValueError
-            When tied weights sum past the float64 range, or whole-number
-            weights past what two doubles hold.
+            When tied weights sum past the float64 range.
         """
         if not isinstance(other, ScoreSummary):
             raise TypeError(f"can only merge with a ScoreSummary, not {type(other).__name__}")
@@ -337,14 +319,7 @@ class ScoreSummary:
             other.scores, other.weights, other.positive_weights, other.negative_weights,
             self._residual, other._residual,
         )
-        if flags:
-            # whole numbers or not: a property of what was added (a remainder of 1e-209
-            # below 1e247 is not whole, whatever the merged sums look like)
-            added = [self.weights, other.weights, self.negative_weights, other.negative_weights]
-            for r in (self._residual, other._residual):
-                if r is not None:
-                    added.extend(r)
-            _check_sums(s, w, residual, flags, np.concatenate(added))
+        _check_overflow(s, w, flags)
         tail = None
         if flags & INEXACT or self._tail is not None or other._tail is not None:
             w, a, b, residual, tail = _merge_exact(

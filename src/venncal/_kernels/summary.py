@@ -16,9 +16,9 @@ rounded once, and a *residual* ``w_j + r_j`` is the exact sum whenever it
 fits in two doubles (106 significant bits; always for whole numbers below
 ``2**106``, for instance).  Merges add the exact sums, so a summary is the
 same, bit for bit, whatever the order of its rows and of its merges.  The
-kernels report when a sum did not fit (``inexact``): the caller decides
-whether that is an error (it is for whole-number weights, whose sums are
-promised exact).
+kernels report when a sum, or a partial sum on the way to it, did not fit
+(``inexact``): the caller then redoes those sums exactly (in rational
+arithmetic), so that the result does not depend on the order of the rows.
 
 The jitted ``*_into`` kernels write into buffers allocated by their Python
 wrappers: numpy's allocator asks the kernel for huge pages, which makes a

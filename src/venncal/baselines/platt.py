@@ -13,211 +13,25 @@ from sklearn.exceptions import ConvergenceWarning
 from .._base import ScoreCalibrator, check_float_numbers
 from .._docs import fill
 from .._validation import Options, check_scores
+from ._platt_newton import (
+    _LOGIT_TOL,
+    _MAX_ITER,
+    _NORMAL,
+    _STEP_TOL,
+    _fit_logit,
+    _fit_tails,
+    _inverse_plus_two,
+    _log_class_sums,
+    _negatives,
+    _precision,
+    _scaled_weights,
+    _unresolved,
+)
 
 __all__ = ["PlattCalibrator"]
 
 TARGETS = ("platt", "labels")
 SCORES = ("logit", "proba")
-
-# Newton's method in standardized coordinates, on the mean loss: the gradient
-# is of order one at the start, so these tolerances are relative.
-_GTOL = 1e-12
-_MAX_ITER = 100
-_ARMIJO = 1e-4
-# Below this Newton decrement the quadratic model is exact to rounding and the
-# full step is taken without a line search (the loss can no longer resolve the
-# decrease, so an Armijo test would reject good steps).
-_FULL_STEP_DECREMENT = 1e-10
-_NORMAL = 2.0**-1022  # the smallest normal double
-# A Hessian determinant below this is recomputed on the Hessian scaled near 1.
-_SMALL_DET = 2.0**-500
-# The refit of extreme targets (_fit_tails) stops when a Newton step moves the
-# standardized parameters by less than this, relative.
-_STEP_TOL = 2.0**-44
-# The gradient of a fit stopped at the limit of float64 precision, or by the step.
-_GTOL_LOOSE = 1e-8
-# A refit (_fit_tails) stopped at the limit of float64 precision is converged only if
-# the Newton step there is below this, relative.
-_SETTLED = 1e-6
-
-
-def _softplus(z):
-    return np.logaddexp(0.0, z)
-
-
-def _mean_loss(u, c1, c0):
-    """Weighted cross-entropy ``sum c1 * -log(p) + c0 * -log(1 - p)`` with ``p = expit(u)``.
-
-    ``c1 = v * t`` and ``c0 = v * (1 - t)`` for targets ``t`` and weights
-    ``v``: kept apart so that a target within ``2**-53`` of 1 keeps its
-    distance to 1.  A sum of non-negative terms: nothing cancels, whatever
-    the size of ``u``.
-    """
-    return float(np.dot(c1, _softplus(-u)) + np.dot(c0, _softplus(u)))
-
-
-def _fit_logit(x, c1, c0, theta=None, step_tol=None):
-    """Minimize ``sum c1 * -log(p) + c0 * -log(1 - p)`` over ``p = expit(alpha * x + beta)``.
-
-    ``x`` is standardized; ``c1, c0 >= 0`` (the weights times the targets and
-    times one minus the targets) sum to one, and a finite minimizer exists
-    (the caller checks).  Damped Newton's method with a backtracking line
-    search; the loss is convex, so it converges from anywhere, quadratically
-    near the minimum.  Returns ``(theta, converged)``: converged when the
-    gradient is below ``_GTOL``, or below ``1e-8`` where float64 stops the
-    descent (the rule of earlier versions, so that ordinary fits are bit for
-    bit what they were); given ``step_tol`` (a refit of extreme targets),
-    when a Newton step moves ``theta`` by less than ``step_tol`` relative to
-    ``1 + |theta|``, or the descent stops with a small gradient and a Newton
-    step there below ``_SETTLED``.
-
-    ``theta`` is the start, by default the optimum over beta alone (alpha =
-    0): a good, always finite start, but one from which extreme targets
-    (logits near +-700, of class weights 1e300 beside 1e-300) are reached
-    about one unit of logit per step, and where the gradient of the mean
-    loss stops resolving them (see :func:`_fit_tails`).
-    """
-    if theta is None:
-        theta = np.array([0.0, np.log(c1.sum()) - np.log(c0.sum())])
-    loss = _mean_loss(theta[0] * x + theta[1], c1, c0)
-    gmax = np.inf
-    d = np.full(2, np.inf)
-    for _ in range(_MAX_ITER):
-        u = theta[0] * x + theta[1]
-        p = expit(u)
-        q = expit(-u)  # 1 - p without cancellation when p is near 1
-        r = c0 * p - c1 * q  # v * (p - t)
-        g = np.array([np.dot(r, x), r.sum()])
-        gmax = float(np.max(np.abs(g)))
-        if gmax <= _GTOL and step_tol is None:
-            return theta, True
-        h = (c1 + c0) * p * q
-        hx = h * x
-        H = np.array([[np.dot(hx, x), hx.sum()], [hx.sum(), h.sum()]])
-        det = H[0, 0] * H[1, 1] - H[0, 1] * H[1, 0]
-        top = 1.0
-        if not det >= _SMALL_DET and np.max(np.abs(H)) > 0:
-            # H over a power of two near its largest entry (exact): probabilities near
-            # 1e-300 at the optimum (targets of weights 1e-300 beside 1e300) underflow
-            # the products of H's entries, and the determinant with them.
-            top = math.ldexp(1.0, math.frexp(float(np.max(np.abs(H))))[1])
-            H = H / top
-            det = H[0, 0] * H[1, 1] - H[0, 1] * H[1, 0]
-        if det > 0 and np.isfinite(det):
-            d = np.array([H[1, 1] * g[0] - H[0, 1] * g[1], H[0, 0] * g[1] - H[1, 0] * g[0]])
-            d /= -det * top
-        else:
-            # Numerically flat Hessian (all points saturated): steepest descent.
-            d = -g / max(float(np.max(np.diag(H))) * top, 1e-300)
-        decrement = -float(np.dot(g, d))
-        if (step_tol is not None and gmax <= _GTOL_LOOSE
-                and np.all(np.abs(d) <= step_tol * (1.0 + np.abs(theta)))):
-            return theta + d, True
-        if not decrement > 0 or np.all(np.abs(d) <= 1e-15 * (1.0 + np.abs(theta))):
-            break  # at the limit of the precision
-        if decrement <= _FULL_STEP_DECREMENT:
-            theta = theta + d
-            loss = _mean_loss(theta[0] * x + theta[1], c1, c0)
-            continue
-        step = 1.0
-        for _ in range(60):
-            new = theta + step * d
-            new_loss = _mean_loss(new[0] * x + new[1], c1, c0)
-            if new_loss <= loss - _ARMIJO * step * decrement:
-                break
-            step *= 0.5
-        else:
-            break  # no representable decrease left
-        if np.array_equal(new, theta):
-            break
-        theta, loss = new, new_loss
-    # stopped at the limit of float64 precision: converged if the gradient is small (and,
-    # for a refit, the Newton step there would not move theta either: a score whose loss
-    # is below 1e-12 of the total, a target of 1e-308, leaves the gradient small far from
-    # the optimum)
-    if step_tol is None:
-        return theta, not gmax > _GTOL_LOOSE
-    return theta, not gmax > _GTOL_LOOSE and _small_step(d, theta)
-
-
-def _small_step(d, theta) -> bool:
-    return bool(np.all(np.abs(d) <= _SETTLED * (1.0 + np.abs(theta))))
-
-
-def _log_class_sums(w, a, targets):
-    """``(log c1, log c0)`` per score from the unscaled weights (no under- or overflow)."""
-    neg = np.maximum(w - a, 0.0)
-    with np.errstate(divide="ignore"):
-        la, ln = np.log(a), np.log(neg)
-        if targets is None:
-            return la, ln
-        off_pos, t_neg = targets
-        return (
-            np.logaddexp(la + math.log1p(-off_pos), ln + math.log(t_neg)),
-            np.logaddexp(la + math.log(off_pos), ln + math.log1p(-t_neg)),
-        )
-
-
-def _fit_tails(x, c1, c0, w, a, targets):
-    """Refit from the weighted least-squares line through the scores' own logits.
-
-    For the fits :func:`_fit_logit` leaves short of convergence: targets
-    within ``1e-300`` of 0 or 1 (Platt's targets of a class of weight 1e308,
-    and classes of weights 1e300 beside 1e-300 at one score).  Where each
-    score's mean target ``t_j`` is inside (0, 1), the line through the
-    logits ``log(c1_j / c0_j)`` (computed in logs, from the unscaled
-    weights), weighted by ``c1_j c0_j / (c1_j + c0_j)`` (the curvature of
-    the loss there) is the maximum-likelihood sigmoid when two scores
-    carry weight, and close to it otherwise: Newton's method converges from
-    it in a few steps, judged by the size of its step (the gradient of the
-    mean loss is below what float64 resolves there).  Returns ``(theta,
-    converged)``; not converged where a loss term ``c1_j`` or ``c0_j`` is
-    subnormal or lost (then float64 cannot weigh it: the caller refuses).
-    """
-    l1, l0 = _log_class_sums(w, a, targets)
-    both = np.isfinite(l1) & np.isfinite(l0)
-    if np.count_nonzero(both) < 2 or np.unique(x[both]).shape[0] < 2:
-        return None, False
-    logit = (l1 - l0)[both]
-    if both.all() and x.shape[0] == 2:
-        # two scores, each with both targets: the sigmoid through their logits is the MLE
-        alpha = (logit[1] - logit[0]) / (x[1] - x[0])
-        theta = np.array([alpha, logit[0] - alpha * x[0]])
-        return theta, bool(np.isfinite(theta).all())
-    lw = (l1 + l0 - np.logaddexp(l1, l0))[both]
-    root = np.exp(0.5 * (lw - lw.max()))  # sqrt of the curvature weights, the largest 1
-    design = np.column_stack((x[both], np.ones(logit.shape[0]))) * root[:, None]
-    theta = np.linalg.lstsq(design, logit * root, rcond=None)[0]
-    if not np.isfinite(theta).all() or _unresolved(c1, c0, l1, l0):
-        return None, False
-    return _fit_logit(x, c1, c0, theta, step_tol=_STEP_TOL)
-
-
-def _unresolved(c1, c0, l1, l0) -> bool:
-    """Whether a loss term is subnormal, or underflowed to 0 from a positive weight."""
-    terms = np.concatenate((c1, c0))
-    lost = np.concatenate(((c1 == 0) & np.isfinite(l1), (c0 == 0) & np.isfinite(l0)))
-    return bool(lost.any() or ((terms > 0) & (terms < _NORMAL)).any())
-
-
-def _scaled_weights(w, a):
-    """Return ``(pos, neg, e)``: the class weights times ``2**-e``, the largest near 1.
-
-    The scaling is exact but for weights below ``2**-1022`` times the
-    largest (negligible beside it), and no sum of the scaled weights
-    overflows.
-    """
-    _, e = math.frexp(float(w.max()))
-    pos = np.ldexp(a, -e)
-    return pos, np.maximum(np.ldexp(w, -e) - pos, 0.0), e
-
-
-def _inverse_plus_two(k_scaled, e):
-    """``1 / (k + 2)`` for the total ``k = k_scaled * 2**e``, whatever its size."""
-    k = math.ldexp(k_scaled, e) if e < 1000 else math.inf
-    if math.isfinite(k):
-        return 1.0 / (k + 2.0)
-    return math.ldexp(1.0 / (k_scaled + math.ldexp(2.0, -e)), -e)
 
 
 @fill
@@ -331,10 +145,20 @@ class PlattCalibrator(ScoreCalibrator):
             return "Platt's targets (k+ + 1)/(k+ + 2) and 1/(k- + 2)"
         return None  # maximum likelihood is the same for any scale of the weights
 
+    def _fit_from(self, summary):
+        # each class's own sums: w - a loses a class of weight 1 beside 2**53 at one score
+        self._fit_classes(summary.scores, summary.weights, summary.positive_weights,
+                          _negatives(summary.weights, summary.positive_weights,
+                                     summary.negative_weights))
+
     def _fit_sums(self, s, w, a):
+        self._fit_classes(s, w, a, _negatives(w, a))
+
+    def _fit_classes(self, s, w, a, b):
+        """Fit from the scores, their total, positive and negative weights."""
         if self.score == "proba":
             s = _log_odds(s, fitting=True)
-        pos, neg, e = _scaled_weights(w, a)
+        pos, neg, e = _scaled_weights(w, a, b)
         _check_no_score_vanishes(s, w, pos + neg)
         targets = None
         if self.targets == "platt":
@@ -348,7 +172,7 @@ class PlattCalibrator(ScoreCalibrator):
             c1 = pos * (1.0 - off_pos) + neg * t_neg
             c0 = pos * off_pos + neg * (1.0 - t_neg)
         else:
-            _check_labels_have_mle(s, a, w - a)
+            _check_labels_have_mle(s, a, b)
             try:
                 if s.shape[0] > 1:  # one score: the intercept, from the unscaled weights
                     _check_labels_have_mle(s, pos, neg)
@@ -378,22 +202,25 @@ class PlattCalibrator(ScoreCalibrator):
             # A single distinct score: only the intercept is identified, the weighted
             # MLE of a constant, b = log(c0) - log(c1), in logs of the unscaled weights
             # (1e-300 beside 1e300 underflows once scaled, and gave b = -inf).
-            self._fit_constant(c1, c0, float(w[0]), float(a[0]), targets)
+            self._fit_constant(c1, c0, float(a[0]), float(b[0]), targets)
             return
-        if targets is not None and (not (a > 0).any() or not (w > a).any()):
+        if targets is not None and (not (a > 0).any() or not (b > 0).any()):
             # A single class: every target is the same, so the MLE is that constant, a = 0
             # (Newton's method could be led astray by the targets of weights below 2**-1022
             # of the largest, rounded to 0 once scaled: a = -2838 for weights 0.5 and 1e308)
-            self._fit_constant(c1, c0, 1.0, 1.0 if (a > 0).any() else 0.0, targets)
+            positive = (a > 0).any()
+            self._fit_constant(c1, c0, 1.0 if positive else 0.0, 0.0 if positive else 1.0,
+                               targets)
             return
         x = dev / scale
-        theta, converged = _fit_logit(x, c1, c0)
+        at = {}  # the precision at theta, when _fit_logit computed it
+        theta, converged = _fit_logit(x, c1, c0, at=at)
         if not converged:  # from the logits' line, else on from there, judged by the step
-            retry, converged = _fit_tails(x, c1, c0, w, a, targets)
+            retry, converged = _fit_tails(x, c1, c0, a, b, targets)
             if not converged:
                 retry, converged = _fit_logit(x, c1, c0, theta, step_tol=_STEP_TOL)
             theta = retry
-            l1, l0 = _log_class_sums(w, a, targets)
+            l1, l0 = _log_class_sums(a, b, targets)
             if not converged and _unresolved(c1, c0, l1, l0):
                 raise ValueError(
                     f"PlattCalibrator: sample_weight spans from {float(w.min()):.3g} to "
@@ -402,6 +229,32 @@ class PlattCalibrator(ScoreCalibrator):
                     "total, where float64 cannot weigh it and Newton's method does not "
                     "converge; rescale the weights into a narrower range or drop the smallest"
                 )
+            if converged and x.shape[0] == 2 and np.isfinite(l1).all() and np.isfinite(l0).all():
+                at["precision"] = (0.0, 0.0)  # _fit_tails: the line through the two logits
+        if s.shape[0] == 1:  # one score (spread by the rounding of its center): no slope
+            at["precision"] = (0.0, 0.0)
+        step, noise = at["precision"] if "precision" in at else _precision(x, c1, c0, theta)
+        if not noise <= _LOGIT_TOL:
+            raise ValueError(
+                f"PlattCalibrator: sample_weight spans from {float(w.min()):.3g} to "
+                f"{float(w.max()):.3g}, and the lighter scores' share of the loss is so small "
+                "that float64 cannot determine the fit: the rounding errors of the loss's "
+                f"gradient alone move a calibration score's logit by up to {noise:.3g}; rescale "
+                "the weights into a narrower range, or drop or merge the lightest"
+            )
+        converged = converged and step <= _LOGIT_TOL
+        lightest = min(float(np.min(a, initial=np.inf, where=a > 0)),
+                       float(np.min(b, initial=np.inf, where=b > 0)))
+        if not converged and float(w.max()) > 2.0**53 * lightest:
+            # the descent stalls where the weights put the optimum (probabilities past the
+            # float64 range, for weights 1e300 beside 1e-310: A = -799 for an MLE of -2761)
+            raise ValueError(
+                f"PlattCalibrator: sample_weight spans from {lightest:.3g} (a class's weight at "
+                f"a score) to {float(w.max()):.3g}, and Newton's method does not converge in "
+                "float64 "
+                f"with them (its last step moves a calibration score's logit by {step:.3g}); "
+                "rescale the weights into a narrower range, or drop or merge the lightest"
+            )
         if not converged:
             warnings.warn(
                 "Platt scaling stopped short of convergence (no further progress in float64 "
@@ -428,14 +281,14 @@ class PlattCalibrator(ScoreCalibrator):
             )
         self.a_, self.b_ = a, b + 0.0
 
-    def _fit_constant(self, c1, c0, w, a, targets):
-        """Set ``a_ = 0`` and ``b_ = log(c0) - log(c1)``, from the unscaled ``w``, ``a`` if tiny."""
+    def _fit_constant(self, c1, c0, pos, neg, targets):
+        """Set ``a_ = 0`` and ``b_ = log(c0) - log(c1)``, from the unscaled class weights if tiny."""
         self.a_ = 0.0
         c0_sum, c1_sum = float(c0.sum()), float(c1.sum())
         if min(c0_sum, c1_sum) >= _NORMAL:  # the common case, as always computed
             self.b_ = math.log(c0_sum) - math.log(c1_sum) + 0.0
         else:
-            self.b_ = _constant_intercept(w, a, targets)
+            self.b_ = _constant_intercept(pos, neg, targets)
 
     def _check_state(self):
         """Raise ``ValueError`` unless ``a_`` and ``b_`` are finite floats (any are possible)."""
@@ -478,13 +331,12 @@ def _log_sum(pairs):
     return float(np.logaddexp.reduce(logs)) if logs else -math.inf
 
 
-def _constant_intercept(w: float, a: float, platt) -> float:
+def _constant_intercept(a: float, neg: float, platt) -> float:
     """``B`` of the constant sigmoid at one score: ``log`` of the weighted odds against.
 
-    ``w`` and ``a`` are the score's total and positive weight; ``platt`` is
-    ``(1 - t+, t-)`` for Platt's targets, else None (the labels).
+    ``a`` and ``neg`` are the score's positive and negative weight; ``platt``
+    is ``(1 - t+, t-)`` for Platt's targets, else None (the labels).
     """
-    neg = w - a
     if platt is None:
         c1, c0 = _log_sum([(a, 1.0)]), _log_sum([(neg, 1.0)])
     else:
