@@ -100,6 +100,24 @@ class VectorScalingCalibrator(AffineScalingBase):
         f, g, H = sums.vector(*self._split(theta, K), hess)
         return f, g[:-1], (H[:-1, :-1] if hess else None)
 
+    def _lift(self, theta, K, pens):
+        a, b = self._split(theta, K)
+        return np.diag(a), b
+
+    def _pull(self, G, K, pens):
+        """The gradient (or Hessian product) in ``(a, b[:-1])`` from its (K, K+1) form in ``[W | b]``."""
+        return np.concatenate([np.diag(G[:, :K]), G[:K - 1, K]])
+
+    def _penalty_hessian(self, K, pens):
+        return np.zeros(2 * K - 1)
+
+    def _preconditioner(self, S, C, K, pens):
+        """Jacobi: the diagonal of the Kronecker approximation ``S (x) C`` of the Hessian."""
+        s = np.diag(S)
+        d = np.concatenate([s * np.diag(C)[:K], s[:K - 1] * C[K, K]])
+        d = np.maximum(d, 1e-10 * float(np.max(d)) if np.max(d) > 0 else 1.0)
+        return lambda r: r / d
+
     def _store(self, theta, K, pens):
         self.scale_, self.intercept_ = self._split(theta, K)
 
