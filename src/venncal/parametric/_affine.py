@@ -5,7 +5,10 @@ Each calibrator predicts ``softmax(W x + b)`` from a row's log-probabilities
 renormalised), with ``W`` restricted by its parameterisation, and minimises
 the weighted mean log loss plus its quadratic penalties, a convex function of
 its parameters, by damped Newton steps (:func:`venncal._newton.minimize_convex`) or,
-for many parameters, by scipy's L-BFGS-B with the exact gradient.
+for many parameters, by scipy's L-BFGS-B with the exact gradient (at most
+:data:`LBFGS_MAX_ITER` iterations) followed, where it stops short of ``tol``, by
+truncated Newton steps with exact Hessian-vector products
+(:func:`venncal._newton.minimize_convex_newton_cg`).
 """
 
 from __future__ import annotations

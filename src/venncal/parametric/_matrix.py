@@ -73,7 +73,10 @@ class MatrixScalingCalibrator(AffineScalingBase):
     solver : {"auto", "newton", "lbfgs"}, default="auto"
         ``"auto"``: Newton's method while the free parameters (``K (K+1)``)
         are at most 256 (K <= 15), scipy's L-BFGS-B with the exact gradient
-        above.
+        above (at most 100 iterations), then, if the
+        gradient is still above ``tol``, Newton-CG steps with exact
+        Hessian-vector products (docs/parametric.md); ``n_iter_`` counts
+        both, up to ``max_iter``.
     tol : float, default=1e-8
         The search stops when the gradient's largest component is ``<= tol``.
     max_iter : int, default=500

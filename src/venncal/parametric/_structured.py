@@ -56,7 +56,10 @@ class StructuredMatrixScalingCalibrator(AffineScalingBase):
     solver : {"auto", "newton", "lbfgs"}, default="auto"
         ``"auto"``: Newton's method while the parameters (``K**2 + K + 1``)
         are at most 256 (K <= 15), scipy's L-BFGS-B with the exact gradient
-        above.
+        above (at most 100 iterations), then, if the
+        gradient is still above ``tol``, Newton-CG steps with exact
+        Hessian-vector products (docs/parametric.md); ``n_iter_`` counts
+        both, up to ``max_iter``.
     tol : float, default=1e-8
     max_iter : int, default=500
     n_jobs : int, default=None

@@ -35,7 +35,8 @@ class VectorScalingCalibrator(AffineScalingBase):
         sorted labels of ``y``, which must then be K of them.
     solver : {"auto", "newton", "lbfgs"}, default="auto"
         Damped Newton steps (``"auto"``: when ``2K - 1 <= 256``) or scipy's
-        L-BFGS-B with the exact gradient.
+        L-BFGS-B with the exact gradient (at most 100 iterations, then
+        Newton-CG steps if the gradient is still above ``tol``).
     tol : float, default=1e-8
         The search stops when the gradient's largest component is ``<= tol``.
     max_iter : int, default=200
