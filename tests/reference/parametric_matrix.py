@@ -50,6 +50,25 @@ def affine_terms(x, W, b, y, w):
     return math.fsum(losses), G, H
 
 
+def affine_hess_vec(x, W, b, w, dW, db):
+    """The Hessian of :func:`affine_terms`'s sum times ``(dW, db)`` (K, K+1), row by row.
+
+    Each row's Hessian ``(diag p - p p^T) kron [x, 1][x, 1]^T`` is formed
+    (numpy's ``kron``) and multiplied by the direction, row-major ``vec``.
+    """
+    n, K = x.shape
+    v = np.hstack([dW, np.asarray(db, dtype=float)[:, None]]).ravel()
+    out = np.zeros(K * (K + 1))
+    for i in range(n):
+        if w[i] == 0:
+            continue
+        xt = np.append(x[i], 1.0)
+        u = [math.fsum([b[k], *(W[k, a] * x[i, a] for a in range(K))]) for k in range(K)]
+        p, _ = _softmax(u)
+        out += w[i] * (np.kron(np.diag(p) - np.outer(p, p), np.outer(xt, xt)) @ v)
+    return out.reshape(K, K + 1)
+
+
 def vector_terms(x, a, b, y, w):
     """``(sum, g (2K,), H (2K, 2K))`` of ``softmax(a * x + b)``, parameters ``(a, b)``."""
     n, K = x.shape

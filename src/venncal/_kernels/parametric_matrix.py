@@ -20,7 +20,10 @@ import numpy as np
 
 from ._jit import jit, jit_inline
 
-__all__ = ["affine_softmax", "affine_terms", "expand_hessian", "log_softmax_rows", "vector_softmax", "vector_terms"]
+__all__ = [
+    "affine_hess_vec", "affine_softmax", "affine_terms", "expand_hessian", "log_softmax_rows",
+    "vector_softmax", "vector_terms",
+]
 
 
 @jit
@@ -123,6 +126,41 @@ def affine_terms(x, Wt, b, codes, w, lo, hi, G, T, hess):
                         T[j, a] += coef * sq[a]
                     j += 1
     return f
+
+
+@jit
+def affine_hess_vec(x, P, dWt, db, w, lo, hi, out):
+    """The Hessian of :func:`affine_terms`'s sum times a direction, over rows ``lo:hi``.
+
+    ``P`` holds the rows' probabilities ``p_i = softmax(W x_i + b)`` (from
+    :func:`affine_softmax`), ``dWt`` the direction's ``dW`` transposed
+    (C-contiguous), ``db`` its intercepts.  ``out`` (K, K+1) receives
+    ``sum_i w_i (diag(p_i) - p_i p_i^T) du_i [x_i, 1]^T`` with ``du_i = dW
+    x_i + db``: the Hessian-vector product in ``(W, b)`` without forming the
+    Hessian (``2 K (K+1)`` multiplications per row).  ``out`` is
+    overwritten; rows of weight 0 are skipped.
+    """
+    K = x.shape[1]
+    du = np.empty(K)
+    out[:, :] = 0.0
+    for i in range(lo, hi):
+        wi = w[i]
+        if wi == 0.0:
+            continue
+        for k in range(K):
+            du[k] = db[k]
+        for a in range(K):
+            xa = x[i, a]
+            for k in range(K):
+                du[k] += dWt[a, k] * xa
+        mean = 0.0
+        for k in range(K):
+            mean += P[i, k] * du[k]
+        for k in range(K):
+            r = wi * (P[i, k] * (du[k] - mean))
+            for a in range(K):
+                out[k, a] += r * x[i, a]
+            out[k, K] += r
 
 
 def pair_index(K: int) -> np.ndarray:

@@ -5,7 +5,10 @@ Each calibrator predicts ``softmax(W x + b)`` from a row's log-probabilities
 renormalised), with ``W`` restricted by its parameterisation, and minimises
 the weighted mean log loss plus its quadratic penalties, a convex function of
 its parameters, by damped Newton steps (:func:`venncal._newton.minimize_convex`) or,
-for many parameters, by scipy's L-BFGS-B with the exact gradient.
+for many parameters, by scipy's L-BFGS-B with the exact gradient (at most
+:data:`LBFGS_MAX_ITER` iterations) followed, where it stops short of ``tol``, by
+truncated Newton steps with exact Hessian-vector products
+(:func:`venncal._newton.minimize_convex_newton_cg`).
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from .._kernels.parametric_matrix import (
+    affine_hess_vec,
+    affine_softmax,
     affine_terms,
     expand_hessian,
     log_softmax_rows,
@@ -29,14 +34,20 @@ from .._kernels.parametric_matrix import (
 from .._validation import NONE, Check, Interval, Options, ParamsMixin, check_sample_weight
 from ._blocks import BlockPool
 from ._inputs import check_fitted_classes, class_codes, class_score_rows, power_of_two_scale
-from .._newton import minimize_convex
+from .._newton import minimize_convex, minimize_convex_newton_cg
 from ._penalty_cv import choose_penalties
 
-__all__ = ["AffineScalingBase", "NEWTON_MAX_PARAMS", "log_probabilities", "standardising_basis"]
+__all__ = [
+    "AffineScalingBase", "NEWTON_MAX_PARAMS", "kronecker_preconditioner", "log_probabilities",
+    "standardising_basis",
+]
 
 #: ``solver="auto"`` takes Newton's method up to this many free parameters
 #: (the Hessian's cost per row grows as their square), L-BFGS-B above.
 NEWTON_MAX_PARAMS = 256
+
+#: L-BFGS-B's iterations at most (and ``max_iter``) before the Newton-CG polish takes over.
+LBFGS_MAX_ITER = 100
 
 
 def log_probabilities(scores, kind: str, classes) -> np.ndarray:
@@ -83,6 +94,33 @@ def standardising_basis(x, w, intercept_weight: float) -> np.ndarray:
     return A
 
 
+def kronecker_preconditioner(S, C, lam: float):
+    """``R -> (S (x) C + lam I)^{-1} R`` on (K, K+1) arrays ``R`` (row-major ``vec``).
+
+    The Hessian of the mean log loss in ``[W | b]`` is the mean over the
+    rows of ``(diag(p_i) - p_i p_i^T) (x) [x_i, 1][x_i, 1]^T``; the product of
+    the two means, ``S (x) C`` (as in K-FAC), approximates it, and its
+    inverse costs two eigendecompositions, then ``O(K^3)`` per product.
+    ``lam > 0`` stands for the penalties: ``S`` is singular along the
+    directions that change no prediction (``S 1 = 0``), which only they curve.
+    """
+    s, U = np.linalg.eigh(S)
+    t, V = np.linalg.eigh(C)
+    denom = np.maximum(s, 0.0)[:, None] * np.maximum(t, 0.0)[None, :] + lam
+
+    def apply(R):
+        return U @ ((U.T @ R @ V) / denom) @ V.T
+
+    return apply
+
+
+def smallest_positive(values, fallback: float) -> float:
+    """The smallest entry of ``values`` above 0, or ``fallback`` if none is."""
+    values = np.asarray(values, dtype=np.float64)
+    pos = values[values > 0.0]
+    return float(pos.min()) if pos.size else fallback
+
+
 class _Sums:
     """Weighted mean log loss, gradient and Hessian of the rows, summed in fixed blocks."""
 
@@ -93,6 +131,9 @@ class _Sums:
         self.f = np.zeros(len(self.blocks))
         self.g = None
         self.H = None
+        self.P = None
+        self.Hv = None
+        self.C = None
 
     def _buffers(self, gshape, hshape, hess):
         nb = len(self.blocks)
@@ -120,6 +161,56 @@ class _Sums:
         self.blocks.run(block)
         f, G, T = self._finish(hess)
         return f, G, (expand_hessian(T, K) if hess else None)
+
+    def curvature(self, W, b):
+        """Store the rows' ``softmax(W x + b)``; return their mean covariance ``S`` (K, K).
+
+        ``S = sum_i w_i (diag(p_i) - p_i p_i^T) / sum_i w_i``, each block's
+        sum added in block order.  :meth:`hess_vec` then multiplies by the
+        Hessian at ``(W, b)``.
+        """
+        n, K = self.x.shape
+        if self.P is None:
+            self.P = np.empty((n, K))
+        S = np.zeros((len(self.blocks), K, K))
+        Wc, bc = np.ascontiguousarray(W), np.ascontiguousarray(b)
+
+        def block(i, lo, hi):
+            P = self.P[lo:hi]
+            affine_softmax(self.x[lo:hi], Wc, bc, P)
+            wP = self.w[lo:hi, None] * P
+            S[i] = np.diag(wP.sum(axis=0)) - P.T @ wP
+
+        self.blocks.run(block)
+        return S.sum(axis=0) / self.total
+
+    def second_moment(self):
+        """``C = sum_i w_i [x_i, 1][x_i, 1]^T / sum_i w_i`` (K+1, K+1), summed in blocks, kept."""
+        if self.C is None:
+            K = self.x.shape[1]
+            C = np.zeros((len(self.blocks), K + 1, K + 1))
+
+            def block(i, lo, hi):
+                xt = np.hstack([self.x[lo:hi], np.ones((hi - lo, 1))])
+                C[i] = xt.T @ (self.w[lo:hi, None] * xt)
+
+            self.blocks.run(block)
+            self.C = C.sum(axis=0) / self.total
+        return self.C
+
+    def hess_vec(self, dW, db):
+        """The mean log loss's Hessian at the point of :meth:`curvature` times ``(dW, db)``: (K, K+1)."""
+        K = self.x.shape[1]
+        if self.Hv is None:
+            self.Hv = np.zeros((len(self.blocks), K, K + 1))
+        dWt = np.ascontiguousarray(dW.T)
+        dbc = np.ascontiguousarray(db, dtype=np.float64)
+
+        def block(i, lo, hi):
+            affine_hess_vec(self.x, self.P, dWt, dbc, self.w, lo, hi, self.Hv[i])
+
+        self.blocks.run(block)
+        return self.Hv.sum(axis=0) / self.total
 
     def vector(self, scale, b, hess: bool):
         """``(f, g, H)`` of ``softmax(scale * x + b)``: g (2K,), H (2K, 2K) or None."""
@@ -289,9 +380,10 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
         # up to 4 times, while that lowers the gradient and tol is not met.
         theta, nit, best = np.asarray(theta0, dtype=np.float64), 0, np.inf
         phi = theta if A is None else (theta.reshape(shape) @ A).ravel()
+        budget = min(self.max_iter, LBFGS_MAX_ITER)
         for _ in range(5):
             res = minimize(fun_phi, phi, jac=True, method="L-BFGS-B", options={
-                "maxiter": max(self.max_iter - nit, 1), "maxfun": 20 * self.max_iter,
+                "maxiter": max(budget - nit, 1), "maxfun": 20 * self.max_iter,
                 "gtol": gtol, "ftol": 0.0, "maxcor": 30,
             })
             nit += int(res.nit)
@@ -300,10 +392,50 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
             if not gnorm < best:
                 break
             phi, theta, best = res.x, to_theta(res.x), gnorm
-            if gnorm <= self.tol or nit >= self.max_iter:
+            if gnorm <= self.tol or nit >= budget:
                 break
         f, g = fun(theta)
+        if not best <= self.tol and np.isfinite(f) and nit < self.max_iter:
+            res = self._polish(sums, theta, pens, self.max_iter - nit)
+            nit += res.n_iter
+            if res.grad_norm < best:
+                theta, f, best = res.x, res.f, res.grad_norm
         return theta, f, best, nit, bool(best <= self.tol and np.isfinite(f))
+
+    def _polish(self, sums, theta, pens, budget):
+        """Newton-CG from where L-BFGS-B stopped short of ``tol`` (at most ``budget`` steps).
+
+        The line search of L-BFGS-B cannot see the last digits of the value
+        along the directions only the light penalties curve; truncated Newton
+        steps (:func:`~venncal._newton.minimize_convex_newton_cg`) use the
+        exact Hessian-vector products of the kernels
+        (:func:`~venncal._kernels.parametric_matrix.affine_hess_vec`: one
+        pass over the rows each, no Hessian formed) preconditioned by the
+        Kronecker approximation of :func:`kronecker_preconditioner`.
+        Returns the :class:`~venncal._newton.MinimumND`; its ``n_iter``
+        counts Newton steps.
+        """
+        K = sums.x.shape[1]
+        pen = self._penalty_hessian(K, pens)
+        C = sums.second_moment()
+
+        def fun(t):
+            f, g, _ = self._objective(sums, t, False, pens)
+            return f, g
+
+        def curvature(t):
+            S = sums.curvature(*self._lift(t, K, pens))
+
+            def hessp(v):
+                return self._pull(sums.hess_vec(*self._lift(v, K, pens)), K, pens) + pen * v
+
+            return hessp, self._preconditioner(S, C, K, pens)
+
+        return minimize_convex_newton_cg(fun, curvature, theta, tol=self.tol, max_iter=budget)[0]
+
+    def _lift(self, theta, K, pens):
+        """``(W, b)`` of ``theta``: linear in ``theta`` (so also the map of a direction)."""
+        return self._affine_map(theta, K, pens)
 
     def _derive_state(self) -> None:
         """Fill the fitted penalties of a model saved before they were saved.

@@ -8,7 +8,12 @@ import numpy as np
 
 from .._kernels.parametric_matrix import affine_softmax
 from .._validation import Interval, Options
-from ._affine import AffineScalingBase, standardising_basis
+from ._affine import (
+    AffineScalingBase,
+    kronecker_preconditioner,
+    smallest_positive,
+    standardising_basis,
+)
 from ._penalty_cv import grid_rule
 
 CV, GRID = Options(("cv",)), grid_rule()
@@ -68,7 +73,10 @@ class MatrixScalingCalibrator(AffineScalingBase):
     solver : {"auto", "newton", "lbfgs"}, default="auto"
         ``"auto"``: Newton's method while the free parameters (``K (K+1)``)
         are at most 256 (K <= 15), scipy's L-BFGS-B with the exact gradient
-        above.
+        above (at most 100 iterations), then, if the
+        gradient is still above ``tol``, Newton-CG steps with exact
+        Hessian-vector products (docs/parametric.md); ``n_iter_`` counts
+        both, up to ``max_iter``.
     tol : float, default=1e-8
         The search stops when the gradient's largest component is ``<= tol``.
     max_iter : int, default=500
@@ -206,6 +214,32 @@ class MatrixScalingCalibrator(AffineScalingBase):
             H = H[np.ix_(free, free)]
             H[np.diag_indices_from(H)] += pen[free]
         return f, g, H
+
+    def _pull(self, G, K, pens):
+        """The gradient (or Hessian product) in the free entries from its (K, K+1) full form."""
+        return G.ravel()[self._free(K, pens)]
+
+    def _penalty_hessian(self, K, pens):
+        return self._penalty_weights(K, pens)[self._free(K, pens)]
+
+    def _preconditioner(self, S, C, K, pens):
+        """:func:`~._affine.kronecker_preconditioner` on the full ``[W | b]``, restricted to the free entries.
+
+        ``lam`` is the smallest positive penalty curvature (the off-diagonal
+        one under the defaults: the directions that change no prediction
+        are columns of ``W``, mostly off the diagonal).
+        """
+        free = self._free(K, pens)
+        lam = smallest_positive(self._penalty_weights(K, pens),
+                                1e-10 * float(np.trace(S) * np.trace(C)))
+        inv = kronecker_preconditioner(S, C, lam)
+
+        def apply(r):
+            R = np.zeros(K * (K + 1))
+            R[free] = r
+            return inv(R.reshape(K, K + 1)).ravel()[free]
+
+        return apply
 
     def _store(self, theta, K, pens):
         full = self._full(theta, K, pens)

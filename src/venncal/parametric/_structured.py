@@ -8,7 +8,7 @@ import numpy as np
 
 from .._kernels.parametric_matrix import affine_softmax
 from .._validation import Interval, Options
-from ._affine import AffineScalingBase
+from ._affine import AffineScalingBase, kronecker_preconditioner, smallest_positive
 from ._penalty_cv import grid_rule
 
 CV, GRID = Options(("cv",)), grid_rule()
@@ -56,7 +56,10 @@ class StructuredMatrixScalingCalibrator(AffineScalingBase):
     solver : {"auto", "newton", "lbfgs"}, default="auto"
         ``"auto"``: Newton's method while the parameters (``K**2 + K + 1``)
         are at most 256 (K <= 15), scipy's L-BFGS-B with the exact gradient
-        above.
+        above (at most 100 iterations), then, if the
+        gradient is still above ``tol``, Newton-CG steps with exact
+        Hessian-vector products (docs/parametric.md); ``n_iter_`` counts
+        both, up to ``max_iter``.
     tol : float, default=1e-8
     max_iter : int, default=500
     n_jobs : int, default=None
@@ -173,6 +176,32 @@ class StructuredMatrixScalingCalibrator(AffineScalingBase):
         H[1:, 1:] = Hf[np.ix_(rest, rest)]
         H[np.diag_indices_from(H)] += pen
         return f, g, H
+
+    def _pull(self, G, K, pens):
+        """The gradient (or Hessian product) in ``(t, D, b)`` from its (K, K+1) form in ``[W | b]``."""
+        rest, diag = self._maps(K)
+        flat = G.ravel()
+        return np.concatenate([[flat[diag].sum()], flat[rest]])
+
+    def _penalty_hessian(self, K, pens):
+        return self._penalty_weights(K, pens)
+
+    def _preconditioner(self, S, C, K, pens):
+        """Block-diagonal: ``1 / H_tt`` for ``t`` (its Kronecker approximation ``sum S_kl C_kl``),
+        :func:`~._affine.kronecker_preconditioner` for ``(D, b)`` (a bijection with ``[W | b]``)."""
+        rest, _ = self._maps(K)
+        lam = smallest_positive(self._penalty_weights(K, pens),
+                                1e-10 * float(np.trace(S) * np.trace(C)))
+        inv = kronecker_preconditioner(S, C, lam)
+        htt = float(np.sum(S * C[:K, :K]))
+        htt = htt if htt > 0.0 else 1.0
+
+        def apply(r):
+            R = np.empty(K * (K + 1))
+            R[rest] = r[1:]
+            return np.concatenate([[r[0] / htt], inv(R.reshape(K, K + 1)).ravel()[rest]])
+
+        return apply
 
     def _store(self, theta, K, pens):
         self.shared_scale_, self.coef_, self.intercept_ = self._parts(theta, K)

@@ -35,7 +35,8 @@ class VectorScalingCalibrator(AffineScalingBase):
         sorted labels of ``y``, which must then be K of them.
     solver : {"auto", "newton", "lbfgs"}, default="auto"
         Damped Newton steps (``"auto"``: when ``2K - 1 <= 256``) or scipy's
-        L-BFGS-B with the exact gradient.
+        L-BFGS-B with the exact gradient (at most 100 iterations, then
+        Newton-CG steps if the gradient is still above ``tol``).
     tol : float, default=1e-8
         The search stops when the gradient's largest component is ``<= tol``.
     max_iter : int, default=200
@@ -99,6 +100,24 @@ class VectorScalingCalibrator(AffineScalingBase):
         K = sums.x.shape[1]
         f, g, H = sums.vector(*self._split(theta, K), hess)
         return f, g[:-1], (H[:-1, :-1] if hess else None)
+
+    def _lift(self, theta, K, pens):
+        a, b = self._split(theta, K)
+        return np.diag(a), b
+
+    def _pull(self, G, K, pens):
+        """The gradient (or Hessian product) in ``(a, b[:-1])`` from its (K, K+1) form in ``[W | b]``."""
+        return np.concatenate([np.diag(G[:, :K]), G[:K - 1, K]])
+
+    def _penalty_hessian(self, K, pens):
+        return np.zeros(2 * K - 1)
+
+    def _preconditioner(self, S, C, K, pens):
+        """Jacobi: the diagonal of the Kronecker approximation ``S (x) C`` of the Hessian."""
+        s = np.diag(S)
+        d = np.concatenate([s * np.diag(C)[:K], s[:K - 1] * C[K, K]])
+        d = np.maximum(d, 1e-10 * float(np.max(d)) if np.max(d) > 0 else 1.0)
+        return lambda r: r / d
 
     def _store(self, theta, K, pens):
         self.scale_, self.intercept_ = self._split(theta, K)
