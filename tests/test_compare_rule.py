@@ -1,4 +1,4 @@
-"""The recommendation's default rule (issue 25, target 2): keep a default unless beaten beyond noise."""
+"""The recommendation's default rule (issue 25, target 2): a default, left only beyond noise."""
 
 from __future__ import annotations
 

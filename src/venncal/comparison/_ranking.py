@@ -172,8 +172,9 @@ def recommend(order: Sequence[str], ranks: Mapping[str, float], losses: Mapping[
         pick, why = _by_default(default, va if intervals else by_mean, means, ranks, losses,
                                 intervals)
         if passed:
-            why += "; " + "; ".join(f"{m} {'failed on a fold' if m in failed else 'was not compared'}"
-                                    for m in passed) + f", so the default is {default}"
+            said = [f"{m} {'failed on a fold' if m in failed else 'was not compared'}"
+                    for m in passed]
+            why += "; " + "; ".join(said) + f", so the default is {default}"
         if gives_intervals[pick] and not intervals:
             why += "; it gives Venn-Abers intervals"
     if not intervals and not gives_intervals[pick] and va:

@@ -153,7 +153,7 @@ def compare(
     >>> s = rng.normal(size=600)
     >>> y = rng.random(600) < 1 / (1 + np.exp(-2 * s))
     >>> result = compare(s, y, score="logit", methods=["uncalibrated", "platt", "ivap"], folds=3)
-    >>> result.recommendation.method        # the default (Beta calibration) is not compared
+    >>> result.recommendation.method        # the default: beta, quadratic-logistic not compared
     'platt'
     >>> round(result.mean("platt")["log_loss"], 3)
     0.47
