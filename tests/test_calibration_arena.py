@@ -182,3 +182,13 @@ def test_the_old_rule_is_ranked_beside_the_new_on_the_same_tasks():
     assert task_ranks(t1)[RECOMMENDS_OLD] == 4.0
     # tasks without the old rule's pick (hand-made, or the meta-method off) leave it out
     assert RECOMMENDS_OLD not in mean_ranks([_hand_task("binary", "c", {"beta": 0.1}, "beta")])
+
+
+def test_chain_target_counts_a_chain_as_infinite_as_its_first_stage_as_equal():
+    # digits/RF: vector scaling and its clipped chain both infinite; inf / inf gave a NaN median
+    t1 = _hand_task("multiclass", "a", {"vector-scaling": math.inf,
+                                        "vector-scaling+ovr-ivap-clip": math.inf})
+    t2 = _hand_task("multiclass", "b", {"vector-scaling": 0.5,
+                                        "vector-scaling+ovr-ivap-clip": 0.6})
+    share, n, ratio = chain_target([t1, t2])["vector-scaling+ovr-ivap-clip"]
+    assert (share, n) == (0.5, 2) and ratio == pytest.approx(1.1)

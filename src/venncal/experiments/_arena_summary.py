@@ -127,13 +127,18 @@ def chain_target(tasks: Sequence) -> dict[str, tuple[float, int, float]]:
     """
     out = {}
     for chain, first in FIRST_STAGE.items():
-        ratios = [_loss(t, chain, "log_loss") / _loss(t, first, "log_loss") for t in tasks
-                  if t.spec.group in ("multiclass", "synthetic-multiclass")
+        ratios = [_ratio(_loss(t, chain, "log_loss"), _loss(t, first, "log_loss"))
+                  for t in tasks if t.spec.group in ("multiclass", "synthetic-multiclass")
                   and first in t.scores and chain in (*t.scores, *t.failures)]
         if ratios:
             r = np.array(ratios)
             out[chain] = (float(np.mean(r <= CHAIN_TOLERANCE)), len(r), float(np.median(r)))
     return out
+
+
+def _ratio(chain: float, first: float) -> float:
+    """``chain / first``; 1 when they are equal (both infinite included: inf / inf is NaN)."""
+    return 1.0 if chain == first else chain / first
 
 
 def recommend_target(tasks: Sequence, loss: str = "log_loss",
