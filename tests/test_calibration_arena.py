@@ -163,3 +163,32 @@ def test_random_forest_probabilities_are_clipped_for_the_linear_maps():
     task = build_task(TaskSpec("multiclass", "iris", "RF", 0), seed=0)
     assert task.score == "proba" and task.s_cal.min() >= 1e-3 * 0.99
     assert np.allclose(task.s_cal.sum(axis=1), 1.0)
+
+
+def test_the_old_rule_is_ranked_beside_the_new_on_the_same_tasks():
+    from venncal.experiments._arena_methods import RECOMMENDS_OLD
+
+    t1 = _hand_task("binary", "a", {"beta": 0.40, "platt": 0.42, "isotonic": 0.45}, "beta")
+    t2 = _hand_task("binary", "b", {"beta": 0.30, "platt": 0.29, "isotonic": 0.35}, "beta")
+    t1.recommended_old, t2.recommended_old = "isotonic", "platt"
+    assert task_ranks(t1)[RECOMMENDS_OLD] == 3.0 and task_ranks(t1)[RECOMMENDS] == 1.0
+    assert recommend_target([t1, t2]) == (pytest.approx(1.5), "beta", pytest.approx(1.5), 1)
+    assert recommend_target([t1, t2], meta=RECOMMENDS_OLD) == (
+        pytest.approx(2.0), "beta", pytest.approx(1.5), 3)
+    assert win_rates([t1, t2], [RECOMMENDS, RECOMMENDS_OLD])[RECOMMENDS][RECOMMENDS_OLD] == 0.5
+    # an old pick that failed on the test rows ranks last
+    t1.recommended_old = "bbq"
+    t1.failures = {"bbq": "ValueError: no"}
+    assert task_ranks(t1)[RECOMMENDS_OLD] == 4.0
+    # tasks without the old rule's pick (hand-made, or the meta-method off) leave it out
+    assert RECOMMENDS_OLD not in mean_ranks([_hand_task("binary", "c", {"beta": 0.1}, "beta")])
+
+
+def test_chain_target_counts_a_chain_as_infinite_as_its_first_stage_as_equal():
+    # digits/RF: vector scaling and its clipped chain both infinite; inf / inf gave a NaN median
+    t1 = _hand_task("multiclass", "a", {"vector-scaling": math.inf,
+                                        "vector-scaling+ovr-ivap-clip": math.inf})
+    t2 = _hand_task("multiclass", "b", {"vector-scaling": 0.5,
+                                        "vector-scaling+ovr-ivap-clip": 0.6})
+    share, n, ratio = chain_target([t1, t2])["vector-scaling+ovr-ivap-clip"]
+    assert (share, n) == (0.5, 2) and ratio == pytest.approx(1.1)

@@ -125,6 +125,7 @@ def test_recommendation_venn_abers_within_noise_and_ties():
     rec = recommend(order, ranks, ll, gives, intervals=False)
     assert rec.method == "platt" and rec.best == "platt" and "within noise" in rec.reason
     assert "ask for intervals to prefer it" in rec.reason
+    assert "intervals=True in Python, --intervals on the command line" in rec.reason
     assert rec.within_noise == ("platt", "ivap")
     rec = recommend(order, ranks, ll, gives, intervals=True)
     assert rec.method == "ivap" and "intervals were asked for" in rec.reason

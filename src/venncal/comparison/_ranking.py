@@ -8,13 +8,36 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["NOISE_SE", "Recommendation", "average_ranks", "mean_ranks", "paired_gap",
-           "recommend", "win_rates"]
+__all__ = ["DEFAULTS", "NOISE_SE", "SWITCH_SE", "Recommendation", "average_ranks", "mean_ranks",
+           "paired_gap", "recommend", "win_rates"]
 
 #: A method is within noise of the best when its mean paired log-loss gap over the
 #: folds is at most this many standard errors of that mean.
 NOISE_SE = 2.0
+#: The recommendation leaves its default for the method of lowest mean log loss only when
+#: that method's mean paired gap below the default exceeds this many standard errors:
+#: :data:`NOISE_SE` times 1.5, Nadeau and Bengio's (2003) correction of the standard
+#: error for the overlap of the training parts in 5-fold cross-validation,
+#: ``sqrt(1 + folds * n_test / n_train) = sqrt(1 + 5/4) = 1.5``.
+SWITCH_SE = 3.0
 
+#: The defaults of the recommendation, in order (the first that ran on every fold is the
+#: default), per problem and whether intervals are asked for.  Taken from CalArena's
+#: published ranks by log loss (Berta et al. 2026, quoted in issue 25), not from venncal's
+#: own arena: binary tabular, Beta calibration, quadratic logistic, then Platt lead;
+#: multiclass tabular, structured matrix scaling, vector scaling, matrix scaling
+#: (Dirichlet) and temperature scaling.  With intervals: CVAP, then IVAP (Vovk, Petej &
+#: Fedorova 2015: CVAP's log loss is the lowest of Platt, isotonic, IVAP and CVAP); for K
+#: classes the chain from temperature scaling (a CalArena leader) to one-vs-rest IVAP,
+#: then one-vs-rest and one-vs-one IVAP (CalArena: one-vs-rest Venn-Abers alone is worse
+#: than the uncalibrated model in 60-75% of the multiclass experiments).
+DEFAULTS = {
+    ("binary", False): ("beta", "quadratic-logistic", "platt"),
+    ("multiclass", False): ("structured-matrix-scaling", "vector-scaling", "matrix-scaling",
+                            "temperature"),
+    ("binary", True): ("cvap", "ivap"),
+    ("multiclass", True): ("temperature+ovr-ivap", "ovr-ivap", "ovo-ivap"),
+}
 
 def average_ranks(values: np.ndarray) -> np.ndarray:
     """Ranks 1..m of ``values`` (lower is better), ties sharing their mean rank, NaN last.
@@ -86,30 +109,44 @@ class Recommendation(NamedTuple):
         None when no method ran on every fold.
     reason : str
     best : str or None
-        The method of lowest mean out-of-fold log loss (which ``method`` is
-        unless intervals were asked for).
+        The method of lowest mean out-of-fold log loss.
     within_noise : tuple of str
         The methods whose log loss is within noise of ``best``'s, ``best`` included.
+    default : str or None
+        The default the rule started from (None under the lowest-mean rule, or
+        when no default ran on every fold).
     """
 
     method: str | None
     reason: str
     best: str | None
     within_noise: tuple
+    default: str | None = None
+
+
+#: How to ask for intervals, in both spellings.
+ASK_INTERVALS = "intervals=True in Python, --intervals on the command line"
 
 
 def recommend(order: Sequence[str], ranks: Mapping[str, float], losses: Mapping[str, np.ndarray],
-              gives_intervals: Mapping[str, bool], intervals: bool) -> Recommendation:
+              gives_intervals: Mapping[str, bool], intervals: bool, *,
+              problem: str | None = None, failed: Sequence[str] = ()) -> Recommendation:
     """The recommendation among the methods of ``order`` (best mean log-loss rank first).
 
-    The pick is the method of lowest mean out-of-fold log loss (ties: the
-    better mean rank).  Mean ranks count a fold lost by a little like a fold
-    lost by a lot, so with few folds they can prefer a method that is far off
-    on one of them; the mean loss is what a user pays on new data (the rank
-    rule lost to fixed methods in the calibration arena, ``venncal reproduce
-    calibration-arena``).  With ``intervals`` the pick is the
-    Venn-Abers method of lowest mean log loss.  Without, a Venn-Abers method
-    within noise of the best is named in the reason, not picked.
+    With ``problem`` ("binary" or "multiclass"), the default rule: the default
+    is the first method of ``DEFAULTS[(problem, intervals)]`` that ran on
+    every fold (one not applicable to the scores, or failed on a fold, passes
+    to the next); it is kept unless the method of lowest mean out-of-fold log
+    loss (with ``intervals``: among the Venn-Abers methods) beats it by more
+    than :data:`SWITCH_SE` standard errors of their paired gap over the folds.
+    Picking the lowest of some twenty noisy cross-validated means favours the
+    luckiest method (the winner's curse); the default, chosen on an
+    independent benchmark, moves only for a clear gap.  When no default ran,
+    or without ``problem``, the lowest-mean rule: the method of lowest mean
+    out-of-fold log loss (ties: the better mean rank; with ``intervals`` the
+    Venn-Abers method of lowest mean).  Either way a Venn-Abers method within
+    noise of the pick is named in the reason.  ``failed``: the methods that
+    failed on a fold (named when a default is among them).
     """
     if not order:
         return Recommendation(None, "no method ran on every fold (see the failures)", None, ())
@@ -119,37 +156,95 @@ def recommend(order: Sequence[str], ranks: Mapping[str, float], losses: Mapping[
     folds = losses[best].shape[0]
     near = tuple(m for m in by_mean if within_noise(losses[m], losses[best]))
     va = [m for m in by_mean if gives_intervals[m]]
-    lowest = (f"lowest mean log loss over {folds} folds ({means[best]:.4g}; mean rank "
-              f"{ranks[best]:.2f})")
-    if intervals and not va:
-        pick, why = best, f"intervals were asked for, but no Venn-Abers method ran on every " \
-                          f"fold; {best} has the {lowest}"
-    elif intervals and va[0] != best:
-        pick, why = va[0], (f"intervals were asked for: {va[0]} is the Venn-Abers method of "
-                            f"lowest mean log loss ({means[va[0]]:.4g}); "
-                            f"{_gap(va[0], best, losses)}")
-    elif gives_intervals[best]:
-        pick, why = best, f"{lowest}, and it gives Venn-Abers intervals"
+    default, passed = None, []
+    if problem is not None:
+        for m in DEFAULTS[(problem, bool(intervals))]:
+            if m in order and (gives_intervals[m] or not intervals):
+                default = m
+                break
+            passed.append(m)
+    if default is None:
+        pick, why = _lowest_mean(by_mean, means, ranks, losses, va, intervals)
+        if passed and (va or not intervals):
+            why += (f"; no default ({', '.join(passed)}) ran on every fold, so the pick is the "
+                    "lowest mean")
     else:
-        nxt = (f" (next: {by_mean[1]}, {means[by_mean[1]]:.4g})" if len(by_mean) > 1 else "")
-        pick, why = best, f"{lowest}{nxt}"
-        if va and va[0] in near:
-            why += (f"; {va[0]} gives Venn-Abers intervals and its log loss is within noise of "
-                    f"{best}'s ({_gap(va[0], best, losses)}): ask for intervals to prefer it")
-    if best == "uncalibrated" and pick == best:
+        pick, why = _by_default(default, va if intervals else by_mean, means, ranks, losses,
+                                intervals)
+        if passed:
+            said = [f"{m} {'failed on a fold' if m in failed else 'was not compared'}"
+                    for m in passed]
+            why += "; " + "; ".join(said) + f", so the default is {default}"
+        if gives_intervals[pick] and not intervals:
+            why += "; it gives Venn-Abers intervals"
+    if not intervals and not gives_intervals[pick] and va:
+        other = recommend(order, ranks, losses, gives_intervals, True, problem=problem,
+                          failed=failed).method
+        if within_noise(losses[other], losses[pick]):
+            why += (f"; {other} gives Venn-Abers intervals and its log loss is within noise of "
+                    f"{pick}'s ({_gap(other, pick, losses)}): ask for intervals to prefer it "
+                    f"({ASK_INTERVALS})")
+    if pick == "uncalibrated":
         why += "; no calibrator improves on the scores themselves"
     tied = [m for m in by_mean[1:] if means[m] == means[best]]
     if tied:
         why += f"; {best} is tied on mean log loss with {', '.join(tied)} (first by mean rank)"
     top = order[0]
-    if ranks[top] < ranks[pick]:
+    if pick == best and ranks[top] < ranks[pick]:
         why += (f"; the best mean rank is {top}'s ({ranks[top]:.2f}, against "
                 f"{ranks[pick]:.2f}): ranks and means disagree when one fold is far off")
     if len(order) > 1 and len(near) == len(order):
         why += (f"; all {len(order)} methods are within noise of the best (paired log-loss gaps "
                 f"within {NOISE_SE:g} standard errors over {folds} folds): on these data the "
                 "choice matters little")
-    return Recommendation(pick, why, best, near)
+    return Recommendation(pick, why, best, near, default)
+
+
+def _lowest_mean(by_mean, means, ranks, losses, va, intervals) -> tuple[str, str]:
+    """The lowest-mean rule: ``(pick, reason)``."""
+    best = by_mean[0]
+    lowest = (f"lowest mean log loss over {losses[best].shape[0]} folds ({means[best]:.4g}; "
+              f"mean rank {ranks[best]:.2f})")
+    if intervals and not va:
+        return best, (f"intervals were asked for, but no Venn-Abers method ran on every fold; "
+                      f"{best} has the {lowest}")
+    if intervals and va[0] != best:
+        return va[0], (f"intervals were asked for: {va[0]} is the Venn-Abers method of lowest "
+                       f"mean log loss ({means[va[0]]:.4g}); {_gap(va[0], best, losses)}")
+    if va and va[0] == best:
+        return best, f"{lowest}, and it gives Venn-Abers intervals"
+    nxt = f" (next: {by_mean[1]}, {means[by_mean[1]]:.4g})" if len(by_mean) > 1 else ""
+    return best, f"{lowest}{nxt}"
+
+
+def _by_default(default, pool, means, ranks, losses, intervals) -> tuple[str, str]:
+    """The default rule among ``pool`` (lowest mean first): ``(pick, reason)``."""
+    low = pool[0]
+    folds = losses[low].shape[0]
+    asked = "intervals were asked for: " if intervals else ""
+    among = " among the Venn-Abers methods" if intervals else ""
+    rule = (f"the rule: keep the default {default} unless the method of lowest mean "
+            f"out-of-fold log loss{among} beats it by more than {SWITCH_SE:g} standard errors "
+            f"of their paired gap over the {folds} folds")
+    if low == default:
+        return default, (f"{asked}{default}, the default, has the lowest mean log loss{among} "
+                         f"over {folds} folds ({means[default]:.4g}; mean rank "
+                         f"{ranks[default]:.2f}); {rule}")
+    gap, se = paired_gap(losses[default], losses[low])
+    if gap == math.inf:
+        size = "is infinite on a fold where it is finite"
+    else:
+        spread = (f"{gap / se:.2g} standard errors of the paired gap" if se > 0 else
+                  "the same gap on every fold" if gap > 0 else "no gap on any fold")
+        size = f"is {gap:.4g} higher ({means[default]:.4g} against {means[low]:.4g}), {spread}"
+    switch = gap == math.inf or (math.isfinite(gap) and gap > SWITCH_SE * se)
+    if switch:
+        return low, (f"{asked}{low} has the lowest mean log loss{among} over {folds} folds "
+                     f"(mean rank {ranks[low]:.2f}); the default {default}'s log loss {size}: "
+                     f"beyond {SWITCH_SE:g}, so {low} replaces it; {rule}")
+    return default, (f"{asked}{default}, the default: {low} has the lowest mean log loss{among}, "
+                     f"but {default}'s {size}, not beyond {SWITCH_SE:g} (mean rank "
+                     f"{ranks[default]:.2f} against {ranks[low]:.2f}); {rule}")
 
 
 def _gap(method: str, best: str, losses: Mapping[str, np.ndarray]) -> str:

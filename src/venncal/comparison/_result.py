@@ -71,7 +71,8 @@ class Comparison:
         ``win_rates[a][b]``: the fraction of folds where ``a``'s log loss is below
         ``b``'s (ties count half), for the ranked methods.
     recommendation : Recommendation
-    classes, score, folds, seed, problem
+        The default rule's (see :meth:`recommend`).
+    classes, score, folds, seed, problem, intervals
         As given to (or found by) :func:`compare`.
     """
 
@@ -99,9 +100,33 @@ class Comparison:
                                                         np.nan_to_num(ll[m].mean(), nan=np.inf),
                                                         position[m])))
         self.win_rates = win_rates(ll)
-        gives = {m: r.candidate.intervals for m, r in results.items()}
-        self.recommendation: Recommendation = recommend(self.ranked, self.ranks["log_loss"], ll,
-                                                        gives, intervals)
+        self.intervals = bool(intervals)
+        self.recommendation: Recommendation = self.recommend()
+
+    def recommend(self, *, rule: str = "default", intervals: bool | None = None) -> Recommendation:
+        """The recommendation under a rule (``recommendation`` is the default rule's).
+
+        Parameters
+        ----------
+        rule : {"default", "lowest-mean"}, default="default"
+            ``"default"``: keep the problem's default calibrator (the first of
+            ``venncal.comparison._ranking.DEFAULTS`` that ran on every fold)
+            unless the method of lowest mean log loss beats it by more than
+            ``SWITCH_SE`` (3) standard errors of their paired gap;
+            ``"lowest-mean"``: the method of lowest mean log loss (the rule
+            before the calibration arena).
+        intervals : bool, optional
+            Whether the pick must give Venn-Abers intervals (default: as given
+            to :func:`compare`).
+        """
+        if rule not in ("default", "lowest-mean"):
+            raise ValueError(f"rule must be 'default' or 'lowest-mean'; got {rule!r}")
+        ll = {m: self._results[m].column("log_loss") for m in self.ranked}
+        gives = {m: r.candidate.intervals for m, r in self._results.items()}
+        failed = [m for m, r in self._results.items() if not r.complete]
+        return recommend(self.ranked, self.ranks["log_loss"], ll, gives,
+                         self.intervals if intervals is None else bool(intervals),
+                         problem=self.problem if rule == "default" else None, failed=failed)
 
     # ---------------------------------------------------------------------------- access
 
@@ -141,7 +166,7 @@ class Comparison:
         ``mean_rank``, ``folds`` (values or None), ``fit_time``,
         ``predict_time``, ``failures``, ``warnings``, ``intervals``, ``about``),
         ``win_rates`` and ``recommendation`` (``method``, ``reason``, ``best``,
-        ``within_noise``).
+        ``within_noise``, ``default``).
         """
         def clean(obj):
             if isinstance(obj, dict):
@@ -166,7 +191,7 @@ class Comparison:
             "metrics": list(self.metrics), "ranked": list(self.ranked), "methods": methods,
             "win_rates": self.win_rates,
             "recommendation": {"method": rec.method, "reason": rec.reason, "best": rec.best,
-                               "within_noise": list(rec.within_noise)},
+                               "within_noise": list(rec.within_noise), "default": rec.default},
         })
 
     def to_frame(self):

@@ -123,7 +123,14 @@ def compare(
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative frequency weights, for the fits and the metrics.
     intervals : bool, default=False
-        Whether the recommendation must give Venn-Abers intervals.
+        Whether the recommendation must give Venn-Abers intervals.  The
+        recommendation keeps a default (binary: Beta calibration, then
+        quadratic logistic, then Platt; K classes: structured matrix scaling,
+        vector scaling, matrix scaling, temperature; with intervals: CVAP, then
+        IVAP; K classes: temperature then one-vs-rest IVAP, one-vs-rest IVAP,
+        one-vs-one IVAP: the first that ran on every fold) unless the method of
+        lowest mean log loss beats it by more than 3 standard errors of their
+        paired gap over the folds (:meth:`Comparison.recommend`).
     progress : callable, default=None
         ``progress(label)`` returns a context manager whose value has
         ``update(count, fraction)``; told each fit done (methods x folds).
@@ -146,7 +153,7 @@ def compare(
     >>> s = rng.normal(size=600)
     >>> y = rng.random(600) < 1 / (1 + np.exp(-2 * s))
     >>> result = compare(s, y, score="logit", methods=["uncalibrated", "platt", "ivap"], folds=3)
-    >>> result.recommendation.method        # the lowest mean out-of-fold log loss
+    >>> result.recommendation.method        # the default: beta, quadratic-logistic not compared
     'platt'
     >>> round(result.mean("platt")["log_loss"], 3)
     0.47

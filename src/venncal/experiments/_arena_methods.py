@@ -26,11 +26,14 @@ from ..comparison._candidates import (
     _multiclass,
 )
 
-__all__ = ["EXTRA_CHAINS", "FIRST_STAGE", "RECOMMENDS", "MethodScore", "methods_for",
-           "run_methods", "score_proba"]
+__all__ = ["EXTRA_CHAINS", "FIRST_STAGE", "RECOMMENDS", "RECOMMENDS_OLD", "MethodScore",
+           "methods_for", "run_methods", "score_proba"]
 
-#: The meta-method's name.
+#: The meta-method's name: ``venncal.compare``'s recommendation (the default rule).
 RECOMMENDS = "venncal recommends"
+#: The same comparison's pick under the lowest-mean rule (the rule before the default
+#: rule), ranked beside it on the same run; not a method of the task's ``scores``.
+RECOMMENDS_OLD = "lowest CV mean (old rule)"
 
 _PLATT = _construct("venncal.baselines.PlattCalibrator", score=True)
 _BETA = _construct("venncal.parametric.BetaCalibrator", score=True)
@@ -159,8 +162,9 @@ def run_methods(task, seed: int, only: tuple[str, ...] | None = None,
     """Every method on one task: ``(scores, failures, recommendation, warnings)``.
 
     ``scores[name]`` is a :class:`MethodScore`; ``failures[name]`` the error of a method
-    that raised or gave non-finite probabilities; the recommendation ``(method, reason)``
-    of ``venncal.compare`` on the calibration rows (5 stratified folds, ``seed``), scored
+    that raised or gave non-finite probabilities; the recommendation ``(method, reason,
+    method under the lowest-mean rule)`` of ``venncal.compare`` on the calibration rows
+    (5 stratified folds, ``seed``), scored
     as :data:`RECOMMENDS` with the test result of the method it names (the same fit:
     every calibrator is deterministic given its rows) and the comparison's time added.
     """
@@ -189,26 +193,30 @@ def run_methods(task, seed: int, only: tuple[str, ...] | None = None,
             rec = _recommend(task, seed, [c.name for c in chosen if c.name in _COMPARED[problem]],
                              scores)
     if rec is not None:
-        pick, reason, seconds = rec
+        pick, reason, seconds, _old = rec
         if pick in scores:
             s = scores[pick]
             scores[RECOMMENDS] = s._replace(seconds=s.seconds + seconds)
         else:
             failures[RECOMMENDS] = f"recommended {pick!r}, which failed here: {reason}"
-    return scores, failures, (rec[0], rec[1]) if rec else None, warned
+    return scores, failures, (rec[0], rec[1], rec[3]) if rec else None, warned
 
 
 _COMPARED = {p: {c.name for c in CANDIDATES if c.problem == p} for p in (BINARY, MULTICLASS)}
 
 
-def _recommend(task, seed: int, names: list[str], scores) -> tuple[str | None, str, float]:
-    """``venncal.compare`` on the calibration rows: ``(method, reason, seconds)``."""
+def _recommend(task, seed: int, names: list[str],
+               scores) -> tuple[str | None, str, float, str | None]:
+    """``venncal.compare`` on the calibration rows: ``(method, reason, seconds, the
+    method of the lowest-mean rule on the same comparison)``."""
     from ..comparison import compare
 
     start = time.perf_counter()
     try:
         result = compare(task.s_cal, task.y_cal, score=task.score, methods=names, seed=seed)
     except Exception as exc:  # noqa: BLE001 - reported as the meta-method's failure
-        return None, f"compare failed: {type(exc).__name__}: {exc}", time.perf_counter() - start
+        return (None, f"compare failed: {type(exc).__name__}: {exc}",
+                time.perf_counter() - start, None)
     rec = result.recommendation
-    return rec.method, rec.reason, time.perf_counter() - start
+    seconds = time.perf_counter() - start
+    return rec.method, rec.reason, seconds, result.recommend(rule="lowest-mean").method

@@ -7,7 +7,7 @@ import math
 from collections import Counter
 from pathlib import Path
 
-from ._arena_methods import FIRST_STAGE, RECOMMENDS
+from ._arena_methods import FIRST_STAGE, RECOMMENDS, RECOMMENDS_OLD
 from ._arena_summary import (
     CHAIN_TOLERANCE,
     GROUPS,
@@ -36,9 +36,11 @@ _PROTOCOL = (
     "2,000 calibration and 5,000 test rows. Every method is fitted on the calibration rows "
     "and scored on the test rows (log loss in nats; Brier summed over the classes). "
     "\"venncal recommends\" runs `venncal.compare` (5 stratified folds) on the calibration "
-    "rows only and is scored with the method it recommends, refitted on all of them. Ranks: "
+    "rows only and is scored with the method it recommends, refitted on all of them; "
+    "\"lowest CV mean (old rule)\" is the same comparison's pick under the rule before "
+    "(the method of lowest mean out-of-fold log loss). Ranks: "
     "per task among the methods that ran (a failure ranks last), averaged over tasks; "
-    "\"venncal recommends\" takes its pick's rank."
+    "the two meta-methods take their pick's rank."
 )
 
 
@@ -74,18 +76,27 @@ def target_lines(tasks) -> list[str]:
         lines.append(f"- {chain} (first stage {FIRST_STAGE[chain]}): {share:.0%} of {n} tasks, "
                      f"median ratio {ratio:.4f}: {ok}")
     lines += ["", "**Target 2** (\"venncal recommends\" with the best mean log-loss rank of all "
-                  "methods):"]
-    for group, title in GROUPS.items():
-        mine = [t for t in tasks if t.spec.group == group]
+                  "methods; the default rule, and beside it the lowest-mean rule on the same "
+                  "comparisons):"]
+    groups = [(title, [t for t in tasks if t.spec.group == g]) for g, title in GROUPS.items()]
+    groups.append(("all tasks (a fixed method's mean rank over the tasks where it ran)", tasks))
+    for title, mine in groups:
         if not mine:
             continue
         rank, best, best_rank, place = recommend_target(mine)
         if not best:
             continue
         ok = "met" if place == 1 else f"MISSED (place {place})"
-        lines.append(f"- {title}: venncal recommends {_f(rank)}, best fixed method {best} "
-                     f"{_f(best_rank)}: {ok}")
+        old, _b, _r, old_place = recommend_target(mine, meta=RECOMMENDS_OLD)
+        was = (f"; old rule {_f(old)}, place {old_place}" if old_place else "")
+        lines.append(f"- {title}: venncal recommends {_f(rank)}, place {place} of "
+                     f"{_n_fixed(mine) + 1}; best fixed method {best} {_f(best_rank)}: {ok}{was}")
     return lines
+
+
+def _n_fixed(tasks) -> int:
+    """How many fixed methods the tasks rank."""
+    return len([m for m in mean_ranks(tasks) if m not in (RECOMMENDS, RECOMMENDS_OLD)])
 
 
 def _group_section(draft: ReportDraft, group: str, tasks) -> None:
@@ -121,6 +132,10 @@ def _group_section(draft: ReportDraft, group: str, tasks) -> None:
     picks = Counter(t.recommended for t in tasks)
     draft.md += ["\"venncal recommends\" picked: " + ", ".join(
         f"{m} ({n})" for m, n in picks.most_common()), ""]
+    old = Counter(t.recommended_old for t in tasks if getattr(t, "recommended_old", None))
+    if old:
+        draft.md += ["the lowest-mean rule (old) picked: " + ", ".join(
+            f"{m} ({n})" for m, n in old.most_common()), ""]
     draft.md += [*_plain_words(order, ll, wins), ""]
 
 
@@ -150,8 +165,8 @@ def _rank_figure(result, path: Path) -> bool:
     for ax, g in zip(axes, groups, strict=True):
         ranks = mean_ranks([t for t in result.tasks if t.spec.group == g])
         names = sorted(ranks, key=lambda m: -ranks[m][0])
-        colors = ["C3" if m == RECOMMENDS else "C0" if "ivap" in m or "cvap" in m else "C7"
-                  for m in names]
+        colors = ["C3" if m == RECOMMENDS else "C1" if m == RECOMMENDS_OLD else
+                  "C0" if "ivap" in m or "cvap" in m else "C7" for m in names]
         ax.barh(names, [ranks[m][0] for m in names], color=colors)
         ax.set_title(GROUPS[g], fontsize=9)
         ax.set_xlabel("mean log-loss rank (lower is better)")
@@ -184,7 +199,8 @@ def report(result, out_dir, *, command: str | None = None):
     draft.md += ["## The issue's targets", "", *target_lines(tasks), ""]
     draft.text += ["Targets", *target_lines(tasks), ""]
     draft.image("ranks.png", lambda p: _rank_figure(result, p),
-                "mean log-loss rank per group (red: venncal recommends, blue: Venn-Abers)")
+                "mean log-loss rank per group (red: venncal recommends, orange: the old "
+                "lowest-mean rule, blue: Venn-Abers)")
     for g in GROUPS:
         mine = [t for t in tasks if t.spec.group == g]
         if mine:

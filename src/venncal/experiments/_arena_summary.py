@@ -9,7 +9,9 @@ Ranks (as CalArena): on each task the fixed methods that ran are ranked by the l
 rank is over the tasks where it ran or failed (a method left out of a task by design,
 as the one-vs-one methods at K = 100, is not ranked there).  The meta-method
 "venncal recommends" takes, on each task, the rank of the method it picked (the same
-test predictions), so it is ranked against the fixed methods without moving their ranks.
+test predictions), so it is ranked against the fixed methods without moving their ranks;
+so does "lowest CV mean (old rule)", the same comparison's pick under the rule before
+(``recommended_old``), so that the two rules are compared on the same run.
 """
 
 from __future__ import annotations
@@ -20,9 +22,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..comparison._ranking import average_ranks
-from ._arena_methods import FIRST_STAGE, RECOMMENDS
+from ._arena_methods import FIRST_STAGE, RECOMMENDS, RECOMMENDS_OLD
 
-__all__ = ["CHAIN_TOLERANCE", "GROUPS", "TARGET_SHARE", "chain_target", "group_methods",
+__all__ = ["CHAIN_TOLERANCE", "GROUPS", "META", "TARGET_SHARE", "chain_target", "group_methods",
            "mean_ranks", "median_of", "recommend_target", "task_ranks", "where_methods_win",
            "win_rates"]
 
@@ -33,6 +35,8 @@ GROUPS = {
     "synthetic-binary": "synthetic logits, K = 2 (deep-learning-like)",
     "synthetic-multiclass": "synthetic logits, K = 10 and 100 (deep-learning-like)",
 }
+#: The meta-methods: name -> the task attribute naming the fixed method it picked.
+META = {RECOMMENDS: "recommended", RECOMMENDS_OLD: "recommended_old"}
 #: Target (1): a chain's test log loss at most this factor of its first stage's ...
 CHAIN_TOLERANCE = 1.01
 #: ... on at least this share of the multiclass tasks.
@@ -44,20 +48,29 @@ def group_methods(tasks: Sequence) -> list[str]:
     seen: dict[str, None] = {}
     for t in tasks:
         for m in (*t.scores, *t.failures):
-            if m != RECOMMENDS:
+            if m not in META:
                 seen.setdefault(m, None)
-    return [*seen, RECOMMENDS] if any(RECOMMENDS in (*t.scores, *t.failures) for t in tasks) \
-        else list(seen)
+    return [*seen, *(m for m in META if any(m in _present(t) for t in tasks))]
+
+
+def _present(t) -> set[str]:
+    """The methods of a task (ran or failed), the meta-methods included."""
+    out = set((*t.scores, *t.failures))
+    if getattr(t, "recommended_old", None) is not None:
+        out.add(RECOMMENDS_OLD)
+    return out
 
 
 def _loss(t, m: str, loss: str) -> float:
+    if m == RECOMMENDS_OLD:
+        m = getattr(t, "recommended_old", None)
     s = t.scores.get(m)
     return math.inf if s is None else float(getattr(s, loss))
 
 
 def task_ranks(t, loss: str = "log_loss") -> dict[str, float]:
     """The ranks of one task's methods (fixed ones ranked; the meta-method its pick's rank)."""
-    fixed = [m for m in (*t.scores, *t.failures) if m != RECOMMENDS]
+    fixed = [m for m in (*t.scores, *t.failures) if m not in META]
     fixed = list(dict.fromkeys(fixed))
     values = np.array([_loss(t, m, loss) for m in fixed])
     ranks = dict(zip(fixed, average_ranks(values).tolist(), strict=True))
@@ -66,6 +79,9 @@ def task_ranks(t, loss: str = "log_loss") -> dict[str, float]:
         ranks[RECOMMENDS] = ranks[pick]
     elif RECOMMENDS in t.failures:
         ranks[RECOMMENDS] = float(len(fixed))
+    old = getattr(t, "recommended_old", None)
+    if old is not None:  # its pick's rank; last if the pick failed on the test rows
+        ranks[RECOMMENDS_OLD] = ranks[old] if old in t.scores else float(len(fixed))
     return ranks
 
 
@@ -86,7 +102,7 @@ def win_rates(tasks: Sequence, methods: Sequence[str],
         for b in methods:
             if a == b:
                 continue
-            both = [t for t in tasks if {a, b} <= set((*t.scores, *t.failures))]
+            both = [t for t in tasks if {a, b} <= _present(t)]
             if not both:
                 out[a][b] = math.nan
                 continue
@@ -111,8 +127,8 @@ def chain_target(tasks: Sequence) -> dict[str, tuple[float, int, float]]:
     """
     out = {}
     for chain, first in FIRST_STAGE.items():
-        ratios = [_loss(t, chain, "log_loss") / _loss(t, first, "log_loss") for t in tasks
-                  if t.spec.group in ("multiclass", "synthetic-multiclass")
+        ratios = [_ratio(_loss(t, chain, "log_loss"), _loss(t, first, "log_loss"))
+                  for t in tasks if t.spec.group in ("multiclass", "synthetic-multiclass")
                   and first in t.scores and chain in (*t.scores, *t.failures)]
         if ratios:
             r = np.array(ratios)
@@ -120,15 +136,26 @@ def chain_target(tasks: Sequence) -> dict[str, tuple[float, int, float]]:
     return out
 
 
-def recommend_target(tasks: Sequence, loss: str = "log_loss") -> tuple[float, str, float, int]:
+def _ratio(chain: float, first: float) -> float:
+    """``chain / first``; 1 when they are equal (both infinite included: inf / inf is NaN)."""
+    return 1.0 if chain == first else chain / first
+
+
+def recommend_target(tasks: Sequence, loss: str = "log_loss",
+                     meta: str = RECOMMENDS) -> tuple[float, str, float, int]:
     """Target (2): ``(the meta-method's mean rank, the best fixed method, its mean rank,
-    the meta-method's rank among all methods by mean rank (1: best))``."""
+    the meta-method's rank among all fixed methods by mean rank (1: best))``.
+
+    ``meta``: :data:`RECOMMENDS` (the default rule) or ``RECOMMENDS_OLD`` (the
+    lowest-mean rule).  Over tasks of several groups a fixed method's mean rank is
+    over the tasks where it was run (so binary and multiclass methods are averaged over
+    different tasks)."""
     ranks = mean_ranks(tasks, loss)
-    if RECOMMENDS not in ranks:
+    if meta not in ranks or not ranks[meta][1]:
         return math.nan, "", math.nan, 0
-    fixed = {m: r for m, (r, _n) in ranks.items() if m != RECOMMENDS and not math.isnan(r)}
+    fixed = {m: r for m, (r, _n) in ranks.items() if m not in META and not math.isnan(r)}
     best = min(fixed, key=lambda m: (fixed[m], m))
-    mine = ranks[RECOMMENDS][0]
+    mine = ranks[meta][0]
     place = 1 + sum(r < mine for r in fixed.values())
     return mine, best, fixed[best], place
 

@@ -14,7 +14,9 @@ trained on the training rows and scores the others.  Each synthetic task draws 2
 calibration and 5,000 test rows of distorted logits.  Every method is fitted on the
 calibration rows and scored on the test rows; "venncal recommends" runs
 ``venncal.compare`` (5 stratified folds) on the calibration rows only and takes the test
-result of the method it recommends.
+result of the method it recommends; the same comparison's pick under the lowest-mean rule
+(the rule before the default rule) is kept as ``ArenaTask.recommended_old`` and ranked
+beside it as "lowest CV mean (old rule)".
 """
 
 from __future__ import annotations
@@ -72,6 +74,8 @@ class ArenaTask:
     #: the true probabilities' log loss (synthetic tasks), else None
     oracle: float | None = None
     seconds: float = 0.0
+    #: what the same comparison picks under the lowest-mean rule (the rule before)
+    recommended_old: str | None = None
 
 
 @dataclass
@@ -114,9 +118,9 @@ def run_task(spec: TaskSpec, seed: int = 0, data_dir=None, methods: Sequence[str
         only = None if methods is None else tuple(methods)
         scores, failures, rec, warned = run_methods(task, seed, only, recommend)
     oracle = None if task.truth is None else score_proba(task.y_test, task.truth)[0]
-    pick, reason = rec if rec else (None, "")
+    pick, reason, old = rec if rec else (None, "", None)
     return ArenaTask(spec, task.score, task.sizes, task.n_classes, scores, failures, pick,
-                     reason, warned, oracle, time.perf_counter() - start)
+                     reason, warned, oracle, time.perf_counter() - start, old)
 
 
 def _warm_up(methods: Sequence[str] | None) -> None:

@@ -1,0 +1,138 @@
+"""The recommendation's default rule (issue 25, target 2): a default, left only beyond noise."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from venncal.comparison import compare
+from venncal.comparison._ranking import (
+    DEFAULTS,
+    NOISE_SE,
+    SWITCH_SE,
+    mean_ranks,
+    paired_gap,
+    recommend,
+)
+
+BINARY_GIVES = {"uncalibrated": False, "platt": False, "beta": False, "quadratic-logistic": False,
+                "isotonic": False, "ivap": True, "cvap": True}
+
+
+def _rec(losses, intervals=False, problem="binary", failed=(), gives=None):
+    gives = gives or {m: BINARY_GIVES.get(m, "ivap" in m) for m in losses}
+    ranks = mean_ranks(losses)
+    order = sorted(losses, key=lambda m: (ranks[m], np.mean(losses[m])))
+    return recommend(order, ranks, losses, gives, intervals, problem=problem, failed=failed)
+
+
+def _a(*values):
+    return np.array(values, dtype=float)
+
+
+def test_the_defaults_and_the_switching_multiple_are_stated():
+    assert DEFAULTS[("binary", False)][0] == "beta"
+    assert DEFAULTS[("multiclass", False)][0] == "structured-matrix-scaling"
+    assert DEFAULTS[("binary", True)] == ("cvap", "ivap")
+    assert DEFAULTS[("multiclass", True)][0] == "temperature+ovr-ivap"
+    assert SWITCH_SE == 1.5 * NOISE_SE == 3.0
+
+
+def test_default_kept_when_the_lowest_mean_is_within_noise():
+    # platt is lower on average but its paired gap is noisy: 1 standard error or so
+    ll = {"beta": _a(0.40, 0.42, 0.41, 0.43, 0.39), "platt": _a(0.41, 0.40, 0.40, 0.42, 0.38),
+          "isotonic": _a(0.45, 0.47, 0.46, 0.48, 0.44)}
+    gap, se = paired_gap(ll["beta"], ll["platt"])
+    assert 0 < gap < SWITCH_SE * se
+    rec = _rec(ll)
+    assert rec.method == "beta" and rec.default == "beta" and rec.best == "platt"
+    assert "the rule: keep the default beta unless the method of lowest mean out-of-fold log " \
+           "loss beats it by more than 3 standard errors of their paired gap over the 5 folds" \
+           in rec.reason
+    assert "not beyond 3" in rec.reason
+    # The lowest-mean rule (no problem given) picks platt on the same table.
+    ranks = mean_ranks(ll)
+    assert recommend(list(ll), ranks, ll, BINARY_GIVES, False).method == "platt"
+
+
+def test_default_left_when_beaten_beyond_noise():
+    ll = {"beta": _a(0.40, 0.42, 0.41, 0.43, 0.39),
+          "platt": _a(0.40, 0.42, 0.41, 0.43, 0.39) - _a(0.030, 0.031, 0.029, 0.030, 0.032),
+          "isotonic": _a(0.45, 0.47, 0.46, 0.48, 0.44)}
+    rec = _rec(ll)
+    assert rec.method == "platt" and rec.default == "beta"
+    assert "so platt replaces it" in rec.reason and "beyond 3" in rec.reason
+    # the same gap on every fold (standard error 0) is beyond noise too
+    same = {"beta": _a(0.5, 0.6, 0.7), "platt": _a(0.4, 0.5, 0.6)}
+    assert _rec(same).method == "platt" and "the same gap on every fold" in _rec(same).reason
+
+
+def test_default_infinite_on_a_fold_is_left():
+    ll = {"beta": _a(0.40, np.inf, 0.41), "platt": _a(0.41, 0.42, 0.40)}
+    rec = _rec(ll)
+    assert rec.method == "platt" and "is infinite on a fold where it is finite" in rec.reason
+
+
+def test_default_failed_or_not_applicable_passes_to_the_next():
+    ll = {"quadratic-logistic": _a(0.40, 0.42, 0.41), "platt": _a(0.39, 0.42, 0.41),
+          "isotonic": _a(0.5, 0.5, 0.5)}
+    rec = _rec(ll, failed=["beta"])
+    assert rec.method == "quadratic-logistic" and rec.default == "quadratic-logistic"
+    assert "beta failed on a fold, so the default is quadratic-logistic" in rec.reason
+    rec = _rec(ll)  # beta not compared (a margin score, or methods= left it out)
+    assert "beta was not compared, so the default is quadratic-logistic" in rec.reason
+    # No default at all: the lowest mean, said so.
+    none = {"isotonic": _a(0.41, 0.42, 0.40), "ivap": _a(0.39, 0.41, 0.40)}
+    rec = _rec(none)
+    assert rec.default is None and rec.method == "ivap"
+    assert "no default (beta, quadratic-logistic, platt) ran on every fold" in rec.reason
+
+
+def test_intervals_keep_the_venn_abers_default_unless_beaten_beyond_noise():
+    ll = {"beta": _a(0.38, 0.40, 0.39), "cvap": _a(0.41, 0.42, 0.40),
+          "ivap": _a(0.40, 0.42, 0.40)}
+    rec = _rec(ll, intervals=True)
+    assert rec.method == "cvap" and rec.default == "cvap"
+    assert rec.reason.startswith("intervals were asked for: cvap, the default")
+    assert "among the Venn-Abers methods" in rec.reason
+    far = {**ll, "cvap": _a(0.50, 0.52, 0.51)}
+    rec = _rec(far, intervals=True)
+    assert rec.method == "ivap" and "so ivap replaces it" in rec.reason
+    # K classes: the chain from temperature scaling first
+    mc = {"structured-matrix-scaling": _a(0.30, 0.31, 0.29),
+          "temperature+ovr-ivap": _a(0.31, 0.31, 0.29), "ovr-ivap": _a(0.30, 0.30, 0.30)}
+    gives = {m: "ivap" in m for m in mc}
+    rec = _rec(mc, intervals=True, problem="multiclass", gives=gives)
+    assert rec.method == "temperature+ovr-ivap"
+    rec = _rec(mc, problem="multiclass", gives=gives)
+    assert rec.method == "structured-matrix-scaling"
+    assert "temperature+ovr-ivap gives Venn-Abers intervals" in rec.reason
+
+
+def test_the_reason_names_both_spellings_of_asking_for_intervals():
+    ll = {"beta": _a(0.40, 0.41, 0.39), "cvap": _a(0.41, 0.40, 0.40)}
+    rec = _rec(ll)
+    assert rec.method == "beta"
+    assert "ask for intervals to prefer it (intervals=True in Python, --intervals on the " \
+           "command line)" in rec.reason
+
+
+def test_compare_uses_the_default_rule_and_is_deterministic_under_the_seed():
+    rng = np.random.default_rng(3)
+    s = rng.normal(size=500)
+    y = rng.random(500) < 1 / (1 + np.exp(-1.5 * s))
+    methods = ["uncalibrated", "platt", "beta", "isotonic", "ivap"]
+    a = compare(s, y, score="logit", methods=methods, folds=4, seed=11)
+    b = compare(s, y, score="logit", methods=methods, folds=4, seed=11)
+    assert a.recommendation == b.recommendation
+    assert a.recommendation.default == "beta"
+    assert a.recommendation.method in ("beta", a.recommendation.best)
+    d = json.loads(json.dumps(a.to_dict(), allow_nan=False))
+    assert d["recommendation"]["default"] == "beta"
+    old = a.recommend(rule="lowest-mean")
+    assert old.method == a.recommendation.best and old.default is None
+    assert a.recommend(intervals=True).method in ("ivap",)
+    with pytest.raises(ValueError, match="rule must be"):
+        a.recommend(rule="lowest")
