@@ -26,7 +26,6 @@ import numpy as np
 
 from .._kernels.exact import BOUND
 from .._kernels.quantized_packed import packed_calls, packed_size, packed_views
-from ._rational import WEIGHT_BOUND
 from ._state import compiled_entry
 
 __all__ = ["ONE", "QueuedInserts", "new_packed"]
@@ -109,7 +108,7 @@ class QueuedInserts:
         # In the dense tree every weight is whole and their sum is below 2**53, so
         # ``_held`` is the tree's total plus the queue's, exactly: within the bound
         # it settles the check; beyond it, the tree's own total does.
-        if held > WEIGHT_BOUND and not self._dense_room(held, total):
+        if not self._dense_room(held, total):
             return False
         self._held = held
         self._queued_total = total
