@@ -4,11 +4,17 @@
 0 or 1, a whole weight, no window) check it with a few comparisons of Python
 values, apply the weight bound of the batch path, and queue it in a
 preallocated array.  The queue is applied, in order, by the dense tree's own
-insert (:func:`~venncal._kernels.quantized_dense.dense_calls`, which is
+insert (:func:`~venncal._kernels.quantized_packed.packed_calls`, which is
 :func:`~venncal._kernels.quantized_dense.dense_learn` without a window, the
 tree grown where it gets full exactly as there) before anything reads the
 map, and in the same kernel call as the operation that reads it: a level
-(``predict_one``, ``predict_proba_one``) or a delete.  So the map is the one
+(``predict_one``, ``predict_proba_one``) or a delete.  The dense tree, the
+queue, the split fractions and the levels are views of one array
+(:func:`new_packed`), so that call passes one array and five numbers
+(each array passed costs about 60 ns), through the compiled function found
+once by :func:`~venncal.online._state.compiled_entry` (numba's
+``overloads[signature].entry_point``, the dispatcher itself if a numba
+version does not have it).  So the map is the one
 ``learn_many`` gives on the same observations, bit for bit, after every call.
 Everything else (the tree of groups, windows, other targets and weights)
 applies the queue first and then takes the batch path.
@@ -19,10 +25,10 @@ from __future__ import annotations
 import numpy as np
 
 from .._kernels.exact import BOUND
-from .._kernels.quantized_dense import dense_calls
+from .._kernels.quantized_packed import packed_calls, packed_size, packed_views
 from ._state import compiled_entry
 
-__all__ = ["ONE", "QueuedInserts"]
+__all__ = ["ONE", "QueuedInserts", "new_packed"]
 
 QUEUE = 256
 #: The default ``sample_weight`` of ``insert`` and ``learn_one`` (tested by identity first).
@@ -30,7 +36,24 @@ ONE = 1.0
 _FAST = frozenset((float, int, np.float64, np.int64))
 _FAST_Y = frozenset((float, int, bool, np.float64, np.int64, np.bool_))
 _NOT_PICKLED = ("_queue", "_queue_s", "_queue_t", "_queue_w", "_n_queued", "_queued_total",
-                "_call")
+                "_call", "_packed")
+
+
+def new_packed(n_buckets: int, bucket: int, Q: np.ndarray, P: np.ndarray, levels: np.ndarray):
+    """An empty dense tree packed in one array (:mod:`venncal._kernels.quantized_packed`).
+
+    Returns ``(buf, tree, queue)``: ``tree`` is the tuple of views ``E, EK,
+    EW, cnt, FS, D, NA, NB`` that the batch kernels take (as the arrays
+    ``QuantizedIsotonic._allocate`` made before), ``queue`` the view of the
+    queue; ``Q``, ``P`` and ``levels`` are copied in.
+    """
+    nt, k = Q.shape[0], levels.shape[0]
+    buf = np.zeros(packed_size(n_buckets, bucket, nt, k, QUEUE))
+    buf[:5] = n_buckets, bucket, nt, k, QUEUE
+    E, EK, EW, cnt, FS, D, NA, NB, queue, q, p, lv = packed_views(buf)
+    FS[:] = np.inf
+    q[:], p[:], lv[:] = Q, P, levels
+    return buf, (E, EK, EW, cnt, FS, D, NA, NB), queue
 
 
 class QueuedInserts:
@@ -41,9 +64,21 @@ class QueuedInserts:
     ``_grow`` and ``_dense_room``.
     """
 
+    def _set_queue(self, queue: np.ndarray) -> None:
+        """Move the queue (its contents kept) to ``queue``, shape ``(4, QUEUE)``."""
+        if getattr(self, "_queue", None) is not None:
+            queue[:] = self._queue
+        self._queue = queue
+        # Rows written one number at a time: a memoryview's item assignment costs
+        # about half of an array's.
+        self._queue_s, self._queue_t, self._queue_w = (memoryview(queue[i]) for i in range(3))
+
     def _new_queue(self) -> None:
-        self._queue = np.zeros((4, QUEUE))
-        self._queue_s, self._queue_t, self._queue_w = self._queue[0], self._queue[1], self._queue[2]
+        """An empty queue (in the packed tree while the tree is dense)."""
+        if not self._dense:
+            self._queue = None
+            self._set_queue(np.zeros((4, QUEUE)))
+        self._queue[:] = 0.0
         self._n_queued = 0
         self._queued_total = 0.0
         self._call = None
@@ -88,16 +123,15 @@ class QueuedInserts:
 
     def _dense_call(self, op: int, s: float = 0.0, y: float = 0.0, w: float = 0.0) -> float:
         """Apply the queue and do ``op`` (0: level at ``s``, 1: delete, 2: nothing) in one call."""
-        if self._call is None:
-            self._call = compiled_entry(dense_calls, *self._tree, self._queue, 0,
-                                        *self._fractions, self.levels_, 2, 0.0, 0.0, 0.0)
+        call = self._call
+        if call is None:
+            call = self._call = compiled_entry(packed_calls, self._packed, 0, 2, 0.0, 0.0, 0.0)
         n = self._n_queued
-        while True:
-            r = self._call(*self._tree, self._queue, n, *self._fractions, self.levels_, op, s, y, w)
-            if r == r or not self._queue[3, 1]:
-                break
+        r = call(self._packed, n, op, s, y, w)
+        while r != r and self._queue[3, 1]:
             self._queue[3, 1] = 0.0
             self._grow()  # full at queue[3, 0]: grown as dense_learn's caller grows it
+            r = call(self._packed, n, op, s, y, w)
         self._n_queued = 0
         self._queued_total = 0.0
         return r

@@ -69,7 +69,7 @@ from .._kernels.quantized_scores import (
 from .._kernels.quantized_tree import tree_delete, tree_groups, tree_learn, tree_level_at
 from .._kernels.quantized_walk import CHANGE_CELLS
 from ._forgetting import Decay, check_half_life
-from ._quantized_calls import ONE, QueuedInserts
+from ._quantized_calls import ONE, QUEUE, QueuedInserts, new_packed
 from ._quantized_map import UNSET, QuantizedMap, _real, _weight
 from ._rational import WEIGHT_BOUND, split_fractions
 
@@ -321,21 +321,13 @@ class QuantizedIsotonic(QueuedInserts, QuantizedMap):
         yield {"levels": 1001, "window": 25}
 
     def _allocate(self, n_buckets: int) -> None:
-        if self._dense:
-            b = self._bucket
-            self._tree = (
-                np.zeros((n_buckets * b, 3)),  # E: score, weight, weight of the target 1
-                np.zeros(0, dtype=np.int64),  # EK, EW: not kept (see the tree of groups)
-                np.zeros((0, 2)),
-                np.zeros(2 * n_buckets, dtype=np.int64),  # cnt: scores per node
-                np.full(2 * n_buckets, np.inf),  # FS: first score below each node
-                # D: each internal node's largest suffix sum per split; NA, NB: its sums
-                # of w y and w
-                np.zeros((n_buckets, self._splits.shape[0])),
-                np.zeros(n_buckets),
-                np.zeros(n_buckets),
-            )
+        if self._dense:  # E, EK, EW, cnt, FS, D, NA, NB and the queue: views of one array
+            self._packed, self._tree, queue = new_packed(n_buckets, self._bucket, *self._fractions,
+                                                         self.levels_)
+            self._set_queue(queue)  # (what is queued kept: a grow happens mid-flush)
             return
+        self._packed = None
+        self._set_queue(np.zeros((4, QUEUE)))
         b = self._sparse_bucket
         kb = min(self.levels_.shape[0], 2 * b)  # groups of a bottom node (over two buckets) at most
         self._tree = (
@@ -440,7 +432,7 @@ class QuantizedIsotonic(QueuedInserts, QuantizedMap):
                 and (self._n_queued or self._tree[3][1]):
             q = float(score) + 0.0
             if q - q == 0.0:
-                p = float(self._dense_call(0, q))
+                p = self._dense_call(0, q)
                 return {0: 1.0 - p, 1: p}
         return super().predict_proba_one(score)
 
@@ -561,6 +553,12 @@ class QuantizedIsotonic(QueuedInserts, QuantizedMap):
         self.__dict__.update(state)
         self._xw = weights_from_arrays(*state["_xw"])
         self._xt = targets_from_weights(self._xw)
+        self._queue, self._packed = None, None
+        if self._dense:  # the pickled arrays copied into a packed tree of their size
+            tree = self._tree
+            self._allocate(tree[3].shape[0] // 2)
+            for mine, saved in zip(self._tree, tree):
+                mine[...] = saved
         self._new_queue()
         self._unit_levels = bool(self.levels_[0] >= 0 and self.levels_[-1] <= 1)
 

@@ -1,0 +1,106 @@
+"""The dense tree packed into one float64 array, for single calls from Python.
+
+A call from Python into a compiled kernel pays for every array it passes
+(numba unboxes each: about 60 ns an array here), and the dense tree's single
+calls (:func:`venncal._kernels.quantized_dense.dense_calls`) took fifteen
+arguments.  Here the tree's arrays (``E, cnt, FS, D, NA, NB``), the queue of
+inserts, the split fractions ``Q, P`` and the levels are *views* of one
+preallocated array ``buf``: the batch kernels take the views as before (the
+same arrays, the same arithmetic), and :func:`packed_calls` takes ``buf``
+and five numbers, and takes the views out of it itself.
+
+Layout of ``buf`` (float64): a header of :data:`HEADER` numbers, ``nb``
+(buckets), ``B`` (scores per bucket), ``nt`` (split points), ``K``
+(levels) and ``m`` (queue length), then ``E`` (``nb B`` rows of 3),
+``cnt`` (``2 nb`` int64, the same 8 bytes viewed as integers), ``FS``
+(``2 nb``), ``D`` (``nb`` rows of ``nt``), ``NA`` and ``NB`` (``nb`` each),
+the queue (4 rows of ``m``), ``Q`` and ``P`` (``nt`` each) and the levels
+(``K``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import jit, jit_inline
+from .quantized_dense import dense_delete, dense_insert, dense_level_at
+
+__all__ = ["HEADER", "packed_calls", "packed_size", "packed_views"]
+
+#: Numbers before the first array: nb, B, nt, K, m (and room to spare).
+HEADER = 8
+
+
+def packed_size(nb: int, B: int, nt: int, K: int, m: int) -> int:
+    """The length of ``buf`` for these sizes (see the module's documentation)."""
+    return HEADER + nb * B * 3 + 2 * nb + 2 * nb + nb * nt + 2 * nb + 4 * m + 2 * nt + K
+
+
+@jit_inline
+def _unpack(buf):
+    """The views of ``buf``: ``E, EK, EW, cnt, FS, D, NA, NB, queue, Q, P, levels``."""
+    nb = int(buf[0])
+    B = int(buf[1])
+    nt = int(buf[2])
+    K = int(buf[3])
+    m = int(buf[4])
+    o = HEADER
+    E = buf[o:o + nb * B * 3].reshape((nb * B, 3))
+    o += nb * B * 3
+    cnt = buf[o:o + 2 * nb].view(np.int64)
+    o += 2 * nb
+    FS = buf[o:o + 2 * nb]
+    o += 2 * nb
+    D = buf[o:o + nb * nt].reshape((nb, nt))
+    o += nb * nt
+    NA = buf[o:o + nb]
+    o += nb
+    NB = buf[o:o + nb]
+    o += nb
+    queue = buf[o:o + 4 * m].reshape((4, m))
+    o += 4 * m
+    Q = buf[o:o + nt]
+    o += nt
+    P = buf[o:o + nt]
+    o += nt
+    levels = buf[o:o + K]
+    EK = buf[0:0].view(np.int64)  # the dense tree keeps no EK, EW (empty, as in Python)
+    EW = buf[0:0].reshape((0, 2))
+    return E, EK, EW, cnt, FS, D, NA, NB, queue, Q, P, levels
+
+
+@jit
+def packed_views(buf):
+    """Return the views of ``buf`` (its header filled): ``E, EK, EW, cnt, FS, D, NA, NB, queue, Q, P, levels``.
+
+    Called from Python once per allocation: the views it returns share
+    ``buf``'s memory.
+    """
+    return _unpack(buf)
+
+
+@jit
+def packed_calls(buf, n, op, s, y, w):
+    """:func:`venncal._kernels.quantized_dense.dense_calls` on the packed tree ``buf``.
+
+    Inserts the queued observations ``i < n`` (from ``queue[3, 0]`` on),
+    then does ``op`` (0: the level at ``s``; 1: delete weight ``w`` of
+    ``(s, y)``, 1.0 if done and 0.0 if not there; 2: nothing, 0.0).  If the
+    tree gets full at ``i``: ``queue[3, 0] = i``, ``queue[3, 1] = 1.0``,
+    NaN returned (the caller grows the tree and calls again).  The same
+    kernels as ``dense_calls``, on the same arrays: the same results, bit for
+    bit.
+    """
+    E, EK, EW, cnt, FS, D, NA, NB, queue, Q, P, levels = _unpack(buf)
+    for i in range(int(queue[3, 0]), n):
+        if not dense_insert(E, EK, EW, cnt, FS, D, NA, NB, queue[0, i], queue[1, i],
+                            queue[2, i], Q, P):
+            queue[3, 0] = i
+            queue[3, 1] = 1.0
+            return np.nan
+    queue[3, 0] = 0.0
+    if op == 0:
+        return dense_level_at(E, cnt, FS, D, Q, P, levels, s)
+    if op == 1:
+        return 1.0 if dense_delete(E, EK, EW, cnt, FS, D, NA, NB, s, y, w, Q, P) else 0.0
+    return 0.0
