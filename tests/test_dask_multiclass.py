@@ -390,3 +390,40 @@ def test_fit_files_errors_name_the_file(tmp_path):
     with pytest.raises(ValueError, match="positive_label is for binary"):
         vd.fit_files(folder, OneVsRestCalibrator(), score_col=P, label_col="y",
                      positive_label="a")
+
+
+def _class_score_models():
+    from venncal.chain import ChainedCalibrator
+    from venncal.parametric import StructuredMatrixScalingCalibrator, TemperatureCalibrator
+
+    return {
+        "temperature": TemperatureCalibrator(score="logit"),
+        "structured": StructuredMatrixScalingCalibrator(score="logit"),
+        "chain": ChainedCalibrator(TemperatureCalibrator(score="logit"),
+                                   OneVsRestCalibrator(score="proba")),
+    }
+
+
+@pytest.mark.parametrize("name", ["temperature", "structured", "chain"])
+def test_transform_of_the_class_score_calibrators_equals_predict(name):
+    # Temperature, the scalings and chains take K class scores without being
+    # one-vs-rest or one-vs-one: their columns are p_<class> (and the chain's
+    # intervals), bit for bit the local predictions, with missing scores too.
+    pdf = _data(12)
+    model = _class_score_models()[name].fit(pdf[Z].to_numpy(), pdf["y"].to_numpy())
+    out = vd.transform(_frame(pdf, [10, 10, 100]), model, Z).compute()
+    proba = model.predict_proba(pdf[Z].to_numpy())
+    for k, c in enumerate(model.classes_):
+        assert out[f"p_{c}"].to_numpy().tobytes() == proba[:, k].tobytes()
+    assert ("p0_a" in out.columns) == (name == "chain")
+    holes = pdf.copy()
+    holes.loc[[4], "z2"] = np.nan
+    out = vd.transform(_frame(holes, [100]), model, Z, nan_scores="propagate").compute()
+    assert np.isnan(out.loc[4, "p_b"]) and not np.isnan(out["p_b"].drop(index=4)).any()
+
+
+def test_fit_refuses_the_class_score_calibrators():
+    pdf = _data(13)
+    with pytest.raises(ValueError, match="cannot be fitted from a score summary"):
+        vd.fit(_frame(pdf, [100]), _class_score_models()["temperature"], score_col=Z,
+               label_col="y")

@@ -414,15 +414,30 @@ def _forget_classes(estimator, key: str) -> None:
         _forget_classes(fitted, rest)
 
 
+def takes_class_scores(calibrator) -> bool:
+    """Whether a calibrator takes K class scores per row (and gives K probabilities).
+
+    One-vs-rest and one-vs-one calibrators, temperature, vector, matrix and
+    structured scaling, and a chain whose first stage takes class scores.
+    """
+    from .chain._stages import CLASSES, stage_kind
+
+    try:
+        return stage_kind(calibrator, "calibrator") == CLASSES
+    except (TypeError, ValueError):
+        return False
+
+
 def output_names(calibrator, output_cols) -> tuple[str, ...]:
     """Return the columns ``transform`` adds: p, and p0/p1 for Venn-Abers calibrators.
 
-    A multiclass calibrator takes ``output_cols`` as one or three prefixes
+    A calibrator of K class scores (:func:`takes_class_scores`) takes ``output_cols`` as one or
+    three prefixes
     and adds a column per class, and each problem's interval with three
     (:mod:`venncal.multiclass._outputs`).
     """
     out = names(output_cols)
-    if multiclass_outputs.is_multiclass(calibrator):
+    if takes_class_scores(calibrator):
         return multiclass_outputs.output_names(calibrator, out)
     if len(out) not in (1, 3) or not all(isinstance(n, str) for n in out):
         raise ValueError(f"output_cols must be one name (p) or three (p, p0, p1); got {output_cols!r}")
@@ -437,7 +452,7 @@ def score_columns(calibrator, scores: np.ndarray, n_out: int) -> list[np.ndarray
     For a multiclass calibrator, the columns of :func:`output_names` from
     (n, K) scores (or (n, F*K), fold by fold).
     """
-    if multiclass_outputs.is_multiclass(calibrator):
+    if takes_class_scores(calibrator):
         return multiclass_outputs.score_columns(calibrator, scores, n_out)
     if scores.ndim == 2 and scores.shape[1] == 1:
         scores = scores[:, 0]

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from . import _engine
+from ._engine import takes_class_scores
 from ._validation import check_sample_weight
 from .tables import Param, ParameterError, Retype, TableError, open_table, open_writer
 
@@ -152,16 +153,6 @@ def calibrator_for(method: str, problem: str, *, score=None, params=None, merge=
     extra = {"merge": merge, "coupling": coupling}
     named = {**dict(params or {}), **{k: v for k, v in extra.items() if v is not None}}
     return build_candidate(method, problem, score, classes, named)
-
-
-def takes_class_scores(calibrator) -> bool:
-    """Whether a calibrator takes K class scores per row (and gives K probabilities)."""
-    from .chain._stages import CLASSES, stage_kind
-
-    try:
-        return stage_kind(calibrator, "calibrator") == CLASSES
-    except (TypeError, ValueError):
-        return False
 
 
 def _grouped_methods() -> list[str]:
@@ -385,15 +376,10 @@ def transform_file(
     1,0.15,0
     2,0.35,0.5
     """
-    from .multiclass import _outputs
-
     _engine.check_nan_scores(nan_scores)
     score_cols = [score_col] if isinstance(score_col, str) else list(score_col)
     rows = _engine.score_rows
-    if takes_class_scores(calibrator) and not _outputs.is_multiclass(calibrator):
-        names, rows = list(_outputs.output_names(calibrator, _engine.names(output_cols))), _rows
-    else:
-        names = list(_engine.output_names(calibrator, output_cols))
+    names = list(_engine.output_names(calibrator, output_cols))
     types: dict = {}  # columns whose type, inferred from the first rows, a later row widened
     while True:
         try:
@@ -401,20 +387,6 @@ def transform_file(
                           progress, types, rows)
         except Retype as change:
             types[change.name] = change.type
-
-
-def _rows(calibrator, scores: np.ndarray, n_out: int, nan_scores: str) -> tuple:
-    """:func:`venncal._engine.score_rows` of a calibrator of K class scores that is not
-    one-vs-rest or one-vs-one (temperature scaling, a chain): its columns as theirs."""
-    from .multiclass._outputs import score_columns
-
-    missing = None if nan_scores == "error" else np.isnan(scores).any(axis=1)
-    if missing is None or not missing.any():
-        return score_columns(calibrator, scores, n_out), missing
-    columns = [np.full(missing.shape[0], np.nan) for _ in range(n_out)]
-    for full, values in zip(columns, score_columns(calibrator, scores[~missing], n_out)):
-        full[~missing] = values
-    return columns, missing
 
 
 def _write(data, calibrator, output, score_cols, names, nan_scores, sep, progress, types,

@@ -8,11 +8,11 @@ with one entry.  See docs/cli.md (``venncal compare``) for a run on real data.
 from ._candidates import CANDIDATES, Candidate
 from ._files import compare_file
 from ._metrics import METRICS, Metric
-from ._ranking import NOISE_SE, Recommendation
+from ._ranking import DEFAULTS, NOISE_SE, SWITCH_SE, Recommendation
 from ._result import Comparison
 from ._run import compare
 
 __all__ = [
-    "CANDIDATES", "METRICS", "NOISE_SE", "Candidate", "Comparison", "Metric", "Recommendation",
-    "compare", "compare_file",
+    "CANDIDATES", "DEFAULTS", "METRICS", "NOISE_SE", "SWITCH_SE", "Candidate", "Comparison",
+    "Metric", "Recommendation", "compare", "compare_file",
 ]

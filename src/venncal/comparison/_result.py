@@ -110,7 +110,7 @@ class Comparison:
         ----------
         rule : {"default", "lowest-mean"}, default="default"
             ``"default"``: keep the problem's default calibrator (the first of
-            ``venncal.comparison._ranking.DEFAULTS`` that ran on every fold)
+            ``venncal.comparison.DEFAULTS`` that ran on every fold)
             unless the method of lowest mean log loss beats it by more than
             ``SWITCH_SE`` (3) standard errors of their paired gap;
             ``"lowest-mean"``: the method of lowest mean log loss (the rule
