@@ -1,17 +1,17 @@
 """Calibrate Spark data frames: summarise on the executors, fit on the driver, score in place.
 
-The rows are reduced by one grouped aggregation on the executors (a hash
-``groupBy`` of the score, the label and, with ``by``, the group: ties
-spread over partitions are pooled by the aggregation, and no range
-partitioning can skew), and only the distinct scores with their weights
-come to the driver, which fits any registered calibrator by
-``fit_summary``.  Scoring is a look-up on the JVM in the exact table of
+The rows are reduced on the executors: each partition to exact score
+summaries per label (and group, with ``by``), merged exactly per label and
+group (ties spread over partitions are pooled by the merge, and no range
+partitioning can skew), and only the merged summaries come to the driver,
+which fits any registered calibrator by ``fit_summary``.  Scoring is a look-up on the JVM in the exact table of
 the model's outputs (for the step calibrators: IVAP, histogram, ...) or a
 pandas UDF closing over the small fitted model.  Only DataFrame operations
 and closures are used (no RDDs, no broadcast variables), so everything
-also works under Spark Connect (tested with a local Connect server).  With integer
+also works under Spark Connect (tested with a local Connect server).  With any
 weights (or none) the model is the one fitted on all the rows in one
-array, bit for bit, whatever the partitioning.  ``round_scores=d`` rounds
+array, bit for bit, whatever the partitioning: tied weights add up as
+:class:`~venncal.ScoreSummary` adds them (2**53 + 1 + 1 is 2**53 + 2).  ``round_scores=d`` rounds
 as ``numpy.round`` does, as on every engine.
 
 :class:`SparkCalibrator` and :class:`SparkCalibratorModel` are the same as

@@ -1,17 +1,17 @@
 """Summarise a Spark data frame on the executors and fit on the driver.
 
-One grouped aggregation (a hash ``groupBy`` of the group, the label and
-the score) reduces the rows where they live; only its rows, the distinct
-scores with their weights and counts of bad rows, come to the driver,
-where :mod:`venncal._engine` checks them and fits by ``fit_summary``.
+Every partition is reduced where it lives to exact score summaries per
+(group, label) with counts of bad rows, merged exactly on the executors
+(:mod:`venncal.spark._summaries`); only the merged summaries come to the
+driver, where :mod:`venncal._engine` checks them and fits by
+``fit_summary``: the model of the local fit, bit for bit, whatever the
+partitioning.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 
-import numpy as np
-import pandas as pd
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
@@ -19,6 +19,7 @@ from .. import _engine
 from ..summary import ScoreSummary
 from .._docs import fill
 from ..multiclass._outputs import is_multiclass
+from ._summaries import collect_pieces
 
 __all__ = ["finite", "fit", "power_of_ten", "round_column", "summarize"]
 
@@ -65,82 +66,48 @@ def round_column(x: Column, decimals: int) -> Column:
     return F.rint(x / p) * p
 
 
-def _grouped(df, score_col, label_col, weight_col, by, round_scores):
-    """Return the aggregation: one row per (group, label, score) with weights and problem counts."""
+def _columns(df, score_col, label_col, weight_col, by, round_scores):
+    """Return ``df`` as the columns the partitions are summarised from.
+
+    ``s``: the score as a double, rounded as ``numpy.round`` would, ``-0.0``
+    as ``0.0``; ``label``; ``w``: the weight as a double (with
+    ``weight_col``); ``g``: the group (with ``by``); ``lost``: whether the
+    rounding made a finite score infinite (with ``round_scores``).
+    """
     decimals = _engine.check_round_scores(round_scores)
     columns = _engine.input_columns(score_col, label_col, weight_col, by)
     _engine.check_columns(columns, df.columns)
     raw = F.col(score_col).cast("double")
     s = round_column(raw, decimals) if decimals is not None else raw
     s = s + F.lit(0.0)  # -0.0 becomes 0.0
-    w = F.col(weight_col).cast("double") if weight_col is not None else F.lit(1.0)
-    w_ok = finite(w)
-    keys = [F.col(by).alias("g")] if by is not None else []
-    keys += [F.col(label_col).alias("label"), s.alias("s")]
-    counts = [
-        F.count(F.lit(1)).alias("n"),
-        F.sum(F.when(w_ok & (w > 0), w).otherwise(F.lit(0.0))).alias("w"),
-        F.sum(F.when(w_ok, F.lit(0)).otherwise(F.lit(1))).alias("bad_w"),
-        F.sum(F.when(w_ok & (w < 0), F.lit(1)).otherwise(F.lit(0))).alias("neg_w"),
-        F.min(F.when(w_ok, w)).alias("min_w"),
-    ]
+    out = [s.alias("s"), F.col(label_col).alias("label")]
+    if weight_col is not None:
+        out.append(F.col(weight_col).cast("double").alias("w"))
+    if by is not None:
+        out.append(F.col(by).alias("g"))
     if decimals is not None:  # finite scores that the rounding made infinite
-        lost = finite(raw) & ~finite(s)
-        counts.append(F.sum(F.when(lost, F.lit(1)).otherwise(F.lit(0))).alias("lost"))
-    return df.groupBy(*keys).agg(*counts)
-
-
-def _check_rounding(table: pd.DataFrame, round_scores) -> None:
-    """Raise if rounding turned finite scores into infinite ones (numpy's scaling overflows)."""
-    _engine.check_rounding(int(table["lost"].sum()) if "lost" in table.columns else 0,
-                           round_scores)
-
-
-def _problems(table: pd.DataFrame, by) -> _engine.Problems:
-    s = table["s"].to_numpy(dtype=np.float64, na_value=np.nan)
-    n = table["n"].to_numpy()
-    bad_s = ~np.isfinite(s)
-    label_null = table["label"].isna().to_numpy()
-    negative = table["neg_w"].to_numpy() > 0
-    return _engine.Problems(
-        rows=int(n.sum()),
-        bad_scores=int(n[bad_s].sum()),
-        bad_score_examples=tuple(s[bad_s][:3].tolist()),
-        bad_weights=int(table["bad_w"].sum()),
-        negative_weights=int(table["neg_w"].sum()),
-        min_weight=float(table["min_w"][negative].min()) if negative.any() else _INF,
-        null_labels=int(n[label_null].sum()),
-        null_groups=int(n[table["g"].isna().to_numpy()].sum()) if by is not None else 0,
-        labels=tuple(pd.unique(table["label"][~label_null]).tolist()[: _engine.LABELS_KEPT]),
-    )
-
-
-def _pieces(table: pd.DataFrame, by) -> dict:
-    """Split the checked table into ``(group, label) -> ScoreSummary`` of positive weight."""
-    table = table[table["w"].to_numpy() > 0]
-    keys = ["g", "label"] if by is not None else ["label"]
-    pieces = {}
-    for key, rows in table.groupby(keys, sort=False):
-        key = (None, key[0]) if by is None else key
-        rows = rows.sort_values("s", kind="stable")
-        w = rows["w"].to_numpy(dtype=np.float64)
-        pieces[tuple(_engine.plain(k) for k in key)] = ScoreSummary(
-            rows["s"].to_numpy(dtype=np.float64), w, np.zeros_like(w)
-        )
-    return pieces
+        out.append((finite(raw) & ~finite(s)).alias("lost"))
+    return df.select(*out)
 
 
 def _collect(df, score_col, label_col, weight_col, by, round_scores, max_distinct):
-    """Run the aggregation; bring at most ``max_distinct`` rows to the driver; check them."""
+    """Summarise the partitions, merge exactly; bring at most ``max_distinct`` scores; check.
+
+    See :mod:`venncal.spark._summaries`: the weights of tied scores add up
+    as :class:`~venncal.ScoreSummary` adds them locally, whatever the
+    partitioning.  The checks and their order are those of the local fit.
+    """
     if not isinstance(max_distinct, int) or max_distinct < 1:
         raise ValueError(f"max_distinct must be a positive integer; got {max_distinct!r}")
-    grouped = _grouped(df, score_col, label_col, weight_col, by, round_scores)
-    table = grouped.limit(max_distinct + 1).toArrow().to_pandas()
-    _engine.check_distinct(len(table), max_distinct)
-    _check_rounding(table, round_scores)
-    problems = _problems(table, by)
+    frame = _columns(df, score_col, label_col, weight_col, by, round_scores)
+    pieces, problems, lost, error = collect_pieces(frame, by, max_distinct)
+    if isinstance(pieces, int):
+        _engine.check_distinct(pieces, max_distinct)
+    _engine.check_rounding(lost, round_scores)
     problems.check(by)
-    return _pieces(table, by), problems
+    if error is not None:  # tied weights past the float64 range
+        raise ValueError(error)
+    return pieces, problems
 
 
 @fill
