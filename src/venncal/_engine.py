@@ -171,6 +171,61 @@ def merge_pieces(left: dict, right: Mapping) -> dict:
     return left
 
 
+def frame_problems(s: np.ndarray, w, labels, groups) -> Problems:
+    """The problem counts of one partition of a data frame (the Dask and Spark engines).
+
+    ``s`` and ``w`` (None: no weights) are float64 arrays; ``labels`` and
+    ``groups`` (None: no ``by``) are pandas Series of the same length.
+    """
+    import pandas as pd
+
+    n = s.shape[0]
+    w_ok = np.ones(n, dtype=bool) if w is None else np.isfinite(w)
+    negative = np.zeros(n, dtype=bool) if w is None else w_ok & (w < 0)
+    s_bad = ~np.isfinite(s)
+    label_null = labels.isna().to_numpy()
+    return Problems(
+        rows=n,
+        bad_scores=int(s_bad.sum()),
+        bad_score_examples=tuple(s[s_bad][:3].tolist()),
+        bad_weights=int((~w_ok).sum()),
+        negative_weights=int(negative.sum()),
+        min_weight=float(w[negative].min()) if negative.any() else math.inf,
+        null_labels=int(label_null.sum()),
+        null_groups=0 if groups is None else int(groups.isna().sum()),
+        labels=tuple(pd.unique(labels[~label_null]).tolist()[:LABELS_KEPT]),
+    )
+
+
+def frame_pieces(s: np.ndarray, w, labels, groups) -> dict:
+    """``(group, label) -> ScoreSummary`` of one partition's valid rows of positive weight.
+
+    The arguments as :func:`frame_problems`'s.  Each summary's rows are all
+    labelled 0 (its label is its key), as :func:`fit_pieces` expects; equal keys
+    of different types (``1`` and ``1.0``) give one piece.
+    """
+    import pandas as pd
+
+    keep = np.isfinite(s) & ~labels.isna().to_numpy()
+    if w is not None:
+        keep &= np.isfinite(w) & (w > 0)
+    if groups is not None:
+        keep &= ~groups.isna().to_numpy()
+    idx = np.flatnonzero(keep)
+    pieces: dict = {}
+    if idx.shape[0] == 0:
+        return pieces
+    at_keep = labels.to_numpy()[idx]
+    keys = at_keep if groups is None else [groups.to_numpy()[idx], at_keep]
+    for key, rows in pd.DataFrame({"k": idx}).groupby(keys, sort=False)["k"]:
+        at = rows.to_numpy()
+        key = (None, plain(key)) if groups is None else tuple(plain(k) for k in key)
+        piece = ScoreSummary._from_validated(s[at], np.zeros(at.shape[0], dtype=bool),
+                                             None if w is None else w[at])
+        merge_pieces(pieces, {key: piece})
+    return pieces
+
+
 #: The largest ``abs(round_scores)``: numpy's ``10**d`` is infinite beyond.
 MAX_DECIMALS = 308
 

@@ -450,8 +450,8 @@ def dense_calls(E, EK, EW, cnt, FS, D, NA, NB, queue, n, Q, P, levels, op, s, y,
     must hold a score); 1, delete weight ``w`` of ``(s, y)``
     (:func:`dense_delete`; returns 1.0 if done, 0.0 if not there); 2,
     nothing (returns 0.0).  :func:`venncal._kernels.quantized_packed.packed_calls`
-    is this kernel on the tree packed into one array (what ``QuantizedIsotonic``
-    calls); the tests compare the two.
+    (what ``QuantizedIsotonic`` calls) unpacks the tree's one array into these
+    arguments and calls this kernel.
     """
     for i in range(int(queue[3, 0]), n):
         if not dense_insert(E, EK, EW, cnt, FS, D, NA, NB, queue[0, i], queue[1, i],

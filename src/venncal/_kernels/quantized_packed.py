@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import jit, jit_inline
-from .quantized_dense import dense_delete, dense_insert, dense_level_at
+from .quantized_dense import dense_calls
 
 __all__ = ["HEADER", "packed_calls", "packed_size", "packed_views"]
 
@@ -87,20 +87,8 @@ def packed_calls(buf, n, op, s, y, w):
     then does ``op`` (0: the level at ``s``; 1: delete weight ``w`` of
     ``(s, y)``, 1.0 if done and 0.0 if not there; 2: nothing, 0.0).  If the
     tree gets full at ``i``: ``queue[3, 0] = i``, ``queue[3, 1] = 1.0``,
-    NaN returned (the caller grows the tree and calls again).  The same
-    kernels as ``dense_calls``, on the same arrays: the same results, bit for
-    bit.
+    NaN returned (the caller grows the tree and calls again).  It is
+    ``dense_calls`` on the views of ``buf``: the same results, bit for bit.
     """
     E, EK, EW, cnt, FS, D, NA, NB, queue, Q, P, levels = _unpack(buf)
-    for i in range(int(queue[3, 0]), n):
-        if not dense_insert(E, EK, EW, cnt, FS, D, NA, NB, queue[0, i], queue[1, i],
-                            queue[2, i], Q, P):
-            queue[3, 0] = i
-            queue[3, 1] = 1.0
-            return np.nan
-    queue[3, 0] = 0.0
-    if op == 0:
-        return dense_level_at(E, cnt, FS, D, Q, P, levels, s)
-    if op == 1:
-        return 1.0 if dense_delete(E, EK, EW, cnt, FS, D, NA, NB, s, y, w, Q, P) else 0.0
-    return 0.0
+    return dense_calls(E, EK, EW, cnt, FS, D, NA, NB, queue, n, Q, P, levels, op, s, y, w)

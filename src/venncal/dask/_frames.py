@@ -27,49 +27,11 @@ def _partition_pieces(pdf, score_col, label_col, weight_col, by, round_scores):
         _engine.check_rounding(int((np.isfinite(s) & ~np.isfinite(rounded)).sum()), round_scores)
         s = rounded
     s = s + 0.0  # -0.0 becomes 0.0
-    n = s.shape[0]
-    if weight_col is None:
-        w = None
-        w_ok = np.ones(n, dtype=bool)
-    else:
-        w = pd.to_numeric(pdf[weight_col]).to_numpy(dtype=np.float64, na_value=np.nan)
-        w_ok = np.isfinite(w)
-    labels = pdf[label_col]
-    label_null = labels.isna().to_numpy()
-    groups = pdf[by] if by is not None else None
-    group_null = groups.isna().to_numpy() if by is not None else np.zeros(n, dtype=bool)
-    s_bad = ~np.isfinite(s)
-    negative = w_ok & (w < 0) if w is not None else np.zeros(n, dtype=bool)
-    problems = _engine.Problems(
-        rows=n,
-        bad_scores=int(s_bad.sum()),
-        bad_score_examples=tuple(s[s_bad][:3].tolist()),
-        bad_weights=int((~w_ok).sum()),
-        negative_weights=int(negative.sum()),
-        min_weight=float(w[negative].min()) if negative.any() else np.inf,
-        null_labels=int(label_null.sum()),
-        null_groups=int(group_null.sum()),
-        labels=tuple(pd.unique(labels[~label_null]).tolist()[: _engine.LABELS_KEPT]),
-    )
-    keep = ~(s_bad | ~w_ok | negative | label_null | group_null)
-    if w is not None:
-        keep &= w > 0
-    keys = labels if by is None else [groups, labels]
-    frame = pd.DataFrame({"k": np.arange(n)})[keep]
-    pieces = {}
-    for key, rows in frame.groupby(_keys_at(keys, keep), sort=False)["k"]:
-        idx = rows.to_numpy()
-        key = (None, _engine.plain(key)) if by is None else tuple(_engine.plain(k) for k in key)
-        ws = None if w is None else w[idx]
-        # one label per piece: all "negative", so positive weights stay 0 until the end
-        pieces[key] = ScoreSummary._from_validated(s[idx], np.zeros(idx.shape[0], dtype=bool), ws)
-    return pieces, problems
-
-
-def _keys_at(keys, keep):
-    if isinstance(keys, list):
-        return [k.to_numpy()[keep] for k in keys]
-    return keys.to_numpy()[keep]
+    w = None if weight_col is None else \
+        pd.to_numeric(pdf[weight_col]).to_numpy(dtype=np.float64, na_value=np.nan)
+    labels, groups = pdf[label_col], (pdf[by] if by is not None else None)
+    return (_engine.frame_pieces(s, w, labels, groups),
+            _engine.frame_problems(s, w, labels, groups))
 
 
 def _combine(*parts, max_distinct):

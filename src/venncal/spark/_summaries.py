@@ -22,7 +22,6 @@ import pandas as pd
 from pyspark.sql import functions as F
 
 from .. import _engine
-from ..summary import ScoreSummary
 
 __all__ = ["collect_pieces"]
 
@@ -38,22 +37,7 @@ def _pickled(value) -> bytes:
 
 def _problems(pdf: pd.DataFrame, s, w, by) -> _engine.Problems:
     """The input problems of one batch (the counts the local fit checks)."""
-    n = s.shape[0]
-    w_ok = np.isfinite(w) if w is not None else np.ones(n, dtype=bool)
-    negative = w_ok & (w < 0) if w is not None else np.zeros(n, dtype=bool)
-    s_bad = ~np.isfinite(s)
-    label_null = pdf["label"].isna().to_numpy()
-    return _engine.Problems(
-        rows=n,
-        bad_scores=int(s_bad.sum()),
-        bad_score_examples=tuple(s[s_bad][:3].tolist()),
-        bad_weights=int((~w_ok).sum()),
-        negative_weights=int(negative.sum()),
-        min_weight=float(w[negative].min()) if negative.any() else float("inf"),
-        null_labels=int(label_null.sum()),
-        null_groups=int(pdf["g"].isna().sum()) if by is not None else 0,
-        labels=tuple(pd.unique(pdf["label"][~label_null]).tolist()[: _engine.LABELS_KEPT]),
-    )
+    return _engine.frame_problems(s, w, pdf["label"], pdf["g"] if by is not None else None)
 
 
 def batch_pieces(pdf: pd.DataFrame, by) -> tuple[dict, _engine.Problems, int]:
@@ -68,32 +52,8 @@ def batch_pieces(pdf: pd.DataFrame, by) -> tuple[dict, _engine.Problems, int]:
     w = pdf["w"].to_numpy(dtype=np.float64, na_value=np.nan) if "w" in pdf.columns else None
     problems = _problems(pdf, s, w, by)
     lost = int(pdf["lost"].sum()) if "lost" in pdf.columns else 0
-    keep = np.isfinite(s) & ~pdf["label"].isna().to_numpy()
-    if w is not None:
-        keep &= np.isfinite(w) & (w > 0)
-    if by is not None:
-        keep &= ~pdf["g"].isna().to_numpy()
-    idx = np.flatnonzero(keep)
-    keys = pdf["label"].iloc[idx] if by is None else [pdf["g"].iloc[idx], pdf["label"].iloc[idx]]
-    pieces: dict = {}
-    if idx.shape[0] == 0:
-        return pieces, problems, lost
-    frame = pd.DataFrame({"k": idx})
-    for key, rows in frame.groupby(_values(keys), sort=False)["k"]:
-        at = rows.to_numpy()
-        key = (None, _engine.plain(key)) if by is None else tuple(_engine.plain(k) for k in key)
-        piece = ScoreSummary._from_validated(
-            np.ascontiguousarray(s[at]), np.zeros(at.shape[0], dtype=bool),
-            None if w is None else np.ascontiguousarray(w[at]),
-        )
-        _engine.merge_pieces(pieces, {key: piece})  # keys equal but unlike pickles: one piece
-    return pieces, problems, lost
-
-
-def _values(keys):
-    if isinstance(keys, list):
-        return [k.to_numpy() for k in keys]
-    return keys.to_numpy()
+    groups = pdf["g"] if by is not None else None
+    return _engine.frame_pieces(s, w, pdf["label"], groups), problems, lost
 
 
 def _summarise(batches, by):
