@@ -238,3 +238,26 @@ def test_bad_input_gets_a_clear_error():
     with pytest.raises(ValueError, match="shape"):
         fitted.predict_proba(z[:, :2])
     assert clone(fitted).get_params() == fitted.get_params()
+
+
+def test_separable_classes_warn_with_the_gradient_within_tol_and_say_so():
+    # Found by the new-user check (digits logits): the gradient fell within tol
+    # while the Newton step stayed long (parameters growing without bound), and
+    # the warning read "did not converge ... the gradient's largest component is
+    # 9.14e-09 (tol=1e-08)", as if the gradient were the problem.
+    import warnings as _warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    from venncal.parametric import MatrixScalingCalibrator
+
+    rng = np.random.default_rng(0)
+    y = np.arange(60) % 3
+    z = rng.normal(size=(60, 3))
+    z[np.arange(60), y] += 6.0
+    with _warnings.catch_warnings(record=True) as caught:
+        _warnings.simplefilter("always")
+        m = MatrixScalingCalibrator(score="logit").fit(z, y)
+    texts = [str(c.message) for c in caught if issubclass(c.category, ConvergenceWarning)]
+    assert not m.converged_ and m.grad_norm_ <= m.tol
+    assert len(texts) == 1 and "is within tol=1e-08" in texts[0] and "step" in texts[0]

@@ -291,7 +291,17 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
         self.n_iter_ = int(nit)
         self.converged_ = bool(ok)
         self.solver_ = solver
-        if not ok:
+        if not ok and gnorm <= self.tol:
+            warnings.warn(
+                f"{type(self).__name__} did not converge ({solver}, {nit} iterations): the "
+                f"gradient's largest component, {gnorm:.3g}, is within tol={self.tol:g}, but "
+                "the Newton step there is still long, so the loss keeps falling along a "
+                "direction: separable classes (no finite optimum: some parameters grow "
+                "without bound) or a penalty too small to pin the directions that change no "
+                "prediction; raise the penalties or choose them by cross-validation ('cv')",
+                ConvergenceWarning, stacklevel=2,
+            )
+        elif not ok:
             warnings.warn(
                 f"{type(self).__name__} did not converge ({solver}, {nit} iterations, "
                 f"max_iter={self.max_iter}): the gradient's largest component is {gnorm:.3g} "
