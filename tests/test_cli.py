@@ -864,9 +864,20 @@ def test_summary_auc_is_the_weighted_auc(seed, weights):
         ScoreSummary.from_arrays(p, np.zeros(n, bool)).auc()
 
 
-def test_summary_refuses_tied_weights_it_cannot_add_exactly():
-    """1e306 + 1e300 + 1 needs more than two doubles: the summary says so (issue 22)."""
+def test_summary_keeps_tied_weights_past_two_doubles_exactly():
+    """1e306 + 1e300 + 1 needs more than two doubles: the summary keeps the exact sum (issue 22).
+
+    It was refused, in some row orders only; since the whole-number sums take the
+    exact path of the fractional ones, every order gives the same summary.
+    """
+    from fractions import Fraction
+
     from venncal import ScoreSummary
 
-    with pytest.raises(ValueError, match="cannot hold exactly"):
-        ScoreSummary.from_arrays([0.5, 0.5, 0.5, 0.2], [1, 1, 1, 0], [1e306, 1e300, 1.0, 1.0])
+    w = [1e306, 1e300, 1.0, 1.0]
+    exact = Fraction(1e306) + Fraction(1e300) + 1
+    for order in ([0, 1, 2, 3], [2, 1, 0, 3], [1, 2, 0, 3]):
+        summary = ScoreSummary.from_arrays(np.array([0.5, 0.5, 0.5, 0.2])[order],
+                                           np.array([1, 1, 1, 0])[order], np.array(w)[order])
+        assert summary._tail[0.5][0] == exact
+        assert summary.positive_weights.tolist() == [0.0, float(exact)]
