@@ -26,7 +26,7 @@ import numpy as np
 
 from ._jit import jit, jit_inline
 from .jumper import family_ratios, jumper_predict, polynomial_values
-from .jumper_calls import CTL_OUT, CTL_SIZE, CTL_X, advance_queue
+from .jumper_calls import CTL_OUT, CTL_X, advance_queue, calls_layout
 
 #: A slot of the control block: 1.0 when the scratch column holds the family's values at
 #: ``CTL_X`` (the last forecast's base probability), 0.0 before any forecast.
@@ -156,13 +156,8 @@ def union_layout(Q, K, R, M):
     the union's ``desc`` (``2 M + 1``) and scratch: two ``(K, Q)`` tables, two
     rows of ``Q``, a column of ``K`` and the members' scales ``(M, Q)``.
     """
-    ctl = 3 * Q
-    w = ctl + CTL_SIZE
-    cap = w + R * K
-    err = cap + R
-    rates = err + R
-    params = rates + R
-    desc = params + 2 * K
+    # calls_layout's blocks for two parameters a function; its scratch is our desc
+    ctl, w, cap, err, rates, params, desc, _ = calls_layout(Q, K, R, 2)
     scratch = desc + 2 * M + 1
     return ctl, w, cap, err, rates, params, desc, scratch, scratch + 2 * K * Q + 2 * Q + K + M * Q
 
