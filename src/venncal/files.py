@@ -378,19 +378,18 @@ def transform_file(
     """
     _engine.check_nan_scores(nan_scores)
     score_cols = [score_col] if isinstance(score_col, str) else list(score_col)
-    rows = _engine.score_rows
     names = list(_engine.output_names(calibrator, output_cols))
     types: dict = {}  # columns whose type, inferred from the first rows, a later row widened
     while True:
         try:
             return _write(data, calibrator, output, score_cols, names, nan_scores, sep,
-                          progress, types, rows)
+                          progress, types)
         except Retype as change:
             types[change.name] = change.type
 
 
-def _write(data, calibrator, output, score_cols, names, nan_scores, sep, progress, types,
-           rows) -> int:
+def _write(data, calibrator, output, score_cols, names, nan_scores, sep, progress,
+           types) -> int:
     import pyarrow as pa
 
     with open_table(data, sep=sep) as table:
@@ -407,7 +406,7 @@ def _write(data, calibrator, output, score_cols, names, nan_scores, sep, progres
                         for col in score_cols
                     ])
                     try:
-                        values, missing = rows(calibrator, scores, len(names), nan_scores)
+                        values, missing = _engine.score_rows(calibrator, scores, len(names), nan_scores)
                     except (ValueError, TypeError) as exc:
                         raise TableError(f"cannot predict rows {batch.first_row:,}...: {exc}",
                                          source=table.source) from None
