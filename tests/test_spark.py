@@ -25,11 +25,11 @@ if not IN_CI:
 
 import pandas as pd
 from pyspark.ml import Pipeline, PipelineModel
-from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 import venncal
 import venncal.spark as vs
+from _spark import local_session
 from venncal import NegatedScoreCalibrator, ScoreSummary, VennAbersCalibrator
 from venncal._registry import method_class
 
@@ -48,26 +48,7 @@ N = 400
 
 @pytest.fixture(scope="session")
 def spark():
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
-    # Tiny jobs in a short-lived JVM: the quick (C1) JIT alone starts and warms up faster.
-    os.environ.setdefault(
-        "PYSPARK_SUBMIT_ARGS", "--driver-java-options=-XX:TieredStopAtLevel=1 pyspark-shell"
-    )
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("venncal-tests")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.adaptive.enabled", "false")
-        .config("spark.default.parallelism", "2")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.memory", "1g")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
+    yield from local_session()
 
 
 def _data(seed=0, n=N):

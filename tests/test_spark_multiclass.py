@@ -8,7 +8,6 @@ tests/test_spark.py when it runs first); skipped outside CI when the
 import functools
 import os
 import shutil
-import sys
 
 import numpy as np
 import pytest
@@ -20,12 +19,12 @@ if not IN_CI:
         pytest.skip("Spark needs Java 17+ (no java on PATH, no JAVA_HOME)", allow_module_level=True)
 
 import pandas as pd
-from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 from sklearn.base import clone
 
 import venncal
 import venncal.spark as vs
+from _spark import local_session
 from venncal import (
     CrossVennAbersCalibrator,
     OneVsOneCalibrator,
@@ -47,27 +46,7 @@ P = ["q0", "q1", "q2"]
 
 @pytest.fixture(scope="module")
 def spark():
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
-    os.environ.setdefault(
-        "PYSPARK_SUBMIT_ARGS", "--driver-java-options=-XX:TieredStopAtLevel=1 pyspark-shell"
-    )
-    before = SparkSession.getActiveSession()
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("venncal-tests")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.adaptive.enabled", "false")
-        .config("spark.default.parallelism", "2")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.memory", "1g")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    if before is None:  # tests/test_spark.py's session stops at its own end
-        session.stop()
+    yield from local_session()
 
 
 def _data(seed=0, n=N, labels=("a", "b", "c")):
