@@ -230,7 +230,8 @@ ERRORS = [
     ("predict ovr.json cal.csv --score-cols s_0,s_1 -o o.csv", "takes 3 score columns; got 2"),
     ("predict ovr.json cal.csv --score-col s_0 -o o.csv", "a model of 3 classes: give its"),
     ("predict bin.json cal.csv --score-cols s_0,s_1,s_2 -o o.csv", "two classes: give --score-col"),
-    ("predict bin.json cal.csv --score-col s_0 --intervals -o o.csv", "--intervals is for models"),
+    ("predict binplatt.json cal.csv --score-col s_0 --intervals -o o.csv",
+     "PlattCalibrator, which gives no intervals"),
     ("predict platt.json cal.csv --score-cols s_0,s_1,s_2 --intervals -o o.csv",
      "PlattCalibrator, which gives no intervals"),
     ("evaluate p.csv --prob-cols s_0,s_1 --label-col y", "--prob-cols gives 2 columns"),
@@ -256,6 +257,7 @@ def error_files(folder, capsys):
                "-o platt.json")
     _write("bin.csv", z, np.arange(N) % 2, folds)
     ok(capsys, "fit bin.csv --score-col s_0 --label-col y --method ivap -o bin.json")
+    ok(capsys, "fit bin.csv --score-col s_0 --label-col y --method platt -o binplatt.json")
     return folder
 
 
@@ -355,3 +357,12 @@ def test_fit_file_and_transform_file_are_the_library_fit(folder):
 def test_a_binary_fit_on_many_classes_points_to_score_cols(error_files, capsys):
     fails(capsys, "fit cal.csv --score-col s_0 --label-col y --method ivap -o m.json",
           r"y has 3 classes .*\(for many classes give --score-cols and --score-kind\)")
+
+
+def test_intervals_with_a_binary_venn_abers_model_change_nothing(error_files, capsys):
+    """A binary Venn-Abers model writes p0 and p1 anyway: ``--intervals`` is accepted, same file."""
+    ok(capsys, "predict bin.json cal.csv --score-col s_0 -o plain.csv")
+    ok(capsys, "predict bin.json cal.csv --score-col s_0 --intervals -o asked.csv")
+    plain = (error_files / "plain.csv").read_text()
+    assert plain == (error_files / "asked.csv").read_text()
+    assert plain.splitlines()[0].endswith("p,p0,p1")

@@ -55,7 +55,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "--intervals", action="store_true",
         help="for a model of K classes with Venn-Abers (ivap, cvap; ovr-ivap, ovo-ivap, "
         "temperature+ovr-ivap): also write p0_<unit> and p1_<unit>, the interval of each class "
-        "against the rest (ovr) or of each pair b_vs_a (ovo)")
+        "against the rest (ovr) or of each pair b_vs_a (ovo); a binary Venn-Abers model writes "
+        "p0 and p1 with or without it")
     parser.add_argument(
         "-o",
         "--output",
@@ -110,9 +111,10 @@ def run(args: argparse.Namespace) -> int:
     if args.score_cols is not None:
         raise CLIError(f"--score-cols is for a model of many classes; {args.model} holds a "
                        f"{type(model).__name__} of two classes: give --score-col")
-    if args.intervals:
-        raise CLIError("--intervals is for models of many classes (a binary Venn-Abers model "
-                       "always writes p0 and p1)")
+    if args.intervals and not hasattr(model, "predict_interval"):
+        raise CLIError(f"--intervals: {args.model} holds a {type(model).__name__}, which gives "
+                       "no intervals (a binary Venn-Abers model writes p0 and p1 with or "
+                       "without --intervals)")
     score_cols = [c.strip() for c in args.score_col.split(",")]
     check_distinct_columns({"--score-col": score_cols})
     # A model fitted per fold (CVAP) takes one score column per fold model.
