@@ -44,6 +44,26 @@ class _CalibrationParams(HasLabelCol, HasWeightCol, HasOutputCols):
         Params._dummy(), "scoreCol", "column of the classifier's scores",
         typeConverter=TypeConverters.toString,
     )
+    scoreCols = Param(
+        Params._dummy(), "scoreCols",
+        "the K class-score columns of a model of K classes, in the order of its classes "
+        "(instead of scoreCol)",
+        typeConverter=TypeConverters.toListString,
+    )
+    scoreKind = Param(
+        Params._dummy(), "scoreKind", "what scoreCols hold: 'proba' or 'logit' (or 'margin')",
+        typeConverter=TypeConverters.toString,
+    )
+    multiclass = Param(
+        Params._dummy(), "multiclass",
+        "with scoreCols, how a binary method covers K classes: 'ovr' (one per class, default) "
+        "or 'ovo' (one per pair)",
+        typeConverter=TypeConverters.toString,
+    )
+    coupling = Param(
+        Params._dummy(), "coupling", "how multiclass='ovo' combines the pairs (venncal's names)",
+        typeConverter=TypeConverters.toString,
+    )
     foldCol = Param(
         Params._dummy(), "foldCol", "column of each row's fold (for method 'cvap')",
         typeConverter=TypeConverters.toString,
@@ -82,6 +102,11 @@ class _CalibrationParams(HasLabelCol, HasWeightCol, HasOutputCols):
         """Return the value of ``param``, or None when it is neither set nor defaulted."""
         return self.getOrDefault(param) if self.isDefined(param) else None
 
+    def _score_columns(self):
+        """Return ``scoreCols`` (a list, K classes) when set, else ``scoreCol`` (two classes)."""
+        cols = self._value(self.scoreCols)
+        return list(cols) if cols is not None else self.getOrDefault(self.scoreCol)
+
 
 class SparkCalibrator(Estimator, _CalibrationParams, DefaultParamsReadable, DefaultParamsWritable):
     """Spark ML estimator: fit a venncal calibrator on a score column.
@@ -89,6 +114,22 @@ class SparkCalibrator(Estimator, _CalibrationParams, DefaultParamsReadable, Defa
     Parameters
     ----------
     scoreCol : str, default="score"
+    scoreCols : list of str, optional
+        For K classes: the class-score columns, in the order of the classes
+        (``calibratorParams={"classes": [...]}`` names them; default the
+        labels sorted).  ``method`` is then a name ``venncal fit --method``
+        takes with ``--score-cols`` (``"ivap"``, ``"ovr-ivap"``,
+        ``"ovo-ivap"``, ``"platt"``, ...) among those fitted from score
+        summaries (one-vs-rest and one-vs-one; the parametric K-class
+        calibrators are refused), as :func:`venncal.files.calibrator_for`
+        builds it.
+    scoreKind : {"proba", "logit", "margin"}, optional
+        What ``scoreCols`` hold; required with them.
+    multiclass : {"ovr", "ovo"}, optional
+        With ``scoreCols`` and a binary method: one calibrator per class
+        (default) or per pair.
+    coupling : str, optional
+        How ``multiclass="ovo"`` combines the pairs.
     labelCol : str, default="label"
     weightCol : str, optional
     foldCol : str, optional
@@ -100,6 +141,9 @@ class SparkCalibrator(Estimator, _CalibrationParams, DefaultParamsReadable, Defa
     roundScores, maxDistinct : int, optional
         As ``round_scores`` and ``max_distinct`` of :func:`venncal.spark.fit`.
     outputCols : list of str, default=["p", "p0", "p1"]
+        The output columns; with ``scoreCols``, their prefixes
+        (``p_<class>``, and ``p0_<unit>``, ``p1_<unit>`` from a Venn-Abers
+        base), as for :func:`venncal.spark.transform`.
     nanScores : {"error", "propagate"}, default="error"
         As ``nan_scores`` of :func:`venncal.spark.transform`, for the model.
 
@@ -122,23 +166,49 @@ class SparkCalibrator(Estimator, _CalibrationParams, DefaultParamsReadable, Defa
         self, *, scoreCol="score", labelCol="label", weightCol=None, foldCol=None,
         method="ivap", calibratorParams=None, roundScores=None,
         maxDistinct=DEFAULT_MAX_DISTINCT, outputCols=None, nanScores=None,
+        scoreCols=None, scoreKind=None, multiclass=None, coupling=None,
     ) -> None:
         super().__init__()
         self._set(**{k: v for k, v in self._input_kwargs.items() if v is not None})
 
     def _fit(self, dataset) -> SparkCalibratorModel:
+        params = dict(self.getOrDefault(self.calibratorParams) or {})
+        method = self.getOrDefault(self.method)
+        if self._value(self.scoreCols) is not None:
+            method, params = self._class_scores_calibrator(method, params), {}
+        else:
+            for name in ("scoreKind", "multiclass", "coupling"):
+                if self._value(getattr(self, name)) is not None:
+                    raise ValueError(f"{name} goes with scoreCols (K class-score columns); "
+                                     f"this estimator has scoreCol={self.getOrDefault(self.scoreCol)!r}")
         calibrator = fit(
             dataset,
-            self.getOrDefault(self.method),
-            score_col=self.getOrDefault(self.scoreCol),
+            method,
+            score_col=self._score_columns(),
             label_col=self.getOrDefault(self.labelCol),
             weight_col=self._value(self.weightCol),
             by=self._value(self.foldCol),
             round_scores=self._value(self.roundScores),
             max_distinct=self.getOrDefault(self.maxDistinct),
-            **dict(self.getOrDefault(self.calibratorParams) or {}),
+            **params,
         )
         return self._copyValues(SparkCalibratorModel(calibrator))
+
+    def _class_scores_calibrator(self, method: str, params: dict):
+        """The unfitted calibrator of K class-score columns that ``method`` names."""
+        from ..files import calibrator_for
+
+        kind = self._value(self.scoreKind)
+        if kind is None:
+            raise ValueError("scoreCols needs scoreKind: 'proba' (probabilities summing to 1) "
+                             "or 'logit' (the model's class logits)")
+        if self._value(self.coupling) is not None and self._value(self.multiclass) != "ovo":
+            raise ValueError("coupling combines the pairs of multiclass='ovo'; set "
+                             "multiclass='ovo' or leave coupling out")
+        classes = params.pop("classes", None)
+        return calibrator_for(method, "multiclass", score=kind, params=params or None,
+                              by=self._value(self.foldCol), multiclass=self._value(self.multiclass),
+                              coupling=self._value(self.coupling), classes=classes)
 
 
 class SparkCalibratorModel(Model, _CalibrationParams, MLReadable, MLWritable):
@@ -158,7 +228,7 @@ class SparkCalibratorModel(Model, _CalibrationParams, MLReadable, MLWritable):
 
     def _transform(self, dataset):
         return transform(
-            dataset, self.calibrator, self.getOrDefault(self.scoreCol),
+            dataset, self.calibrator, self._score_columns(),
             self.getOrDefault(self.outputCols), nan_scores=self.getOrDefault(self.nanScores),
         )
 
