@@ -241,8 +241,15 @@ class SingleCalls:
                     proba = self._called(n, q)
                 else:
                     proba = call(*self._args, n, q)
-                    if n:
-                        self._applied(n)
+                    if n:  # _applied, inlined
+                        mv, ctl = self._mv, self._ctl
+                        self._n_queued = 0
+                        self._n_seen += n
+                        self._log10 = mv[ctl + CTL_LAST]
+                        if mv[ctl + CTL_NEW]:
+                            self._records.add(self._n_seen - n + 1,
+                                              self._mem[2 * self._queue:2 * self._queue + n])
+                            self._new_top()
                 negative, positive = self._keys
                 return {negative: 1.0 - proba, positive: proba}
         return super().predict_proba_one(p)
