@@ -203,3 +203,31 @@ def test_quantized_bound_error_at_the_call():
     with pytest.raises(ValueError, match="2\\*\\*1000"):
         model.insert(0.4, 1, 2.0**1001)
     assert model.groups()["weight"].tolist() == [1.0]
+
+
+@pytest.mark.parametrize("make", JUMPERS)
+def test_jumper_pickle_of_the_layout_without_rate_rows_continues_exactly(make):
+    """A memory pickled before the rates' scratch rows (``2 R`` numbers at its end) still loads.
+
+    The rows are appended on loading; the state, the queue and the last
+    forecast's column keep their places, so the stream continues bit for bit.
+    """
+    rng = np.random.default_rng(7)
+    p = rng.uniform(0.02, 0.98, 300).tolist() + [1e-310, 1.0 - 2.0**-53, 0.5, 0.5]
+    labels = (False, True) if make().classes is None else ("no", "yes")
+    y = [labels[v] for v in (rng.random(len(p)) < 0.5).tolist()]
+    model, ref = make(), make()
+    for a, b in zip(p[:150], y[:150]):
+        for m in (model, ref):
+            m.predict_proba_one(a)
+            m.learn_one(a, b)
+    state = model.__getstate__()
+    R = model._rates.shape[0]
+    state["_mem"] = state["_mem"][:-2 * R].copy()  # the old layout: no rate rows
+    revived = object.__new__(type(model))
+    revived.__setstate__(state)
+    for a, b in zip(p[150:], y[150:]):
+        assert revived.predict_proba_one(a) == ref.predict_proba_one(a)
+        revived.learn_one(a, b)
+        ref.learn_one(a, b)
+    assert _jumper_state(revived) == _jumper_state(ref)

@@ -71,9 +71,10 @@ import numpy as np
 
 from ._jit import jit, jit_inline
 from .dd import dd_div_jit, two_prod_jit, two_sum_jit
+from .jumper_forget import forget
 
-__all__ = ["FAMILY_KINDS", "family_ratios", "forget", "jumper_advance", "jumper_predict",
-           "jumper_run", "polynomial_values", "value_ratios"]
+__all__ = ["FAMILY_KINDS", "advance_into", "family_ratios", "forget", "jumper_advance",
+           "jumper_predict", "jumper_run", "polynomial_values", "predict_mixed", "value_ratios"]
 
 _LN10 = math.log(10.0)
 # 1 / g is formed only above this (far from overflow); below it, divisions.
@@ -373,11 +374,17 @@ def jumper_predict(table, rates, weights, log_cap, log_err, out_proba):
     if the column ``table[:, i]`` came next (same arithmetic, bit for bit);
     the state (arguments as in :func:`jumper_advance`) is not modified.
     """
+    mix = np.empty(rates.shape[0])
+    _rate_weights(log_cap, log_err, mix)
+    predict_mixed(table, rates, weights, mix, out_proba)
+
+
+@jit_inline
+def predict_mixed(table, rates, weights, mix, out_proba):
+    """:func:`jumper_predict` given ``mix``, the rates' weights at this state (:func:`_rate_weights`)."""
     n = table.shape[1]
     K = table.shape[0]
     R = rates.shape[0]
-    mix = np.empty(R)
-    _rate_weights(log_cap, log_err, mix)
     for i in range(n):
         proba = 0.0
         small = 0.0  # the rates' forecasts of subnormal size, scaled by 2**1000
@@ -398,39 +405,6 @@ def jumper_predict(table, rates, weights, log_cap, log_err, out_proba):
                 proba += mix[r] * (q1 / tot)
             shares += mix[r]
         out_proba[i] = proba / shares + (small / shares) * _DOWN
-
-
-@jit
-def forget(w, gamma):
-    """Discount the evidence held by the weights ``w``: ``w := w^gamma / sum w^gamma``, in place.
-
-    ``w`` is a distribution over the family (the capital's, after a step);
-    raising it to ``gamma`` in ``(0, 1)`` multiplies every expert's log
-    weight, the sum of its past log likelihoods, by ``gamma``: exponential
-    forgetting of the past.  ``w_k / max w`` is raised to ``gamma``
-    (``pow`` of a normal float, within an ulp), or ``exp(gamma log ...)``
-    when that quotient is subnormal; the largest becomes exactly 1 before
-    the division by the sum (in ``[1, K]``), so nothing underflows that did
-    not already.
-    """
-    top = 0.0
-    for k in range(w.shape[0]):
-        top = max(top, w[k])
-    if top == 0.0:
-        return
-    tot = 0.0
-    for k in range(w.shape[0]):
-        x = w[k] / top
-        if x >= _TINY:
-            u = x ** gamma
-        elif w[k] > 0.0:
-            u = math.exp(gamma * (math.log(w[k]) - math.log(top)))
-        else:
-            u = 0.0
-        w[k] = u
-        tot += u
-    for k in range(w.shape[0]):
-        w[k] = w[k] / tot
 
 
 @jit
@@ -497,14 +471,26 @@ def jumper_advance(table, t, ls, rates, gamma, weights, log_cap, log_err, out_lo
         factor of each step, taken from the step's own growth (rounded once
         for one rate, not a difference of the rounded path); 0 once ``S`` is 0.
     """
+    advance_into(table, t, ls, rates, gamma, weights, log_cap, log_err, out_log10, out_proba,
+                 out_factor, np.empty(rates.shape[0]), np.empty(rates.shape[0]), True)
+
+
+@jit_inline
+def advance_into(table, t, ls, rates, gamma, weights, log_cap, log_err, out_log10, out_proba,
+                 out_factor, mix, log_factor, forecasts):
+    """:func:`jumper_advance` with its scratch given (``mix``, ``log_factor``: shape ``(R,)``).
+
+    ``forecasts`` False leaves ``out_proba`` and ``out_factor`` alone (the
+    state and ``out_log10`` are the same, bit for bit); ``mix`` ends as the
+    rates' weights of the last state (:func:`_rate_weights`).
+    """
     n = table.shape[1]
     K = table.shape[0]
     R = rates.shape[0]
     log_R = math.log(R)
-    mix = np.empty(R)  # weight of each rate in the Mean Jumper's prediction (unnormalised)
-    before = _rate_weights(log_cap, log_err, mix)
-    factors = out_factor.shape[0] > 0
-    log_factor = np.empty(R)
+    # mix: the weight of each rate in the Mean Jumper's prediction (unnormalised)
+    before = _rate_weights(log_cap, log_err, mix) if forecasts else 0.0
+    factors = forecasts and out_factor.shape[0] > 0
     # Loop invariant, at the top of step i for every rate r: weights[r] is the
     # normalised capital distribution C_eps / C of Algorithm 1 after line 6 of
     # step i-1 (= Algorithm 2's C_eps after its lines 3-4 of step i),
@@ -533,7 +519,9 @@ def jumper_advance(table, t, ls, rates, gamma, weights, log_cap, log_err, out_lo
                 g += wk * t[k, i]
             # Algorithm 2 line 6: p'_i = sum_eps f_eps(p_i) C_eps (the weights
             # sum to tot = 1 up to rounding; q1 <= tot keeps p' in [0, 1]).
-            if q1 < _SMALL_FORECAST:  # (the weights are mixed already: stay 1, jump 0)
+            if not forecasts:
+                pass
+            elif q1 < _SMALL_FORECAST:  # (the weights are mixed already: stay 1, jump 0)
                 small += mix[r] * (_scaled_mixture(table, i, w, 1.0, 0.0) / tot)
             else:
                 proba += mix[r] * (q1 / tot)
@@ -568,7 +556,8 @@ def jumper_advance(table, t, ls, rates, gamma, weights, log_cap, log_err, out_lo
                 log_err[r] = 0.0
             if gamma != 1.0:
                 forget(w, gamma)
-        out_proba[i] = proba / shares + (small / shares) * _DOWN
+        if forecasts:
+            out_proba[i] = proba / shares + (small / shares) * _DOWN
         if factors:
             if R == 1:
                 out_factor[i] = 0.0 if before == -np.inf else log_factor[0] / _LN10

@@ -12,10 +12,10 @@ literal twin is the batch path itself (``tests/test_online_calls.py``).
 from __future__ import annotations
 
 from ._jit import jit, jit_inline
-from .jumper import family_ratios, jumper_advance, jumper_predict, polynomial_values
+from .jumper import _rate_weights, advance_into, family_ratios, polynomial_values, predict_mixed
 
 __all__ = ["CTL_GAMMA", "CTL_LAST", "CTL_NEW", "CTL_TOP", "advance_queue", "calls_layout",
-           "jumper_calls"]
+           "forecast_mixed", "jumper_calls", "rate_scratch"]
 
 #: Slots of the control block of :func:`jumper_calls`' memory: the largest
 #: ``log10 S`` recorded, a flag (a new one is larger), the last ``log10 S``, the
@@ -31,7 +31,9 @@ def calls_layout(Q, K, R, m):
     1.0/0.0, ``log10 S`` after each step: ``3 Q`` numbers), the control block,
     the state (weights ``R K``, ``log_cap`` and ``log_err`` ``R`` each), the
     rates ``R``, the family's parameters ``K m``, and scratch for the kernels
-    (two ``(K, Q)`` tables, two rows of ``Q`` and a column of ``K``).
+    (two ``(K, Q)`` tables, two rows of ``Q``, a column of ``K``, then two rows
+    of ``R``: :func:`~venncal._kernels.jumper.advance_into`'s ``mix`` and
+    ``log_factor``, at the end of the memory, see :func:`rate_scratch`).
     """
     ctl = 3 * Q
     w = ctl + CTL_SIZE
@@ -40,19 +42,47 @@ def calls_layout(Q, K, R, m):
     rates = err + R
     params = rates + R
     scratch = params + K * m
-    return ctl, w, cap, err, rates, params, scratch, scratch + 2 * K * Q + 2 * Q + K
+    return ctl, w, cap, err, rates, params, scratch, scratch + 2 * K * Q + 2 * Q + K + 2 * R
+
+
+@jit_inline
+def rate_scratch(mem, R):
+    """The rates' scratch rows ``mix`` and ``log_factor``: the last ``2 R`` numbers of the memory.
+
+    (At the end, so that a memory of the layout before them, which lacked them,
+    takes them by growing: see ``SingleCalls.__setstate__``.)
+    """
+    end = mem.shape[0]
+    return mem[end - 2 * R:end - R], mem[end - R:end]
+
+
+@jit_inline
+def forecast_mixed(column, rates, weights, log_cap, log_err, mix, fresh, out):
+    """:func:`~venncal._kernels.jumper.jumper_predict` of one column, ``mix`` reused when ``fresh``.
+
+    ``fresh``: ``mix`` holds the rates' weights of this state (an advance
+    just left them), the values ``_rate_weights`` would give again.
+    """
+    if not fresh:
+        _rate_weights(log_cap, log_err, mix)
+    predict_mixed(column, rates, weights, mix, out)
 
 
 @jit_inline
 def advance_queue(mem, ctl, Q, n, table, t, ls, proba, rates, weights, log_cap, log_err):
-    """Run :func:`jumper_advance` on the ``n`` queued steps and keep the records' control slots.
+    """Advance the state by the ``n`` queued steps and keep the records' control slots.
+
+    The steps of :func:`~venncal._kernels.jumper.jumper_advance`, bit for bit,
+    without its forecasts (nothing reads them); ``mix`` is left as the new
+    state's rates' weights (:func:`rate_scratch`).
 
     ``log10 S`` after each step goes to ``mem[2Q:2Q + n]``, the last to
     ``CTL_LAST``; ``CTL_NEW`` becomes 1.0 if one exceeds ``CTL_TOP``, else 0.0.
     """
     out_log10 = mem[2 * Q:2 * Q + n]
-    jumper_advance(table, t, ls, rates, mem[ctl + CTL_GAMMA], weights, log_cap, log_err,
-                   out_log10, proba, mem[:0])
+    mix, log_factor = rate_scratch(mem, rates.shape[0])
+    advance_into(table, t, ls, rates, mem[ctl + CTL_GAMMA], weights, log_cap, log_err,
+                 out_log10, proba, mem[:0], mix, log_factor, False)
     top = mem[ctl + CTL_TOP]
     mem[ctl + CTL_NEW] = 0.0
     for i in range(n):
@@ -70,8 +100,8 @@ def jumper_calls(mem, kind, K, R, m, Q, n, x):
     the queued steps followed by ``predict_proba_many([x])`` does, for the
     quadratic (kind 0) and cubic (1) families, by the same functions (bit for
     bit): the family's values by :func:`polynomial_values`, the likelihood
-    ratios by :func:`family_ratios`, the steps by :func:`jumper_advance` and
-    the forecast by :func:`jumper_predict`.  The queue holds the base
+    ratios by :func:`family_ratios`, the steps by :func:`advance_queue` and
+    the forecast by :func:`forecast_mixed`.  The queue holds the base
     forecasts in ``mem[:n]`` and the labels (1.0 for the positive class) in
     ``mem[Q:Q + n]``; the kernel writes ``log10 S`` after each step into
     ``mem[2Q:2Q + n]``, the last into the control slot ``CTL_LAST``, and sets
@@ -103,5 +133,6 @@ def jumper_calls(mem, kind, K, R, m, Q, n, x):
     mem[ctl + CTL_X] = x
     column = mem[sc + 2 * K * Q + 2 * Q:sc + 2 * K * Q + 2 * Q + K].reshape(K, 1)
     polynomial_values(kind, params, mem[ctl + CTL_X:ctl + CTL_X + 1], column)
-    jumper_predict(column, rates, weights, log_cap, log_err, mem[ctl + CTL_OUT:ctl + CTL_OUT + 1])
+    forecast_mixed(column, rates, weights, log_cap, log_err, rate_scratch(mem, R)[0], n > 0,
+                   mem[ctl + CTL_OUT:ctl + CTL_OUT + 1])
     return mem[ctl + CTL_OUT]

@@ -25,8 +25,8 @@ import math
 import numpy as np
 
 from ._jit import jit, jit_inline
-from .jumper import family_ratios, jumper_predict, polynomial_values
-from .jumper_calls import CTL_OUT, CTL_X, advance_queue, calls_layout
+from .jumper import family_ratios, polynomial_values
+from .jumper_calls import CTL_OUT, CTL_X, advance_queue, calls_layout, forecast_mixed, rate_scratch
 
 #: A slot of the control block: 1.0 when the scratch column holds the family's values at
 #: ``CTL_X`` (the last forecast's base probability), 0.0 before any forecast.
@@ -154,12 +154,14 @@ def union_layout(Q, K, R, M):
     As :func:`~venncal._kernels.jumper_calls.calls_layout` (the queue ``3 Q``,
     the control block, the state, the rates), then the parameters ``(K, 2)``,
     the union's ``desc`` (``2 M + 1``) and scratch: two ``(K, Q)`` tables, two
-    rows of ``Q``, a column of ``K`` and the members' scales ``(M, Q)``.
+    rows of ``Q``, a column of ``K``, the members' scales ``(M, Q)`` and the
+    rates' two rows (:func:`~venncal._kernels.jumper_calls.rate_scratch`).
     """
     # calls_layout's blocks for two parameters a function; its scratch is our desc
     ctl, w, cap, err, rates, params, desc, _ = calls_layout(Q, K, R, 2)
     scratch = desc + 2 * M + 1
-    return ctl, w, cap, err, rates, params, desc, scratch, scratch + 2 * K * Q + 2 * Q + K + M * Q
+    total = scratch + 2 * K * Q + 2 * Q + K + M * Q + 2 * R
+    return ctl, w, cap, err, rates, params, desc, scratch, total
 
 
 @jit
@@ -169,8 +171,8 @@ def union_calls(mem, K, R, M, Q, n, x):
     The counterpart of :func:`~venncal._kernels.jumper_calls.jumper_calls`
     (same queue, control block and return value) for the families of
     :func:`union_values`: the values by :func:`union_values`, the ratios by
-    :func:`union_ratios`, the steps by :func:`~venncal._kernels.jumper.jumper_advance` and the forecast
-    by :func:`jumper_predict`, the functions of the batch path (bit for bit
+    :func:`union_ratios`, the steps by :func:`~venncal._kernels.jumper_calls.advance_queue` and the
+    forecast by :func:`~venncal._kernels.jumper_calls.forecast_mixed`, the functions of the batch path (bit for bit
     ``learn_many`` then ``predict_proba_many([x])``).  A River loop forecasts
     at ``p`` and then learns ``p``: the first queued step takes the values of
     the last forecast's column when its base probability is that forecast's
@@ -211,5 +213,6 @@ def union_calls(mem, K, R, M, Q, n, x):
         mem[ctl + CTL_X] = x
         union_values(desc, params, mem[ctl + CTL_X:ctl + CTL_X + 1], column)
         mem[ctl + CTL_COLUMN] = 1.0
-    jumper_predict(column, rates, weights, log_cap, log_err, mem[ctl + CTL_OUT:ctl + CTL_OUT + 1])
+    forecast_mixed(column, rates, weights, log_cap, log_err, rate_scratch(mem, R)[0], n > 0,
+                   mem[ctl + CTL_OUT:ctl + CTL_OUT + 1])
     return mem[ctl + CTL_OUT]

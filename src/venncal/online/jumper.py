@@ -66,7 +66,7 @@ from .._validation import (
     validate_params,
 )
 from ._base import OnlineCalibrator, unit_weight
-from ._jumper_calls import ONE, SingleCalls
+from ._jumper_calls import SingleCalls
 from ._jumper_forgetting import HALF_LIFE, forgetting_factor
 from ._state import AlarmRecords, JumperResult, alarm_level
 from .families import CalibratingFamily, cox, cubic, quadratic
@@ -297,14 +297,8 @@ class _Jumper(SingleCalls, OnlineCalibrator):
         if p.shape[0]:
             self._advance(p, y01, classes)
 
-    def learn_one(self, p: float, y, sample_weight=ONE) -> None:
-        """Process one step of the stream: the base forecast ``p`` and the label ``y``.
-
-        ``sample_weight`` is 1 (the step) or 0 (nothing is learned).  The step
-        is queued and applied, in order, before anything reads the state
-        (every attribute, prediction and method does): the values are those of
-        ``learn_many`` on the same steps, bit for bit.
-        """
+    def _learn_checked(self, p, y, sample_weight) -> None:
+        """``learn_one`` of a step its fast path did not queue (a weight, a first label, a check)."""
         if self._queued(p, y, sample_weight):
             return
         self._flush()
@@ -361,14 +355,6 @@ class _Jumper(SingleCalls, OnlineCalibrator):
         jumper_predict(self.family_.table(p), self._rates, self._weights, self._log_cap,
                        self._log_err, proba)
         return np.column_stack([1.0 - proba, proba])
-
-    def predict_proba_one(self, p) -> dict:
-        """Return ``{classes_[0]: 1 - p', classes_[1]: p'}`` at the base forecast ``p`` (no learning)."""
-        proba = self._forecast(p)
-        if proba is not None:
-            negative, positive = self._keys
-            return {negative: 1.0 - proba, positive: proba}
-        return super().predict_proba_one(p)
 
 
 class _OneRate(_Jumper):
