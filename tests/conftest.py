@@ -90,3 +90,16 @@ def pytest_sessionstart(session):
             f.write(f"{_worker}\twarm-up\t{time.perf_counter() - wall:.3f}\t"
                     f"{time.process_time() - cpu:.3f}\t{_compile_timer.total:.3f}\t"
                     f"kernel warm-up (tests/_kernel_warmup.py)\n")
+
+
+@pytest.fixture(scope="session")
+def dask_cluster():
+    """One LocalCluster of two worker processes per test process, shared by the Dask test files
+    (each used to start its own: a few seconds and two interpreters importing venncal each)."""
+    from distributed import LocalCluster
+
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+        worker_dashboard_address=None,
+    ) as cluster:
+        yield cluster
