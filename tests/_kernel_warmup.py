@@ -1,16 +1,16 @@
-"""Compile the numba kernels once, shared out between the xdist workers, before the tests.
+"""Compile the numba kernels once, shared out between processes, before the xdist workers start.
 
 On a cold numba cache (a fresh install, as in CI) every kernel compiles on its
 first call, and under ``pytest -n 2 --dist loadfile`` both workers call most
 kernels early on: each compiles them, and the on-disk cache one writes comes too
-late for the other.  Here worker ``i`` of ``n`` first runs its share of a list of
-small workloads (the package's docstring examples, which call every kernel
-family with the types the library passes, and the streams of the online
-contract test); the kernels compile once in all, the work split between the
-workers, and later calls in either worker load them from the cache.  The
-workloads check nothing: the tests do.  ``tests/conftest.py`` calls
-:func:`warm_share` only with ``VENNCAL_KERNEL_WARMUP=1``, on a cold cache, in a
-worker of two or more.
+late for the other.  Here ``n`` new processes first run a list of small
+workloads (the package's docstring examples, which call every kernel family with
+the types the library passes, and the streams of the online contract test), each
+process taking the next workload when it is done with one, the heaviest first;
+the kernels compile once in all, and the workers, started afterwards, load them
+from the cache.  The workloads check nothing: the tests do.  ``tests/conftest.py``
+calls :func:`warm_in_processes` in the xdist controller, on a cold cache, under
+``-n 2`` or more, before the workers start, when ``VENNCAL_KERNEL_WARMUP=1``.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import numpy as np
 SKIP = ("venncal.spark", "venncal._spark_ml", "venncal.dask", "venncal.experiments",
         "venncal.cli", "venncal.plotting", "venncal.datasets", "venncal.__main__")
 
-#: The heaviest compilations first, so that the greedy split below balances the shares
+#: The heaviest compilations first, so that the processes finish at about the same time
 #: (CPU seconds of compilation on a cold cache, measured one workload at a time).
 HEAVY = ("venncal.online.quantized", "venncal.baselines.quantized", "venncal._kernels.quantized",
          "online-contract:QuantizedIsotonic", "online-contract:OrderedQuantizedIsotonic",
@@ -89,9 +89,10 @@ def workloads() -> list[str]:
     return [w for w in HEAVY if w in _modules() or w in online] + rest
 
 
-def warm_share(index: int, count: int) -> None:
-    """Run workloads ``index``, ``index + count``, ... (errors ignored: the tests report them)."""
-    for name in workloads()[index::count]:
+def warm_share(index: int, count: int, names: list[str] | None = None) -> None:
+    """Run workloads ``index``, ``index + count``, ... of ``names`` (default: :func:`workloads`);
+    errors are ignored: the tests report them."""
+    for name in (workloads() if names is None else names)[index::count]:
         with warnings.catch_warnings(), redirect_stdout(io.StringIO()):
             warnings.simplefilter("ignore")
             try:
@@ -101,3 +102,22 @@ def warm_share(index: int, count: int) -> None:
                     _run_doctests(name)
             except Exception:  # noqa: BLE001 - a warm-up only; the tests check
                 pass
+
+
+def _warm_one(name: str) -> None:
+    warm_share(0, 1, [name])
+
+
+def warm_in_processes(count: int) -> None:
+    """Run the workloads in ``count`` new processes at once, each taking the next workload
+    when it is done with one (the heaviest first), and wait for all of them.
+
+    The processes are spawned with the caller's ``sys.path``, so they import the same venncal
+    and write the compiled kernels to that package's cache.
+    """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, wait
+
+    with ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = [pool.submit(_warm_one, name) for name in workloads()]
+        wait(futures)  # a failed workload only means that a test compiles it later

@@ -1,4 +1,5 @@
 import os
+import resource
 import sys
 import time
 
@@ -66,27 +67,53 @@ if _TEST_LOG:
         yield from _phase(item, "teardown")
 
 
-def pytest_sessionstart(session):
-    """With ``VENNCAL_KERNEL_WARMUP=1``, on a cold numba cache, each xdist worker first compiles
-    its share of the kernels (tests/_kernel_warmup.py), instead of both compiling most of them.
+def _xdist_workers(config) -> int:
+    """The number of xdist workers this controller will start (0 without xdist or ``-n``)."""
+    if getattr(config, "workerinput", None) is not None:
+        return 0  # a worker, not the controller
+    n = getattr(config.option, "numprocesses", None)
+    if not isinstance(n, int) or getattr(config.option, "dist", "no") == "no":
+        return 0
+    return n
 
-    Opt-in until a whole cold run measures it (a first measurement under load: both workers
-    compiled the IVAP kernels at once, 24-28 CPU s each, at the start of two test files).
+
+def pytest_sessionstart(session):
+    """With ``VENNCAL_KERNEL_WARMUP=1``, on a cold numba cache (a fresh install, as in CI), under
+    ``pytest -n N`` with N >= 2, the xdist controller compiles every kernel once before it starts
+    the workers: N processes take tests/_kernel_warmup.py's workloads one at a time, the heaviest
+    first, and numba's ``cache=True`` writes the kernels to disk, from where the workers then
+    load them instead of both compiling most of them.
+
+    Runs before xdist's own ``pytest_sessionstart`` (``trylast``), which starts the workers.
+    Opt-in until a whole cold run measures it each way (this sitting's machine, at load 11-18,
+    could not finish one).
     """
-    workerinput = getattr(session.config, "workerinput", None)
-    if workerinput is None or int(workerinput.get("workercount", 1)) < 2:
-        return
-    if os.environ.get("VENNCAL_KERNEL_WARMUP", "0") != "1":
+    count = _xdist_workers(session.config)
+    if count < 2 or os.environ.get("VENNCAL_KERNEL_WARMUP", "0") != "1":
         return
     import _kernel_warmup
 
     if not _kernel_warmup.kernel_cache_is_cold():
         return
-    wall, cpu = time.perf_counter(), time.process_time()
-    _kernel_warmup.warm_share(int(workerinput["workerid"].removeprefix("gw")),
-                              int(workerinput["workercount"]))
+    wall, cpu = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
+    _kernel_warmup.warm_in_processes(count)
     if _TEST_LOG:
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu_s = used.ru_utime + used.ru_stime - cpu.ru_utime - cpu.ru_stime
         with open(_TEST_LOG, "a", encoding="utf-8") as f:
-            f.write(f"{_worker}\twarm-up\t{time.perf_counter() - wall:.3f}\t"
-                    f"{time.process_time() - cpu:.3f}\t{_compile_timer.total:.3f}\t"
-                    f"kernel warm-up (tests/_kernel_warmup.py)\n")
+            f.write(f"controller\twarm-up\t{time.perf_counter() - wall:.3f}\t"
+                    f"{cpu_s:.3f}\t{cpu_s:.3f}\t"
+                    f"kernel warm-up in {count} processes (tests/_kernel_warmup.py)\n")
+
+
+@pytest.fixture(scope="session")
+def dask_cluster():
+    """One LocalCluster of two worker processes per test process, shared by the Dask test files
+    (each used to start its own: a few seconds and two interpreters importing venncal each)."""
+    from distributed import LocalCluster
+
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+        worker_dashboard_address=None,
+    ) as cluster:
+        yield cluster

@@ -1,6 +1,6 @@
 """``venncal fit`` and ``predict`` with ``--engine dask``: the local engine's results, file by file.
 
-The commands run on a module-scoped LocalCluster of two worker processes
+The commands run on the session's LocalCluster (conftest.py) of two worker processes
 (``--scheduler``); one test starts the command's own local cluster.  Every
 error case is one row of ``ERRORS``.  Skipped outside CI when the ``dask``
 extra is missing.
@@ -34,14 +34,8 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def scheduler():
-    from distributed import LocalCluster
-
-    with LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
-        worker_dashboard_address=None,
-    ) as cluster:
-        yield cluster.scheduler_address
+def scheduler(dask_cluster):
+    return dask_cluster.scheduler_address
 
 
 def _rows(seed=0):

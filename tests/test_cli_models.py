@@ -3,7 +3,7 @@
 ``tests/data/cli_models/`` holds input tables, the commands of ``commands.txt`` and the
 files the CLI wrote for them (see its README.md); every command runs again here, in a copy
 of that folder, and must write the same bytes and print the same warnings.  The commands
-with ``--engine dask`` run on a module-scoped cluster (skipped outside CI without the
+with ``--engine dask`` run on the session's cluster (conftest.py; skipped outside CI without the
 ``dask`` extra).
 """
 
@@ -37,17 +37,11 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def scheduler():
+def scheduler(request):
     if not os.environ.get("CI"):
         pytest.importorskip("dask.dataframe")
         pytest.importorskip("distributed")
-    from distributed import LocalCluster
-
-    with LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
-        worker_dashboard_address=None,
-    ) as cluster:
-        yield cluster.scheduler_address
+    return request.getfixturevalue("dask_cluster").scheduler_address
 
 
 def _outputs(target: str) -> list[str]:

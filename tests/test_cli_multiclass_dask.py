@@ -3,7 +3,7 @@
 The CLI calls :func:`venncal.dask.fit_files` with ``method=`` a multiclass
 calibrator and ``score_col=`` the K columns, and
 :func:`venncal.dask.transform_files` with ``output_cols=`` the prefixes
-(issue 24's engine contract).  The commands run on a module-scoped
+(issue 24's engine contract).  The commands run on the session's
 LocalCluster of two worker processes (``--scheduler``).
 """
 
@@ -30,14 +30,8 @@ SCORES = "--score-cols s_0,s_1,s_2"
 
 
 @pytest.fixture(scope="module")
-def scheduler():
-    from distributed import LocalCluster
-
-    with LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
-        worker_dashboard_address=None,
-    ) as cluster:
-        yield cluster.scheduler_address
+def scheduler(dask_cluster):
+    return dask_cluster.scheduler_address
 
 
 @pytest.fixture(scope="module")

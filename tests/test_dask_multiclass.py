@@ -41,16 +41,10 @@ P = ["q0", "q1", "q2"]
 
 
 @pytest.fixture(scope="module")
-def cluster_client():
-    from distributed import Client, LocalCluster
+def cluster_client(dask_cluster):
+    from distributed import Client
 
-    with (
-        LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-            worker_dashboard_address=None,
-        ) as cluster,
-        Client(cluster, set_as_default=False) as client,
-    ):
+    with Client(dask_cluster, set_as_default=False) as client:
         yield client
 
 

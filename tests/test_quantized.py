@@ -76,10 +76,11 @@ def test_batch_is_optimal_and_is_projected_pava(seed):
         np.testing.assert_array_equal(cal.predict_proba(keys)[:, 1], maps[0])
 
 
-def test_batch_on_large_data_matches_projection():
+@pytest.mark.parametrize("n", [800, pytest.param(3000, marks=pytest.mark.slow)])
+def test_batch_on_large_data_matches_projection(n):
     rng = np.random.default_rng(5)
-    scores = np.round(rng.normal(size=3000), 2)
-    y = rng.random(3000) < 1 / (1 + np.exp(-2 * scores))
+    scores = np.round(rng.normal(size=n), 2)
+    y = rng.random(n) < 1 / (1 + np.exp(-2 * scores))
     cal = QuantizedIsotonicCalibrator(levels=20).fit(scores, y)
     keys, expected = projected_pava(scores, y, None, np.linspace(0, 1, 20))
     np.testing.assert_array_equal(cal.predict_proba(keys)[:, 1], expected)
@@ -224,7 +225,9 @@ def remove(multiset, s, y, w):
         del multiset[(s, y)]
 
 
-@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize(
+    "seed",  # seed % 4 chooses binary or not, tiny buckets or not: 16 seeds cover each 4 times
+    [*range(16), *(pytest.param(seed, marks=pytest.mark.slow) for seed in range(16, 40))])
 def test_unordered_inserts_and_deletes_are_optimal_after_every_update(seed):
     rng = np.random.default_rng(seed)
     levels = random_levels(rng)
@@ -286,8 +289,11 @@ def large_stream(rng, n, kind):
 
 @pytest.mark.parametrize(
     ("kind", "k", "n", "bucket"),
-    [("random", 11, 3000, None), ("ascending", 4, 2000, 3), ("narrow", 101, 2000, 4),
-     pytest.param("random", 101, 10_000, None, marks=pytest.mark.slow)],
+    # the default run's sizes (many buckets of 3 or 4 rows already), then the long streams
+    [("random", 11, 600, None), ("ascending", 4, 400, 3), ("narrow", 101, 400, 4),
+     *(pytest.param(*p, marks=pytest.mark.slow)
+       for p in [("random", 11, 3000, None), ("ascending", 4, 2000, 3), ("narrow", 101, 2000, 4),
+                 ("random", 101, 10_000, None)])],
 )
 def test_large_streams_match_projected_pava(kind, k, n, bucket):
     rng = np.random.default_rng(k + n)
@@ -362,7 +368,10 @@ def test_learn_many_is_repeated_insert_and_errors():
     np.testing.assert_array_equal(c.values_, a.values_)
 
 
-@pytest.mark.parametrize(("window", "bucket"), [(1, None), (7, 2), (200, 4), (1000, None)])
+@pytest.mark.parametrize(("window", "bucket"), [
+    (1, None), (7, 2), (200, 4),
+    (300, None),  # the default buckets, a window of many of them
+    pytest.param(1000, None, marks=pytest.mark.slow)])
 def test_window_equals_batch_fit_of_the_window(window, bucket):
     rng = np.random.default_rng(window)
     n = 3 * window + 20
@@ -519,15 +528,19 @@ def check_tree(model):
             assert cell == exact_cell(exp[0], exp[1], model.levels_)
 
 
-@pytest.mark.parametrize("seed", range(12))
-def test_every_node_is_the_reduction_of_its_scores(seed):
+@pytest.mark.parametrize(
+    ("seed", "steps"),  # seed 7 (101 levels in [0, 2], fractional targets) checks its long
+    # stream in the slow step (about 19 s of CPU) and a shorter one in the default run
+    [*((seed, 300) for seed in range(12) if seed != 7), (7, 80),
+     pytest.param(7, 300, marks=pytest.mark.slow)])
+def test_every_node_is_the_reduction_of_its_scores(seed, steps):
     rng = np.random.default_rng(300 + seed)
     k = int(rng.choice([3, 5, 11, 101]))
     binary = seed % 2 == 0  # else targets 0, 1/2, 1 and 2 (kept in the dict, sums still exact)
     levels = k if binary else np.linspace(0.0, 2.0, k)
     model = small_buckets(QuantizedIsotonic(levels), int(rng.choice([2, 3, 8])))
     present = []
-    for step in range(300):
+    for step in range(steps):
         if present and rng.random() < 0.3:
             s, y, w = present.pop(int(rng.integers(len(present))))
             model.delete(s, y, w)
@@ -538,5 +551,5 @@ def test_every_node_is_the_reduction_of_its_scores(seed):
             w = float(rng.integers(1, 3))
             model.insert(s, y, w)
             present.append((s, y, w))
-        if step % 23 == 0 or step > 290:
+        if step % 23 == 0 or step > steps - 10:
             check_tree(model)

@@ -79,10 +79,10 @@ def test_forgetting_equals_the_literal_batch_fit(n, h, seed, wlist, split):
     check(pickle.loads(pickle.dumps(model)), s, y, w, h)
 
 
-def test_long_stream_rescales_and_old_observations_leave():
+@pytest.mark.parametrize("n", [1100, pytest.param(3000, marks=pytest.mark.slow)])
+def test_long_stream_rescales_and_old_observations_leave(n):
     """h = 1: a rescale every 256 steps, each observation of weight 1 held for 1022 steps."""
     rng = np.random.default_rng(3)
-    n = 3000
     s = rng.random(n)
     y = (rng.random(n) < s).astype(float)
     w = np.ones(n)

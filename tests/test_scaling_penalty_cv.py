@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import log_softmax
 from sklearn.exceptions import ConvergenceWarning
@@ -118,10 +118,26 @@ def test_a_bad_cv_gets_a_clear_error(cv):
         MatrixScalingCalibrator(l2_off_diagonal="cv", cv=cv).fit(*_small())
 
 
+EXTREME_GRIDS = st.lists(st.sampled_from([1e-300, 1e-10, 1.0, 1e10, 1e300]), min_size=1,
+                         max_size=3)
+
+
 @pytest.mark.parametrize("cls", CLASSES)
-@given(grid=st.lists(st.sampled_from([1e-300, 1e-10, 1.0, 1e10, 1e300]), min_size=1,
-                     max_size=3))
+@given(grid=EXTREME_GRIDS)
+@settings(max_examples=12)  # each example is a cross-validation: the thorough twin is slow
 def test_extreme_grids_fit_finite_maps(cls, grid):
+    check_extreme_grid(cls, grid)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cls", CLASSES)
+@given(grid=EXTREME_GRIDS)
+@settings(max_examples=40)  # the default profile's count, as before the twin
+def test_extreme_grids_fit_finite_maps_thorough(cls, grid):
+    check_extreme_grid(cls, grid)
+
+
+def check_extreme_grid(cls, grid):
     z, y = _small(1, n=45)
     # 1e-300 pins nothing in floating point: converged_ or a ConvergenceWarning, never silence
     with warnings.catch_warnings(record=True) as caught:
