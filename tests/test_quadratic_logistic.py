@@ -47,12 +47,13 @@ def test_maximum_likelihood_equals_an_independent_fit(seed):
 def test_proba_scores_are_their_log_odds():
     z, y = _data(3, n=800)
     a = QuadraticLogisticCalibrator().fit(z, y)
-    b = QuadraticLogisticCalibrator(score="proba").fit(expit(z), y)
+    # eps=0: no clipping, the behaviour before eps (the default clips: test_proba_clip.py)
+    b = QuadraticLogisticCalibrator(score="proba", eps=0.0).fit(expit(z), y)
     np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-8, atol=1e-9)
     p = b.predict_proba([0.0, 1.0])[:, 1]  # log-odds -inf and +inf: c2 < 0 sends both to 0
     np.testing.assert_array_equal(p, [0.0, 0.0])
     with pytest.raises(ValueError, match="strictly between 0 and 1"):
-        QuadraticLogisticCalibrator(score="proba").fit([0.0, 0.5, 0.7], [0, 1, 0])
+        QuadraticLogisticCalibrator(score="proba", eps=0.0).fit([0.0, 0.5, 0.7], [0, 1, 0])
 
 
 def test_two_distinct_scores_fit_a_line_and_one_a_constant():
@@ -121,10 +122,11 @@ def test_platt_on_probabilities_is_platt_on_their_log_odds():
     b = PlattCalibrator().fit(logit(p), y)
     assert a.a_ == pytest.approx(b.a_, rel=1e-12) and a.b_ == pytest.approx(b.b_, rel=1e-12)
     np.testing.assert_allclose(a.predict_proba(p), b.predict_proba(logit(p)), rtol=1e-12)
-    lim = a.predict_proba([0.0, 1.0])[:, 1]
+    # eps=0: no clipping, the behaviour before eps (the default clips: test_proba_clip.py)
+    lim = PlattCalibrator(score="proba", eps=0.0).fit(p, y).predict_proba([0.0, 1.0])[:, 1]
     np.testing.assert_array_equal(lim, [0.0, 1.0])
     with pytest.raises(ValueError, match="strictly between 0 and 1"):
-        PlattCalibrator(score="proba").fit([0.0, 0.4, 0.6], [0, 1, 1])
+        PlattCalibrator(score="proba", eps=0.0).fit([0.0, 0.4, 0.6], [0, 1, 1])
     with pytest.raises(ValueError, match="score must be one of"):
         PlattCalibrator(score="probability").fit(p, y)
 

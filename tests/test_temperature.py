@@ -66,7 +66,8 @@ def test_probabilities_act_through_their_logarithms_and_zeros_stay_zero():
     p[:50, 2] = 0.0
     p[:50] /= p[:50].sum(axis=1, keepdims=True)
     y[:50] = np.where(y[:50] == 2, 0, y[:50])
-    cal = TemperatureCalibrator(score="proba").fit(p, y)
+    # eps=0: no clipping, the behaviour before eps (the default clips: test_proba_clip.py)
+    cal = TemperatureCalibrator(score="proba", eps=0.0).fit(p, y)
     with np.errstate(divide="ignore"):
         logp = np.log(p)
     beta = temperature_bisection(logp, y, np.ones(len(y)))
@@ -76,7 +77,7 @@ def test_probabilities_act_through_their_logarithms_and_zeros_stay_zero():
     y_bad = y.copy()
     y_bad[0] = 2
     with pytest.raises(ValueError, match="row 0 gives its label 2 probability 0"):
-        TemperatureCalibrator(score="proba").fit(p, y_bad)
+        TemperatureCalibrator(score="proba", eps=0.0).fit(p, y_bad)
 
 
 def test_labels_in_any_coding_follow_the_columns():

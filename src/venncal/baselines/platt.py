@@ -13,6 +13,12 @@ from sklearn.exceptions import ConvergenceWarning
 from .._base import ScoreCalibrator, check_float_numbers
 from .._docs import fill
 from .._validation import Options, check_scores
+from ..parametric._inputs import (
+    EPS,
+    EPS_CONSTRAINT,
+    clipped_log_sides,
+    clipped_weight,
+)
 from ._platt_newton import (
     _LOGIT_TOL,
     _MAX_ITER,
@@ -58,13 +64,18 @@ class PlattCalibrator(ScoreCalibrator):
     score : {"logit", "proba"}, default="logit"
         What the sigmoid is a function of.  ``"logit"``: the raw scores as
         given (any finite reals, e.g. a decision function or logits; the
-        behaviour of earlier versions).  ``"proba"``: probabilities ``p``,
-        replaced by their log-odds ``ln p - ln(1 - p)`` first (Platt scaling
-        on logits); when fitting they must lie strictly inside (0, 1)
-        (``ValueError`` otherwise); at prediction 0 and 1 are log-odds
+        behaviour of earlier versions).  ``"proba"``: probabilities ``p`` in
+        [0, 1], clipped to ``[eps, 1 - eps]`` and replaced by their log-odds
+        ``ln p - ln(1 - p)`` (Platt scaling on logits); ``a_`` and ``b_`` are
+        then the slope and intercept on the log-odds.
+    eps : float in [0, 0.5), default=1e-7
+        With ``score="proba"``: probabilities below ``eps`` are raised to it
+        and those above ``1 - eps`` lowered to it, at fit and at predict, as
+        in :class:`~venncal.BetaCalibrator` (docs/parametric.md), so that 0
+        and 1 have finite log-odds.  ``eps=0``: no clipping; ``fit`` then
+        refuses 0 and 1 (``ValueError``) and at prediction they are log-odds
         ``-inf`` and ``+inf``, mapped to the sigmoid's limits (0 or 1, or
-        ``1 / (1 + exp(b_))`` when ``a_ = 0``).  ``a_`` and ``b_`` are then
-        the slope and intercept on the log-odds.
+        ``1 / (1 + exp(b_))`` when ``a_ = 0``).  Unused with ``score="logit"``.
     {classes}
 
     Attributes
@@ -75,6 +86,10 @@ class PlattCalibrator(ScoreCalibrator):
         likely ``classes_[1]``).
     b_ : float
         Intercept ``B`` of the sigmoid.
+    clipped_weight_ : float
+        The total sample weight of the calibration scores that ``eps`` moved
+        (their number when unweighted; 0 with ``score="logit"``).  Set by
+        ``fit``; not saved (a loaded model does not have it).
 
     Notes
     -----
@@ -123,22 +138,26 @@ class PlattCalibrator(ScoreCalibrator):
     array([0.4774, 0.5623, 0.7176])
     """
 
-    def __init__(self, *, targets="platt", score="logit", classes=None):
+    def __init__(self, *, targets="platt", score="logit", eps=EPS, classes=None):
         self.targets = targets
         self.score = score
+        self.eps = eps
         self.classes = classes
 
+    # clipped_weight_ is not saved: format versions 1 and 2 of Platt's files are frozen
+    # byte for byte (tests/test_persist_golden.py), and the writer has no way yet to leave
+    # out a member at the value older files imply
     _state = ("a_", "b_")
     # A sigmoid of the score: the decision function (a logit for linear models) first,
     # as Platt (1999) and scikit-learn's CalibratedClassifierCV.
     _response_methods: ClassVar[tuple[str, ...]] = ("decision_function", "predict_proba")
     _parameter_constraints: ClassVar[dict] = {
-        "targets": [Options(TARGETS)], "score": [Options(SCORES)],
+        "targets": [Options(TARGETS)], "score": [Options(SCORES)], "eps": EPS_CONSTRAINT,
     }
     #: Parameters added after model format version 2, with the value that reproduces the
     #: earlier behaviour: a saved model may leave them out at that value (files written
     #: before they existed load as that value, and re-save byte for byte).
-    _params_added: ClassVar[dict] = {"score": "logit"}
+    _params_added: ClassVar[dict] = {"score": "logit", "eps": EPS}
 
     def _weight_total_depends(self):
         if self.targets == "platt":
@@ -156,8 +175,19 @@ class PlattCalibrator(ScoreCalibrator):
 
     def _fit_classes(self, s, w, a, b):
         """Fit from the scores, their total, positive and negative weights."""
+        self.clipped_weight_ = 0.0
         if self.score == "proba":
-            s = _log_odds(s, fitting=True)
+            s, moved = _log_odds(s, fitting=True, eps=float(self.eps))
+            if moved.any():  # the scores clipped to one end are one score
+                self.clipped_weight_ = clipped_weight(w, moved)
+                s, at = np.unique(s, return_inverse=True)
+                with np.errstate(over="ignore"):
+                    w, a, b = (np.bincount(at, weights=v, minlength=s.shape[0]) for v in (w, a, b))
+                if not np.isfinite(w).all():
+                    raise ValueError(
+                        "PlattCalibrator: the sample weights of the scores that eps clips to one "
+                        "end sum past the largest double; rescale sample_weight"
+                    )
         pos, neg, e = _scaled_weights(w, a, b)
         _check_no_score_vanishes(s, w, pos + neg)
         targets = None
@@ -297,7 +327,7 @@ class PlattCalibrator(ScoreCalibrator):
 
     def _check_test_scores(self, scores):
         q = check_scores(scores)
-        return q if self.score == "logit" else _log_odds(q, fitting=False)
+        return q if self.score == "logit" else _log_odds(q, fitting=False, eps=float(self.eps))[0]
 
     def _predict_p(self, q):
         # a_ * q past the float64 range is +-inf: the sigmoid's limit, 0 or 1;
@@ -309,20 +339,24 @@ class PlattCalibrator(ScoreCalibrator):
         return expit(-u)
 
 
-def _log_odds(p: np.ndarray, *, fitting: bool) -> np.ndarray:
-    """``ln p - ln(1 - p)`` of probability scores (``score="proba"``); 0 and 1 refused when fitting."""
-    bad = ~((p > 0.0) & (p < 1.0)) if fitting else ~((p >= 0.0) & (p <= 1.0))
+def _log_odds(p: np.ndarray, *, fitting: bool, eps: float):
+    """``(ln p - ln(1 - p), moved)`` of probabilities clipped to ``[eps, 1 - eps]``.
+
+    With ``eps = 0`` nothing is moved and 0 and 1 are refused when fitting
+    (their log-odds are infinite).
+    """
+    bad = ~((p > 0.0) & (p < 1.0)) if fitting and eps == 0.0 else ~((p >= 0.0) & (p <= 1.0))
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        rule = "strictly between 0 and 1 to fit" if fitting else "in [0, 1]"
+        rule = "strictly between 0 and 1 to fit" if fitting and eps == 0.0 else "in [0, 1]"
         raise ValueError(
             f"PlattCalibrator: with score='proba' the scores must be probabilities {rule}; "
             f"found {int(bad.sum())} outside, the first at index {i} ({float(p[i])!r})"
-            + ("; pass score='logit' with the model's logits, or clip the probabilities"
-               if fitting else "")
+            + ("; pass score='logit' with the model's logits, or eps > 0 to clip them"
+               if fitting and eps == 0.0 else "")
         )
-    with np.errstate(divide="ignore"):
-        return np.log(p) - np.log1p(-p)
+    ls, l1s, moved = clipped_log_sides(p, eps)
+    return ls - l1s, moved
 
 
 def _log_sum(pairs):

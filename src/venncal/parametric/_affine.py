@@ -33,7 +33,16 @@ from .._kernels.parametric_matrix import (
 )
 from .._validation import NONE, Check, Interval, Options, ParamsMixin, check_sample_weight
 from ._blocks import BlockPool
-from ._inputs import check_fitted_classes, class_codes, class_score_rows, power_of_two_scale
+from ._inputs import (
+    EPS,
+    EPS_CONSTRAINT,
+    check_clipped_weight,
+    check_fitted_classes,
+    class_codes,
+    class_score_rows,
+    clipped_weight,
+    power_of_two_scale,
+)
 from .._newton import minimize_convex, minimize_convex_newton_cg
 from ._penalty_cv import choose_penalties
 
@@ -50,20 +59,22 @@ NEWTON_MAX_PARAMS = 256
 LBFGS_MAX_ITER = 100
 
 
-def log_probabilities(scores, kind: str, classes) -> np.ndarray:
+def log_probabilities(scores, kind: str, classes, eps: float = 0.0,
+                      moved: list | None = None) -> np.ndarray:
     """Return the rows' log-probabilities ``x`` (n, K), float64 and finite.
 
     ``kind="logit"``: ``z - logsumexp(z)`` (so a constant added to a row
-    changes nothing); ``kind="proba"``: ``ln p - ln sum(p)``.  A probability
-    0 is refused (``ln 0`` would enter the linear map).
+    changes nothing); ``kind="proba"``: ``ln p - ln sum(p)`` of ``p`` raised
+    to at least ``eps``; with ``eps = 0`` a probability 0 is refused (``ln 0``
+    would enter the linear map).  ``moved``: as for :func:`class_score_rows`.
     """
-    z, top = class_score_rows(scores, kind, classes)
+    z, top = class_score_rows(scores, kind, classes, eps=eps, moved=moved)
     if kind == "proba" and not np.isfinite(z).all():
         i = int(np.flatnonzero(~np.isfinite(z).all(axis=1))[0])
         raise ValueError(
             f"scores row {i} has a probability 0: its logarithm -inf cannot enter the linear "
-            "map of vector, matrix or structured scaling; clip the probabilities away from 0 "
-            "(and renormalise) or pass logits"
+            "map of vector, matrix or structured scaling; pass eps > 0 to clip the "
+            "probabilities away from 0, or logits"
         )
     x = np.empty(z.shape, dtype=np.float64)
     log_softmax_rows(z, np.asarray(top, dtype=np.float64), x)
@@ -236,9 +247,16 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
     and ``_predict(x, out)``.
     """
 
-    _state: ClassVar[tuple[str, ...]] = ("loss_", "grad_norm_", "n_iter_", "converged_", "solver_")
+    _state: ClassVar[tuple[str, ...]] = (
+        "loss_", "grad_norm_", "n_iter_", "converged_", "solver_", "clipped_weight_",
+    )
+    #: Parameters newer than the class's first saved models: left out of a file at their default.
+    _params_added: ClassVar[dict] = {"eps": EPS}
+    #: Fitted attributes newer than the first saved models (``_derive_state`` fills them).
+    _state_added: ClassVar[dict[str, str]] = {"clipped_weight_": "eps"}
     _parameter_constraints: ClassVar[dict] = {
         "score": [Options(("logit", "proba"))],
+        "eps": EPS_CONSTRAINT,
         "classes": [Check(lambda v: v is None or np.ndim(v) == 1,
                           "None or a 1-D array-like of the class labels")],
         "solver": [Options(("auto", "newton", "lbfgs"))],
@@ -266,10 +284,12 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
         self
         """
         self._check_params()
-        x = log_probabilities(scores, self.score, self.classes)
+        moved = []
+        x = log_probabilities(scores, self.score, self.classes, float(self.eps), moved)
         n, K = x.shape
         classes, codes = class_codes(y, n, self.classes, K)
         w = check_sample_weight(sample_weight, n)
+        clipped = clipped_weight(np.ones(n) if w is None else w, moved[0]) if moved else 0.0
         w = np.ones(n) if w is None else power_of_two_scale(w)
         seen = np.bincount(codes[w > 0], minlength=K)
         if not seen.all():
@@ -291,6 +311,7 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
         self.n_iter_ = int(nit)
         self.converged_ = bool(ok)
         self.solver_ = solver
+        self.clipped_weight_ = clipped
         if not ok and gnorm <= self.tol:
             warnings.warn(
                 f"{type(self).__name__} did not converge ({solver}, {nit} iterations): the "
@@ -452,8 +473,11 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
 
         Such a model had fixed penalties: the parameters are what it was
         fitted with.  (Loading it needs ``venncal.persist`` to accept the
-        members listed in ``_state_added`` as missing.)
+        members listed in ``_state_added`` as missing.)  One saved before
+        ``eps`` existed was fitted on probabilities without a 0: none moved.
         """
+        if not hasattr(self, "clipped_weight_"):
+            self.clipped_weight_ = 0.0
         for name in self._penalty_norms(2):
             if not hasattr(self, f"{name}_"):
                 value = getattr(self, name)
@@ -470,6 +494,7 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
             raise ValueError("solver_ must be 'newton' or 'lbfgs'")
         if not (np.isfinite(self.loss_) and np.isfinite(self.grad_norm_)):
             raise ValueError("loss_ and grad_norm_ must be finite")
+        check_clipped_weight(self)
         K = classes.shape[0]
         for name in self._penalty_norms(K):
             value = getattr(self, f"{name}_")
@@ -496,7 +521,7 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
         ndarray of shape (n_samples, K)
         """
         check_is_fitted(self, "converged_")
-        x = log_probabilities(scores, self.score, self.classes_)
+        x = log_probabilities(scores, self.score, self.classes_, float(self.eps))
         out = np.empty(x.shape, dtype=np.float64)
         self._predict(x, out)
         return out

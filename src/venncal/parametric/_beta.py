@@ -11,6 +11,7 @@ from .._base import check_float_numbers
 from .._validation import Options
 from ._binary import log_sides
 from ._binary_base import BinaryParametricCalibrator
+from ._inputs import EPS
 
 __all__ = ["BetaCalibrator"]
 
@@ -39,11 +40,19 @@ class BetaCalibrator(BinaryParametricCalibrator):
         In every form ``a, b >= 0`` (the map never reverses the score's
         order): the exact constrained maximum of the likelihood (see Notes).
     score : {"proba", "logit"}, default="proba"
-        The kind of the scores: probabilities ``s`` (strictly inside (0, 1)
-        when fitting; at prediction 0 and 1 give the map's limits), or
-        logits ``z`` with ``s = sigmoid(z)``, for which ``ln s = -softplus(-z)``
-        and ``ln(1 - s) = -softplus(z)`` are computed without rounding
-        ``s`` to 0 or 1.  Never guessed from the values.
+        The kind of the scores: probabilities ``s`` in [0, 1] (clipped to
+        ``[eps, 1 - eps]``), or logits ``z`` with ``s = sigmoid(z)``, for
+        which ``ln s = -softplus(-z)`` and ``ln(1 - s) = -softplus(z)`` are
+        computed without rounding ``s`` to 0 or 1.  Never guessed from the values.
+    eps : float in [0, 0.5), default=1e-7
+        With ``score="proba"``, probabilities below ``eps`` are raised to it
+        and those above ``1 - eps`` lowered to it (``1 - eps`` exactly, in
+        logarithms), the same at fit and at predict, so that 0 and 1 (a
+        random forest's or naive Bayes's) have finite log-odds; the map is
+        constant on ``[0, eps]`` and on ``[1 - eps, 1]``.  ``eps=0``: no
+        clipping, and ``fit`` refuses 0 and 1 (at prediction they give the
+        map's limits).  Unused with ``score="logit"``.  The default was
+        chosen by held-out log loss (docs/parametric.md).
     tol : float, default=1e-10
         The tolerance on the largest component of the gradient of the mean
         log loss, in coordinates where each feature has unit weighted
@@ -66,6 +75,9 @@ class BetaCalibrator(BinaryParametricCalibrator):
     n_iter_ : int
         Newton steps, over all the faces fitted.
     converged_ : bool
+    clipped_weight_ : float
+        The total sample weight of the calibration scores that ``eps`` moved
+        (their number when unweighted; 0 with ``score="logit"``).
 
     Notes
     -----
@@ -110,16 +122,17 @@ class BetaCalibrator(BinaryParametricCalibrator):
     }
     _response_methods: ClassVar[tuple[str, ...]] = ("predict_proba", "decision_function")
 
-    def __init__(self, *, parameters="abm", score="proba", tol=1e-10, max_iter=100,
+    def __init__(self, *, parameters="abm", score="proba", eps=EPS, tol=1e-10, max_iter=100,
                  classes=None):
         self.parameters = parameters
         self.score = score
+        self.eps = eps
         self.tol = tol
         self.max_iter = max_iter
         self.classes = classes
 
     def _design(self, q, k):
-        ls, l1s = log_sides(q, self.score)
+        ls, l1s = log_sides(q, self.score, self.eps)
         form = self.parameters
         n_params = 2 if form == "ab" else (3 if form == "abm" else 2)
         if form == "am" or k < n_params:
@@ -145,7 +158,7 @@ class BetaCalibrator(BinaryParametricCalibrator):
         return X, True, (True, True), store
 
     def _logit(self, q):
-        ls, l1s = log_sides(q, self.score)
+        ls, l1s = log_sides(q, self.score, self.eps)
         with np.errstate(over="ignore", invalid="ignore"):
             u = (np.where(ls == -np.inf, 0.0, self.a_ * ls) if self.a_ == 0.0 else self.a_ * ls)
             v = (np.where(l1s == -np.inf, 0.0, self.b_ * l1s) if self.b_ == 0.0 else self.b_ * l1s)

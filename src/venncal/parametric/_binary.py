@@ -26,7 +26,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 from .._kernels.parametric_binary import logistic_terms, logistic_value
-from ._inputs import power_of_two_scale
+from ._inputs import clipped_log_sides, power_of_two_scale
 from .._newton import minimize_convex
 
 __all__ = [
@@ -65,38 +65,47 @@ def scaled_class_weights(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, 
     return both[:n], both[n:]
 
 
-def check_open_proba(s: np.ndarray, owner: str, name: str = "scores") -> None:
-    """Raise unless every probability score is strictly between 0 and 1."""
-    bad = ~((s > 0.0) & (s < 1.0))
+def check_open_proba(s: np.ndarray, owner: str, name: str = "scores", *,
+                     eps: float = 0.0) -> None:
+    """Raise unless every probability score is in [0, 1], and strictly inside when ``eps = 0``."""
+    if eps > 0.0:
+        bad = ~((s >= 0.0) & (s <= 1.0))
+        rule = "in [0, 1]"
+    else:
+        bad = ~((s > 0.0) & (s < 1.0))
+        rule = "strictly between 0 and 1 (their log-odds must be finite to fit, and eps=0)"
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(
-            f"{owner}: with score='proba' the {name} must be probabilities strictly between 0 "
-            f"and 1 (their log-odds must be finite to fit); found {int(bad.sum())} outside, "
-            f"the first at index {i} ({float(s[i])!r}); pass score='logit' with the model's "
-            "logits, or clip the probabilities"
+            f"{owner}: with score='proba' the {name} must be probabilities {rule}; found "
+            f"{int(bad.sum())} outside, the first at index {i} ({float(s[i])!r})"
+            + ("; pass score='logit' with the model's logits, or eps > 0 to clip them"
+               if eps == 0.0 else "")
         )
 
 
-def log_sides(q: np.ndarray, score: str) -> tuple[np.ndarray, np.ndarray]:
+def log_sides(q: np.ndarray, score: str, eps: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """``(ln s, ln(1 - s))`` of scores ``q``: probabilities, or logits ``z`` (``s = sigmoid(z)``).
 
     For logits, ``ln s = -softplus(-z)`` and ``ln(1 - s) = -softplus(z)``,
-    computed without overflow or cancellation.  A probability 0 (or 1) gives
-    ``ln s = -inf`` (``ln(1 - s) = -inf``).
+    computed without overflow or cancellation (``eps`` is not used).
+    Probabilities are clipped to ``[eps, 1 - eps]`` first
+    (:func:`~venncal.parametric._inputs.clipped_log_sides`); with ``eps = 0``
+    a probability 0 (or 1) gives ``ln s = -inf`` (``ln(1 - s) = -inf``).
     """
     if score == "logit":
         return -np.logaddexp(0.0, -q), -np.logaddexp(0.0, q)
-    with np.errstate(divide="ignore"):
-        return np.log(q), np.log1p(-q)
+    ls, l1s, _ = clipped_log_sides(q, eps)
+    return ls, l1s
 
 
-def log_odds(q: np.ndarray, score: str) -> np.ndarray:
-    """The log-odds ``z`` of scores ``q``: logits as given, or ``ln s - ln(1 - s)`` (±inf at 0, 1)."""
+def log_odds(q: np.ndarray, score: str, eps: float = 0.0) -> np.ndarray:
+    """The log-odds ``z`` of scores ``q``: logits as given, or ``ln s - ln(1 - s)`` of the
+    probabilities clipped to ``[eps, 1 - eps]`` (±inf at 0, 1 when ``eps = 0``)."""
     if score == "logit":
         return q
-    with np.errstate(divide="ignore"):
-        return np.log(q) - np.log1p(-q)
+    ls, l1s = log_sides(q, score, eps)
+    return ls - l1s
 
 
 def _standardise(X, v, total, intercept):

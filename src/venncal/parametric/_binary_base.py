@@ -12,6 +12,13 @@ from sklearn.exceptions import ConvergenceWarning
 from .._base import ScoreCalibrator, check_float_numbers
 from .._validation import Interval, Options, check_scores
 from ._binary import Separable, check_open_proba, fit_logistic, scaled_class_weights
+from ._inputs import (
+    EPS,
+    EPS_CONSTRAINT,
+    check_clipped_weight,
+    clipped_log_sides,
+    clipped_weight,
+)
 
 __all__ = ["BinaryParametricCalibrator"]
 
@@ -26,9 +33,15 @@ class BinaryParametricCalibrator(ScoreCalibrator):
     fitted attributes; and ``_logit(q)``, the fitted log-odds of test scores.
     """
 
-    _state: tuple[str, ...] = ("loss_", "grad_norm_", "n_iter_", "converged_")
+    _state: tuple[str, ...] = ("loss_", "grad_norm_", "n_iter_", "converged_", "clipped_weight_")
+    #: Parameters newer than the class's first saved models: left out of a file at their
+    #: default, and a file without them loads with it.
+    _params_added: ClassVar[dict] = {"eps": EPS}
+    #: Fitted attributes newer than the first saved models (filled by ``_derive_state``).
+    _state_added: ClassVar[dict[str, str]] = {"clipped_weight_": "eps"}
     _common_constraints: ClassVar[dict] = {
         "score": [Options(("proba", "logit"))],
+        "eps": EPS_CONSTRAINT,
         "tol": [Interval("real", 0.0, None, closed="neither")],
         "max_iter": [Interval("int", 1, None)],
     }
@@ -36,11 +49,13 @@ class BinaryParametricCalibrator(ScoreCalibrator):
     def _fit_from(self, summary) -> None:
         name = type(self).__name__
         q = summary.scores
+        moved = np.zeros(q.shape, dtype=bool)
         if self.score == "proba":
-            check_open_proba(q, name)
+            check_open_proba(q, name, eps=float(self.eps))
+            moved = clipped_log_sides(q, float(self.eps))[2]
         c1, c0 = scaled_class_weights(summary.positive_weights, summary.negative_weights)
         keep = (c1 + c0) > 0.0
-        q, c1, c0 = q[keep], c1[keep], c0[keep]
+        q, c1, c0, moved = q[keep], c1[keep], c0[keep], moved[keep]
         if not (c1.any() and c0.any()):
             if summary.positive_weights.any() and summary.negative_weights.any():
                 raise ValueError(
@@ -53,7 +68,10 @@ class BinaryParametricCalibrator(ScoreCalibrator):
                 "the log loss falls toward 0 as the map tends to the constant 0 or 1, and no "
                 "parameters maximise the likelihood; calibrate on both classes"
             )
-        X, intercept, nonneg, store = self._design(q, q.shape[0])
+        # distinct scores after clipping: those below eps (above 1 - eps) are one point
+        k = q.shape[0] - max(int(np.count_nonzero(moved & (q < 0.5))) - 1, 0) \
+            - max(int(np.count_nonzero(moved & (q >= 0.5))) - 1, 0)
+        X, intercept, nonneg, store = self._design(q, k)
         try:
             fit = fit_logistic(X, c1, c0, intercept=intercept, nonneg=nonneg,
                                tol=self.tol, max_iter=self.max_iter)
@@ -66,6 +84,7 @@ class BinaryParametricCalibrator(ScoreCalibrator):
         self.grad_norm_ = fit.grad_norm
         self.n_iter_ = fit.n_iter
         self.converged_ = fit.converged
+        self.clipped_weight_ = clipped_weight(summary.weights[keep], moved)
         if not fit.converged:
             warnings.warn(
                 f"{name} did not converge in max_iter={self.max_iter} Newton steps per face "
@@ -78,9 +97,15 @@ class BinaryParametricCalibrator(ScoreCalibrator):
             return check_scores(scores)
         return _proba_scores(scores, type(self).__name__)
 
+    def _derive_state(self) -> None:
+        """A model saved before ``eps`` existed was fitted inside (0, 1): nothing moved."""
+        if not hasattr(self, "clipped_weight_"):
+            self.clipped_weight_ = 0.0
+
     def _check_state(self) -> None:
         super()._check_state()
         check_float_numbers(self, ("loss_",), minimum=0.0)
+        check_clipped_weight(self)
         check_float_numbers(self, ("grad_norm_",), minimum=0.0)
         if not isinstance(self.converged_, bool) or not isinstance(self.n_iter_, int):
             raise ValueError("converged_ must be a bool and n_iter_ an int")

@@ -2,12 +2,64 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from .._validation import Interval
 from ..multiclass._labels import _label_values, class_codes
 from ..multiclass._scores import check_class_scores
 
-__all__ = ["check_fitted_classes", "class_codes", "class_score_rows", "power_of_two_scale"]
+__all__ = [
+    "EPS", "EPS_CONSTRAINT", "check_fitted_classes", "class_codes", "class_score_rows",
+    "check_clipped_weight", "clipped_log_sides", "clipped_weight", "power_of_two_scale",
+]
+
+#: The default ``eps`` of the calibrators that take probabilities (``score="proba"``): every
+#: class probability below it is raised to it, at fit and at predict (docs/parametric.md,
+#: "Probabilities of 0 and 1", for the measurement that chose it).
+EPS = 1e-7
+
+#: The ``eps`` parameter's rule (for ``_parameter_constraints``): 0 (no clipping) up to 1/2.
+EPS_CONSTRAINT = [Interval("real", 0.0, 0.5, closed="left")]
+
+
+def clipped_log_sides(q: np.ndarray, eps: float):
+    """``(ln s, ln(1 - s), moved)`` of probabilities ``q`` in [0, 1] clipped to [eps, 1 - eps].
+
+    ``1 - eps`` is taken exactly (in logarithms), so an ``eps`` below
+    ``2**-53`` still moves 1 (whose ``ln(1 - s)`` is ``-inf``) to a finite
+    point: a score with ``s < eps`` gets ``(ln eps, ln(1 - eps))``, one with
+    ``1 - s < eps`` gets ``(ln(1 - eps), ln eps)``, every other score keeps
+    its own logarithms (the same numbers, bit for bit, as without clipping).
+    Both are monotone in ``s``.  ``eps = 0`` moves nothing (0 and 1 keep
+    their infinite logarithms).  ``moved``: a boolean mask of the moved scores.
+    """
+    with np.errstate(divide="ignore"):
+        ls, l1s = np.log(q), np.log1p(-q)
+    if not eps > 0.0:
+        return ls, l1s, np.zeros(q.shape, dtype=bool)
+    low = q < eps
+    high = (1.0 - q) < eps  # exact: 1 - q is exact for q >= 1/2, and eps < 1/2
+    le, l1e = math.log(eps), math.log1p(-eps)
+    ls[low], l1s[low] = le, l1e
+    ls[high], l1s[high] = l1e, le
+    return ls, l1s, low | high
+
+
+def clipped_weight(weights: np.ndarray, moved: np.ndarray) -> float:
+    """The total weight of the moved rows (their number when unweighted), a finite float.
+
+    A total past the largest double (weights near 1e308) is reported as the largest double.
+    """
+    if not moved.any():
+        return 0.0
+    w = np.asarray(weights, dtype=np.float64)[moved]
+    with np.errstate(over="ignore"):
+        total = float(np.sum(w))
+    if not math.isfinite(total):  # weights near 1e308: the largest double, a lower bound
+        total = float(np.finfo(np.float64).max)
+    return total
 
 
 def _as_array(scores) -> np.ndarray:
@@ -20,14 +72,28 @@ def _as_array(scores) -> np.ndarray:
     return np.asarray(scores)
 
 
-def class_score_rows(scores, kind: str, classes, *, fitted: bool = False):
+def check_clipped_weight(owner) -> None:
+    """Raise ``ValueError`` unless a reloaded ``clipped_weight_`` is one ``fit`` could give."""
+    value = owner.clipped_weight_
+    if not (isinstance(value, float) and math.isfinite(value) and value >= 0.0):
+        raise ValueError(f"clipped_weight_ must be a finite float >= 0; got {value!r}")
+    if value and (owner.score != "proba" or owner.eps == 0):
+        raise ValueError("clipped_weight_ must be 0 when nothing is clipped (score='logit' or "
+                         "eps=0)")
+
+
+def class_score_rows(scores, kind: str, classes, *, fitted: bool = False, eps: float = 0.0,
+                     moved: list | None = None):
     """Return ``(z, top)``: validated class scores (n, K) and each row's largest score.
 
     ``kind="logit"`` keeps float32 scores as float32 (the kernels read them
     as float64); a row whose spread (largest minus smallest) is not a
     finite double is refused.  ``kind="proba"`` validates probabilities as
-    the multiclass calibrators do and returns their logarithms (``-inf`` for
-    0).  ``classes``: the known classes (their number is K) or None.
+    the multiclass calibrators do (finite, in [0, 1], rows summing to 1) and
+    returns the logarithms of ``max(p, eps)``: every class probability below
+    ``eps`` is raised to it (``eps = 0``: ``-inf`` for 0).  ``moved``: a list
+    that receives the boolean mask of the rows with a raised probability.
+    ``classes``: the known classes (their number is K) or None.
     """
     arr = _as_array(scores)
     K = None if classes is None else len(classes)
@@ -40,8 +106,11 @@ def class_score_rows(scores, kind: str, classes, *, fitted: bool = False):
         K = arr.shape[1]
     if kind == "proba":
         p = check_class_scores(arr, K, "proba")
+        low = p < eps
+        if moved is not None:
+            moved.append(low.any(axis=1))
         with np.errstate(divide="ignore"):
-            z = np.log(p)
+            z = np.log(np.where(low, eps, p))
         return z, z.max(axis=1)
     if arr.dtype == np.float32 and arr.ndim == 2 and arr.shape[-1] == K and arr.shape[0]:
         if not np.isfinite(arr).all():

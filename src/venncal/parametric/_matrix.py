@@ -14,6 +14,7 @@ from ._affine import (
     smallest_positive,
     standardising_basis,
 )
+from ._inputs import EPS
 from ._penalty_cv import grid_rule
 
 CV, GRID = Options(("cv",)), grid_rule()
@@ -60,6 +61,8 @@ class MatrixScalingCalibrator(AffineScalingBase):
     Parameters
     ----------
     score : {"logit", "proba"}, default="logit"
+    eps : float in [0, 0.5), default=1e-7
+        As for :class:`~venncal.parametric.VectorScalingCalibrator`.
     classes : array-like of shape (K,), default=None
     l2_off_diagonal : float, "cv" or array-like of floats, default=1e-3
         ``lambda`` of the off-diagonal penalty: a number >= 0, ``"cv"``
@@ -101,6 +104,9 @@ class MatrixScalingCalibrator(AffineScalingBase):
     n_iter_ : int
     converged_ : bool
     solver_ : {"newton", "lbfgs"}
+    clipped_weight_ : float
+        The total sample weight of the calibration rows with a probability
+        raised to ``eps`` (their number when unweighted; 0 for logits).
 
     Examples
     --------
@@ -120,8 +126,9 @@ class MatrixScalingCalibrator(AffineScalingBase):
     #: Fitted attributes newer than the class's first saved models, and the parameter
     #: they equal in those (fixed penalties then): a file without them still loads.
     #: Parameters newer than the first saved models: left out of a file at their default.
-    _params_added: ClassVar[dict] = {"cv": 5}
+    _params_added: ClassVar[dict] = {**AffineScalingBase._params_added, "cv": 5}
     _state_added: ClassVar[dict[str, str]] = {
+        **AffineScalingBase._state_added,
         "l2_off_diagonal_": "l2_off_diagonal", "l2_intercept_": "l2_intercept",
     }
     _parameter_constraints: ClassVar[dict] = {
@@ -131,9 +138,10 @@ class MatrixScalingCalibrator(AffineScalingBase):
         "cv": [Interval("int", 2, None)],
     }
 
-    def __init__(self, *, score="logit", classes=None, l2_off_diagonal=1e-3, l2_intercept=1e-3,
-                 cv=5, solver="auto", tol=1e-8, max_iter=500, n_jobs=None):
+    def __init__(self, *, score="logit", eps=EPS, classes=None, l2_off_diagonal=1e-3,
+                 l2_intercept=1e-3, cv=5, solver="auto", tol=1e-8, max_iter=500, n_jobs=None):
         self.score = score
+        self.eps = eps
         self.classes = classes
         self.l2_off_diagonal = l2_off_diagonal
         self.l2_intercept = l2_intercept

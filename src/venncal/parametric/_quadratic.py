@@ -9,6 +9,7 @@ import numpy as np
 from .._base import check_float_arrays
 from ._binary import log_odds
 from ._binary_base import BinaryParametricCalibrator
+from ._inputs import EPS
 
 __all__ = ["QuadraticLogisticCalibrator"]
 
@@ -28,8 +29,13 @@ class QuadraticLogisticCalibrator(BinaryParametricCalibrator):
     score : {"logit", "proba"}, default="logit"
         The kind of the scores: logits ``z`` (finite reals with
         ``|z| < 2**511``, whose square is a double), or probabilities ``s``
-        with ``z = ln s - ln(1 - s)`` (strictly inside (0, 1) when fitting;
-        at prediction 0 and 1 give the map's limits).  Never guessed.
+        in [0, 1] with ``z = ln s - ln(1 - s)`` of ``s`` clipped to
+        ``[eps, 1 - eps]``.  Never guessed.
+    eps : float in [0, 0.5), default=1e-7
+        As for :class:`~venncal.BetaCalibrator`: with ``score="proba"`` the
+        probabilities are clipped to ``[eps, 1 - eps]`` at fit and predict
+        (``|z| <= ln((1 - eps) / eps)``, about 16.1 at the default); ``eps=0``
+        refuses 0 and 1 at fit.
     tol : float, default=1e-10
         The tolerance on the largest component of the gradient of the mean
         log loss, in coordinates where ``z`` and ``z^2`` have unit weighted
@@ -44,7 +50,7 @@ class QuadraticLogisticCalibrator(BinaryParametricCalibrator):
     classes_ : ndarray of shape (2,)
     coef_ : ndarray of shape (3,)
         ``(c0, c1, c2)``.
-    loss_, grad_norm_, n_iter_, converged_
+    loss_, grad_norm_, n_iter_, converged_, clipped_weight_
         As for :class:`~venncal.BetaCalibrator`.
 
     Notes
@@ -72,14 +78,15 @@ class QuadraticLogisticCalibrator(BinaryParametricCalibrator):
     _parameter_constraints: ClassVar[dict] = dict(BinaryParametricCalibrator._common_constraints)
     _response_methods: ClassVar[tuple[str, ...]] = ("decision_function", "predict_proba")
 
-    def __init__(self, *, score="logit", tol=1e-10, max_iter=100, classes=None):
+    def __init__(self, *, score="logit", eps=EPS, tol=1e-10, max_iter=100, classes=None):
         self.score = score
+        self.eps = eps
         self.tol = tol
         self.max_iter = max_iter
         self.classes = classes
 
     def _design(self, q, k):
-        z = log_odds(q, self.score)
+        z = log_odds(q, self.score, self.eps)
         big = np.abs(z) >= _SQUARE_LIMIT
         if big.any():
             i = int(np.flatnonzero(big)[0])
@@ -94,7 +101,7 @@ class QuadraticLogisticCalibrator(BinaryParametricCalibrator):
         return X, True, (False,) * X.shape[1], store
 
     def _logit(self, q):
-        z = log_odds(q, self.score)
+        z = log_odds(q, self.score, self.eps)
         c0, c1, c2 = (float(v) for v in self.coef_)
         with np.errstate(over="ignore", invalid="ignore"):
             u = c0 + z * (c1 + c2 * z)

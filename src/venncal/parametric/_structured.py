@@ -9,6 +9,7 @@ import numpy as np
 from .._kernels.parametric_matrix import affine_softmax
 from .._validation import Interval, Options
 from ._affine import AffineScalingBase, kronecker_preconditioner, smallest_positive
+from ._inputs import EPS
 from ._penalty_cv import grid_rule
 
 CV, GRID = Options(("cv",)), grid_rule()
@@ -48,6 +49,8 @@ class StructuredMatrixScalingCalibrator(AffineScalingBase):
     Parameters
     ----------
     score : {"logit", "proba"}, default="logit"
+    eps : float in [0, 0.5), default=1e-7
+        As for :class:`~venncal.parametric.VectorScalingCalibrator`.
     classes : array-like of shape (K,), default=None
     l2_diagonal, l2_off_diagonal, l2_intercept : float, "cv" or array-like, default=1e-3, 1e-2, 1e-3
         The penalties: a number > 0, ``"cv"`` or 1 to 64 candidates > 0.
@@ -98,8 +101,9 @@ class StructuredMatrixScalingCalibrator(AffineScalingBase):
     #: Fitted attributes newer than the class's first saved models, and the parameter
     #: they equal in those (fixed penalties then): a file without them still loads.
     #: Parameters newer than the first saved models: left out of a file at their default.
-    _params_added: ClassVar[dict] = {"cv": 5}
+    _params_added: ClassVar[dict] = {**AffineScalingBase._params_added, "cv": 5}
     _state_added: ClassVar[dict[str, str]] = {
+        **AffineScalingBase._state_added,
         "l2_diagonal_": "l2_diagonal", "l2_off_diagonal_": "l2_off_diagonal",
         "l2_intercept_": "l2_intercept",
     }
@@ -111,9 +115,11 @@ class StructuredMatrixScalingCalibrator(AffineScalingBase):
         "cv": [Interval("int", 2, None)],
     }
 
-    def __init__(self, *, score="logit", classes=None, l2_diagonal=1e-3, l2_off_diagonal=1e-2,
-                 l2_intercept=1e-3, cv=5, solver="auto", tol=1e-8, max_iter=500, n_jobs=None):
+    def __init__(self, *, score="logit", eps=EPS, classes=None, l2_diagonal=1e-3,
+                 l2_off_diagonal=1e-2, l2_intercept=1e-3, cv=5, solver="auto", tol=1e-8,
+                 max_iter=500, n_jobs=None):
         self.score = score
+        self.eps = eps
         self.classes = classes
         self.l2_diagonal = l2_diagonal
         self.l2_off_diagonal = l2_off_diagonal

@@ -15,7 +15,16 @@ from .._kernels.parametric import softmax_scaled, temperature_terms
 from .._newton import minimize_convex_nonnegative
 from .._validation import NONE, Check, Interval, Options, ParamsMixin, check_sample_weight
 from ._blocks import BLOCK_ROWS, BlockPool
-from ._inputs import check_fitted_classes, class_codes, class_score_rows, power_of_two_scale
+from ._inputs import (
+    EPS,
+    EPS_CONSTRAINT,
+    check_clipped_weight,
+    check_fitted_classes,
+    class_codes,
+    class_score_rows,
+    clipped_weight,
+    power_of_two_scale,
+)
 
 __all__ = ["BLOCK_ROWS", "TemperatureCalibrator"]
 
@@ -46,8 +55,14 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
         The kind of the scores: softmax logits (any finite reals; a
         constant added to a row changes nothing), or probabilities (rows
         in [0, 1] summing to 1 within ``K * 2**-23``; temperature scaling
-        then acts on their logarithms, ``p_k**beta`` renormalised, and a
-        probability 0 stays 0).  Never guessed from the values.
+        then acts on their logarithms, ``p_k**beta`` renormalised, of the
+        probabilities raised to at least ``eps``).  Never guessed from the values.
+    eps : float in [0, 0.5), default=1e-7
+        With ``score="proba"``: every probability below ``eps`` is raised to
+        it, at fit and at predict, so that a label of probability 0 (a random
+        forest's or naive Bayes's) has a finite loss (docs/parametric.md,
+        "Probabilities of 0 and 1").  ``eps=0``: a 0 stays 0 at predict,
+        and ``fit`` refuses a row whose label has probability 0.
     classes : array-like of shape (K,), default=None
         The class labels in the order of the score columns; default: the
         labels of ``y``, sorted (numbers as numbers, text as text), which
@@ -81,14 +96,17 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
         Objective evaluations of the search on all the rows (those on the
         strided sample that gives the start are not counted).
     converged_ : bool
+    clipped_weight_ : float
+        The total sample weight of the calibration rows with a probability
+        raised to ``eps`` (their number when unweighted; 0 for logits).
 
     Raises
     ------
     ValueError
         For scores whose label always has the largest score (then the log
         loss falls toward its infimum only as the temperature falls toward
-        0: no temperature minimises it), for a label of probability 0
-        (infinite log loss at every temperature), and for the input errors
+        0: no temperature minimises it), for a label of probability 0 when
+        ``eps=0`` (infinite log loss at every temperature), and for the input errors
         of the multiclass calibrators (shapes, NaN, labels, weights).
 
     Examples
@@ -106,10 +124,15 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
     """
 
     _state: ClassVar[tuple[str, ...]] = (
-        "inverse_temperature_", "loss_", "grad_", "n_iter_", "converged_",
+        "inverse_temperature_", "loss_", "grad_", "n_iter_", "converged_", "clipped_weight_",
     )
+    #: Parameters newer than the class's first saved models: left out of a file at their default.
+    _params_added: ClassVar[dict] = {"eps": EPS}
+    #: Fitted attributes newer than the first saved models (``_derive_state`` fills them).
+    _state_added: ClassVar[dict[str, str]] = {"clipped_weight_": "eps"}
     _parameter_constraints: ClassVar[dict] = {
         "score": [Options(("logit", "proba"))],
+        "eps": EPS_CONSTRAINT,
         "classes": [Check(lambda v: v is None or np.ndim(v) == 1,
                           "None or a 1-D array-like of the class labels")],
         "tol": [Interval("real", 0.0, None, closed="neither")],
@@ -117,8 +140,10 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
         "n_jobs": [NONE, Interval("int", 1, None)],
     }
 
-    def __init__(self, *, score="logit", classes=None, tol=1e-12, max_iter=200, n_jobs=None):
+    def __init__(self, *, score="logit", eps=EPS, classes=None, tol=1e-12, max_iter=200,
+                 n_jobs=None):
         self.score = score
+        self.eps = eps
         self.classes = classes
         self.tol = tol
         self.max_iter = max_iter
@@ -142,11 +167,14 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
         self
         """
         self._check_params()
-        z, top = class_score_rows(scores, self.score, self.classes)
+        moved = []
+        z, top = class_score_rows(scores, self.score, self.classes, eps=float(self.eps),
+                                  moved=moved)
         z = np.ascontiguousarray(z)  # the kernel reads a chunk of rows as one run
         n, K = z.shape
         classes, codes = class_codes(y, n, self.classes, K)
         w = check_sample_weight(sample_weight, n)
+        clipped = clipped_weight(np.ones(n) if w is None else w, moved[0]) if moved else 0.0
         w = np.ones(n) if w is None else power_of_two_scale(w)
         label_score = z[np.arange(n), codes].astype(np.float64) - top
         live = w > 0
@@ -183,6 +211,7 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
         self.grad_ = float(result.g)
         self.n_iter_ = int(result.n_iter)
         self.converged_ = bool(result.converged)
+        self.clipped_weight_ = clipped
         if not result.converged:
             warnings.warn(
                 f"TemperatureCalibrator did not converge in max_iter={self.max_iter} "
@@ -199,6 +228,8 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
 
     def _derive_state(self) -> None:
         """Set ``temperature_`` from the loaded ``inverse_temperature_`` (for :func:`venncal.load`)."""
+        if not hasattr(self, "clipped_weight_"):  # saved before eps existed: nothing moved
+            self.clipped_weight_ = 0.0
         beta = self.inverse_temperature_
         if not (isinstance(beta, float) and 0.0 <= beta < np.inf):
             raise ValueError(f"inverse_temperature_ must be a finite float >= 0; got {beta!r}")
@@ -211,6 +242,7 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
             raise ValueError("converged_ must be a bool and n_iter_ an int")
         if not (np.isfinite(self.loss_) and np.isfinite(self.grad_)):
             raise ValueError("loss_ and grad_ must be finite")
+        check_clipped_weight(self)
 
     def predict_proba(self, scores) -> np.ndarray:
         """Return ``softmax(beta z)`` for class scores (n, K), rows summing to 1.
@@ -224,7 +256,8 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
         ndarray of shape (n_samples, K)
         """
         check_is_fitted(self, "inverse_temperature_")
-        z, top = class_score_rows(scores, self.score, self.classes_, fitted=True)
+        z, top = class_score_rows(scores, self.score, self.classes_, fitted=True,
+                                  eps=float(self.eps))
         out = np.empty(z.shape, dtype=np.float64)
         beta = float(self.inverse_temperature_)
         with BlockPool(z.shape[0], self.n_jobs, "temperature") as pool:

@@ -8,6 +8,7 @@ import numpy as np
 
 from .._kernels.parametric_matrix import vector_softmax
 from ._affine import AffineScalingBase
+from ._inputs import EPS
 
 __all__ = ["VectorScalingCalibrator"]
 
@@ -29,7 +30,12 @@ class VectorScalingCalibrator(AffineScalingBase):
     ----------
     score : {"logit", "proba"}, default="logit"
         The kind of the scores: softmax logits, or probabilities (every
-        entry > 0, rows summing to 1 within ``K * 2**-23``).
+        entry in [0, 1], rows summing to 1 within ``K * 2**-23``).
+    eps : float in [0, 0.5), default=1e-7
+        With ``score="proba"``: every probability below ``eps`` is raised to
+        it (then the row's logarithms are renormalised), at fit and at
+        predict, so that a 0 has a finite logarithm (docs/parametric.md,
+        "Probabilities of 0 and 1").  ``eps=0``: a 0 is refused.
     classes : array-like of shape (K,), default=None
         The class labels in the order of the score columns; default: the
         sorted labels of ``y``, which must then be K of them.
@@ -61,6 +67,9 @@ class VectorScalingCalibrator(AffineScalingBase):
     converged_ : bool
         ``grad_norm_ <= tol`` (and, for Newton, a last step that is short).
     solver_ : {"newton", "lbfgs"}
+    clipped_weight_ : float
+        The total sample weight of the calibration rows with a probability
+        raised to ``eps`` (their number when unweighted; 0 for logits).
 
     Examples
     --------
@@ -78,9 +87,10 @@ class VectorScalingCalibrator(AffineScalingBase):
 
     _state: ClassVar[tuple[str, ...]] = ("scale_", "intercept_", *AffineScalingBase._state)
 
-    def __init__(self, *, score="logit", classes=None, solver="auto", tol=1e-8, max_iter=200,
-                 n_jobs=None):
+    def __init__(self, *, score="logit", eps=EPS, classes=None, solver="auto", tol=1e-8,
+                 max_iter=200, n_jobs=None):
         self.score = score
+        self.eps = eps
         self.classes = classes
         self.solver = solver
         self.tol = tol
