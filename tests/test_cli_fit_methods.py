@@ -154,7 +154,8 @@ def test_param_reaches_the_class_score_calibrators(capsys, tables, tmp_path):
 
 @pytest.mark.parametrize(("extra", "match"), [
     (["--method", "temperature", "--param", "bins=3"],
-     r"TemperatureCalibrator \(temperature\) has no parameter 'bins'; its parameters: max_iter"),
+     r"TemperatureCalibrator \(temperature\) has no parameter 'bins'; "
+     r"its parameters: eps, max_iter"),
     (["--method", "temperature", "--param", "score=proba"], r"'score' of temperature is not set"),
     (["--method", "vector-scaling", "--multiclass", "ovo"], r"--multiclass does not go with"),
     (["--method", "matrix-scaling", "--fold-col", "fold"], r"--fold-col does not go with"),

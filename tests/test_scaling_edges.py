@@ -225,7 +225,7 @@ def test_bad_input_gets_a_clear_error():
     p = np.exp(log_softmax(z, axis=1))
     p[4] = [0.5, 0.5, 0.0]
     with pytest.raises(ValueError, match="row 4 has a probability 0"):
-        MatrixScalingCalibrator(score="proba").fit(p, y)
+        MatrixScalingCalibrator(score="proba", eps=0.0).fit(p, y)
     with pytest.raises(ValueError, match="l2_diagonal"):
         StructuredMatrixScalingCalibrator(l2_diagonal=0.0).fit(z, y)
     with pytest.raises(ValueError, match="l2_off_diagonal"):

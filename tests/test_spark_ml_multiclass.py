@@ -125,7 +125,8 @@ def test_pipeline_saves_and_loads_with_its_score_columns(spark, tmp_path):
     (dict(scoreCols=Z, scoreKind="logit", method="temperature"),
      "cannot be fitted from a score summary"),
     (dict(scoreCols=Z, scoreKind="logit", method="nope"), "nope"),
-    (dict(scoreCols=Z[:2], scoreKind="logit", method="ivap"), "names 2 column.*one column per class"),
+    (dict(scoreCols=Z[:2], scoreKind="logit", method="ivap"),
+     "names 2 column.*one column per class"),
 ])
 def test_errors_name_the_parameter(spark, given, message):
     df = spark.createDataFrame(_data(3))

@@ -179,8 +179,9 @@ class SparkCalibrator(Estimator, _CalibrationParams, DefaultParamsReadable, Defa
         else:
             for name in ("scoreKind", "multiclass", "coupling"):
                 if self._value(getattr(self, name)) is not None:
+                    one = self.getOrDefault(self.scoreCol)
                     raise ValueError(f"{name} goes with scoreCols (K class-score columns); "
-                                     f"this estimator has scoreCol={self.getOrDefault(self.scoreCol)!r}")
+                                     f"this estimator has scoreCol={one!r}")
         calibrator = fit(
             dataset,
             method,
