@@ -80,7 +80,9 @@ def test_multiclass_methods_metrics_and_json():
     result = compare(z, np.array(["a", "b", "c"])[y], score="logit", folds=2)
     assert result.methods == ("uncalibrated", "temperature", "vector-scaling", "matrix-scaling",
                               "structured-matrix-scaling", "ovr-platt", "ovr-isotonic",
-                              "ovr-ivap", "ovo-ivap", "temperature+ovr-ivap")
+                              "ovr-ivap", "ovo-ivap", "temperature+ovr-ivap",
+                              "temperature+ovr-ivap-clip", "vector-scaling+ovr-ivap-clip",
+                              "structured-matrix-scaling+ovr-ivap-clip")
     assert "top_label_ece" in result.metrics and "classwise_ece" in result.metrics
     assert not any(result.failures(m) for m in result.methods)
     d = json.loads(json.dumps(result.to_dict(), allow_nan=False))
