@@ -63,7 +63,8 @@ def test_binary_every_applicable_method_and_metric():
     s, y = _binary(300)
     result = compare(s, y, score="logit", folds=2)
     assert result.methods == ("uncalibrated", "platt", "beta", "quadratic-logistic", "isotonic",
-                              "histogram", "bbq", "enir", "ivap", "cvap")
+                              "histogram", "bbq", "enir", "ivap", "cvap", "platt+ivap-clip",
+                              "beta+ivap-clip")
     assert result.metrics == ("log_loss", "brier", "ece", "smooth_ece", "accuracy",
                               "calibration_slope", "calibration_intercept", "spiegelhalter_p",
                               "ks_p", "interval_width")
