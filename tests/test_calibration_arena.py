@@ -47,7 +47,32 @@ def test_methods_reuse_the_candidates_and_add_the_chains():
     assert {"temperature+ovr-ivap", "temperature+ovo-ivap", "vector-scaling+ovr-ivap"} <= set(multi)
     assert "ovo-ivap" not in [c.name for c in methods_for("multiclass", "logit", 100)]
     assert all(c.intervals for c in EXTRA_CHAINS)
-    assert set(FIRST_STAGE) == {c.name for c in EXTRA_CHAINS} | {"temperature+ovr-ivap"}
+    chains = {c.name for c in CANDIDATES if "+" in c.name}
+    assert set(FIRST_STAGE) == {c.name for c in EXTRA_CHAINS} | chains
+    assert not chains & {c.name for c in EXTRA_CHAINS}  # one table: each method once
+
+
+def test_the_arena_methods_are_the_same_set_as_before_the_clipped_chains_moved():
+    """The clipped chains moved from the arena's extras to the comparison's candidates (issue 25):
+    the arena's methods are the same set as before, and the comparison now has the chains."""
+    from venncal.comparison import CANDIDATES
+
+    binary = {"uncalibrated", "platt", "beta", "quadratic-logistic", "isotonic", "histogram",
+              "bbq", "enir", "ivap", "cvap", "platt+ivap", "beta+ivap",
+              "quadratic-logistic+ivap", "platt+ivap-clip", "beta+ivap-clip"}
+    multi = {"uncalibrated", "temperature", "vector-scaling", "matrix-scaling",
+             "structured-matrix-scaling", "ovr-platt", "ovr-isotonic", "ovr-ivap", "ovo-ivap",
+             "temperature+ovr-ivap", "vector-scaling+ovr-ivap",
+             "structured-matrix-scaling+ovr-ivap", "temperature+ovo-ivap",
+             "temperature+ovo-ivap-normalize", "temperature+ovo-ivap-wlw",
+             "vector-scaling+ovo-ivap", "structured-matrix-scaling+ovo-ivap",
+             "temperature+ovr-ivap-clip", "vector-scaling+ovr-ivap-clip",
+             "structured-matrix-scaling+ovr-ivap-clip"}
+    assert {c.name for c in methods_for("binary", "logit", 2)} == binary
+    assert {c.name for c in methods_for("multiclass", "logit", 10)} == multi
+    compared = {c.name for c in CANDIDATES}
+    assert {"platt+ivap-clip", "beta+ivap-clip", "temperature+ovr-ivap-clip",
+            "vector-scaling+ovr-ivap-clip", "structured-matrix-scaling+ovr-ivap-clip"} <= compared
 
 
 def test_synthetic_logits_distortions():

@@ -63,7 +63,8 @@ def test_binary_every_applicable_method_and_metric():
     s, y = _binary(300)
     result = compare(s, y, score="logit", folds=2)
     assert result.methods == ("uncalibrated", "platt", "beta", "quadratic-logistic", "isotonic",
-                              "histogram", "bbq", "enir", "ivap", "cvap")
+                              "histogram", "bbq", "enir", "ivap", "cvap", "platt+ivap-clip",
+                              "beta+ivap-clip")
     assert result.metrics == ("log_loss", "brier", "ece", "smooth_ece", "accuracy",
                               "calibration_slope", "calibration_intercept", "spiegelhalter_p",
                               "ks_p", "interval_width")
@@ -80,7 +81,9 @@ def test_multiclass_methods_metrics_and_json():
     result = compare(z, np.array(["a", "b", "c"])[y], score="logit", folds=2)
     assert result.methods == ("uncalibrated", "temperature", "vector-scaling", "matrix-scaling",
                               "structured-matrix-scaling", "ovr-platt", "ovr-isotonic",
-                              "ovr-ivap", "ovo-ivap", "temperature+ovr-ivap")
+                              "ovr-ivap", "ovo-ivap", "temperature+ovr-ivap",
+                              "temperature+ovr-ivap-clip", "vector-scaling+ovr-ivap-clip",
+                              "structured-matrix-scaling+ovr-ivap-clip")
     assert "top_label_ece" in result.metrics and "classwise_ece" in result.metrics
     assert not any(result.failures(m) for m in result.methods)
     d = json.loads(json.dumps(result.to_dict(), allow_nan=False))

@@ -35,8 +35,9 @@ def _a(*values):
 def test_the_defaults_and_the_switching_multiple_are_stated():
     assert DEFAULTS[("binary", False)][0] == "beta"
     assert DEFAULTS[("multiclass", False)][0] == "structured-matrix-scaling"
-    assert DEFAULTS[("binary", True)] == ("cvap", "ivap")
-    assert DEFAULTS[("multiclass", True)][0] == "temperature+ovr-ivap"
+    assert DEFAULTS[("binary", True)] == ("beta+ivap-clip", "cvap", "ivap")
+    assert DEFAULTS[("multiclass", True)] == ("structured-matrix-scaling+ovr-ivap-clip",
+                                              "temperature+ovr-ivap", "ovr-ivap", "ovo-ivap")
     assert SWITCH_SE == 1.5 * NOISE_SE == 3.0
 
 
@@ -136,3 +137,43 @@ def test_compare_uses_the_default_rule_and_is_deterministic_under_the_seed():
     assert a.recommend(intervals=True).method in ("ivap",)
     with pytest.raises(ValueError, match="rule must be"):
         a.recommend(rule="lowest")
+
+
+def test_with_intervals_the_clipped_leaders_are_the_defaults():
+    """Issue 25: with intervals, CalArena's leader clipped into the Venn-Abers intervals first."""
+    ll = {"beta": _a(0.40, 0.41, 0.39), "beta+ivap-clip": _a(0.401, 0.411, 0.391),
+          "cvap": _a(0.40, 0.41, 0.40), "ivap": _a(0.41, 0.42, 0.40)}
+    rec = _rec(ll, intervals=True)
+    assert rec.method == "beta+ivap-clip" and rec.default == "beta+ivap-clip"
+    # Not compared (a score kind it does not take): the next default, saying why.
+    rec = _rec({m: v for m, v in ll.items() if m != "beta+ivap-clip"}, intervals=True)
+    assert rec.method == "cvap" and "beta+ivap-clip was not compared" in rec.reason
+    mc = {"structured-matrix-scaling": _a(0.30, 0.31, 0.29),
+          "structured-matrix-scaling+ovr-ivap-clip": _a(0.30, 0.312, 0.29),
+          "temperature+ovr-ivap": _a(0.31, 0.31, 0.29), "ovr-ivap": _a(0.30, 0.30, 0.30)}
+    gives = {m: "ivap" in m for m in mc}
+    rec = _rec(mc, intervals=True, problem="multiclass", gives=gives)
+    assert rec.method == "structured-matrix-scaling+ovr-ivap-clip"
+    assert rec.default == "structured-matrix-scaling+ovr-ivap-clip"
+
+
+def test_compare_with_intervals_recommends_the_clipped_chains():
+    """On a binary and a K-class data set, compare(intervals=True) names the clipped chain."""
+    rng = np.random.default_rng(3)
+    s = rng.normal(size=600)
+    y = rng.random(600) < 1 / (1 + np.exp(-1.5 * s))
+    result = compare(s, y, score="logit", intervals=True)
+    assert "beta+ivap-clip" in result.methods and "platt+ivap-clip" in result.methods
+    rec = result.recommendation
+    assert rec.method == "beta+ivap-clip" and rec.default == "beta+ivap-clip", rec.reason
+    assert result.mean("beta+ivap-clip")["interval_width"] > 0
+    z = rng.normal(size=(450, 3)) * 2
+    p = np.exp(z / 2.0)
+    p /= p.sum(axis=1, keepdims=True)
+    c = np.array([rng.choice(3, p=row) for row in p])
+    result = compare(z, c, score="logit", intervals=True)
+    rec = result.recommendation
+    assert rec.default == "structured-matrix-scaling+ovr-ivap-clip", rec.reason
+    assert rec.method == "structured-matrix-scaling+ovr-ivap-clip", rec.reason
+    # Without intervals the defaults are unchanged.
+    assert result.recommend(intervals=False).default == "structured-matrix-scaling"

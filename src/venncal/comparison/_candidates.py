@@ -135,16 +135,35 @@ def _uncalibrated(kind, classes):
     return Uncalibrated(kind, classes)
 
 
+_PLATT = _construct("venncal.baselines.PlattCalibrator", score=True)
+_BETA = _construct("venncal.parametric.BetaCalibrator", score=True)
+_IVAP = _construct("venncal.venn_abers.VennAbersCalibrator")
+_TEMP = _construct("venncal.parametric.TemperatureCalibrator", score=True)
+_VECTOR = _construct("venncal.parametric.VectorScalingCalibrator", score=True)
+_SMS = _construct("venncal.parametric.StructuredMatrixScalingCalibrator", score=True)
+_OVR = _multiclass("OneVsRestCalibrator", "ivap")
+
+#: What a clipped chain keeps, said once in each of their lines.
+_CLIP = (" (the point prediction: the first stage's, moved to the nearest end of the "
+         "interval where it lies outside; not itself a Venn-Abers prediction)")
+
+
+def _clipped(name: str, problem: str, first: Callable, then: Callable, about: str) -> Candidate:
+    """A chain fitted on the same rows whose point prediction is ``point="clip"``."""
+    return Candidate(name, problem, _chain(first, then, point="clip"), ("proba", "logit"),
+                     intervals=True, about=about + _CLIP)
+
+
 #: Every calibrator compared, in the order of the results.  ``uncalibrated`` is the
 #: reference row (the scores read as probabilities: needs a score kind that says how).
 CANDIDATES: tuple[Candidate, ...] = (
     Candidate("uncalibrated", BINARY, _uncalibrated, ("proba", "logit"),
               about="the scores themselves (proba), or their logistic function (logit)"),
-    Candidate("platt", BINARY, _construct("venncal.baselines.PlattCalibrator", score=True),
+    Candidate("platt", BINARY, _PLATT,
               about="Platt scaling: logistic regression on the score (on the log-odds of a "
                     "probability)"),
-    Candidate("beta", BINARY, _construct("venncal.parametric.BetaCalibrator", score=True),
-              ("proba", "logit"), about="Beta calibration, three parameters (abm)"),
+    Candidate("beta", BINARY, _BETA, ("proba", "logit"),
+              about="Beta calibration, three parameters (abm)"),
     Candidate("quadratic-logistic", BINARY,
               _construct("venncal.parametric.QuadraticLogisticCalibrator", score=True),
               about="logistic regression on the log-odds and its square"),
@@ -156,40 +175,48 @@ CANDIDATES: tuple[Candidate, ...] = (
               about="Bayesian binning into quantiles"),
     Candidate("enir", BINARY, _construct("venncal.enir.ENIRCalibrator"),
               about="ensemble of near-isotonic regressions"),
-    Candidate("ivap", BINARY, _construct("venncal.venn_abers.VennAbersCalibrator"),
-              intervals=True, about="inductive Venn-Abers predictor"),
+    Candidate("ivap", BINARY, _IVAP, intervals=True, about="inductive Venn-Abers predictor"),
     Candidate("cvap", BINARY, _construct("venncal.venn_abers.CrossVennAbersCalibrator"),
               intervals=True, about="cross Venn-Abers predictor: one inductive predictor per "
                                     "fold of the rows, merged (compare: 5 inner folds)"),
+    _clipped("platt+ivap-clip", BINARY, _PLATT, _IVAP,
+             "Platt scaling clipped into IVAP's interval [p0, p1] fitted on its "
+             "probabilities"),
+    _clipped("beta+ivap-clip", BINARY, _BETA, _IVAP,
+             "Beta calibration clipped into IVAP's interval [p0, p1] fitted on its "
+             "probabilities"),
     Candidate("uncalibrated", MULTICLASS, _uncalibrated, ("proba", "logit"),
               about="the scores themselves (proba), or their softmax (logit)"),
-    Candidate("temperature", MULTICLASS,
-              _construct("venncal.parametric.TemperatureCalibrator", score=True),
-              ("proba", "logit"), about="temperature scaling"),
-    Candidate("vector-scaling", MULTICLASS,
-              _construct("venncal.parametric.VectorScalingCalibrator", score=True),
-              ("proba", "logit"), about="vector scaling: a scale and an intercept per class"),
+    Candidate("temperature", MULTICLASS, _TEMP, ("proba", "logit"), about="temperature scaling"),
+    Candidate("vector-scaling", MULTICLASS, _VECTOR, ("proba", "logit"),
+              about="vector scaling: a scale and an intercept per class"),
     Candidate("matrix-scaling", MULTICLASS,
               _construct("venncal.parametric.MatrixScalingCalibrator", score=True),
               ("proba", "logit"), about="matrix scaling with off-diagonal and intercept "
                                         "penalties (Dirichlet calibration on probabilities)"),
-    Candidate("structured-matrix-scaling", MULTICLASS,
-              _construct("venncal.parametric.StructuredMatrixScalingCalibrator", score=True),
-              ("proba", "logit"), about="a shared scale plus a penalised matrix (ours)"),
+    Candidate("structured-matrix-scaling", MULTICLASS, _SMS, ("proba", "logit"),
+              about="a shared scale plus a penalised matrix (ours)"),
     Candidate("ovr-platt", MULTICLASS, _multiclass("OneVsRestCalibrator", "platt"),
               about="one-vs-rest Platt scaling, renormalised"),
     Candidate("ovr-isotonic", MULTICLASS, _multiclass("OneVsRestCalibrator", "isotonic"),
               about="one-vs-rest isotonic regression, renormalised"),
-    Candidate("ovr-ivap", MULTICLASS, _multiclass("OneVsRestCalibrator", "ivap"),
-              intervals=True, about="one-vs-rest inductive Venn-Abers, renormalised"),
+    Candidate("ovr-ivap", MULTICLASS, _OVR, intervals=True,
+              about="one-vs-rest inductive Venn-Abers, renormalised"),
     Candidate("ovo-ivap", MULTICLASS, _multiclass("OneVsOneCalibrator", "ivap"),
               intervals=True, about="one-vs-one inductive Venn-Abers, coupled (price)"),
-    Candidate("temperature+ovr-ivap", MULTICLASS,
-              _chain(_construct("venncal.parametric.TemperatureCalibrator", score=True),
-                     _multiclass("OneVsRestCalibrator", "ivap")),
-              ("proba", "logit"), intervals=True,
+    Candidate("temperature+ovr-ivap", MULTICLASS, _chain(_TEMP, _OVR), ("proba", "logit"),
+              intervals=True,
               about="temperature scaling, then one-vs-rest Venn-Abers on its probabilities "
                     "(fitted on the same rows)"),
+    _clipped("temperature+ovr-ivap-clip", MULTICLASS, _TEMP, _OVR,
+             "temperature scaling clipped into the one-vs-rest IVAP intervals fitted on its "
+             "probabilities, renormalised"),
+    _clipped("vector-scaling+ovr-ivap-clip", MULTICLASS, _VECTOR, _OVR,
+             "vector scaling clipped into the one-vs-rest IVAP intervals fitted on its "
+             "probabilities, renormalised"),
+    _clipped("structured-matrix-scaling+ovr-ivap-clip", MULTICLASS, _SMS, _OVR,
+             "structured matrix scaling clipped into the one-vs-rest IVAP intervals fitted on "
+             "its probabilities, renormalised"),
 )
 
 
@@ -340,4 +367,6 @@ def score_params(name: str, problem: str, score) -> dict:
     (candidate,) = candidates_for(problem, score, [name])
     given = candidate.build(score, None).get_params(deep=False)
     default = candidate.build(None, None).get_params(deep=False)
-    return {k: v for k, v in given.items() if default.get(k) != v}
+    # A chain's stages are calibrators (the score kind is its first stage's): not parameters.
+    return {k: v for k, v in given.items()
+            if not hasattr(v, "get_params") and default.get(k) != v}

@@ -126,9 +126,11 @@ def compare(
         Whether the recommendation must give Venn-Abers intervals.  The
         recommendation keeps a default (binary: Beta calibration, then
         quadratic logistic, then Platt; K classes: structured matrix scaling,
-        vector scaling, matrix scaling, temperature; with intervals: CVAP, then
-        IVAP; K classes: temperature then one-vs-rest IVAP, one-vs-rest IVAP,
-        one-vs-one IVAP: the first that ran on every fold) unless the method of
+        vector scaling, matrix scaling, temperature; with intervals: Beta
+        calibration clipped into IVAP's interval, CVAP, then IVAP; K classes:
+        structured matrix scaling clipped into the one-vs-rest IVAP intervals,
+        temperature then one-vs-rest IVAP, one-vs-rest IVAP, one-vs-one IVAP:
+        the first that ran on every fold) unless the method of
         lowest mean log loss beats it by more than 3 standard errors of their
         paired gap over the folds (:meth:`Comparison.recommend`).
     progress : callable, default=None

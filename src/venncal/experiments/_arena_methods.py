@@ -1,7 +1,8 @@
 """The methods of the calibration arena and how each is fitted and scored on one task.
 
-Every candidate of :data:`venncal.comparison.CANDIDATES` (reused as it is), the chains
-"parametric first stage -> Venn-Abers" that the comparison does not list
+Every candidate of :data:`venncal.comparison.CANDIDATES` (reused as it is: among them the
+chains clipped into the Venn-Abers intervals), the chains "parametric first stage ->
+Venn-Abers" that the comparison does not list
 (:data:`EXTRA_CHAINS`), and the meta-method :data:`RECOMMENDS`: ``venncal.compare``
 cross-validated on the task's calibration rows only, its recommendation refitted on all
 of them.  Each method is fitted on a task's calibration rows and scored on its test rows
@@ -17,6 +18,13 @@ from typing import NamedTuple
 import numpy as np
 
 from ..comparison._candidates import (
+    _BETA,
+    _IVAP,
+    _OVR,
+    _PLATT,
+    _SMS,
+    _TEMP,
+    _VECTOR,
     BINARY,
     CANDIDATES,
     MULTICLASS,
@@ -35,26 +43,19 @@ RECOMMENDS = "venncal recommends"
 #: rule), ranked beside it on the same run; not a method of the task's ``scores``.
 RECOMMENDS_OLD = "lowest CV mean (old rule)"
 
-_PLATT = _construct("venncal.baselines.PlattCalibrator", score=True)
-_BETA = _construct("venncal.parametric.BetaCalibrator", score=True)
 _QUAD = _construct("venncal.parametric.QuadraticLogisticCalibrator", score=True)
-_IVAP = _construct("venncal.venn_abers.VennAbersCalibrator")
-_TEMP = _construct("venncal.parametric.TemperatureCalibrator", score=True)
-_VECTOR = _construct("venncal.parametric.VectorScalingCalibrator", score=True)
-_SMS = _construct("venncal.parametric.StructuredMatrixScalingCalibrator", score=True)
-_OVR = _multiclass("OneVsRestCalibrator", "ivap")
 
 
 def _ovo(coupling: str):
     return _multiclass("OneVsOneCalibrator", "ivap", coupling=coupling)
 
 
-def _extra(name, problem, first, then, about, point="then"):
-    return Candidate(name, problem, _chain(first, then, point=point), ("proba", "logit"), True,
-                     about)
+def _extra(name, problem, first, then, about):
+    return Candidate(name, problem, _chain(first, then), ("proba", "logit"), True, about)
 
 
-#: The chains the arena adds to the comparison's candidates (all fitted on the same rows).
+#: The chains the arena adds to the comparison's candidates (all fitted on the same rows;
+#: the clipped chains, ``...-ivap-clip``, are candidates of the comparison itself).
 EXTRA_CHAINS: tuple[Candidate, ...] = (
     _extra("platt+ivap", BINARY, _PLATT, _IVAP, "Platt scaling, then IVAP on its probability"),
     _extra("beta+ivap", BINARY, _BETA, _IVAP, "Beta calibration, then IVAP"),
@@ -73,17 +74,6 @@ EXTRA_CHAINS: tuple[Candidate, ...] = (
            "vector scaling, then one-vs-one IVAP (Price)"),
     _extra("structured-matrix-scaling+ovo-ivap", MULTICLASS, _SMS, _ovo("price"),
            "structured matrix scaling, then one-vs-one IVAP (Price)"),
-    # point="clip": the first stage's probabilities clipped into the IVAP intervals
-    _extra("platt+ivap-clip", BINARY, _PLATT, _IVAP,
-           "Platt scaling clipped into IVAP's interval", "clip"),
-    _extra("beta+ivap-clip", BINARY, _BETA, _IVAP, "Beta calibration clipped into IVAP's interval",
-           "clip"),
-    _extra("temperature+ovr-ivap-clip", MULTICLASS, _TEMP, _OVR,
-           "temperature scaling clipped into the one-vs-rest IVAP intervals, renormalised", "clip"),
-    _extra("vector-scaling+ovr-ivap-clip", MULTICLASS, _VECTOR, _OVR,
-           "vector scaling clipped into the one-vs-rest IVAP intervals", "clip"),
-    _extra("structured-matrix-scaling+ovr-ivap-clip", MULTICLASS, _SMS, _OVR,
-           "structured matrix scaling clipped into the one-vs-rest IVAP intervals", "clip"),
 )
 
 #: Each chain's first stage (a method of the arena): for the chain target.
