@@ -118,11 +118,11 @@ def _above(num, den, en, ed, l, LV, ACC):
         sign = midpoint_sign(num, den, LV[2, l], LV[3, l])
         if sign > -2:
             return 1 if sign > 0 else 0
-        acc_zero(ACC, 0)
-        acc_add_float(ACC, 0, 2.0 * num)
-        acc_add_prod(ACC, 0, -LV[2, l], den)
-        acc_add_prod(ACC, 0, -LV[3, l], den)
-        return 1 if acc_sign(ACC, 0) > 0 else 0
+        acc_zero(ACC, _ROW0)
+        acc_add_float(ACC, _ROW0, 2.0 * num)
+        acc_add_prod(ACC, _ROW0, -LV[2, l], den)
+        acc_add_prod(ACC, _ROW0, -LV[3, l], den)
+        return 1 if acc_sign(ACC, _ROW0) > 0 else 0
     low = den - ed
     if not low > 0.0:
         return -1
@@ -241,8 +241,8 @@ def group_cell(num, den, en, ed, LV, ACC):
 def acc_above(ACC, iN, iD, iF, l, LV):
     """Whether ``N / D > (L[l] + L[l+1]) / 2`` for the exact sums in rows ``iN``, ``iD`` (``D > 0``)."""
     acc_zero(ACC, iF)
-    acc_add_acc(ACC, iF, ACC, iN, False)
-    acc_add_acc(ACC, iF, ACC, iN, False)
+    acc_add_acc(ACC, iF, ACC, iN, _NO)
+    acc_add_acc(ACC, iF, ACC, iN, _NO)
     acc_add_scaled(ACC, iF, ACC, iD, -LV[2, l])
     acc_add_scaled(ACC, iF, ACC, iD, -LV[3, l])
     return acc_sign(ACC, iF) > 0
@@ -266,8 +266,14 @@ def acc_cell(ACC, iN, iD, iF, LV):
 # being pushed, ``_PENDING`` and the next the remainders ``N - num`` and
 # ``D - den`` of the pending score, then two for each group on the stack:
 # meaningful only while the group's bound ``en`` or ``ed`` is positive.
-_XN, _XD, _XF, _RN, _RD, _PENDING, _GROUPS = 1, 2, 3, 4, 5, 6, 8
-ORDERED_SCRATCH = _GROUPS  # rows of ACC before the groups'
+# Rows of ACC.  NumPy integers, not Python ints: numba types a Python int constant
+# passed to a compiled (not inlined) kernel as Literal[int] and compiles that kernel
+# once per value; an np.int64 is a plain int64 (one compilation per real signature).
+_XN, _XD, _XF, _RN, _RD, _PENDING, _GROUPS = (np.int64(r) for r in (1, 2, 3, 4, 5, 6, 8))
+ORDERED_SCRATCH = int(_GROUPS)  # rows of ACC before the groups'
+_ROW0 = np.int64(0)  # _above's row of ACC
+_NO_CELL = np.int64(-1)  # _ordered_slow's p: the cell, not a comparison
+_NO = np.bool_(False)  # acc_add_acc's flag, as a plain boolean (not Literal[bool])
 
 
 @jit_inline
@@ -276,11 +282,11 @@ def _exact_sums(ACC, num, den, en, ed, iRN, iRD):
     acc_zero(ACC, _XN)
     acc_add_float(ACC, _XN, num)
     if en > 0.0 or ed > 0.0:
-        acc_add_acc(ACC, _XN, ACC, iRN, False)
+        acc_add_acc(ACC, _XN, ACC, iRN, _NO)
     acc_zero(ACC, _XD)
     acc_add_float(ACC, _XD, den)
     if en > 0.0 or ed > 0.0:
-        acc_add_acc(ACC, _XD, ACC, iRD, False)
+        acc_add_acc(ACC, _XD, ACC, iRD, _NO)
 
 
 @jit
@@ -309,8 +315,8 @@ def _merge_remainders(ACC, iRN, iRD, j, inexact, group_inexact, e1, e2):
         acc_zero(ACC, iRN)
         acc_zero(ACC, iRD)
     if group_inexact:
-        acc_add_acc(ACC, iRN, ACC, _GROUPS + 2 * j, False)
-        acc_add_acc(ACC, iRD, ACC, _GROUPS + 2 * j + 1, False)
+        acc_add_acc(ACC, iRN, ACC, _GROUPS + 2 * j, _NO)
+        acc_add_acc(ACC, iRD, ACC, _GROUPS + 2 * j + 1, _NO)
     acc_add_float(ACC, iRN, e1)
     acc_add_float(ACC, iRD, e2)
 
@@ -320,8 +326,8 @@ def _copy_remainders(ACC, dst, iRN, iRD):
     """Rows ``dst`` and ``dst + 1`` become copies of rows ``iRN`` and ``iRD``."""
     acc_zero(ACC, dst)
     acc_zero(ACC, dst + 1)
-    acc_add_acc(ACC, dst, ACC, iRN, False)
-    acc_add_acc(ACC, dst + 1, ACC, iRD, False)
+    acc_add_acc(ACC, dst, ACC, iRN, _NO)
+    acc_add_acc(ACC, dst + 1, ACC, iRD, _NO)
 
 
 @jit_inline
@@ -349,7 +355,7 @@ def ordered_push(G, GC, ACC, top, num, den, en, ed, lo, hi, iRN, iRD, commit, LV
     """
     c = fast_cell(num, den, en, ed, LV)
     if c < 0:
-        c = _ordered_slow(ACC, num, den, en, ed, iRN, iRD, LV, -1)
+        c = _ordered_slow(ACC, num, den, en, ed, iRN, iRD, LV, _NO_CELL)
     last = LV.shape[1]
     while top > 0 and GC[top - 1] >= c:
         j = top - 1
@@ -369,7 +375,7 @@ def ordered_push(G, GC, ACC, top, num, den, en, ed, lo, hi, iRN, iRD, commit, LV
                 continue
         c = fast_cell(num, den, en, ed, LV)
         if c < 0:
-            c = _ordered_slow(ACC, num, den, en, ed, iRN, iRD, LV, -1)
+            c = _ordered_slow(ACC, num, den, en, ed, iRN, iRD, LV, _NO_CELL)
     set_group(G, GC, top, num, den, lo, hi, en, ed, c)
     if commit and (en > 0.0 or ed > 0.0):
         _copy_remainders(ACC, _GROUPS + 2 * top, iRN, iRD)
@@ -452,8 +458,8 @@ def ordered_groups(G, GC, ACC, top, pending, LV):
     if pending[4] > 0.0 or pending[5] > 0.0:
         acc_zero(ACC, _RN)
         acc_zero(ACC, _RD)
-        acc_add_acc(ACC, _RN, ACC, _PENDING, False)
-        acc_add_acc(ACC, _RD, ACC, _PENDING + 1, False)
+        acc_add_acc(ACC, _RN, ACC, _PENDING, _NO)
+        acc_add_acc(ACC, _RD, ACC, _PENDING + 1, _NO)
     n = ordered_push(rows, cells, ACC, top, pending[2], pending[1], pending[4], pending[5],
                      pending[0], pending[0], _RN, _RD, False, LV)
     return rows[:n], cells[:n]

@@ -127,7 +127,7 @@ def spread_around(E, EK, EW, cnt, FS, b):
 @jit
 def tree_entries(E, EK, EW, cnt):
     """Every stored score in order, as copies of its rows of ``E``, ``EK`` and ``EW``."""
-    return _gather(E, EK, EW, cnt, 0, cnt.shape[0] // 2, cnt[1])
+    return _gather(E, EK, EW, cnt, np.int64(0), cnt.shape[0] // 2, cnt[1])
 
 
 

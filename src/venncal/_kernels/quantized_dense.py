@@ -156,7 +156,7 @@ def dense_grow(E, EK, EW, cnt, E2, EK2, EW2, cnt2, FS2, D2, NA2, NB2, Q, P):
     H = 0
     while (1 << H) < C2:
         H += 1
-    _build(E2, cnt2, FS2, D2, NA2, NB2, Q, P, 1, H)
+    _build(E2, cnt2, FS2, D2, NA2, NB2, Q, P, np.int64(1), H)  # (not Literal[int])
 
 
 @jit_inline

@@ -102,7 +102,8 @@ def _cell(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, num, den, en, ed, lo, hi):
         if XW is None:
             return -1
         else:
-            c = tree_slow(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, num, den, en, ed, lo, hi, -1)
+            c = tree_slow(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, num, den, en, ed, lo, hi,
+                          np.int64(-1))
     return c
 
 
@@ -138,7 +139,7 @@ def _junction(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, IT):
         else:
             if i == _DIRECT:
                 _walk_start(IT, wr, R, i, n_right)
-            r = _walk_next(JL, JR, KB, IT, wr, True)
+            r = _walk_next(JL, JR, KB, IT, wr, np.bool_(True))
         if GC[r] > (jc if have else (GC[below] if k > 0 else -1)):
             break
         if have:
@@ -164,8 +165,8 @@ def _junction(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, IT):
                 below = _row_at(JL, JR, KB, L, k - 1)
             else:
                 if n_left - k == _DIRECT:
-                    _walk_start(IT, wl, L, 0, k)
-                below = _walk_next(JL, JR, KB, IT, wl, False)
+                    _walk_start(IT, wl, L, np.int64(0), k)
+                below = _walk_next(JL, JR, KB, IT, wl, np.bool_(False))
         jc = _cell(E, EK, EW, XW, XT, cnt, FS, ACC, LV, v, jn, jd, jen, jed, jlo, jhi)
         if jc < 0:
             return False
@@ -468,9 +469,9 @@ def tree_fill(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, IT, tmpE, 
     H = 0
     while (1 << H) < C:
         H += 1
-    _distribute(E, EK, EW, cnt, FS, 0, C, tmpE, tmpK, tmpW)
+    _distribute(E, EK, EW, cnt, FS, np.int64(0), C, tmpE, tmpK, tmpW)
     B = E.shape[0] // C
     for b in range(C):
         for pos in range(b * B, b * B + cnt[C + b]):
             score_refresh(E, EK, EW, XW, XT, cnt, FS, ACC, LV, pos)
-    _build_above(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, 1, H, IT)
+    _build_above(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, np.int64(1), H, IT)

@@ -34,7 +34,9 @@ from .quantized import _above, _first_not_below, acc_above, acc_cell, group_cell
 
 _KEY = types.UniTuple(types.float64, 2)
 _EXPANSION = types.float64[::1]
-_XN, _XD, _XF = 1, 2, 3  # rows of ACC (row 0 is _above's)
+# Rows of ACC (row 0 is _above's), NumPy integers: a Python int constant passed to a
+# compiled kernel is typed Literal[int] by numba, which compiles the kernel once per value.
+_XN, _XD, _XF = np.int64(1), np.int64(2), np.int64(3)
 TREE_ACCUMULATORS = 4
 _OTHER = 4  # the bit of EK for targets other than 0 and 1
 
