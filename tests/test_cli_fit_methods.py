@@ -68,14 +68,7 @@ PROBLEMS = {
     "multiclass": ("k3.csv", ["--score-cols", "c0,c1,c2", "--score-kind", "logit"],
                    ["--score-cols", "c0,c1,c2"]),
 }
-#: The binary chains (``platt+ivap-clip``, ``beta+ivap-clip``): ``files.calibrator_for`` builds a
-#: binary method from the registry of binary methods only, and ``venncal fit`` refuses them
-#: ("unknown calibration method") until it builds a binary candidate that is not registered
-#: with ``build_candidate`` (with the score kind), as it does for K classes.  Strict: the day
-#: it is fixed, these cases fail here and their mark goes.
-_BINARY_CHAIN = pytest.mark.xfail(strict=True, reason="files.calibrator_for: binary chains")
-CASES = [pytest.param(c.problem, c.name, marks=_BINARY_CHAIN)
-         if c.problem == "binary" and "+" in c.name else (c.problem, c.name) for c in CANDIDATES]
+CASES = [(c.problem, c.name) for c in CANDIDATES]
 IDS = [f"{c.problem}-{c.name}" for c in CANDIDATES]
 
 
@@ -273,3 +266,16 @@ def test_a_parameter_is_set_or_refused_by_name(name, key, value):
         return
     params = model.get_params(deep=True)
     assert value in [v for k, v in params.items() if k == key or k.endswith("__" + key)]
+
+
+@pytest.mark.parametrize(("extra", "match"), [
+    ([], r"--method beta\+ivap-clip needs --score-kind proba or logit"),
+    (["--score-kind", "proba", "--merge", "brier"], r"merge.* does not go with beta\+ivap-clip"),
+    (["--score-kind", "proba", "--fold-col", "fold"], r"does not go with beta\+ivap-clip"),
+])
+def test_a_binary_chain_needs_its_score_kind_and_refuses_venn_abers_options(capsys, tables,
+                                                                          tmp_path, extra, match):
+    code, _, err = run(capsys, ["fit", tables / "bin.csv", "--score-col", "s", "--label-col", "y",
+                                "--method", "beta+ivap-clip", *extra, "-o", tmp_path / "m.json"])
+    assert code == 2 and re.search(match, err), err
+    assert not (tmp_path / "m.json").exists()

@@ -135,9 +135,16 @@ def calibrator_for(method: str, problem: str, *, score=None, params=None, merge=
         other = "one score column" if problem == MULTICLASS else "K class-score columns"
         raise ParameterError(Param("method", method), f" is for {other}, not for {problem} "
                              "scores; methods: " + ", ".join(fit_methods(problem)))
-    if problem != MULTICLASS:
-        return method_calibrator(method, params, merge=merge, by=by)
     from ._registry import CALIBRATORS
+
+    if problem != MULTICLASS:
+        if method in CALIBRATORS:
+            return method_calibrator(method, params, merge=merge, by=by)
+        for given, option in ((merge, "merge"), (by, "by")):  # a chain (beta+ivap-clip, ...)
+            if given is not None:
+                raise ParameterError(Param(option), f" does not go with {method}, a chain of "
+                                     "two calibrators (it is for ivap or cvap alone)")
+        return build_candidate(method, problem, score, classes, params)
     from .multiclass import OneVsOneCalibrator, OneVsRestCalibrator
 
     if method in CALIBRATORS:

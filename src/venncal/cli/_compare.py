@@ -106,6 +106,8 @@ def _fit_command(args: argparse.Namespace, result) -> str | None:
         words += [option, value] if value is not None else []
     problem = "multiclass" if args.score_cols else "binary"
     if not args.score_cols:
+        if "+" in method and args.score_kind is not None:  # a chain: its first stage's kind
+            words += ["--score-kind", args.score_kind]
         for key, value in score_params(method, problem, args.score_kind).items():
             words += ["--param", f"{key}={value}"]
     folds = getattr(build_candidate(method, problem, args.score_kind), "_group_param", None)

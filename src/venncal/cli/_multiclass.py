@@ -54,7 +54,9 @@ def add_fit_options(parser: argparse.ArgumentParser) -> None:
                        help="columns of class scores, one per class (instead of --score-col)")
     group.add_argument("--score-kind", choices=SCORE_KINDS,
                        help="what --score-cols hold (required with them, never guessed): "
-                       "proba (rows summing to 1), logit (softmax logits) or margin")
+                       "proba (rows summing to 1), logit (softmax logits) or margin; also what "
+                       "--score-col holds for a binary chain (--method beta+ivap-clip, "
+                       "platt+ivap-clip)")
     group.add_argument("--multiclass", choices=("ovr", "ovo"),
                        help="one-vs-rest (default) or one-vs-one")
     group.add_argument("--coupling", choices=COUPLINGS,
@@ -68,6 +70,11 @@ def check_fit_options(args: argparse.Namespace) -> None:
     """Refuse options that do not go together, before anything is read."""
     if args.score_cols is None:
         given = [f for f in _ONLY if getattr(args, f[2:].replace("-", "_")) is not None]
+        if "+" in args.method:  # a binary chain (beta+ivap-clip): its first stage's score kind
+            if args.score_kind is None:
+                raise CLIError(f"--method {args.method} needs --score-kind proba or logit: the "
+                               "kind of --score-col its first stage reads is never guessed")
+            given.remove("--score-kind")
         if given:
             raise CLIError(f"{given[0]} goes with --score-cols (one score column per class)")
         return
