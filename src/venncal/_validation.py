@@ -85,7 +85,41 @@ def _real_1d(values, name: str, what: str) -> np.ndarray:
         )
     if arr.shape[0] == 0:
         raise ValueError(f"{name} is empty: at least one {what} is needed")
-    return np.ascontiguousarray(arr, dtype=np.float64)
+    out = np.ascontiguousarray(arr, dtype=np.float64)
+    if arr.dtype.itemsize > 8 or (arr.dtype.kind in "iu" and arr.dtype.itemsize == 8):
+        _check_held_exactly(arr, out, name)
+    return out
+
+
+def _check_held_exactly(arr: np.ndarray, out: np.ndarray, name: str) -> None:
+    """Raise unless every value of ``arr`` (int64, uint64, longdouble) is ``out``'s double exactly.
+
+    Integers past 2**53 (nanosecond timestamps, counts, ids) and long doubles
+    round to a neighbouring double: two different scores would become one, a
+    tie the definitions then treat as one score.
+    """
+    if arr.dtype.kind in "iu":
+        big = np.flatnonzero((arr > 2**53) | (arr < -(2**53)) if arr.dtype.kind == "i"
+                            else arr > 2**53)
+        if big.size == 0:
+            return
+        x, f = arr[big], out[big]
+        top = 2.0**63 if arr.dtype.kind == "i" else 2.0**64
+        fits = f < top
+        held = fits & (np.where(fits, f, 0.0).astype(arr.dtype) == x)
+        index = big
+    else:
+        with np.errstate(invalid="ignore"):
+            held = (out.astype(arr.dtype) == arr) | np.isnan(arr)
+        index = np.arange(arr.shape[0])
+    if not held.all():
+        i = int(index[_first(~held)])
+        raise ValueError(
+            f"{name} at index {i} is {arr[i].item()!r}, which a float64 cannot hold exactly (it would "
+            f"be {float(out[i])!r}; integers past 2**53 round to a neighbour, so different "
+            f"scores would tie): venncal computes in float64; subtract an offset or rescale "
+            f"{name} first"
+        )
 
 
 def check_scores(scores, *, name: str = "scores") -> np.ndarray:
