@@ -180,7 +180,7 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
     not only on their ratios, says what depends on it in
     ``_weight_total_use`` (or overrides :meth:`_weight_total_depends`):
     weights that look relative then get a
-    :class:`~venncal._validation.WeightScaleWarning`.
+    :class:`~venncal.WeightScaleWarning`.
 
     A calibrator fitted per group of rows (the cross Venn-Abers predictor,
     one IVAP per fold) names in ``_group_param`` the keyword-only argument of

@@ -23,12 +23,17 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+
+from ._input_scales import (  # re-exported: their users import them from here
+    WeightScaleWarning,
+    check_held_exactly,
+    warn_if_relative_weights,
+)
 
 __all__ = [
     "Check",
@@ -87,39 +92,8 @@ def _real_1d(values, name: str, what: str) -> np.ndarray:
         raise ValueError(f"{name} is empty: at least one {what} is needed")
     out = np.ascontiguousarray(arr, dtype=np.float64)
     if arr.dtype.itemsize > 8 or (arr.dtype.kind in "iu" and arr.dtype.itemsize == 8):
-        _check_held_exactly(arr, out, name)
+        check_held_exactly(arr, out, name)
     return out
-
-
-def _check_held_exactly(arr: np.ndarray, out: np.ndarray, name: str) -> None:
-    """Raise unless every value of ``arr`` (int64, uint64, longdouble) is ``out``'s double exactly.
-
-    Integers past 2**53 (nanosecond timestamps, counts, ids) and long doubles
-    round to a neighbouring double: two different scores would become one, a
-    tie the definitions then treat as one score.
-    """
-    if arr.dtype.kind in "iu":
-        big = np.flatnonzero((arr > 2**53) | (arr < -(2**53)) if arr.dtype.kind == "i"
-                            else arr > 2**53)
-        if big.size == 0:
-            return
-        x, f = arr[big], out[big]
-        top = 2.0**63 if arr.dtype.kind == "i" else 2.0**64
-        fits = f < top
-        held = fits & (np.where(fits, f, 0.0).astype(arr.dtype) == x)
-        index = big
-    else:
-        with np.errstate(invalid="ignore"):
-            held = (out.astype(arr.dtype) == arr) | np.isnan(arr)
-        index = np.arange(arr.shape[0])
-    if not held.all():
-        i = int(index[_first(~held)])
-        raise ValueError(
-            f"{name} at index {i} is {arr[i].item()!r}, which a float64 cannot hold exactly (it would "
-            f"be {float(out[i])!r}; integers past 2**53 round to a neighbour, so different "
-            f"scores would tie): venncal computes in float64; subtract an offset or rescale "
-            f"{name} first"
-        )
 
 
 def check_scores(scores, *, name: str = "scores") -> np.ndarray:
@@ -214,55 +188,6 @@ def check_sample_weight(
     if not (w > 0).any():
         raise ValueError(f"{name} sums to zero: at least one positive weight is needed")
     return w
-
-
-class WeightScaleWarning(UserWarning):
-    """Sample weights that look relative (e.g. normalised to sum to 1), not frequencies.
-
-    venncal's weights are frequency weights (2 is the row repeated).  Isotonic
-    regression and histogram binning depend only on their ratios, but the
-    Venn-Abers predictors (the test object counts as one row), Platt's
-    targets, BBQ's and ENIR's priors on their total: weights summing to far
-    less than the rows flatten those fits towards a constant.  Raised by
-    those calibrators when the weights sum to less than half the rows of
-    positive weight (:func:`warn_if_relative_weights`); rescale relative
-    weights to frequencies with ``w * n / w.sum()``.
-
-    Examples
-    --------
-    >>> import warnings
-    >>> from venncal import VennAbersCalibrator, WeightScaleWarning
-    >>> w = [0.25] * 4  # normalised: they sum to 1
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     _ = VennAbersCalibrator().fit([0.1, 0.4, 0.6, 0.9], [0, 0, 1, 1], w)
-    >>> caught[0].category is WeightScaleWarning
-    True
-    """
-
-
-def warn_if_relative_weights(owner: str, total: float, rows: int, depends: str, *,
-                             stacklevel: int = 2, rows_known: bool = True) -> None:
-    """Warn (:class:`WeightScaleWarning`) if weights summing to ``total`` over ``rows`` look relative.
-
-    The rule: they sum to less than half the ``rows`` of positive weight (or
-    its lower bound, the distinct scores of a summary, unless ``rows_known``).
-    Frequency weights count observations, so their mean over the rows that
-    count is about 1 or more (counts, survey weights, importance weights of
-    mean 1); a mean below 1/2 comes from weights normalised to a small total
-    (``1/n`` each), never from counts.  ``depends``: what depends on the total.
-    """
-    if not total < 0.5 * rows:
-        return
-    where = "rows of positive weight" if rows_known else "distinct scores (at least as many rows)"
-    warnings.warn(
-        f"{owner}: sample_weight sums to {total:.4g} over {rows:,} {where}. venncal's weights "
-        f"are frequency weights (a weight of 2 counts as two rows), and this fit depends on "
-        f"their total ({depends}). If the weights are relative (for example normalised to "
-        f"sum to 1), rescale them to frequencies first: w * n / w.sum()",
-        WeightScaleWarning,
-        stacklevel=stacklevel + 1,
-    )
 
 
 def nonzero_rows(sample_weight: np.ndarray | None) -> np.ndarray | None:
