@@ -369,3 +369,16 @@ def test_evaluate_multiclass_top_label_diagnostics():
     assert "top_label_calibration_slope" not in ev
     assert list(evaluate_multiclass(y, proba)) == [
         "log_loss", "brier", "top_label_ece", "top_label_mce", "classwise_ece", "accuracy"]
+
+
+def test_bootstrap_replicates_of_weight_zero_leave_no_warning():
+    """Fresh attack (issue 22): replicates drawing only rows of weight 0 printed numpy's
+    'invalid value encountered in divide' three times; they are left out, silently and rightly."""
+    import warnings
+
+    from venncal.metrics import bootstrap_intervals
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = bootstrap_intervals([1, 0, 1], [0.3, 0.4, 0.9], sample_weight=[0, 0, 1], n_boot=20)
+    assert got["brier"] == pytest.approx((0.01, 0.01))
