@@ -191,15 +191,18 @@ def _cumulative(y01, p, w) -> tuple[np.ndarray, float]:
     """The cumulative deviation at each distinct ``p`` (sorted), over ``sigma``.
 
     Rows of equal ``p`` are summed into one step, so the path (and both
-    statistics) does not depend on the order of the rows.
+    statistics) does not depend on the order of the rows: to the bit, since
+    the rows are summed in one canonical order (by ``p``, then deviation,
+    then weight), whatever order they come in.
     """
     y01, p, ws, e = _positive(y01, p, w)
     ws = np.ones_like(p) if ws is None else ws
-    order = np.argsort(p, kind="stable")
-    ps, r = p[order], (ws * (y01 - p))[order]
+    dev = ws * (y01 - p)
+    order = np.lexsort((ws, dev, p))
+    ps, r = p[order], dev[order]
     last = np.flatnonzero(np.r_[ps[1:] != ps[:-1], True])  # the end of each run of ties
     path = np.cumsum(r)[last]
-    var = float(np.dot(ws, p * (1.0 - p)))
+    var = float(np.dot(ws[order], (p * (1.0 - p))[order]))
     if not var > 0.0:
         raise ValueError(
             "the cumulative calibration tests are undefined: every forecast of positive weight "
