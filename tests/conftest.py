@@ -113,7 +113,7 @@ def dask_cluster():
     from distributed import LocalCluster
 
     with LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
         worker_dashboard_address=None,
     ) as cluster:
         yield cluster
