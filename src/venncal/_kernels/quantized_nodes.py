@@ -128,7 +128,7 @@ def _junction(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, IT):
     # L[k-1] and R[i] are found from v (O(height) each) for the first _DIRECT
     # of each side, then by a walk (O(1) each): quick for the short
     # junctions of practice, O(groups merged + height) at worst.
-    wl, wr = 4, 4 + _WALK  # the walks' cells in IT (see CHANGE_CELLS)
+    wl, wr = np.int64(4), np.int64(4 + _WALK)  # the walks' cells in IT (see CHANGE_CELLS)
     below = _row_at(JL, JR, KB, L, k - 1) if k > 0 else -1  # the row of L[k-1]
     have = False
     jn = jd = jlo = jhi = jen = jed = 0.0
