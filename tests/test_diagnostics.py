@@ -227,6 +227,8 @@ WEIGHTS = st.sampled_from([1e-310, 1e-300, 1.0, 1e308, 2.0**53 - 1, 2.0**53])
 FORECASTS = st.sampled_from([1e-310, 0.25, 0.5, 0.7, 1 - 2**-53])
 
 
+# weights at every scale, on purpose: the tests warn that small totals look relative
+@pytest.mark.filterwarnings("ignore::venncal.WeightScaleWarning")
 @given(st.lists(st.tuples(st.booleans(), FORECASTS, WEIGHTS), min_size=2, max_size=12))
 def test_tests_equal_twins_at_the_edges(rows):
     y = np.array([r[0] for r in rows])
@@ -253,6 +255,7 @@ def _replicate_counts(seed, n, n_boot):
             for _ in range(n_boot)]
 
 
+@pytest.mark.filterwarnings("ignore::venncal.WeightScaleWarning")  # replicates' small totals
 @pytest.mark.parametrize("weighted", [False, True])
 def test_bootstrap_equals_a_loop_over_the_public_metrics(weighted):
     y, p, w = case(3, n=150, ties=True, weighted=weighted)
@@ -401,3 +404,19 @@ def test_cumulative_tests_do_not_depend_on_row_order_to_the_bit(seed):
         got = [f(y[k], p[k], sample_weight=w[k])
                for f in (ks_calibration_test, kuiper_calibration_test)]
         assert [tuple(g) for g in got] == [tuple(e) for e in expected]
+
+
+@pytest.mark.parametrize("name", ["spiegelhalter_test", "ks_calibration_test",
+                                  "kuiper_calibration_test"])
+def test_relative_weights_are_flagged_by_the_tests(name):
+    """Fresh attack (issue 22, F2): weights 1/n gave Spiegelhalter p 0.972, KS p 1.0 without a
+    word, where the unweighted rows give 0.626 and 0.472; the p-values grow with the total."""
+    import venncal.metrics as vm
+    from venncal import WeightScaleWarning
+
+    rng = np.random.default_rng(0)
+    p = rng.random(200)
+    y = (rng.random(200) < p).astype(int)
+    with pytest.warns(WeightScaleWarning, match=f"sums to 1 over 200 rows.*this test depends"):
+        getattr(vm, name)(y, p, sample_weight=np.full(200, 1 / 200))
+    getattr(vm, name)(y, p, sample_weight=np.full(200, 3.0))  # counts: no warning

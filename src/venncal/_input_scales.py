@@ -69,7 +69,8 @@ class WeightScaleWarning(UserWarning):
 
 
 def warn_if_relative_weights(owner: str, total: float, rows: int, depends: str, *,
-                             stacklevel: int = 2, rows_known: bool = True) -> None:
+                             stacklevel: int = 2, rows_known: bool = True,
+                             what: str = "this fit") -> None:
     """Warn (:class:`WeightScaleWarning`) if weights summing to ``total`` over ``rows`` look relative.
 
     The rule: they sum to less than half the ``rows`` of positive weight (or
@@ -77,14 +78,15 @@ def warn_if_relative_weights(owner: str, total: float, rows: int, depends: str, 
     Frequency weights count observations, so their mean over the rows that
     count is about 1 or more (counts, survey weights, importance weights of
     mean 1); a mean below 1/2 comes from weights normalised to a small total
-    (``1/n`` each), never from counts.  ``depends``: what depends on the total.
+    (``1/n`` each), never from counts.  ``depends``: what depends on the total;
+    ``what``: what depends on it ("this fit", "this test").
     """
     if not total < 0.5 * rows:
         return
     where = "rows of positive weight" if rows_known else "distinct scores (at least as many rows)"
     warnings.warn(
         f"{owner}: sample_weight sums to {total:.4g} over {rows:,} {where}. venncal's weights "
-        f"are frequency weights (a weight of 2 counts as two rows), and this fit depends on "
+        f"are frequency weights (a weight of 2 counts as two rows), and {what} depends on "
         f"their total ({depends}). If the weights are relative (for example normalised to "
         f"sum to 1), rescale them to frequencies first: w * n / w.sum()",
         WeightScaleWarning,

@@ -22,14 +22,31 @@ from __future__ import annotations
 import math
 
 
+def _shift(w) -> int:
+    """The power of two the weights are multiplied by: the largest to about 2**960.
+
+    Exact (a power of two) and far from both ends of the float64 range, so that
+    weights 2**53 beside 1e-300 keep every digit (divided by the largest, the
+    small one would be subnormal and lose digits).
+    """
+    return 960 - math.frexp(max(w))[1]
+
+
 def _rows(y, p, w):
     w = [1.0] * len(p) if w is None else list(w)
-    top = max(w)
-    return [(float(bool(yi)), float(pi), wi / top) for yi, pi, wi in zip(y, p, w) if wi > 0]
+    k = _shift(w)
+    return [(float(bool(yi)), float(pi), math.ldexp(wi, k)) for yi, pi, wi in zip(y, p, w)
+            if wi > 0]
 
 
-def _scale(w) -> float:
-    return 1.0 if w is None else max(w)
+def _sqrt_scale(w) -> float:
+    """The square root of what the scaled weights are multiplied by to give the weights.
+
+    A power of two, or its square root times one: 2**-1989 (weights near 1e-310) is
+    below the float64 range but its square root is not.
+    """
+    s = -_shift([1.0] if w is None else list(w))
+    return math.ldexp(math.sqrt(2.0) if s % 2 else 1.0, s // 2)
 
 
 def spiegelhalter(y, p, w=None):
@@ -38,7 +55,7 @@ def spiegelhalter(y, p, w=None):
     den = math.fsum(wi * (1 - 2 * pi) ** 2 * pi * (1 - pi) for yi, pi, wi in rows)
     if den == 0:
         raise ValueError("variance 0")
-    z = num / math.sqrt(den) * math.sqrt(_scale(w))
+    z = num / math.sqrt(den) * _sqrt_scale(w)
     return z, 2 * 0.5 * math.erfc(abs(z) / math.sqrt(2))
 
 
@@ -90,7 +107,7 @@ def _path(y, p, w):
     for v in sorted({pi for _, pi, _ in rows}):
         c = math.fsum(wi * (yi - pi) for yi, pi, wi in rows if pi <= v) / math.sqrt(var)
         try:
-            path.append(c * math.sqrt(_scale(w)))
+            path.append(c * _sqrt_scale(w))
         except OverflowError:
             path.append(math.copysign(math.inf, c))
     return path

@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import NONE, Interval, validate_params
+from .._validation import NONE, Interval, validate_params, warn_if_relative_weights
 from ._checks import _check_inputs
 from ._docstrings import fill
 from ._smooth import _smooth_ece
@@ -115,15 +115,32 @@ def brownian_range_sf(x: float) -> float:
     return float(min(1.0, max(0.0, 8.0 * math.fsum(signs * k * _normal_tail(k * x)))))
 
 
-def _positive(y01, p, w):
-    """The rows of positive weight, and their weights scaled to a largest in [0.5, 1)."""
+#: The tests scale the weights to a largest in [2**959, 2**960): weights spanning more than
+#: 2**1022 (2**53 beside 1e-300) keep their digits instead of going subnormal, and sums of up
+#: to 2**63 rows stay below the largest double.
+TEST_SCALE = 960
+
+
+def _positive(y01, p, w, test: str | None = None, depth: int = 0, top: int = 0):
+    """The rows of positive weight, their weights scaled to a largest in [2**(top-1), 2**top),
+    and ``e`` with ``weights = scaled * 2**e``.
+
+    ``test``: the name of a test whose p-value depends on the weights' total
+    (frequency weights): weights that look relative get a ``WeightScaleWarning``.
+    """
     if w is None:
         return y01, p, None, 0
     keep = w > 0
     if not keep.any():
         raise ValueError("sample_weight must not be all zero")
+    if test is not None:
+        with np.errstate(over="ignore"):  # a total past the float64 range: inf, no warning
+            total = float(np.sum(w[keep]))
+        warn_if_relative_weights(test, total, int(keep.sum()),
+                                 "its statistic and p-value, which grow with the total",
+                                 stacklevel=4 + depth, what="this test")
     _, e = math.frexp(float(np.max(w)))
-    return y01[keep], p[keep], np.ldexp(w[keep], -e), e
+    return y01[keep], p[keep], np.ldexp(w[keep], top - e), e - top
 
 
 def _sqrt_pow2(e: int) -> float:
@@ -132,7 +149,7 @@ def _sqrt_pow2(e: int) -> float:
 
 
 def _spiegelhalter(y01, p, w) -> CalibrationTest:
-    y01, p, ws, e = _positive(y01, p, w)
+    y01, p, ws, e = _positive(y01, p, w, "spiegelhalter_test", top=TEST_SCALE)
     a = (y01 - p) * (1.0 - 2.0 * p)
     v = (1.0 - 2.0 * p) ** 2 * p * (1.0 - p)
     num = float(np.sum(a) if ws is None else np.dot(ws, a))
@@ -195,7 +212,8 @@ def _cumulative(y01, p, w) -> tuple[np.ndarray, float]:
     the rows are summed in one canonical order (by ``p``, then deviation,
     then weight), whatever order they come in.
     """
-    y01, p, ws, e = _positive(y01, p, w)
+    y01, p, ws, e = _positive(y01, p, w, "the cumulative calibration tests (KS, Kuiper)", 1,
+                              top=TEST_SCALE)
     ws = np.ones_like(p) if ws is None else ws
     dev = ws * (y01 - p)
     order = np.lexsort((ws, dev, p))
