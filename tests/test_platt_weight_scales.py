@@ -133,3 +133,18 @@ def test_any_weight_scales_give_an_answer_or_a_clear_error(rows):
             a, b = platt_mle(s, y, w, "platt")
             assert cal.a_ == pytest.approx(float(a), rel=1e-5, abs=1e-5)
             assert cal.b_ == pytest.approx(float(b), rel=1e-5, abs=1e-5)
+
+
+def test_subnormal_hessian_does_not_divide_by_zero():
+    """CI rehearsal (slow step, test_fuzz_batch thorough): weights 1e-310 beside 1e308 made the
+    Newton step's det * top underflow to 0 ('divide by zero', an error under the test suite's
+    warnings filter); now a clear refusal naming sample_weight, and no warning."""
+    import warnings
+
+    s = np.array([-1.0, -1.0, -1.0, -1e308, -1.0, -0.0, 0.25])
+    y = np.array([0, 0, 0, 0, 0, 0, 1])
+    w = np.array([1e-310, 1e-310, 1e-310, 0.0, 1e300, 1e308, 0.1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises(ValueError, match="sample_weight"):
+            PlattCalibrator().fit(s, y, w)

@@ -106,7 +106,10 @@ def _fit_logit(x, c1, c0, theta=None, step_tol=None, at=None):
             det = H[0, 0] * H[1, 1] - H[0, 1] * H[1, 0]
         if det > 0 and np.isfinite(det):
             d = np.array([H[1, 1] * g[0] - H[0, 1] * g[1], H[0, 0] * g[1] - H[1, 0] * g[0]])
-            d /= -det * top
+            if top >= 1.0:
+                d /= -det * top
+            else:  # det * top can underflow to 0 (Hessians of weights near 1e-310)
+                d = d / -det / top
         else:
             # Numerically flat Hessian (all points saturated): steepest descent.
             d = -g / max(float(np.max(np.diag(H))) * top, 1e-300)
