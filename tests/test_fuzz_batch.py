@@ -168,12 +168,25 @@ def test_every_calibrator_at_the_edges(method, data):
     check_edges(method, data)
 
 
+# derandomize: the same 600 examples in every run, so that CI is reproducible; a random
+# search (HYPOTHESIS_PROFILE=thorough on the default test above) keeps exploring locally.
+# Two random runs on 2026-11-26 found the edges pinned below (one mended, one known).
 @pytest.mark.slow
 @pytest.mark.parametrize("method", METHODS)
-@settings(max_examples=600, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=600, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 @given(data=edge_data(max_size=12))
 def test_every_calibrator_at_the_edges_thorough(method, data):
     check_edges(method, data)
+
+
+@pytest.mark.xfail(strict=True, reason="known, issue 22: isotonic's mean of weights 1e-310 "
+                   "beside 1e308 and 0.1 is 4.6e-7 relative off (1.0000004633e-309); the "
+                   "subnormal weights lose digits when scaled by the largest")
+def test_isotonic_subnormal_mean_beside_the_largest_weights():
+    s = np.array([-1.0, -1e308, -1e308, -1e308, -1e308])
+    y = np.array([1, 0, 0, 1, 0])
+    w = np.array([1e308, 1e-310, 1e-310, 1e-310, 0.1])
+    check_edges("isotonic", (s, y, w))
 
 
 @pytest.mark.parametrize("method", METHODS)
