@@ -96,7 +96,8 @@ def _columns(name: str, y01, p, n_bins: int, strategy: str) -> np.ndarray | None
 def _from_sums(name: str, sums: np.ndarray, scale: float) -> np.ndarray:
     """The replicates of ``name`` from the count-weighted sums of its :func:`_columns`."""
     total = sums[:, 0]
-    # A replicate that drew only rows of weight 0 has total 0: NaN, left out by the caller
+    # A replicate that drew only rows of weight 0 has total 0 (and Spiegelhalter's variance
+    # may be 0): NaN, left out by the caller
     with np.errstate(invalid="ignore", divide="ignore"):
         if name == "log_loss":
             return np.where(sums[:, 2] > 0, math.inf, sums[:, 1] / total)
@@ -104,7 +105,7 @@ def _from_sums(name: str, sums: np.ndarray, scale: float) -> np.ndarray:
             return sums[:, 1] / total
         if name == "ece":  # sum over bins of |S_y(k) - S_p(k)|, over the total
             return np.abs(sums[:, 1:]).sum(axis=1) / total
-    with np.errstate(invalid="ignore", divide="ignore"):  # spiegelhalter_z
+        # spiegelhalter_z
         return np.where(sums[:, 2] > 0, sums[:, 1] / np.sqrt(sums[:, 2]), math.nan) * scale
 
 
