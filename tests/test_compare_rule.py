@@ -177,3 +177,68 @@ def test_compare_with_intervals_recommends_the_clipped_chains():
     assert rec.method == "structured-matrix-scaling+ovr-ivap-clip", rec.reason
     # Without intervals the defaults are unchanged.
     assert result.recommend(intervals=False).default == "structured-matrix-scaling"
+
+
+# --------------------------------------------------------------- small data and certain forecasts
+# benchmarks/results/small-data-2026-11-26.md: below SMALL_ROWS rows Platt (two parameters)
+# beat Beta (three) on held-out log loss, and the rule's moves to a method that forecast
+# 0 or 1 (histogram binning) cost +53 and +2.3 where its other moves gained.
+
+def test_small_calibration_sets_start_from_platt():
+    from venncal.comparison import SMALL_DEFAULTS, SMALL_ROWS, defaults_for
+
+    assert SMALL_ROWS == 200
+    assert defaults_for("binary", False, SMALL_ROWS - 1) == SMALL_DEFAULTS[("binary", False)]
+    assert defaults_for("binary", True, SMALL_ROWS - 1)[0] == "platt+ivap-clip"
+    assert defaults_for("binary", False, SMALL_ROWS) == DEFAULTS[("binary", False)]
+    assert defaults_for("binary", False) == DEFAULTS[("binary", False)]
+    # K classes keep their defaults whatever the size
+    assert defaults_for("multiclass", False, 10) == DEFAULTS[("multiclass", False)]
+    ll = {"beta": _a(0.40, 0.42, 0.41, 0.43, 0.39), "platt": _a(0.41, 0.40, 0.42, 0.42, 0.40)}
+    ranks = mean_ranks(ll)
+    order = sorted(ll, key=ranks.get)
+    small = recommend(order, ranks, ll, BINARY_GIVES, False, problem="binary", rows=100)
+    assert small.method == "platt" and small.default == "platt"
+    assert "on 100 rows (fewer than 200) the defaults start from platt" in small.reason
+    large = recommend(order, ranks, ll, BINARY_GIVES, False, problem="binary", rows=200)
+    assert large.method == "beta" and "fewer than" not in large.reason
+
+
+def test_the_rule_does_not_move_to_certain_forecasts():
+    # histogram beats the default far beyond noise on these folds, but it forecast 0 or 1
+    ll = {"beta": _a(0.40, 0.42, 0.41, 0.43, 0.39),
+          "histogram": _a(0.30, 0.32, 0.31, 0.33, 0.29),
+          "platt": _a(0.41, 0.43, 0.41, 0.44, 0.39)}
+    ranks = mean_ranks(ll)
+    order = sorted(ll, key=ranks.get)
+    gives = {m: False for m in ll}
+    free = recommend(order, ranks, ll, gives, False, problem="binary")
+    assert free.method == "histogram"
+    rec = recommend(order, ranks, ll, gives, False, problem="binary",
+                    certain={"histogram": True, "beta": False, "platt": False})
+    assert rec.method == "beta" and rec.best == "histogram"
+    assert "histogram forecast a probability of 0 or 1 out of fold" in rec.reason
+    assert "lowest mean log loss among the methods that never forecast 0 or 1" in rec.reason
+    # the lowest-mean rule is unchanged: it names the lowest mean
+    assert recommend(order, ranks, ll, gives, False, certain={"histogram": True}).method == \
+        "histogram"
+
+
+def test_comparison_counts_rows_of_positive_weight_and_certain_forecasts():
+    rng = np.random.default_rng(7)
+    n = 300
+    s = rng.uniform(0.05, 0.95, n)
+    y = (rng.uniform(size=n) < s).astype(int)
+    methods = ["beta", "platt", "histogram", "ivap"]
+    big = compare(s, y, score="proba", methods=methods, seed=1)
+    assert big.recommendation.default == "beta"
+    w = np.where(np.arange(n) % 2 == 0, 1.0, 0.0)  # 150 rows of positive weight
+    small = compare(s, y, score="proba", methods=methods, seed=1, sample_weight=w)
+    assert small.recommendation.default == "platt"
+    assert "on 150 rows (fewer than 200)" in small.recommendation.reason
+    # histogram binning on 300 rows forecasts 0 or 1 in some bin only if a bin is pure:
+    # whatever it did, the rule's pick never forecast 0 or 1 unless it is the default
+    for c in (big, small):
+        pick = c.recommendation.method
+        if pick != c.recommendation.default:
+            assert not np.any(c.predictions(pick) == 0.0)

@@ -112,7 +112,10 @@ class Comparison:
             ``"default"``: keep the problem's default calibrator (the first of
             ``venncal.comparison.DEFAULTS`` that ran on every fold)
             unless the method of lowest mean log loss beats it by more than
-            ``SWITCH_SE`` (3) standard errors of their paired gap;
+            ``SWITCH_SE`` (3) standard errors of their paired gap (below
+            ``SMALL_ROWS`` rows the binary defaults are ``SMALL_DEFAULTS``; the
+            rule never moves to a method that forecast a probability of 0 or 1
+            out of fold);
             ``"lowest-mean"``: the method of lowest mean log loss (the rule
             before the calibration arena).
         intervals : bool, optional
@@ -124,9 +127,13 @@ class Comparison:
         ll = {m: self._results[m].column("log_loss") for m in self.ranked}
         gives = {m: r.candidate.intervals for m, r in self._results.items()}
         failed = [m for m, r in self._results.items() if not r.complete]
+        kept = slice(None) if self._w is None else self._w > 0  # rows of positive weight
+        rows = int(self._y[kept].shape[0])
+        certain = {m: bool(np.any(self._oof[m][kept] == 0.0)) for m in self.ranked}
         return recommend(self.ranked, self.ranks["log_loss"], ll, gives,
                          self.intervals if intervals is None else bool(intervals),
-                         problem=self.problem if rule == "default" else None, failed=failed)
+                         problem=self.problem if rule == "default" else None, failed=failed,
+                         rows=rows, certain=certain)
 
     # ---------------------------------------------------------------------------- access
 
