@@ -38,6 +38,7 @@ ONE = 1.0
 _FAST = frozenset((float, int, np.float64, np.int64))
 _FAST_Y = frozenset((float, int, bool, np.float64, np.int64, np.bool_))
 _FAST_SCORES = frozenset((float, int, np.float64))
+_WEIGHT_BOUND = float(WEIGHT_BOUND)  # (a float compared with a float: faster than with an int)
 _NOT_PICKLED = ("_queue", "_queue_s", "_queue_t", "_queue_w", "_n_queued", "_queued_total",
                 "_call", "_packed")
 
@@ -82,6 +83,7 @@ class QueuedInserts:
             self._queue = None
             self._set_queue(np.zeros((4, QUEUE)))
         self._queue[:] = 0.0
+        self._queue[2] = 1.0  # the weights: learn_one writes none of one (the kernel resets them)
         self._n_queued = 0
         self._queued_total = 0.0
         self._call = None
@@ -128,20 +130,19 @@ class QueuedInserts:
         """Learn one observation (River's name for :meth:`insert`); returns None."""
         # The checks of _queued for a weight of one, inlined (a Python call is a good
         # part of an event's cost); anything else goes through _queued.
-        if (sample_weight is ONE and self._dense and self.window is None
-                and type(score) in _FAST and type(y) in _FAST_Y):
-            s = float(score) + 0.0  # -0.0 becomes 0.0, as in _real
-            t = float(y)
+        if (type(score) is float and sample_weight is ONE and self._dense
+                and self.window is None and type(y) in _FAST_Y):
+            s = score + 0.0  # -0.0 becomes 0.0, as in _real
+            t = 1.0 if y == 1.0 else 0.0
             held = self._held + 1.0
-            if (s - s == 0.0 and (t == 0.0 or t == 1.0) and held <= WEIGHT_BOUND
+            if (s - s == 0.0 and (t == 1.0 or y == 0.0) and held <= _WEIGHT_BOUND
                     and held * self._scale <= BOUND and weight is UNSET):
                 # (within WEIGHT_BOUND, _dense_room holds: see _queued)
                 n = self._n_queued
                 self._held = held
                 self._queued_total += 1.0
                 self._queue_s[n] = s
-                self._queue_t[n] = t
-                self._queue_w[n] = 1.0
+                self._queue_t[n] = t  # (the weight, 1.0, is there: see _new_queue)
                 self._n_queued = n = n + 1
                 self._steps = None
                 if n == QUEUE:
@@ -163,7 +164,7 @@ class QueuedInserts:
         if type(score) in _FAST_SCORES and self._dense and self._unit_levels:
             n = self._n_queued
             if n or self._tree[3][1]:
-                q = float(score) + 0.0
+                q = score + 0.0 if type(score) is float else float(score) + 0.0
                 if q - q == 0.0:
                     call = self._call
                     if call is not None:  # _dense_call, inlined
