@@ -161,12 +161,20 @@ def dense_grow(E, EK, EW, cnt, E2, EK2, EW2, cnt2, FS2, D2, NA2, NB2, Q, P):
 
 @jit_inline
 def dense_insert(E, EK, EW, cnt, FS, D, NA, NB, s, y, w, Q, P):
-    """Add weight ``w`` of observation ``(s, y)``, ``y`` 0 or 1; return False (nothing done) if full."""
+    """Add weight ``w`` of observation ``(s, y)``, ``y`` 0 or 1; return False (nothing done) if full.
+
+    Full: a new score would fill more than half of the slots (so the tree
+    doubles when half full, and stays between a quarter and a half full:
+    fewer scores per bottom node and fewer full buckets to spread), or its
+    bucket is full and no window around it has room.
+    """
     C = cnt.shape[0] // 2
     B = E.shape[0] // C
     b = _find_bucket(FS, s)
     pos = _first_not_below(E, 0, b * B, cnt[C + b], s)
     if pos == b * B + cnt[C + b] or E[pos, 0] != s:
+        if 2 * (cnt[1] + 1) > E.shape[0]:  # a new score would fill more than half: grow first
+            return False
         if cnt[C + b] == B:
             found = spread_around(E, EK, EW, cnt, FS, b)
             if found < 0:
@@ -443,7 +451,8 @@ def dense_calls(E, EK, EW, cnt, FS, D, NA, NB, queue, n, Q, P, levels, op, s, y,
     ``queue`` (shape ``(4, m)``) holds the observations ``(queue[0, i],
     queue[1, i], queue[2, i])`` (score, target 0/1, whole positive weight),
     ``i < n``, inserted as :func:`dense_learn` inserts them (no window), from
-    ``queue[3, 0]`` on.  If the tree gets full at ``i``, ``queue[3, 0] = i``,
+    ``queue[3, 0]`` on; each weight inserted is set back to 1.0 (the queue's
+    default, which ``learn_one`` does not write).  If the tree gets full at ``i``, ``queue[3, 0] = i``,
     ``queue[3, 1] = 1.0`` and NaN is returned (the caller grows the tree and
     calls again); otherwise ``queue[3, 0] = 0`` and the operation ``op`` is
     done: 0, the level at the score ``s`` (:func:`dense_level_at`; the tree
@@ -459,6 +468,7 @@ def dense_calls(E, EK, EW, cnt, FS, D, NA, NB, queue, n, Q, P, levels, op, s, y,
             queue[3, 0] = i
             queue[3, 1] = 1.0
             return np.nan
+        queue[2, i] = 1.0  # the weight back to its default (a single call writes none of one)
     queue[3, 0] = 0.0
     if op == 0:
         return dense_level_at(E, cnt, FS, D, Q, P, levels, s)

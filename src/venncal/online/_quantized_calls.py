@@ -26,6 +26,8 @@ import numpy as np
 
 from .._kernels.exact import BOUND
 from .._kernels.quantized_packed import packed_calls, packed_size, packed_views
+from ._quantized_map import UNSET
+from ._rational import WEIGHT_BOUND
 from ._state import compiled_entry
 
 __all__ = ["ONE", "QueuedInserts", "new_packed"]
@@ -35,6 +37,8 @@ QUEUE = 256
 ONE = 1.0
 _FAST = frozenset((float, int, np.float64, np.int64))
 _FAST_Y = frozenset((float, int, bool, np.float64, np.int64, np.bool_))
+_FAST_SCORES = frozenset((float, int, np.float64))
+_WEIGHT_BOUND = float(WEIGHT_BOUND)  # (a float compared with a float: faster than with an int)
 _NOT_PICKLED = ("_queue", "_queue_s", "_queue_t", "_queue_w", "_n_queued", "_queued_total",
                 "_call", "_packed")
 
@@ -79,6 +83,7 @@ class QueuedInserts:
             self._queue = None
             self._set_queue(np.zeros((4, QUEUE)))
         self._queue[:] = 0.0
+        self._queue[2] = 1.0  # the weights: learn_one writes none of one (the kernel resets them)
         self._n_queued = 0
         self._queued_total = 0.0
         self._call = None
@@ -120,6 +125,59 @@ class QueuedInserts:
         if n + 1 == QUEUE:
             self._flush()
         return True
+
+    def learn_one(self, score, y, sample_weight=ONE, *, weight=UNSET) -> None:
+        """Learn one observation (River's name for :meth:`insert`); returns None."""
+        # The checks of _queued for a weight of one, inlined (a Python call is a good
+        # part of an event's cost); anything else goes through _queued.
+        if (type(score) is float and sample_weight is ONE and self._dense
+                and self.window is None and type(y) in _FAST_Y):
+            s = score + 0.0  # -0.0 becomes 0.0, as in _real
+            t = 1.0 if y == 1.0 else 0.0
+            held = self._held + 1.0
+            if (s - s == 0.0 and (t == 1.0 or y == 0.0) and held <= _WEIGHT_BOUND
+                    and held * self._scale <= BOUND and weight is UNSET):
+                # (within WEIGHT_BOUND, _dense_room holds: see _queued)
+                n = self._n_queued
+                self._held = held
+                self._queued_total += 1.0
+                self._queue_s[n] = s
+                self._queue_t[n] = t  # (the weight, 1.0, is there: see _new_queue)
+                self._n_queued = n = n + 1
+                self._steps = None
+                if n == QUEUE:
+                    self._flush()
+                return
+        if weight is UNSET and self._queued(score, y, sample_weight):
+            return
+        super().learn_one(score, y, sample_weight, weight=weight)
+
+    def predict_proba_one(self, score) -> dict:
+        """Return ``{0: 1 - p, 1: p}``, ``p`` the level at ``score`` (River's convention).
+
+        Raises
+        ------
+        ValueError
+            Before the first observation, when a level lies outside [0, 1],
+            or when the observations present have targets other than 0 and 1.
+        """
+        if type(score) in _FAST_SCORES and self._dense and self._unit_levels:
+            n = self._n_queued
+            if n or self._tree[3][1]:
+                q = score + 0.0 if type(score) is float else float(score) + 0.0
+                if q - q == 0.0:
+                    call = self._call
+                    if call is not None:  # _dense_call, inlined
+                        p = call(self._packed, n, 0, q, 0.0, 0.0)
+                        if p != p:  # the tree got full: grown there
+                            p = self._dense_call(0, q)
+                        elif n:
+                            self._n_queued = 0
+                            self._queued_total = 0.0
+                    else:
+                        p = self._dense_call(0, q)
+                    return {0: 1.0 - p, 1: p}
+        return super().predict_proba_one(score)
 
     def _dense_call(self, op: int, s: float = 0.0, y: float = 0.0, w: float = 0.0) -> float:
         """Apply the queue and do ``op`` (0: level at ``s``, 1: delete, 2: nothing) in one call."""

@@ -80,7 +80,6 @@ __all__ = ["OrderedQuantizedIsotonic", "QuantizedIsotonic"]
 # against 10-16 MB for the tree of groups) for less and less speed (2.9x the tree of
 # groups' inserts per second at K = 101, 2.3x at 256, 1.2x at 1001; 2026-11-25).
 DENSE_MAX_LEVELS = 256
-_FAST_SCORES = frozenset((float, int, np.float64))
 _FORMAT = 2  # of the pickled state: 2 since the exact weights (1: a float per score and target)
 
 
@@ -412,29 +411,6 @@ class QuantizedIsotonic(QueuedInserts, QuantizedMap):
         if weight is UNSET and self._queued(score, y, sample_weight):
             return
         super().insert(score, y, sample_weight, weight=weight)
-
-    def learn_one(self, score, y, sample_weight=ONE, *, weight=UNSET) -> None:
-        """Learn one observation (River's name for :meth:`insert`); returns None."""
-        if weight is UNSET and self._queued(score, y, sample_weight):
-            return
-        super().learn_one(score, y, sample_weight, weight=weight)
-
-    def predict_proba_one(self, score) -> dict:
-        """Return ``{0: 1 - p, 1: p}``, ``p`` the level at ``score`` (River's convention).
-
-        Raises
-        ------
-        ValueError
-            Before the first observation, when a level lies outside [0, 1],
-            or when the observations present have targets other than 0 and 1.
-        """
-        if self._dense and self._unit_levels and type(score) in _FAST_SCORES \
-                and (self._n_queued or self._tree[3][1]):
-            q = float(score) + 0.0
-            if q - q == 0.0:
-                p = self._dense_call(0, q)
-                return {0: 1.0 - p, 1: p}
-        return super().predict_proba_one(score)
 
     def _dense_room(self, held: float, total: float) -> bool:
         """Whether the dense tree's total weight stays within WEIGHT_BOUND with ``total`` more queued."""
