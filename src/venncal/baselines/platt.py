@@ -16,6 +16,7 @@ from .._validation import Options, check_scores
 from ..parametric._inputs import (
     EPS,
     EPS_CONSTRAINT,
+    check_open_proba,
     clipped_log_sides,
     clipped_weight,
 )
@@ -345,16 +346,7 @@ def _log_odds(p: np.ndarray, *, fitting: bool, eps: float):
     With ``eps = 0`` nothing is moved and 0 and 1 are refused when fitting
     (their log-odds are infinite).
     """
-    bad = ~((p > 0.0) & (p < 1.0)) if fitting and eps == 0.0 else ~((p >= 0.0) & (p <= 1.0))
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        rule = "strictly between 0 and 1 to fit" if fitting and eps == 0.0 else "in [0, 1]"
-        raise ValueError(
-            f"PlattCalibrator: with score='proba' the scores must be probabilities {rule}; "
-            f"found {int(bad.sum())} outside, the first at index {i} ({float(p[i])!r})"
-            + ("; pass score='logit' with the model's logits, or eps > 0 to clip them"
-               if fitting and eps == 0.0 else "")
-        )
+    check_open_proba(p, "PlattCalibrator", eps=eps, fitting=fitting)
     ls, l1s, moved = clipped_log_sides(p, eps)
     return ls - l1s, moved
 

@@ -26,7 +26,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 from .._kernels.parametric_binary import logistic_terms, logistic_value
-from ._inputs import clipped_log_sides, power_of_two_scale
+from ._inputs import check_open_proba, clipped_log_sides, power_of_two_scale
 from .._newton import minimize_convex
 
 __all__ = [
@@ -63,25 +63,6 @@ def scaled_class_weights(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, 
     both = power_of_two_scale(np.concatenate([pos, neg]))
     n = pos.shape[0]
     return both[:n], both[n:]
-
-
-def check_open_proba(s: np.ndarray, owner: str, name: str = "scores", *,
-                     eps: float = 0.0) -> None:
-    """Raise unless every probability score is in [0, 1], and strictly inside when ``eps = 0``."""
-    if eps > 0.0:
-        bad = ~((s >= 0.0) & (s <= 1.0))
-        rule = "in [0, 1]"
-    else:
-        bad = ~((s > 0.0) & (s < 1.0))
-        rule = "strictly between 0 and 1 (their log-odds must be finite to fit, and eps=0)"
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"{owner}: with score='proba' the {name} must be probabilities {rule}; found "
-            f"{int(bad.sum())} outside, the first at index {i} ({float(s[i])!r})"
-            + ("; pass score='logit' with the model's logits, or eps > 0 to clip them"
-               if eps == 0.0 else "")
-        )
 
 
 def log_sides(q: np.ndarray, score: str, eps: float = 0.0) -> tuple[np.ndarray, np.ndarray]:

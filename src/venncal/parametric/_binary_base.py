@@ -11,11 +11,12 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .._base import ScoreCalibrator, check_float_numbers
 from .._validation import Interval, Options, check_scores
-from ._binary import Separable, check_open_proba, fit_logistic, scaled_class_weights
+from ._binary import Separable, fit_logistic, scaled_class_weights
 from ._inputs import (
     EPS,
     EPS_CONSTRAINT,
     check_clipped_weight,
+    check_open_proba,
     clipped_log_sides,
     clipped_weight,
 )

@@ -11,8 +11,8 @@ from ..multiclass._labels import _label_values, class_codes
 from ..multiclass._scores import check_class_scores
 
 __all__ = [
-    "EPS", "EPS_CONSTRAINT", "check_fitted_classes", "class_codes", "class_score_rows",
-    "check_clipped_weight", "clipped_log_sides", "clipped_weight", "power_of_two_scale",
+    "EPS", "EPS_CONSTRAINT", "check_fitted_classes", "check_open_proba", "class_codes",
+    "class_score_rows", "check_clipped_weight", "clipped_log_sides", "clipped_weight", "power_of_two_scale",
 ]
 
 #: The default ``eps`` of the calibrators that take probabilities (``score="proba"``): every
@@ -22,6 +22,28 @@ EPS = 1e-7
 
 #: The ``eps`` parameter's rule (for ``_parameter_constraints``): 0 (no clipping) up to 1/2.
 EPS_CONSTRAINT = [Interval("real", 0.0, 0.5, closed="left")]
+
+
+def check_open_proba(s: np.ndarray, owner: str, name: str = "scores", *,
+                     eps: float = 0.0, fitting: bool = True) -> None:
+    """Raise unless every probability score is in [0, 1], and strictly inside to fit with
+    ``eps = 0`` (whose log-odds of 0 and 1 are infinite; at prediction they give the
+    limits 0 and 1)."""
+    strict = fitting and not eps > 0.0
+    if strict:
+        bad = ~((s > 0.0) & (s < 1.0))
+        rule = "strictly between 0 and 1 (their log-odds must be finite to fit, and eps=0)"
+    else:
+        bad = ~((s >= 0.0) & (s <= 1.0))
+        rule = "in [0, 1]"
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{owner}: with score='proba' the {name} must be probabilities {rule}; found "
+            f"{int(bad.sum())} outside, the first at index {i} ({float(s[i])!r})"
+            + ("; pass score='logit' with the model's logits, or eps > 0 to clip them"
+               if strict else "")
+        )
 
 
 def clipped_log_sides(q: np.ndarray, eps: float):
