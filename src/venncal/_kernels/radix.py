@@ -90,6 +90,14 @@ def sort_with_payload(x: np.ndarray, payload: np.ndarray) -> tuple[np.ndarray, n
 
     The same as ``o = np.argsort(x, kind="stable"); x[o], payload[o]``, except
     that ``-0.0`` sorts just below ``0.0``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x, p = sort_with_payload(np.array([0.5, -1.0, 0.0, -0.0, 0.5]),
+    ...                          np.array([1.0, 2.0, 3.0, 4.0, 5.0]))
+    >>> x.tolist(), p.tolist()
+    ([-1.0, -0.0, 0.0, 0.5, 0.5], [2.0, 4.0, 3.0, 1.0, 5.0])
     """
     keys, moved = sort_by_key(order_keys(x), np.ascontiguousarray(payload, dtype=np.float64))
     return keys_to_doubles(keys), moved
