@@ -149,6 +149,27 @@ def check_isotonic_exact(cal, s, y, w):
         assert abs(Fraction(g) - e) <= Fraction(len(ss) + 1, 2**53) * e + Fraction(2**-1074)
 
 
+def check_histogram_exact(cal, s, y, w):
+    """Histogram binning: each filled bin's value is the exact ratio of its sums.
+
+    The bins are read from the fit (``bin_edges_``; a score on an inner edge
+    is in the lower bin); the value is compared with the ratio of the exact
+    positive and total weight of the calibration rows in the bin, to the
+    same tolerance as isotonic's block means (the summary's sums are each
+    correctly rounded, then summed in floating point).
+    """
+    ss, ww, aa = summary_by_definition(s, y, w, exact=True)
+    bins = np.searchsorted(cal.bin_edges_[1:-1], np.array(ss, dtype=np.float64), side="left")
+    for b in np.unique(bins).tolist():
+        members = np.flatnonzero(bins == b).tolist()
+        total = sum((ww[i] for i in members), Fraction(0))
+        exact = sum((aa[i] for i in members), Fraction(0)) / total
+        got = Fraction(float(cal.bin_values_[b]))
+        assert cal.bin_weights_[b] > 0, (b, cal.bin_weights_)
+        tol = Fraction(len(members) + 1, 2**53) * exact + Fraction(2**-1074)
+        assert abs(got - exact) <= tol, (b, float(got), float(exact))
+
+
 def check_edges(method, data):
     s, y, w = data
     cal = fit(method, s, y, w)
@@ -159,6 +180,8 @@ def check_edges(method, data):
         check_ivap_exact(cal, s, y, w)
     if method == "isotonic":
         check_isotonic_exact(cal, s, y, w)
+    if method == "histogram":
+        check_histogram_exact(cal, s, y, w)
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -179,14 +202,45 @@ def test_every_calibrator_at_the_edges_thorough(method, data):
     check_edges(method, data)
 
 
-@pytest.mark.xfail(strict=True, reason="known, issue 22: isotonic's mean of weights 1e-310 "
-                   "beside 1e308 and 0.1 is 4.6e-7 relative off (1.0000004633e-309); the "
-                   "subnormal weights lose digits when scaled by the largest")
-def test_isotonic_subnormal_mean_beside_the_largest_weights():
+@pytest.mark.parametrize("method", METHODS)
+def test_subnormal_mean_beside_the_largest_weights(method):
+    # Issue 22: isotonic's block mean was 1.0000004633e-309, 4.6e-7 relative off: the
+    # weights were scaled by 2**-26 (for 1e308) and the positive weight 1e-310 lost
+    # digits (only the total weights were checked for that; histogram binning alike).
     s = np.array([-1.0, -1e308, -1e308, -1e308, -1e308])
     y = np.array([1, 0, 0, 1, 0])
     w = np.array([1e308, 1e-310, 1e-310, 1e-310, 0.1])
-    check_edges("isotonic", (s, y, w))
+    check_edges(method, (s, y, w))
+    if method == "histogram":  # the two scores in bins of their own, so the mean is seen
+        cal = method_class(method)(classes=[0, 1], n_bins=2).fit(s, y, w)
+        check_histogram_exact(cal, s, y, w)
+        assert cal.bin_values_[0] < 1.1e-309
+
+
+#: Weights anywhere in the float64 range: subnormal to the largest, and whole numbers
+#: about 2**53.
+ANY_WEIGHT = st.one_of(
+    st.floats(min_value=5e-324, max_value=np.finfo(float).max),
+    st.sampled_from(EDGE_WEIGHTS),
+    st.integers(2**53 - 4, 2**53 + 4).map(float),
+)
+
+
+@st.composite
+def range_data(draw, max_size=8):
+    n = draw(st.integers(1, max_size))
+    s = draw(st.lists(st.sampled_from([-1e308, -1.0, 0.0, 1e-310, 0.5, 1.0, 1e308]),
+                      min_size=n, max_size=n))
+    y = draw(st.lists(st.integers(0, 1), min_size=n, max_size=n))
+    w = draw(st.lists(ANY_WEIGHT, min_size=n, max_size=n))
+    return np.array(s), np.array(y), np.array(w)
+
+
+@pytest.mark.parametrize("method", ["isotonic", "histogram", "ivap"])
+@settings(suppress_health_check=[HealthCheck.too_slow])
+@given(data=range_data())
+def test_exact_means_for_weights_across_the_range(method, data):
+    check_edges(method, data)
 
 
 @pytest.mark.parametrize("method", METHODS)

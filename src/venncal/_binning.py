@@ -108,12 +108,30 @@ def range_sums(prefix, start: np.ndarray, end: np.ndarray, *, scaled: bool = Fal
     return out
 
 
-def scaling_is_exact(weights: np.ndarray, e: int) -> bool:
-    """Whether ``weights * 2**-e`` loses no bit (no positive weight becomes subnormal or 0)."""
+def scaling_is_exact(weights: np.ndarray, e: int, *more: np.ndarray) -> bool:
+    """Whether ``weights * 2**-e`` (and each of ``more`` times it) loses no bit.
+
+    A value loses bits when it lands in the subnormal range with nonzero
+    bits below ``2**-1074``; the test is exact (scaled back up, every value is
+    itself), so small weights with trailing zero bits still pass.  Check
+    every array whose sums are scaled: the positive weights ``a`` of a
+    calibration summary can be subnormal beside a normal total ``w``
+    (issue 22: ``a = 1e-310`` beside ``w = 0.1`` and ``1e308``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scaling_is_exact(np.array([1.0, 1e308]), 26, np.array([1e-310, 0.0]))
+    False
+    >>> scaling_is_exact(np.array([1.0, 1e308]), 26, np.array([2.0**-1040]))
+    True
+    """
     if e == 0:
         return True
-    positive = weights[weights > 0]
-    return positive.shape[0] == 0 or bool(positive.min() >= math.ldexp(1.0, e - 1022))
+    for x in (weights, *more):
+        if not np.array_equal(np.ldexp(np.ldexp(x, -e), e), x):
+            return False
+    return True
 
 
 def gap_points(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:

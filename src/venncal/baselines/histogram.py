@@ -183,7 +183,8 @@ def _bin_sums(bins, w, a, m):
     weights are first divided by a power of two where a sum could overflow
     (a bin's weight past the float64 range is then ``inf``; its fraction is
     still right), and for weights so far apart that this would lose bits of
-    the smallest, the sums are exact rationals.
+    the smallest weight or positive weight (``a`` can be subnormal beside a
+    normal ``w``), the sums are exact rationals.
     """
     start = np.searchsorted(bins, np.arange(m), side="left")
     end = np.searchsorted(bins, np.arange(m), side="right")
@@ -191,7 +192,7 @@ def _bin_sums(bins, w, a, m):
     values = np.zeros(m)
     weights = np.zeros(m)
     e = overflow_shift(w)
-    if scaling_is_exact(w, e):
+    if scaling_is_exact(w, e, a):
         ws, as_ = (np.ldexp(w, -e), np.ldexp(a, -e)) if e else (w, a)
         total = np.add.reduceat(ws, start[filled])
         positive = np.add.reduceat(as_, start[filled])

@@ -73,15 +73,16 @@ def isotonic_blocks(num, den):
 
     The fit is the same for any common factor of the weights: where their
     sums could overflow they are first divided by a power of two, and where
-    that would lose bits of the smallest (weights more than ``2**1000``
-    apart) the fit is computed in exact rationals
+    that would lose bits of any ``num`` or ``den`` (values more than about
+    ``2**1000`` apart, such as ``a = 1e-310`` beside ``w = 1e308``) the fit is
+    computed in exact rationals
     (:func:`~venncal._kernels.pava.exact_pava_blocks`).  Otherwise each
     block's mean is the ratio of floating-point sums, within ``(n + 1) *
     2**-53`` of the exact value relative to it.
     """
     shift = overflow_shift(den)
     if shift:
-        if not scaling_is_exact(den, shift):
+        if not scaling_is_exact(den, shift, num):
             return exact_pava_blocks(num, den)
         num, den = np.ldexp(num, -shift), np.ldexp(den, -shift)
     ends, bnum, bden = pava_blocks(num, den)

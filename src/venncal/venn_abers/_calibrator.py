@@ -125,18 +125,22 @@ class VennAbersCalibrator(ScoreCalibrator):
     _weight_total_use = "the test object counts as one row"
 
     def _fit_sums(self, s, w, a):
-        self.scores_ = s
-        self.weights_ = w
-        self.positive_weights_ = a
-        self.p0_, self.p1_, self.q0_ = ivap_tables_full(w, a)
+        self._fit_tables(s, w, a)
         # each class's total to double-double accuracy (w.sum() - a.sum() loses
         # a class of small weights beside one of large weights), inf past float64
         self.n_negative_, self.n_positive_ = class_totals(w, a)
 
+    def _fit_tables(self, s, w, a):
+        self.scores_ = s
+        self.weights_ = w
+        self.positive_weights_ = a
+        self.p0_, self.p1_, self.q0_ = ivap_tables_full(w, a)
+
     def _fit_from(self, summary):
         # The tables depend on the weights w, a only; the class totals come from each
-        # class's own sums (w - a loses a class of weight 1e-300 tied with 1e300).
-        self._fit_sums(summary.scores, summary.weights, summary.positive_weights)
+        # class's own sums (w - a loses a class of weight 1e-300 tied with 1e300), not
+        # from class_totals(w, a) as in _fit_sums (a pass over the summary for nothing).
+        self._fit_tables(summary.scores, summary.weights, summary.positive_weights)
         self.n_negative_ = summary.negative_weight
         self.n_positive_ = summary.positive_weight
 
