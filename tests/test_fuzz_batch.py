@@ -243,6 +243,16 @@ def test_exact_means_for_weights_across_the_range(method, data):
     check_edges(method, data)
 
 
+def test_enir_interpolation_stays_inside_its_values():
+    # np.interp's slope times offset rounded the query -1, just below the knot 0 of value
+    # 1 - 2**-53 (the other knot -1e308), to 1.0: ENIR promises 0 < p < 1
+    s = np.array([-1e308] * 4 + [-0.0])
+    y = np.array([0, 0, 0, 0, 1])
+    cal = fit("enir", s, y, np.full(5, 2.0**53 - 1))
+    check_properties("enir", cal)
+    assert cal.predict_proba(np.array([-1.0]))[0, 1] == 1.0 - 2.0**-53
+
+
 @pytest.mark.parametrize("method", METHODS)
 def test_issue_22_weights_1e308(method):
     # [1e308] * 4 gave NaN (IVAP, isotonic, histogram, Platt, ENIR) or an

@@ -295,7 +295,11 @@ def interpolate(q: np.ndarray, x: np.ndarray, v: np.ndarray) -> np.ndarray:
     largest double (``-1e308`` to ``1e308``) gives the left value, and one
     below about ``2**-960`` (subnormal scores) an infinite slope, so ``inf``
     or NaN.  Queries in such gaps (only those) are interpolated exactly, in
-    rational arithmetic, and rounded once.
+    rational arithmetic, and rounded once.  The result never leaves the range of
+    ``v``: ``np.interp``'s slope times offset can round a query just below a knot
+    past the knot's value (issue 22: between values ``2**-53`` and ``1 - 2**-53``
+    at knots ``-1e308`` and ``0``, the query ``-1`` gave ``1.0``), so it is clipped
+    to ``[min v, max v]``, which the exact interpolation always satisfies.
 
     Examples
     --------
@@ -308,6 +312,7 @@ def interpolate(q: np.ndarray, x: np.ndarray, v: np.ndarray) -> np.ndarray:
     out = np.interp(q, x, v)
     if x.shape[0] < 2:
         return out
+    np.clip(out, v.min(), v.max(), out=out)
     with np.errstate(over="ignore"):
         gap = np.diff(x)
     risky = ~np.isfinite(gap) | ((gap > 0) & (gap < 2.0**-960))
