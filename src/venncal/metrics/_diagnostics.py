@@ -13,7 +13,9 @@ the row repeated.  The test statistics therefore grow as the square root
 of the total weight (they are tests, not means); the slope and intercept
 are maximum-likelihood estimates and do not change with a common factor of
 the weights.  Every sum is computed on the weights divided by a power of
-two (exact), so weights from 1e-310 to 1e308 neither overflow nor vanish.
+two (exact), so weights from 1e-310 to 1e308 neither overflow nor vanish; the
+sums of the three tests are exact, rounded once (:mod:`venncal._kernels.exact_sum`),
+so they do not depend on the order of the rows, to the bit.
 """
 
 from __future__ import annotations
@@ -281,7 +283,10 @@ _CUMULATIVE_DOC = """
     calibration ``C / sigma`` is asymptotically a standard Brownian motion on
     ``[0, 1]`` (Tygert 2021; Arrieta-Ibarra et al. 2022).  Rows of equal
     ``p`` form one step of the path (their deviations are summed before the
-    path is read), so the result does not depend on the order of the rows.
+    path is read).  Each point of the path is the exact sum of the rows'
+    deviations ``w (y - p)`` (each a float), rounded once, and ``sum w p (1 -
+    p)`` likewise: the result does not depend on the order of the rows, to the
+    bit, and huge weights that cancel do not hide a small deviation.
 
 """
 #: The sections both cumulative tests' docstrings share (in place of ``SECTIONS``).
