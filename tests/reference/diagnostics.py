@@ -9,7 +9,10 @@ sums of the rows of positive weight), independent of the vectorised code:
   monotone), not Newton;
 - KS and Kuiper: the cumulative deviation ``C(v) = sum_{p_i <= v} w_i (y_i - p_i)``
   at each distinct ``v``, computed afresh for each ``v`` (``O(n**2)``; ties
-  in ``p`` give one point of the path by definition); their p-values by
+  in ``p`` give one point of the path by definition), each term the float
+  ``w_i (y_i - p_i)`` and the sum exact (fractions), rounded once; the
+  variance ``sum w_i q_i`` (``q_i`` the float ``p_i (1 - p_i)``) likewise; the
+  kernels' twins :func:`run_sums` and :func:`exact_dot`; their p-values by
   other series (the theta series of ``sup |B|`` for small arguments, and a
   quadrature of Feller's density of the range);
 - smooth ECE: the reflected Gaussian kernel summed over its images for
@@ -20,6 +23,7 @@ sums of the rows of positive weight), independent of the vectorised code:
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 
 def _shift(w) -> int:
@@ -100,17 +104,32 @@ def slope_intercept(y, p, w=None, clip=None):
 
 def _path(y, p, w):
     rows = _rows(y, p, w)
-    var = math.fsum(wi * pi * (1 - pi) for _, pi, wi in rows)
+    var = float(sum(Fraction(wi) * Fraction(pi * (1 - pi)) for _, pi, wi in rows))
     if var == 0:
         raise ValueError("sigma 0")
     path = [0.0]
     for v in sorted({pi for _, pi, _ in rows}):
-        c = math.fsum(wi * (yi - pi) for yi, pi, wi in rows if pi <= v) / math.sqrt(var)
+        c = float(sum(Fraction(wi * (yi - pi)) for yi, pi, wi in rows if pi <= v))
+        c = c / math.sqrt(var)
         try:
             path.append(c * _sqrt_scale(w))
         except OverflowError:
             path.append(math.copysign(math.inf, c))
     return path
+
+
+def run_sums(r, last):
+    """The twin of ``venncal._kernels.exact_sum.run_sums``: exact prefix sums, rounded once."""
+    out = []
+    for j in last:
+        out.append(float(sum((Fraction(float(x)) for x in r[: int(j) + 1]), Fraction(0))))
+    return out
+
+
+def exact_dot(a, b):
+    """The twin of ``venncal._kernels.exact_sum.exact_dot``: exact products, sum rounded once."""
+    return float(sum((Fraction(float(x)) * Fraction(float(y)) for x, y in zip(a, b)),
+                     Fraction(0)))
 
 
 def brownian_max_sf(x):

@@ -13,7 +13,9 @@ the row repeated.  The test statistics therefore grow as the square root
 of the total weight (they are tests, not means); the slope and intercept
 are maximum-likelihood estimates and do not change with a common factor of
 the weights.  Every sum is computed on the weights divided by a power of
-two (exact), so weights from 1e-310 to 1e308 neither overflow nor vanish.
+two (exact), so weights from 1e-310 to 1e308 neither overflow nor vanish; the
+sums of the three tests are exact, rounded once (:mod:`venncal._kernels.exact_sum`),
+so they do not depend on the order of the rows, to the bit.
 """
 
 from __future__ import annotations
@@ -89,10 +91,13 @@ def brownian_max_sf(x: float) -> float:
     ``4 * sum_{k>=1} (-1)**(k+1) * P(N >= (2k - 1) x)`` (the reflection
     principle; Feller 1971, X.5), summed until ``(2k - 1) x > 40``: an
     alternating series of decreasing terms, so the error is below the first
-    term left out, under 1e-340.  1 for ``x < 0.1`` (error below 1e-50).
+    term left out, under 1e-340.  1 for ``x < 0.1`` (error below 1e-50); 0
+    for ``x >= 40`` (the first term is below 1e-340; no overflow of ``(2k - 1) x``).
     """
     if x < _SMALL_STATISTIC:
         return 1.0
+    if x >= _TAIL_END:
+        return 0.0
     k = _terms(x, 2)
     terms = _normal_tail((2.0 * k - 1.0) * x)
     signs = np.where(k % 2 == 1, 1.0, -1.0)
@@ -106,10 +111,13 @@ def brownian_range_sf(x: float) -> float:
     1951), so the tail is ``8 sum_{k>=1} (-1)**(k-1) k P(N >= k x)``, summed
     until ``k x > 40``: alternating with decreasing terms past ``k x > 1``, so
     the error is below the first term left out, under 1e-340.  1 for
-    ``x < 0.1`` (error below 1e-200).
+    ``x < 0.1`` (error below 1e-200); 0 for ``x >= 40`` (the first term is
+    below 1e-340; no overflow of ``k x``).
     """
     if x < _SMALL_STATISTIC:
         return 1.0
+    if x >= _TAIL_END:
+        return 0.0
     k = _terms(x, 1)
     signs = np.where(k % 2 == 1, 1.0, -1.0)
     return float(min(1.0, max(0.0, 8.0 * math.fsum(signs * k * _normal_tail(k * x)))))
@@ -148,12 +156,31 @@ def _sqrt_pow2(e: int) -> float:
     return math.ldexp(math.sqrt(2.0) if e % 2 else 1.0, e // 2)
 
 
+def _unit_scaled(y01, p, ws, e):
+    """Without weights, weights 1 scaled as :func:`_positive` scales weights (to 2**959).
+
+    So a row's terms are the same with weights 1 as without weights: a forecast of
+    1e-310 gives a subnormal term (losing digits) in neither.
+    """
+    if ws is None:
+        return y01, p, np.full_like(p, 2.0 ** (TEST_SCALE - 1)), 1 - TEST_SCALE
+    return y01, p, ws, e
+
+
+def _exact_total(x: np.ndarray) -> float:
+    """``sum(x)`` computed exactly and rounded once (the partial sums below 2**1020)."""
+    from .._kernels.exact_sum import run_sums
+
+    return float(run_sums(np.ascontiguousarray(x, dtype=float),
+                          np.array([x.shape[0] - 1], dtype=np.int64))[0])
+
+
 def _spiegelhalter(y01, p, w) -> CalibrationTest:
-    y01, p, ws, e = _positive(y01, p, w, "spiegelhalter_test", top=TEST_SCALE)
-    a = (y01 - p) * (1.0 - 2.0 * p)
-    v = (1.0 - 2.0 * p) ** 2 * p * (1.0 - p)
-    num = float(np.sum(a) if ws is None else np.dot(ws, a))
-    den = float(np.sum(v) if ws is None else np.dot(ws, v))
+    y01, p, ws, e = _unit_scaled(*_positive(y01, p, w, "spiegelhalter_test", top=TEST_SCALE))
+    # Each row's terms from the weight outwards (w (1 - 2p)**2 p, not w times a subnormal
+    # (1 - 2p)**2 p for p = 1e-310), then summed exactly and rounded once.
+    num = _exact_total(ws * (y01 - p) * (1.0 - 2.0 * p))
+    den = _exact_total(ws * (1.0 - 2.0 * p) ** 2 * p * (1.0 - p))
     if not den > 0.0:
         raise ValueError(
             "spiegelhalter_test is undefined: every forecast of positive weight is 0, 1/2 or "
@@ -207,20 +234,27 @@ def spiegelhalter_test(
 def _cumulative(y01, p, w) -> tuple[np.ndarray, float]:
     """The cumulative deviation at each distinct ``p`` (sorted), over ``sigma``.
 
-    Rows of equal ``p`` are summed into one step, so the path (and both
-    statistics) does not depend on the order of the rows: to the bit, since
-    the rows are summed in one canonical order (by ``p``, then deviation,
-    then weight), whatever order they come in.
+    Rows of equal ``p`` are summed into one step.  Each point of the path is
+    the exact sum of the deviations ``w (y - p)`` (each rounded once, as a
+    float) of the rows with ``p`` up to that value, rounded to the nearest
+    float (:func:`venncal._kernels.exact_sum.run_sums`), and ``var`` is the
+    exact ``sum w q`` with ``q = p (1 - p)`` rounded per row, rounded once
+    (:func:`venncal._kernels.exact_sum.exact_dot`): neither depends on the
+    order of the rows, to the bit, and no cancellation loses a small
+    deviation beside huge ones.  Both sums are of weights scaled to below
+    2**960, so they stay below 2**1000; the path divided by ``sigma`` and
+    scaled back may pass the float64 range: inf (p-value 0).
     """
-    y01, p, ws, e = _positive(y01, p, w, "the cumulative calibration tests (KS, Kuiper)", 1,
-                              top=TEST_SCALE)
-    ws = np.ones_like(p) if ws is None else ws
+    from .._kernels.exact_sum import exact_dot, run_sums
+
+    y01, p, ws, e = _unit_scaled(*_positive(
+        y01, p, w, "the cumulative calibration tests (KS, Kuiper)", 1, top=TEST_SCALE))
     dev = ws * (y01 - p)
-    order = np.lexsort((ws, dev, p))
-    ps, r = p[order], dev[order]
+    order = np.argsort(p, kind="stable")  # any order within a run of ties gives the same sums
+    ps = p[order]
     last = np.flatnonzero(np.r_[ps[1:] != ps[:-1], True])  # the end of each run of ties
-    path = np.cumsum(r)[last]
-    var = float(np.dot(ws[order], (p * (1.0 - p))[order]))
+    path = run_sums(np.ascontiguousarray(dev[order]), last.astype(np.int64))
+    var = float(exact_dot(ws, p * (1.0 - p)))
     if not var > 0.0:
         raise ValueError(
             "the cumulative calibration tests are undefined: every forecast of positive weight "
@@ -249,7 +283,10 @@ _CUMULATIVE_DOC = """
     calibration ``C / sigma`` is asymptotically a standard Brownian motion on
     ``[0, 1]`` (Tygert 2021; Arrieta-Ibarra et al. 2022).  Rows of equal
     ``p`` form one step of the path (their deviations are summed before the
-    path is read), so the result does not depend on the order of the rows.
+    path is read).  Each point of the path is the exact sum of the rows'
+    deviations ``w (y - p)`` (each a float), rounded once, and ``sum w p (1 -
+    p)`` likewise: the result does not depend on the order of the rows, to the
+    bit, and huge weights that cancel do not hide a small deviation.
 
 """
 #: The sections both cumulative tests' docstrings share (in place of ``SECTIONS``).
