@@ -102,12 +102,15 @@ def _first_inexact_text(cleaned, values) -> int:
     """
     pa = arrow()
     pc = pa.compute
-    big = pc.greater_equal(pc.abs(values), pa.scalar(2.0**53))
-    candidates = pc.and_(pc.match_substring_regex(cleaned, _INTEGER_TEXT), big)
-    index = np.flatnonzero(pc.fill_null(candidates, False).to_numpy(zero_copy_only=False))
+    big = pc.fill_null(pc.greater_equal(pc.abs(values), pa.scalar(2.0**53)), False)
+    index = np.flatnonzero(big.to_numpy(zero_copy_only=False))
     if index.size == 0:
         return -1
     texts = pc.take(cleaned, pa.array(index))
+    integer = pc.match_substring_regex(texts, _INTEGER_TEXT).to_numpy(zero_copy_only=False)
+    index, texts = index[integer], texts.filter(pa.array(integer))
+    if index.size == 0:
+        return -1
     for t in (pa.int64(), pa.uint64()):
         try:
             i = _first_inexact_ints(pc.cast(texts, t).to_numpy(zero_copy_only=False))
