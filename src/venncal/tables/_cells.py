@@ -270,7 +270,8 @@ def column_labels(arr, source: str, column: str, first_row: int = 1) -> np.ndarr
     """Return an Arrow column of labels (or group ids) as a numpy array.
 
     Missing labels (null, blank, or an NA text such as ``NA``) are refused
-    with their row.  Text becomes a numpy ``str`` array; numbers and
+    with their row.  Text becomes a numpy ``str`` array, each label trimmed
+    of the blanks around it as numbers are (``' 1 '`` is ``'1'``); numbers and
     booleans keep their types; other types (dates, times, decimals, ...)
     become their text, as every label of a model is a number, a boolean or
     text (see :func:`label_value`).  Labels of CSV, read as text, are typed
@@ -310,7 +311,7 @@ def column_labels(arr, source: str, column: str, first_row: int = 1) -> np.ndarr
             text = arr[i].as_py()
             what = "empty cell" if not text.strip() else f"{text!r} marks a missing value"
             raise TableError.at_cell(source, column, first_row + i, f"{what}, a label is needed")
-        encoded = pc.dictionary_encode(arr)
+        encoded = pc.dictionary_encode(pc.utf8_trim_whitespace(arr))
         names = np.asarray(encoded.dictionary.to_pylist(), dtype=str)
         return names[encoded.indices.to_numpy(zero_copy_only=False)]
     if pa.types.is_dictionary(t):
