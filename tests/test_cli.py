@@ -820,15 +820,26 @@ def test_docs_cli_examples(tmp_path, monkeypatch, capsys):
 
 
 def test_parquet_integer_weights_past_2_53(data, capsys):
-    """Regression: an int64 weight past 2**53 was a traceback (pyarrow's safe cast)."""
+    """Regression: an int64 weight past 2**53 was a traceback (pyarrow's safe cast).
+
+    One a float64 cannot hold is refused naming its row, as the Python API
+    refuses it (issue 22); one it holds is read exactly.
+    """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     s, y = [0.1, 0.2, 0.3, 0.4], [0, 1, 0, 1]
-    w = pa.array([1, 2**53 + 1, 3, 2**53 - 1], pa.int64())
+    bad = pa.array([1, 2**53 + 1, 3, 2**53 - 1], pa.int64())
+    pq.write_table(pa.table({"score": s, "y": y, "w": bad}), "bad.parquet")
+    fails(capsys, fit("bad.parquet", "--weight-col w", method="isotonic", label="y",
+                      out="bad.json"),
+          r"column 'w', row 2: the integer 9007199254740993 is not a float64")
+    with pytest.raises(ValueError, match="cannot hold exactly"):
+        venncal.IsotonicCalibrator().fit(s, y, np.array(bad.to_pylist()))
+    w = pa.array([1, 2**53 + 2, 3, 2**53 - 1], pa.int64())
     pq.write_table(pa.table({"score": s, "y": y, "w": w}), "w.parquet")
     ok(capsys, fit("w.parquet", "--weight-col w", method="isotonic", label="y", out="w.json"))
-    expected = venncal.IsotonicCalibrator().fit(s, y, np.array(w.to_pylist(), dtype=float))
+    expected = venncal.IsotonicCalibrator().fit(s, y, np.array(w.to_pylist()))
     assert persist.load("w.json").thresholds_.tobytes() == expected.thresholds_.tobytes()
     assert persist.load("w.json").values_.tobytes() == expected.values_.tobytes()
 

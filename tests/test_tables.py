@@ -144,10 +144,15 @@ def test_written_csv_reads_back_bit_for_bit(tmp_path_factory, values):
 
 
 def test_integers_near_2_53_as_text_and_as_parquet_integers():
-    ints = [2**53 - 1, 2**53, 2**53 + 1, -(2**53) - 1]
+    # read exactly or refused (issue 22), never rounded into a tie: test_tables_issue22.py
+    ints = [2**53 - 1, 2**53, 2**53 + 2, -(2**53) - 2]
     text = column_numbers(pa.array([str(i) for i in ints]), "t", "s")
     typed = column_numbers(pa.array(ints, pa.int64()), "t", "s")
     assert text.tobytes() == typed.tobytes() == np.array([float(i) for i in ints]).tobytes()
+    for bad in (2**53 + 1, -(2**53) - 1):
+        for arr in (pa.array([str(bad)]), pa.array([bad], pa.int64())):
+            with pytest.raises(TableError, match="a float64 exactly|not a float64 exactly"):
+                column_numbers(arr, "t", "s")
 
 
 def test_missing_numbers_propagate_or_fail_with_the_hint():

@@ -15,7 +15,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ._validation import check_binary_labels, check_labels, check_probabilities, check_sample_weight
+from ._validation import check_binary_labels, check_probabilities, check_sample_weight
+from .metrics._checks import binary_outcomes
 from .tables import TableError, matches_label, open_table, read_columns
 
 __all__ = ["binary_labels", "probability_column", "read_named_columns", "weight_column"]
@@ -119,7 +120,8 @@ def binary_labels(
 
     ``positive_label`` is text matched against the labels as read
     (:func:`venncal.tables.matches_label`: ``"1"`` names the number 1); by
-    default the larger of two labels is the positive class.  A single
+    default the rule of the metrics (:func:`venncal.metrics._checks.binary_outcomes`:
+    1 of 0/1 or -1/1, ``True``), and the larger of two other labels.  A single
     observed label that is not ``positive_label`` is the negative class.
     ``option`` is how messages name ``positive_label`` (the command line
     passes the flag as typed).
@@ -139,11 +141,9 @@ def binary_labels(
     (array([ True, False,  True]), 2)
     """
     try:
-        if positive_label is None:
-            classes, y01 = check_labels(
-                y, advice=f"name the positive class with {option}", single_01=False
-            )
-            return y01, classes[1].item()
+        if positive_label is None:  # the metrics' rule (and the larger of two other labels)
+            return binary_outcomes(y, y.shape[0], larger=True,
+                                   advice=f"name the positive class with {option}")
         values = np.unique(y).tolist()
         found = [v for v in values if matches_label(v, positive_label)]
         if not found and len(values) == 2:

@@ -1,8 +1,9 @@
 """The inputs every metric takes, and the (weighted) mean they average with.
 
-Every metric is a function of ``(y, p)``: labels in {0, 1} (or booleans, or
-any two labels with ``pos_label``) and the predicted probability of the
-positive class.  The checks themselves are :mod:`venncal._validation`'s.
+Every metric is a function of ``(y, p)``: labels in {0, 1} or {-1, 1} (or
+booleans, or any two labels with ``pos_label``) and the predicted probability
+of the positive class (:func:`binary_outcomes`, the rule ``venncal evaluate``
+calls too).  The checks themselves are :mod:`venncal._validation`'s.
 
 Weighted metrics are weighted means (or ratios of weighted sums), which do
 not change when every weight is multiplied by the same factor.  They are
@@ -21,17 +22,78 @@ import math
 import numpy as np
 
 from .._validation import (
+    _distinct,
+    _label_array,
     _real_1d,
+    _two_classes,
     check_binary_labels,
     check_probabilities,
     check_sample_weight,
 )
 
 
+def binary_outcomes(y, n: int, pos_label=None, *, larger: bool = False,
+                    advice: str = "pass pos_label= to name the positive class"):
+    """Return ``(y01, positive)``: which labels are the positive class, by the metrics' rule.
+
+    The one rule of the metrics (``venncal.metrics.*``) and of
+    ``venncal evaluate``.  ``pos_label`` names the positive class; without
+    it, booleans have ``True`` positive and numbers coded 0/1 or -1/1 (a
+    subset of them: a single label too) have 1 positive, as
+    scikit-learn's metrics; other labels need ``pos_label``, a single one
+    included.  With ``larger`` (the command line, whose ``fit`` makes the
+    larger label the positive class) the larger of any two labels is
+    positive, and then a single number is refused as a batch calibrator
+    refuses it: where 2 of labels 1/2 is taken as positive unasked, a file
+    of 1s may be the negative class (German credit).
+
+    Raises
+    ------
+    ValueError
+        For a single class or other labels without ``pos_label`` (the
+        message ends with ``advice``), more than two classes, NaN, a wrong
+        shape or a length other than ``n``.
+
+    Examples
+    --------
+    >>> from venncal.metrics._checks import binary_outcomes
+    >>> binary_outcomes([-1, 1, 1], 3)
+    (array([False,  True,  True]), 1)
+    >>> binary_outcomes(["no", "yes"], 2, larger=True)
+    (array([False,  True]), 'yes')
+    >>> binary_outcomes([1, 1], 2)
+    (array([ True,  True]), 1)
+    >>> binary_outcomes([2, 2], 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: y holds a single class (2), so it is unknown whether it is the positive class; pass pos_label= to name the positive class
+    """
+    if pos_label is not None:
+        return check_binary_labels(y, n, pos_label), pos_label
+    arr = _label_array(y, n, other="p")
+    if arr.dtype.kind == "b":
+        return arr, True
+    observed = _distinct(arr)
+    if larger:
+        _two_classes(observed)
+    values = observed.tolist()
+    coded = arr.dtype.kind in "iuf" and (set(values) <= {0, 1} or set(values) <= {-1, 1})
+    if coded and not (larger and len(values) == 1):
+        return arr == 1, arr.dtype.type(1).item()
+    if len(values) == 1:
+        raise ValueError(f"y holds a single class ({values[0]!r}), so it is unknown whether it "
+                         f"is the positive class; {advice}")
+    if larger:
+        return arr == observed[1], observed[1].item()
+    shown = ", ".join(repr(v) for v in values)
+    raise ValueError(f"y must hold the labels 0 and 1 (or -1 and 1, or booleans); got {shown}. "
+                     f"For other labels {advice}")
+
+
 def _check_inputs(y, p, pos_label=None, sample_weight=None):
     """Return ``(y01, p, w)``: boolean labels, float64 ``p``, weights or None."""
     p = check_probabilities(p)
-    y01 = check_binary_labels(y, p.shape[0], pos_label)
+    y01 = binary_outcomes(y, p.shape[0], pos_label)[0]
     return y01, p, check_sample_weight(sample_weight, p.shape[0])
 
 

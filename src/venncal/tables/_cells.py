@@ -44,17 +44,20 @@ class _BadCell(Exception):
 
 
 def _text_numbers(arr):
-    """Parse an Arrow string array as float64: blanks and NA texts null; raise on other text."""
+    """Parse an Arrow string array as float64: blanks and NA texts null; raise on other text.
+
+    Returns the numbers and the text they were parsed from (trimmed when needed).
+    """
     pa = arrow()
     pc = pa.compute
     try:
-        return pc.cast(arr, pa.float64())
+        return pc.cast(arr, pa.float64()), arr
     except pa.ArrowInvalid:
         pass
     blank, trimmed = _blank_or_na(arr)
     cleaned = pc.if_else(blank, pa.scalar(None, pa.string()), trimmed)
     try:
-        return pc.cast(cleaned, pa.float64())
+        return pc.cast(cleaned, pa.float64()), cleaned
     except pa.ArrowInvalid:
         pass
     # find the first cell that does not parse: the casts of longer prefixes fail too
@@ -67,6 +70,64 @@ def _text_numbers(arr):
         except pa.ArrowInvalid:
             hi = mid
     raise _BadCell(hi - 1)
+
+
+#: An integer literal: digits with an optional sign, no '.' nor exponent.
+_INTEGER_TEXT = r"^[+-]?[0-9]+$"
+
+
+def _first_inexact_ints(ints: np.ndarray) -> int:
+    """Index of the first int64/uint64 value a float64 cannot hold exactly, or -1."""
+    if ints.dtype.kind == "i":
+        big = np.flatnonzero((ints > 2**53) | (ints < -(2**53)))
+    else:
+        big = np.flatnonzero(ints > 2**53)
+    if big.size == 0:
+        return -1
+    x = ints[big]
+    f = x.astype(np.float64)
+    top = 2.0**63 if ints.dtype.kind == "i" else 2.0**64
+    fits = (f < top) & (f >= -top)
+    held = fits & (np.where(fits, f, 0.0).astype(ints.dtype) == x)
+    bad = np.flatnonzero(~held)
+    return int(big[bad[0]]) if bad.size else -1
+
+
+def _first_inexact_text(cleaned, values) -> int:
+    """Index of the first integer literal of ``cleaned`` that its double ``values`` is not, or -1.
+
+    Only literals of magnitude 2**53 or more can be inexact; they are parsed
+    as int64 or uint64 by pyarrow (vectorized), and those past 64 bits (rare)
+    one by one as Python integers.
+    """
+    pa = arrow()
+    pc = pa.compute
+    big = pc.fill_null(pc.greater_equal(pc.abs(values), pa.scalar(2.0**53)), False)
+    index = np.flatnonzero(big.to_numpy(zero_copy_only=False))
+    if index.size == 0:
+        return -1
+    texts = pc.take(cleaned, pa.array(index))
+    integer = pc.match_substring_regex(texts, _INTEGER_TEXT).to_numpy(zero_copy_only=False)
+    index, texts = index[integer], texts.filter(pa.array(integer))
+    if index.size == 0:
+        return -1
+    for t in (pa.int64(), pa.uint64()):
+        try:
+            i = _first_inexact_ints(pc.cast(texts, t).to_numpy(zero_copy_only=False))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            continue
+        return -1 if i < 0 else int(index[i])
+    x = values.take(pa.array(index)).to_numpy(zero_copy_only=False)
+    for j, (text, value) in enumerate(zip(texts.to_pylist(), x.tolist(), strict=True)):
+        if not np.isfinite(value) or int(text) != int(value):
+            return int(index[j])
+    return -1
+
+
+def _inexact_problem(value, x: float) -> str:
+    return (f"the integer {value!r} is not a float64 exactly (it would be {x!r}; integers past "
+            f"2**53 round to a neighbour, so different values would tie): venncal computes in "
+            f"float64; subtract an offset or rescale the column first")
 
 
 def _cell_problem(value, text_column: bool) -> str:
@@ -111,6 +172,15 @@ def column_numbers(
 ) -> np.ndarray:
     """Return an Arrow column of numbers (or of their text) as float64.
 
+    Integers are read exactly or refused: an integer cell (an Arrow integer
+    column, or text that is an integer literal, digits with an optional
+    sign and no '.' nor exponent) whose value a float64 cannot hold (past
+    2**53: ``9007199254740993``) is an error naming its row and value, as
+    the Python API refuses such int64/uint64 scores, since two different
+    values would become one double and tie.  Decimal and scientific text
+    (``0.1``, ``9007199254740993.0``, ``1e300``), floating and decimal
+    columns are read as the nearest double.
+
     Parameters
     ----------
     arr : pyarrow.Array or pyarrow.ChunkedArray
@@ -133,7 +203,9 @@ def column_numbers(
     Raises
     ------
     TableError
-        For the first bad cell, with its ``row``; or a column that is not numeric.
+        For the first bad cell, with its ``row`` (text that is not a finite
+        number, an integer a float64 cannot hold exactly); or a column that is
+        not numeric.
 
     Examples
     --------
@@ -157,12 +229,23 @@ def column_numbers(
     text_column = pa.types.is_string(t) or pa.types.is_large_string(t)
     if text_column:
         try:
-            values = _text_numbers(arr)
+            values, cleaned = _text_numbers(arr)
         except _BadCell as bad:
             problem = _cell_problem(arr[bad.index].as_py(), True)
             raise TableError.at_cell(source, column, first_row + bad.index, problem) from None
-    elif pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t):
-        # to the nearest double, as numpy and the CSV reader do (2**53 + 1 is 2**53)
+        i = _first_inexact_text(cleaned, values)
+        if i >= 0:
+            raise TableError.at_cell(source, column, first_row + i,
+                                     _inexact_problem(arr[i].as_py(), values[i].as_py()))
+    elif pa.types.is_integer(t):
+        values = pc.cast(arr, pa.float64(), safe=False)
+        ints = pc.fill_null(arr, 0).to_numpy(zero_copy_only=False)
+        i = _first_inexact_ints(ints) if ints.dtype.itemsize == 8 else -1
+        if i >= 0:
+            raise TableError.at_cell(source, column, first_row + i,
+                                     _inexact_problem(int(ints[i]), values[i].as_py()))
+    elif pa.types.is_floating(t) or pa.types.is_decimal(t):
+        # to the nearest double (a decimal's digits past a double's are rounded)
         values = pc.cast(arr, pa.float64(), safe=False)
     elif pa.types.is_null(t):
         values = pa.nulls(len(arr), pa.float64())
@@ -187,7 +270,8 @@ def column_labels(arr, source: str, column: str, first_row: int = 1) -> np.ndarr
     """Return an Arrow column of labels (or group ids) as a numpy array.
 
     Missing labels (null, blank, or an NA text such as ``NA``) are refused
-    with their row.  Text becomes a numpy ``str`` array; numbers and
+    with their row.  Text becomes a numpy ``str`` array, each label trimmed
+    of the blanks around it as numbers are (``' 1 '`` is ``'1'``); numbers and
     booleans keep their types; other types (dates, times, decimals, ...)
     become their text, as every label of a model is a number, a boolean or
     text (see :func:`label_value`).  Labels of CSV, read as text, are typed
@@ -227,7 +311,7 @@ def column_labels(arr, source: str, column: str, first_row: int = 1) -> np.ndarr
             text = arr[i].as_py()
             what = "empty cell" if not text.strip() else f"{text!r} marks a missing value"
             raise TableError.at_cell(source, column, first_row + i, f"{what}, a label is needed")
-        encoded = pc.dictionary_encode(arr)
+        encoded = pc.dictionary_encode(pc.utf8_trim_whitespace(arr))
         names = np.asarray(encoded.dictionary.to_pylist(), dtype=str)
         return names[encoded.indices.to_numpy(zero_copy_only=False)]
     if pa.types.is_dictionary(t):

@@ -46,7 +46,8 @@ def label_value(value):
 def typed_labels(texts: np.ndarray) -> np.ndarray:
     """Return labels read as text typed as numbers or booleans when they all are, else as text.
 
-    The first type that takes every distinct label exactly: int64, uint64,
+    Blanks around a label are not part of it (``' 1 '`` is ``'1'``, as for
+    numbers).  The first type that takes every distinct label exactly: int64, uint64,
     booleans (``true``/``false`` in any case), float64; text otherwise.  As
     pyarrow's inference of a CSV column, with two differences: integers
     past int64 stay exact (uint64, or text), and labels are never made other
@@ -77,6 +78,11 @@ def typed_labels(texts: np.ndarray) -> np.ndarray:
     """
     pa = arrow()
     names, index = np.unique(texts, return_inverse=True)
+    stripped = np.char.strip(names)
+    if (stripped != names).any():  # blanks around a label are not part of it
+        names, inverse = np.unique(stripped, return_inverse=True)
+        index = inverse[index]
+        texts = names[index]
     arr = pa.array(names.tolist(), pa.string())
     for t in (pa.int64(), pa.uint64()):
         try:
