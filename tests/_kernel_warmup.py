@@ -10,7 +10,7 @@ process taking the next workload when it is done with one, the heaviest first;
 the kernels compile once in all, and the workers, started afterwards, load them
 from the cache.  The workloads check nothing: the tests do.  ``tests/conftest.py``
 calls :func:`warm_in_processes` in the xdist controller, on a cold cache, under
-``-n 2`` or more, before the workers start, when ``VENNCAL_KERNEL_WARMUP=1``.
+``-n 2`` or more, before the workers start, unless ``VENNCAL_KERNEL_WARMUP=0``.
 """
 
 from __future__ import annotations

@@ -78,18 +78,19 @@ def _xdist_workers(config) -> int:
 
 
 def pytest_sessionstart(session):
-    """With ``VENNCAL_KERNEL_WARMUP=1``, on a cold numba cache (a fresh install, as in CI), under
-    ``pytest -n N`` with N >= 2, the xdist controller compiles every kernel once before it starts
-    the workers: N processes take tests/_kernel_warmup.py's workloads one at a time, the heaviest
-    first, and numba's ``cache=True`` writes the kernels to disk, from where the workers then
-    load them instead of both compiling most of them.
+    """On a cold numba cache (a fresh install, as in CI), under ``pytest -n N`` with N >= 2, the
+    xdist controller compiles every kernel once before it starts the workers: N processes take
+    tests/_kernel_warmup.py's workloads one at a time, the heaviest first, and numba's
+    ``cache=True`` writes the kernels to disk, from where the workers then load them instead of
+    each compiling most of them.  ``VENNCAL_KERNEL_WARMUP=0`` turns it off; on a warm cache
+    (any kernel already cached) it does nothing.
 
     Runs before xdist's own ``pytest_sessionstart`` (``trylast``), which starts the workers.
-    Opt-in until a whole cold run measures it each way (this sitting's machine, at load 11-18,
-    could not finish one).
+    On by default since the cold profile (benchmarks/results/suite-profile-2026-11-26.md)
+    found both workers compiling the same kernels (the quantized streams, IVAP, Jumper).
     """
     count = _xdist_workers(session.config)
-    if count < 2 or os.environ.get("VENNCAL_KERNEL_WARMUP", "0") != "1":
+    if count < 2 or os.environ.get("VENNCAL_KERNEL_WARMUP", "1") == "0":
         return
     import _kernel_warmup
 
