@@ -85,3 +85,15 @@ def test_errors_exit_2_with_one_line(table, capsys, options, message):
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and err.startswith("venncal compare: error: ")
     assert message in err
+
+
+def test_a_single_label_is_refused_in_command_line_words(tmp_path, capsys):
+    # the fresh attack of 2026-11-26 (F6): compare's Python advice ("pass classes=[negative,
+    # positive]") reached the command line; a single label cannot be compared whatever is named
+    path = tmp_path / "one.csv"
+    path.write_text("s,y\n0.2,1\n0.7,1\n0.4,1\n0.9,1\n0.1,1\n")
+    for extra in ((), ("--positive-label", "1")):
+        code, out, err = _run(capsys, str(path), "--score-col", "s", "--label-col", "y", *extra)
+        assert code == 2 and out == ""
+        assert "column 'y' holds a single label (1): a comparison of calibrators needs rows of " \
+               "both classes" in err and "classes=[" not in err

@@ -68,6 +68,11 @@ def compare_file(
         with progress(f"reading {table.source}") if progress else contextlib.nullcontext() as bar:
             columns = read_columns(table, numeric, [label_col], bar)
     source, y = table.source, columns[label_col]
+    if not many and y.shape[0] and np.unique(y).shape[0] == 1:  # not compare's Python advice
+        only = y[0].item() if isinstance(y[0], np.generic) else y[0]
+        raise TableError(f"{source}: column {label_col!r} holds a single label ({only!r}): a "
+                         "comparison of calibrators needs rows of both classes", source=source,
+                         column=label_col)
     named = None
     try:
         if many:
