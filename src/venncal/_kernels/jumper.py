@@ -290,6 +290,9 @@ def _cox2_column(params, p, yi, t, ls, i):
     if zm < 0.0:
         sm = math.log1p(math.exp(zm))
         for k in range(K):
+            if k == m:  # d = 0 and log1p(e^z_m) - sm = 0: exp(0) = 1, without the exps
+                t[k, i] = 1.0
+                continue
             d = (sign * params[k, 0] - cm) + (params[k, 1] - bm) * L
             t[k, i] = min(math.exp(d - (math.log1p(math.exp(t[k, i])) - sm)), 1.0)
         # log rho_m = z_m - log1p(e^z_m) - lx, where z_m - lx = c_m + (beta_m - 1) lx
@@ -297,8 +300,8 @@ def _cox2_column(params, p, yi, t, ls, i):
         ls[i] = (cm + (bm - 1.0) * lx - bm * ly) - sm
     else:
         lm = _log_expit(zm)
-        for k in range(K):
-            t[k, i] = min(math.exp(_log_expit(t[k, i]) - lm), 1.0)
+        for k in range(K):  # the expert m gives exp(0) = 1, without the exps
+            t[k, i] = 1.0 if k == m else min(math.exp(_log_expit(t[k, i]) - lm), 1.0)
         ls[i] = lm - lx
 
 

@@ -37,7 +37,9 @@ def forget(w, gamma):
     tot = 0.0
     for k in range(w.shape[0]):
         x = w[k] / top
-        if x >= _TINY:
+        if x == 1.0:  # 1^gamma = 1 exactly, without the pow
+            u = 1.0
+        elif x >= _TINY:
             u = x ** gamma
         elif w[k] > 0.0:
             u = math.exp(gamma * (math.log(w[k]) - math.log(top)))

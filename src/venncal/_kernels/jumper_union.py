@@ -88,6 +88,8 @@ def _down_scale(lm, top):
     """
     if not (math.isfinite(lm) and math.isfinite(top)):
         return 0.0
+    if lm == top:  # the top member: dh = dl = 0 and exp(0) = 1, without the exp
+        return 1.0
     a, b = lm, -top
     dh = a + b
     bb = dh - a
