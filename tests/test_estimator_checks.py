@@ -80,13 +80,18 @@ ESTIMATORS = [
 ]
 
 
-@parametrize_with_checks([estimator for estimator, _ in ESTIMATORS])
-def test_sklearn_compatible_estimator(estimator, check, request):
-    departures = next(d for e, d in ESTIMATORS if repr(e) == repr(estimator))
+def run_check(estimators, estimator, check, request) -> None:
+    """Run one scikit-learn check, marked as ``estimators`` expects for ``estimator``."""
+    departures = next(d for e, d in estimators if repr(e) == repr(estimator))
     mark = departures.get(check.func.__name__)
     if mark is not None:
         request.applymarker(mark)
     check(estimator)
+
+
+@parametrize_with_checks([estimator for estimator, _ in ESTIMATORS])
+def test_sklearn_compatible_estimator(estimator, check, request):
+    run_check(ESTIMATORS, estimator, check, request)
 
 
 TREE = DecisionTreeClassifier(max_depth=3, random_state=0)

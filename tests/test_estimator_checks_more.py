@@ -7,7 +7,15 @@ The first half, and the reasons for the expected failures, are in
 
 from sklearn.naive_bayes import GaussianNB
 from sklearn.utils.estimator_checks import parametrize_with_checks
-from test_estimator_checks import DENSE, SPARSE, SPLIT, SPLIT_BY_PLATFORM, SUBSET, TIES_BY_PLATFORM
+from test_estimator_checks import (
+    DENSE,
+    SPARSE,
+    SPLIT,
+    SPLIT_BY_PLATFORM,
+    SUBSET,
+    TIES_BY_PLATFORM,
+    run_check,
+)
 
 from venncal import CalibratedClassifier, FullVennAbersClassifier, VennAbersClassifier
 
@@ -28,8 +36,4 @@ ESTIMATORS = [
 
 @parametrize_with_checks([estimator for estimator, _ in ESTIMATORS])
 def test_sklearn_compatible_estimator(estimator, check, request):
-    departures = next(d for e, d in ESTIMATORS if repr(e) == repr(estimator))
-    mark = departures.get(check.func.__name__)
-    if mark is not None:
-        request.applymarker(mark)
-    check(estimator)
+    run_check(ESTIMATORS, estimator, check, request)
