@@ -181,3 +181,16 @@ def test_bad_input():
         OneVsOneCalibrator(CrossVennAbersCalibrator()).fit(x, [0, 1, 2], folds=[0, 0, 1])
     with pytest.raises(ValueError, match="key is a pair"):
         OneVsOneCalibrator().fit_summary({"a": venncal.ScoreSummary.from_arrays([0.1], [1])})
+
+
+@pytest.mark.parametrize("base", [venncal.BetaCalibrator(), PlattCalibrator(score="proba")],
+                         ids=["beta", "platt-proba"])
+def test_a_base_reading_probabilities_is_refused_in_the_calibrators_words(base):
+    # the pair scores are log-ratios: a base expecting probabilities used to fail
+    # inside itself, naming "probabilities" the user never gave (issue 22, F2)
+    p = np.random.default_rng(1).dirichlet(np.ones(3), 60)
+    y = np.random.default_rng(2).integers(0, 3, 60)
+    with pytest.raises(ValueError, match=r"ln\(p_j / p_i\) / 2.*score='logit'"):
+        OneVsOneCalibrator(base).fit(p, y)
+    fitted = OneVsOneCalibrator(clone(base).set_params(score="logit")).fit(p, y)
+    assert np.allclose(fitted.predict_proba(p).sum(axis=1), 1.0)

@@ -109,6 +109,19 @@ class OneVsOneCalibrator(MulticlassCalibrator):
         self.coupling = coupling
         self.classes = classes
 
+    def _check_all_params(self) -> None:
+        super()._check_all_params()
+        # the pair scores are log-ratios (any real number): the base must not
+        # expect probabilities
+        stage = self._base()
+        if getattr(stage, "score", None) == "proba":
+            name = type(stage).__name__
+            raise ValueError(
+                f"{type(self).__name__} gives its base the pair scores ln(p_j / p_i) / 2 "
+                f"(real numbers, not probabilities), so a {name} base must read logits: "
+                f"pass {name}(score='logit'), not score='proba'"
+            )
+
     @property
     def pairs_(self) -> np.ndarray:
         """The class indices ``(i, j)`` of each pair, shape (P, 2)."""
