@@ -448,7 +448,8 @@ def test_split_equals_the_hand_fit_at_the_edges(weights, scores, seed):
             except ValueError as exc:
                 outcomes.append(str(exc))
     if isinstance(outcomes[0], str):
-        assert outcomes[0] == outcomes[1]
+        # the same refusal; the chain's says which stage refused
+        assert outcomes[0] == outcomes[1] or outcomes[0].endswith(f"refused them: {outcomes[1]}")
     else:
         for mine, theirs in zip(outcomes[0], outcomes[1], strict=True):
             _same_bits(mine, theirs)
@@ -464,3 +465,15 @@ def test_float32_logits_reach_the_first_stage_as_they_are():
     first = TemperatureCalibrator().fit(z32[a], y[a])
     _same_bits(chain.first_.inverse_temperature_, first.inverse_temperature_)
     _same_bits(chain.transform(z32[:5]), first.predict_proba(z32[:5]))
+
+
+@pytest.mark.parametrize("fitting", ["same", "split"])
+def test_a_second_stage_refusal_says_it_is_about_the_first_stages_output(fitting):
+    # the value named (0.0) is an isotonic output, not a score the user gave (issue 22, F5)
+    s = np.random.default_rng(0).normal(size=50)
+    y = (s > 0).astype(int)
+    chain = ChainedCalibrator(IsotonicCalibrator(), PlattCalibrator(), fitting=fitting,
+                              random_state=0)
+    with pytest.raises(ValueError, match=r"second stage \(PlattCalibrator\).*first stage's "
+                                         r"probabilities.*score 0\.0"):
+        chain.fit(s, y, sample_weight=np.full(50, 1e308))

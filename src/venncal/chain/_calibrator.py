@@ -319,16 +319,15 @@ class ChainedCalibrator(ParamsMixin, BaseEstimator):
             raise TypeError(self._folds_message())
         if self.fitting == "same":
             first = clone(self.first).fit(x, y, w)
-            then = clone(self.then)
             extra = {} if folds is None else {"folds": folds}
-            then.fit(self._output(first, x, kind), y, w, **extra)
+            then = self._fit_then(self._output(first, x, kind), y, w, **extra)
             return self._set_fitted(first, then)
         parts = row_parts(self.fitting, y, w, calibration_size=self.calibration_size,
                           cv=self.cv, random_state=self.random_state, folds=folds)
         if self.fitting == "split":
             (a, b), = parts
             first = clone(self.first).fit(x[a], y[a], subset(w, a))
-            then = clone(self.then).fit(self._output(first, x[b], kind), y[b], subset(w, b))
+            then = self._fit_then(self._output(first, x[b], kind), y[b], subset(w, b))
             return self._set_fitted(first, then)
         # "cross": each fold's rows scored by the first stage fitted on the other folds
         firsts, out = [], None
@@ -341,8 +340,18 @@ class ChainedCalibrator(ParamsMixin, BaseEstimator):
             firsts.append(first)
         kept = np.sort(np.concatenate([b for _, b in parts]))
         ids = fold_ids(parts, x.shape[0], folds)[kept]
-        then = clone(self.then).fit(out[kept], y[kept], subset(w, kept), folds=ids)
+        then = self._fit_then(out[kept], y[kept], subset(w, kept), folds=ids)
         return self._set_fitted(firsts, then)
+
+    def _fit_then(self, out, y, w, **extra):
+        """A clone of ``then`` fitted on the first stage's output; its refusals say so."""
+        try:
+            return clone(self.then).fit(out, y, w, **extra)
+        except ValueError as exc:
+            raise ValueError(
+                f"{type(self).__name__}: the second stage ({type(self.then).__name__}), fitted on "
+                f"the first stage's probabilities (not the scores given), refused them: {exc}"
+            ) from exc
 
     def _set_fitted(self, first, then):
         for stage in first if isinstance(first, list) else [first]:
