@@ -72,6 +72,8 @@ def _counts(rng: np.random.Generator, n: int, n_boot: int):
 def _columns(name: str, y01, p, n_bins: int, strategy: str) -> np.ndarray | None:
     """Per-row values whose count-weighted sums give ``name``; None if it is not such a sum.
 
+    Spiegelhalter's z has its own, scaled, :func:`_spiegelhalter_columns`.
+
     Column 0 is always the row's weight share (ones).
     """
     if name == "log_loss":
@@ -87,13 +89,32 @@ def _columns(name: str, y01, p, n_bins: int, strategy: str) -> np.ndarray | None
         cols[:, 0] = 1.0
         cols[np.arange(p.shape[0]), ids + 1] = y01 - p
         return cols
-    if name == "spiegelhalter_z":
-        return np.c_[np.ones_like(p), (y01 - p) * (1.0 - 2.0 * p),
-                     (1.0 - 2.0 * p) ** 2 * p * (1.0 - p)]
     return None
 
 
-def _from_sums(name: str, sums: np.ndarray, scale: float) -> np.ndarray:
+def _spiegelhalter_columns(y01, p) -> tuple[np.ndarray, int]:
+    """Spiegelhalter's columns, each scaled by a power of two to a largest near 1, and the shift.
+
+    ``z = S1 / sqrt(S2)`` of the column sums; scaling the numerator's column by
+    ``2**a`` and the variance's by ``2**b`` (``b`` even) multiplies it by
+    ``2**(a - b/2)``, which ``ldexp(z, shift)`` undoes exactly.  Unscaled,
+    forecasts near 1e-310 make row terms, and their products with the
+    weights, subnormal: they lost digits (5e-15 relative at 1e-310, all of
+    them below 1e-320).
+    """
+    num = (y01 - p) * (1.0 - 2.0 * p)
+    var = (1.0 - 2.0 * p) ** 2 * p * (1.0 - p)
+    a = b = 0
+    if np.any(num):
+        a = -math.frexp(float(np.max(np.abs(num))))[1]
+    if np.any(var):
+        e = math.frexp(float(np.max(var)))[1]
+        b = -e - (e % 2)
+    cols = np.c_[np.ones_like(p), np.ldexp(num, a), np.ldexp(var, b)]
+    return cols, b // 2 - a
+
+
+def _from_sums(name: str, sums: np.ndarray, scale: float, shift: int = 0) -> np.ndarray:
     """The replicates of ``name`` from the count-weighted sums of its :func:`_columns`."""
     total = sums[:, 0]
     # A replicate that drew only rows of weight 0 has total 0 (and Spiegelhalter's variance
@@ -105,8 +126,9 @@ def _from_sums(name: str, sums: np.ndarray, scale: float) -> np.ndarray:
             return sums[:, 1] / total
         if name == "ece":  # sum over bins of |S_y(k) - S_p(k)|, over the total
             return np.abs(sums[:, 1:]).sum(axis=1) / total
-        # spiegelhalter_z
-        return np.where(sums[:, 2] > 0, sums[:, 1] / np.sqrt(sums[:, 2]), math.nan) * scale
+        # spiegelhalter_z, its columns scaled by powers of two (_spiegelhalter_columns)
+        z = np.where(sums[:, 2] > 0, sums[:, 1] / np.sqrt(sums[:, 2]), math.nan)
+        return np.ldexp(z, shift) * scale
 
 
 def _each(cw: np.ndarray, y01, p, core) -> np.ndarray:
@@ -134,7 +156,12 @@ class _Binary:
 
     def __init__(self, names, y01, p, n_bins: int, strategy: str, scale: float):
         self.y01, self.p, self.n_bins, self.strategy, self.scale = y01, p, n_bins, strategy, scale
-        self.columns = {m: _columns(m, y01, p, n_bins, strategy) for m in names}
+        self.columns, self.shift = {}, 0
+        for m in names:
+            if m == "spiegelhalter_z":
+                self.columns[m], self.shift = _spiegelhalter_columns(y01, p)
+            else:
+                self.columns[m] = _columns(m, y01, p, n_bins, strategy)
         stacked = [c for c in self.columns.values() if c is not None]
         self.matrix = np.hstack(stacked) if stacked else None
 
@@ -143,7 +170,8 @@ class _Binary:
         out, start = {}, 0
         for name, cols in self.columns.items():
             if cols is not None:
-                out[name] = _from_sums(name, sums[:, start:start + cols.shape[1]], self.scale)
+                out[name] = _from_sums(name, sums[:, start:start + cols.shape[1]], self.scale,
+                                       self.shift)
                 start += cols.shape[1]
             elif name == "ece":  # quantile bins: those of each replicate
                 out[name] = _each(cw, self.y01, self.p, lambda y, q, w: _CORES["ece"](
