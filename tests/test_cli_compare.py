@@ -97,3 +97,11 @@ def test_a_single_label_is_refused_in_command_line_words(tmp_path, capsys):
         assert code == 2 and out == ""
         assert "column 'y' holds a single label (1): a comparison of calibrators needs rows of " \
                "both classes" in err and "classes=[" not in err
+
+
+def test_scores_below_chance_are_a_warning_line(table, capsys):
+    code, out, err = _run(capsys, table, "--score-col", "score", "--label-col", "label",
+                          "--positive-label", "no", "--methods", "platt", "--folds", "2")
+    assert code == 0 and "recommendation:" in out
+    assert err.count("warning: the scores rank the positive class 'no' below chance") == 1
+    assert "--positive-label yes on the command line" in err

@@ -206,8 +206,9 @@ def test_label_codings_give_the_same_comparison(coding):
     labels = {"bool": y, "int": np.where(y, 7, 3), "text": np.where(y, "yes", "no")}[coding]
     got = compare(s, labels, score="logit", methods=["platt", "ivap"], folds=2)
     assert got.fold_values("ivap") == ref.fold_values("ivap")
-    flipped = compare(-s, ~y, score="logit", methods=["platt"], folds=2,
-                      classes=[True, False])
+    with pytest.warns(UserWarning, match="below chance"):  # Platt's slope turns negative
+        flipped = compare(-s, ~y, score="logit", methods=["platt"], folds=2,
+                          classes=[True, False])
     assert flipped.mean("platt")["log_loss"] == pytest.approx(ref.mean("platt")["log_loss"],
                                                               rel=1e-6)
 
@@ -288,3 +289,17 @@ def test_recommendation_says_when_ranks_and_means_disagree():
     same = {"a": np.array([0.1, 0.1, 0.1]), "b": np.array([0.2, 0.2, 0.2])}
     rec = recommend(["a", "b"], mean_ranks(same), same, {"a": False, "b": False}, False)
     assert rec.method == "a" and "best mean rank" not in rec.reason
+
+
+def test_scores_below_chance_are_warned_and_noted():
+    # A new user's HistGradientBoosting scores for the other class: the order-keeping methods
+    # came out flat and nothing said why (fit warns; compare did not)
+    s, y = _binary()
+    with pytest.warns(UserWarning, match=r"rank the positive class True below chance \(AUC 0\.0"
+                                         r".*name False the positive class \(classes=\[True, "
+                                         r"False\] in Python, --positive-label False"):
+        result = compare(-s, y, methods=["platt", "ivap"], folds=2)
+    assert len(result.notes) == 1 and result.to_dict()["notes"] == list(result.notes)
+    flipped = compare(-s, y, classes=[True, False], methods=["platt", "ivap"], folds=2)
+    assert flipped.notes == () and flipped.to_dict()["notes"] == []
+    assert "score None" not in flipped.to_text()

@@ -72,13 +72,17 @@ class Comparison:
         ``b``'s (ties count half), for the ranked methods.
     recommendation : Recommendation
         The default rule's (see :meth:`recommend`).
+    notes : tuple of str
+        Warnings about the data as a whole, also raised by :func:`compare`
+        (scores that rank the positive class below chance).
     classes, score, folds, seed, problem, intervals
         As given to (or found by) :func:`compare`.
     """
 
     def __init__(self, *, problem, classes, score, folds, seed, y, sample_weight, results,
-                 oof, metrics, intervals):
+                 oof, metrics, intervals, notes=()):
         self.problem = problem
+        self.notes = tuple(notes)
         self.classes = classes
         self.score = score
         self.folds = folds
@@ -172,8 +176,8 @@ class Comparison:
         ``seed``, ``metrics``, ``ranked``, ``methods`` (per method: ``mean``,
         ``mean_rank``, ``folds`` (values or None), ``fit_time``,
         ``predict_time``, ``failures``, ``warnings``, ``intervals``, ``about``),
-        ``win_rates`` and ``recommendation`` (``method``, ``reason``, ``best``,
-        ``within_noise``, ``default``).
+        ``win_rates``, ``notes`` and ``recommendation`` (``method``, ``reason``,
+        ``best``, ``within_noise``, ``default``).
         """
         def clean(obj):
             if isinstance(obj, dict):
@@ -196,7 +200,7 @@ class Comparison:
             "problem": self.problem, "classes": self.classes.tolist(), "score": self.score,
             "n_samples": self.n_samples, "folds": self.folds, "seed": self.seed,
             "metrics": list(self.metrics), "ranked": list(self.ranked), "methods": methods,
-            "win_rates": self.win_rates,
+            "win_rates": self.win_rates, "notes": list(self.notes),
             "recommendation": {"method": rec.method, "reason": rec.reason, "best": rec.best,
                                "within_noise": list(rec.within_noise), "default": rec.default},
         })
@@ -223,7 +227,8 @@ class Comparison:
     def to_text(self, *, digits: int = 4) -> str:
         """The table of methods, the win rates by log loss, the recommendation and the failures."""
         classes = ", ".join(repr(c) for c in self.classes.tolist())
-        lines = [f"{self.n_samples:,} rows, classes {classes}, score {self.score}, "
+        kind = "" if self.score is None else f"score {self.score}, "  # None: not given
+        lines = [f"{self.n_samples:,} rows, classes {classes}, {kind}"
                  f"{self.folds} stratified folds (seed {self.seed})", ""]
         rows = self._rows()
         keys = [k for k in rows[0] if k != "method"]

@@ -173,6 +173,9 @@ def compare(
     if folds > n:
         raise ParameterError(Param("folds", str(folds)), f" is more than the {n} rows")
     chosen = candidates_for(problem, score, methods)
+    notes = () if problem != BINARY else _below_chance(s, codes, w, classes_)
+    for note in notes:
+        warnings.warn(note, UserWarning, stacklevel=2)
     fold_of = stratified_folds(codes, folds, np.random.default_rng(seed))
     target = codes.astype(bool) if problem == BINARY else codes
     # The calibrators see the labels coded: booleans (True: classes_[1]) or indices 0..K-1.
@@ -198,7 +201,27 @@ def compare(
                     bar.update(done, done / total)
     return Comparison(problem=problem, classes=classes_, score=score, folds=folds, seed=seed,
                       y=codes, sample_weight=w, results=results, oof=oof,
-                      metrics=metrics, intervals=intervals)
+                      metrics=metrics, intervals=intervals, notes=notes)
+
+
+def _below_chance(s, codes, w, classes_) -> tuple[str, ...]:
+    """A warning when the scores rank the positive class below chance (weighted AUC < 0.5)."""
+    from ..summary import ScoreSummary
+
+    try:
+        auc = ScoreSummary.from_arrays(s, codes.astype(bool), w).auc()
+    except ValueError:  # a single class of positive weight: nothing to rank
+        return ()
+    if not auc < 0.5:
+        return ()
+    neg, pos = (c.item() if isinstance(c, np.generic) else c for c in classes_)
+    return (
+        f"the scores rank the positive class {pos!r} below chance (AUC {auc:.3f} < 0.5), so "
+        "the methods that keep their order (isotonic, Venn-Abers, histogram, BBQ, ENIR) can "
+        f"hardly depend on them; if the scores predict {neg!r} (or fall as {pos!r} becomes "
+        f"more likely), name {neg!r} the positive class (classes=[{pos!r}, {neg!r}] in "
+        f"Python, --positive-label {neg} on the command line)",
+    )
 
 
 def _run_one(cand: Candidate, result: MethodResult, f: int, metrics, score, classes, data):
