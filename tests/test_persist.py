@@ -65,6 +65,7 @@ def _data(kind: str, n: int = 300, seed: int = 0):
         "int": np.where(hit, 1, 0),
         "int-pm": np.where(hit, 1, -1),
         "str": np.where(hit, "yes", "no"),
+        "object": np.where(hit, "yes", "no").astype(object),  # a pandas text column
         "bool": hit,
         "float": np.where(hit, 2.5, -0.5),
     }[kind]
@@ -270,7 +271,7 @@ def seal(value, version=None):
 # ------------------------------------------------------------------------ round trips
 
 
-@pytest.mark.parametrize("kind", ["int", "int-pm", "str", "bool", "float"])
+@pytest.mark.parametrize("kind", ["int", "int-pm", "str", "object", "bool", "float"])
 @pytest.mark.parametrize("method", METHODS)
 def test_round_trip_every_calibrator(method, kind, tmp_path):
     model = _fit(method, kind)
@@ -278,6 +279,21 @@ def test_round_trip_every_calibrator(method, kind, tmp_path):
     assert_same_calibrator(model, copy)
     assert_same_predictions(model, copy)
     assert copy.classes_.dtype == model.classes_.dtype
+
+
+def test_labels_and_classes_from_pandas_save(tmp_path):
+    # A new user's pandas text column (an object array) fitted every calibrator, and then no
+    # model could be saved ("cannot save an array of dtype object"); nor could classes=
+    # given as df.label.unique(). Text labels are text classes, as for K classes.
+    scores, labels, _, _ = _data("object")
+    given = np.array(["no", "yes"], dtype=object)
+    for model in (venncal.VennAbersCalibrator(classes=given).fit(scores, labels),
+                  venncal.ChainedCalibrator(venncal.PlattCalibrator(),
+                                            venncal.VennAbersCalibrator()).fit(scores, labels)):
+        assert model.classes_.dtype.kind == "U"
+        copy = _round_trip(model, tmp_path / "model.json")
+        assert np.array_equal(copy.predict_proba(scores), model.predict_proba(scores))
+        assert copy.classes_.tolist() == ["no", "yes"]
 
 
 @pytest.mark.parametrize("method", METHODS)

@@ -299,10 +299,22 @@ def test_frequency_weights_never_warn(method):
 
 @pytest.mark.parametrize(
     "labels",
-    [["yes"] * 3, [1, 1, 1], [2.0, 2.0, 2.0], [True, True, True]],
+    [["yes"] * 3, [1, 1, 1], [2.0, 2.0, 2.0]],
 )
 def test_single_class_of_object_dtype_is_a_clear_error(labels):
     # a fresh attack (issue 22): object arrays (a pandas column of str) raised AttributeError
     y = np.array(labels, dtype=object)
     with pytest.raises(ValueError, match="single class"):
         venncal.VennAbersCalibrator().fit([0.1, 0.2, 0.3], y)
+
+
+def test_object_labels_are_their_values():
+    # an object array holds text, numbers or booleans: each fits as that array would
+    s = [0.1, 0.2, 0.3]
+    for labels in (["a", "b", "a"], [1, 2, 1], [True, True, True]):
+        got = venncal.VennAbersCalibrator().fit(s, np.array(labels, dtype=object))
+        want = venncal.VennAbersCalibrator().fit(s, np.array(labels))
+        assert got.classes_.dtype == want.classes_.dtype
+        assert got.classes_.tolist() == want.classes_.tolist()
+    with pytest.raises(TypeError, match="of one type"):
+        venncal.VennAbersCalibrator().fit(s, np.array(["a", 1, "a"], dtype=object))

@@ -214,8 +214,35 @@ def _label_array(y, n: int | None, other: str = "scores") -> np.ndarray:
         raise ValueError("y is empty: at least one label is needed")
     if arr.dtype.kind == "c":
         raise TypeError("y must hold class labels; got complex values")
+    arr = label_values(arr)
     if arr.dtype.kind == "f" and np.isnan(arr).any():
         raise ValueError("y contains NaN; labels must be two distinct classes")
+    return arr
+
+
+def label_values(arr: np.ndarray) -> np.ndarray:
+    """Labels as an array of numbers, booleans or text (an object array of str becomes text).
+
+    pandas gives text columns as object arrays; classes kept as objects could
+    not be saved (``venncal.save`` stores bool, integer, float and str arrays).
+
+    Examples
+    --------
+    >>> label_values(np.array(["no", "yes"], dtype=object)).dtype
+    dtype('<U3')
+    """
+    if arr.dtype.kind == "O":
+        values = arr.tolist()
+        if all(isinstance(v, str) for v in values):
+            return np.array(values, dtype=str)
+        if all(isinstance(v, (bool, np.bool_)) for v in values) or all(
+            isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+            for v in values
+        ):
+            return np.array(values)
+        raise TypeError("labels must be numbers, booleans or text, of one type")
+    if arr.dtype.kind not in "biufU":
+        raise TypeError(f"labels must be numbers, booleans or text; got dtype {arr.dtype}")
     return arr
 
 
@@ -311,6 +338,7 @@ def check_labels(
     _two_classes(observed)
     if classes is not None:
         cls = np.asarray(classes)
+        cls = label_values(cls) if cls.ndim == 1 else cls
         if cls.ndim != 1 or cls.shape[0] != 2 or cls[0] == cls[1]:
             raise ValueError(f"classes must name exactly two distinct labels; got {classes!r}")
         unknown = [v for v in observed.tolist() if v not in cls.tolist()]

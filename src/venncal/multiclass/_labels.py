@@ -10,24 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import label_values as _label_values
+
 __all__ = ["class_codes", "observed_codes", "recoded"]
-
-
-def _label_values(arr: np.ndarray) -> np.ndarray:
-    """Labels as an array of numbers, booleans or text (an object array of str becomes text)."""
-    if arr.dtype.kind == "O":
-        values = arr.tolist()
-        if all(isinstance(v, str) for v in values):
-            return np.array(values, dtype=str)
-        if all(isinstance(v, (bool, np.bool_)) for v in values) or all(
-            isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
-            for v in values
-        ):
-            return np.array(values)
-        raise TypeError("labels must be numbers, booleans or text, of one type")
-    if arr.dtype.kind not in "biufU":
-        raise TypeError(f"labels must be numbers, booleans or text; got dtype {arr.dtype}")
-    return arr
 
 
 def observed_codes(y, n: int) -> tuple[np.ndarray, np.ndarray]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import math
 import zlib
@@ -104,6 +105,11 @@ def _encode(value: Any, where: str, version: int, level: int):
     if value is None or isinstance(value, (bool, str)):
         return str(value) if isinstance(value, str) else value
     if isinstance(value, np.ndarray):
+        if value.dtype.kind == "O" and value.ndim == 1:  # labels from pandas: text, numbers
+            from .._validation import label_values
+
+            with contextlib.suppress(TypeError):  # else refused below, with its dtype
+                value = label_values(value)
         return _encode_array(value, version, level)
     if isinstance(value, int):
         return int(value)
