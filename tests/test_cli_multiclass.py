@@ -344,8 +344,9 @@ def test_fit_file_and_transform_file_are_the_library_fit(folder):
     w = np.random.default_rng(8).integers(0, 3, N).astype(float)
     _write("cal.csv", z, y, folds, w)
     cols = ["s_0", "s_1", "s_2"]
-    got = fit_file("cal.csv", OneVsOneCalibrator(score="logit", classes=[9, 5, 7]),
-                   score_col=cols, label_col="y", weight_col="w")
+    with pytest.warns(UserWarning, match="out of the order of the classes"):  # as it is here
+        got = fit_file("cal.csv", OneVsOneCalibrator(score="logit", classes=[9, 5, 7]),
+                       score_col=cols, label_col="y", weight_col="w")
     expected = OneVsOneCalibrator(score="logit", classes=[9, 5, 7]).fit(z, y, w)
     assert got.classes_.tolist() == [9, 5, 7]
     assert got.predict_proba(z).tobytes() == expected.predict_proba(z).tobytes()
@@ -366,3 +367,16 @@ def test_intervals_with_a_binary_venn_abers_model_change_nothing(error_files, ca
     plain = (error_files / "plain.csv").read_text()
     assert plain == (error_files / "asked.csv").read_text()
     assert plain.splitlines()[0].endswith("p,p0,p1")
+
+
+def test_columns_out_of_the_order_of_the_classes_are_a_warning(capsys, tmp_path):
+    z, y, folds = _data(3, "text", n=300)
+    path = _write(tmp_path / "cal.csv", z, y, folds)
+    # the columns s_0, s_1, s_2 score cat, dog, emu; named in another order, fit warns
+    _, err = ok(capsys, f"fit {path} {SCORES} --score-kind logit --label-col y "
+                        f"--method temperature --classes emu,cat,dog -o {tmp_path / 'm.json'}")
+    assert err.count("warning: the score columns look out of the order of the classes") == 1
+    assert "--classes cat,dog,emu on the command line" in err
+    _, err = ok(capsys, f"fit {path} {SCORES} --score-kind logit --label-col y "
+                        f"--method temperature -o {tmp_path / 'm.json'} --force")
+    assert "warning" not in err

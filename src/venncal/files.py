@@ -313,15 +313,33 @@ def _fit(calibrator, kind, columns, score_cols, y, weights, groups, return_summa
         scores = np.column_stack([columns[c] for c in score_cols])
         if kind == "classes":
             calibrator.fit(scores, y, sample_weight=weights)
-            return summary
-        summary = calibrator.summaries(scores, y, weights, **groups)
-        calibrator.fit_summary(summary)  # what fit does, keeping the summaries
+        else:
+            summary = calibrator.summaries(scores, y, weights, **groups)
+            calibrator.fit_summary(summary)  # what fit does, keeping the summaries
+        _check_column_order(scores, y, calibrator.classes_, weights, score_cols)
+        return summary
     else:
         scores = columns[score_cols[0]]
         calibrator.fit(scores, y, sample_weight=weights, **groups)
         if return_summary:
             summary = ScoreSummary.from_arrays(scores, y == calibrator.classes_[1], weights)
     return summary
+
+
+def _check_column_order(scores, y, classes, weights, score_cols) -> None:
+    """Warn when the class-score columns look out of the order of the classes."""
+    import warnings
+
+    from .multiclass._order import column_order_note
+
+    labels, inverse = np.unique(y, return_inverse=True)
+    order = {c: i for i, c in enumerate(classes.tolist())}
+    if not all(v in order for v in labels.tolist()):
+        return  # the fit has refused such labels already; nothing to add
+    codes = np.array([order[v] for v in labels.tolist()], dtype=np.intp)[inverse.ravel()]
+    note = column_order_note(scores, codes, classes, weights, names=score_cols)
+    if note:
+        warnings.warn(note, UserWarning, stacklevel=3)
 
 
 def transform_file(

@@ -74,7 +74,8 @@ class Comparison:
         The default rule's (see :meth:`recommend`).
     notes : tuple of str
         Warnings about the data as a whole, also raised by :func:`compare`
-        (scores that rank the positive class below chance).
+        (scores that rank the positive class below chance; K score columns
+        that look out of the order of the classes).
     classes, score, folds, seed, problem, intervals
         As given to (or found by) :func:`compare`.
     """

@@ -173,7 +173,12 @@ def compare(
     if folds > n:
         raise ParameterError(Param("folds", str(folds)), f" is more than the {n} rows")
     chosen = candidates_for(problem, score, methods)
-    notes = () if problem != BINARY else _below_chance(s, codes, w, classes_)
+    if problem == BINARY:
+        notes = _below_chance(s, codes, w, classes_)
+    else:
+        from ..multiclass._order import column_order_note
+
+        notes = tuple(filter(None, [column_order_note(s, codes, classes_, w)]))
     for note in notes:
         warnings.warn(note, UserWarning, stacklevel=2)
     fold_of = stratified_folds(codes, folds, np.random.default_rng(seed))

@@ -1,0 +1,82 @@
+"""Class scores whose columns look out of the order of the classes.
+
+K score columns are read as the classes in order (``classes``, by default
+the labels sorted).  Columns in another order (a model's classes 0..9
+against labels renamed "zero".."nine", sorted as text) calibrate without an
+error into nonsense.  :func:`column_order_note` tells: it counts, for every
+(column, class), the rows of that class whose largest score is in that
+column, and compares the rows the order given gets right with the most any
+order gets right (an assignment problem, ``scipy.optimize.linear_sum_assignment``).
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+
+import numpy as np
+
+__all__ = ["column_order_note"]
+
+#: Rows per class below which no warning is given (too few to tell an order).
+MIN_ROWS_PER_CLASS = 5
+
+
+def column_order_note(scores: np.ndarray, codes: np.ndarray, classes: Sequence,
+                      sample_weight: np.ndarray | None = None,
+                      names: Sequence[str] | None = None) -> str | None:
+    """Return a warning when another order of the columns fits the labels far better, else None.
+
+    The warning is given when, with each row's largest score read as its
+    class, some other assignment of columns to classes is right on at least
+    twice the weight the given one is, and on a quarter of all the weight more.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n_samples, K)
+        Class scores (probabilities, logits or margins: larger is more likely).
+    codes : ndarray of shape (n_samples,)
+        Each row's class, an index into ``classes``.
+    classes : sequence of K labels
+        The class of each column, as read.
+    sample_weight : ndarray of shape (n_samples,), default=None
+    names : sequence of K str, default=None
+        The columns' names, for the message (default: their positions).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> z = np.eye(3)[[0, 1, 2] * 5]                      # column j scores class j
+    >>> column_order_note(z, np.array([0, 1, 2] * 5), ["a", "b", "c"]) is None
+    True
+    >>> print(column_order_note(z, np.array([1, 2, 0] * 5), ["a", "b", "c"], names=["x", "y", "z"]))
+    the score columns look out of the order of the classes: read as classes 'a', 'b', 'c' (in the order of the columns x, y, z), each row's largest score names its label on 0% of the rows; read as 'b', 'c', 'a', on 100%; name the class of each column, in column order (classes=['b', 'c', 'a'] in Python, --classes b,c,a on the command line)
+    """
+    from scipy.optimize import linear_sum_assignment
+
+    K = len(classes)
+    w = np.ones(codes.shape[0]) if sample_weight is None else np.asarray(sample_weight, float)
+    keep = w > 0
+    if K < 2 or np.bincount(codes[keep], minlength=K).min() < MIN_ROWS_PER_CLASS:
+        return None
+    top = np.argmax(np.asarray(scores, dtype=float)[keep], axis=1)  # validated: no NaN
+    hits = np.zeros((K, K))
+    np.add.at(hits, (top, codes[keep]), w[keep] / w[keep].sum())
+    given = float(np.trace(hits))
+    col, cls = linear_sum_assignment(hits, maximize=True)
+    best = float(hits[col, cls].sum())
+    if not (best >= 2.0 * given and best - given >= 0.25):
+        return None
+    order = [classes[k] for k in cls[np.argsort(col)]]
+    plain = [c.item() if isinstance(c, np.generic) else c for c in order]
+    shown = ", ".join(repr(c) for c in plain)
+    where = (f" (in the order of the columns {', '.join(names)})" if names is not None
+             else "")
+    return (
+        "the score columns look out of the order of the classes: read as classes "
+        f"{', '.join(repr(c.item() if isinstance(c, np.generic) else c) for c in classes)}"
+        f"{where}, each row's largest score names its label on {given:.0%} of the rows; "
+        f"read as {shown}, on {best:.0%}; name the class of each column, in column order "
+        f"(classes={plain!r} in Python, --classes "
+        f"{shlex.quote(','.join(str(c) for c in plain))} on the command line)"
+    )
