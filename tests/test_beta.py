@@ -288,3 +288,15 @@ def test_classes_whose_weights_do_not_fit_beside_each_other_are_named_so(make):
     w = np.where(y == 1, 1e-310, 1e300)
     with pytest.raises(ValueError, match="both classes have nonzero weight"):
         make(score="proba").fit(s, y, sample_weight=w)
+
+
+@pytest.mark.parametrize("make", [lambda: BetaCalibrator(),
+                                  lambda: QuadraticLogisticCalibrator(score="proba"),
+                                  lambda: PlattCalibrator(score="proba")],
+                         ids=["beta", "quadratic-logistic", "platt"])
+def test_scores_outside_0_1_are_counted_and_located_in_the_rows_given(make):
+    # the fresh attack of 2026-11-26 (G1): the check ran on the sorted distinct scores and said
+    # "found 2 outside, the first at index 0" for the rows below
+    s = np.array([0.5, 0.2, -3.0, -3.0, 0.7, 7.0])
+    with pytest.raises(ValueError, match=r"found 3 outside, the first at index 2 \(-3\.0\)"):
+        make().fit(s, np.array([1, 0, 1, 0, 1, 0]))

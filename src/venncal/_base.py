@@ -318,10 +318,14 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
         """
         self._check_params()
         s = check_scores(scores)
+        self._check_fit_scores(s)
         classes, y01 = check_labels(
             y, s.shape[0], getattr(self, "classes", None), single_01=False
         )
         return s, classes, y01, check_sample_weight(sample_weight, s.shape[0])
+
+    def _check_fit_scores(self, s: np.ndarray) -> None:
+        """Refuse scores this calibrator cannot fit, naming the user's rows (here: none)."""
 
     def _weight_total_depends(self) -> str | None:
         """What in this fit depends on the total weight (None: only its ratios matter)."""

@@ -171,6 +171,11 @@ class PlattCalibrator(ScoreCalibrator):
                           _negatives(summary.weights, summary.positive_weights,
                                      summary.negative_weights))
 
+    def _check_fit_scores(self, s: np.ndarray) -> None:
+        # the rows as given (the summary's check counts distinct sorted scores)
+        if self.score == "proba":
+            check_open_proba(s, "PlattCalibrator", eps=float(self.eps))
+
     def _fit_sums(self, s, w, a):
         self._fit_classes(s, w, a, _negatives(w, a))
 
@@ -178,7 +183,8 @@ class PlattCalibrator(ScoreCalibrator):
         """Fit from the scores, their total, positive and negative weights."""
         self.clipped_weight_ = 0.0
         if self.score == "proba":
-            s, moved = _log_odds(s, fitting=True, eps=float(self.eps))
+            s, moved = _log_odds(s, fitting=True, eps=float(self.eps),
+                                 name="summary's distinct scores")
             if moved.any():  # the scores clipped to one end are one score
                 self.clipped_weight_ = clipped_weight(w, moved)
                 s, at = np.unique(s, return_inverse=True)
@@ -340,13 +346,13 @@ class PlattCalibrator(ScoreCalibrator):
         return expit(-u)
 
 
-def _log_odds(p: np.ndarray, *, fitting: bool, eps: float):
+def _log_odds(p: np.ndarray, *, fitting: bool, eps: float, name: str = "scores"):
     """``(ln p - ln(1 - p), moved)`` of probabilities clipped to ``[eps, 1 - eps]``.
 
     With ``eps = 0`` nothing is moved and 0 and 1 are refused when fitting
     (their log-odds are infinite).
     """
-    check_open_proba(p, "PlattCalibrator", eps=eps, fitting=fitting)
+    check_open_proba(p, "PlattCalibrator", name, eps=eps, fitting=fitting)
     ls, l1s, moved = clipped_log_sides(p, eps)
     return ls - l1s, moved
 

@@ -47,12 +47,17 @@ class BinaryParametricCalibrator(ScoreCalibrator):
         "max_iter": [Interval("int", 1, None)],
     }
 
+    def _check_fit_scores(self, s: np.ndarray) -> None:
+        # the rows as given (the summary's check below counts distinct sorted scores)
+        if self.score == "proba":
+            check_open_proba(s, type(self).__name__, eps=float(self.eps))
+
     def _fit_from(self, summary) -> None:
         name = type(self).__name__
         q = summary.scores
         moved = np.zeros(q.shape, dtype=bool)
         if self.score == "proba":
-            check_open_proba(q, name, eps=float(self.eps))
+            check_open_proba(q, name, "summary's distinct scores", eps=float(self.eps))
             moved = clipped_log_sides(q, float(self.eps))[2]
         c1, c0 = scaled_class_weights(summary.positive_weights, summary.negative_weights)
         keep = (c1 + c0) > 0.0
