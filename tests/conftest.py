@@ -14,6 +14,11 @@ settings.register_profile("venncal", deadline=None, max_examples=40)
 settings.register_profile("thorough", deadline=None, max_examples=1000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "venncal"))
 
+# pytest.approx refuses a comparison its hidden abs=1e-12 would loosen (tests/_approx_guard.py).
+import _approx_guard  # noqa: E402
+
+_approx_guard.install()
+
 #: ``VENNCAL_TEST_LOG=path`` appends one line per test phase to ``path`` as it ends
 #: (worker, phase, wall s, CPU s of this process, CPU s of numba compilation, node id), so
 #: that a profile of a long run survives an interrupted run and shows what the

@@ -64,7 +64,7 @@ def test_maximum_likelihood_equals_an_independent_fit(form, seed):
     theta = _independent(_features(s, form), y, w, bounds=bounds)
     ours = {"abm": [cal.a_, cal.b_, cal.c_], "ab": [cal.a_, cal.b_], "am": [cal.a_, cal.c_]}[form]
     np.testing.assert_allclose(ours, theta, rtol=0, atol=1e-6)
-    assert cal.loss_ == pytest.approx(_loss(theta, _features(s, form), y, w), rel=1e-12)
+    assert cal.loss_ == pytest.approx(_loss(theta, _features(s, form), y, w), rel=1e-12, abs=0.0)
 
 
 def test_restricted_forms_are_what_they_say():
@@ -76,7 +76,7 @@ def test_restricted_forms_are_what_they_say():
     assert am.a_ == am.b_
     # a = b is logistic regression on the log-odds: Platt scaling on logits, plain likelihood
     platt = PlattCalibrator(targets="labels", score="proba").fit(s, y)
-    assert am.a_ == pytest.approx(-platt.a_, rel=1e-8)
+    assert am.a_ == pytest.approx(-platt.a_, rel=1e-8, abs=0.0)
     assert am.c_ == pytest.approx(-platt.b_, rel=1e-8, abs=1e-10)
 
 
@@ -194,7 +194,7 @@ def test_kernel_equals_its_literal_twin():
     theta = np.array([0.3, -0.05, 1.2])
     g, H = np.empty(3), np.empty((3, 3))
     f = logistic_terms(X, c1, c0, theta, g, H)
-    assert f == pytest.approx(logistic_value(X, c1, c0, theta), rel=1e-14)
+    assert f == pytest.approx(logistic_value(X, c1, c0, theta), rel=1e-14, abs=0.0)
     assert kernel_value(X, c1, c0, theta) == f
     np.testing.assert_allclose(g, logistic_grad(X, c1, c0, theta), rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(H, logistic_hessian(X, c1, c0, theta), rtol=1e-12, atol=1e-14)
@@ -235,7 +235,7 @@ def test_kernel_blocks_equal_the_twin_on_many_rows():
     theta = np.array([0.7, -0.1, 0.2])
     g, H = np.empty(3), np.empty((3, 3))
     f = logistic_terms(X, c1, c0, theta, g, H)
-    assert f == pytest.approx(logistic_value(X, c1, c0, theta), rel=1e-13)
+    assert f == pytest.approx(logistic_value(X, c1, c0, theta), rel=1e-13, abs=0.0)
     np.testing.assert_allclose(g, logistic_grad(X, c1, c0, theta), rtol=1e-11, atol=1e-11)
 
 

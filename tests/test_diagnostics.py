@@ -83,7 +83,7 @@ def test_cumulative_tests_equal_their_twins(data, mine, twin):
     y, p, w = data
     stat, pvalue = mine(y, p, sample_weight=w)
     want = twin(y, p, w)
-    assert stat == pytest.approx(want[0], rel=REL)
+    assert stat == pytest.approx(want[0], rel=REL, abs=0.0)
     assert pvalue == pytest.approx(want[1], rel=1e-8, abs=1e-12)
 
 
@@ -94,22 +94,24 @@ def test_ties_do_not_depend_on_row_order(test):
     for seed in range(3):
         perm = np.random.default_rng(seed).permutation(p.shape[0])
         got = test(y[perm], p[perm], sample_weight=w[perm])
-        assert got.statistic == pytest.approx(base.statistic, rel=1e-12)
+        assert got.statistic == pytest.approx(base.statistic, rel=1e-12, abs=0.0)
 
 
 def test_constant_forecast_is_one_step():
     y = np.array([1, 0, 0, 1, 1])
     stat, _ = ks_calibration_test(y, np.full(5, 0.4))
-    assert stat == pytest.approx(abs(3 - 2.0) / math.sqrt(5 * 0.24), rel=1e-14)
-    assert kuiper_calibration_test(y, np.full(5, 0.4)).statistic == pytest.approx(stat, rel=1e-14)
+    assert stat == pytest.approx(abs(3 - 2.0) / math.sqrt(5 * 0.24), rel=1e-14, abs=0.0)
+    assert kuiper_calibration_test(y, np.full(5, 0.4)).statistic == pytest.approx(
+        stat, rel=1e-14, abs=0.0)
     with pytest.raises(ValueError, match="sigma = 0"):
         ks_calibration_test([0, 1], [0.0, 1.0])
 
 
 @pytest.mark.parametrize("x", [0.05, 0.2, 0.5, 0.8, 1.0, 1.3, 2.0, 3.0, 5.0, 8.0])
 def test_brownian_tails_equal_other_series(x):
-    assert brownian_max_sf(x) == pytest.approx(ref.brownian_max_sf(x), rel=1e-10, abs=1e-14)
-    assert brownian_range_sf(x) == pytest.approx(ref.brownian_range_sf(x), rel=1e-8, abs=1e-13)
+    # abs=0.0: the tails at x = 8 are 2.5e-15 and 5.0e-15, where abs=1e-14 and 1e-13 passed anything
+    assert brownian_max_sf(x) == pytest.approx(ref.brownian_max_sf(x), rel=1e-10, abs=0.0)
+    assert brownian_range_sf(x) == pytest.approx(ref.brownian_range_sf(x), rel=1e-8, abs=0.0)
 
 
 def test_brownian_tails_have_the_known_means():
@@ -129,7 +131,7 @@ def test_slope_intercept_equal_bisection_twin(data):
     y, p, w = data
     line = calibration_slope_intercept(y, p, sample_weight=w)
     slope, intercept, fit_intercept = ref.slope_intercept(y, p, w)
-    assert line.slope == pytest.approx(slope, rel=1e-8)
+    assert line.slope == pytest.approx(slope, rel=1e-8, abs=0.0)
     assert line.intercept == pytest.approx(intercept, rel=1e-8, abs=1e-10)
     assert line.fit_intercept == pytest.approx(fit_intercept, rel=1e-8, abs=1e-10)
     assert line.gradient_norm <= 1e-10
@@ -148,7 +150,7 @@ def test_slope_intercept_do_not_change_with_a_common_weight_factor(factor):
     y, p, w = case(2, weighted=True)
     a = calibration_slope_intercept(y, p, sample_weight=w)
     b = calibration_slope_intercept(y, p, sample_weight=w * factor)
-    assert b.slope == pytest.approx(a.slope, rel=1e-12)
+    assert b.slope == pytest.approx(a.slope, rel=1e-12, abs=0.0)
     assert b.intercept == pytest.approx(a.intercept, rel=1e-12, abs=1e-14)
 
 
@@ -167,7 +169,7 @@ def test_slope_intercept_clip():
     y, p = [0, 1, 1, 0, 1], [0.0, 0.6, 1.0, 0.4, 0.3]
     line = calibration_slope_intercept(y, p, clip=1e-6)
     want = ref.slope_intercept(y, p, clip=1e-6)
-    assert line.slope == pytest.approx(want[0], rel=1e-7)
+    assert line.slope == pytest.approx(want[0], rel=1e-7, abs=0.0)
     with pytest.raises(ValueError, match="clip"):
         calibration_slope_intercept(y, p, clip=0.5)
 
@@ -182,35 +184,35 @@ SMALL = [case(0, n=60), case(1, n=60, ties=True), case(3, n=60, ties=True, weigh
 def test_smooth_ece_at_a_bandwidth_equals_the_literal_sum(data, sigma):
     y, p, w = data
     got = smooth_ece(y, p, sigma=sigma, sample_weight=w)
-    assert got == pytest.approx(ref.smece_sigma(y, p, sigma, w, grid=4000), rel=2e-3)
+    assert got == pytest.approx(ref.smece_sigma(y, p, sigma, w, grid=4000), rel=2e-3, abs=0.0)
 
 
 @pytest.mark.parametrize("data", SMALL)
 def test_smooth_ece_fixed_point_equals_the_literal_one(data):
     y, p, w = data
     got = smooth_ece(y, p, sample_weight=w)
-    assert got == pytest.approx(ref.smooth_ece(y, p, w, grid=2000), rel=2e-3)
-    assert smooth_ece(y, p, sigma=got, sample_weight=w) == pytest.approx(got, rel=1e-6)
+    assert got == pytest.approx(ref.smooth_ece(y, p, w, grid=2000), rel=2e-3, abs=0.0)
+    assert smooth_ece(y, p, sigma=got, sample_weight=w) == pytest.approx(got, rel=1e-6, abs=0.0)
 
 
 def test_smooth_ece_edges():
     assert smooth_ece([0, 1, 1], [0.0, 1.0, 1.0]) == 0.0  # every residual 0
     extreme = smooth_ece([0, 1, 0, 1], [1e-310, 1 - 2**-53, 0.3, 0.6])
     assert extreme == pytest.approx(ref.smooth_ece([0, 1, 0, 1], [1e-310, 1 - 2**-53, 0.3, 0.6],
-                                                   grid=2000), rel=2e-3)
+                                                   grid=2000), rel=2e-3, abs=0.0)
     tiny = smooth_ece([0, 1, 0, 1], [1e-310, 1 - 2**-53, 0.5, 0.5])  # residuals cancel
     assert 0 <= tiny < 1e-4
     y = np.array([1, 0, 0, 1, 1])
     # a constant forecast far from the frequency: the fixed point is large
     assert smooth_ece(y, np.full(5, 0.1)) == pytest.approx(
-        ref.smooth_ece(y, np.full(5, 0.1), grid=2000), rel=2e-3)
+        ref.smooth_ece(y, np.full(5, 0.1), grid=2000), rel=2e-3, abs=0.0)
 
 
 @pytest.mark.parametrize("factor", [1e-300, 2.0**-1000, 1e300])
 def test_smooth_ece_does_not_change_with_a_common_weight_factor(factor):
     y, p, w = case(3, ties=True, weighted=True)
     assert smooth_ece(y, p, sample_weight=w * factor) == pytest.approx(
-        smooth_ece(y, p, sample_weight=w), rel=1e-9)
+        smooth_ece(y, p, sample_weight=w), rel=1e-9, abs=0.0)
 
 
 def test_smooth_ece_against_relplot_when_installed():
@@ -218,7 +220,7 @@ def test_smooth_ece_against_relplot_when_installed():
     rng = np.random.default_rng(0)
     p = rng.random(3000)
     y = rng.random(3000) < p**1.5
-    assert smooth_ece(y, p) == pytest.approx(relplot.smECE(p, y.astype(float)), rel=0.02)
+    assert smooth_ece(y, p) == pytest.approx(relplot.smECE(p, y.astype(float)), rel=0.02, abs=0.0)
 
 
 # -- hypothesis: weights and forecasts at the edges ------------------------------------
@@ -243,7 +245,8 @@ def test_tests_equal_twins_at_the_edges(rows):
                 mine(y, p, sample_weight=w)
             continue
         got = mine(y, p, sample_weight=w)
-        assert got.statistic == pytest.approx(want[0], rel=1e-9, abs=1e-300)
+        # abs=0.0: statistics near 1.4e-310 occur (forecasts 1e-310), below the former abs=1e-300
+        assert got.statistic == pytest.approx(want[0], rel=1e-9, abs=0.0)
 
 
 # -- bootstrap -------------------------------------------------------------------------
@@ -297,7 +300,7 @@ def test_bootstrap_quantile_ece_and_infinite_log_loss():
     assert ci["log_loss"] == (math.inf, math.inf)  # every resample draws the row at p = 0
     counts = _replicate_counts(0, 50, 40)
     values = [ece(y, p, strategy="quantile", sample_weight=c) for c in counts]
-    assert ci["ece"] == pytest.approx(ref.percentile_interval(values, 0.95), rel=1e-12)
+    assert ci["ece"] == pytest.approx(ref.percentile_interval(values, 0.95), rel=1e-12, abs=0.0)
 
 
 def test_bootstrap_multiclass_equals_a_loop():
@@ -308,7 +311,7 @@ def test_bootstrap_multiclass_equals_a_loop():
     counts = _replicate_counts(3, 120, 40)
     for name, metric in (("log_loss", multiclass_log_loss), ("classwise_ece", classwise_ece)):
         values = [metric(y, proba, sample_weight=c) for c in counts]
-        assert got[name] == pytest.approx(ref.percentile_interval(values, 0.95), rel=1e-9)
+        assert got[name] == pytest.approx(ref.percentile_interval(values, 0.95), rel=1e-9, abs=0.0)
 
 
 # -- evaluate --------------------------------------------------------------------------
@@ -345,7 +348,7 @@ def test_evaluate_bootstrap_keys():
     y, p, _ = case(0)
     ev = evaluate(y, p, bootstrap=50, base=2, brier_scale=4, seed=3)
     ci = bootstrap_intervals(y, p, n_boot=50, seed=3)
-    assert ev["log_loss_low"] == pytest.approx(ci["log_loss"][0] / math.log(2), rel=1e-15)
+    assert ev["log_loss_low"] == pytest.approx(ci["log_loss"][0] / math.log(2), rel=1e-15, abs=0.0)
     assert ev["brier_high"] == 4 * ci["brier"][1]
     assert ev.units["log_loss_low"] == "bits"
     assert "smooth_ece_low" not in ev
@@ -367,7 +370,7 @@ def test_evaluate_multiclass_top_label_diagnostics():
     assert ev["top_label_kuiper"] == kuiper_calibration_test(correct, top).statistic
     assert ev["top_label_smooth_ece"] == smooth_ece(correct, top)
     want = np.mean([smooth_ece(y == k, proba[:, k]) for k in range(4)])
-    assert ev["classwise_smooth_ece"] == pytest.approx(want, rel=1e-15)
+    assert ev["classwise_smooth_ece"] == pytest.approx(want, rel=1e-15, abs=0.0)
     assert ev["top_label_ks_low"] <= ev["top_label_ks_high"]
     assert "top_label_calibration_slope" not in ev
     assert list(evaluate_multiclass(y, proba)) == [

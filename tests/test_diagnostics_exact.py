@@ -9,7 +9,7 @@ cancel beside small ones.
 
 from __future__ import annotations
 
-import math
+from decimal import Decimal, localcontext
 
 import numpy as np
 import pytest
@@ -104,7 +104,12 @@ def test_a_small_deviation_beside_a_cancelling_huge_run_is_kept():
     """Issue 22: KS was 0 here (the deviation of weight 1 lost in 1e308 - 1e308)."""
     stat, _ = ks_calibration_test([0, 0, 1], [0.5, 0.5, 0.5], sample_weight=[1, 1e308, 1e308])
     assert stat == ref.ks([0, 0, 1], [0.5, 0.5, 0.5], [1, 1e308, 1e308])[0]
-    assert stat == pytest.approx(0.5 / math.sqrt(0.25 * (1 + 2e308)), rel=1e-15)
+    # 0.5 / sqrt(0.25 * (1 + 2 * 1e308)) in 50 digits (2e308 itself overflows to inf, which made
+    # this line compare with 0 and pass whatever the statistic was, under approx's hidden abs)
+    with localcontext() as ctx:
+        ctx.prec = 50
+        exact = Decimal("0.5") / (Decimal("0.25") * (1 + 2 * Decimal(1e308))).sqrt()
+    assert stat == pytest.approx(float(exact), rel=1e-15, abs=0.0)
 
 
 @pytest.mark.filterwarnings("ignore::venncal.WeightScaleWarning")
@@ -113,7 +118,17 @@ def test_kuiper_beside_a_cancelling_huge_run_is_exact():
     y, p, w = [0, 1, 0, 1], [0.5, 0.5, 0.3, 0.7], [1e308, 1e308, 1, 1]
     stat, _ = kuiper_calibration_test(y, p, sample_weight=w)
     assert stat == ref.kuiper(y, p, w)[0]
-    assert stat == pytest.approx(0.6 / math.sqrt(0.25 * 2e308 + 0.42), rel=1e-12)
+    # The path is 0, -0.3, -0.3, -0.3 + (1 - 0.7) (the two 1e308 rows cancel), so the range
+    # is 0.3 over the root of the variance 2 * 1e308 * 0.25 + 0.3 * 0.7 + 0.7 * 0.3, in 50 digits
+    # from the floats given.  (This line read 0.6 / sqrt(0.25 * 2e308 + 0.42), twice the value and
+    # with 2e308 = inf, i.e. 0: it passed on anything below 1e-12.)
+    with localcontext() as ctx:
+        ctx.prec = 50
+        d = [Decimal(v) for v in (0.3, 0.7, 1e308)]
+        low, high = -d[0], max(Decimal(0), -d[0] + (1 - d[1]))
+        var = 2 * d[2] * Decimal("0.25") + d[0] * (1 - d[0]) + d[1] * (1 - d[1])
+        exact = (high - low) / var.sqrt()
+    assert stat == pytest.approx(float(exact), rel=1e-15, abs=0.0)
 
 
 WEIGHTS = st.sampled_from([1e-310, 1e-300, 1.0, 0.1, 1e308, 2.0**53 - 1, 2.0**53])

@@ -238,7 +238,7 @@ def test_merge_folds_takes_the_complement():
     p_new, interval = venncal.merge_folds(p0, p1, q0=f64([[1e-17], [0.5]]))
     assert p_old[0] == 1.0
     assert p_new[0] == pytest.approx(1 - (1e-17 * 0.5) ** 0.5 / (0.6**0.5 + (1e-17 * 0.5) ** 0.5),
-                                      rel=1e-15)
+                                      rel=1e-15, abs=0.0)
     assert interval[0, 0] < 1.0
     with pytest.raises(ValueError, match="q0 must have the shape"):
         venncal.merge_folds(p0, p1, q0=f64([1e-17, 0.5]))

@@ -136,14 +136,14 @@ def test_against_sklearn_log_loss_and_brier(k, weighted):
     kw = {"labels": sorted_labels, "sample_weight": w}
     for ours in (multiclass_log_loss(y, sorted_proba, sample_weight=w),
                  multiclass_log_loss(y, proba, classes=labels, sample_weight=w)):
-        assert ours == pytest.approx(skm.log_loss(y, sorted_proba, **kw), rel=1e-12)
+        assert ours == pytest.approx(skm.log_loss(y, sorted_proba, **kw), rel=1e-12, abs=0.0)
     ours = multiclass_brier_loss(y, proba, classes=labels, sample_weight=w)
     assert ours == pytest.approx(
-        skm.brier_score_loss(y, sorted_proba, scale_by_half=False, **kw), rel=1e-12)
+        skm.brier_score_loss(y, sorted_proba, scale_by_half=False, **kw), rel=1e-12, abs=0.0)
     # scikit-learn's default: the sum over classes (as here) for K > 2, halved for K = 2
     half = 0.5 if k == 2 else 1
     ours = multiclass_brier_loss(y, proba, scale=half, classes=labels, sample_weight=w)
-    assert ours == pytest.approx(skm.brier_score_loss(y, sorted_proba, **kw), rel=1e-12)
+    assert ours == pytest.approx(skm.brier_score_loss(y, sorted_proba, **kw), rel=1e-12, abs=0.0)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -157,12 +157,13 @@ def test_two_classes_agree_with_the_binary_metrics(seed):
     w = rng.exponential(size=500) if seed % 2 else None
     kw = {"sample_weight": w}
     # log loss: the same definition (the binary one uses log1p for 1 - p)
-    assert multiclass_log_loss(y, proba, **kw) == pytest.approx(log_loss(y, p, **kw), rel=1e-13)
+    assert multiclass_log_loss(y, proba, **kw) == pytest.approx(log_loss(y, p, **kw), rel=1e-13,
+                                                                abs=0.0)
     # Brier: both classes' squared errors are equal, so twice the binary one
     assert multiclass_brier_loss(y, proba, **kw) == pytest.approx(
-        2 * brier_loss(y, p, **kw), rel=1e-13)
+        2 * brier_loss(y, p, **kw), rel=1e-13, abs=0.0)
     assert multiclass_brier_loss(y, proba, scale=0.5, **kw) == pytest.approx(
-        brier_loss(y, p, **kw), rel=1e-13)
+        brier_loss(y, p, **kw), rel=1e-13, abs=0.0)
     for strategy in ("uniform", "quantile"):
         # class-wise: the mean of the two binary ECEs, each class against the rest
         want = (ece(y == 1, p, strategy=strategy, **kw)
@@ -201,7 +202,7 @@ def test_any_label_coding_gives_the_same_answer():
     named = np.array(["a", "b", "c"])
     got = evaluate_multiclass(named[y], proba[:, perm], classes=named[perm], sample_weight=w,
                               strategy="quantile")
-    assert got.to_dict() == pytest.approx(ev, rel=1e-15)  # the Brier sum's order changed
+    assert got.to_dict() == pytest.approx(ev, rel=1e-15, abs=0.0)  # the Brier sum's order changed
     # object labels (a pandas column of str) and a label absent from y named by classes
     obj = np.array(["a", "b", "c"], dtype=object)[y]
     assert evaluate_multiclass(obj, proba, sample_weight=w, strategy="quantile").to_dict() == ev
@@ -242,7 +243,7 @@ def test_certain_wrong_is_inf_unless_its_weight_is_zero():
     proba = [[1.0, 0.0, 0.0], [0.2, 0.3, 0.5], [0.0, 0.0, 1.0]]
     assert multiclass_log_loss([1, 1, 2], proba, classes=[0, 1, 2]) == math.inf
     got = multiclass_log_loss([1, 1, 2], proba, classes=[0, 1, 2], sample_weight=[0, 1, 1])
-    assert got == pytest.approx(-math.log(0.3) / 2, rel=1e-15)
+    assert got == pytest.approx(-math.log(0.3) / 2, rel=1e-15, abs=0.0)
     assert multiclass_brier_loss([0, 1, 2], [[1.0, 0, 0], [0, 1.0, 0], [0, 0, 1.0]]) == 0.0
 
 

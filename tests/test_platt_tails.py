@@ -67,9 +67,10 @@ def test_platt_targets_near_1e_minus_308_are_the_mle():
     s, y, w = [0.0, 1.0, 0.0], [0, 1, 0], [1e300, 1e308, 1e300]
     cal = fit_quietly("platt", s, y, w)
     a, b, _ = exact_two_scores(s, y, w, "platt")
-    assert cal.a_ == pytest.approx(a, rel=1e-12) and cal.b_ == pytest.approx(b, rel=1e-12)
+    assert cal.a_ == pytest.approx(a, rel=1e-12, abs=0.0)
+    assert cal.b_ == pytest.approx(b, rel=1e-12, abs=0.0)
     p = cal.predict_proba([0.0, 1.0])[:, 1]
-    assert p[0] == pytest.approx(1 / (2e300 + 2), rel=1e-10)  # the target t- = 1/(k- + 2)
+    assert p[0] == pytest.approx(1 / (2e300 + 2), rel=1e-10, abs=0.0)  # the target t- = 1/(k- + 2)
 
 
 def test_loss_below_the_float64_range_is_refused_naming_sample_weight():
@@ -131,7 +132,7 @@ def test_constant_scorer_with_a_class_lost_to_scaling_is_its_exact_intercept():
     cal = fit_quietly("labels", [0.25, 0.25], [0, 1], [2.0**53 - 1, 1e-310])
     assert cal.a_ == 0.0
     want = float(_ln(Fraction(2**53 - 1) / Fraction(1e-310)))
-    assert cal.b_ == pytest.approx(want, rel=1e-14)
+    assert cal.b_ == pytest.approx(want, rel=1e-14, abs=0.0)
 
 
 @pytest.mark.parametrize("label", [0, 1])
@@ -146,4 +147,4 @@ def test_one_class_with_extreme_weights_is_the_constant_target(label):
     k = Fraction(0.5) + Fraction(1e308)
     t = (k + 1) / (k + 2) if label else 1 / (k + 2)  # Platt's target of the one class
     assert cal.a_ == 0.0
-    assert cal.b_ == pytest.approx(float(_ln((1 - t) / t)), rel=1e-14)
+    assert cal.b_ == pytest.approx(float(_ln((1 - t) / t)), rel=1e-14, abs=0.0)

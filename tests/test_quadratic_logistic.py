@@ -41,7 +41,7 @@ def test_maximum_likelihood_equals_an_independent_fit(seed):
     theta, loss = _independent(z, y, w)
     assert cal.converged_ and cal.grad_norm_ <= 1e-8
     np.testing.assert_allclose(cal.coef_, theta, rtol=0, atol=1e-6)
-    assert cal.loss_ == pytest.approx(loss, rel=1e-12)
+    assert cal.loss_ == pytest.approx(loss, rel=1e-12, abs=0.0)
 
 
 def test_proba_scores_are_their_log_odds():
@@ -120,7 +120,8 @@ def test_platt_on_probabilities_is_platt_on_their_log_odds():
     y = rng.uniform(size=400) < p**1.5
     a = PlattCalibrator(score="proba").fit(p, y)
     b = PlattCalibrator().fit(logit(p), y)
-    assert a.a_ == pytest.approx(b.a_, rel=1e-12) and a.b_ == pytest.approx(b.b_, rel=1e-12)
+    assert a.a_ == pytest.approx(b.a_, rel=1e-12, abs=0.0)
+    assert a.b_ == pytest.approx(b.b_, rel=1e-12, abs=0.0)
     np.testing.assert_allclose(a.predict_proba(p), b.predict_proba(logit(p)), rtol=1e-12)
     # eps=0: no clipping, the behaviour before eps (the default clips: test_proba_clip.py)
     lim = PlattCalibrator(score="proba", eps=0.0).fit(p, y).predict_proba([0.0, 1.0])[:, 1]

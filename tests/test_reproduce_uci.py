@@ -171,8 +171,8 @@ def test_shared_task_follows_the_definitions(code):
             "DIR": (_mle(yt, p_dir), _rmse(yt, p_dir)),
         }
         for m, (mle, rm) in expected.items():
-            assert result.losses["log loss"][m][rep] == pytest.approx(mle, rel=1e-12)
-            assert result.losses["RMSE"][m][rep] == pytest.approx(rm, rel=1e-12)
+            assert result.losses["log loss"][m][rep] == pytest.approx(mle, rel=1e-12, abs=0.0)
+            assert result.losses["RMSE"][m][rep] == pytest.approx(rm, rel=1e-12, abs=0.0)
 
 
 def test_va_task_is_the_full_venn_abers_predictor():

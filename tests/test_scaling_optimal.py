@@ -60,14 +60,14 @@ def test_kernels_equal_their_literal_twins():
     G, T = np.zeros((K, K + 1)), np.zeros((K * (K + 1) // 2, (K + 1) * (K + 2) // 2))
     f = affine_terms(x, W.T.copy(), b, y.astype(np.intp), w, 0, len(y), G, T, True)
     f0, G0, H0 = ref.affine_terms(x, W, b, y, w)
-    assert f == pytest.approx(f0, rel=1e-13)
+    assert f == pytest.approx(f0, rel=1e-13, abs=0.0)
     np.testing.assert_allclose(G, G0, rtol=1e-11, atol=1e-12)
     np.testing.assert_allclose(expand_hessian(T, K), H0, rtol=1e-11, atol=1e-12)
     a = rng.uniform(0.5, 2, K)
     g, H = np.zeros(2 * K), np.zeros((2 * K, 2 * K))
     f = vector_terms(x, a, b, y.astype(np.intp), w, 0, len(y), g, H, True)
     f0, g0, H0 = ref.vector_terms(x, a, b, y, w)
-    assert f == pytest.approx(f0, rel=1e-13)
+    assert f == pytest.approx(f0, rel=1e-13, abs=0.0)
     np.testing.assert_allclose(g, g0, rtol=1e-11, atol=1e-12)
     np.testing.assert_allclose(np.triu(H), np.triu(H0), rtol=1e-11, atol=1e-12)
     out = np.empty(z.shape)
@@ -102,7 +102,7 @@ def test_matrix_scaling_is_the_optimum(K, l2_off, l2_b):
     np.testing.assert_allclose(cal.coef_, full.reshape(K, K + 1)[:, :K], rtol=0, atol=1e-6)
     np.testing.assert_allclose(cal.intercept_, full.reshape(K, K + 1)[:, K], rtol=0, atol=1e-6)
     assert cal.loss_ == pytest.approx(ref.matrix_objective(x, y, w, l2_off, l2_b, free)(theta)[0],
-                                      rel=1e-12)
+                                      rel=1e-12, abs=0.0)
 
 
 @pytest.mark.parametrize("K", [2, 3, 4])
@@ -127,7 +127,7 @@ def test_lbfgs_reaches_the_newton_fit(cls):
     newton = cls(solver="newton", tol=1e-11).fit(z, y, sample_weight=w)
     lbfgs = cls(solver="lbfgs").fit(z, y, sample_weight=w)
     assert lbfgs.solver_ == "lbfgs" and lbfgs.converged_ and lbfgs.grad_norm_ <= 1e-8
-    assert lbfgs.loss_ == pytest.approx(newton.loss_, rel=1e-12)
+    assert lbfgs.loss_ == pytest.approx(newton.loss_, rel=1e-12, abs=0.0)
     # The parameters agree to about grad_norm_ / (the Hessian's smallest
     # eigenvalue): the light default penalties leave a flat direction
     # (eigenvalue ~1e-4) along which the predictions barely move.
@@ -172,5 +172,5 @@ def test_structured_scaling_with_large_penalties_is_temperature_scaling():
     temp = TemperatureCalibrator().fit(z, y, sample_weight=w)
     sms = StructuredMatrixScalingCalibrator(l2_diagonal=1e9, l2_off_diagonal=1e9,
                                             l2_intercept=1e9).fit(z, y, sample_weight=w)
-    assert sms.shared_scale_ == pytest.approx(temp.inverse_temperature_, rel=1e-5)
+    assert sms.shared_scale_ == pytest.approx(temp.inverse_temperature_, rel=1e-5, abs=0.0)
     np.testing.assert_allclose(sms.predict_proba(z), temp.predict_proba(z), atol=1e-6)

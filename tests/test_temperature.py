@@ -36,14 +36,14 @@ def test_loss_equals_a_200_step_bisection_on_the_definition(scale, K):
     assert cal.converged_
     assert abs(cal.loss_ - exact) <= 1e-10 * exact
     assert abs(temperature_loss(z, y, w, cal.inverse_temperature_) - exact) <= 1e-10 * exact
-    assert cal.inverse_temperature_ == pytest.approx(beta, rel=1e-6)
+    assert cal.inverse_temperature_ == pytest.approx(beta, rel=1e-6, abs=0.0)
     assert abs(cal.inverse_temperature_ * temperature_grad(z, y, w, cal.inverse_temperature_)) < 1e-9
 
 
 def test_recovers_a_known_temperature_and_keeps_the_ranking():
     z, y = _logits(0, n=20_000, K=5, scale=4.0, true_t=4.0)
     cal = TemperatureCalibrator().fit(z, y)
-    assert cal.temperature_ == pytest.approx(4.0, rel=0.05)
+    assert cal.temperature_ == pytest.approx(4.0, rel=0.05, abs=0.0)
     p = cal.predict_proba(z)
     np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=0, atol=5 * 2.0**-52)
     np.testing.assert_array_equal(p.argmax(axis=1), z.argmax(axis=1))
@@ -54,9 +54,10 @@ def test_scale_and_shift_invariance():
     z, y = _logits(2)
     base = TemperatureCalibrator().fit(z, y)
     scaled = TemperatureCalibrator().fit(z * 8.0, y)  # a power of two: exact
-    assert scaled.temperature_ == pytest.approx(8.0 * base.temperature_, rel=1e-12)
+    assert scaled.temperature_ == pytest.approx(8.0 * base.temperature_, rel=1e-12, abs=0.0)
     shifted = TemperatureCalibrator().fit(z + np.arange(len(y))[:, None] * 0.25, y)
-    assert shifted.inverse_temperature_ == pytest.approx(base.inverse_temperature_, rel=1e-12)
+    assert shifted.inverse_temperature_ == pytest.approx(base.inverse_temperature_, rel=1e-12,
+                                                         abs=0.0)
 
 
 def test_probabilities_act_through_their_logarithms_and_zeros_stay_zero():
@@ -71,7 +72,7 @@ def test_probabilities_act_through_their_logarithms_and_zeros_stay_zero():
     with np.errstate(divide="ignore"):
         logp = np.log(p)
     beta = temperature_bisection(logp, y, np.ones(len(y)))
-    assert cal.inverse_temperature_ == pytest.approx(beta, rel=1e-6)
+    assert cal.inverse_temperature_ == pytest.approx(beta, rel=1e-6, abs=0.0)
     out = cal.predict_proba(p)
     assert (out[:50, 2] == 0.0).all() and (out[50:] > 0).all()
     y_bad = y.copy()
@@ -102,13 +103,14 @@ def test_weights_are_frequencies_at_any_scale():
     k = np.random.default_rng(0).integers(0, 4, len(y))
     weighted = TemperatureCalibrator().fit(z, y, sample_weight=k.astype(float))
     repeated = TemperatureCalibrator().fit(np.repeat(z, k, axis=0), np.repeat(y, k))
-    assert weighted.inverse_temperature_ == pytest.approx(repeated.inverse_temperature_, rel=1e-12)
+    assert weighted.inverse_temperature_ == pytest.approx(repeated.inverse_temperature_,
+                                                          rel=1e-12, abs=0.0)
     for factor in (2.0**-1060, 2.0**1000):  # subnormal and huge weights: the same fit
         scaled = TemperatureCalibrator().fit(z, y, sample_weight=k * factor)
         assert scaled.inverse_temperature_ == weighted.inverse_temperature_
     tiny = TemperatureCalibrator().fit(z, y, sample_weight=np.where(k > 0, 1e-310, 0.0) + 0.0)
     ones = TemperatureCalibrator().fit(z[k > 0], y[k > 0])
-    assert tiny.inverse_temperature_ == pytest.approx(ones.inverse_temperature_, rel=1e-12)
+    assert tiny.inverse_temperature_ == pytest.approx(ones.inverse_temperature_, rel=1e-12, abs=0.0)
 
 
 def test_float32_logits_are_read_as_their_float64_values():
@@ -185,7 +187,7 @@ def test_agrees_with_scikit_learn_temperature_scaling():
     z, y = _logits(11, n=2000, K=4)
     ours = TemperatureCalibrator().fit(z, y)
     theirs = _TemperatureScaling().fit(z, y)
-    assert ours.inverse_temperature_ == pytest.approx(float(theirs.beta_), rel=1e-6)
+    assert ours.inverse_temperature_ == pytest.approx(float(theirs.beta_), rel=1e-6, abs=0.0)
 
 
 @settings(max_examples=40, deadline=None)
