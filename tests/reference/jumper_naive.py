@@ -254,7 +254,9 @@ def mean_jumper_predictor(p, y, table, rates) -> list:
     """The Mean Jumper's predictor: its gale is the average of the rates' gales.
 
     So ``p'_n`` is the rates' ``p'_{r,n}`` averaged with weights equal to their
-    gales ``G_{r,n-1} = prod_{i<n} B_{p'_{r,i}}(y_i)``.
+    gales ``G_{r,n-1} = prod_{i<n} B_{p'_{r,i}}(y_i)``.  ``1 - p'_n`` is the
+    exact complement: Fractions are exact, and a Decimal forecast is
+    :class:`Complemented` (the same average of the rates' complements).
     """
     kind = _exact_kind(table)
     with localcontext() as ctx:
@@ -267,7 +269,11 @@ def mean_jumper_predictor(p, y, table, rates) -> list:
             total = sum(gales)
             if total == 0:
                 break
-            out.append(sum(g * pr[n] for g, pr in zip(gales, preds, strict=True)) / total)
+            value = sum(g * pr[n] for g, pr in zip(gales, preds, strict=True)) / total
+            if kind == "decimal":  # 1 - p' = sum G (1 - p'_r) / sum G, without the subtraction
+                value = Complemented(value, sum(g * (1 - pr[n]) for g, pr
+                                                in zip(gales, preds, strict=True)) / total)
+            out.append(value)
             gales = [g * _bernoulli(pr[n], y[n]) for g, pr in zip(gales, preds, strict=True)]
         return out
 

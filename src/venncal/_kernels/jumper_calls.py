@@ -13,15 +13,19 @@ from __future__ import annotations
 
 from ._jit import jit, jit_inline
 from .jumper import _rate_weights, advance_into, family_ratios, polynomial_values, predict_mixed
+from .jumper_complement import polynomial_complements
 
-__all__ = ["CTL_GAMMA", "CTL_LAST", "CTL_NEW", "CTL_TOP", "advance_queue", "calls_layout",
-           "forecast_mixed", "jumper_calls", "rate_scratch"]
+__all__ = ["CTL_GAMMA", "CTL_LAST", "CTL_LOW", "CTL_NEW", "CTL_TOP", "advance_queue",
+           "calls_layout", "forecast_low", "forecast_mixed", "jumper_calls", "rate_scratch"]
 
 #: Slots of the control block of :func:`jumper_calls`' memory: the largest
 #: ``log10 S`` recorded, a flag (a new one is larger), the last ``log10 S``, the
 #: forecast's base probability, the forecast, and the forgetting factor
 #: ``gamma`` (1.0: no forgetting; see :func:`~venncal._kernels.jumper.jumper_advance`).
+#: Slot 6 is ``jumper_union.CTL_COLUMN``; ``CTL_LOW`` holds the forecast's negative class
+#: (:func:`forecast_low`).
 CTL_TOP, CTL_NEW, CTL_LAST, CTL_X, CTL_OUT, CTL_GAMMA = range(6)
+CTL_LOW = 7
 CTL_SIZE = 8
 @jit
 def calls_layout(Q, K, R, m):
@@ -69,6 +73,24 @@ def forecast_mixed(column, rates, weights, log_cap, log_err, mix, fresh, out):
 
 
 @jit_inline
+def forecast_low(mem, ctl, comp, rates, weights):
+    """Put the negative class's probability of the forecast in ``CTL_LOW`` (issue 22).
+
+    Where the forecast ``p'`` (``CTL_OUT``) exceeds 1/2 it is the mixture of
+    the complements ``comp`` (a column ``1 - f_k(x)`` formed without the
+    subtraction, :mod:`~venncal._kernels.jumper_complement`) by the weights
+    of the forecast (``mix`` as :func:`forecast_mixed` left it); else
+    ``1 - p'``.  ``comp`` is filled by the caller only in the first case.
+    """
+    out = mem[ctl + CTL_OUT]
+    if out > 0.5:
+        predict_mixed(comp, rates, weights, rate_scratch(mem, rates.shape[0])[0],
+                      mem[ctl + CTL_LOW:ctl + CTL_LOW + 1])
+    else:
+        mem[ctl + CTL_LOW] = 1.0 - out
+
+
+@jit_inline
 def advance_queue(mem, ctl, Q, n, table, t, ls, proba, rates, weights, log_cap, log_err):
     """Advance the state by the ``n`` queued steps and keep the records' control slots.
 
@@ -108,7 +130,9 @@ def jumper_calls(mem, kind, K, R, m, Q, n, x):
     ``CTL_NEW`` to 1.0 if one of them exceeds ``CTL_TOP`` (the largest value
     recorded before, kept by the caller), else 0.0.  The forgetting factor
     is read from ``CTL_GAMMA``.  Returns ``p'`` at ``x``
-    for ``0 <= x <= 1``, and -1.0 (no forecast) for ``x < 0``.
+    for ``0 <= x <= 1``, and -1.0 (no forecast) for ``x < 0``; the negative
+    class's probability, formed without ``1 - p'`` (:func:`forecast_low`), is
+    left in ``CTL_LOW``.
     Preconditions (checked by the caller): no ``p = 0`` with a positive label
     and no ``p = 1`` with a negative one; ``0 <= n <= Q``.
     """
@@ -135,4 +159,8 @@ def jumper_calls(mem, kind, K, R, m, Q, n, x):
     polynomial_values(kind, params, mem[ctl + CTL_X:ctl + CTL_X + 1], column)
     forecast_mixed(column, rates, weights, log_cap, log_err, rate_scratch(mem, R)[0], n > 0,
                    mem[ctl + CTL_OUT:ctl + CTL_OUT + 1])
+    comp = mem[sc + K * Q:sc + K * Q + K].reshape(K, 1)  # the ratios' scratch, free now
+    if mem[ctl + CTL_OUT] > 0.5:
+        polynomial_complements(kind, params, mem[ctl + CTL_X:ctl + CTL_X + 1], column, comp)
+    forecast_low(mem, ctl, comp, rates, weights)
     return mem[ctl + CTL_OUT]

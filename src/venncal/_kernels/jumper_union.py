@@ -26,7 +26,16 @@ import numpy as np
 
 from ._jit import jit, jit_inline
 from .jumper import family_ratios, polynomial_values
-from .jumper_calls import CTL_OUT, CTL_X, advance_queue, calls_layout, forecast_mixed, rate_scratch
+from .jumper_calls import (
+    CTL_OUT,
+    CTL_X,
+    advance_queue,
+    calls_layout,
+    forecast_low,
+    forecast_mixed,
+    rate_scratch,
+)
+from .jumper_complement import _logit, union_complements
 
 #: A slot of the control block: 1.0 when the scratch column holds the family's values at
 #: ``CTL_X`` (the last forecast's base probability), 0.0 before any forecast.
@@ -34,15 +43,6 @@ CTL_COLUMN = 6
 
 __all__ = ["cox_values", "union_calls", "union_layout", "union_ratios", "union_rescale",
            "union_values"]
-
-
-@jit_inline
-def _logit(x):
-    """``log(x / (1 - x))``, by SciPy's formula (``scipy.special.logit``, float64)."""
-    if x < 0.3 or x > 0.65:
-        return math.log(x / (1.0 - x))
-    s = 2.0 * (x - 0.5)
-    return math.log1p(s) - math.log1p(-s)
 
 
 @jit
@@ -179,6 +179,8 @@ def union_calls(mem, K, R, M, Q, n, x):
     at ``p`` and then learns ``p``: the first queued step takes the values of
     the last forecast's column when its base probability is that forecast's
     (``CTL_COLUMN``; the same function of the same float, so the same values).
+    The negative class's probability is left in ``CTL_LOW``
+    (:func:`~venncal._kernels.jumper_calls.forecast_low`).
     Memory layout: :func:`union_layout`.  Preconditions (checked by the caller): no ``p = 0``
     with a positive label and no ``p = 1`` with a negative one; ``0 <= n <= Q``.
     """
@@ -217,4 +219,8 @@ def union_calls(mem, K, R, M, Q, n, x):
         mem[ctl + CTL_COLUMN] = 1.0
     forecast_mixed(column, rates, weights, log_cap, log_err, rate_scratch(mem, R)[0], n > 0,
                    mem[ctl + CTL_OUT:ctl + CTL_OUT + 1])
+    comp = mem[sc + K * Q:sc + K * Q + K].reshape(K, 1)  # the ratios' scratch, free now
+    if mem[ctl + CTL_OUT] > 0.5:
+        union_complements(desc, params, mem[ctl + CTL_X:ctl + CTL_X + 1], column, comp)
+    forecast_low(mem, ctl, comp, rates, weights)
     return mem[ctl + CTL_OUT]

@@ -36,7 +36,15 @@ from .._kernels.jumper import (
     forget,
     jumper_predict,
 )
-from .._kernels.jumper_calls import CTL_GAMMA, CTL_LAST, CTL_NEW, CTL_TOP, calls_layout, jumper_calls
+from .._kernels.jumper_calls import (
+    CTL_GAMMA,
+    CTL_LAST,
+    CTL_LOW,
+    CTL_NEW,
+    CTL_TOP,
+    calls_layout,
+    jumper_calls,
+)
 from .._kernels.jumper_union import union_calls, union_layout
 from .._validation import check_probabilities
 from ._base import unit_weight
@@ -250,8 +258,8 @@ class SingleCalls:
                             self._records.add(self._n_seen - n + 1,
                                               self._mem[2 * self._queue:2 * self._queue + n])
                             self._new_top()
-                negative, positive = self._keys
-                return {negative: 1.0 - proba, positive: proba}
+                negative, positive = self._keys  # the negative class formed directly (issue 22)
+                return {negative: self._mv[self._ctl + CTL_LOW], positive: proba}
         return super().predict_proba_one(p)
 
     # -- what reads the state applies the queue first --------------------------------

@@ -55,7 +55,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._kernels.jumper import jumper_advance, jumper_predict
+from .._kernels.jumper import jumper_advance
 from .._validation import (
     NONE,
     Check,
@@ -67,6 +67,7 @@ from .._validation import (
 )
 from ._base import OnlineCalibrator, unit_weight
 from ._jumper_calls import SingleCalls
+from ._jumper_complement import predict_both
 from ._jumper_forgetting import HALF_LIFE, forgetting_factor
 from ._state import AlarmRecords, JumperResult, alarm_level
 from .families import CalibratingFamily, cox, cubic, quadratic
@@ -335,7 +336,9 @@ class _Jumper(SingleCalls, OnlineCalibrator):
 
         Row ``i`` is ``(1 - p'_i, p'_i)``, where ``p'_i`` is what the next step
         would forecast for the base probability ``p[i]`` (no learning between
-        the rows).
+        the rows); ``1 - p'_i`` is formed as the same mixture of the
+        complements ``1 - f(p_i)`` where ``p'_i > 1/2`` (not 0 where ``p'_i``
+        rounds to 1, issue 22).
 
         Parameters
         ----------
@@ -351,10 +354,9 @@ class _Jumper(SingleCalls, OnlineCalibrator):
         p = check_probabilities(p, name="p")
         if self.clip is not None:
             p = np.clip(p, self.clip[0], self.clip[1])
-        proba = np.empty(p.shape[0])
-        jumper_predict(self.family_.table(p), self._rates, self._weights, self._log_cap,
-                       self._log_err, proba)
-        return np.column_stack([1.0 - proba, proba])
+        p = np.ascontiguousarray(p, dtype=np.float64)
+        return predict_both(self.family_, p, self._rates, self._weights, self._log_cap,
+                            self._log_err)
 
 
 class _OneRate(_Jumper):
