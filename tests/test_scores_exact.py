@@ -70,3 +70,31 @@ def test_exact_large_integers_give_the_fit_of_their_doubles():
     x = s.astype(float)
     expected = venncal.VennAbersCalibrator().fit(x, y).predict_interval(x)
     assert got.tobytes() == expected.tobytes()
+
+
+def test_python_integers_in_object_arrays_are_held_exactly_or_refused():
+    # np.asarray of a list with an int past uint64 is an object array: its astype(float)
+    # rounded 2**64 + 1 to 2**64 without a word, and 2**1100 raised a bare OverflowError
+    with pytest.raises(ValueError, match=r"index 0 is 18446744073709551617, which a float64 "
+                                         r"cannot hold exactly"):
+        check_scores([2**64 + 1, 1.5])
+    with pytest.raises(ValueError, match="integer beyond float64's range"):
+        check_scores([2**1100, 1.5])
+    assert check_scores([2**64, 1.5]).tolist() == [2.0**64, 1.5]
+
+
+def test_conformal_learn_one_refuses_what_learn_many_refuses():
+    # the fresh attack of 2026-11-26 (H5): past 8 distinct scores, learn_one's fast path took
+    # 2**53 + 1 as 2**53 (a tie: p-value 0.1274 where the exact one is 0.0637)
+    from venncal.online import ConformalMartingale
+
+    base = np.r_[np.arange(10.0), 2.0**53]
+    for feed in ("one", "many"):
+        m = ConformalMartingale(seed=3)
+        m.learn_many(base)
+        before = m.n_seen_
+        with pytest.raises(ValueError, match="cannot hold exactly"):
+            m.learn_one(2**53 + 1) if feed == "one" else m.learn_many([2**53 + 1])
+        assert m.n_seen_ == before
+    m.learn_one(3)  # integers a double holds are scores
+    assert m.n_seen_ == before + 1

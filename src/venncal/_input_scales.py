@@ -5,6 +5,8 @@ Checks :mod:`venncal._validation` runs (and re-exports).
 
 from __future__ import annotations
 
+import math
+
 import warnings
 
 import numpy as np
@@ -29,6 +31,10 @@ def check_held_exactly(arr: np.ndarray, out: np.ndarray, name: str) -> None:
         fits = f < top
         held = fits & (np.where(fits, f, 0.0).astype(arr.dtype) == x)
         index = big
+    elif arr.dtype.kind == "O":  # Python ints of any size (the other objects are floats)
+        held = np.array([not isinstance(v, int) or isinstance(v, bool) or not math.isfinite(f)
+                         or int(f) == v for v, f in zip(arr.tolist(), out.tolist())], dtype=bool)
+        index = np.arange(arr.shape[0])
     else:
         with np.errstate(invalid="ignore"):
             held = (out.astype(arr.dtype) == arr) | np.isnan(arr)
@@ -36,7 +42,7 @@ def check_held_exactly(arr: np.ndarray, out: np.ndarray, name: str) -> None:
     if not held.all():
         i = int(index[np.flatnonzero(~held)[0]])
         raise ValueError(
-            f"{name} at index {i} is {arr[i].item()!r}, which a float64 cannot hold exactly (it would "
+            f"{name} at index {i} is {getattr(arr[i], 'item', lambda: arr[i])()!r}, which a float64 cannot hold exactly (it would "
             f"be {float(out[i])!r}; integers past 2**53 round to a neighbour, so different "
             f"scores would tie): venncal computes in float64; subtract an offset or rescale "
             f"{name} first"

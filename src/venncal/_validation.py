@@ -71,12 +71,18 @@ def _real_1d(values, name: str, what: str) -> np.ndarray:
     """``values`` as a contiguous, non-empty 1-D float64 array (not yet checked for NaN)."""
     arr = np.asarray(values)
     if arr.dtype.kind in "OUS":
+        given = arr
         try:
             arr = arr.astype(np.float64)
+        except OverflowError:  # a Python int past float64's range
+            raise ValueError(f"{name} holds an integer beyond float64's range (about "
+                             "1.8e308): venncal computes in float64; rescale it first") from None
         except (TypeError, ValueError):
             raise TypeError(
                 f"{name} must be real numbers; got an array of dtype {arr.dtype}"
             ) from None
+        if given.dtype.kind == "O" and given.ndim == 1:
+            check_held_exactly(given, arr, name)
     elif arr.dtype.kind == "c":
         raise TypeError(f"{name} must be real numbers; got complex values")
     elif arr.dtype.kind not in "biuf":

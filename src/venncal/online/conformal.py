@@ -386,8 +386,9 @@ class ConformalMartingale:
     def learn_one(self, score: float) -> None:
         """Process one score (the treap and the kernels on arrays of length 1, in place)."""
         bag = self._bag
-        if (not isinstance(score, (float, int, np.floating, np.integer)) or isinstance(score, bool)
-                or bag.distinct < 8):
+        # the fast path takes floats only: an integer past 2**53 (which a double cannot hold)
+        # is refused by the checks, as learn_many refuses it
+        if not isinstance(score, (float, np.floating)) or bag.distinct < 8:
             self._advance(_checked([score], self.nonconformity, name="score"))
             return
         z = float(score)
