@@ -180,3 +180,19 @@ def test_bootstrap_spiegelhalter_keeps_its_digits_at_subnormal_forecasts(tiny, w
     low, high = ref.percentile_interval(values, 0.9)
     assert got[0] == pytest.approx(low, rel=1e-13, abs=0.0)
     assert got[1] == pytest.approx(high, rel=1e-13, abs=0.0)
+
+
+def test_bootstrap_does_not_warn_about_its_own_replicate_weights():
+    # the fresh attack of 2026-11-26 (H3): ordinary weights (1, one 3) gave a WeightScaleWarning
+    # per replicate ("sums to 75 over 184 rows"), about the bootstrap's internally scaled
+    # weights; `venncal evaluate --bootstrap` printed 60 such lines. Warnings are errors here.
+    from venncal.metrics import bootstrap_intervals
+
+    rng = np.random.default_rng(0)
+    p = rng.random(184)
+    y = rng.random(184) < p
+    w = np.ones(184)
+    w[3] = 3.0
+    got = bootstrap_intervals(y, p, metrics=["ks", "kuiper", "calibration_slope", "smooth_ece"],
+                              sample_weight=w, n_boot=30)
+    assert all(lo <= hi for lo, hi in got.values())

@@ -16,11 +16,12 @@ slope) is left out of its interval; the interval is NaN if all are.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import Interval, Options, validate_params
+from .._validation import Interval, Options, WeightScaleWarning, validate_params
 from ._binned import STRATEGIES, _bins, _errors
 from ._checks import _check_inputs, _unit_scaled
 from ._diagnostics import _calibration_line, _ks, _kuiper
@@ -133,11 +134,15 @@ def _from_sums(name: str, sums: np.ndarray, scale: float, shift: int = 0) -> np.
 
 def _each(cw: np.ndarray, y01, p, core) -> np.ndarray:
     out = np.full(cw.shape[0], math.nan)
-    for i, row in enumerate(cw):
-        try:
-            out[i] = core(y01, p, row)
-        except ValueError:  # undefined on this resample
-            pass
+    with warnings.catch_warnings():
+        # the replicates' weights are the bootstrap's (counts times weights scaled to a
+        # largest below 1), not the user's: a warning about their total would mislead
+        warnings.simplefilter("ignore", WeightScaleWarning)
+        for i, row in enumerate(cw):
+            try:
+                out[i] = core(y01, p, row)
+            except ValueError:  # undefined on this resample
+                pass
     return out
 
 
