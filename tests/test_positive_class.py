@@ -544,3 +544,18 @@ def test_help_texts(capsys):
                    "warnings and errors only"):
         assert phrase in text
     assert "--positive-label LABEL" in " ".join(ok(capsys, "monitor --help")[0].split())
+
+
+@pytest.mark.parametrize("inner", [venncal.BetaCalibrator(), venncal.PlattCalibrator(score="proba"),
+                                   venncal.QuadraticLogisticCalibrator(score="proba")],
+                         ids=["beta", "platt-proba", "quadratic-proba"])
+def test_negating_probabilities_is_refused_up_front(inner):
+    # the fresh attack of 2026-11-26 (H6): --decreasing with beta refused every probability
+    # column naming values the user never gave ("found 300 outside, the first at index 0
+    # (-0.51...)", minus row 0's 0.51)
+    p = np.array([0.9, 0.2, 0.3, 0.8, 0.6, 0.7])
+    with pytest.raises(ValueError, match=r"minus the scores.*score='proba' reads probabilities"
+                                         r".*--positive-label.*1 - p"):
+        NegatedScoreCalibrator(inner).fit(p, [0, 1, 1, 0, 1, 0])
+    with pytest.raises(ValueError, match="minus the scores"):
+        NegatedScoreCalibrator(inner).fit_summary(venncal.ScoreSummary.from_arrays(p, p < 0.5))

@@ -178,6 +178,7 @@ class NegatedScoreCalibrator(ParamsMixin, BaseEstimator):
         self
         """
         self._check_params()
+        self._check_reads_reals()
         inner = clone(self.calibrator)
         inner.fit(negate_scores(scores), y, sample_weight, **fit_params)
         self._set_fitted(inner)
@@ -196,6 +197,7 @@ class NegatedScoreCalibrator(ParamsMixin, BaseEstimator):
         self
         """
         self._check_params()
+        self._check_reads_reals()
         inner = clone(self.calibrator)
         if isinstance(summary, Mapping):
             summary = {k: negate_summary(v) for k, v in summary.items()}
@@ -204,6 +206,18 @@ class NegatedScoreCalibrator(ParamsMixin, BaseEstimator):
         inner.fit_summary(summary)
         self._set_fitted(inner)
         return self
+
+    def _check_reads_reals(self) -> None:
+        """Refuse a calibrator that reads probabilities: minus a probability is none."""
+        if getattr(self.calibrator, "score", None) == "proba":
+            name = type(self.calibrator).__name__
+            raise ValueError(
+                f"{type(self).__name__} (--decreasing) gives its calibrator minus the scores, "
+                f"and {name} with score='proba' reads probabilities in [0, 1]: for a "
+                "probability of the other class, name that class positive instead (reverse "
+                "the classes in Python, --positive-label on the command line) or pass 1 - p; "
+                f"for log-odds, use score='logit'"
+            )
 
     def _set_fitted(self, inner) -> None:
         self.calibrator_ = inner
