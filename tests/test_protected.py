@@ -168,3 +168,20 @@ def test_partial_fit_sample_weight_drops_rows():
     with pytest.raises(ValueError, match="sample_weight must be 0"):
         one.partial_fit(X[:2], y[:2], sample_weight=[0.5, 1.0])
     assert one.jumper_.n_seen_ == int(w.sum())
+
+
+def test_refusals_come_before_any_state_changes():
+    # the fresh attack of 2026-11-26: partial_fit(classes=[0, 2]) refused only after fitting
+    # (H1); a base without predict_proba fitted, and the first prediction then pointed to a
+    # response_method this class does not have (H4)
+    from sklearn.svm import LinearSVC
+
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    y = (X[:, 0] > 0).astype(int)
+    clf = ProtectedClassifier(LogisticRegression())
+    with pytest.raises(ValueError, match=r"classes=\[0, 2\] differ from the classes of y"):
+        clf.partial_fit(X, y, classes=[0, 2])
+    assert not hasattr(clf, "jumper_") and not hasattr(clf, "estimator_")
+    assert clf.partial_fit(X, y, classes=[1, 0]) is clf
+    with pytest.raises(TypeError, match="LinearSVC has none: wrap it"):
+        ProtectedClassifier(LinearSVC()).fit(X, y)

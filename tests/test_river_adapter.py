@@ -142,3 +142,14 @@ def test_issue_22_subnormal_forecast():
     assert np.isfinite(got).all() and np.isfinite(model.jumper.log10_value)
     np.testing.assert_array_equal(got, res.protected_proba)
     assert model.jumper.log10_value == res.log10_final
+
+
+def test_jump_rate_is_any_real_scalar_checked_by_the_jumper():
+    # the fresh attack of 2026-11-26 (H2): a numpy float32 crashed ("not iterable"), True
+    # was taken as 1.0
+    m = ProtectedRiverClassifier(linear_model.LogisticRegression(), jump_rate=np.float32(0.1))
+    m.learn_one({"x": 1.0}, True)
+    assert m.jumper.jump_rate == np.float32(0.1)
+    with pytest.raises(ValueError, match="jump_rate must be a finite real number"):
+        bad = ProtectedRiverClassifier(linear_model.LogisticRegression(), jump_rate=True)
+        bad.learn_one({"x": 1.0}, True)

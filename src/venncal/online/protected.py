@@ -133,8 +133,15 @@ class ProtectedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
         self : ProtectedClassifier
         """
         self._check_params()
+        base = self._base_estimator()
+        if not hasattr(base, "predict_proba"):  # before any state changes
+            raise TypeError(
+                f"{type(self).__name__}: the base estimator must have predict_proba (the "
+                f"Jumper protects probabilities); {type(base).__name__} has none: wrap it, "
+                "for instance in scikit-learn's CalibratedClassifierCV, or use another model"
+            )
         _, self.classes_, _ = check_classifier_targets(type(self).__name__, y)
-        self.estimator_ = clone(self._base_estimator()).fit(X, y, **fit_params)
+        self.estimator_ = clone(base).fit(X, y, **fit_params)
         if hasattr(self.estimator_, "n_features_in_"):
             self.n_features_in_ = self.estimator_.n_features_in_
         self.jumper_ = self._new_jumper()
@@ -198,13 +205,15 @@ class ProtectedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
         self : ProtectedClassifier
         """
         if not hasattr(self, "jumper_"):
-            self.fit(X, y, **({} if sample_weight is None else {"sample_weight": sample_weight}))
-            if classes is not None and not np.array_equal(np.sort(classes), self.classes_):
-                raise ValueError(
-                    f"classes={list(classes)!r} differ from the classes of y "
-                    f"{self.classes_.tolist()!r}"
-                )
-            return self
+            if classes is not None:  # before fitting: a refusal leaves the object unfitted
+                observed = check_classifier_targets(type(self).__name__, y)[1]
+                if not np.array_equal(np.sort(np.asarray(classes)), observed):
+                    raise ValueError(
+                        f"classes={list(classes)!r} differ from the classes of y "
+                        f"{observed.tolist()!r}"
+                    )
+            return self.fit(X, y,
+                            **({} if sample_weight is None else {"sample_weight": sample_weight}))
         self.jumper_.learn_many(self._base_proba(X), self._positive(y), sample_weight)
         return self
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 try:
     from river import base
 except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -84,8 +86,8 @@ class ProtectedRiverClassifier(base.Classifier):
         self.clip = clip
         self.classes = classes
         kwargs: dict[str, Any] = {"clip": clip, "classes": [False, True]}
-        if isinstance(jump_rate, (int, float)):
-            self.jumper = JumperPredictor(family, float(jump_rate), **kwargs)
+        if np.ndim(jump_rate) == 0:  # any real scalar (numpy's too), checked by the Jumper
+            self.jumper = JumperPredictor(family, jump_rate, **kwargs)
         else:
             self.jumper = MeanJumper(family, tuple(jump_rate), **kwargs)
         self._labels = None if classes is None else list(classes)
