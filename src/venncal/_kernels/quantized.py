@@ -466,11 +466,16 @@ def ordered_groups(G, GC, ACC, top, pending, LV):
 
 
 @jit
-def ordered_fit(s, w, a, LV):
+def ordered_fit(s, w, a, xi, xw, xa, LV):
     """The reduced groups of sorted distinct scores ``s`` with weights ``w`` and sums ``a``.
 
     The batch fit (Gokcesu & Gokcesu 2022, section III): each score pushed in order as
-    by the ordered stream.  Returns rows (``G``'s columns) and cells.
+    by the ordered stream.  ``w[i]`` and ``a[i]`` are the rounded exact sums
+    at score ``i``; the terms ``xw[k]``, ``xa[k]`` with ``xi[k] == i`` (``xi``
+    non-decreasing) are what they lost, so that score ``i``'s exact weight
+    is ``w[i] + sum(xw[k])`` and its exact sum ``a[i] + sum(xa[k])``: they go
+    to the remainder rows of the long accumulators, as the ordered stream's
+    pending score keeps its own.  Returns rows (``G``'s columns) and cells.
     """
     cap = min(LV.shape[1] + 1, s.shape[0]) + 1
     G = np.empty((cap, 6))
@@ -478,15 +483,32 @@ def ordered_fit(s, w, a, LV):
     ACC = np.zeros((_GROUPS + 2 * cap, NL + 1), dtype=np.int64)
     top = 0
     n = s.shape[0]
+    m = xi.shape[0]
+    k = 0
     i = 0
     while i < n:
         num, den = a[i], w[i]
+        if k < m and xi[k] == i:  # a score whose sums are not one float each
+            acc_zero(ACC, _RN)
+            acc_zero(ACC, _RD)
+            en, ed = 0.0, 0.0
+            while k < m and xi[k] == i:
+                acc_add_float(ACC, _RN, xa[k])
+                acc_add_float(ACC, _RD, xw[k])
+                en += abs(xa[k])
+                ed += abs(xw[k])
+                k += 1
+            top = ordered_push(G, GC, ACC, top, num, den, en, ed, s[i], s[i], _RN, _RD, True,
+                               LV)
+            i += 1
+            continue
         j = i + 1
         if den > 0.0 and (num == 0.0 or num == den):
             # A run of scores of mean exactly 0 (or exactly 1) has one cell, so
             # merging them is allowed (see the module's docstring): it is pushed
             # as one group, while its float sums stay exact.
-            while j < n and w[j] > 0.0 and (a[j] == 0.0 if num == 0.0 else a[j] == w[j]):
+            while (j < n and w[j] > 0.0 and (k == m or xi[k] != j)
+                   and (a[j] == 0.0 if num == 0.0 else a[j] == w[j])):
                 d, e = two_sum_jit(den, w[j])
                 if e != 0.0:
                     break

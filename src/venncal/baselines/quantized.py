@@ -15,17 +15,19 @@ then optimal for the quantized problem; the rule only picks one.
 the ordered stream does (:func:`venncal._kernels.quantized.ordered_fit`):
 each group's float sums carry bounds on their rounding errors, and where
 the float mean is too near a midpoint for them to tell, the group's exact
-sums (a long accumulator) decide.  So the map is the exact projected
-isotonic regression of the summary's per-score sums, whatever the weights.
-The only rounding is in those sums themselves (each is the sum of the
-weights at one score, rounded once): a level can differ from the exact fit
-of the raw weights only at a score whose exact isotonic value lies within
-about ``2**-51`` (relative to the largest label, 1) of a midpoint.
+sums (a long accumulator) decide.  The per-score sums are exact too: the
+summary's correctly rounded sums and what they lost (its remainders, and for
+the rare sums that two doubles do not hold, the rest as doubles) enter the
+fit as the ordered stream's pending score does, its remainders in the long
+accumulators.  So the map is the exact projected isotonic regression of the
+weights as given (their floats' exact values), the map the streams of
+:mod:`venncal.online.quantized` keep on the same rows, level for level.
 """
 
 from __future__ import annotations
 
 import numbers
+from fractions import Fraction
 from typing import ClassVar
 
 import numpy as np
@@ -46,6 +48,7 @@ __all__ = [
     "MAX_LEVELS",
     "QuantizedIsotonicCalibrator",
     "check_levels",
+    "even_levels",
     "level_splits",
     "level_table",
     "project_to_levels",
@@ -89,6 +92,24 @@ def _level_array(levels, unit_interval: bool) -> np.ndarray:
     return arr + 0.0  # -0.0 becomes 0.0
 
 
+def even_levels(k: int) -> np.ndarray:
+    """Return the ``k >= 2`` evenly spaced levels ``j / (k - 1)``, each the double nearest to it.
+
+    ``np.arange(k) / (k - 1)`` divides two exact integers, so each level is
+    correctly rounded; ``np.linspace(0, 1, k)`` is not (its ``0.1 * 3`` is
+    ``0.30000000000000004``, one step above the double nearest 3/10), which
+    moves a midpoint between two levels and so can change the level of a
+    mean near it.  The one grid of both the batch calibrator and the streams
+    (:func:`check_levels`).
+
+    Examples
+    --------
+    >>> float(even_levels(11)[3])
+    0.3
+    """
+    return np.arange(k, dtype=np.float64) / (k - 1)
+
+
 def check_levels(levels, *, unit_interval: bool = True) -> np.ndarray:
     """Return the quantization levels as a strictly increasing float64 array.
 
@@ -97,7 +118,8 @@ def check_levels(levels, *, unit_interval: bool = True) -> np.ndarray:
     levels : int or array-like of shape (K,)
         An integer ``2 <= K <=`` :data:`MAX_LEVELS` gives ``K`` evenly spaced
         levels in ``[0, 1]``, both endpoints included (``K=101``: whole
-        percentages); an array gives the levels themselves, finite and
+        percentages), each the double nearest to ``j / (K - 1)``
+        (:func:`even_levels`); an array gives the levels themselves, finite and
         strictly increasing, at most :data:`MAX_LEVELS` of them.
     unit_interval : bool, default=True
         Whether the levels must lie in ``[0, 1]`` (probabilities).
@@ -129,7 +151,7 @@ def check_levels(levels, *, unit_interval: bool = True) -> np.ndarray:
         if levels > MAX_LEVELS:
             raise ValueError(f"levels as a number must be at most {MAX_LEVELS:,} (a spacing of "
                              f"1e-4: finer than calibration data can resolve); got {levels!r}")
-        return np.linspace(0.0, 1.0, int(levels))
+        return even_levels(int(levels))
     if isinstance(levels, (str, bytes, bool, numbers.Number)):
         raise TypeError(f"levels must be an integer >= 2 or an array of levels; got {levels!r}")
     return _level_array(levels, unit_interval)
@@ -210,6 +232,47 @@ def _scaled_weights(sample_weight):
     return sample_weight if scaled is None else scaled[0]
 
 
+def _expansion(value: Fraction) -> list[float]:
+    """Doubles adding up to the dyadic rational ``value`` exactly, largest first."""
+    terms = []
+    while value != 0:  # a multiple of 2**-1074: each rest is a nonzero double or 0
+        terms.append(float(value))
+        value -= Fraction(terms[-1])
+    return terms
+
+
+def _remainder_terms(summary):
+    """``(xi, xw, xa)``: what the summary's rounded weights and positive weights lost.
+
+    The exact weight at score ``j`` is ``weights[j]`` plus the ``xw[k]`` with
+    ``xi[k] == j``, its exact positive weight ``positive_weights[j]`` plus the
+    ``xa[k]``: the summary's remainders (one double each) and, at the rare
+    scores whose sums two doubles do not hold, the rest of the exact sums as
+    doubles.
+    """
+    idx, tw, ta = [], [], []
+    tail = summary._tail or {}
+    residual = summary._residual
+    if residual is not None:
+        wl, al = residual[0], residual[1]
+        for j in np.flatnonzero((wl != 0.0) | (al != 0.0)).tolist():
+            if float(summary.scores[j]) not in tail:
+                idx.append(j)
+                tw.append(float(wl[j]))
+                ta.append(float(al[j]))
+    for score, (pos, neg) in tail.items():
+        j = int(np.searchsorted(summary.scores, score))
+        dw = _expansion(pos + neg - Fraction(float(summary.weights[j])))
+        da = _expansion(pos - Fraction(float(summary.positive_weights[j])))
+        for k in range(max(len(dw), len(da))):
+            idx.append(j)
+            tw.append(dw[k] if k < len(dw) else 0.0)
+            ta.append(da[k] if k < len(da) else 0.0)
+    order = np.argsort(np.array(idx, dtype=np.int64), kind="stable")
+    return (np.array(idx, dtype=np.int64)[order], np.array(tw, dtype=np.float64)[order],
+            np.array(ta, dtype=np.float64)[order])
+
+
 def project_to_levels(values, levels) -> np.ndarray:
     """Return each value replaced by the nearest level (the lower one at a midpoint).
 
@@ -265,7 +328,7 @@ class QuantizedIsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
     A value exactly halfway between two levels is projected onto the lower
     one; at such a midpoint both levels give the same loss, so the map is
     one of the optimal ones.  Each level is decided in exact arithmetic from
-    the per-score sums of the weights (see the module's documentation), and
+    the exact per-score sums of the weights (see the module's documentation), and
     weights whose sum passes ``2**1000`` are first divided by a power of two,
     which changes no level.  ``levels`` is at most :data:`MAX_LEVELS`.
 
@@ -328,15 +391,26 @@ class QuantizedIsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
         """
         return super().fit(scores, y, _scaled_weights(sample_weight))
 
+    def _fit_from(self, summary) -> None:
+        """Fit from the summary's exact sums: the rounded ones and their remainders."""
+        self._fit_exact(summary.scores, summary.weights, summary.positive_weights,
+                        *_remainder_terms(summary))
+
     def _fit_sums(self, s, w, a):
+        none = np.empty(0)
+        self._fit_exact(s, w, a, np.empty(0, dtype=np.int64), none, none)
+
+    def _fit_exact(self, s, w, a, xi, xw, xa):
+        """Fit from sums ``w``, ``a`` plus remainder terms ``xw``, ``xa`` at scores ``xi``."""
         levels = check_levels(self.levels)
-        scaled = _downscaled(w, a)  # a summary's weights may add up past 2**1000
+        scaled = _downscaled(w, a, xw, xa)  # a summary's weights may add up past 2**1000
         if scaled is not None:
-            w, a = scaled
+            w, a, xw, xa = scaled
         # The reduced groups: runs of scores on one level, levels decided exactly.
-        rows, cells = ordered_fit(np.ascontiguousarray(s, dtype=np.float64),
-                                  np.ascontiguousarray(w, dtype=np.float64),
-                                  np.ascontiguousarray(a, dtype=np.float64), level_table(levels))
+        f64 = [np.ascontiguousarray(v, dtype=np.float64) for v in (s, w, a)]
+        rows, cells = ordered_fit(*f64, np.ascontiguousarray(xi, dtype=np.int64),
+                                  np.ascontiguousarray(xw, dtype=np.float64),
+                                  np.ascontiguousarray(xa, dtype=np.float64), level_table(levels))
         self.levels_ = levels
         self.thresholds_, self.values_ = block_table(rows[:, LO], rows[:, HI], levels[cells])
 
