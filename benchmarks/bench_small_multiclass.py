@@ -157,6 +157,7 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--sets", default="digits,wine,iris,synth4,synth6")
     parser.add_argument("--models", default="logreg,nb,rf,hgb,mlp")
+    parser.add_argument("--sizes", help="calibration sizes for every set (default: per set)")
     parser.add_argument("--output")
     parser.add_argument("--rows", help="also save the raw results (JSON) to this file")
     parser.add_argument("--merge", nargs="+", metavar="JSON",
@@ -180,20 +181,25 @@ def main() -> None:
         k = int(y.max()) + 1
         cands = {c.name: c for c in candidates_for("multiclass", "logit", None)}
         cands.update({c.name: c for c in candidates_for("multiclass", "proba", None)})
-        for n in SIZES[name]:
+        for n in ([int(v) for v in args.sizes.split(",")] if args.sizes else SIZES[name]):
             for model in args.models.split(","):
                 for rep in range(args.reps):
                     out, chosen = one_split(X, y, n, model, rep, cands)
                     rows.append((name, k, n, model, rep, out, chosen))
                 log(f"{name} n={n} {model} done (load {load_average()})")
-    if args.rows:
-        Path(args.rows).write_text(json.dumps(
-            [(*r[:5], {k: None if np.isnan(v) else v for k, v in r[5].items()}, r[6])
-             for r in rows]))
+                if args.rows:  # after each group, so that a stopped run leaves its results
+                    _save_rows(rows, args.rows)
     text = report(rows, methods, head, args)
     print(text)
     if args.output:
         save_report(text, "small-multiclass", args.output)
+
+
+def _save_rows(rows, path: str) -> None:
+    tmp = Path(path + ".tmp")
+    tmp.write_text(json.dumps([(*r[:5], {k: None if np.isnan(v) else v for k, v in r[5].items()},
+                                r[6]) for r in rows]))
+    tmp.replace(path)
 
 
 def _table(groups: dict, methods, title: str) -> list[str]:
