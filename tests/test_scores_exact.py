@@ -98,3 +98,21 @@ def test_conformal_learn_one_refuses_what_learn_many_refuses():
         assert m.n_seen_ == before
     m.learn_one(3)  # integers a double holds are scores
     assert m.n_seen_ == before + 1
+
+
+def test_quantized_single_calls_refuse_what_the_many_calls_refuse():
+    # the fresh attack of 2026-11-26 (H5): QuantizedIsotonic.learn_one and predict_proba_one
+    # took 2**53 + 1 as 2**53 (a tie) on every path; learn_many refused it
+    from venncal.online import QuantizedIsotonic
+
+    q = QuantizedIsotonic(11)
+    q.learn_many(np.arange(10.0) % 2 * 0.5, np.arange(10) % 2)
+    for big in (2**53 + 1, np.int64(2**53 + 1)):
+        with pytest.raises(ValueError, match="cannot hold exactly"):
+            q.learn_one(big, 1)
+        with pytest.raises(ValueError, match="cannot hold exactly"):
+            q.predict_proba_one(big)
+    with pytest.raises(ValueError, match="cannot hold exactly"):
+        q.learn_one(0.3, 1, sample_weight=2**53 + 1)
+    q.learn_one(3, 1, sample_weight=2**53)  # integers a double holds are taken
+    assert q.predict_proba_one(3)[1] == 1.0

@@ -38,6 +38,15 @@ ONE = 1.0
 _FAST = frozenset((float, int, np.float64, np.int64))
 _FAST_Y = frozenset((float, int, bool, np.float64, np.int64, np.bool_))
 _FAST_SCORES = frozenset((float, int, np.float64))
+
+
+def _held_exactly(x) -> bool:
+    """Whether a fast-path number is a double already, or an integer a double holds exactly.
+
+    Integers past 2**53 take the checked path, which refuses them (as the ``*_many``
+    calls do): rounded, two scores would tie.
+    """
+    return type(x) is float or type(x) is np.float64 or -(2**53) <= x <= 2**53
 _WEIGHT_BOUND = float(WEIGHT_BOUND)  # (a float compared with a float: faster than with an int)
 _NOT_PICKLED = ("_queue", "_queue_s", "_queue_t", "_queue_w", "_n_queued", "_queued_total",
                 "_call", "_packed")
@@ -91,7 +100,7 @@ class QueuedInserts:
     def _queued(self, score, y, sample_weight) -> bool:
         """Queue ``(score, y, sample_weight)`` if the dense tree takes it unchecked; return whether it was."""
         if not self._dense or self.window is not None or type(score) not in _FAST \
-                or type(y) not in _FAST_Y:
+                or type(y) not in _FAST_Y or not _held_exactly(score):
             return False
         s = float(score) + 0.0  # -0.0 becomes 0.0, as in _real
         t = float(y)
@@ -99,7 +108,7 @@ class QueuedInserts:
             return False
         if sample_weight is ONE:
             w = 1.0
-        elif type(sample_weight) in _FAST and sample_weight > 0:
+        elif type(sample_weight) in _FAST and sample_weight > 0 and _held_exactly(sample_weight):
             w = float(sample_weight)
             if not w.is_integer():
                 return False
@@ -161,7 +170,8 @@ class QueuedInserts:
             Before the first observation, when a level lies outside [0, 1],
             or when the observations present have targets other than 0 and 1.
         """
-        if type(score) in _FAST_SCORES and self._dense and self._unit_levels:
+        if type(score) in _FAST_SCORES and self._dense and self._unit_levels \
+                and _held_exactly(score):
             n = self._n_queued
             if n or self._tree[3][1]:
                 q = score + 0.0 if type(score) is float else float(score) + 0.0

@@ -28,8 +28,11 @@ UNSET = object()  # the deprecated ``weight=`` keyword, not given
 
 def _real(value, name: str) -> float:
     """Return ``value`` as a finite float (the rule of ``check_scores``)."""
-    if isinstance(value, numbers.Real) and math.isfinite(value):
-        return float(value) + 0.0  # -0.0 becomes 0.0: one key per score
+    if isinstance(value, float) or (isinstance(value, numbers.Real) and -(2**53) <= value <= 2**53):
+        if math.isfinite(value):
+            return float(value) + 0.0  # -0.0 becomes 0.0: one key per score
+    # the rest as check_scores reads it: integers past 2**53 (a double cannot hold them:
+    # two scores would tie) and text are refused there
     return float(check_scores(np.atleast_1d(value), name=name)[0]) + 0.0
 
 
@@ -39,7 +42,8 @@ def _weight(value, weight, method: str) -> float:
         warnings.warn(f"{method}(weight=...) is deprecated and will be removed in the next "
                       "release: use sample_weight=...", DeprecationWarning, stacklevel=3)
         value = weight
-    if isinstance(value, numbers.Real) and math.isfinite(value) and value >= 0:
+    if isinstance(value, numbers.Real) and math.isfinite(value) and value >= 0 and (
+            isinstance(value, float) or value <= 2**53):
         return float(value)
     check_sample_weight(np.atleast_1d(value), 1, name="sample_weight")
     raise ValueError(f"sample_weight must be a finite non-negative number; got {value!r}")
