@@ -192,7 +192,7 @@ def test_small_calibration_sets_start_from_platt():
     assert defaults_for("binary", True, SMALL_ROWS - 1)[0] == "platt+ivap-clip"
     assert defaults_for("binary", False, SMALL_ROWS) == DEFAULTS[("binary", False)]
     assert defaults_for("binary", False) == DEFAULTS[("binary", False)]
-    # K classes keep their defaults whatever the size
+    # K classes: by rows per parameter, which needs K (test_small_k_class_sets_...)
     assert defaults_for("multiclass", False, 10) == DEFAULTS[("multiclass", False)]
     ll = {"beta": _a(0.40, 0.42, 0.41, 0.43, 0.39), "platt": _a(0.41, 0.40, 0.42, 0.42, 0.40)}
     ranks = mean_ranks(ll)
@@ -242,3 +242,44 @@ def test_comparison_counts_rows_of_positive_weight_and_certain_forecasts():
         pick = c.recommendation.method
         if pick != c.recommendation.default:
             assert not np.any(c.predictions(pick) == 0.0)
+
+
+def test_small_k_class_sets_start_from_temperature():
+    # below 10 rows per parameter of structured matrix scaling (K**2 + K + 1), measured on
+    # benchmarks/bench_small_multiclass.py, not on the arena
+    from venncal.comparison import SMALL_DEFAULTS, SMALL_ROWS_PER_PARAMETER, defaults_for
+
+    assert SMALL_ROWS_PER_PARAMETER == 10
+    assert defaults_for("multiclass", False, 129, 3) == SMALL_DEFAULTS[("multiclass", False)]
+    assert defaults_for("multiclass", False, 130, 3) == DEFAULTS[("multiclass", False)]
+    assert defaults_for("multiclass", True, 1109, 10)[0] == "temperature+ovr-ivap-clip"
+    assert defaults_for("multiclass", False, 1110, 10)[0] == "structured-matrix-scaling"
+    ll = {"structured-matrix-scaling": _a(0.30, 0.28, 0.31, 0.29, 0.30),
+          "temperature": _a(0.31, 0.29, 0.30, 0.30, 0.31)}
+    ranks = mean_ranks(ll)
+    order = sorted(ll, key=ranks.get)
+    gives = dict.fromkeys(ll, False)
+    rec = recommend(order, ranks, ll, gives, False, problem="multiclass", rows=449, classes=10)
+    assert rec.method == "temperature" and rec.default == "temperature"
+    assert ("on 449 rows (fewer than 10 per parameter of structured matrix scaling, 1,110 for "
+            "10 classes) the defaults start from temperature") in rec.reason
+    big = recommend(order, ranks, ll, gives, False, problem="multiclass", rows=2000, classes=10)
+    assert big.method == "structured-matrix-scaling" and "fewer than" not in big.reason
+
+
+def test_the_rule_does_not_move_to_fits_that_did_not_converge():
+    # vector scaling beats the default far beyond noise on these folds, but its likelihood had
+    # no maximum on a fold (on 60 iris rows the temperature-first rule held out 1.78, near
+    # vector scaling's 1.77, against temperature's 0.17)
+    ll = {"temperature": _a(0.40, 0.42, 0.41, 0.43, 0.39),
+          "vector-scaling": _a(0.10, 0.12, 0.11, 0.13, 0.09)}
+    ranks = mean_ranks(ll)
+    order = sorted(ll, key=ranks.get)
+    gives = dict.fromkeys(ll, False)
+    free = recommend(order, ranks, ll, gives, False, problem="multiclass", rows=60, classes=3)
+    assert free.method == "vector-scaling"
+    rec = recommend(order, ranks, ll, gives, False, problem="multiclass", rows=60, classes=3,
+                    unsettled={"vector-scaling": True})
+    assert rec.method == "temperature"
+    assert "vector-scaling did not converge on a fold" in rec.reason
+    assert "among the methods that converged on every fold" in rec.reason

@@ -8,7 +8,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["DEFAULTS", "NOISE_SE", "SMALL_DEFAULTS", "SMALL_ROWS", "SWITCH_SE", "Recommendation",
+__all__ = ["DEFAULTS", "NOISE_SE", "SMALL_DEFAULTS", "SMALL_ROWS", "SMALL_ROWS_PER_PARAMETER",
+           "SWITCH_SE", "Recommendation", "small",
            "average_ranks", "defaults_for", "mean_ranks", "paired_gap", "recommend", "win_rates"]
 
 #: A method is within noise of the best when its mean paired log-loss gap over the
@@ -59,25 +60,57 @@ DEFAULTS = {
 #: 0.376 against 0.380; Beta's likelihood had no maximum on 6 and 1 of the 180 splits of
 #: 50 and 100 rows), Beta's below Platt's at 200, 300, 400 and 1,000 rows.
 SMALL_ROWS = 200
-#: The binary defaults below :data:`SMALL_ROWS` rows (K classes keep :data:`DEFAULTS`).
+#: For K classes, below this many calibration rows per parameter of structured matrix
+#: scaling (``K**2 + K + 1``) the defaults start from temperature scaling, one parameter
+#: (:data:`SMALL_DEFAULTS`): 130 rows for K = 3, 430 for K = 6, 1,110 for K = 10.  Measured
+#: on a benchmark that is not the calibration arena (``benchmarks/bench_small_multiclass.py``,
+#: report ``benchmarks/results/small-multiclass-2026-11-26.md``: digits, iris, wine and
+#: synthetic K = 4 and 6 sets under three models, 86 splits, fitted on ``n`` rows and scored
+#: on held-out rows): below about 10 rows per parameter structured and full matrix scaling
+#: lose to temperature scaling (K = 6, n = 100: 1.528 against 1.209; digits, n = 200: 0.354
+#: against 0.099), from about 19 they tie or win; starting from temperature there lowered
+#: the rule's held-out log loss in 9 of the 11 groups it changed (factors 10 to 16 alike).
+SMALL_ROWS_PER_PARAMETER = 10
+#: The defaults below :data:`SMALL_ROWS` rows (binary) or :data:`SMALL_ROWS_PER_PARAMETER`
+#: rows per parameter of structured matrix scaling (K classes).
 SMALL_DEFAULTS = {
     ("binary", False): ("platt", "beta", "quadratic-logistic"),
     ("binary", True): ("platt+ivap-clip", "beta+ivap-clip", "cvap", "ivap"),
+    ("multiclass", False): ("temperature", "vector-scaling", "structured-matrix-scaling",
+                            "matrix-scaling"),
+    ("multiclass", True): ("temperature+ovr-ivap-clip", "temperature+ovr-ivap", "ovr-ivap",
+                           "ovo-ivap"),
 }
 
 
-def defaults_for(problem: str, intervals: bool, rows: int | None = None) -> tuple:
-    """The defaults of the rule, in order, for a problem, intervals and number of rows.
+def small(problem: str, rows: int | None, classes: int | None = None) -> bool:
+    """Whether ``rows`` calibration rows are few for the problem's defaults (see SMALL_*).
+
+    Examples
+    --------
+    >>> small("binary", 150), small("multiclass", 449, 10), small("multiclass", 2000, 10)
+    (True, True, False)
+    """
+    if rows is None:
+        return False
+    if problem == "binary":
+        return rows < SMALL_ROWS
+    return classes is not None and rows < SMALL_ROWS_PER_PARAMETER * (classes**2 + classes + 1)
+
+
+def defaults_for(problem: str, intervals: bool, rows: int | None = None,
+                 classes: int | None = None) -> tuple:
+    """The defaults of the rule, in order, for a problem, intervals, rows and classes.
 
     Examples
     --------
     >>> defaults_for("binary", False)[0], defaults_for("binary", False, rows=150)[0]
     ('beta', 'platt')
+    >>> defaults_for("multiclass", False, rows=449, classes=10)[0]
+    'temperature'
     """
     key = (problem, bool(intervals))
-    if rows is not None and rows < SMALL_ROWS and key in SMALL_DEFAULTS:
-        return SMALL_DEFAULTS[key]
-    return DEFAULTS[key]
+    return SMALL_DEFAULTS[key] if small(problem, rows, classes) else DEFAULTS[key]
 
 
 def average_ranks(values: np.ndarray) -> np.ndarray:
@@ -172,7 +205,8 @@ ASK_INTERVALS = "intervals=True in Python, --intervals on the command line"
 def recommend(order: Sequence[str], ranks: Mapping[str, float], losses: Mapping[str, np.ndarray],
               gives_intervals: Mapping[str, bool], intervals: bool, *,
               problem: str | None = None, failed: Sequence[str] = (), rows: int | None = None,
-              certain: Mapping[str, bool] | None = None) -> Recommendation:
+              certain: Mapping[str, bool] | None = None, classes: int | None = None,
+              unsettled: Mapping[str, bool] | None = None) -> Recommendation:
     """The recommendation among the methods of ``order`` (best mean log-loss rank first).
 
     With ``problem`` ("binary" or "multiclass"), the default rule: the default
@@ -191,7 +225,12 @@ def recommend(order: Sequence[str], ranks: Mapping[str, float], losses: Mapping[
     failed on a fold (named when a default is among them).
 
     ``rows``: the number of calibration rows (of positive weight); below
-    :data:`SMALL_ROWS` the binary defaults are :data:`SMALL_DEFAULTS`.
+    :data:`SMALL_ROWS` the binary defaults are :data:`SMALL_DEFAULTS`, and so
+    are the K-class ones (``classes``: K) below :data:`SMALL_ROWS_PER_PARAMETER`
+    rows per parameter of structured matrix scaling.
+    ``unsettled``: the methods whose fit did not converge on some fold (a
+    likelihood without a maximum, on nearly separable data: the fold's log loss
+    says little about new rows); the default rule does not move to them either.
     ``certain``: the methods that forecast a probability of exactly 0 or 1
     on some out-of-fold row.  The default rule never moves to one of them:
     a wrong certain forecast costs an infinite log loss, which a few folds
@@ -209,7 +248,7 @@ def recommend(order: Sequence[str], ranks: Mapping[str, float], losses: Mapping[
     va = [m for m in by_mean if gives_intervals[m]]
     default, passed = None, []
     if problem is not None:
-        for m in defaults_for(problem, intervals, rows):
+        for m in defaults_for(problem, intervals, rows, classes):
             if m in order and (gives_intervals[m] or not intervals):
                 default = m
                 break
@@ -222,15 +261,24 @@ def recommend(order: Sequence[str], ranks: Mapping[str, float], losses: Mapping[
     else:
         pool = va if intervals else by_mean
         sure = [m for m in pool if m != default and (certain or {}).get(m)]
-        pick, why = _by_default(default, [m for m in pool if m not in sure], means, ranks,
-                                losses, intervals, bool(sure))
+        loose = [m for m in pool if m != default and m not in sure and (unsettled or {}).get(m)]
+        pick, why = _by_default(default, [m for m in pool if m not in sure and m not in loose],
+                                means, ranks, losses, intervals, bool(sure), bool(loose))
         if sure and means[sure[0]] < means[pick]:
             why += (f"; {', '.join(sure)} forecast a probability of 0 or 1 out of fold (a wrong "
                     "one costs an infinite log loss, which the folds may not meet), so the rule "
                     "does not move to " + ("it" if len(sure) == 1 else "them"))
-        if rows is not None and rows < SMALL_ROWS and problem == "binary":
-            why += (f"; on {rows} rows (fewer than {SMALL_ROWS}) the defaults start from "
-                    f"{defaults_for(problem, intervals, rows)[0]}, which has fewer parameters")
+        if loose and means[loose[0]] < means[pick]:
+            why += (f"; {', '.join(loose)} did not converge on a fold (no maximum of the "
+                    "likelihood: nearly separable folds, whose log loss says little about new "
+                    "rows), so the rule does not move to " + ("it" if len(loose) == 1 else "them"))
+        if small(problem, rows, classes):
+            first = defaults_for(problem, intervals, rows, classes)[0]
+            few = (f"fewer than {SMALL_ROWS}" if problem == "binary" else
+                   f"fewer than {SMALL_ROWS_PER_PARAMETER} per parameter of structured matrix "
+                   f"scaling, {SMALL_ROWS_PER_PARAMETER * (classes**2 + classes + 1):,} for "
+                   f"{classes} classes")
+            why += f"; on {rows} rows ({few}) the defaults start from {first}, which has fewer parameters"
         if passed:
             said = [f"{m} {'failed on a fold' if m in failed else 'was not compared'}"
                     for m in passed]
@@ -239,7 +287,8 @@ def recommend(order: Sequence[str], ranks: Mapping[str, float], losses: Mapping[
             why += "; it gives Venn-Abers intervals"
     if not intervals and not gives_intervals[pick] and va:
         other = recommend(order, ranks, losses, gives_intervals, True, problem=problem,
-                          failed=failed, rows=rows, certain=certain).method
+                          failed=failed, rows=rows, certain=certain, classes=classes,
+                          unsettled=unsettled).method
         if within_noise(losses[other], losses[pick]):
             why += (f"; {other} gives Venn-Abers intervals and its log loss is within noise of "
                     f"{pick}'s ({_gap(other, pick, losses)}): ask for intervals to prefer it "
@@ -277,18 +326,20 @@ def _lowest_mean(by_mean, means, ranks, losses, va, intervals) -> tuple[str, str
     return best, f"{lowest}{nxt}"
 
 
-def _by_default(default, pool, means, ranks, losses, intervals, sure=False) -> tuple[str, str]:
+def _by_default(default, pool, means, ranks, losses, intervals, sure=False,
+                loose=False) -> tuple[str, str]:
     """The default rule among ``pool`` (lowest mean first): ``(pick, reason)``.
 
-    ``sure``: whether methods with certain forecasts were left out of ``pool``.
+    ``sure``, ``loose``: whether methods with certain forecasts, or whose fits did not
+    converge, were left out of ``pool``.
     """
     low = pool[0]
     folds = losses[low].shape[0]
     asked = "intervals were asked for: " if intervals else ""
     among = " among the Venn-Abers methods" if intervals else ""
-    if sure:
-        among += (" of those" if intervals else " among the methods") + \
-            " that never forecast 0 or 1"
+    if sure or loose:
+        among += (" of those" if intervals else " among the methods") + " that " + \
+            " and ".join(["never forecast 0 or 1"] * sure + ["converged on every fold"] * loose)
     rule = (f"the rule: keep the default {default} unless the method of lowest mean "
             f"out-of-fold log loss{among} beats it by more than {SWITCH_SE:g} standard errors "
             f"of their paired gap over the {folds} folds")

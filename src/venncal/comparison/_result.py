@@ -118,9 +118,11 @@ class Comparison:
             ``venncal.comparison.DEFAULTS`` that ran on every fold)
             unless the method of lowest mean log loss beats it by more than
             ``SWITCH_SE`` (3) standard errors of their paired gap (below
-            ``SMALL_ROWS`` rows the binary defaults are ``SMALL_DEFAULTS``; the
-            rule never moves to a method that forecast a probability of 0 or 1
-            out of fold);
+            ``SMALL_ROWS`` rows the binary defaults are ``SMALL_DEFAULTS``, and
+            the K-class ones below ``SMALL_ROWS_PER_PARAMETER`` rows per
+            parameter of structured matrix scaling; the rule never moves to a
+            method that forecast a probability of 0 or 1 out of fold, or whose
+            fit did not converge on a fold);
             ``"lowest-mean"``: the method of lowest mean log loss (the rule
             before the calibration arena).
         intervals : bool, optional
@@ -135,10 +137,13 @@ class Comparison:
         kept = slice(None) if self._w is None else self._w > 0  # rows of positive weight
         rows = int(self._y[kept].shape[0])
         certain = {m: bool(np.any(self._oof[m][kept] == 0.0)) for m in self.ranked}
+        unsettled = {m: any("did not converge" in w for w in self._results[m].warnings)
+                     for m in self.ranked}
         return recommend(self.ranked, self.ranks["log_loss"], ll, gives,
                          self.intervals if intervals is None else bool(intervals),
                          problem=self.problem if rule == "default" else None, failed=failed,
-                         rows=rows, certain=certain)
+                         rows=rows, certain=certain, classes=int(self.classes.shape[0]),
+                         unsettled=unsettled)
 
     # ---------------------------------------------------------------------------- access
 
