@@ -113,8 +113,8 @@ def test_run_small(small):
     assert len(sr.checks) >= exp.N_CHECKS
     assert all(eq for _, eq in sr.checks)
     assert 200 + 400 + 100 in [t for t, _ in sr.checks]
-    # the levels are the K = 100 evenly spaced ones
-    levels = np.linspace(0, 1, exp.LEVELS)
+    # the levels are the K = 100 evenly spaced ones, each the double nearest k / (K - 1)
+    levels = np.arange(exp.LEVELS) / (exp.LEVELS - 1)
     assert np.isin(sr.proba("venncal window"), levels).all()
 
 
