@@ -42,7 +42,7 @@ def check_held_exactly(arr: np.ndarray, out: np.ndarray, name: str) -> None:
     if not held.all():
         i = int(index[np.flatnonzero(~held)[0]])
         raise ValueError(
-            f"{name} at index {i} is {getattr(arr[i], 'item', lambda: arr[i])()!r}, which a float64 cannot hold exactly (it would "
+            f"{name} at index {i} is {arr[i:i + 1].tolist()[0]!r}, which a float64 cannot hold exactly (it would "
             f"be {float(out[i])!r}; integers past 2**53 round to a neighbour, so different "
             f"scores would tie): venncal computes in float64; subtract an offset or rescale "
             f"{name} first"

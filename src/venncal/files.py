@@ -330,13 +330,12 @@ def _check_column_order(scores, y, classes, weights, score_cols) -> None:
     """Warn when the class-score columns look out of the order of the classes."""
     import warnings
 
+    from .multiclass._labels import class_codes
     from .multiclass._order import column_order_note
 
-    labels, inverse = np.unique(y, return_inverse=True)
-    order = {c: i for i, c in enumerate(classes.tolist())}
-    if not all(v in order for v in labels.tolist()):
-        return  # the fit has refused such labels already; nothing to add
-    codes = np.array([order[v] for v in labels.tolist()], dtype=np.intp)[inverse.ravel()]
+    # each row's index among the fitted classes, by the labels' one rule (the fit has
+    # refused labels outside them already)
+    codes = class_codes(y, y.shape[0], classes, classes.shape[0])[1]
     note = column_order_note(scores, codes, classes, weights, names=score_cols)
     if note:
         warnings.warn(note, UserWarning, stacklevel=3)

@@ -174,12 +174,13 @@ def compare(
         raise ParameterError(Param("folds", str(folds)), f" is more than the {n} rows")
     chosen = candidates_for(problem, score, methods)
     if problem == BINARY:
-        notes = _below_chance(s, codes, w, classes_)
+        note = _below_chance(s, codes, w, classes_)
     else:
         from ..multiclass._order import column_order_note
 
-        notes = tuple(filter(None, [column_order_note(s, codes, classes_, w)]))
-    for note in notes:
+        note = column_order_note(s, codes, classes_, w)
+    notes = () if note is None else (note,)
+    if note is not None:
         warnings.warn(note, UserWarning, stacklevel=2)
     fold_of = stratified_folds(codes, folds, np.random.default_rng(seed))
     target = codes.astype(bool) if problem == BINARY else codes
@@ -209,23 +210,23 @@ def compare(
                       metrics=metrics, intervals=intervals, notes=notes)
 
 
-def _below_chance(s, codes, w, classes_) -> tuple[str, ...]:
+def _below_chance(s, codes, w, classes_) -> str | None:
     """A warning when the scores rank the positive class below chance (weighted AUC < 0.5)."""
     from ..summary import ScoreSummary
 
     try:
         auc = ScoreSummary.from_arrays(s, codes.astype(bool), w).auc()
     except ValueError:  # a single class of positive weight: nothing to rank
-        return ()
+        return None
     if not auc < 0.5:
-        return ()
-    neg, pos = (c.item() if isinstance(c, np.generic) else c for c in classes_)
+        return None
+    neg, pos = classes_.tolist()
     return (
         f"the scores rank the positive class {pos!r} below chance (AUC {auc:.3f} < 0.5), so "
         "the methods that keep their order (isotonic, Venn-Abers, histogram, BBQ, ENIR) can "
         f"hardly depend on them; if the scores predict {neg!r} (or fall as {pos!r} becomes "
         f"more likely), name {neg!r} the positive class (classes=[{pos!r}, {neg!r}] in "
-        f"Python, --positive-label {neg} on the command line)",
+        f"Python, --positive-label {neg} on the command line)"
     )
 
 

@@ -67,14 +67,14 @@ def column_order_note(scores: np.ndarray, codes: np.ndarray, classes: Sequence,
     best = float(hits[col, cls].sum())
     if not (best >= 2.0 * given and best - given >= 0.25):
         return None
-    order = [classes[k] for k in cls[np.argsort(col)]]
-    plain = [c.item() if isinstance(c, np.generic) else c for c in order]
+    given_order = np.asarray(classes).tolist()  # plain Python labels, for the message
+    plain = [given_order[k] for k in cls[np.argsort(col)]]
     shown = ", ".join(repr(c) for c in plain)
     where = (f" (in the order of the columns {', '.join(names)})" if names is not None
              else "")
     return (
         "the score columns look out of the order of the classes: read as classes "
-        f"{', '.join(repr(c.item() if isinstance(c, np.generic) else c) for c in classes)}"
+        f"{', '.join(repr(c) for c in given_order)}"
         f"{where}, each row's largest score names its label on {given:.0%} of the rows; "
         f"read as {shown}, on {best:.0%}; name the class of each column, in column order "
         f"(classes={plain!r} in Python, --classes "
