@@ -318,3 +318,15 @@ def test_class_columns_out_of_order_are_warned_and_noted():
     right = compare(z, names[y], score="logit", classes=["c", "a", "b"], methods=["temperature"],
                     folds=2)
     assert right.notes == ()
+
+
+@pytest.mark.parametrize("weight", [1e-310, 1e308])
+def test_class_columns_out_of_order_are_noted_at_extreme_weights(weight):
+    # the shares of the rows were w / w.sum(): weights near 1e308 summed to inf, shares 0, no note
+    from venncal.multiclass._order import column_order_note
+
+    z, y = _multiclass(n=300, temperature=0.3)
+    w = np.full(y.shape[0], weight)
+    note = column_order_note(z, (y + 1) % 3, ["a", "b", "c"], w)
+    assert note is not None and "out of the order of the classes" in note
+    assert column_order_note(z, y, ["a", "b", "c"], w) is None

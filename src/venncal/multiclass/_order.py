@@ -61,7 +61,8 @@ def column_order_note(scores: np.ndarray, codes: np.ndarray, classes: Sequence,
         return None
     top = np.argmax(np.asarray(scores, dtype=float)[keep], axis=1)  # validated: no NaN
     hits = np.zeros((K, K))
-    np.add.at(hits, (top, codes[keep]), w[keep] / w[keep].sum())
+    share = w[keep] / w[keep].max()  # first to at most 1: weights near 1e308 sum past inf
+    np.add.at(hits, (top, codes[keep]), share / share.sum())
     given = float(np.trace(hits))
     col, cls = linear_sum_assignment(hits, maximize=True)
     best = float(hits[col, cls].sum())
