@@ -163,6 +163,27 @@ def test_tiny_report_tables_and_files(tiny, tmp_path):
     assert "Targets" in written.text and "rank log loss" in written.text
     for fig in written.figures:
         assert fig.exists() and fig.parent == tmp_path
+    assert "`tasks.json`" in md
+
+
+def test_tasks_json_replays_the_recommendation(tiny, tmp_path):
+    """tasks.json holds each task's scores and its comparison's rule inputs (strict JSON),
+    and replaying the rule on them gives the pick the arena scored."""
+    import json
+
+    from venncal.comparison import recommend
+
+    exp.report(tiny, tmp_path)
+    (row,) = json.loads((tmp_path / "tasks.json").read_text("utf-8"),
+                        parse_constant=lambda c: pytest.fail(f"non-strict JSON {c}"))
+    (task,) = tiny.tasks
+    assert row["recommended"] == task.recommended and set(row["scores"]) == set(task.scores)
+    assert row["scores"]["platt"]["log_loss"] == task.scores["platt"].log_loss
+    inputs = row["rule_inputs"]
+    inputs["losses"] = {m: np.array(v, dtype=float) for m, v in inputs["losses"].items()}
+    assert recommend(**inputs, intervals=False).method == task.recommended
+    inputs["problem"] = None
+    assert recommend(**inputs, intervals=False).method == task.recommended_old
 
 
 def test_default_specs_sizes():

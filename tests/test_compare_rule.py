@@ -283,3 +283,23 @@ def test_the_rule_does_not_move_to_fits_that_did_not_converge():
     assert rec.method == "temperature"
     assert "vector-scaling did not converge on a fold" in rec.reason
     assert "among the methods that converged on every fold" in rec.reason
+
+
+@pytest.mark.parametrize("intervals", [False, True])
+def test_rule_inputs_replay_both_rules(intervals):
+    """``recommend(**c.rule_inputs(), intervals=...)`` is ``c.recommend(...)``, and its rows
+    count only rows of positive weight."""
+    from venncal.comparison import recommend
+
+    rng = np.random.default_rng(5)
+    s = rng.normal(size=300)
+    y = (rng.random(300) < 1 / (1 + np.exp(-2 * s))).astype(int)
+    w = np.where(np.arange(300) < 40, 0.0, 1.0)
+    c = compare(s, y, sample_weight=w, score="logit", methods=["platt", "beta", "ivap", "cvap"],
+                seed=1)
+    inputs = c.rule_inputs()
+    assert inputs["rows"] == 260 and inputs["problem"] == "binary" and inputs["classes"] == 2
+    assert recommend(**inputs, intervals=intervals) == c.recommend(intervals=intervals)
+    inputs["problem"] = None
+    assert recommend(**inputs, intervals=intervals) == c.recommend(rule="lowest-mean",
+                                                                   intervals=intervals)

@@ -10,7 +10,7 @@ from ._files import compare_file
 from ._metrics import METRICS, Metric
 from ._ranking import (DEFAULTS, NOISE_SE, SMALL_DEFAULTS, SMALL_ROWS, SMALL_ROWS_PER_PARAMETER,
                        SWITCH_SE, Recommendation,
-                       defaults_for)
+                       defaults_for, recommend)
 from ._result import Comparison
 from ._run import compare
 
@@ -18,5 +18,5 @@ __all__ = [
     "CANDIDATES", "DEFAULTS", "METRICS", "NOISE_SE", "SMALL_DEFAULTS", "SMALL_ROWS",
     "SMALL_ROWS_PER_PARAMETER", "SWITCH_SE",
     "Candidate", "Comparison", "Metric", "Recommendation", "compare", "compare_file",
-    "defaults_for",
+    "defaults_for", "recommend",
 ]

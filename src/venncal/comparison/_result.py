@@ -131,19 +131,40 @@ class Comparison:
         """
         if rule not in ("default", "lowest-mean"):
             raise ValueError(f"rule must be 'default' or 'lowest-mean'; got {rule!r}")
-        ll = {m: self._results[m].column("log_loss") for m in self.ranked}
-        gives = {m: r.candidate.intervals for m, r in self._results.items()}
-        failed = [m for m, r in self._results.items() if not r.complete]
+        inputs = self.rule_inputs()
+        if rule != "default":
+            inputs["problem"] = None
+        return recommend(**inputs, intervals=self.intervals if intervals is None else
+                         bool(intervals))
+
+    def rule_inputs(self) -> dict:
+        """What the recommendation rule reads, as keyword arguments of
+        :func:`venncal.comparison.recommend` (all but ``intervals``).
+
+        For studying rules: ``recommend(**c.rule_inputs(), intervals=False)`` is
+        ``c.recommend(intervals=False)``, and the calibration arena stores these
+        inputs per task so that a rule can be replayed on its comparisons.
+
+        Returns
+        -------
+        dict
+            ``order`` (the ranked methods), ``ranks`` (mean log-loss ranks),
+            ``losses`` (method -> log loss per fold), ``gives_intervals``,
+            ``problem``, ``failed``, ``rows`` (of positive weight), ``certain``,
+            ``classes`` and ``unsettled`` (see :func:`recommend`).
+        """
         kept = slice(None) if self._w is None else self._w > 0  # rows of positive weight
-        rows = int(self._y[kept].shape[0])
-        certain = {m: bool(np.any(self._oof[m][kept] == 0.0)) for m in self.ranked}
-        unsettled = {m: any("did not converge" in w for w in self._results[m].warnings)
-                     for m in self.ranked}
-        return recommend(self.ranked, self.ranks["log_loss"], ll, gives,
-                         self.intervals if intervals is None else bool(intervals),
-                         problem=self.problem if rule == "default" else None, failed=failed,
-                         rows=rows, certain=certain, classes=int(self.classes.shape[0]),
-                         unsettled=unsettled)
+        return dict(
+            order=self.ranked, ranks=self.ranks["log_loss"],
+            losses={m: self._results[m].column("log_loss") for m in self.ranked},
+            gives_intervals={m: r.candidate.intervals for m, r in self._results.items()},
+            problem=self.problem,
+            failed=[m for m, r in self._results.items() if not r.complete],
+            rows=int(self._y[kept].shape[0]),
+            certain={m: bool(np.any(self._oof[m][kept] == 0.0)) for m in self.ranked},
+            classes=int(self.classes.shape[0]),
+            unsettled={m: any("did not converge" in w for w in self._results[m].warnings)
+                       for m in self.ranked})
 
     # ---------------------------------------------------------------------------- access
 

@@ -153,7 +153,7 @@ def run_methods(task, seed: int, only: tuple[str, ...] | None = None,
 
     ``scores[name]`` is a :class:`MethodScore`; ``failures[name]`` the error of a method
     that raised or gave non-finite probabilities; the recommendation ``(method, reason,
-    method under the lowest-mean rule)`` of ``venncal.compare`` on the calibration rows
+    method under the lowest-mean rule, the rule's inputs)`` of ``venncal.compare`` on the calibration rows
     (5 stratified folds, ``seed``), scored
     as :data:`RECOMMENDS` with the test result of the method it names (the same fit:
     every calibrator is deterministic given its rows) and the comparison's time added.
@@ -183,22 +183,22 @@ def run_methods(task, seed: int, only: tuple[str, ...] | None = None,
             rec = _recommend(task, seed, [c.name for c in chosen if c.name in _COMPARED[problem]],
                              scores)
     if rec is not None:
-        pick, reason, seconds, _old = rec
+        pick, reason, seconds = rec[:3]
         if pick in scores:
             s = scores[pick]
             scores[RECOMMENDS] = s._replace(seconds=s.seconds + seconds)
         else:
             failures[RECOMMENDS] = f"recommended {pick!r}, which failed here: {reason}"
-    return scores, failures, (rec[0], rec[1], rec[3]) if rec else None, warned
+    return scores, failures, (rec[0], rec[1], rec[3], rec[4]) if rec else None, warned
 
 
 _COMPARED = {p: {c.name for c in CANDIDATES if c.problem == p} for p in (BINARY, MULTICLASS)}
 
 
 def _recommend(task, seed: int, names: list[str],
-               scores) -> tuple[str | None, str, float, str | None]:
+               scores) -> tuple[str | None, str, float, str | None, dict | None]:
     """``venncal.compare`` on the calibration rows: ``(method, reason, seconds, the
-    method of the lowest-mean rule on the same comparison)``."""
+    method of the lowest-mean rule on the same comparison, the rule's inputs)``."""
     from ..comparison import compare
 
     start = time.perf_counter()
@@ -206,7 +206,8 @@ def _recommend(task, seed: int, names: list[str],
         result = compare(task.s_cal, task.y_cal, score=task.score, methods=names, seed=seed)
     except Exception as exc:  # noqa: BLE001 - reported as the meta-method's failure
         return (None, f"compare failed: {type(exc).__name__}: {exc}",
-                time.perf_counter() - start, None)
+                time.perf_counter() - start, None, None)
     rec = result.recommendation
     seconds = time.perf_counter() - start
-    return rec.method, rec.reason, seconds, result.recommend(rule="lowest-mean").method
+    return (rec.method, rec.reason, seconds, result.recommend(rule="lowest-mean").method,
+            result.rule_inputs())

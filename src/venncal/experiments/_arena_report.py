@@ -22,7 +22,7 @@ from ._arena_summary import (
 from ._arena_tasks import BINARY_MODELS, DISTORTIONS, MULTICLASS_MODELS
 from ._report import ReportDraft, new_figure
 
-__all__ = ["report", "target_lines"]
+__all__ = ["report", "target_lines", "tasks_json"]
 
 _PROTOCOL = (
     "The calibration arena (issue 25, deliverable 5), reported like CalArena (Berta et al. "
@@ -215,4 +215,33 @@ def report(result, out_dir, *, command: str | None = None):
                      f"{min(t.scores, key=lambda m: t.scores[m].log_loss)} "
                      f"{min(s.log_loss for s in t.scores.values()):.4f}" for t in oracle]
         draft.md.append("")
+    tasks_json(tasks, Path(out_dir) / "tasks.json")
+    draft.md += ["Every task's numbers, and the inputs of its comparison's rule (to replay a "
+                 "rule with `venncal.comparison.recommend`): `tasks.json`.", ""]
     return draft.write()
+
+
+def _plain(v):
+    """``v`` with arrays as lists and non-finite floats as strings (strict JSON)."""
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    if hasattr(v, "tolist"):
+        return _plain(v.tolist())
+    if isinstance(v, float) and not math.isfinite(v):
+        return str(v)
+    return v
+
+
+def tasks_json(tasks, path) -> None:
+    """Write every task's scores, failures, picks and rule inputs to ``path`` (JSON)."""
+    import json
+
+    rows = [{"group": t.spec.group, "data": t.spec.data, "model": t.spec.model,
+             "rep": t.spec.rep, "score": t.score, "sizes": list(t.sizes),
+             "classes": t.n_classes, "recommended": t.recommended,
+             "recommended_old": t.recommended_old, "reason": t.reason, "oracle": t.oracle,
+             "scores": {m: s._asdict() for m, s in t.scores.items()},
+             "failures": t.failures, "rule_inputs": t.rule_inputs} for t in tasks]
+    Path(path).write_text(json.dumps(_plain(rows), allow_nan=False) + "\n")

@@ -76,6 +76,10 @@ class ArenaTask:
     seconds: float = 0.0
     #: what the same comparison picks under the lowest-mean rule (the rule before)
     recommended_old: str | None = None
+    #: the comparison's :meth:`~venncal.comparison.Comparison.rule_inputs`, so that a
+    #: rule can be replayed on it (``venncal.comparison.recommend``); written to
+    #: ``tasks.json`` by :func:`report`
+    rule_inputs: dict | None = None
 
 
 @dataclass
@@ -118,9 +122,9 @@ def run_task(spec: TaskSpec, seed: int = 0, data_dir=None, methods: Sequence[str
         only = None if methods is None else tuple(methods)
         scores, failures, rec, warned = run_methods(task, seed, only, recommend)
     oracle = None if task.truth is None else score_proba(task.y_test, task.truth)[0]
-    pick, reason, old = rec if rec else (None, "", None)
+    pick, reason, old, inputs = rec if rec else (None, "", None, None)
     return ArenaTask(spec, task.score, task.sizes, task.n_classes, scores, failures, pick,
-                     reason, warned, oracle, time.perf_counter() - start, old)
+                     reason, warned, oracle, time.perf_counter() - start, old, inputs)
 
 
 def _warm_up(methods: Sequence[str] | None) -> None:
