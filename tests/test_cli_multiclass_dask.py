@@ -88,3 +88,17 @@ def test_dask_fit_and_predict_equal_local(files, scheduler, capsys, monkeypatch,
     assert added and list(got.columns[-len(added):]) == added
     for column in added:
         assert got[column].to_numpy().tobytes() == expected[column].to_numpy().tobytes()
+
+
+def test_columns_out_of_the_order_of_the_classes_are_the_same_warning(files, scheduler,
+                                                                      capsys, tmp_path):
+    """--engine dask warns of score columns out of the order of the classes as the local
+    engine does, once, with the same words."""
+    said = {}
+    for engine in ("local", "dask"):
+        extra = f"--engine dask --scheduler {scheduler}" if engine == "dask" else ""
+        _, err = ok(capsys, f"fit {files / 'cal.csv'} {SCORES} --score-kind logit --label-col y "
+                            f"--method ovr-ivap --classes 9,5,7 -o {tmp_path / engine}.json "
+                            f"{extra}")
+        said[engine] = [line for line in err.splitlines() if "out of the order" in line]
+    assert len(said["local"]) == 1 and said["dask"] == said["local"]

@@ -6,6 +6,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import venncal
 from venncal.comparison import _candidates, compare
@@ -330,3 +332,27 @@ def test_class_columns_out_of_order_are_noted_at_extreme_weights(weight):
     note = column_order_note(z, (y + 1) % 3, ["a", "b", "c"], w)
     assert note is not None and "out of the order of the classes" in note
     assert column_order_note(z, y, ["a", "b", "c"], w) is None
+
+
+@settings(deadline=None)
+@given(cuts=st.lists(st.integers(0, 60), max_size=4).map(sorted),
+       weights=st.lists(st.sampled_from([0.0, 5e-324, 1e-310, 1.0, 3.0, 2.0**53, 1e300, 1e308]),
+                        min_size=60, max_size=60))
+def test_order_tally_merges_to_the_tally_of_all_rows(cuts, weights):
+    """The engines' merged tally: partitions merged in any grouping give the whole tally's
+    shares (hits over their total), to rounding, and the same class counts."""
+    from functools import reduce
+
+    from venncal.multiclass._order import OrderTally
+
+    rng = np.random.default_rng(len(cuts))
+    z, y, w = rng.normal(size=(60, 3)), rng.integers(0, 3, 60), np.array(weights)
+    whole = OrderTally.of(z, y, 3, w)
+    edges = [0, *cuts, 60]
+    parts = [OrderTally.of(z[a:b], y[a:b], 3, w[a:b]) for a, b in zip(edges, edges[1:])]
+    merged = reduce(OrderTally.merge, parts[::-1])
+    assert merged.rows.tolist() == whole.rows.tolist() == np.bincount(y[w > 0], minlength=3).tolist()
+    assert merged.scale == whole.scale
+    if whole.hits.sum() > 0:
+        assert np.allclose(merged.hits / merged.hits.sum(), whole.hits / whole.hits.sum(),
+                           rtol=1e-12, atol=1e-300)

@@ -144,7 +144,9 @@ def test_labels_of_any_coding(labels, tmp_path):
 def test_named_classes_fix_the_column_order(tmp_path):
     pdf = _data(3, labels=(5, 7, 9))
     cal = OneVsRestCalibrator(score="logit", classes=[9, 5, 7])
-    got = vd.fit(_frame(pdf, [100]), cal, score_col=Z, label_col="y", weight_col="w")
+    # the data's columns score 5, 7, 9: the engine says so, as a local fit_file does
+    with pytest.warns(UserWarning, match="out of the order of the classes"):
+        got = vd.fit(_frame(pdf, [100]), cal, score_col=Z, label_col="y", weight_col="w")
     assert got.classes_.tolist() == [9, 5, 7]
     _same_model(got, _local(cal, pdf, Z), tmp_path)
 
@@ -421,3 +423,24 @@ def test_fit_refuses_the_class_score_calibrators():
     with pytest.raises(ValueError, match="cannot be fitted from a score summary"):
         vd.fit(_frame(pdf, [100]), _class_score_models()["temperature"], score_col=Z,
                label_col="y")
+
+
+@pytest.mark.parametrize("classes", [["c", "a", "b"], ["a", "b", "c"]])
+def test_columns_out_of_the_order_of_the_classes_are_warned_as_locally(classes):
+    """The engine warns of score columns out of the order of the classes with the local
+    fit's words (the tally of every partition merged), and not when they are in order."""
+    import warnings
+
+    from venncal.multiclass._order import column_order_note
+
+    pdf = _data(5, n=600)
+    cal = OneVsRestCalibrator(VennAbersCalibrator(), score="logit", classes=classes)
+    codes = pdf["y"].map({c: i for i, c in enumerate(classes)}).to_numpy()
+    expected = column_order_note(pdf[Z].to_numpy(), codes, classes, pdf["w"].to_numpy(),
+                                 names=Z)
+    assert (expected is None) == (classes == ["a", "b", "c"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        vd.fit(_frame(pdf, [0, 150, 151, 400]), cal, score_col=Z, label_col="y", weight_col="w")
+    said = [str(w.message) for w in caught if "out of the order" in str(w.message)]
+    assert said == ([] if expected is None else [expected])

@@ -143,8 +143,10 @@ def test_extreme_weights_and_named_classes(spark, tmp_path):
     # their sum fits in two doubles (2**53 + 1 + 1e-310 does not: see test_dask_multiclass)
     pdf.loc[half:, Z] += np.array([0.0, 1e-6, 3e-6])
     cal = OneVsOneCalibrator(VennAbersCalibrator(), score="logit", classes=[9, 5, 7])
-    got = vs.fit(_frame(spark, pdf, PARTITIONINGS["7"]), cal, score_col=Z, label_col="y",
-                 weight_col="w")
+    # the data's columns score 5, 7, 9: the engine says so, as a local fit_file does
+    with pytest.warns(UserWarning, match="out of the order of the classes"):
+        got = vs.fit(_frame(spark, pdf, PARTITIONINGS["7"]), cal, score_col=Z, label_col="y",
+                     weight_col="w")
     assert got.classes_.tolist() == [9, 5, 7]
     _same_model(got, _local(cal, pdf, Z), tmp_path)
 
@@ -235,3 +237,23 @@ def test_each_error_as_the_local_fit(spark):
     zero = pdf.assign(w=np.where(pdf.fold == 2, 0.0, pdf.w))
     _fails(spark, zero, cvap, Z, r"class 'a' has no calibration rows \(of positive weight\) "
            "in fold 2", by="fold")
+
+
+def test_columns_out_of_the_order_of_the_classes_are_warned_as_locally(spark):
+    """As test_dask_multiclass: the merged tally warns with the local fit's words."""
+    import warnings
+
+    from venncal.multiclass._order import column_order_note
+
+    pdf = _data(5)
+    classes = ["c", "a", "b"]
+    cal = OneVsRestCalibrator(VennAbersCalibrator(), score="logit", classes=classes)
+    codes = pdf["y"].map({c: i for i, c in enumerate(classes)}).to_numpy()
+    expected = column_order_note(pdf[Z].to_numpy(), codes, classes, pdf["w"].to_numpy(),
+                                 names=Z)
+    assert expected is not None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        vs.fit(_frame(spark, pdf, PARTITIONINGS["7"]), cal, score_col=Z, label_col="y",
+               weight_col="w")
+    assert [str(w.message) for w in caught if "out of the order" in str(w.message)] == [expected]

@@ -36,6 +36,7 @@ import pandas as pd
 
 from .multiclass._common import MulticlassCalibrator
 from .multiclass._labels import _label_values
+from .multiclass._order import OrderTally, order_note
 from .multiclass._scores import proba_tolerance
 from .summary import ScoreSummary
 from .tables import Param, ParameterError, label_value
@@ -174,6 +175,9 @@ class ClassProblems:
     present: frozenset = frozenset()
     folds: frozenset = field(default_factory=frozenset)
     summary_error: str = ""
+    #: the rows kept for the fit, as :func:`~venncal.multiclass._order.column_order_note`
+    #: counts them (None: no row kept)
+    order: OrderTally | None = None
 
     def merge(self, other: ClassProblems) -> ClassProblems:
         """Return the problems of both parts together."""
@@ -194,6 +198,8 @@ class ClassProblems:
             present=self.present | other.present,
             folds=self.folds | other.folds,
             summary_error=self.summary_error or other.summary_error,
+            order=(other.order if self.order is None else self.order if other.order is None
+                   else self.order.merge(other.order)),
         )
 
     def check(self, calibrator, classes: np.ndarray, by: str | None) -> None:
@@ -338,6 +344,7 @@ def partition_summaries(
     x = np.ascontiguousarray(scores[keep])
     c = codes[keep].astype(np.intp)
     w = None if weights is None else weights[keep]
+    problems.order = OrderTally.of(x, c, classes.shape[0], w)
     try:
         pieces = _unit_summaries(calibrator, classes, x, c, w, folds, keep, round_scores)
     except ValueError as exc:  # tied weights past the float64 range: raised after the rest
@@ -419,16 +426,25 @@ def n_distinct(pieces: Mapping) -> int:
 
 
 def fit_parts(calibrator, classes: np.ndarray, pieces: Mapping, problems: ClassProblems,
-              by: str | None, fold_value: Callable = label_value):
+              by: str | None, fold_value: Callable = label_value,
+              score_cols: Sequence[str] | None = None):
     """Check the merged ``problems``; return a clone of ``calibrator`` fitted on ``pieces``.
 
     The folds (as read) become their values by ``fold_value`` (the label
     rule, as for a binary fit's groups); every unit needs rows of positive
-    weight in every fold of the rows, as in the local ``fit``.
+    weight in every fold of the rows, as in the local ``fit``.  Score columns
+    that look out of the order of the classes are warned of (``UserWarning``,
+    as by :func:`venncal.files.fit_file`; ``score_cols`` name them).
     """
+    import warnings
+
     from sklearn.base import clone
 
     problems.check(calibrator, classes, by)
+    if problems.order is not None:
+        note = order_note(problems.order, classes, score_cols)
+        if note:
+            warnings.warn(note, UserWarning, stacklevel=3)
     model = clone(calibrator)
     names = classes.tolist()
     units = [model._unit_key(u, names) for u in model._units(classes.shape[0])]

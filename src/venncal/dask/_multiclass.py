@@ -95,7 +95,7 @@ def fit_multiclass(df, calibrator, *, score_col, label_col, weight_col, by, roun
     ))
     pieces, problems = merged
     fold_value = _label_typer(list(problems.folds), typed) if by is not None else None
-    model = mc.fit_parts(calibrator, classes, pieces, problems, by,
+    model = mc.fit_parts(calibrator, classes, pieces, problems, by, score_cols=score_cols,
                          **({} if fold_value is None else {"fold_value": fold_value}))
     if return_summary:
         return model, model_summaries(pieces, fold_value), problems.rows

@@ -7,19 +7,55 @@ error into nonsense.  :func:`column_order_note` tells: it counts, for every
 (column, class), the rows of that class whose largest score is in that
 column, and compares the rows the order given gets right with the most any
 order gets right (an assignment problem, ``scipy.optimize.linear_sum_assignment``).
+The counts are an :class:`OrderTally`, which merges, so that the Spark and Dask
+engines tell from their partitions what a local fit tells from its rows.
 """
 
 from __future__ import annotations
 
+import math
 import shlex
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["column_order_note"]
+__all__ = ["OrderTally", "column_order_note", "order_note"]
 
 #: Rows per class below which no warning is given (too few to tell an order).
 MIN_ROWS_PER_CLASS = 5
+
+
+class OrderTally(NamedTuple):
+    """For every (column of the largest score, class), the weight of those rows; mergeable.
+
+    ``hits[j, k]`` is the weight, times ``2**-scale``, of the rows of class
+    ``k`` whose largest score is in column ``j`` (the power of two keeps sums
+    of weights near 1e308 finite); ``rows[k]``: the rows of class ``k`` (of
+    positive weight).
+    """
+
+    hits: np.ndarray
+    scale: int
+    rows: np.ndarray
+
+    @classmethod
+    def of(cls, scores: np.ndarray, codes: np.ndarray, K: int,
+           sample_weight: np.ndarray | None = None) -> OrderTally:
+        """The tally of rows (``scores`` finite, ``codes`` in ``0..K-1``)."""
+        w = np.ones(codes.shape[0]) if sample_weight is None else np.asarray(sample_weight, float)
+        keep = w > 0
+        hits = np.zeros((K, K))
+        scale = math.frexp(float(w[keep].max()))[1] if keep.any() else 0
+        top = np.argmax(np.asarray(scores, dtype=float)[keep], axis=1)
+        np.add.at(hits, (top, codes[keep]), np.ldexp(w[keep], -scale))
+        return cls(hits, scale, np.bincount(codes[keep], minlength=K))
+
+    def merge(self, other: OrderTally) -> OrderTally:
+        """The tally of both parts' rows."""
+        big, small = (self, other) if self.scale >= other.scale else (other, self)
+        return OrderTally(big.hits + np.ldexp(small.hits, small.scale - big.scale), big.scale,
+                          self.rows + other.rows)
 
 
 def column_order_note(scores: np.ndarray, codes: np.ndarray, classes: Sequence,
@@ -52,17 +88,20 @@ def column_order_note(scores: np.ndarray, codes: np.ndarray, classes: Sequence,
     >>> print(column_order_note(z, np.array([1, 2, 0] * 5), ["a", "b", "c"], names=["x", "y", "z"]))
     the score columns look out of the order of the classes: read as classes 'a', 'b', 'c' (in the order of the columns x, y, z), each row's largest score names its label on 0% of the rows; read as 'b', 'c', 'a', on 100%; name the class of each column, in column order (classes=['b', 'c', 'a'] in Python, --classes b,c,a on the command line)
     """
+    tally = OrderTally.of(scores, codes, len(classes), sample_weight)
+    return order_note(tally, classes, names)
+
+
+def order_note(tally: OrderTally, classes: Sequence,
+               names: Sequence[str] | None = None) -> str | None:
+    """:func:`column_order_note` from the rows' :class:`OrderTally`."""
     from scipy.optimize import linear_sum_assignment
 
     K = len(classes)
-    w = np.ones(codes.shape[0]) if sample_weight is None else np.asarray(sample_weight, float)
-    keep = w > 0
-    if K < 2 or np.bincount(codes[keep], minlength=K).min() < MIN_ROWS_PER_CLASS:
+    total = tally.hits.sum()
+    if K < 2 or tally.rows.min() < MIN_ROWS_PER_CLASS or not total > 0:
         return None
-    top = np.argmax(np.asarray(scores, dtype=float)[keep], axis=1)  # validated: no NaN
-    hits = np.zeros((K, K))
-    share = w[keep] / w[keep].max()  # first to at most 1: weights near 1e308 sum past inf
-    np.add.at(hits, (top, codes[keep]), share / share.sum())
+    hits = tally.hits / total
     given = float(np.trace(hits))
     col, cls = linear_sum_assignment(hits, maximize=True)
     best = float(hits[col, cls].sum())

@@ -105,4 +105,4 @@ def fit_multiclass(df, calibrator, *, score_col, label_col, weight_col, by, roun
             pieces.update(value[0])
             problems = problems.merge(value[1])
     _engine.check_distinct(mc.n_distinct(pieces), max_distinct)
-    return mc.fit_parts(calibrator, classes, pieces, problems, by)
+    return mc.fit_parts(calibrator, classes, pieces, problems, by, score_cols=score_cols)
