@@ -199,9 +199,18 @@ def test_small_calibration_sets_start_from_platt():
     order = sorted(ll, key=ranks.get)
     small = recommend(order, ranks, ll, BINARY_GIVES, False, problem="binary", rows=100)
     assert small.method == "platt" and small.default == "platt"
-    assert "on 100 rows (fewer than 200) the defaults start from platt" in small.reason
+    assert "on 100 rows (fewer than 200) the defaults start from platt+ivap-clip" in small.reason
+    assert "platt+ivap-clip was not compared, so the default is platt" in small.reason
     large = recommend(order, ranks, ll, BINARY_GIVES, False, problem="binary", rows=200)
     assert large.method == "beta" and "fewer than" not in large.reason
+    # with the clipped chain compared, it is the small default, with intervals or not
+    ll["platt+ivap-clip"] = _a(0.41, 0.40, 0.42, 0.42, 0.40)
+    gives = {**BINARY_GIVES, "platt+ivap-clip": True}
+    ranks = mean_ranks(ll)
+    order = sorted(ll, key=ranks.get)
+    for intervals in (False, True):
+        clip = recommend(order, ranks, ll, gives, intervals, problem="binary", rows=100)
+        assert clip.method == clip.default == "platt+ivap-clip"
 
 
 def test_the_rule_does_not_move_to_certain_forecasts():
@@ -242,6 +251,24 @@ def test_comparison_counts_rows_of_positive_weight_and_certain_forecasts():
         pick = c.recommendation.method
         if pick != c.recommendation.default:
             assert not np.any(c.predictions(pick) == 0.0)
+
+
+def test_small_k_class_sets_pass_from_a_failed_temperature_to_the_scores():
+    """Below 10 rows per parameter, temperature failed on a fold (scores that separate the
+    classes there): the default is the uncalibrated scores, not vector scaling (2K)."""
+    ll = {"vector-scaling": _a(0.20, 0.10, 0.30, 0.20, 0.25),
+          "uncalibrated": _a(0.30, 0.05, 0.33, 0.15, 0.27)}
+    ranks = mean_ranks(ll)
+    order = sorted(ll, key=ranks.get)
+    gives = {"vector-scaling": False, "uncalibrated": False, "temperature": False}
+    rec = recommend(order, ranks, ll, gives, False, problem="multiclass", rows=40, classes=3,
+                    failed=["temperature"])
+    assert rec.method == rec.default == "uncalibrated" and rec.best == "vector-scaling"
+    assert "temperature failed on a fold, so the default is uncalibrated" in rec.reason
+    # with enough rows the defaults are the large ones: vector scaling comes before the scores
+    big = recommend(order, ranks, ll, gives, False, problem="multiclass", rows=2000, classes=3,
+                    failed=["temperature"])
+    assert big.default == "vector-scaling"
 
 
 def test_small_k_class_sets_start_from_temperature():
