@@ -11,6 +11,8 @@ state to ``run``, and the negative class to the exact twin
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 from reference import jumper_naive as ref
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -146,3 +148,36 @@ def test_the_stream_honours_clip_and_blocks():
         want.append(step.predict_proba(p[i:i + 1, None])[0])
         step.partial_fit(p[i:i + 1, None], y[i:i + 1])
     assert stream.tolist() == np.array(want).tolist()
+
+
+_FLOATS = st.one_of(st.sampled_from(EDGES + [2.0**-53, 1.0 - 1e-16, 0.25, 2.0**-1074 * 3]),
+                    st.floats(1e-300, E53))
+
+
+@settings(max_examples=25, deadline=None)
+@given(p=st.lists(_FLOATS, min_size=1, max_size=12), seed=st.integers(0, 2**16),
+       rate=st.sampled_from([1.0, 0.3, 0.01]))
+def test_edge_streams_match_the_exact_twin_and_the_steps(p, seed, rate):
+    p = np.array(p)
+    y = np.random.default_rng(seed).integers(0, 2, p.shape[0])
+    params = [(-1.0,), (0.5,), (1.0,)]
+    clf = _fitted(o.quadratic([e for (e,) in params]), rate)
+    stream = clf.predict_proba_stream(p[:, None], y)
+    exact = ref.jumper_predictor(p, (y == 1).tolist(), ref.family_values("quadratic", params, p),
+                                 rate)
+    assert_allclose(stream[:, 0], [float(1 - e) for e in exact], rtol=1e-11, atol=0.0)
+    assert_allclose(stream[:, 1], [float(e) for e in exact], rtol=1e-13, atol=0.0)
+    step = _fitted(o.quadratic([e for (e,) in params]), rate)
+    for i in range(p.shape[0]):
+        assert step.predict_proba(p[i:i + 1, None])[0].tolist() == stream[i].tolist()
+        step.partial_fit(p[i:i + 1, None], y[i:i + 1])
+
+
+@pytest.mark.parametrize("x", [E53, 0.5, 1e-310, 0.75])
+def test_a_constant_stream(x):
+    p, y = np.full(20, x), np.array([1, 0] * 10)
+    clf = _fitted(o.cox2(_COX2[:2]), 0.1)
+    stream = clf.predict_proba_stream(p[:, None], y)
+    exact = ref.jumper_predictor(p, (y == 1).tolist(), ref.family_values("cox2", _COX2[:2], p), 0.1)
+    assert_allclose(stream[:, 0], [float(1 - e) for e in exact], rtol=1e-11, atol=0.0)
+    assert_allclose(stream[:, 1], [float(e) for e in exact], rtol=1e-13, atol=0.0)

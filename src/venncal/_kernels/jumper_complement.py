@@ -111,7 +111,8 @@ def advance_low(table, comp, t, ls, rates, gamma, weights, log_cap, log_err, out
     ``i`` (bit for bit): the mixture of the complements ``comp`` (shape
     ``(K, n)``) where ``out_proba[i] > 1/2``, else ``1 - out_proba[i]``.  The
     state and the other outputs are :func:`~venncal._kernels.jumper.jumper_advance`'s,
-    bit for bit.
+    bit for bit.  Literal twin: ``1 - p'`` of ``jumper_predictor`` and
+    ``mean_jumper_predictor`` in ``tests/reference/jumper_naive.py`` (exact).
     """
     advance_into(table, t, ls, rates, gamma, weights, log_cap, log_err, out_log10, out_proba,
                  out_factor, np.empty(rates.shape[0]), np.empty(rates.shape[0]), True,
