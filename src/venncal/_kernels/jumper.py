@@ -475,17 +475,20 @@ def jumper_advance(table, t, ls, rates, gamma, weights, log_cap, log_err, out_lo
         for one rate, not a difference of the rounded path); 0 once ``S`` is 0.
     """
     advance_into(table, t, ls, rates, gamma, weights, log_cap, log_err, out_log10, out_proba,
-                 out_factor, np.empty(rates.shape[0]), np.empty(rates.shape[0]), True)
+                 out_factor, np.empty(rates.shape[0]), np.empty(rates.shape[0]), True,
+                 table, out_proba[:0])
 
 
 @jit_inline
 def advance_into(table, t, ls, rates, gamma, weights, log_cap, log_err, out_log10, out_proba,
-                 out_factor, mix, log_factor, forecasts):
+                 out_factor, mix, log_factor, forecasts, comp, out_low):
     """:func:`jumper_advance` with its scratch given (``mix``, ``log_factor``: shape ``(R,)``).
 
-    ``forecasts`` False leaves ``out_proba`` and ``out_factor`` alone (the
-    state and ``out_log10`` are the same, bit for bit); ``mix`` ends as the
-    rates' weights of the last state (:func:`_rate_weights`).
+    ``forecasts`` False leaves ``out_proba``, ``out_factor`` and ``out_low``
+    alone (the state and ``out_log10`` are the same, bit for bit); ``mix``
+    ends as the rates' weights of the last state (:func:`_rate_weights`).
+    ``out_low`` of length ``n`` (else empty: ``comp`` unread) gets
+    :func:`predict_mixed` of ``comp`` (``1 - f_k(p_i)``) at each step's state.
     """
     n = table.shape[1]
     K = table.shape[0]
@@ -494,6 +497,7 @@ def advance_into(table, t, ls, rates, gamma, weights, log_cap, log_err, out_log1
     # mix: the weight of each rate in the Mean Jumper's prediction (unnormalised)
     before = _rate_weights(log_cap, log_err, mix) if forecasts else 0.0
     factors = forecasts and out_factor.shape[0] > 0
+    lows = forecasts and out_low.shape[0] > 0
     # Loop invariant, at the top of step i for every rate r: weights[r] is the
     # normalised capital distribution C_eps / C of Algorithm 1 after line 6 of
     # step i-1 (= Algorithm 2's C_eps after its lines 3-4 of step i),
@@ -501,9 +505,9 @@ def advance_into(table, t, ls, rates, gamma, weights, log_cap, log_err, out_log1
     # to S_{r,i-1}: the Mean Jumper predicts with each rate's p' weighted by its
     # capital (its gale over the base gale).
     for i in range(n):
-        proba = 0.0
+        proba = shares = 0.0
         small = 0.0  # the rates' forecasts of subnormal size, scaled by 2**1000
-        shares = 0.0
+        low = low_small = 0.0  # the same two sums for the complements (when lows)
         for r in range(R):
             J = rates[r]
             stay = 1.0 - J
@@ -511,23 +515,27 @@ def advance_into(table, t, ls, rates, gamma, weights, log_cap, log_err, out_log1
             w = weights[r]
             # Algorithm 1 line 4 (= Algorithm 2 line 5), on the normalised
             # weights: C_eps := (1 - J) C_eps + (J/|E|) C with C = 1.
-            tot = 0.0
-            q1 = 0.0
-            g = 0.0
+            tot = q1 = g = 0.0
             for k in range(K):
                 wk = stay * w[k] + jump
                 w[k] = wk
                 tot += wk
                 q1 += wk * table[k, i]
                 g += wk * t[k, i]
-            # Algorithm 2 line 6: p'_i = sum_eps f_eps(p_i) C_eps (the weights
-            # sum to tot = 1 up to rounding; q1 <= tot keeps p' in [0, 1]).
-            if not forecasts:
-                pass
-            elif q1 < _SMALL_FORECAST:  # (the weights are mixed already: stay 1, jump 0)
+            # Algorithm 2 line 6: p'_i = sum_eps f_eps(p_i) C_eps (the weights, mixed
+            # already, sum to tot = 1 up to rounding; q1 <= tot keeps p' in [0, 1]).
+            if forecasts and q1 < _SMALL_FORECAST:
                 small += mix[r] * (_scaled_mixture(table, i, w, 1.0, 0.0) / tot)
-            else:
+            elif forecasts:
                 proba += mix[r] * (q1 / tot)
+            if lows:  # predict_mixed's arithmetic on comp (w holds its wk already)
+                q0 = 0.0
+                for k in range(K):
+                    q0 += w[k] * comp[k, i]
+                if q0 < _SMALL_FORECAST:
+                    low_small += mix[r] * (_scaled_mixture(comp, i, w, 1.0, 0.0) / tot)
+                else:
+                    low += mix[r] * (q0 / tot)
             shares += mix[r]
             # Algorithm 1 lines 5-6: S_i = S_{i-1} * sum_eps w_eps rho_eps
             #                            = S_{i-1} * (g / tot) * exp(ls_i).
@@ -561,6 +569,8 @@ def advance_into(table, t, ls, rates, gamma, weights, log_cap, log_err, out_log1
                 forget(w, gamma)
         if forecasts:
             out_proba[i] = proba / shares + (small / shares) * _DOWN
+        if lows:
+            out_low[i] = low / shares + (low_small / shares) * _DOWN
         if factors:
             if R == 1:
                 out_factor[i] = 0.0 if before == -np.inf else log_factor[0] / _LN10

@@ -104,7 +104,7 @@ def advance_queue(mem, ctl, Q, n, table, t, ls, proba, rates, weights, log_cap, 
     out_log10 = mem[2 * Q:2 * Q + n]
     mix, log_factor = rate_scratch(mem, rates.shape[0])
     advance_into(table, t, ls, rates, mem[ctl + CTL_GAMMA], weights, log_cap, log_err,
-                 out_log10, proba, mem[:0], mix, log_factor, False)
+                 out_log10, proba, mem[:0], mix, log_factor, False, table, mem[:0])
     top = mem[ctl + CTL_TOP]
     mem[ctl + CTL_NEW] = 0.0
     for i in range(n):

@@ -26,10 +26,10 @@ import math
 import numpy as np
 
 from ._jit import jit, jit_inline
-from .jumper import _polynomial_ratio, _rate_weights, predict_mixed
+from .jumper import _polynomial_ratio, _rate_weights, advance_into, predict_mixed
 
-__all__ = ["cox_complements", "low_class", "polynomial_complements", "predict_low",
-           "union_complements"]
+__all__ = ["advance_low", "cox_complements", "low_class", "polynomial_complements",
+           "predict_low", "union_complements"]
 
 
 @jit_inline
@@ -100,3 +100,22 @@ def predict_low(comp, rates, weights, log_cap, log_err, proba, out_low):
     predict_mixed(comp, rates, weights, mix, out_low)
     for i in range(proba.shape[0]):
         out_low[i] = low_class(proba[i], out_low[i])
+
+
+@jit
+def advance_low(table, comp, t, ls, rates, gamma, weights, log_cap, log_err, out_log10,
+                out_proba, out_factor, out_low):
+    """:func:`~venncal._kernels.jumper.jumper_advance` that also gives each step's negative class.
+
+    ``out_low[i]`` is what :func:`predict_low` gives at the state before step
+    ``i`` (bit for bit): the mixture of the complements ``comp`` (shape
+    ``(K, n)``) where ``out_proba[i] > 1/2``, else ``1 - out_proba[i]``.  The
+    state and the other outputs are :func:`~venncal._kernels.jumper.jumper_advance`'s,
+    bit for bit.  Literal twin: ``1 - p'`` of ``jumper_predictor`` and
+    ``mean_jumper_predictor`` in ``tests/reference/jumper_naive.py`` (exact).
+    """
+    advance_into(table, t, ls, rates, gamma, weights, log_cap, log_err, out_log10, out_proba,
+                 out_factor, np.empty(rates.shape[0]), np.empty(rates.shape[0]), True,
+                 comp, out_low)
+    for i in range(out_low.shape[0]):
+        out_low[i] = low_class(out_proba[i], out_low[i])

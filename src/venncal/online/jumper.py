@@ -56,6 +56,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._kernels.jumper import jumper_advance
+from .._kernels.jumper_complement import advance_low
 from .._validation import (
     NONE,
     Check,
@@ -67,7 +68,7 @@ from .._validation import (
 )
 from ._base import OnlineCalibrator, unit_weight
 from ._jumper_calls import SingleCalls
-from ._jumper_complement import predict_both
+from ._jumper_complement import complement_table, predict_both
 from ._jumper_forgetting import HALF_LIFE, forgetting_factor
 from ._state import AlarmRecords, JumperResult, alarm_level
 from .families import CalibratingFamily, cox, cubic, quadratic
@@ -222,7 +223,9 @@ class _Jumper(SingleCalls, OnlineCalibrator):
 
     # -- learning -----------------------------------------------------------------
 
-    def _advance(self, p: np.ndarray, y01: np.ndarray, classes: np.ndarray) -> JumperResult:
+    def _advance(self, p: np.ndarray, y01: np.ndarray, classes: np.ndarray,
+                 low: np.ndarray | None = None) -> JumperResult:
+        """Run the kernel over the checked steps; ``low`` (shape ``(n,)``): their negative class."""
         n = p.shape[0]
         log10, proba, factors = np.empty(n), np.empty(n), np.empty(n)
         # Work on copies so that a bad block (a user family leaving [0, 1])
@@ -230,7 +233,8 @@ class _Jumper(SingleCalls, OnlineCalibrator):
         w, hi, lo = self._weights.copy(), self._log_cap.copy(), self._log_err.copy()
         for a in range(0, n, _BLOCK):
             b = min(n, a + _BLOCK)
-            self._kernel(p[a:b], y01[a:b], w, hi, lo, log10[a:b], proba[a:b], factors[a:b])
+            self._kernel(p[a:b], y01[a:b], w, hi, lo, log10[a:b], proba[a:b], factors[a:b],
+                         None if low is None else low[a:b])
         result = JumperResult(log10, proba, start=self._n_seen, log10_factors=factors)
         self._weights[:], self._log_cap[:], self._log_err[:] = w, hi, lo
         if self.classes_ is None:
@@ -242,12 +246,20 @@ class _Jumper(SingleCalls, OnlineCalibrator):
         self._log10 = float(log10[-1])
         return result
 
-    def _kernel(self, p, y01, w, hi, lo, out_log10, out_proba, out_factor) -> None:
-        """Evaluate the family on ``p`` and run the kernel on the state ``(w, hi, lo)``."""
+    def _kernel(self, p, y01, w, hi, lo, out_log10, out_proba, out_factor, out_low=None) -> None:
+        """Evaluate the family on ``p`` and run the kernel on the state ``(w, hi, lo)``.
+
+        ``out_low`` (when given): each step's negative class, as
+        :meth:`predict_proba_many` gives it at the state before the step.
+        """
         table = self.family_.table(p)
         t, ls = self.family_.likelihood_ratios(p, y01, table)
-        jumper_advance(table, t, ls, self._rates, self._gamma, w, hi, lo, out_log10, out_proba,
-                       out_factor)
+        if out_low is None:
+            jumper_advance(table, t, ls, self._rates, self._gamma, w, hi, lo, out_log10,
+                           out_proba, out_factor)
+        else:
+            advance_low(table, complement_table(self.family_, p, table), t, ls, self._rates,
+                        self._gamma, w, hi, lo, out_log10, out_proba, out_factor, out_low)
 
     def run(self, p, y) -> JumperResult:
         """Process a recorded stream, in order, in compiled code; return its trajectory.
@@ -280,6 +292,18 @@ class _Jumper(SingleCalls, OnlineCalibrator):
         """
         self._flush()
         return self._advance(*self._inputs(p, y))
+
+    def _run_both(self, p, y) -> np.ndarray:
+        """:meth:`run`, returning its forecasts as rows ``(1 - p'_n, p'_n)`` (ProtectedClassifier).
+
+        The negative class is formed as :meth:`predict_proba_many` forms it
+        (issue 22), at the state before each step.
+        """
+        self._flush()
+        checked = self._inputs(p, y)
+        low = np.empty(checked[0].shape[0])
+        res = self._advance(*checked, low=low)
+        return np.column_stack([low, res.protected_proba])
 
     def learn_many(self, p, y, sample_weight=None) -> None:
         """Process a batch of the stream, in order (``run`` without the trajectory).

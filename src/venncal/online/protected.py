@@ -176,11 +176,13 @@ class ProtectedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n_samples, 2)
-            Protected probabilities of ``classes_[0]`` and ``classes_[1]``.
+            Protected probabilities of ``classes_[0]`` and ``classes_[1]``:
+            row ``i`` is what :meth:`predict_proba` would give before step
+            ``i``, bit for bit (``classes_[0]``'s probability formed directly,
+            not as ``1 - p'``, where ``p' > 1/2``: issue 22).
         """
         p = self._base_proba(X)
-        q = self.jumper_.run(p, self._positive(y)).protected_proba
-        return np.column_stack([1.0 - q, q])
+        return self.jumper_._run_both(p, self._positive(y))
 
     def partial_fit(self, X, y, classes=None, sample_weight=None) -> ProtectedClassifier:
         """Learn from a labelled stretch of the stream, in order (the base model is kept).
