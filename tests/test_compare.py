@@ -356,3 +356,23 @@ def test_order_tally_merges_to_the_tally_of_all_rows(cuts, weights):
     if whole.hits.sum() > 0:
         assert np.allclose(merged.hits / merged.hits.sum(), whole.hits / whole.hits.sum(),
                            rtol=1e-12, atol=1e-300)
+
+
+@pytest.mark.parametrize("weight", [1e308, 1.7e308, 5e-324])
+def test_below_chance_note_at_tied_weights_near_the_float_range(weight):
+    """Attack 12's F1: weights of 1e308 on tied scores made the note's summary overflow, and
+    any ValueError was read as "one class": the note went missing.  When every calibrator
+    fails (the fits refuse such weights), the reason says so instead of "no calibrator
+    improves on the scores themselves"."""
+    rng = np.random.default_rng(0)
+    s = np.round(rng.normal(size=200), 1)
+    y = (rng.random(200) < 1 / (1 + np.exp(3 * s))).astype(int)
+    with pytest.warns(UserWarning, match="below chance"):
+        c = compare(s, y, score="logit", folds=3, sample_weight=np.full(200, weight),
+                    methods=["uncalibrated", "platt", "ivap", "isotonic"])
+    assert len(c.notes) == 1 and "AUC 0.100" in c.notes[0]
+    rec = c.recommendation
+    if weight > 1.0:  # every fit refuses tied weights past the float64 range
+        assert c.ranked == ("uncalibrated",) and rec.method == "uncalibrated"
+        assert "every calibrator failed on some fold" in rec.reason
+        assert "no calibrator improves" not in rec.reason

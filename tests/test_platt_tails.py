@@ -148,3 +148,21 @@ def test_one_class_with_extreme_weights_is_the_constant_target(label):
     t = (k + 1) / (k + 2) if label else 1 / (k + 2)  # Platt's target of the one class
     assert cal.a_ == 0.0
     assert cal.b_ == pytest.approx(float(_ln((1 - t) / t)), rel=1e-14, abs=0.0)
+
+
+@pytest.mark.parametrize("score", [40.0, 100.0, 700.0, -40.0, 0.5])
+def test_the_negative_class_keeps_its_precision_where_p_is_near_1(score):
+    """Column 0 is the sigmoid of minus the log-odds, not 1 - p (attack 12's F2): at a
+    confident row it was 6.0724314e-11 (relative error 1.2e-6) or exactly 0."""
+    c = PlattCalibrator().fit([-2.0, -1, 0, 1, 2, 3, -3, 0.5], [0, 0, 1, 0, 1, 1, 0, 1])
+    u = Decimal(c.a_) * Decimal(score) + Decimal(c.b_)  # exact: a_ q + b_ in decimal
+    with localcontext() as ctx:
+        ctx.prec = 60
+        low = 1 / (1 + (-u).exp())   # P(class 0) = expit(a_ q + b_)
+        high = 1 / (1 + u.exp())
+    proba = c.predict_proba([score])[0]
+    # the log-odds a_ q + b_ rounds to |u| ulps of 1: exp carries that relative error
+    rel = max(1e-14, 4 * abs(float(u)) * 2.0**-52)
+    assert proba[0] > 0.0 and proba[1] > 0.0
+    assert proba[0] == pytest.approx(float(low), rel=rel, abs=0.0)
+    assert proba[1] == pytest.approx(float(high), rel=rel, abs=0.0)

@@ -253,7 +253,9 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
 
         Column 0 is ``1 - p``: ``1.0 - p``, or, for the Venn-Abers
         predictors, computed from their tables' ``1 - p0`` where ``p > 1/2``,
-        so that it keeps its relative precision when ``p`` is near 1.
+        and for Platt scaling and the binary parametric calibrators as the
+        sigmoid of minus their log-odds, so that it keeps its relative
+        precision when ``p`` is near 1.
 
         Parameters
         ----------

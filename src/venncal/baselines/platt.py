@@ -336,14 +336,24 @@ class PlattCalibrator(ScoreCalibrator):
         q = check_scores(scores)
         return q if self.score == "logit" else _log_odds(q, fitting=False, eps=float(self.eps))[0]
 
-    def _predict_p(self, q):
+    def _minus_logit(self, q):
+        """``a_ q + b_``, minus the calibrated log-odds."""
         # a_ * q past the float64 range is +-inf: the sigmoid's limit, 0 or 1;
         # a log-odds of +-inf (a probability 1 or 0) with a_ = 0 leaves b_.
         with np.errstate(over="ignore", invalid="ignore"):
             u = self.a_ * q + self.b_
         if self.a_ == 0.0:
             u = np.where(np.isnan(u), self.b_, u)
-        return expit(-u)
+        return u
+
+    def _predict_p(self, q):
+        return expit(-self._minus_logit(q))
+
+    def _predict_p_and_complement(self, q):
+        # the complement as expit(u), not 1 - p: 1 - p is 0 (or off by 1e-6 relative)
+        # where p is within a few ulps of 1 (issue 22)
+        u = self._minus_logit(q)
+        return expit(-u), expit(u)
 
 
 def _log_odds(p: np.ndarray, *, fitting: bool, eps: float, name: str = "scores"):

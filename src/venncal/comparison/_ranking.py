@@ -306,7 +306,10 @@ def recommend(order: Sequence[str], ranks: Mapping[str, float], losses: Mapping[
             why += (f"; {other} gives Venn-Abers intervals and its log loss is within noise of "
                     f"{pick}'s ({_gap(other, pick, losses)}): ask for intervals to prefer it "
                     f"({ASK_INTERVALS})")
-    if pick == "uncalibrated":
+    if pick == "uncalibrated" and len(order) == 1:
+        why += ("; it is the only method that ran on every fold: every calibrator failed on "
+                "some fold (see the failures)")
+    elif pick == "uncalibrated":
         why += "; no calibrator improves on the scores themselves"
     tied = [m for m in by_mean[1:] if means[m] == means[best]]
     if tied:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -214,10 +215,15 @@ def _below_chance(s, codes, w, classes_) -> str | None:
     """A warning when the scores rank the positive class below chance (weighted AUC < 0.5)."""
     from ..summary import ScoreSummary
 
-    try:
-        auc = ScoreSummary.from_arrays(s, codes.astype(bool), w).auc()
-    except ValueError:  # a single class of positive weight: nothing to rank
-        return None
+    if w is not None:
+        if not w.max() > 0.0:
+            return None  # no row of positive weight: nothing to rank
+        # the AUC is the same for any scale of the weights: tied weights near 1e308 stay finite
+        w = np.ldexp(w, -math.frexp(float(w.max()))[1])
+    summary = ScoreSummary.from_arrays(s, codes.astype(bool), w)
+    if not (summary.positive_weights.any() and summary.negative_weights.any()):
+        return None  # a single class of positive weight: nothing to rank
+    auc = summary.auc()
     if not auc < 0.5:
         return None
     neg, pos = classes_.tolist()
