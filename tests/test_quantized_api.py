@@ -123,3 +123,13 @@ def test_streams_pickled_before_the_exact_weights_load_and_go_on():
     for model in old:
         back = pickle.loads(pickle.dumps(model))
         np.testing.assert_array_equal(back.values_, model.values_)
+
+
+def test_a_window_past_numpys_largest_array_is_a_clear_error():
+    """The window's ring is allocated when the object is made: a window no array can hold
+    (2**70) is refused naming window and the size, not numpy's 'Maximum allowed dimension
+    exceeded' (attack 12)."""
+    from venncal.online import QuantizedIsotonic
+
+    with pytest.raises(MemoryError, match=r"window=1180591620717411303424 needs a ring"):
+        QuantizedIsotonic(window=2**70)

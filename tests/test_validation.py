@@ -1,3 +1,7 @@
+import re
+from decimal import Decimal
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -318,3 +322,17 @@ def test_object_labels_are_their_values():
         assert got.classes_.tolist() == want.classes_.tolist()
     with pytest.raises(TypeError, match="of one type"):
         venncal.VennAbersCalibrator().fit(s, np.array(["a", 1, "a"], dtype=object))
+
+
+@pytest.mark.parametrize("labels, said", [
+    ([Fraction(1), Fraction(0)], "got Fraction (convert them to int, float or str)"),
+    ([Decimal(1), Decimal(0)], "got Decimal (convert them to int, float or str)"),
+    ([1, "a"], "got int, str"),
+])
+def test_labels_of_other_types_are_refused_naming_the_types(labels, said):
+    """A Fraction or a Decimal is a number, but not one a model file can keep (and 1/3 would
+    round): refused, naming the type (attack 12: the message said 'must be numbers')."""
+    from venncal._validation import label_values
+
+    with pytest.raises(TypeError, match=re.escape(said)):
+        label_values(np.array(labels, dtype=object))

@@ -246,7 +246,12 @@ def label_values(arr: np.ndarray) -> np.ndarray:
             for v in values
         ):
             return np.array(values)
-        raise TypeError("labels must be numbers, booleans or text, of one type")
+        kinds = sorted({type(v).__name__ for v in values})
+        raise TypeError(
+            "labels must be numbers (int or float), booleans or text, of one type; got "
+            f"{', '.join(kinds)}" + (" (convert them to int, float or str)" if len(kinds) == 1
+                                     else "")
+        )
     if arr.dtype.kind not in "biufU":
         raise TypeError(f"labels must be numbers, booleans or text; got dtype {arr.dtype}")
     return arr
