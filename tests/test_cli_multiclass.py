@@ -380,3 +380,22 @@ def test_columns_out_of_the_order_of_the_classes_are_a_warning(capsys, tmp_path)
     _, err = ok(capsys, f"fit {path} {SCORES} --score-kind logit --label-col y "
                         f"--method temperature -o {tmp_path / 'm.json'} --force")
     assert "warning" not in err
+
+
+def test_column_order_advice_for_labels_with_commas_can_be_run(capsys, tmp_path):
+    """Labels holding a comma cannot be named by --classes: the warning gives --score-cols in
+    the order of the classes instead, and running that advice fits without the warning
+    (attack 12's F3)."""
+    rng = np.random.default_rng(4)
+    n, labels = 300, np.array(["churn, maybe", "no churn", "yes"])
+    z = rng.normal(size=(n, 3)) * 2
+    y = labels[(z + rng.gumbel(size=z.shape)).argmax(axis=1)]
+    path = tmp_path / "k3.csv"
+    # columns a, b, c score classes 'no churn', 'yes', 'churn, maybe' (sorted: not this order)
+    pd.DataFrame({"a": z[:, 1], "b": z[:, 2], "c": z[:, 0], "y": y}).to_csv(path, index=False)
+    _, err = ok(capsys, f"fit {path} --score-cols a,b,c --score-kind logit --label-col y "
+                        f"--method temperature -o {tmp_path / 'm.json'}")
+    assert "--score-cols c,a,b)" in err and "--classes '" not in err
+    _, err = ok(capsys, f"fit {path} --score-cols c,a,b --score-kind logit --label-col y "
+                        f"--method temperature -o {tmp_path / 'm2.json'}")
+    assert "out of the order" not in err

@@ -376,3 +376,12 @@ def test_below_chance_note_at_tied_weights_near_the_float_range(weight):
         assert c.ranked == ("uncalibrated",) and rec.method == "uncalibrated"
         assert "every calibrator failed on some fold" in rec.reason
         assert "no calibrator improves" not in rec.reason
+
+
+def test_below_chance_note_quotes_the_label_for_the_shell():
+    rng = np.random.default_rng(2)
+    s = rng.normal(size=200)
+    y = np.where(rng.random(200) < 1 / (1 + np.exp(3 * s)), "yes churn", "no churn")
+    with pytest.warns(UserWarning, match="below chance"):
+        c = compare(s, y, score="logit", folds=3, methods=["platt"])
+    assert "--positive-label 'no churn' on the command line" in c.notes[0]

@@ -18,10 +18,21 @@ __all__ = ["NegatedScoreCalibrator", "negate_scores", "negate_summary"]
 
 
 def _is_calibrator(value) -> bool:
+    # fit_summary is needed only by fit_summary (a chain has none: it refits its stages)
     return not isinstance(value, type) and all(
-        callable(getattr(value, name, None))
-        for name in ("fit", "fit_summary", "predict_proba", "get_params")
+        callable(getattr(value, name, None)) for name in ("fit", "predict_proba", "get_params")
     )
+
+
+def _reads_probabilities(calibrator) -> str | None:
+    """The name of what reads probabilities in ``calibrator`` (a chain: its first stage)."""
+    if getattr(calibrator, "score", None) == "proba":
+        return type(calibrator).__name__
+    first = getattr(calibrator, "first", None)
+    if first is not None and not isinstance(first, str):
+        inner = _reads_probabilities(first)
+        return None if inner is None else f"{type(calibrator).__name__}'s first stage {inner}"
+    return None
 
 
 def negate_scores(scores) -> np.ndarray:
@@ -73,6 +84,11 @@ def _same_param(a, b) -> bool:
         return type(a) is type(b) and len(a) == len(b) and all(map(_same_param, a, b))
     if isinstance(a, float) and isinstance(b, float) and a != a and b != b:
         return True
+    if hasattr(a, "get_params") and not isinstance(a, type):  # a chain's stages: by their params
+        if type(a) is not type(b):
+            return False
+        pa, pb = a.get_params(deep=False), b.get_params(deep=False)
+        return pa.keys() == pb.keys() and all(_same_param(pa[k], pb[k]) for k in pa)
     return type(a) is type(b) and a == b
 
 
@@ -141,7 +157,8 @@ class NegatedScoreCalibrator(ParamsMixin, BaseEstimator):
         "calibrator": [
             Check(
                 _is_calibrator,
-                "a venncal score-level calibrator object, e.g. VennAbersCalibrator()",
+                "a venncal score-level calibrator object (fit, predict_proba, get_params), "
+                "e.g. VennAbersCalibrator()",
             )
         ]
     }
@@ -198,6 +215,11 @@ class NegatedScoreCalibrator(ParamsMixin, BaseEstimator):
         """
         self._check_params()
         self._check_reads_reals()
+        if not callable(getattr(self.calibrator, "fit_summary", None)):
+            raise TypeError(
+                f"{type(self.calibrator).__name__} has no fit_summary (it fits on the rows "
+                "themselves): call fit with the scores and labels"
+            )
         inner = clone(self.calibrator)
         if isinstance(summary, Mapping):
             summary = {k: negate_summary(v) for k, v in summary.items()}
@@ -209,8 +231,8 @@ class NegatedScoreCalibrator(ParamsMixin, BaseEstimator):
 
     def _check_reads_reals(self) -> None:
         """Refuse a calibrator that reads probabilities: minus a probability is none."""
-        if getattr(self.calibrator, "score", None) == "proba":
-            name = type(self.calibrator).__name__
+        name = _reads_probabilities(self.calibrator)
+        if name is not None:
             raise ValueError(
                 f"{type(self).__name__} (--decreasing) gives its calibrator minus the scores, "
                 f"and {name} with score='proba' reads probabilities in [0, 1]: for a "

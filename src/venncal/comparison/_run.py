@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import shlex
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -232,7 +233,7 @@ def _below_chance(s, codes, w, classes_) -> str | None:
         "the methods that keep their order (isotonic, Venn-Abers, histogram, BBQ, ENIR) can "
         f"hardly depend on them; if the scores predict {neg!r} (or fall as {pos!r} becomes "
         f"more likely), name {neg!r} the positive class (classes=[{pos!r}, {neg!r}] in "
-        f"Python, --positive-label {neg} on the command line)"
+        f"Python, --positive-label {shlex.quote(str(neg))} on the command line)"
     )
 
 

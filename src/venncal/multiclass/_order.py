@@ -112,11 +112,19 @@ def order_note(tally: OrderTally, classes: Sequence,
     shown = ", ".join(repr(c) for c in plain)
     where = (f" (in the order of the columns {', '.join(names)})" if names is not None
              else "")
+    if all("," not in str(c) and str(c) == str(c).strip() for c in plain):
+        cli = f", --classes {shlex.quote(','.join(str(c) for c in plain))} on the command line"
+    elif names is not None:  # --classes cannot name such labels: reorder the columns instead
+        column = dict(zip(cls.tolist(), col.tolist()))
+        cli = ("; on the command line, where --classes cannot name labels holding a comma or "
+               "spaces at their ends, give the columns in the order of the classes: "
+               f"--score-cols {shlex.quote(','.join(names[column[k]] for k in range(K)))}")
+    else:
+        cli = "; on the command line, give the columns in the order of the classes"
     return (
         "the score columns look out of the order of the classes: read as classes "
         f"{', '.join(repr(c) for c in given_order)}"
         f"{where}, each row's largest score names its label on {given:.0%} of the rows; "
         f"read as {shown}, on {best:.0%}; name the class of each column, in column order "
-        f"(classes={plain!r} in Python, --classes "
-        f"{shlex.quote(','.join(str(c) for c in plain))} on the command line)"
+        f"(classes={plain!r} in Python{cli})"
     )
