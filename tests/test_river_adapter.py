@@ -108,6 +108,30 @@ def test_label_errors():
         ProtectedRiverClassifier(linear_model.LogisticRegression(), classes=["a", "a"])
 
 
+def test_mixed_label_types_and_a_nan_probability_are_said_plainly():
+    """Attack 12's River notes: labels 'a' then 1 gave a bare '<' TypeError from sorting;
+    a NaN probability from the model was reported as the Jumper's 'p contains NaN'."""
+    class Anything(base.Classifier):
+        def learn_one(self, x, y):
+            pass
+
+        def predict_proba_one(self, x):
+            return {}
+
+    model = ProtectedRiverClassifier(Anything())
+    model.learn_one({"x": 1.0}, "a")
+    with pytest.raises(TypeError, match="the labels 'a' and 1 cannot be ordered"):
+        model.learn_one({"x": 1.0}, 1)
+
+    class Broken(linear_model.LogisticRegression):
+        def predict_proba_one(self, x):
+            return {False: float("nan"), True: float("nan")}
+
+    model = ProtectedRiverClassifier(Broken())
+    with pytest.raises(ValueError, match="the model's probability of True for this x is nan"):
+        model.learn_one({"x": 1.0}, False)
+
+
 def test_certain_wrong_forecast_without_clip_is_an_error():
     class Certain(linear_model.LogisticRegression):
         def predict_proba_one(self, x):

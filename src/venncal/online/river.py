@@ -117,17 +117,31 @@ class ProtectedRiverClassifier(base.Classifier):
             seen = [*seen, y]
         self._seen = seen
         if len(seen) == 2:  # later labels are checked against these two by learn_one
-            self._labels = sorted(seen)
+            try:
+                self._labels = sorted(seen)
+            except TypeError:
+                raise TypeError(
+                    f"the labels {seen[0]!r} and {seen[1]!r} cannot be ordered (one is "
+                    f"{type(seen[0]).__name__}, the other {type(seen[1]).__name__}); give "
+                    "labels of one type"
+                ) from None
 
     def _base_proba(self, x: dict) -> float:
         """Return the model's probability of the positive class (0.5 before it has one)."""
         neg, pos = self._labels
         proba = self.model.predict_proba_one(x)
         if pos in proba:
-            return float(proba[pos])
-        if neg in proba:
-            return 1.0 - float(proba[neg])
-        return 0.5
+            value = float(proba[pos])
+        elif neg in proba:
+            value = 1.0 - float(proba[neg])
+        else:
+            return 0.5
+        if not 0.0 <= value <= 1.0:  # NaN included
+            raise ValueError(
+                f"the model's probability of {pos!r} for this x is {value!r}, not a "
+                "probability in [0, 1] (a NaN or infinite feature?); the Jumper needs one"
+            )
+        return value
 
     def learn_one(self, x: dict, y) -> None:
         """Let the Jumper learn from the model's forecast for ``x``, then the model from ``(x, y)``."""
