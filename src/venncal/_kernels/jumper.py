@@ -110,7 +110,7 @@ def _compensated_add(hi, lo, x):
     return s, lo + e
 
 
-@jit
+@jit_inline
 def _rate_weights(log_cap, log_err, mix):
     """Fill ``mix`` with ``S_r / max S``; return ``log sum_r S_r``.
 
@@ -184,7 +184,7 @@ def value_ratios(p, y, table, t, ls):
         ls[i] = _log_ratio(top, p[i] if yi else 1.0 - p[i])
 
 
-@jit
+@jit_inline
 def _normalise_column(t, i, ls):
     """Divide column ``i`` of ``t`` (likelihood ratios) by its largest; put its log in ``ls[i]``."""
     top = 0.0
@@ -236,7 +236,7 @@ def _polynomial_ratio(kind, params, k, p, q, positive):
     return 1.0 + a * (p * (p - b))
 
 
-@jit
+@jit_inline
 def polynomial_values(kind, params, p, out):
     """Fill ``out[k, i] = f_k(p_i)`` for the quadratic (kind 0) or cubic (1) family.
 
@@ -255,7 +255,7 @@ def polynomial_values(kind, params, p, out):
                 out[k, i] = 1.0 - q * _polynomial_ratio(kind, params, k, pi, q, False)
 
 
-@jit
+@jit_inline
 def _cox2_column(params, p, yi, t, ls, i):
     """Column ``i`` of Cox's two-parameter family's likelihood ratios (``0 < p < 1``).
 
@@ -305,7 +305,7 @@ def _cox2_column(params, p, yi, t, ls, i):
         ls[i] = lm - lx
 
 
-@jit
+@jit_inline
 def family_ratios(kind, params, p, y, table, t, ls):
     """Fill ``t`` and ``ls`` with the likelihood ratios of a family in closed form.
 

@@ -41,7 +41,7 @@ def _logit(x):
     return math.log1p(s) - math.log1p(-s)
 
 
-@jit
+@jit_inline
 def polynomial_complements(kind, params, p, table, out):
     """Fill ``out[k, i] = 1 - f_k(p_i)`` for the quadratic (0) or cubic (1) family; ``table``: the values."""
     for i in range(p.shape[0]):
@@ -54,7 +54,7 @@ def polynomial_complements(kind, params, p, table, out):
                 out[k, i] = q * _polynomial_ratio(kind, params, k, pi, q, False)
 
 
-@jit
+@jit_inline
 def cox_complements(params, p, out):
     """Fill ``out[k, i] = 1 - expit(alpha_k + beta_k logit(p_i))`` as ``expit(-(alpha_k + ...))``."""
     for i in range(p.shape[0]):
@@ -65,7 +65,7 @@ def cox_complements(params, p, out):
             out[k, i] = 1.0 / (1.0 + math.exp(params[k, 0] + z))
 
 
-@jit
+@jit_inline
 def union_complements(desc, params, p, table, out):
     """Fill ``out[k, i] = 1 - f_k(p_i)`` for the union described by ``desc`` (see ``jumper_union``)."""
     M = (desc.shape[0] - 1) // 2

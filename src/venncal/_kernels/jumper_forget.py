@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import math
 
-from ._jit import jit
+from ._jit import jit, jit_inline
 
 __all__ = ["forget"]
 
 _TINY = 2.2250738585072014e-308  # the smallest normal float
 
 
-@jit
+@jit_inline
 def forget(w, gamma):
     """Discount the evidence held by the weights ``w``: ``w := w^gamma / sum w^gamma``, in place.
 

@@ -45,7 +45,7 @@ __all__ = ["cox_values", "union_calls", "union_layout", "union_ratios", "union_r
            "union_values"]
 
 
-@jit
+@jit_inline
 def cox_values(params, p, out):
     """Fill ``out[k, i] = expit(alpha_k + beta_k logit(p_i))``: Cox's two-parameter family.
 
@@ -66,7 +66,7 @@ def cox_values(params, p, out):
             out[k, i] = 1.0 / (1.0 + math.exp(-(params[k, 0] + z)))
 
 
-@jit
+@jit_inline
 def union_values(desc, params, p, out):
     """Fill ``out[k, i] = f_k(p_i)`` for the union described by ``desc`` (see the module)."""
     M = (desc.shape[0] - 1) // 2
@@ -98,7 +98,7 @@ def _down_scale(lm, top):
     return min(e + e * dl, 1.0)
 
 
-@jit
+@jit_inline
 def union_ratios(desc, params, p, y, table, t, ls, member_ls):
     """Fill ``t`` and ``ls`` with the union's likelihood ratios, on one scale.
 
@@ -115,7 +115,7 @@ def union_ratios(desc, params, p, y, table, t, ls, member_ls):
     union_rescale(desc, t, ls, member_ls)
 
 
-@jit
+@jit_inline
 def union_rescale(desc, t, ls, member_ls):
     """Bring the members' scaled ratios to one scale, in place: ``ls = max_m ls_m``.
 

@@ -104,7 +104,7 @@ def _node(E, cnt, FS, D, NA, NB, Q, P, v):
         _join(cnt, FS, D, NA, NB, Q, P, v)
 
 
-@jit
+@jit_inline
 def _update(E, cnt, FS, D, NA, NB, Q, P, b):
     """Recompute the ancestors of bucket ``b``, whose scores changed."""
     C = cnt.shape[0] // 2
@@ -323,7 +323,7 @@ def _cut(E, cnt, D, NA, NB, Q, P, j):
     return (nb * B if nb >= 0 else -1), sa, sw
 
 
-@jit
+@jit_inline
 def _before(E, cnt, row):
     """Return the row of ``E`` of the score before the one at ``row`` (-1 if none).
 
@@ -381,7 +381,7 @@ def dense_groups(E, cnt, D, NA, NB, Q, P):
     return rows[:ng], cells[:ng]
 
 
-@jit
+@jit_inline
 def _level_of(E, cnt, FS, D, Q, P, x):
     """Return the cell of stored score ``x``: how many splits have their cut at or before it.
 
@@ -419,7 +419,7 @@ def _level_of(E, cnt, FS, D, Q, P, x):
     return lo
 
 
-@jit
+@jit_inline
 def dense_level_at(E, cnt, FS, D, Q, P, levels, q):
     """Return the map's level at any score ``q`` (nearest stored score, the smaller at a tie).
 
@@ -444,7 +444,7 @@ def dense_level_at(E, cnt, FS, D, Q, P, levels, q):
     return levels[_level_of(E, cnt, FS, D, Q, P, E[before, 0])]
 
 
-@jit
+@jit_inline
 def dense_calls(E, EK, EW, cnt, FS, D, NA, NB, queue, n, Q, P, levels, op, s, y, w):
     """Single calls from Python: insert the queued observations, then one operation, in one call.
 

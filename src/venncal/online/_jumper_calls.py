@@ -26,6 +26,8 @@ Python and could fail, and the error belongs to the call that gave the step.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from .._kernels.jumper import (
@@ -59,7 +61,8 @@ QUEUE = 256
 ONE = 1.0
 _FAST_P = frozenset((float, int, np.float64))
 _FAST_Y = frozenset((bool, int, float, str, np.bool_, np.int64, np.float64, np.str_))
-_VIEWS = ("_weights", "_log_cap", "_log_err", "_queue_p", "_queue_y", "_call", "_args", "_mv")
+_VIEWS = ("_weights", "_log_cap", "_log_err", "_queue_p", "_queue_y", "_call", "_args", "_mv",
+          "_fast")
 
 
 #: The single-call paths: the quadratic and cubic families (their kind codes),
@@ -128,6 +131,7 @@ class SingleCalls:
         self._queue_p, self._queue_y = self._mem[:Q], self._mem[Q:2 * Q]
         self._ctl = off[0]
         self._call = None
+        self._fast = None
         # The hot paths read and write single numbers through a memoryview of the
         # memory: the same float64 bits, at half the cost of indexing the array.
         self._mv = memoryview(self._mem)
@@ -141,6 +145,7 @@ class SingleCalls:
         """Cache the labels as Python values (``learn_one`` compares ``y`` with them)."""
         self._keys = self._class_keys()
         self._known = self._keys if self.classes_ is not None and self._queue else None
+        self._fast = None
 
     def _new_top(self) -> None:
         self._mem[self._ctl + CTL_TOP] = self._records.top
@@ -164,12 +169,12 @@ class SingleCalls:
                 clip = self.clip
                 if clip is not None:
                     q = min(max(q, clip[0]), clip[1])  # np.clip, bit for bit
-                label = -1.0
                 if y == known[1]:
-                    if q != 0.0:
-                        label = 1.0
+                    label = 1.0 if q != 0.0 else -1.0
                 elif y == known[0] and q != 1.0:
                     label = 0.0
+                else:
+                    label = -1.0
                 if label >= 0.0:
                     n, mv = self._n_queued, self._mv
                     mv[n] = q
@@ -231,35 +236,57 @@ class SingleCalls:
         self._n_seen += n
         self._log10 = mv[ctl + CTL_LAST]
         if mv[ctl + CTL_NEW]:
-            self._records.add(self._n_seen - n + 1, self._mem[2 * self._queue:2 * self._queue + n])
-            self._new_top()
+            self._applied_records(n)
+
+    def _applied_records(self, n: int) -> None:
+        """Record the ``n`` steps just applied (one of them is a new largest ``log10 S``)."""
+        self._records.add(self._n_seen - n + 1, self._mem[2 * self._queue:2 * self._queue + n])
+        self._new_top()
+
+    def _fast_calls(self) -> tuple:
+        """What :meth:`predict_proba_one` reads, in one tuple (one attribute read a call).
+
+        The compiled function with the memory and sizes bound (``call(n, x)``),
+        the memoryview, the control slots ``CTL_LAST``, ``CTL_NEW`` and
+        ``CTL_LOW``, and the two labels.  Made again after ``_views`` and
+        ``_labels`` (which set it to None).
+        """
+        if self._call is None:
+            self._called(0, -1.0)  # finds the compiled function (nothing applied, no forecast)
+        ctl = self._ctl
+        negative, positive = self._keys
+        self._fast = fast = (partial(self._call, *self._args), self._mv, ctl + CTL_LAST,
+                             ctl + CTL_NEW, ctl + CTL_LOW, negative, positive)
+        return fast
 
     def predict_proba_one(self, p) -> dict:
         """Return ``{classes_[0]: 1 - p', classes_[1]: p'}`` at the base forecast ``p`` (no learning)."""
         # The queue and the forecast in one kernel call (the checks of the batch path
-        # are needed only where these fail).
+        # are needed only where these fail).  A float in [0, 1] without clip first:
+        fast = self._fast
+        if fast is not None and type(p) is float and 0.0 <= p <= 1.0 and self.clip is None:
+            call, mv, last, new, low, negative, positive = fast
+            n = self._n_queued
+            proba = call(n, p)
+            if n:  # _applied, inlined
+                self._n_queued = 0
+                self._n_seen += n
+                self._log10 = mv[last]
+                if mv[new]:
+                    self._applied_records(n)
+            return {negative: mv[low], positive: proba}  # the negative class formed directly
         if self._queue and type(p) in _FAST_P:
             q = p if type(p) is float else float(p)
             if 0.0 <= q <= 1.0:
                 clip = self.clip
                 if clip is not None:
                     q = min(max(q, clip[0]), clip[1])
-                n, call = self._n_queued, self._call
-                if call is None:
-                    proba = self._called(n, q)
-                else:
-                    proba = call(*self._args, n, q)
-                    if n:  # _applied, inlined
-                        mv, ctl = self._mv, self._ctl
-                        self._n_queued = 0
-                        self._n_seen += n
-                        self._log10 = mv[ctl + CTL_LAST]
-                        if mv[ctl + CTL_NEW]:
-                            self._records.add(self._n_seen - n + 1,
-                                              self._mem[2 * self._queue:2 * self._queue + n])
-                            self._new_top()
-                negative, positive = self._keys  # the negative class formed directly (issue 22)
-                return {negative: self._mv[self._ctl + CTL_LOW], positive: proba}
+                call, mv, last, new, low, negative, positive = fast or self._fast_calls()
+                n = self._n_queued
+                proba = call(n, q)
+                if n:
+                    self._applied(n)
+                return {negative: mv[low], positive: proba}
         return super().predict_proba_one(p)
 
     # -- what reads the state applies the queue first --------------------------------

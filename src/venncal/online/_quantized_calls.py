@@ -69,6 +69,44 @@ def new_packed(n_buckets: int, bucket: int, Q: np.ndarray, P: np.ndarray, levels
     return buf, (E, EK, EW, cnt, FS, D, NA, NB), queue
 
 
+def _single(name: str, doc: str):
+    """``QueuedInserts.learn_one`` or ``insert``: one body under River's name and ours.
+
+    The checks of ``_queued`` for a float score and a weight of one, inlined (a
+    Python call is a good part of an event's cost); anything else goes through
+    ``_queued``, then the parent's ``name`` (which checks it and names it in
+    its errors).
+    """
+
+    def one(self, score, y, sample_weight=ONE, *, weight=UNSET) -> None:
+        if (type(score) is float and sample_weight is ONE and self._dense
+                and self.window is None and type(y) in _FAST_Y):
+            s = score + 0.0  # -0.0 becomes 0.0, as in _real
+            t = 1.0 if y == 1.0 else 0.0
+            held = self._held + 1.0
+            if (s - s == 0.0 and (t == 1.0 or y == 0.0) and held <= _WEIGHT_BOUND
+                    and held * self._scale <= BOUND and weight is UNSET):
+                # (within WEIGHT_BOUND, _dense_room holds: see _queued)
+                n = self._n_queued
+                self._held = held
+                self._queued_total += 1.0
+                self._queue_s[n] = s
+                self._queue_t[n] = t  # (the weight, 1.0, is there: see _new_queue)
+                self._n_queued = n = n + 1
+                self._steps = None
+                if n == QUEUE:
+                    self._flush()
+                return
+        if weight is UNSET and self._queued(score, y, sample_weight):
+            return
+        getattr(super(QueuedInserts, self), name)(score, y, sample_weight, weight=weight)
+
+    one.__name__ = name
+    one.__qualname__ = f"QueuedInserts.{name}"
+    one.__doc__ = doc
+    return one
+
+
 class QueuedInserts:
     """The queue of a quantized stream (mixed into :class:`~venncal.online.QuantizedIsotonic`).
 
@@ -135,31 +173,13 @@ class QueuedInserts:
             self._flush()
         return True
 
-    def learn_one(self, score, y, sample_weight=ONE, *, weight=UNSET) -> None:
-        """Learn one observation (River's name for :meth:`insert`); returns None."""
-        # The checks of _queued for a weight of one, inlined (a Python call is a good
-        # part of an event's cost); anything else goes through _queued.
-        if (type(score) is float and sample_weight is ONE and self._dense
-                and self.window is None and type(y) in _FAST_Y):
-            s = score + 0.0  # -0.0 becomes 0.0, as in _real
-            t = 1.0 if y == 1.0 else 0.0
-            held = self._held + 1.0
-            if (s - s == 0.0 and (t == 1.0 or y == 0.0) and held <= _WEIGHT_BOUND
-                    and held * self._scale <= BOUND and weight is UNSET):
-                # (within WEIGHT_BOUND, _dense_room holds: see _queued)
-                n = self._n_queued
-                self._held = held
-                self._queued_total += 1.0
-                self._queue_s[n] = s
-                self._queue_t[n] = t  # (the weight, 1.0, is there: see _new_queue)
-                self._n_queued = n = n + 1
-                self._steps = None
-                if n == QUEUE:
-                    self._flush()
-                return
-        if weight is UNSET and self._queued(score, y, sample_weight):
-            return
-        super().learn_one(score, y, sample_weight, weight=weight)
+    learn_one = _single("learn_one", """Learn one observation (River's name for :meth:`insert`); returns None.""")
+    insert = _single("insert", """Add one observation (weight 0: nothing happens); ``weight=`` is the deprecated name.
+
+        An observation the dense tree takes (target 0 or 1, whole weight, no
+        window) is queued and inserted before anything reads the map: the map
+        is that of ``learn_many`` on the same observations, bit for bit.
+        """)
 
     def predict_proba_one(self, score) -> dict:
         """Return ``{0: 1 - p, 1: p}``, ``p`` the level at ``score`` (River's convention).
@@ -170,8 +190,8 @@ class QueuedInserts:
             Before the first observation, when a level lies outside [0, 1],
             or when the observations present have targets other than 0 and 1.
         """
-        if type(score) in _FAST_SCORES and self._dense and self._unit_levels \
-                and _held_exactly(score):
+        if ((type(score) is float or type(score) in _FAST_SCORES and _held_exactly(score))
+                and self._dense and self._unit_levels):
             n = self._n_queued
             if n or self._tree[3][1]:
                 q = score + 0.0 if type(score) is float else float(score) + 0.0

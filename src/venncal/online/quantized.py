@@ -69,7 +69,7 @@ from .._kernels.quantized_scores import (
 from .._kernels.quantized_tree import tree_delete, tree_groups, tree_learn, tree_level_at
 from .._kernels.quantized_walk import CHANGE_CELLS
 from ._forgetting import Decay, check_half_life
-from ._quantized_calls import ONE, QUEUE, QueuedInserts, new_packed
+from ._quantized_calls import QUEUE, QueuedInserts, new_packed
 from ._quantized_map import UNSET, QuantizedMap, _real, _weight
 from ._rational import WEIGHT_BOUND, split_fractions
 
@@ -401,17 +401,6 @@ class QuantizedIsotonic(QueuedInserts, QuantizedMap):
         total = float(self._tree[7][1]) + float(np.sum(w))
         return bool(np.all((t == 0.0) | (t == 1.0)) and np.all(w == np.floor(w))
                     and total <= WEIGHT_BOUND)
-
-    def insert(self, score, y, sample_weight=ONE, *, weight=UNSET) -> None:
-        """Add one observation (weight 0: nothing happens); ``weight=`` is the deprecated name.
-
-        An observation the dense tree takes (target 0 or 1, whole weight, no
-        window) is queued and inserted before anything reads the map: the map
-        is that of ``learn_many`` on the same observations, bit for bit.
-        """
-        if weight is UNSET and self._queued(score, y, sample_weight):
-            return
-        super().insert(score, y, sample_weight, weight=weight)
 
     def _dense_room(self, held: float, total: float) -> bool:
         """Whether the dense tree's total weight stays within WEIGHT_BOUND with ``total`` more queued."""
