@@ -173,8 +173,11 @@ class QueuedInserts:
             self._flush()
         return True
 
-    learn_one = _single("learn_one", """Learn one observation (River's name for :meth:`insert`); returns None.""")
-    insert = _single("insert", """Add one observation (weight 0: nothing happens); ``weight=`` is the deprecated name.
+    learn_one = _single(
+        "learn_one", """Learn one observation (River's name for :meth:`insert`); returns None.""")
+    insert = _single("insert", """Add one observation (weight 0: nothing happens).
+
+        ``weight=`` is the deprecated name of ``sample_weight``.
 
         An observation the dense tree takes (target 0 or 1, whole weight, no
         window) is queued and inserted before anything reads the map: the map
