@@ -330,3 +330,19 @@ def test_rule_inputs_replay_both_rules(intervals):
     inputs["problem"] = None
     assert recommend(**inputs, intervals=intervals) == c.recommend(rule="lowest-mean",
                                                                    intervals=intervals)
+
+
+def test_the_scores_kept_as_a_default_are_not_said_to_be_the_best():
+    """When the rule keeps the uncalibrated scores (the default after a failed temperature
+    scaling) while another method has a lower mean within noise, the reason does not claim
+    that no calibrator improves on them."""
+    ll = {"vector-scaling": _a(0.20, 0.10, 0.30, 0.20, 0.25),
+          "uncalibrated": _a(0.30, 0.05, 0.33, 0.15, 0.27)}
+    ranks = mean_ranks(ll)
+    order = sorted(ll, key=ranks.get)
+    gives = {"vector-scaling": False, "uncalibrated": False, "temperature": False}
+    rec = recommend(order, ranks, ll, gives, False, problem="multiclass", rows=40, classes=3,
+                    failed=["temperature"])
+    assert rec.method == "uncalibrated" and rec.best == "vector-scaling"
+    assert "no calibrator improves" not in rec.reason
+    assert "the scores themselves are the pick" in rec.reason

@@ -309,8 +309,10 @@ def recommend(order: Sequence[str], ranks: Mapping[str, float], losses: Mapping[
     if pick == "uncalibrated" and len(order) == 1:
         why += ("; it is the only method that ran on every fold: every calibrator failed on "
                 "some fold (see the failures)")
-    elif pick == "uncalibrated":
+    elif pick == "uncalibrated" and pick == best:
         why += "; no calibrator improves on the scores themselves"
+    elif pick == "uncalibrated":  # kept as the default, or the others left out above
+        why += "; the scores themselves are the pick: no calibrator to fit"
     tied = [m for m in by_mean[1:] if means[m] == means[best]]
     if tied:
         why += f"; {best} is tied on mean log loss with {', '.join(tied)} (first by mean rank)"
