@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 from reference import jumper_naive as ref
-from sklearn.base import BaseEstimator, ClassifierMixin
+from test_jumper_complement import _Column  # a base model whose p is X[:, 0]
 
 import venncal.online as o
 
@@ -37,17 +37,6 @@ RATES = {"one": 0.01, "mean": (1.0, 0.1, 0.01)}
 #: Subnormal forecasts (1e-310 in the streams) hold fewer significant bits: a relative
 #: tolerance cannot hold there, a few of the smallest subnormal steps can.
 SUBNORMAL = 64 * 5e-324
-
-
-class _Column(ClassifierMixin, BaseEstimator):
-    """A base model whose probability of the positive class is the first feature."""
-
-    def fit(self, X, y):
-        self.classes_ = np.unique(y)
-        return self
-
-    def predict_proba(self, X):
-        return np.column_stack([1.0 - X[:, 0], X[:, 0]])
 
 
 def _stream(seed=3, n=30):
