@@ -520,3 +520,13 @@ def test_enir_weights_past_the_bic_range_refused_without_a_warning():
         warnings.simplefilter("error")
         with pytest.raises(ValueError, match="too large for the models' BIC"):
             ENIRCalibrator().fit(s, y, w)
+
+
+def test_platt_at_weights_whose_hessian_inverse_overflows():
+    """A hypothesis example from a CI rehearsal: the precision check's inverse Hessian
+    overflowed (RuntimeWarning under filterwarnings=error); such a Hessian is numerically
+    singular, as a zero determinant is."""
+    s = np.array([-1e308] * 5 + [-1.0, -0.0])
+    y = np.array([0, 0, 0, 0, 0, 0, 1])
+    w = np.array([1e-310] * 4 + [0.1, 1e300, 1e308])
+    check_edges("platt", (s, y, w))

@@ -280,13 +280,16 @@ def test_numbers_beyond_doubles_are_refused(tmp_path):
 def test_json_cost_bounds_the_parsed_objects(text):
     # the text itself is held once more by the strings parsed from it: charged apart
     data = text.encode()
-    tracemalloc.start()
-    try:
-        parsed = json.loads(text)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    del parsed
+    peaks = []
+    for _ in range(3):  # tracemalloc also counts other threads' allocations: the least of 3
+        tracemalloc.start()
+        try:
+            parsed = json.loads(text)
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+        del parsed
+    peak = min(peaks)
     kind = max(1, (sys.getsizeof(text) - sys.getsizeof("")) // len(text))
     assert peak <= kind * len(text) + json_cost(data)
     assert json_cost(data) == json_cost(text)

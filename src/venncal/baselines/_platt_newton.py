@@ -196,7 +196,10 @@ def _step_and_noise(x, c1, c0, p, q, g, H):
     det = H[0, 0] * H[1, 1] - H[0, 1] * H[1, 0]
     if not (det > 0 and np.isfinite(det)):
         return math.inf, math.inf
-    inv = np.array([[H[1, 1], -H[0, 1]], [-H[1, 0], H[0, 0]]]) / (det * top)
+    with np.errstate(over="ignore"):  # det * top below the float64 range: numerically singular
+        inv = np.array([[H[1, 1], -H[0, 1]], [-H[1, 0], H[0, 0]]]) / (det * top)
+    if not np.isfinite(inv).all():
+        return math.inf, math.inf
     m = c0 * p + c1 * q  # the size of each gradient term before it cancels
     ax = np.abs(x)
     err = 4.0 * 2.0**-53 * np.array([np.dot(m, ax), m.sum()])
