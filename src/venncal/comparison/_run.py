@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import math
 import shlex
 import time
 import warnings
@@ -214,13 +213,13 @@ def compare(
 
 def _below_chance(s, codes, w, classes_) -> str | None:
     """A warning when the scores rank the positive class below chance (weighted AUC < 0.5)."""
+    from ..metrics._checks import _unit_scaled
     from ..summary import ScoreSummary
 
     if w is not None:
         if not w.max() > 0.0:
             return None  # no row of positive weight: nothing to rank
-        # the AUC is the same for any scale of the weights: tied weights near 1e308 stay finite
-        w = np.ldexp(w, -math.frexp(float(w.max()))[1])
+        w = _unit_scaled(w)  # the AUC is scale-free: tied weights near 1e308 stay finite
     summary = ScoreSummary.from_arrays(s, codes.astype(bool), w)
     if not (summary.positive_weights.any() and summary.negative_weights.any()):
         return None  # a single class of positive weight: nothing to rank
