@@ -158,6 +158,30 @@ def same_values(a, b) -> bool:
     return a.tolist() == b.tolist()
 
 
+def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two float64 arrays are equal bit for bit (``0.0`` and ``-0.0`` differ)."""
+    return a.shape == b.shape and bool((a.view(np.int64) == b.view(np.int64)).all())
+
+
+def check_complements(values: np.ndarray, complements: np.ndarray, *, monotone: bool,
+                      names: tuple[str, str] = ("values_", "complements_")) -> None:
+    """Raise ``ValueError`` unless ``complements`` is a fitted complement of ``values``.
+
+    Same shape, and ``values + complements`` within ``2**-20`` of 1: both
+    are ratios of sums of non-negative weights, or averages of such ratios,
+    each within ``n * 2**-53`` of itself for ``n < 2**32`` summands.  With
+    ``monotone`` (the values do not decrease), the complements do not
+    increase.  ``names``: the attributes' names, for the message.
+    """
+    v, c = names
+    if complements.shape != values.shape:
+        raise ValueError(f"{c} must have the shape of {v} {values.shape}")
+    if not (np.abs((values - 1.0) + complements) <= 2.0**-20).all():
+        raise ValueError(f"{v} + {c} must be 1 (to 2**-20)")
+    if monotone and (complements[1:] > complements[:-1]).any():
+        raise ValueError(f"{c} must not increase ({v} do not decrease)")
+
+
 class ScoreCalibrator(ParamsMixin, BaseEstimator):
     """Base class of the score-level calibrators (no model inside).
 
@@ -252,10 +276,12 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
         """Return calibrated probabilities, columns for ``classes_[0]`` and ``classes_[1]``.
 
         Column 0 is ``1 - p``: ``1.0 - p``, or, for the Venn-Abers
-        predictors, computed from their tables' ``1 - p0`` where ``p > 1/2``,
-        and for Platt scaling and the binary parametric calibrators as the
-        sigmoid of minus their log-odds, so that it keeps its relative
-        precision when ``p`` is near 1.
+        predictors, computed from their tables' ``1 - p0`` where ``p > 1/2``;
+        for isotonic regression, histogram binning and BBQ from the negative
+        weights (each block's or bin's negative weight over its weight,
+        averaged over BBQ's models); and for Platt scaling and the binary
+        parametric calibrators as the sigmoid of minus their log-odds, so
+        that it keeps its relative precision when ``p`` is near 1.
 
         Parameters
         ----------

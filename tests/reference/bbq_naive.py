@@ -245,3 +245,22 @@ def bbq_predict(models, test_scores):
             p += m["weight"] * m["values"][b]
         out.append(p)
     return out
+
+
+def step_average_literal(n_positions, bin_start, offsets, values, model_weights):
+    """Twin of ``step_average``: at each position, find each model's bin by its definition.
+
+    Model ``m``'s bin at position ``j`` is its last bin whose first position
+    is ``<= j``; the value is the sum over models of weight times that bin's
+    value, in exact rationals, rounded once.
+    """
+    from fractions import Fraction
+
+    out = []
+    for j in range(n_positions):
+        total = Fraction(0)
+        for m in range(len(offsets) - 1):
+            bins = [b for b in range(offsets[m], offsets[m + 1]) if bin_start[b] <= j]
+            total += Fraction(float(model_weights[m])) * Fraction(float(values[bins[-1]]))
+        out.append(float(total))
+    return out

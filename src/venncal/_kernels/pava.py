@@ -15,7 +15,14 @@ import numpy as np
 
 from ._jit import jit, jit_inline
 
-__all__ = ["exact_pava_blocks", "pava_blocks", "pava_fit", "pava_push"]
+__all__ = [
+    "exact_pava_blocks",
+    "exact_pava_blocks_split",
+    "pava_blocks",
+    "pava_blocks_split",
+    "pava_fit",
+    "pava_push",
+]
 
 
 @jit_inline
@@ -74,6 +81,52 @@ def pava_blocks(num, den):
     return ends[:m].copy(), bnum[:m].copy(), bden[:m].copy()
 
 
+@jit
+def pava_blocks_split(num, neg, den):
+    """The blocks of the isotonic fit of ``num / den``, with each block's ``neg`` sum.
+
+    As :func:`pava_blocks`, for calibration data whose ``den`` is ``num + neg``
+    (positive and negative weight, each summed on its own).  Two adjacent
+    blocks whose means both exceed 1/2 are compared by their complements
+    ``neg / den`` instead, which carry the relative precision that the means
+    lose near 1: blocks of means ``1 - 2e-20`` and ``1 - 1e-20`` are two
+    blocks here (their means both round to 1.0, so :func:`pava_blocks` pools
+    them).  Returns ``(ends, bnum, bneg, bden)``.
+    """
+    n = num.shape[0]
+    ends = np.empty(n, dtype=np.intp)
+    bnum = np.empty(n)
+    bneg = np.empty(n)
+    bden = np.empty(n)
+    bmean = np.empty(n)
+    bcomp = np.empty(n)
+    top = -1
+    # Invariant: blocks 0..top are the isotonic fit of points 0..i-1 (means increasing,
+    # by the more precise of the two ratios).
+    for i in range(n):
+        top += 1
+        ends[top] = i + 1
+        bnum[top] = num[i]
+        bneg[top] = neg[i]
+        bden[top] = den[i]
+        bmean[top] = num[i] / den[i]
+        bcomp[top] = neg[i] / den[i]
+        while top > 0 and (
+            bcomp[top - 1] <= bcomp[top]
+            if bmean[top - 1] > 0.5 and bmean[top] > 0.5
+            else bmean[top - 1] >= bmean[top]
+        ):
+            bnum[top - 1] += bnum[top]
+            bneg[top - 1] += bneg[top]
+            bden[top - 1] += bden[top]
+            bmean[top - 1] = bnum[top - 1] / bden[top - 1]
+            bcomp[top - 1] = bneg[top - 1] / bden[top - 1]
+            ends[top - 1] = ends[top]
+            top -= 1
+    m = top + 1
+    return ends[:m].copy(), bnum[:m].copy(), bneg[:m].copy(), bden[:m].copy()
+
+
 def exact_pava_blocks(num, den):
     """Return ``(ends, means)`` of the isotonic fit in exact rational arithmetic.
 
@@ -99,6 +152,36 @@ def exact_pava_blocks(num, den):
             ends[-1] = top_end
     means = np.array([n / d for n, d in zip(bnum, bden, strict=True)], dtype=np.float64)
     return np.array(ends, dtype=np.intp), means
+
+
+def exact_pava_blocks_split(num, neg):
+    """Return ``(ends, means, complements)`` of the isotonic fit of ``num / (num + neg)``, exactly.
+
+    As :func:`exact_pava_blocks` with the weight of each point given as its
+    two classes' weights (``num`` positive, ``neg`` negative), added in
+    exact arithmetic: a rounded total (``1e308 + 1`` is ``1e308``) would lose
+    the smaller class.  Each block's mean and complement ``neg / (num + neg)``
+    is its correctly rounded ratio.
+    """
+    pairs = [float(v).as_integer_ratio() for v in (*num.tolist(), *neg.tolist())]
+    shift = max([0] + [d.bit_length() - 1 for _, d in pairs])
+    values = [(n << shift) // d for n, d in pairs]
+    n_points = num.shape[0]
+    ends, bnum, bneg = [], [], []
+    # Invariant: the blocks' means strictly increase (a prefix's isotonic fit).
+    for i in range(n_points):
+        ends.append(i + 1)
+        bnum.append(values[i])
+        bneg.append(values[n_points + i])
+        # mean(l) >= mean(r)  <=>  a_l (a_r + b_r) >= a_r (a_l + b_l)  <=>  a_l b_r >= a_r b_l
+        while len(ends) > 1 and bnum[-2] * bneg[-1] >= bnum[-1] * bneg[-2]:
+            top_num, top_neg, top_end = bnum.pop(), bneg.pop(), ends.pop()
+            bnum[-1] += top_num
+            bneg[-1] += top_neg
+            ends[-1] = top_end
+    means = np.array([a / (a + b) for a, b in zip(bnum, bneg, strict=True)], dtype=np.float64)
+    complements = np.array([b / (a + b) for a, b in zip(bnum, bneg, strict=True)])
+    return np.array(ends, dtype=np.intp), means, complements
 
 
 @jit

@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import (
     ScoreCalibrator,
+    check_complements,
     check_float_arrays,
     check_increasing,
     check_int_array,
@@ -19,6 +20,7 @@ from .._base import (
 from .._binning import equal_mass_cuts, gap_points, prefix_sums, range_sums
 from .._docs import fill
 from .._kernels import class_totals
+from .._kernels.averages import step_average
 from .._validation import NONE, Check, Interval, Options
 
 __all__ = ["BBQCalibrator", "candidate_bin_counts"]
@@ -167,6 +169,13 @@ class BBQCalibrator(ScoreCalibrator):
     values_ : ndarray of shape (t + 1,)
         The averaged probability below ``thresholds_[0]``, between
         consecutive thresholds and above ``thresholds_[-1]``.
+    complements_ : ndarray of shape (t + 1,)
+        ``1 - values_``, averaged from each bin's own negative estimate
+        ``(n + beta) / (N + alpha + beta)``, so that :meth:`predict_proba`'s
+        column 0 keeps its relative precision where ``values_`` is near 1 (kept in ``[5e-324,
+        1 - 2**-53]`` as the estimates are).  A model saved before this
+        attribute existed loads with ``1.0 - values_``, which is what it
+        predicted.
 
     Notes
     -----
@@ -278,7 +287,10 @@ class BBQCalibrator(ScoreCalibrator):
         "model_weights_",
         "thresholds_",
         "values_",
+        "complements_",
     )
+    #: Fitted attributes newer than the first saved models (filled by ``_derive_state``).
+    _state_added: ClassVar[dict[str, str]] = {"complements_": "values_"}
     _parameter_constraints: ClassVar[dict] = {
         "bin_range": [NONE, Check(_is_bin_range, "a pair of integers (smallest, largest) "
                                   "with 1 <= smallest <= largest")],
@@ -289,7 +301,14 @@ class BBQCalibrator(ScoreCalibrator):
 
     _weight_total_use = "the number of bins and the prior's weight against the data"
 
-    def _fit_sums(self, s, w, a):
+    def _fit_from(self, summary):
+        # each class's own weights: the complements come from the negative weights
+        self._fit_sums(summary.scores, summary.weights, summary.positive_weights,
+                       summary.negative_weights)
+
+    def _fit_sums(self, s, w, a, b=None):
+        if b is None:
+            b = np.maximum(w - a, 0.0)
         use_midpoint = self._use_midpoint(s)
         with np.errstate(over="ignore"):
             total = float(np.cumsum(w)[-1])
@@ -309,7 +328,8 @@ class BBQCalibrator(ScoreCalibrator):
         else:
             prior = np.full(bins.size, _base_rate(w, a))
         prior = np.clip(prior, _PRIOR_EPS, 1.0 - _PRIOR_EPS)
-        log_evidence, values = _evidence(w, a, bins, prior, float(self.prior_strength))
+        log_evidence, values, complements = _evidence(
+            w, a, b, bins, prior, float(self.prior_strength))
         if not np.isfinite(log_evidence).all():
             raise ValueError(
                 "BBQCalibrator: sample_weight is too large for the models' Bayesian scores: a "
@@ -331,6 +351,18 @@ class BBQCalibrator(ScoreCalibrator):
         self.thresholds_, self.values_ = _average_steps(
             s.shape[0], gaps, cuts, values, bins.offsets, bins.first, model_weights
         )
+        self.complements_ = _average_steps(
+            s.shape[0], gaps, cuts, complements, bins.offsets, bins.first, model_weights
+        )[1]
+
+    def _derive_state(self) -> None:
+        """A model saved before ``complements_`` existed predicted ``1.0 - values_``."""
+        if not hasattr(self, "complements_") and isinstance(self.values_, np.ndarray):
+            self.complements_ = 1.0 - self.values_
+
+    def _state_default(self, name: str):
+        """What :meth:`_derive_state` fills ``name`` with (the file may leave it out then)."""
+        return 1.0 - self.values_
 
     def _use_midpoint(self, s) -> bool:
         """Whether the prior rates are bin midpoints (else the base rate)."""
@@ -358,6 +390,10 @@ class BBQCalibrator(ScoreCalibrator):
     def _predict_p(self, q):
         return self.values_[np.searchsorted(self.thresholds_, q, side="left")]
 
+    def _predict_p_and_complement(self, q):
+        at = np.searchsorted(self.thresholds_, q, side="left")
+        return self.values_[at], self.complements_[at]
+
     @own_knots
     def _knots(self) -> np.ndarray:
         """The thresholds of the model-averaged steps."""
@@ -371,7 +407,8 @@ class BBQCalibrator(ScoreCalibrator):
         ``+inf`` and a weight ``>= 0``, the weights summing to 1 and the most
         likely model weighted most.  The table: thresholds strictly
         increasing, each a model's edge; values between the smallest and
-        the largest bin estimate.  (Estimates of 0 or 1 are the rounding of
+        the largest bin estimate; complements in [0, 1] that add to the values
+        to 1 within ``2**-20``.  (Estimates of 0 or 1 are the rounding of
         bins of weight ~1e16 and more.)
         """
         check_is_fitted(self, "values_")
@@ -410,6 +447,8 @@ class BBQCalibrator(ScoreCalibrator):
         values = self.values_
         if (values < self.bin_values_.min()).any() or (values > self.bin_values_.max()).any():
             raise ValueError("values_ must lie between the smallest and largest of bin_values_")
+        check_float_arrays(self, ("complements_",), length=t + 1, unit_interval=("complements_",))
+        check_complements(values, self.complements_, monotone=False)
 
 
 class _Bins(NamedTuple):
@@ -459,8 +498,8 @@ def _base_rate(w, a) -> float:
     return _base_rate(np.ldexp(w, -64), np.ldexp(a, -64))
 
 
-def _evidence(w, a, bins, prior, prior_strength):
-    """Log marginal likelihood of each model and the estimate of each bin.
+def _evidence(w, a, b, bins, prior, prior_strength):
+    """Log marginal likelihood of each model, the estimate of each bin and its complement.
 
     The weight of each bin comes from double-double prefix sums, exact to
     about ``2**-100`` of the weight before it (a light bin after heavy ones
@@ -473,7 +512,7 @@ def _evidence(w, a, bins, prior, prior_strength):
     cancellation of large ``gammaln`` values.
     """
     pos = range_sums(prefix_sums(a), bins.lo, bins.hi)
-    neg = range_sums(prefix_sums(np.maximum(w - a, 0.0)), bins.lo, bins.hi)
+    neg = range_sums(prefix_sums(b), bins.lo, bins.hi)
     n_bins = np.diff(bins.offsets)
     strength = np.repeat(prior_strength / n_bins, n_bins)
     alpha = strength * prior
@@ -481,8 +520,10 @@ def _evidence(w, a, bins, prior, prior_strength):
     with np.errstate(over="ignore", invalid="ignore"):
         terms = betaln(pos + alpha, neg + beta) - betaln(alpha, beta)
         values = (pos + alpha) / ((pos + neg) + (alpha + beta))
+        complements = (neg + beta) / ((pos + neg) + (alpha + beta))
     np.clip(values, _P_LOW, _P_HIGH, out=values)
-    return np.add.reduceat(terms, bins.offsets[:-1]), values
+    np.clip(complements, _P_LOW, _P_HIGH, out=complements)
+    return np.add.reduceat(terms, bins.offsets[:-1]), values, complements
 
 
 def _distinct_models(cuts, first_cut, n_cuts):
@@ -503,27 +544,25 @@ def _average_steps(k, gaps, cuts, values, offsets, first, model_weights):
     """Tabulate the weighted average of the models' step functions.
 
     On the scores' index axis each model is a step function of the distinct
-    score index that jumps at its cuts; the average starts at the weighted
-    first-bin values and jumps by the weighted differences of consecutive
-    bin values.  Only cuts of models of positive weight become thresholds.
+    score index that jumps at its cuts; the table's grid is the union of the
+    cuts of models of positive weight, and each grid position's value is
+    the weighted sum of the models' values there
+    (:func:`~venncal._kernels.averages.step_average`), accurate relative to
+    itself however small it is beside its neighbours.
     """
     n_models = model_weights.shape[0]
     model_of_bin = np.repeat(np.arange(n_models), np.diff(offsets))
-    start = float(np.dot(model_weights, values[offsets[:-1]]))
     later = ~first
-    jump = model_weights[model_of_bin[later]] * (values[later] - values[np.flatnonzero(later) - 1])
     live = model_weights[model_of_bin[later]] > 0
-    at = cuts[live]
     present = np.zeros(k, dtype=bool)
-    present[at] = True
+    present[cuts[live]] = True
     where = np.flatnonzero(present)
-    steps = np.bincount(at, weights=jump[live], minlength=k)[where]
-    table = np.empty(where.shape[0] + 1)
-    table[0] = start
-    np.cumsum(steps, out=table[1:])
-    table[1:] += start
+    # grid position j >= 1 starts at distinct score where[j - 1]; a bin at its cut
+    bin_start = np.zeros(offsets[-1], dtype=np.int64)
+    bin_start[later] = np.searchsorted(where, cuts) + 1
+    table = step_average(where.shape[0] + 1, bin_start, offsets, values, model_weights)
     # The average lies between the smallest and largest value it averages;
-    # clipping removes the rounding of the running sum (and keeps 0 < p < 1).
+    # clipping removes the rounding of the sums (and keeps 0 < p < 1).
     contributing = model_weights[model_of_bin] > 0
     np.clip(table, values[contributing].min(), values[contributing].max(), out=table)
     return gaps[where - 1], table

@@ -9,6 +9,7 @@ import numpy as np
 
 from .._base import (
     ScoreCalibrator,
+    check_complements,
     check_float_arrays,
     check_increasing,
     own_knots,
@@ -62,6 +63,12 @@ class HistogramBinningCalibrator(ScoreCalibrator):
     bin_weights_ : ndarray of shape (m,)
         Calibration weight in each bin (0 for an empty bin; ``inf`` for a bin
         whose weight exceeds the largest float64, whose value is still right).
+    bin_complements_ : ndarray of shape (m,)
+        ``1 - bin_values_``, computed as each bin's negative weight over its
+        weight (an empty bin: that of the nearest non-empty bin), so that
+        :meth:`predict_proba`'s column 0 keeps its relative precision where
+        a bin's value is near 1.  A model saved before this attribute existed
+        loads with ``1.0 - bin_values_``, which is what it predicted.
 
     Notes
     -----
@@ -111,13 +118,22 @@ class HistogramBinningCalibrator(ScoreCalibrator):
         self.strategy = strategy
         self.classes = classes
 
-    _state = ("bin_edges_", "bin_values_", "bin_weights_")
+    _state = ("bin_edges_", "bin_values_", "bin_weights_", "bin_complements_")
+    #: Fitted attributes newer than the first saved models (filled by ``_derive_state``).
+    _state_added: ClassVar[dict[str, str]] = {"bin_complements_": "bin_values_"}
     _parameter_constraints: ClassVar[dict] = {
         "n_bins": [Interval("int", 1, None)],
         "strategy": [Options(STRATEGIES)],
     }
 
-    def _fit_sums(self, s, w, a):
+    def _fit_from(self, summary):
+        # each class's own weights: the complement is the negative weight's share
+        self._fit_sums(summary.scores, summary.weights, summary.positive_weights,
+                       summary.negative_weights)
+
+    def _fit_sums(self, s, w, a, b=None):
+        if b is None:
+            b = np.maximum(w - a, 0.0)
         n_bins = int(self.n_bins)
         if s.shape[0] == 1:
             edges = np.array([s[0], s[0]])
@@ -129,13 +145,24 @@ class HistogramBinningCalibrator(ScoreCalibrator):
             edges = equal_width_edges(s[0], s[-1], n_bins)
         m = edges.shape[0] - 1
         bins = np.searchsorted(edges[1:-1], s, side="left")
-        weights, values = _bin_sums(bins, w, a, m)
+        weights, values, complements = _bin_sums(bins, w, a, b, m)
         filled = weights > 0
         if not filled.all():
-            values = values[_nearest_filled(filled)]
+            nearest = _nearest_filled(filled)
+            values, complements = values[nearest], complements[nearest]
         self.bin_edges_ = edges
         self.bin_values_ = values
         self.bin_weights_ = weights
+        self.bin_complements_ = complements
+
+    def _derive_state(self) -> None:
+        """A model saved before ``bin_complements_`` existed predicted ``1.0 - bin_values_``."""
+        if not hasattr(self, "bin_complements_") and isinstance(self.bin_values_, np.ndarray):
+            self.bin_complements_ = 1.0 - self.bin_values_
+
+    def _state_default(self, name: str):
+        """What :meth:`_derive_state` fills ``name`` with (the file may leave it out then)."""
+        return 1.0 - self.bin_values_
 
     def _check_state(self):
         """Raise ``ValueError`` unless the bins are ones ``fit`` can produce.
@@ -143,8 +170,9 @@ class HistogramBinningCalibrator(ScoreCalibrator):
         At most ``n_bins`` bins (exactly ``n_bins`` for uniform bins over more
         than one score), non-decreasing edges, values in [0, 1], weights
         ``>= 0`` (``> 0`` for quantile bins, which are never empty; ``inf``
-        past the largest double), and an
-        empty bin taking the value of the nearest non-empty one.
+        past the largest double), an empty bin taking the value (and
+        complement) of the nearest non-empty one, and complements in [0, 1]
+        that add to the values to 1 within ``2**-20``.
         """
         super()._check_state()
         m = check_float_arrays(self, ("bin_values_",), unit_interval=("bin_values_",))
@@ -162,11 +190,22 @@ class HistogramBinningCalibrator(ScoreCalibrator):
         filled = self.bin_weights_ > 0
         if self.strategy == "quantile" and not filled.all():
             raise ValueError("quantile bins must all hold calibration weight")
-        if not (self.bin_values_ == self.bin_values_[_nearest_filled(filled)]).all():
+        nearest = _nearest_filled(filled)
+        if not (self.bin_values_ == self.bin_values_[nearest]).all():
             raise ValueError("an empty bin must take the value of the nearest non-empty bin")
+        check_float_arrays(self, ("bin_complements_",), length=m,
+                           unit_interval=("bin_complements_",))
+        check_complements(self.bin_values_, self.bin_complements_, monotone=False,
+                          names=("bin_values_", "bin_complements_"))
+        if not (self.bin_complements_ == self.bin_complements_[nearest]).all():
+            raise ValueError("an empty bin must take the complement of the nearest non-empty bin")
 
     def _predict_p(self, q):
         return self.bin_values_[np.searchsorted(self.bin_edges_[1:-1], q, side="left")]
+
+    def _predict_p_and_complement(self, q):
+        at = np.searchsorted(self.bin_edges_[1:-1], q, side="left")
+        return self.bin_values_[at], self.bin_complements_[at]
 
     @own_knots
     def _knots(self) -> np.ndarray:
@@ -174,8 +213,8 @@ class HistogramBinningCalibrator(ScoreCalibrator):
         return self.bin_edges_[1:-1]
 
 
-def _bin_sums(bins, w, a, m):
-    """Return each bin's weight and positive fraction (0 for an empty bin).
+def _bin_sums(bins, w, a, b, m):
+    """Return each bin's weight, positive fraction and negative fraction (0 for an empty bin).
 
     ``bins`` (the bin of each distinct score) never decreases, so a bin is a
     run of distinct scores, summed on its own (``np.add.reduceat``: accurate
@@ -183,29 +222,33 @@ def _bin_sums(bins, w, a, m):
     weights are first divided by a power of two where a sum could overflow
     (a bin's weight past the float64 range is then ``inf``; its fraction is
     still right), and for weights so far apart that this would lose bits of
-    the smallest weight or positive weight (``a`` can be subnormal beside a
-    normal ``w``), the sums are exact rationals.
+    the smallest weight or class weight (``a`` or ``b`` can be subnormal
+    beside a normal ``w``), the sums are exact rationals.  The negative
+    fraction is the bin's own sum of ``b`` over its weight, not ``1 -
+    positive``, which keeps only about ``2**-53`` absolute.
     """
     start = np.searchsorted(bins, np.arange(m), side="left")
     end = np.searchsorted(bins, np.arange(m), side="right")
     filled = end > start
     values = np.zeros(m)
+    complements = np.zeros(m)
     weights = np.zeros(m)
     e = overflow_shift(w)
-    if scaling_is_exact(w, e, a):
-        ws, as_ = (np.ldexp(w, -e), np.ldexp(a, -e)) if e else (w, a)
+    if scaling_is_exact(w, e, a, b):
+        ws, as_, bs = (np.ldexp(w, -e), np.ldexp(a, -e), np.ldexp(b, -e)) if e else (w, a, b)
         total = np.add.reduceat(ws, start[filled])
-        positive = np.add.reduceat(as_, start[filled])
-        values[filled] = np.clip(positive / total, 0.0, 1.0)
+        values[filled] = np.clip(np.add.reduceat(as_, start[filled]) / total, 0.0, 1.0)
+        complements[filled] = np.clip(np.add.reduceat(bs, start[filled]) / total, 0.0, 1.0)
         with np.errstate(over="ignore"):
             weights[filled] = np.ldexp(total, e) if e else total
-        return weights, values
-    for b in np.flatnonzero(filled):
-        tw = sum(map(Fraction, w[start[b]:end[b]].tolist()), Fraction(0))
-        ta = sum(map(Fraction, a[start[b]:end[b]].tolist()), Fraction(0))
-        values[b] = float(ta / tw)
-        weights[b] = float(tw) if tw <= Fraction(np.finfo(np.float64).max) else np.inf
-    return weights, values
+        return weights, values, complements
+    for j in np.flatnonzero(filled):
+        tw, ta, tb = (sum(map(Fraction, x[start[j]:end[j]].tolist()), Fraction(0))
+                      for x in (w, a, b))
+        values[j] = float(ta / tw)
+        complements[j] = float(tb / tw)
+        weights[j] = float(tw) if tw <= Fraction(np.finfo(np.float64).max) else np.inf
+    return weights, values, complements
 
 
 def _nearest_filled(filled):

@@ -9,15 +9,17 @@ import numpy as np
 
 from .._base import (
     ScoreCalibrator,
+    check_complements,
     check_float_arrays,
     check_increasing,
     own_knots,
+    same_bits,
 )
 from .._binning import overflow_shift, scaling_is_exact
 from .._docs import fill
 from .._kernels import pava_blocks, pava_fit
 from .._kernels.dd import two_sum
-from .._kernels.pava import exact_pava_blocks
+from .._kernels.pava import exact_pava_blocks, exact_pava_blocks_split, pava_blocks_split
 from .._validation import Options, check_sample_weight, check_scores, nonzero_rows
 
 __all__ = ["IsotonicCalibrator", "interpolate", "isotonic_regression"]
@@ -68,25 +70,42 @@ def isotonic_regression(y, sample_weight=None) -> np.ndarray:
     return fit[nearest]
 
 
-def isotonic_blocks(num, den):
+def isotonic_blocks(num, den, neg=None):
     """Return ``(ends, means)``: the blocks of the isotonic fit of ``num / den`` and their values.
+
+    With ``neg`` (each point's ``den - num``, summed on its own: the negative
+    weight of a calibration summary), return ``(ends, means, complements)``,
+    ``complements`` each block's ``sum(neg) / sum(den)``, its ``1 - mean``
+    with the relative precision of a ratio of sums of non-negative numbers
+    (``1.0 - mean`` keeps only about ``2**-53`` absolute: it is 0.0 for a
+    block of weights 1e20 and 1 in the two classes).  Blocks whose means
+    both exceed 1/2 are then told apart by their complements
+    (:func:`~venncal._kernels.pava.pava_blocks_split`): blocks whose means
+    round to the same double near 1 stay apart where their complements
+    differ by more than their rounding.
 
     The fit is the same for any common factor of the weights: where their
     sums could overflow they are first divided by a power of two, and where
     that would lose bits of any ``num`` or ``den`` (values more than about
     ``2**1000`` apart, such as ``a = 1e-310`` beside ``w = 1e308``) the fit is
     computed in exact rationals
-    (:func:`~venncal._kernels.pava.exact_pava_blocks`).  Otherwise each
+    (:func:`~venncal._kernels.pava.exact_pava_blocks`; given ``neg``, with
+    each weight the exact sum of its two classes,
+    :func:`~venncal._kernels.pava.exact_pava_blocks_split`).  Otherwise each
     block's mean is the ratio of floating-point sums, within ``(n + 1) *
     2**-53`` of the exact value relative to it.
     """
     shift = overflow_shift(den)
+    if shift and not scaling_is_exact(den, shift, num, *(() if neg is None else (neg,))):
+        return exact_pava_blocks(num, den) if neg is None else exact_pava_blocks_split(num, neg)
     if shift:
-        if not scaling_is_exact(den, shift, num):
-            return exact_pava_blocks(num, den)
         num, den = np.ldexp(num, -shift), np.ldexp(den, -shift)
-    ends, bnum, bden = pava_blocks(num, den)
-    return ends, bnum / bden
+        neg = None if neg is None else np.ldexp(neg, -shift)
+    if neg is None:
+        ends, bnum, bden = pava_blocks(num, den)
+        return ends, bnum / bden
+    ends, bnum, bneg, bden = pava_blocks_split(num, neg, den)
+    return ends, bnum / bden, bneg / bden
 
 
 def _nearer_lower(lo, q, hi):
@@ -122,16 +141,21 @@ def block_table(lo: np.ndarray, hi: np.ndarray, values: np.ndarray):
     return np.ascontiguousarray(t[keep]), np.repeat(values, np.where(two, 2, 1))
 
 
-def _nearest_steps(t, v):
+def _nearest_steps(t, v, c=None):
     """Split points and values of the nearest-threshold step function.
 
     A query ``q`` takes ``steps[j]`` with ``j`` the number of split points
-    below ``q``.  Only gaps where the value changes need a split; there it is
+    below ``q``.  Only gaps where the value (or, given ``c``, the
+    complement) changes need a split; there it is
     the largest float ``m`` with ``m - lo <= hi - m`` in exact arithmetic
     (ties go to the lower threshold), found from the rounded midpoint by
-    moving one ulp at a time, which takes at most a few steps.
+    moving one ulp at a time, which takes at most a few steps.  Returns
+    ``(splits, steps)``, and the complements' steps after them given ``c``.
     """
-    change = np.flatnonzero(v[1:] != v[:-1])
+    changes = v[1:] != v[:-1]
+    if c is not None:
+        changes |= c[1:] != c[:-1]
+    change = np.flatnonzero(changes)
     lo, hi = t[change], t[change + 1]
     m = np.clip(0.5 * lo + 0.5 * hi, lo, hi)
     for _ in range(64):
@@ -144,7 +168,8 @@ def _nearest_steps(t, v):
             break
     else:  # pragma: no cover - the rounded midpoint is within an ulp or two
         raise RuntimeError("nearest-threshold split points did not converge")
-    return m, np.concatenate((v[:1], v[change + 1]))
+    first = np.concatenate(([0], change + 1))
+    return (m, v[first]) if c is None else (m, v[first], c[first])
 
 
 def _two_diff(x, y):
@@ -157,22 +182,24 @@ class NearestStepsMixin:
 
     For calibrators whose fit is stored at calibration scores and extended to
     any score by the nearest one (ties to the smaller): isotonic regression's
-    DIR and the quantized isotonic map.
+    DIR and the quantized isotonic map.  One that also stores
+    ``complements_`` (the column of ``classes_[0]``) gets its steps too.
     """
 
-    def _nearest(self, q: np.ndarray) -> np.ndarray:
-        splits, steps = self._nearest_steps()
-        return steps[np.searchsorted(splits, q, side="left")]
+    def _nearest(self, q: np.ndarray, complement: bool = False) -> np.ndarray:
+        steps = self._nearest_steps(with_complements=complement)
+        return steps[2 if complement else 1][np.searchsorted(steps[0], q, side="left")]
 
-    def _nearest_steps(self):
+    def _nearest_steps(self, with_complements: bool = False):
         # Cached with the very arrays it was computed from (held, so that a
         # refit or a reload, which sets new arrays, always recomputes).
         t, v = self.thresholds_, self.values_
+        c = getattr(self, "complements_", None)
         cache = self.__dict__.get("_steps_cache")
-        if cache is None or cache[0] is not t or cache[1] is not v:
-            cache = (t, v, *_nearest_steps(t, v))
+        if cache is None or cache[0] is not t or cache[1] is not v or cache[2] is not c:
+            cache = (t, v, c, *_nearest_steps(t, v, c))
             self.__dict__["_steps_cache"] = cache
-        return cache[2], cache[3]
+        return cache[3:] if with_complements else cache[3:5]
 
     def __getstate__(self):
         state = super().__getstate__()
@@ -212,6 +239,16 @@ class IsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
         block the fit is constant, so these determine every prediction.
     values_ : ndarray of shape (m,)
         The fit at ``thresholds_``, non-decreasing, in ``[0, 1]``.
+    complements_ : ndarray of shape (m,)
+        ``1 - values_``, computed as each block's negative weight over its
+        weight, so that :meth:`predict_proba`'s column 0 keeps its relative
+        precision where the fit is near 1 (``1.0 - values_`` is 0.0 for a
+        block of weights 1e20 and 1 in the two classes, where this is
+        1e-20).  Non-increasing, in ``[0, 1]``; ``values_ + complements_`` is
+        1 to within ``2**-20`` (each is a ratio of sums of non-negative
+        weights, within ``n * 2**-53`` of itself for ``n < 2**32`` scores).
+        A model saved before this attribute existed loads with
+        ``1.0 - values_``, which is what it predicted.
 
     Notes
     -----
@@ -253,26 +290,50 @@ class IsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
         self.interpolation = interpolation
         self.classes = classes
 
-    _state = ("thresholds_", "values_")
+    _state = ("thresholds_", "values_", "complements_")
+    #: Fitted attributes newer than the first saved models (filled by ``_derive_state``).
+    _state_added: ClassVar[dict[str, str]] = {"complements_": "values_"}
     _parameter_constraints: ClassVar[dict] = {"interpolation": [Options(INTERPOLATIONS)]}
 
-    def _fit_sums(self, s, w, a):
-        ends, means = isotonic_blocks(a, w)
+    def _fit_from(self, summary):
+        # each class's own weights: the complement is the negative weight's share
+        self._fit_sums(summary.scores, summary.weights, summary.positive_weights,
+                       summary.negative_weights)
+
+    def _fit_sums(self, s, w, a, b=None):
+        if b is None:
+            b = np.maximum(w - a, 0.0)
+        ends, means, complements = isotonic_blocks(a, w, b)
         starts = np.concatenate(([0], ends[:-1]))
-        # The means are in [0, 1] up to rounding; clip to be sure.
+        # The means are in [0, 1] up to rounding; clip to be sure.  The complements
+        # decrease in exact arithmetic; a running minimum removes an inversion by rounding.
         block_values = np.clip(means, 0.0, 1.0)
+        block_complements = np.minimum.accumulate(np.clip(complements, 0.0, 1.0))
         self.thresholds_, self.values_ = block_table(s[starts], s[ends - 1], block_values)
+        self.complements_ = block_table(s[starts], s[ends - 1], block_complements)[1]
+
+    def _derive_state(self) -> None:
+        """A model saved before ``complements_`` existed predicted ``1.0 - values_``."""
+        if not hasattr(self, "complements_") and isinstance(self.values_, np.ndarray):
+            self.complements_ = 1.0 - self.values_
+
+    def _state_default(self, name: str):
+        """What :meth:`_derive_state` fills ``name`` with (the file may leave it out then)."""
+        return 1.0 - self.values_
 
     def _check_state(self):
         """Raise ``ValueError`` unless the step table is one ``fit`` can produce.
 
         Distinct calibration scores, strictly increasing (the first and last
-        of each block), and non-decreasing values in [0, 1].
+        of each block), non-decreasing values in [0, 1], and their
+        complements (see :func:`~venncal._base.check_complements`).
         """
         super()._check_state()
-        check_float_arrays(self, ("thresholds_", "values_"), unit_interval=("values_",))
+        check_float_arrays(self, ("thresholds_", "values_", "complements_"),
+                           unit_interval=("values_", "complements_"))
         check_increasing(self.thresholds_, "thresholds_", strict=True)
         check_increasing(self.values_, "values_", strict=False)
+        check_complements(self.values_, self.complements_, monotone=True)
 
     def _predict_p(self, q):
         t, v = self.thresholds_, self.values_
@@ -281,6 +342,15 @@ class IsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
         # Nearest threshold (DIR): a step function whose steps sit at the
         # exact midpoints between blocks, computed once per fitted state.
         return self._nearest(q)
+
+    def _predict_p_and_complement(self, q):
+        t, v, c = self.thresholds_, self.values_, self.complements_
+        if self.interpolation == "linear":
+            p = interpolate(q, t, v)
+            if same_bits(c, 1.0 - v):  # a model saved before complements_: as it predicted
+                return p, 1.0 - p
+            return p, interpolate(q, t, c)
+        return self._nearest(q), self._nearest(q, complement=True)
 
     @own_knots
     def _knots(self) -> np.ndarray | None:
