@@ -253,9 +253,10 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
 
         Column 0 is ``1 - p``: ``1.0 - p``, or, for the Venn-Abers
         predictors, computed from their tables' ``1 - p0`` where ``p > 1/2``,
-        and for Platt scaling and the binary parametric calibrators as the
-        sigmoid of minus their log-odds, so that it keeps its relative
-        precision when ``p`` is near 1.
+        for Platt scaling and the binary parametric calibrators as the
+        sigmoid of minus their log-odds, and for ENIR from its own table of
+        averaged complements (``complements_``, from each bin's negative
+        weight), so that it keeps its relative precision when ``p`` is near 1.
 
         Parameters
         ----------

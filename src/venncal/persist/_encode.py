@@ -139,6 +139,20 @@ def _is_calibrator(value) -> bool:
     return hasattr(value, "get_params") and hasattr(type(value), "_state")
 
 
+def _derivable(calibrator, name: str) -> bool:
+    """Whether state member ``name`` is left out: newer than the class's first files, and
+    bit for bit what loading a file without it derives (``_state_default``), so that a
+    model saved before it existed is saved again byte for byte."""
+    if name not in getattr(type(calibrator), "_state_added", {}) or not hasattr(
+        calibrator, "_state_default"
+    ):
+        return False
+    value, default = np.asarray(getattr(calibrator, name)), np.asarray(
+        calibrator._state_default(name))
+    return (value.dtype == default.dtype and value.shape == default.shape
+            and value.tobytes() == default.tobytes())
+
+
 def document(calibrator, version: int, *, fitted: bool = True, zlib_level: int = ZLIB_LEVEL):
     """Return the document of a calibrator; ``"state": null`` when not ``fitted`` (a parameter).
 
@@ -155,6 +169,8 @@ def document(calibrator, version: int, *, fitted: bool = True, zlib_level: int =
         for name in ("classes_", *getattr(cls, "_state", ())):
             if not hasattr(calibrator, name):
                 raise ValueError(f"{cls.__name__} has no fitted attribute {name!r}")
+            if _derivable(calibrator, name):
+                continue
             state[name] = _encode(
                 getattr(calibrator, name), f"{cls.__name__}.{name}", version, zlib_level
             )
