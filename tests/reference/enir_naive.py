@@ -43,8 +43,9 @@ def exact_complements(cal, scores, y, sample_weight=None):
     ``cal`` is an :class:`~venncal.enir.ENIRCalibrator` fitted on ``scores``,
     ``y`` (0/1) and ``sample_weight``; its bins come from the path on the
     same sums (scaled by the same power of two), the models' ``lam`` are
-    its knots (``cal.lambdas_`` rounded), ``model_weights_`` is taken as it is.  The value is clipped as the
-    calibrator documents: into ``[2**-1074, 1 - 2**-53]``.
+    its knots (``cal.lambdas_`` rounded), ``model_weights_`` is taken as it
+    is.  The value is clipped as the calibrator documents: into
+    ``[2**-1074, 1 - 2**-53]``.
     """
     scores = np.asarray(scores, dtype=float)
     y = np.asarray(y).astype(int)
@@ -67,7 +68,8 @@ def exact_complements(cal, scores, y, sample_weight=None):
     wf = np.array([float(v) for v in tot])
     shift = _scale_shift(wf)
     path = NearIsotonicPath._from_summary(
-        np.array(distinct), np.ldexp(wf, -shift), np.ldexp(np.array([float(v) for v in pos]), -shift)
+        np.array(distinct), np.ldexp(wf, -shift),
+        np.ldexp(np.array([float(v) for v in pos]), -shift),
     )
     m = Fraction(float(cal.prior_strength))
     in_unit = distinct[0] >= 0.0 and distinct[-1] <= 1.0

@@ -140,9 +140,12 @@ def _is_calibrator(value) -> bool:
 
 
 def _derivable(calibrator, name: str) -> bool:
-    """Whether state member ``name`` is left out: newer than the class's first files, and
-    bit for bit what loading a file without it derives (``_state_default``), so that a
-    model saved before it existed is saved again byte for byte."""
+    """Whether state member ``name`` is left out of the file.
+
+    It is when the member is newer than the class's first files (``_state_added``) and,
+    bit for bit, what loading a file without it derives (``_state_default``): a model
+    saved before it existed is then saved again byte for byte.
+    """
     if name not in getattr(type(calibrator), "_state_added", {}) or not hasattr(
         calibrator, "_state_default"
     ):
