@@ -279,9 +279,11 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
         predictors, computed from their tables' ``1 - p0`` where ``p > 1/2``;
         for isotonic regression, histogram binning and BBQ from the negative
         weights (each block's or bin's negative weight over its weight,
-        averaged over BBQ's models); and for Platt scaling and the binary
-        parametric calibrators as the sigmoid of minus their log-odds, so
-        that it keeps its relative precision when ``p`` is near 1.
+        averaged over BBQ's models); for ENIR from its own table of averaged
+        complements (``complements_``, from each bin's negative weight); and
+        for Platt scaling and the binary parametric calibrators as the
+        sigmoid of minus their log-odds, so that it keeps its relative
+        precision when ``p`` is near 1.
 
         Parameters
         ----------

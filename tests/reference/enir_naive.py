@@ -1,0 +1,104 @@
+"""Slow, literal reference for ENIR's class-0 column (kernel ``enir_complement_table``).
+
+ENIR (``venncal.enir.ENIRCalibrator``) averages, over its models ``t`` (the
+nearly-isotonic fits at the path's knots ``lam_t``) with weights ``omega_t``,
+the smoothed bin values.  The complement that class 0 gets is, by the
+definition, for the bin ``b`` of model ``t`` holding a point::
+
+    c_b   = 1 - clip(beta_b(lam_t), 0, 1),   beta_b(lam) = (A_b + lam d_b) / W_b
+    c~_b  = (W_b c_b + m (1 - pi_b)) / (W_b + m),      pi_b clipped to [1e-6, 1 - 1e-6]
+    P(class 0 | point) = sum_t omega_t c~_{b_t(point)}
+
+with ``A_b``, ``W_b`` the bin's positive and total weight and ``d_b`` its
+slope numerator (``reference/neariso_naive.py`` and ``tests/test_enir.py``
+check the path's fits, bins and ``d`` against direct solvers; the model
+weights are checked against a literal BIC in ``tests/test_enir.py``).  Here
+everything after the bins is exact rational arithmetic: the sums of the
+rows' own weights (``W = A + B``, nothing rounded), ``lam_t`` (the knots of
+the path on the scaled sums, times the power of two) and ``omega_t`` as the
+calibrator's floats, ``1 - clip`` and the prior
+exactly; only the final value is compared, so that the test sees any
+cancellation of the float code.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from venncal.enir import NearIsotonicPath
+from venncal.enir.calibrator import _scale_shift
+
+__all__ = ["exact_complements"]
+
+_PRIOR_EPS = Fraction(1e-6)  # the calibrator's prior clip, as the float it uses
+_P_MIN = Fraction(2) ** -53
+_C_MIN = Fraction(2) ** -1074
+
+
+def exact_complements(cal, scores, y, sample_weight=None):
+    """Return the exact class-0 probability at each of ``cal.thresholds_`` (Fractions).
+
+    ``cal`` is an :class:`~venncal.enir.ENIRCalibrator` fitted on ``scores``,
+    ``y`` (0/1) and ``sample_weight``; its bins come from the path on the
+    same sums (scaled by the same power of two), the models' ``lam`` are
+    its knots (``cal.lambdas_`` rounded), ``model_weights_`` is taken as it
+    is.  The value is clipped as the calibrator documents: into
+    ``[2**-1074, 1 - 2**-53]``.
+    """
+    scores = np.asarray(scores, dtype=float)
+    y = np.asarray(y).astype(int)
+    w = np.ones_like(scores) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    keep = w > 0
+    scores, y, w = scores[keep], y[keep], w[keep]
+    distinct = sorted(set(scores.tolist()))
+    index = {v: i for i, v in enumerate(distinct)}
+    k = len(distinct)
+    pos = [Fraction(0)] * k
+    neg = [Fraction(0)] * k
+    for s, label, weight in zip(scores.tolist(), y.tolist(), w.tolist(), strict=True):
+        if label == 1:
+            pos[index[s]] += Fraction(weight)
+        else:
+            neg[index[s]] += Fraction(weight)
+    tot = [a + b for a, b in zip(pos, neg, strict=True)]
+
+    # The bins: the path on the float sums, scaled as the calibrator scales them.
+    wf = np.array([float(v) for v in tot])
+    shift = _scale_shift(wf)
+    path = NearIsotonicPath._from_summary(
+        np.array(distinct), np.ldexp(wf, -shift),
+        np.ldexp(np.array([float(v) for v in pos]), -shift),
+    )
+    m = Fraction(float(cal.prior_strength))
+    in_unit = distinct[0] >= 0.0 and distinct[-1] <= 1.0
+    score_prior = in_unit and cal.bin_prior != "base_rate"
+    base_rate = sum(pos) / sum(tot)
+
+    # The models' lam on the scaled path (the calibrator's lambdas_ are these times
+    # 2**shift, rounded where that leaves the float64 range).
+    lams = path.knots[path.knots > 0]
+    if lams.shape[0] == 0:
+        lams = np.zeros(1)
+    with np.errstate(over="ignore"):
+        assert np.array_equal(np.ldexp(lams, shift), cal.lambdas_)
+    value = [Fraction(0)] * k
+    for scaled, omega in zip(lams.tolist(), cal.model_weights_.tolist(), strict=True):
+        if omega == 0.0:
+            continue
+        lam = Fraction(scaled) * Fraction(2) ** shift
+        ids = path._alive(scaled)
+        for g in ids.tolist():
+            lo, hi = int(path._start[g]), int(path._end[g])
+            A, B, W = sum(pos[lo:hi]), sum(neg[lo:hi]), sum(tot[lo:hi])
+            beta = (A + lam * int(path._d[g])) / W
+            c = 1 - min(max(beta, Fraction(0)), Fraction(1))
+            pi = (sum(Fraction(distinct[i]) * tot[i] for i in range(lo, hi)) / W
+                  if score_prior else base_rate)
+            pi = min(max(pi, _PRIOR_EPS), Fraction(1.0 - 1e-6))
+            smoothed = (W * c + m * (1 - pi)) / (W + m)
+            for i in range(lo, hi):
+                value[i] += Fraction(omega) * smoothed
+    at = [index[t] for t in cal.thresholds_.tolist()]
+    return [min(max(value[i], _C_MIN), 1 - _P_MIN) for i in at]
