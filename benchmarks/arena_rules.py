@@ -28,7 +28,7 @@ import numpy as np
 
 from venncal.comparison import _ranking, recommend
 from venncal.experiments._arena_methods import RECOMMENDS
-from venncal.experiments._arena_summary import GROUPS, recommend_target
+from venncal.experiments._arena_summary import GROUPS, paired_ranks, recommend_target
 
 
 def _tasks(path: str) -> list[SimpleNamespace]:
@@ -146,6 +146,15 @@ def main() -> None:
             rank, best, best_rank, place = recommend_target(mine)
             cells.append(f"{rank:.2f} ({place}; best fixed {best} {best_rank:.2f})")
         print(f"| {name} | " + " | ".join(cells) + " |")
+    # Over all tasks a fixed method's mean rank is over the tasks where it ran; here each
+    # method is compared with the shipped rule's pick on the same tasks.
+    print("\nThe shipped rule against each fixed method on the tasks where both ran "
+          "(closest margins first):\n")
+    print("| method | tasks | its mean rank | venncal recommends |")
+    print("|---|---|---|---|")
+    pairs = paired_ranks(shipped)
+    for m, (theirs, mine, n) in sorted(pairs.items(), key=lambda kv: kv[1][0] - kv[1][1])[:8]:
+        print(f"| {m} | {n} | {theirs:.2f} | {mine:.2f} |")
 
 
 if __name__ == "__main__":

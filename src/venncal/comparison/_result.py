@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
 
+from .._json import strict_json
 from ._candidates import BINARY, Candidate
 from ._ranking import Recommendation, mean_ranks, recommend, win_rates
 
@@ -44,12 +44,6 @@ class MethodResult:
     def column(self, metric: str) -> np.ndarray:
         """The metric on each fold (NaN where the method failed)."""
         return np.array([math.nan if v is None else v[metric] for v in self.values])
-
-
-def _json(v):
-    if isinstance(v, float) and not math.isfinite(v):
-        return str(v)
-    return v
 
 
 class Comparison:
@@ -206,13 +200,6 @@ class Comparison:
         ``win_rates``, ``notes`` and ``recommendation`` (``method``, ``reason``,
         ``best``, ``within_noise``, ``default``).
         """
-        def clean(obj):
-            if isinstance(obj, dict):
-                return {str(k): clean(v) for k, v in obj.items()}
-            if isinstance(obj, (list, tuple)):
-                return [clean(v) for v in obj]
-            return _json(obj)
-
         methods = {}
         for m, r in self._results.items():
             methods[m] = {
@@ -223,7 +210,7 @@ class Comparison:
                 "predict_time": r.predict_time, "failures": r.failures, "warnings": r.warnings,
             }
         rec = self.recommendation
-        return clean({
+        return strict_json({
             "problem": self.problem, "classes": self.classes.tolist(), "score": self.score,
             "n_samples": self.n_samples, "folds": self.folds, "seed": self.seed,
             "metrics": list(self.metrics), "ranked": list(self.ranked), "methods": methods,

@@ -7,6 +7,7 @@ import math
 from collections import Counter
 from pathlib import Path
 
+from .._json import strict_json
 from ._arena_methods import FIRST_STAGE, RECOMMENDS, RECOMMENDS_OLD
 from ._arena_summary import (
     CHAIN_TOLERANCE,
@@ -221,19 +222,6 @@ def report(result, out_dir, *, command: str | None = None):
     return draft.write()
 
 
-def _plain(v):
-    """``v`` with arrays as lists and non-finite floats as strings (strict JSON)."""
-    if isinstance(v, dict):
-        return {str(k): _plain(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_plain(x) for x in v]
-    if hasattr(v, "tolist"):
-        return _plain(v.tolist())
-    if isinstance(v, float) and not math.isfinite(v):
-        return str(v)
-    return v
-
-
 def tasks_json(tasks, path) -> None:
     """Write every task's scores, failures, picks and rule inputs to ``path`` (JSON)."""
     import json
@@ -244,4 +232,4 @@ def tasks_json(tasks, path) -> None:
              "recommended_old": t.recommended_old, "reason": t.reason, "oracle": t.oracle,
              "scores": {m: s._asdict() for m, s in t.scores.items()},
              "failures": t.failures, "rule_inputs": t.rule_inputs} for t in tasks]
-    Path(path).write_text(json.dumps(_plain(rows), allow_nan=False) + "\n")
+    Path(path).write_text(json.dumps(strict_json(rows), allow_nan=False) + "\n")

@@ -160,6 +160,27 @@ def recommend_target(tasks: Sequence, loss: str = "log_loss",
     return mine, best, fixed[best], place
 
 
+def paired_ranks(tasks: Sequence, loss: str = "log_loss",
+                 meta: str = RECOMMENDS) -> dict[str, tuple[float, float, int]]:
+    """Per fixed method: ``(its mean rank, the meta-method's mean rank, tasks)`` over the
+    tasks where both were ranked.
+
+    Over tasks of several groups the mean ranks of :func:`recommend_target` average over
+    different tasks (a multiclass method over the multiclass tasks only, the meta-method
+    over all); this compares each method with the meta-method on the same tasks.
+    """
+    per_task = [task_ranks(t, loss) for t in tasks]
+    out = {}
+    for m in group_methods(tasks):
+        if m in META:
+            continue
+        both = [r for r in per_task if m in r and meta in r]
+        if both:
+            out[m] = (float(np.mean([r[m] for r in both])),
+                      float(np.mean([r[meta] for r in both])), len(both))
+    return out
+
+
 def where_methods_win(tasks: Sequence, loss: str = "log_loss") -> dict[str, dict]:
     """Per method: share of tasks where it is best, share where it beats the uncalibrated
     scores, and the (data, model) where its mean rank is best and worst."""

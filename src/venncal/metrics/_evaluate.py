@@ -9,6 +9,7 @@ from collections.abc import Iterator, Mapping
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._json import strict_json
 from .._validation import NONE, Interval, Options, check_probabilities, validate_params
 from ._binned import (
     BINNING_CONSTRAINTS,
@@ -76,12 +77,8 @@ def _add_intervals(values: dict, units: dict, intervals: dict, base) -> None:
         values[f"{name}_low"], values[f"{name}_high"] = low, high
 
 
-def _json_number(v: float) -> float | str:
-    return v if math.isfinite(v) else str(v)  # "inf", "-inf" or "nan"
-
-
 def _json_object(ev: Mapping[str, float]) -> dict[str, float | str]:
-    return {k: _json_number(float(v)) for k, v in ev.items()}
+    return {k: strict_json(float(v)) for k, v in ev.items()}  # "inf", "-inf" or "nan"
 
 
 class Evaluation(Mapping):

@@ -41,6 +41,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._json import strict_json
 from ..tables import Param, ParameterError
 
 __all__ = [
@@ -208,13 +209,7 @@ def monitor_scores_only(scores, *, nonconformity: str = "high", betting: str = "
 
 def json_ready(value):
     """Return ``value`` with non-finite floats as None (``null``): JSON has no infinity."""
-    if isinstance(value, dict):
-        return {k: json_ready(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [json_ready(v) for v in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
+    return strict_json(value, nonfinite="null")
 
 
 def summary_text(s: dict) -> str:
