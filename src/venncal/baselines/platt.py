@@ -16,6 +16,7 @@ from .._validation import Options, check_scores
 from ..parametric._inputs import (
     EPS,
     EPS_CONSTRAINT,
+    ProbaFitScores,
     check_open_proba,
     clipped_log_sides,
     clipped_weight,
@@ -42,7 +43,7 @@ SCORES = ("logit", "proba")
 
 
 @fill
-class PlattCalibrator(ScoreCalibrator):
+class PlattCalibrator(ProbaFitScores, ScoreCalibrator):
     """Platt scaling: a sigmoid of the score, fitted by maximum likelihood.
 
     The calibrated probability of ``classes_[1]`` at score ``s`` is
@@ -170,11 +171,6 @@ class PlattCalibrator(ScoreCalibrator):
         self._fit_classes(summary.scores, summary.weights, summary.positive_weights,
                           _negatives(summary.weights, summary.positive_weights,
                                      summary.negative_weights))
-
-    def _check_fit_scores(self, s: np.ndarray) -> None:
-        # the rows as given (the summary's check counts distinct sorted scores)
-        if self.score == "proba":
-            check_open_proba(s, "PlattCalibrator", eps=float(self.eps))
 
     def _fit_sums(self, s, w, a):
         self._fit_classes(s, w, a, _negatives(w, a))

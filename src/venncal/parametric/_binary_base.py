@@ -15,6 +15,7 @@ from ._binary import Separable, fit_logistic, scaled_class_weights
 from ._inputs import (
     EPS,
     EPS_CONSTRAINT,
+    ProbaFitScores,
     check_clipped_weight,
     check_open_proba,
     clipped_log_sides,
@@ -24,7 +25,7 @@ from ._inputs import (
 __all__ = ["BinaryParametricCalibrator"]
 
 
-class BinaryParametricCalibrator(ScoreCalibrator):
+class BinaryParametricCalibrator(ProbaFitScores, ScoreCalibrator):
     """A logistic regression of the label on features of the score (a subclass names them).
 
     A subclass defines ``_design(q, k)`` -> ``(X, intercept, nonneg, store)``:
@@ -46,11 +47,6 @@ class BinaryParametricCalibrator(ScoreCalibrator):
         "tol": [Interval("real", 0.0, None, closed="neither")],
         "max_iter": [Interval("int", 1, None)],
     }
-
-    def _check_fit_scores(self, s: np.ndarray) -> None:
-        # the rows as given (the summary's check below counts distinct sorted scores)
-        if self.score == "proba":
-            check_open_proba(s, type(self).__name__, eps=float(self.eps))
 
     def _fit_from(self, summary) -> None:
         name = type(self).__name__

@@ -11,7 +11,7 @@ from ..multiclass._labels import _label_values, class_codes
 from ..multiclass._scores import check_class_scores
 
 __all__ = [
-    "EPS", "EPS_CONSTRAINT", "check_fitted_classes", "check_open_proba", "class_codes",
+    "EPS", "EPS_CONSTRAINT", "ProbaFitScores", "check_fitted_classes", "check_open_proba", "class_codes",
     "class_score_rows", "check_clipped_weight", "clipped_log_sides", "clipped_weight", "power_of_two_scale",
 ]
 
@@ -44,6 +44,19 @@ def check_open_proba(s: np.ndarray, owner: str, name: str = "scores", *,
             + ("; pass score='logit' with the model's logits, or eps > 0 to clip them"
                if strict else "")
         )
+
+
+class ProbaFitScores:
+    """``_check_fit_scores`` of a binary calibrator with ``score`` and ``eps`` parameters.
+
+    With ``score="proba"`` the calibration rows as given (before the summary,
+    whose own check counts distinct sorted scores) must be probabilities that
+    :func:`check_open_proba` accepts for fitting.
+    """
+
+    def _check_fit_scores(self, s: np.ndarray) -> None:
+        if self.score == "proba":
+            check_open_proba(s, type(self).__name__, eps=float(self.eps))
 
 
 def clipped_log_sides(q: np.ndarray, eps: float):
