@@ -8,10 +8,19 @@ case is timed over ``--calls`` calls, in ``--rounds`` rounds interleaved with
 the River reference; the best round of each is kept (the machine is shared),
 and the load average is printed with the results.
 
+``--breakdown`` splits the cost of each event that misses its target (the
+union families, forgetting, the quantized stream) into what Python does
+around the kernel (the event with the kernel replaced by a stub), the fixed
+cost of one kernel call from Python (no step, no forecast), and the compiled
+step and forecast alone (the same kernel called from a compiled loop over the
+stream); for the quantized stream also that loop on one repeated score, all
+in cache (so the difference is the memory's).
+
 This is a script, not a test::
 
     python benchmarks/bench_online_calls.py
     python benchmarks/bench_online_calls.py --calls 20000 --rounds 7
+    python benchmarks/bench_online_calls.py --breakdown
 """
 
 from __future__ import annotations
@@ -20,8 +29,13 @@ import argparse
 import os
 import time
 
+import numba
 import numpy as np
 from river import stats
+
+from venncal._kernels.jumper_calls import jumper_calls
+from venncal._kernels.jumper_union import union_calls
+from venncal._kernels.quantized_packed import packed_calls, packed_views
 
 from venncal.online import (
     JumperMartingale,
@@ -133,6 +147,175 @@ def cases(xs: list, ys: list, n_quantized: int) -> dict:
     return out
 
 
+@numba.njit
+def _union_loop(mem, K, R, M, Q, xs, ys):
+    """River's loop in compiled code: forecast at ``xs[i]``, then queue step ``i`` (applied next)."""
+    s = 0.0
+    for i in range(xs.shape[0]):
+        s += union_calls(mem, K, R, M, Q, 1 if i else 0, xs[i])
+        mem[0] = xs[i]
+        mem[Q] = ys[i]
+    return s
+
+
+@numba.njit
+def _calls_loop(mem, kind, K, R, m, Q, xs, ys):
+    """:func:`_union_loop` for the quadratic and cubic families."""
+    s = 0.0
+    for i in range(xs.shape[0]):
+        s += jumper_calls(mem, kind, K, R, m, Q, 1 if i else 0, xs[i])
+        mem[0] = xs[i]
+        mem[Q] = ys[i]
+    return s
+
+
+@numba.njit
+def _quantized_loop(buf, queue, xs, ys):
+    """The quantized stream's event in compiled code: the level at ``xs[i]``, then insert it."""
+    s = 0.0
+    for i in range(xs.shape[0]):
+        s += packed_calls(buf, 1 if i else 0, 0, xs[i], 0.0, 0.0)
+        queue[0, 0] = xs[i]
+        queue[1, 0] = ys[i]
+    return s
+
+
+class _Lean:
+    """The least Python around a Jumper's kernel call: a bound, not the API.
+
+    Its ``learn_one`` writes the step into the queue and its
+    ``predict_proba_one`` calls the kernel and forms the dict, with none of
+    the checks (types, ranges, labels, clip) or bookkeeping (counts,
+    ``log10 S``, records) of the real methods: what an event would cost if
+    Python did nothing else.
+    """
+
+    def __init__(self, model) -> None:
+        model.predict_proba_one(0.5)
+        self.call, self.mv, self.Q, self.n = model._fast[0], model._mv, model._queue, 0
+
+    def predict_proba_one(self, p):
+        proba = self.call(self.n, p)
+        self.n = 0
+        return {False: 1.0 - proba, True: proba}
+
+    def learn_one(self, p, y):
+        n = self.n
+        self.mv[n] = p
+        self.mv[self.Q + n] = 1.0 if y else 0.0
+        self.n = n + 1
+
+
+#: The events split by ``--breakdown``: the four that miss the target, and one that meets it.
+BREAKDOWN = ("JumperMartingale(shift+confidence)", "MeanJumper(shift+confidence)",
+             "JumperPredictor(quadratic+cox2)", "JumperMartingale(s+c, half_life)")
+
+
+def _best(run, rounds: int) -> float:
+    """The fastest of ``rounds`` calls of ``run()`` (each returns seconds per event)."""
+    return min(run() for _ in range(rounds))
+
+
+def breakdown(xs: list, ys: list, n_quantized: int, rounds: int) -> None:
+    """Print where the time of the events that miss their target goes (see the module)."""
+    m = len(xs)
+    xa, ya = np.array(xs), np.array(ys, dtype=float)
+    mean = stats.Mean()
+
+    def river(a, k):
+        update = mean.update
+        for i in range(a, a + k):
+            update(xs[i])
+
+    ref = _best(lambda: per_call(river, m), rounds)
+    print(f"river.stats.Mean().update: {ref * 1e9:.0f} ns a call")
+    print(f"{'event':34s} {'whole':>7s} {'python':>7s} {'call':>7s} {'compiled':>9s} "
+          f"{'lean':>7s}  (ns; x River)")
+    for name, make in UNIONS:
+        if name not in BREAKDOWN:
+            continue
+        model = make()
+        model.learn_many(xa[:1000], ya[:1000] > 0.5)
+        model.predict_proba_one(0.5)
+        loops = jumper_cases(xs, ys, ((name, lambda model=model: model),))
+        event = loops[f"{name} event"]
+        whole = _best(lambda: per_call(event, m), rounds)
+        real = model._fast
+        model._fast = (lambda n, x: 0.25,) + real[1:]  # the kernel replaced by a stub
+        python = _best(lambda: per_call(event, m), rounds)
+        model._fast = real
+        call = real[0]
+
+        def empty(a, k, call=call):
+            for _ in range(k):
+                call(0, -1.0)
+
+        fixed = _best(lambda: per_call(empty, m), rounds)
+        args = model._args
+        loop = _union_loop if len(args) == 5 else _calls_loop
+
+        def compiled(args=args, loop=loop):
+            mem = args[0].copy()
+            t = time.perf_counter()
+            loop(mem, *args[1:], xa, ya)
+            return (time.perf_counter() - t) / m
+
+        inner = _best(compiled, 5 * rounds)  # 5 ms a run: cheap to repeat
+        fresh = make()
+        fresh.learn_many(xa[:1000], ya[:1000] > 0.5)
+        bare = _Lean(fresh)
+
+        def lean_event(a, k, bare=bare):
+            learn_one, predict = bare.learn_one, bare.predict_proba_one
+            for i in range(a, a + k):
+                predict(xs[i])
+                learn_one(xs[i], ys[i])
+
+        lean = _best(lambda: per_call(lean_event, m), rounds)
+        print(f"{name + ' event':34s} {whole * 1e9:7.0f} {python * 1e9:7.0f} {fixed * 1e9:7.0f} "
+              f"{inner * 1e9:9.0f} {lean * 1e9:7.0f}  ({whole / ref:.1f}x = {python / ref:.1f} + "
+              f"{fixed / ref:.1f} + {inner / ref:.1f} + rest; lean {lean / ref:.1f}x)")
+    quantized = QuantizedIsotonic()
+    rng = np.random.default_rng(1)
+    s = rng.random(n_quantized)
+    quantized.learn_many(s, (rng.random(n_quantized) < s).astype(float))
+    quantized.predict_proba_one(0.5)
+    yq = [float(v) for v in ys]
+
+    def q_event(a, k):
+        learn_one, predict = quantized.learn_one, quantized.predict_proba_one
+        for i in range(a, a + k):
+            predict(xs[i])
+            learn_one(xs[i], yq[i])
+
+    whole = _best(lambda: per_call(q_event, m), rounds)
+    real = quantized._call
+    quantized._call = lambda *a: 0.25
+    python = _best(lambda: per_call(q_event, m), rounds)
+    quantized._call = real
+    quantized._flush()
+    buf = quantized._packed
+
+    def empty_q(a, k):
+        for _ in range(k):
+            real(buf, 0, 2, 0.0, 0.0, 0.0)
+
+    fixed = _best(lambda: per_call(empty_q, m), rounds)
+
+    def compiled_q(scores):
+        copy = buf.copy()  # a fresh tree of n scores each time
+        queue = packed_views(copy)[8]
+        t = time.perf_counter()
+        _quantized_loop(copy, queue, scores, ya)
+        return (time.perf_counter() - t) / m
+
+    inner = _best(lambda: compiled_q(xa), 5 * rounds)
+    hot = _best(lambda: compiled_q(np.full(m, 0.5)), 5 * rounds)
+    print(f"{'QuantizedIsotonic event':34s} {whole * 1e9:7.0f} {python * 1e9:7.0f} {fixed * 1e9:7.0f} "
+          f"{inner * 1e9:9.0f}  ({whole / ref:.1f}x = {python / ref:.1f} + {fixed / ref:.1f} + "
+          f"{inner / ref:.1f} + rest; compiled on one score, in cache: {hot * 1e9:.0f} ns)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=20000)
@@ -140,6 +323,8 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=100_000, help="scores held by QuantizedIsotonic")
     parser.add_argument("--burst", type=int, default=BURST,
                         help="calls timed together (0: the whole loop, flushes amortised)")
+    parser.add_argument("--breakdown", action="store_true",
+                        help="split the events that miss their target into python, call, compiled")
     args = parser.parse_args()
     globals()["BURST"] = args.burst
     rng = np.random.default_rng(0)
@@ -147,6 +332,10 @@ def main() -> None:
     xs = rng.uniform(0.02, 0.98, m).tolist()
     ys = (rng.random(m) < np.array(xs)).tolist()
     print(f"load average before: {os.getloadavg()}")
+    if args.breakdown:
+        breakdown(xs, ys, args.n, args.rounds)
+        print(f"load average after: {os.getloadavg()}")
+        return
     best: dict[str, float] = {}
     for r in range(args.rounds + 1):  # round 0 warms up (numba's cache, allocation)
         loops = cases(xs, ys, args.n)  # fresh objects: the quantized stream holds n scores

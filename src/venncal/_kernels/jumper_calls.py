@@ -130,9 +130,12 @@ def jumper_calls(mem, kind, K, R, m, Q, n, x):
     ``CTL_NEW`` to 1.0 if one of them exceeds ``CTL_TOP`` (the largest value
     recorded before, kept by the caller), else 0.0.  The forgetting factor
     is read from ``CTL_GAMMA``.  Returns ``p'`` at ``x``
-    for ``0 <= x <= 1``, and -1.0 (no forecast) for ``x < 0``; the negative
-    class's probability, formed without ``1 - p'`` (:func:`forecast_low`), is
-    left in ``CTL_LOW``.
+    for ``0 <= x <= 1``, and -1.0 (no forecast) for ``x < 0``; when one of the
+    ``n`` steps set a new record (``CTL_NEW`` 1.0) it returns -2.0 instead of
+    ``p'``, which is then read from ``CTL_OUT`` (so the caller learns of a record
+    without reading the memory at every call).  The negative class's
+    probability, formed without ``1 - p'`` (:func:`forecast_low`), is left in
+    ``CTL_LOW``.
     Preconditions (checked by the caller): no ``p = 0`` with a positive label
     and no ``p = 1`` with a negative one; ``0 <= n <= Q``.
     """
@@ -163,4 +166,6 @@ def jumper_calls(mem, kind, K, R, m, Q, n, x):
     if mem[ctl + CTL_OUT] > 0.5:
         polynomial_complements(kind, params, mem[ctl + CTL_X:ctl + CTL_X + 1], column, comp)
     forecast_low(mem, ctl, comp, rates, weights)
+    if n > 0 and mem[ctl + CTL_NEW] == 1.0:
+        return -2.0  # a new record among the steps: the forecast is in CTL_OUT (see the docstring)
     return mem[ctl + CTL_OUT]

@@ -27,6 +27,7 @@ import numpy as np
 from ._jit import jit, jit_inline
 from .jumper import family_ratios, polynomial_values
 from .jumper_calls import (
+    CTL_NEW,
     CTL_OUT,
     CTL_X,
     advance_queue,
@@ -180,7 +181,8 @@ def union_calls(mem, K, R, M, Q, n, x):
     the last forecast's column when its base probability is that forecast's
     (``CTL_COLUMN``; the same function of the same float, so the same values).
     The negative class's probability is left in ``CTL_LOW``
-    (:func:`~venncal._kernels.jumper_calls.forecast_low`).
+    (:func:`~venncal._kernels.jumper_calls.forecast_low`); -2.0 is returned,
+    and ``p'`` left in ``CTL_OUT``, when one of the ``n`` steps set a new record.
     Memory layout: :func:`union_layout`.  Preconditions (checked by the caller): no ``p = 0``
     with a positive label and no ``p = 1`` with a negative one; ``0 <= n <= Q``.
     """
@@ -223,4 +225,6 @@ def union_calls(mem, K, R, M, Q, n, x):
     if mem[ctl + CTL_OUT] > 0.5:
         union_complements(desc, params, mem[ctl + CTL_X:ctl + CTL_X + 1], column, comp)
     forecast_low(mem, ctl, comp, rates, weights)
+    if n > 0 and mem[ctl + CTL_NEW] == 1.0:
+        return -2.0  # a new record among the steps: the forecast is in CTL_OUT (see the docstring)
     return mem[ctl + CTL_OUT]

@@ -43,6 +43,7 @@ from .._kernels.jumper_calls import (
     CTL_LAST,
     CTL_LOW,
     CTL_NEW,
+    CTL_OUT,
     CTL_TOP,
     calls_layout,
     jumper_calls,
@@ -62,7 +63,7 @@ ONE = 1.0
 _FAST_P = frozenset((float, int, np.float64))
 _FAST_Y = frozenset((bool, int, float, str, np.bool_, np.int64, np.float64, np.str_))
 _VIEWS = ("_weights", "_log_cap", "_log_err", "_queue_p", "_queue_y", "_call", "_args", "_mv",
-          "_fast")
+          "_fast", "_label_of")
 
 
 #: The single-call paths: the quadratic and cubic families (their kind codes),
@@ -90,7 +91,9 @@ class SingleCalls:
     """The queue and memory of a Jumper object (mixed into ``_Jumper``).
 
     The host sets ``family_``, ``_rates``, ``clip``, ``classes_``,
-    ``_n_seen``, ``_log10`` and ``_records`` and implements ``_advance``.
+    ``_n_seen``, ``_log10`` (a property here: ``log10 S`` lives in the
+    memory, where the kernels write it) and ``_records`` and implements
+    ``_advance``.
     """
 
     def _new_memory(self) -> None:
@@ -145,6 +148,16 @@ class SingleCalls:
         """Cache the labels as Python values (``learn_one`` compares ``y`` with them)."""
         self._keys = self._class_keys()
         self._known = self._keys if self.classes_ is not None and self._queue else None
+        # learn_one's label: one dict lookup for the comparisons ``y == positive``, then
+        # ``y == negative`` (the positive written last wins, as its test comes first; the
+        # types of _FAST_Y hash as they compare; a NaN label, equal to nothing, is left out).
+        # A label the lookup misses takes _queued's comparisons; unhashable labels, always.
+        try:
+            self._label_of = None if self._known is None else {
+                key: value for key, value in ((self._keys[0], 0.0), (self._keys[1], 1.0))
+                if key == key}
+        except TypeError:
+            self._label_of = None
         self._fast = None
 
     def _new_top(self) -> None:
@@ -160,22 +173,16 @@ class SingleCalls:
         (every attribute, prediction and method does): the values are those of
         ``learn_many`` on the same steps, bit for bit.
         """
-        # The checks of _queued, inlined (a Python call is a good part of a step's cost).
-        known = self._known
-        if (known is not None and sample_weight is ONE and type(p) in _FAST_P
-                and type(y) in _FAST_Y):
-            q = p if type(p) is float else float(p)
-            if 0.0 <= q <= 1.0:
+        # The checks of _queued, inlined for a float (a Python call is a good part of a
+        # step's cost); other numbers take _queued itself, through _learn_checked.
+        labels = self._label_of
+        if (labels is not None and type(p) is float and sample_weight is ONE
+                and type(y) in _FAST_Y and 0.0 <= p <= 1.0):
+            label = labels.get(y)
+            if label is not None:
                 clip = self.clip
-                if clip is not None:
-                    q = min(max(q, clip[0]), clip[1])  # np.clip, bit for bit
-                if y == known[1]:
-                    label = 1.0 if q != 0.0 else -1.0
-                elif y == known[0] and q != 1.0:
-                    label = 0.0
-                else:
-                    label = -1.0
-                if label >= 0.0:
+                q = p if clip is None else min(max(p, clip[0]), clip[1])  # np.clip, bit for bit
+                if q != 1.0 - label:  # not p = 0 with a positive label, nor 1 with a negative
                     n, mv = self._n_queued, self._mv
                     mv[n] = q
                     mv[self._queue + n] = label
@@ -227,16 +234,32 @@ class SingleCalls:
         proba = self._call(*self._args, n, x)
         if n:
             self._applied(n)
+        if proba == -2.0:  # a new record: the forecast is in CTL_OUT
+            proba = self._mv[self._ctl + CTL_OUT]
         return proba
 
     def _applied(self, n: int) -> None:
-        """The bookkeeping after the kernel applied ``n`` queued steps: counts, ``log10 S``, records."""
-        mv, ctl = self._mv, self._ctl
+        """The bookkeeping after the kernel applied ``n`` queued steps: counts and records.
+
+        (``log10 S`` is in the memory already: :attr:`_log10`.)
+        """
         self._n_queued = 0
         self._n_seen += n
-        self._log10 = mv[ctl + CTL_LAST]
-        if mv[ctl + CTL_NEW]:
+        if self._mv[self._ctl + CTL_NEW]:
             self._applied_records(n)
+
+    @property
+    def _log10(self) -> float:
+        """``log10 S`` after the last step applied, kept in the memory's ``CTL_LAST``.
+
+        The single-call kernels write it there; so does every other path
+        (through this property), so a forecast from Python need not copy it out.
+        """
+        return self._mv[self._ctl + CTL_LAST]
+
+    @_log10.setter
+    def _log10(self, value: float) -> None:
+        self._mem[self._ctl + CTL_LAST] = value
 
     def _applied_records(self, n: int) -> None:
         """Record the ``n`` steps just applied (one of them is a new largest ``log10 S``)."""
@@ -247,16 +270,16 @@ class SingleCalls:
         """What :meth:`predict_proba_one` reads, in one tuple (one attribute read a call).
 
         The compiled function with the memory and sizes bound (``call(n, x)``),
-        the memoryview, the control slots ``CTL_LAST``, ``CTL_NEW`` and
-        ``CTL_LOW``, and the two labels.  Made again after ``_views`` and
-        ``_labels`` (which set it to None).
+        the memoryview, the control slots ``CTL_OUT`` and ``CTL_LOW``, and the
+        two labels.  Made again after ``_views`` and ``_labels`` (which set it
+        to None).
         """
         if self._call is None:
             self._called(0, -1.0)  # finds the compiled function (nothing applied, no forecast)
         ctl = self._ctl
         negative, positive = self._keys
-        self._fast = fast = (partial(self._call, *self._args), self._mv, ctl + CTL_LAST,
-                             ctl + CTL_NEW, ctl + CTL_LOW, negative, positive)
+        self._fast = fast = (partial(self._call, *self._args), self._mv, ctl + CTL_OUT,
+                             ctl + CTL_LOW, negative, positive)
         return fast
 
     def predict_proba_one(self, p) -> dict:
@@ -265,15 +288,15 @@ class SingleCalls:
         # are needed only where these fail).  A float in [0, 1] without clip first:
         fast = self._fast
         if fast is not None and type(p) is float and 0.0 <= p <= 1.0 and self.clip is None:
-            call, mv, last, new, low, negative, positive = fast
+            call, mv, out, low, negative, positive = fast
             n = self._n_queued
             proba = call(n, p)
-            if n:  # _applied, inlined
+            if n:  # _applied, inlined (log10 S is in the memory: _log10)
                 self._n_queued = 0
                 self._n_seen += n
-                self._log10 = mv[last]
-                if mv[new]:
+                if proba < 0.0:  # -2.0: a step set a new record; the forecast is in CTL_OUT
                     self._applied_records(n)
+                    proba = mv[out]
             return {negative: mv[low], positive: proba}  # the negative class formed directly
         if self._queue and type(p) in _FAST_P:
             q = p if type(p) is float else float(p)
@@ -281,11 +304,13 @@ class SingleCalls:
                 clip = self.clip
                 if clip is not None:
                     q = min(max(q, clip[0]), clip[1])
-                call, mv, last, new, low, negative, positive = fast or self._fast_calls()
+                call, mv, out, low, negative, positive = fast or self._fast_calls()
                 n = self._n_queued
                 proba = call(n, q)
                 if n:
                     self._applied(n)
+                if proba < 0.0:  # -2.0: a new record; the forecast is in CTL_OUT
+                    proba = mv[out]
                 return {negative: mv[low], positive: proba}
         return super().predict_proba_one(p)
 
@@ -312,6 +337,17 @@ class SingleCalls:
     def __setstate__(self, state: dict) -> None:
         state.setdefault("half_life", None)  # pickled before forgetting
         state.setdefault("_gamma", 1.0)
+        log10 = state.pop("_log10", None)  # pickled while log10 S was an attribute
+        self._restore(state)
+        if log10 is not None and self._log10 != log10:
+            if not self._mem.flags.writeable:  # (a read-only memmap: a copy to write into)
+                self._mem = np.array(self._mem)
+                self._views()
+            self._log10 = log10
+        self._labels()  # learn_one's lookup of the labels (not pickled)
+
+    def _restore(self, state: dict) -> None:
+        """:meth:`__setstate__` of the memory and everything but ``log10 S`` and the labels."""
         if "_mem" not in state:  # pickled before the single calls: separate arrays
             weights, cap, err = state.pop("weights_"), state.pop("_log_cap"), state.pop("_log_err")
             self.__dict__.update(state, _n_seen=state.pop("n_seen_"))

@@ -155,9 +155,8 @@ class _Jumper(SingleCalls, OnlineCalibrator):
         """Forget the stream: back to ``S_0 = 1`` and uniform weights."""
         self.classes_ = None if self.classes is None else np.asarray(self.classes)
         self._n_seen = 0
-        self._log10 = 0.0
         self._records = AlarmRecords()
-        self._new_memory()
+        self._new_memory()  # log10 S = 0: the memory's CTL_LAST (SingleCalls._log10)
 
     @property
     def log10_value(self) -> float:
