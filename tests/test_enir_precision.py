@@ -110,6 +110,31 @@ def test_mixed_heavy_bins(seed):
     assert_table_exact(cal, s, y, w)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_bound_is_below_every_exact_bic(seed):
+    # The pruning bound -2 max_loglik + n_bins log N never exceeds a model's exact BIC,
+    # with bins of 1e17 (both classes) beside light ones; every model is compared.
+    from venncal._kernels.enir_complement import group_sums
+    from venncal.enir import NearIsotonicPath
+    from venncal.enir.calibrator import _models
+
+    rng = np.random.default_rng(seed)
+    n = 30
+    s = np.round(rng.uniform(size=n), 1)
+    y = (rng.uniform(size=n) < s).astype(int)
+    w = np.where(rng.uniform(size=n) < 0.3, 1e17, 1.0) * rng.integers(1, 4, n)
+    cal = ENIRCalibrator().fit(s, y, sample_weight=w)
+    ss = np.unique(s)
+    tot = np.array([w[s == v].sum() for v in ss])
+    pos = np.array([w[(s == v) & (y == 1)].sum() for v in ss])
+    neg = np.array([w[(s == v) & (y == 0)].sum() for v in ss])
+    path = NearIsotonicPath._from_summary(ss, tot, pos)
+    _, n_bins, bound = _models(path, ss.shape[0], group_sums(neg, path._left, path._right))
+    lower = -2.0 * bound + n_bins * math.log(float(tot.sum()))
+    for t, e in enumerate(exact_bic(cal, s, y, w)):
+        assert e is None or Decimal(lower[t]) <= e, (t, lower[t], float(e))
+
+
 # ------------------------------------------------ a weight 2**1000 below its score's
 
 
