@@ -506,10 +506,14 @@ def test_merge_judges_whole_numbers_by_what_was_added():
         assert merged.positive_weights.tolist() == whole.positive_weights.tolist()
 
 
-def test_enir_weights_past_the_bic_range_refused_without_a_warning():
-    # found by the slow profile: a NaN log-likelihood gain (inf - inf) warned before
-    # the clear refusal; the refusal is the answer, the warning was noise
+def test_enir_tiny_weights_beside_a_heavy_score_fit_without_a_warning():
+    # found by the slow profile: a NaN log-likelihood gain (inf - inf) warned before a
+    # refusal ("too large for the models' BIC"); the refusal came from shares of 1e-310
+    # beside 9e15 that underflowed to 0 (log-likelihood -inf).  Each bin's log-likelihood
+    # is now taken from both classes' own weights (issue 22): the fit is the exact one.
     import warnings
+
+    from reference.enir_naive import exact_bic, exact_values
 
     from venncal import ENIRCalibrator
 
@@ -518,8 +522,11 @@ def test_enir_weights_past_the_bic_range_refused_without_a_warning():
     w = np.array([1e-310, 1e-310, 9.00719925e15, 1e-310, 0.1])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        with pytest.raises(ValueError, match="too large for the models' BIC"):
-            ENIRCalibrator().fit(s, y, w)
+        cal = ENIRCalibrator().fit(s, y, w)
+    (bic,) = exact_bic(cal, s, y, w)
+    assert cal.bic_.tolist() == pytest.approx([float(bic)], rel=1e-14, abs=0.0)
+    values = exact_values(cal, s, y, w)
+    assert cal.values_.tolist() == pytest.approx([float(v) for v in values], rel=1e-14, abs=0.0)
 
 
 def test_platt_at_weights_whose_hessian_inverse_overflows():

@@ -1,11 +1,21 @@
-"""ENIR's class-0 table: the averaged smoothed complements, with full relative precision.
+"""ENIR's per-model kernels that keep full relative precision: the BIC and the two tables.
 
-Where ENIR's probability ``p`` is near 1, ``1 - p`` keeps no relative
+**BIC.**  A bin's log-likelihood ``A log v + B log(1 - v)`` (positive and
+negative weight ``A``, ``B``) is computed from both classes' own sums
+(:func:`_bin_loglik`): the log of the smaller class's ratio directly, the
+larger one's as ``log1p`` of minus the smaller ratio, never ``log(1 - v)``
+of a rounded ``v`` (at a bin of weight ``1e17`` beside unit weights, ``v``
+rounded to 1 and the BIC lost tens of nats).  Literal twin:
+``tests/reference/enir_naive.py`` (``exact_bic``).
+
+**Tables.**  Where ENIR's probability ``p`` is near 1, ``1 - p`` keeps no relative
 precision (and is ``2**-53`` where ``p`` is clipped).  The complement of each
 model's smoothed bin value is computed from the bin's own negative weight
-and averaged as a sum of non-negative terms (:func:`enir_complement_table`),
-the twin of :func:`~venncal._kernels.neariso.enir_table`'s ``p`` (literal
-twin: ``tests/reference/enir_naive.py``).
+and averaged as a sum of non-negative terms (:func:`enir_complement_table`;
+literal twin: ``tests/reference/enir_naive.py``).  The same kernel on the
+positive weights (slopes negated) gives ``p`` itself, each point's own sum
+over the models: a running sum of jumps kept no relative precision for a
+small ``p`` between large ones.
 """
 
 from __future__ import annotations
@@ -14,10 +24,13 @@ import math
 
 import numpy as np
 
-from ._jit import jit
+from ._jit import jit, jit_inline
 from .neariso import neariso_groups_at
 
-__all__ = ["enir_complement_table", "group_sums"]
+__all__ = ["bin_logliks", "enir_bic", "enir_complement_table", "group_sums"]
+
+# The smallest positive normal float64: a ratio below it has lost relative precision.
+_TINY = 2.0**-1022
 
 
 @jit
@@ -38,16 +51,100 @@ def group_sums(leaf, left, right):
     return out
 
 
+@jit_inline
+def _bin_loglik(A, B, na, nb, W):
+    """``A log(na / W) + B log(nb / W)`` with full relative precision, ``0 log 0 = 0``.
+
+    ``A``, ``B`` are a bin's positive and negative weights, ``na``, ``nb >= 0``
+    the numerators of its fit ``v = na / W`` and of ``1 - v = nb / W``
+    (``na + nb = W`` but for rounding).  The smaller ratio ``r`` is taken
+    directly and the larger one's log as ``log1p(-r)`` (never ``log`` of a
+    ratio rounded to 1).  A ratio below the normal range is not formed:
+    ``log r = log(n) - log(W)`` (more than 708 apart, no cancellation) and
+    ``log1p(-r) = -r`` (to rounding), taken as ``-(weight / W) n``.  Returns
+    ``-inf`` where a class of positive weight has ratio 0.
+    """
+    if na <= nb:
+        small, large, n_small = A, B, na  # the class with the smaller ratio first
+    else:
+        small, large, n_small = B, A, nb
+    out = 0.0
+    if n_small == 0.0:  # the other ratio is exactly 1: its log is 0
+        return -np.inf if small > 0.0 else 0.0
+    r = n_small / W
+    if r >= _TINY:
+        if small > 0.0:
+            out += small * np.log(r)
+        if large > 0.0:
+            out += large * np.log1p(-r)
+    else:
+        if small > 0.0:
+            out += small * (np.log(n_small) - np.log(W))
+        if large > 0.0:
+            out -= (large / W) * n_small
+    return out
+
+
+@jit
+def bin_logliks(A, B, W):
+    """Each bin's largest log-likelihood, at its observed rate: ``A log(A/W) + B log(B/W)``."""
+    out = np.empty(A.shape[0])
+    for g in range(A.shape[0]):
+        out[g] = _bin_loglik(A[g], B[g], A[g], B[g], W[g])
+    return out
+
+
+@jit
+def enir_bic(lams, lower, order, cutoff, log_n, roots, A, B, W, d, birth, left, right,
+             unit=1.0):
+    """Score the binning models at ``lams`` by BIC, skipping hopeless ones.
+
+    Model ``t`` is the fit at ``lams[t]`` clipped to [0, 1]; its BIC is
+    ``-2 loglik + n_groups * log_n``, and ``lower[t] <= BIC`` is known.
+    Models are scored in the order ``order`` (increasing ``lower``) until
+    ``lower`` exceeds the best BIC so far by more than ``cutoff``; the rest
+    keep ``inf``.  Returns the BIC of each model.  The path's sums (``A``,
+    ``B`` each class's own, ``W``; and ``lams``) are those of the weights
+    divided by ``unit`` (a power of two): the log-likelihood, linear in the
+    weights, is multiplied back.  A group's fit ``(A + lam d) / W`` and its
+    complement ``(B - lam d) / W`` are each clipped at 0 (``lam d`` is exact:
+    ``d`` is -1, 0 or 1), and the log-likelihood is taken from both
+    (:func:`_bin_loglik`).
+    """
+    bic = np.full(lams.shape[0], np.inf)
+    ids = np.empty(A.shape[0], dtype=np.int64)
+    best = np.inf
+    # Invariant: every model before position i in ``order`` is scored, and
+    # every model after has lower >= lower[order[i]], so once that exceeds
+    # best + cutoff none can come within cutoff of the best.
+    for i in range(order.shape[0]):
+        t = order[i]
+        if lower[t] > best + cutoff:
+            break
+        lam = lams[t]
+        n = neariso_groups_at(lam, roots, birth, left, right, ids)
+        loglik = 0.0
+        for j in range(n):
+            g = ids[j]
+            na = max(A[g] + lam * d[g], 0.0)
+            nb = max(B[g] - lam * d[g], 0.0)
+            loglik += _bin_loglik(A[g], B[g], na, nb, W[g])
+        bic[t] = -2.0 * (unit * loglik) + n * log_n
+        best = min(best, bic[t])
+    return bic
+
+
 @jit
 def _smoothed_complement(B, W, d, g, lam, strength, q, shift):
     """The smoothed complement ``(W c + strength q) / (W + strength)`` of group ``g`` at ``lam``.
 
     ``c = 1 - clip(beta_g(lam))``, from the group's own negative weight:
-    ``1 - (A + lam d) / W = (B - lam d) / W``.  With ``shift`` (the sums are
-    those of the weights times ``2**-shift``) it is ``(c + x q) / (1 + x)``
-    with ``x = strength / (W 2**shift)`` (or, for ``x > 1``, ``(y c + q) /
-    (y + 1)`` with ``y = 1 / x``): sums of non-negative terms, no
-    cancellation, no overflow.
+    ``1 - (A + lam d) / W = (B - lam d) / W`` (given ``A`` and ``-d`` for
+    ``B`` and ``d``, it is the smoothed ``clip(beta_g(lam))``: ``lam d`` is
+    exact).  With ``shift`` (the sums are those of the weights times
+    ``2**-shift``) it is ``(c + x q) / (1 + x)`` with ``x = strength / (W
+    2**shift)`` (or, for ``x > 1``, ``(y c + q) / (y + 1)`` with ``y = 1 /
+    x``): sums of non-negative terms, no cancellation, no overflow.
     """
     c = min(max((B[g] - lam * d[g]) / W[g], 0.0), 1.0)
     if shift == 0:
@@ -64,10 +161,14 @@ def enir_complement_table(k, lams, weights, strength, prior_c, roots, B, W, d, b
                           right, shift=0):
     """Average the models' smoothed complements ``1 - p~`` at the ``k`` points.
 
-    As :func:`enir_table`, for the complement of each smoothed group value,
-    computed from the group's negative weight sum ``B`` and the prior
-    complement ``prior_c`` (by group id) so that it keeps its relative
-    precision where ``p~`` is near 1.  No running sum of differences: each
+    Model ``t`` (weight ``weights[t]``; zero-weight models are skipped)
+    gives group ``g`` the smoothed complement of its clipped fit at
+    ``lams[t]`` (:func:`_smoothed_complement`), computed from the group's
+    negative weight sum ``B`` and the prior complement ``prior_c`` (by group
+    id) so that it keeps its relative precision where ``p~`` is near 1.
+    Called with ``A``, ``-d`` and the prior ``pi`` for ``B``, ``d`` and
+    ``prior_c``, it averages ``p~`` itself, with the same precision where
+    ``p~`` is small.  No running sum of differences: each
     model adds ``weights[t]`` times its value to the group it lives in, and
     the value at a point is the sum over the groups that contain it (its
     ancestors in the merge tree, leaf to root), a sum of non-negative terms,

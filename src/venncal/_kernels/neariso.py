@@ -58,14 +58,12 @@ floats (possible when the sums are inexact) share one knot.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ._jit import jit, jit_inline
 from .pava import pava_push
 
-__all__ = ["enir_bic", "enir_table", "neariso_groups_at", "neariso_path"]
+__all__ = ["neariso_groups_at", "neariso_path"]
 
 _EPS = 2.0**-52
 # Values of adjacent groups that agree to this many ulps of their size are
@@ -459,93 +457,3 @@ def neariso_groups_at(lam, roots, birth, left, right, out):
                 out[n_out] = node
                 n_out += 1
     return n_out
-
-
-@jit
-def _bernoulli_loglik(pos, total, p):
-    """``pos log p + (total - pos) log(1 - p)`` with ``0 log 0 = 0``."""
-    out = 0.0
-    if pos > 0.0:
-        out += pos * np.log(p) if p > 0.0 else -np.inf
-    neg = total - pos
-    if neg > 0.0:
-        out += neg * np.log1p(-p) if p < 1.0 else -np.inf
-    return out
-
-
-@jit
-def _clipped_value(A, W, d, g, lam):
-    v = (A[g] + lam * d[g]) / W[g]
-    return min(max(v, 0.0), 1.0)
-
-
-@jit
-def enir_bic(lams, lower, order, cutoff, log_n, roots, A, W, d, birth, left, right, unit=1.0):
-    """Score the binning models at ``lams`` by BIC, skipping hopeless ones.
-
-    Model ``t`` is the fit at ``lams[t]`` clipped to [0, 1]; its BIC is
-    ``-2 loglik + n_groups * log_n``, and ``lower[t] <= BIC`` is known.
-    Models are scored in the order ``order`` (increasing ``lower``) until
-    ``lower`` exceeds the best BIC so far by more than ``cutoff``; the rest
-    keep ``inf``.  Returns the BIC of each model.  The path's sums (and
-    ``lams``) are those of the weights divided by ``unit`` (a power of two):
-    the log-likelihood, linear in the weights, is multiplied back.
-    """
-    bic = np.full(lams.shape[0], np.inf)
-    ids = np.empty(A.shape[0], dtype=np.int64)
-    best = np.inf
-    # Invariant: every model before position i in ``order`` is scored, and
-    # every model after has lower >= lower[order[i]], so once that exceeds
-    # best + cutoff none can come within cutoff of the best.
-    for i in range(order.shape[0]):
-        t = order[i]
-        if lower[t] > best + cutoff:
-            break
-        lam = lams[t]
-        n = neariso_groups_at(lam, roots, birth, left, right, ids)
-        loglik = 0.0
-        for j in range(n):
-            g = ids[j]
-            loglik += _bernoulli_loglik(A[g], W[g], _clipped_value(A, W, d, g, lam))
-        bic[t] = -2.0 * (unit * loglik) + n * log_n
-        best = min(best, bic[t])
-    return bic
-
-
-@jit
-def enir_table(k, lams, weights, strength, prior, roots, A, W, d, start, birth, left, right,
-               shift=0):
-    """Average the models' smoothed group values at the ``k`` points.
-
-    Model ``t`` (weight ``weights[t]``; zero-weight models are skipped) gives
-    group ``g`` the value ``(W v + strength * prior[g']) / (W + strength)``,
-    ``v`` its clipped fit at ``lams[t]`` and ``prior`` indexed by group id.
-    The path's sums are those of the weights times ``2**-shift``; with
-    ``shift`` the value is taken as ``prior + r (v - prior)``, ``r = 1 / (1 +
-    strength / W)``, which neither overflows nor underflows.  The averaged
-    step function is built from the jumps at group starts in O(groups) per
-    model, then summed up: O(k + sum of groups).  Returns the values and the
-    smallest and largest smoothed value averaged.
-    """
-    jumps = np.zeros(k)
-    ids = np.empty(A.shape[0], dtype=np.int64)
-    lo = np.inf
-    hi = -np.inf
-    for t in range(lams.shape[0]):
-        if weights[t] == 0.0:
-            continue
-        n = neariso_groups_at(lams[t], roots, birth, left, right, ids)
-        before = 0.0
-        for j in range(n):
-            g = ids[j]
-            v = _clipped_value(A, W, d, g, lams[t])
-            if shift == 0:
-                p = (W[g] * v + strength * prior[g]) / (W[g] + strength)
-            else:
-                r = 1.0 / (1.0 + math.ldexp(strength / W[g], -shift))
-                p = prior[g] + r * (v - prior[g])
-            lo = min(lo, p)
-            hi = max(hi, p)
-            jumps[start[g]] += weights[t] * (p - before)
-            before = p
-    return np.cumsum(jumps), lo, hi

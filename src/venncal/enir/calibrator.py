@@ -6,13 +6,11 @@ import math
 from typing import ClassVar
 
 import numpy as np
-from scipy.special import xlogy
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import ScoreCalibrator, check_float_arrays, check_increasing, check_int_array
 from .._docs import fill
-from .._kernels.enir_complement import enir_complement_table, group_sums
-from .._kernels.neariso import enir_bic, enir_table
+from .._kernels.enir_complement import bin_logliks, enir_bic, enir_complement_table, group_sums
 from .._validation import Interval, Options
 from ..baselines.bbq import _PRIOR_EPS  # prior rates kept in [eps, 1 - eps], as in BBQ
 from ..baselines.isotonic import interpolate
@@ -27,12 +25,12 @@ BIN_PRIORS = ("auto", "score", "base_rate")
 # weight below exp(-_NATS) / n_models of the best model's, so all such models
 # together hold less than exp(-60) ~ 1e-26 of the total: nothing in float64.
 _NATS = 60.0
-# Final probabilities are kept in [_P_MIN, 1 - _P_MIN]; this binds only for
-# bin weights above ~1e15, where the smoothing itself rounds away.
+# Both tables (values_ for class 1, complements_ for class 0) are kept in
+# [_C_MIN, 1 - _P_MIN]: below 1 - _P_MIN, the largest double below 1, and each
+# keeps its own relative precision near 0, but stays > 0 (a smoothed value that
+# underflowed, with prior_strength or bin weights near the float64 range, is
+# the smallest subnormal): no score range predicts a certain label.
 _P_MIN = 2.0**-53
-# The complement of class 0 keeps its own relative precision below _P_MIN, but
-# stays > 0 (a smoothed complement that underflowed, with prior_strength or bin
-# weights near the float64 range, is the smallest subnormal).
 _C_MIN = 2.0**-1074
 # How far values_ + complements_ may be from 1 in a valid model (see _check_state).
 _CONSISTENT = 1e-9
@@ -132,7 +130,7 @@ class ENIRCalibrator(ScoreCalibrator):
 
     **Class 0.**  Column 0 of :meth:`predict_proba` is not ``1 - p``, which
     keeps no relative precision where ``p`` is near 1 (and is ``2**-53`` where
-    ``p`` is clipped), but the same average of the bins' smoothed
+    ``p`` is ``1 - 2**-53``), but the same average of the bins' smoothed
     complements, ``(N_b c_b + m (1 - pi_b)) / (N_b + m)`` with ``c_b = 1 -
     clip(beta_b)`` computed from the bin's own negative weight ``N_b - m_b``
     (summed on its own, as the score summary keeps it) and ``1 - pi_b`` from
@@ -142,18 +140,28 @@ class ENIRCalibrator(ScoreCalibrator):
     checks ``1e-12`` against exact rational arithmetic, with weights from
     ``1e-310`` to ``1e300`` and ``1e20 : 1`` at one score).  It is kept in
     ``(0, 1 - 2**-53]`` and interpolated as ``values_``; ``values_ +
-    complements_`` is 1 to rounding.  A model saved before ``complements_``
+    complements_`` is 1 to one rounding (where one table is above the
+    other, it is 1 minus the other).  ``values_`` is kept in the same range,
+    with the same relative precision near 0 (``p = 1e-20`` is not rounded
+    up to ``2**-53``, as by earlier versions).  A model saved before ``complements_``
     existed predicts ``1.0 - p``, as it did.
 
     **Exact and fast.**  The path is exact (see
     :func:`~venncal.near_isotonic_path`) and costs ``O(k log k)``.  The
     log-likelihood of a binning is at most that of the same bins at their
     observed rates, and that bound, for every knot, is a running sum over
-    the merges (``O(k)`` in all); with ``B_t log N`` it bounds the BIC from
-    below.  Models are scored in order of that bound, each in
-    ``O(B_t)`` from the merge tree, and scoring stops once the bound exceeds
-    the best BIC by the cutoff above: the weights equal those of scoring
-    every model, to rounding.  The average is tabulated at fit time, so
+    the merges (``O(k)`` in all, its rounding added); with ``B_t log N`` it
+    bounds the BIC from below.  Models are scored in order of that bound,
+    each in ``O(B_t)`` from the merge tree, and scoring stops once the bound
+    exceeds the best BIC by the cutoff above: the weights equal those of
+    scoring every model, to rounding.  Each bin's log-likelihood is taken
+    from both classes' own weights (the log of the smaller class's share,
+    ``log1p`` of minus it for the larger), never from ``log(1 - beta_b)`` of
+    a rounded ``beta_b``, so the BIC keeps its relative precision with bins
+    of weight ``1e17`` beside unit weights.  ``values_`` is, like
+    ``complements_``, each score's own sum of the models' smoothed values
+    (non-negative terms), so a small ``p`` between large ones keeps its
+    relative precision.  The average is tabulated at fit time, so
     prediction is ``np.interp`` (a binary search and a gather) on a table
     of at most ``k`` points, usually far fewer (the models' bin edges).
 
@@ -234,7 +242,8 @@ class ENIRCalibrator(ScoreCalibrator):
             path._start, path._end, path._birth, path._left, path._right)
         roots = path._alive(math.inf)  # the groups of the isotonic fit, in score order
 
-        lams, n_bins, loglik = _models(path, k)
+        B = group_sums(b, left, right)  # each group's negative weight, summed on its own
+        lams, n_bins, loglik = _models(path, k, B)
         total = float(W[roots].sum())
         log_total = math.log(total) + shift * math.log(2.0)
         log_n = log_total if log_total > 0.0 else 0.0
@@ -243,7 +252,7 @@ class ENIRCalibrator(ScoreCalibrator):
         cutoff = 2.0 * (_NATS + math.log(lams.shape[0]))
         order = np.argsort(lower, kind="stable")
         bic = enir_bic(
-            lams, lower, order, cutoff, log_n, roots, A, W, d, birth, left, right, unit
+            lams, lower, order, cutoff, log_n, roots, A, B, W, d, birth, left, right, unit
         )
         with np.errstate(over="ignore"):
             lambdas = np.ldexp(lams, shift)
@@ -278,9 +287,12 @@ class ENIRCalibrator(ScoreCalibrator):
             if lost.any():
                 prior = np.where(lost, own, prior)
         np.clip(prior, _PRIOR_EPS, 1.0 - _PRIOR_EPS, out=prior)
-        values, lo, hi = enir_table(k, lams, weights, float(self.prior_strength), prior,
-                                    roots, A, W, d, start, birth, left, right, shift)
-        B = group_sums(b, left, right)  # each group's negative weight, summed on its own
+        # Each point's value is its own sum over the models (no running sum of jumps,
+        # which kept no relative precision for a small p between large ones): the
+        # complement kernel on the positive weights (A + lam d = A - lam (-d)).
+        values, lo, hi = enir_complement_table(
+            k, lams, weights, float(self.prior_strength), prior, roots, A, W, -d, birth, left,
+            right, shift)
         if self.bin_prior == "base_rate" or not in_unit:
             prior_c = np.full(A.shape[0], float(B[roots].sum()) / total)
         else:  # the mean of 1 - s (exact for s >= 1/2), summed per group: no cancellation
@@ -291,16 +303,25 @@ class ENIRCalibrator(ScoreCalibrator):
             k, lams, weights, float(self.prior_strength), prior_c, roots, B, W, d, birth,
             left, right, shift)
         # The average lies between the values it averages; clipping removes
-        # the rounding of the running sums, and keeps it in [_P_MIN, 1 - _P_MIN]
+        # the rounding of the sums, and keeps it in [_C_MIN, 1 - _P_MIN]
         # even when every smoothed value rounded to 0 or 1 (bins of weight
-        # past 2**53 times the prior's).
-        lower = min(max(lo, _P_MIN), 1.0 - _P_MIN)
+        # past 2**53 times the prior's, or near the float64 range).
+        lower = min(max(lo, _C_MIN), 1.0 - _P_MIN)
         upper = max(min(hi, 1.0 - _P_MIN), lower)
         np.clip(values, lower, upper, out=values)
-        # The same for the complement, in its own range, kept > 0 where it underflowed.
+        # The same for the complement, in its own range.
         lower = min(max(c_lo, _C_MIN), 1.0 - _P_MIN)
         upper = max(min(c_hi, 1.0 - _P_MIN), lower)
         np.clip(complements, lower, upper, out=complements)
+        # Each table is precise where it is small; where it is large, the other's small
+        # value gives it to one rounding (a value near 1 from its own sums is off by a
+        # few units of 2**-53 of 1, the smoothing's rounding, which p + (1 - p) would
+        # show: 1 - 3 * 2**-53 at weights 2**53 : 1).
+        small = values <= complements
+        values = np.where(small, values, 1.0 - complements)
+        complements = np.where(small, 1.0 - values, complements)
+        np.clip(values, _C_MIN, 1.0 - _P_MIN, out=values)
+        np.clip(complements, _C_MIN, 1.0 - _P_MIN, out=complements)
 
         self.lambdas_ = lambdas
         self.n_bins_ = n_bins.astype(np.int64)
@@ -346,15 +367,14 @@ class ENIRCalibrator(ScoreCalibrator):
         scored) and a weight ``>= 0`` (0 where the BIC is ``+inf``; one weight
         1 for ``model="best"``), the weights summing to 1.  The table:
         thresholds strictly increasing, values in [0, 1] (``fit`` keeps them
-        in ``[2**-53, 1 - 2**-53]``), complements of the same length in
-        ``(0, 1]`` with ``|values_ + complements_ - 1| <= 1e-9``.
+        in ``(0, 1 - 2**-53]``; earlier versions in ``[2**-53, 1 - 2**-53]``),
+        complements of the same length in ``(0, 1]`` with ``|values_ + complements_ - 1| <= 1e-9``.
 
         The tolerance: the two tables are averages of values in [0, 1] from
         the same group sums, so they differ only by rounding, a few units of
-        ``2**-53`` per jump of the running sum of ``values_`` and per
-        addition of a group sum (40 units at most on 5,000 random scores),
-        and by ``values_``'s clip into
-        ``[2**-53, 1 - 2**-53]``; ``1e-9`` is ``2**-53`` times 9e6, which no
+        ``2**-53`` per model and per addition of a group sum,
+        and by their clips into
+        ``(0, 1 - 2**-53]``; ``1e-9`` is ``2**-53`` times 9e6, which no
         fit approaches, and an edited value that moves a prediction by more
         than ``1e-9`` is refused.
         """
@@ -371,8 +391,8 @@ class ENIRCalibrator(ScoreCalibrator):
         if (self.complements_ == 0).any():
             raise ValueError("complements_ must be positive")
         # Both tables average values in [0, 1] computed from the same group sums; they
-        # differ by their rounding (a few units of 2**-53 per jump of values_, per
-        # addition of a group sum) and by the clip of values_ into [2**-53, 1 - 2**-53]:
+        # differ by their rounding (a few units of 2**-53 per model, per addition of
+        # a group sum) and by their clips into (0, 1 - 2**-53]:
         # far below 1e-9 for any data that fits in memory.  A file whose values moved
         # by more is refused.
         gap = np.abs(self.values_ + self.complements_ - 1.0)
@@ -428,35 +448,46 @@ def _scale_shift(w) -> int:
     return shift
 
 
-def _models(path, k):
+def _models(path, k, B):
     """Return the models' ``lambda``, number of bins and log-likelihood upper bound.
 
     The models are the fits at the knots ``lambda > 0`` (Naeini & Cooper 2016: the fit
     at 0, the data, is left out); with no merge at ``lambda > 0`` the one
-    model is the fit at 0.
+    model is the fit at 0.  ``B``: each group's negative weight.
     """
     models = np.flatnonzero(path.knots > 0)  # knot indices of the models
-    loglik = _max_loglik(path, k)
+    loglik = _max_loglik(path, k, B)
     if models.shape[0] == 0:
         n_bins = path.n_groups[-1:] if path.knots.shape[0] else np.array([k])
         return np.zeros(1), n_bins, loglik[-1:]
     return path.knots[models], path.n_groups[models], loglik[models + 1]
 
 
-def _max_loglik(path, k):
-    """Return the largest log-likelihood of the bins before and at each knot.
+def _max_loglik(path, k, B):
+    """Return an upper bound of the log-likelihood of the bins before and at each knot.
 
-    Entry 0 is that of the points, entry ``j + 1`` that of the groups after
-    the merges at ``path.knots[j]``, each at its observed rate.  Refining
-    bins never lowers it, so it bounds a model's own log-likelihood from
-    above.  Summed per knot, then cumulated over the knots.
+    Entry 0 is for the points, entry ``j + 1`` for the groups after the
+    merges at ``path.knots[j]``, each at its observed rate (each group's
+    ``A log(A/W) + B log(B/W)`` from both classes' own sums, with full
+    relative precision: :func:`~venncal._kernels.enir_complement.bin_logliks`).
+    Refining bins never lowers it, so it bounds a model's own log-likelihood
+    from above.  Summed per knot, then cumulated over the knots; the
+    rounding of those sums (at most ``(m + 16) 2**-52`` times the sum of the
+    terms' magnitudes, ``m`` the number of groups) is added, so that the
+    bound stays one where the terms are huge (bins of weight ``1e20``).
     """
     A, W, left, right = path._A, path._W, path._left, path._right
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rate = A / W
-        best = xlogy(A, rate) + xlogy(W - A, 1.0 - rate)
+    best = bin_logliks(A, B, W)  # <= 0, or -inf past the float64 range
+    with np.errstate(invalid="ignore"):
         # inf - inf past the float64 range gives NaN here: _fit_sums refuses it with
         # a clear error (the weights are too large for the BIC), never uses it
         gain = best[k:] - best[left[k:]] - best[right[k:]]
-    per_knot = np.bincount(path._knot_of_merge, weights=gain, minlength=path.knots.shape[0])
-    return np.concatenate(([0.0], np.cumsum(per_knot))) + best[:k].sum()
+    size = np.abs(best[k:]) + np.abs(best[left[k:]]) + np.abs(best[right[k:]])
+    n_knots = path.knots.shape[0]
+    per_knot = np.bincount(path._knot_of_merge, weights=gain, minlength=n_knots)
+    size_per_knot = np.bincount(path._knot_of_merge, weights=size, minlength=n_knots)
+    base = best[:k].sum()
+    loglik = np.concatenate(([0.0], np.cumsum(per_knot))) + base
+    magnitude = np.concatenate(([0.0], np.cumsum(size_per_knot))) - base
+    with np.errstate(invalid="ignore"):
+        return loglik + (A.shape[0] + 16) * 2.0**-52 * magnitude
