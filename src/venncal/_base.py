@@ -163,6 +163,30 @@ def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
     return a.shape == b.shape and bool((a.view(np.int64) == b.view(np.int64)).all())
 
 
+def paired(values: np.ndarray, complements: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(values, complements)`` that add to 1 within ``2**-53``, each precise relative to itself.
+
+    Two tables of probabilities computed on their own (from each class's sums)
+    are each precise where they are small, relative to themselves; where one
+    is large, and its own sums were rounded, it can be a few units of
+    ``2**-53`` off, which ``p + (1 - p)`` shows (``1 - 3 * 2**-53`` at weights
+    ``2**53 : 1``).  Where the two miss 1 by more than ``2**-53``, the larger
+    becomes 1 minus the smaller (as precise, and they then add to 1 to one
+    rounding); elsewhere both stay as computed (a ratio of exact sums stays
+    correctly rounded).
+
+    Examples
+    --------
+    >>> v, c = paired(np.array([0.25, 1.0 - 2.0**-50]), np.array([0.75, 1e-20]))
+    >>> v.tolist(), c.tolist()
+    ([0.25, 1.0], [0.75, 1e-20])
+    """
+    off = np.abs((values - 1.0) + complements) > 2.0**-53
+    small = values <= complements
+    return (np.where(off & ~small, 1.0 - complements, values),
+            np.where(off & small, 1.0 - values, complements))
+
+
 def check_complements(values: np.ndarray, complements: np.ndarray, *, monotone: bool,
                       names: tuple[str, str] = ("values_", "complements_")) -> None:
     """Raise ``ValueError`` unless ``complements`` is a fitted complement of ``values``.

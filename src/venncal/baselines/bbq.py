@@ -16,6 +16,7 @@ from .._base import (
     check_increasing,
     check_int_array,
     own_knots,
+    paired,
 )
 from .._binning import equal_mass_cuts, gap_points, prefix_sums, range_sums
 from .._docs import fill
@@ -351,9 +352,14 @@ class BBQCalibrator(ScoreCalibrator):
         self.thresholds_, self.values_ = _average_steps(
             s.shape[0], gaps, cuts, values, bins.offsets, bins.first, model_weights
         )
-        self.complements_ = _average_steps(
+        complements = _average_steps(
             s.shape[0], gaps, cuts, complements, bins.offsets, bins.first, model_weights
         )[1]
+        # each the more precise of itself and 1 minus the other, kept between the
+        # estimates it averages
+        self.values_, self.complements_ = paired(self.values_, complements)
+        live = np.repeat(model_weights > 0, n_bins)
+        np.clip(self.values_, values[live].min(), values[live].max(), out=self.values_)
 
     def _derive_state(self) -> None:
         """A model saved before ``complements_`` existed predicted ``1.0 - values_``."""
@@ -523,6 +529,7 @@ def _evidence(w, a, b, bins, prior, prior_strength):
         complements = (neg + beta) / ((pos + neg) + (alpha + beta))
     np.clip(values, _P_LOW, _P_HIGH, out=values)
     np.clip(complements, _P_LOW, _P_HIGH, out=complements)
+    values, complements = paired(values, complements)  # each the more precise
     return np.add.reduceat(terms, bins.offsets[:-1]), values, complements
 
 

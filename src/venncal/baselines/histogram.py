@@ -13,6 +13,7 @@ from .._base import (
     check_float_arrays,
     check_increasing,
     own_knots,
+    paired,
 )
 from .._binning import (
     equal_mass_cuts,
@@ -146,6 +147,7 @@ class HistogramBinningCalibrator(ScoreCalibrator):
         m = edges.shape[0] - 1
         bins = np.searchsorted(edges[1:-1], s, side="left")
         weights, values, complements = _bin_sums(bins, w, a, b, m)
+        values, complements = paired(values, complements)  # each the more precise
         filled = weights > 0
         if not filled.all():
             nearest = _nearest_filled(filled)

@@ -13,6 +13,7 @@ from .._base import (
     check_float_arrays,
     check_increasing,
     own_knots,
+    paired,
     same_bits,
 )
 from .._binning import overflow_shift, scaling_is_exact
@@ -307,8 +308,9 @@ class IsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
         starts = np.concatenate(([0], ends[:-1]))
         # The means are in [0, 1] up to rounding; clip to be sure.  The complements
         # decrease in exact arithmetic; a running minimum removes an inversion by rounding.
-        block_values = np.clip(means, 0.0, 1.0)
+        # Each is then the more precise of itself and 1 minus the other (paired).
         block_complements = np.minimum.accumulate(np.clip(complements, 0.0, 1.0))
+        block_values, block_complements = paired(np.clip(means, 0.0, 1.0), block_complements)
         self.thresholds_, self.values_ = block_table(s[starts], s[ends - 1], block_values)
         self.complements_ = block_table(s[starts], s[ends - 1], block_complements)[1]
 

@@ -8,7 +8,13 @@ from typing import ClassVar
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import ScoreCalibrator, check_float_arrays, check_increasing, check_int_array
+from .._base import (
+    ScoreCalibrator,
+    check_float_arrays,
+    check_increasing,
+    check_int_array,
+    paired,
+)
 from .._docs import fill
 from .._kernels.enir_complement import bin_logliks, enir_bic, enir_complement_table, group_sums
 from .._validation import Interval, Options
@@ -140,8 +146,8 @@ class ENIRCalibrator(ScoreCalibrator):
     checks ``1e-12`` against exact rational arithmetic, with weights from
     ``1e-310`` to ``1e300`` and ``1e20 : 1`` at one score).  It is kept in
     ``(0, 1 - 2**-53]`` and interpolated as ``values_``; ``values_ +
-    complements_`` is 1 to one rounding (where one table is above the
-    other, it is 1 minus the other).  ``values_`` is kept in the same range,
+    complements_`` is 1 within ``2**-53`` (where the two miss it by more,
+    the larger is 1 minus the smaller: :func:`~venncal._base.paired`).  ``values_`` is kept in the same range,
     with the same relative precision near 0 (``p = 1e-20`` is not rounded
     up to ``2**-53``, as by earlier versions).  A model saved before ``complements_``
     existed predicts ``1.0 - p``, as it did.
@@ -313,13 +319,8 @@ class ENIRCalibrator(ScoreCalibrator):
         lower = min(max(c_lo, _C_MIN), 1.0 - _P_MIN)
         upper = max(min(c_hi, 1.0 - _P_MIN), lower)
         np.clip(complements, lower, upper, out=complements)
-        # Each table is precise where it is small; where it is large, the other's small
-        # value gives it to one rounding (a value near 1 from its own sums is off by a
-        # few units of 2**-53 of 1, the smoothing's rounding, which p + (1 - p) would
-        # show: 1 - 3 * 2**-53 at weights 2**53 : 1).
-        small = values <= complements
-        values = np.where(small, values, 1.0 - complements)
-        complements = np.where(small, 1.0 - values, complements)
+        # Each table is precise where it is small (see paired).
+        values, complements = paired(values, complements)
         np.clip(values, _C_MIN, 1.0 - _P_MIN, out=values)
         np.clip(complements, _C_MIN, 1.0 - _P_MIN, out=complements)
 
