@@ -256,14 +256,21 @@ def test_complements_are_saved_and_loaded_bit_for_bit(kind, version):
 
 @pytest.mark.parametrize("kind", sorted(FITTED))
 def test_a_model_without_complements_loads_with_one_minus_p(kind):
-    # as a file written before the attribute existed: saved without it
+    # a file written before the member existed: the same document without it (version 2)
+    import json
+
     cal = FITTED[kind]()
-    setattr(cal, NAME[type(cal)], 1.0 - getattr(cal, VALUES[type(cal)]))
-    back, text = reload(cal)
-    assert NAME[type(cal)] not in text
-    q = np.array([0.1, 0.5, 0.9])
+    name = NAME[type(cal)]
+    buf = io.StringIO()
+    persist.save(cal, buf, format_version=2)
+    doc = json.loads(buf.getvalue())
+    del doc["state"][name]
+    back = persist.load(io.StringIO(json.dumps(doc)))
+    q = np.array([0.1, 0.3, 0.5, 0.7, 0.9])
     p = back.predict_proba(q)
     assert p[:, 0].tobytes() == (1.0 - p[:, 1]).tobytes()
+    again, text = reload(back, 2)  # and it is saved again without it
+    assert name not in text
 
 
 @pytest.mark.parametrize("kind", sorted(FITTED))
@@ -323,3 +330,37 @@ def test_step_average_matches_its_literal_twin(case):
     n_models = case[2].shape[0] - 1
     for g, e in zip(got, exact, strict=True):
         assert rel_err(g, Fraction(e)) <= (2 * n_models + 2) * EPS
+
+
+# -- attack 13: old pickles; linear interpolation of complements that are 1 - values ------
+
+
+@pytest.mark.parametrize("kind", sorted(FITTED))
+def test_a_pickle_from_before_complements_predicts_one_minus_p(kind):
+    import pickle
+
+    cal = FITTED[kind]()
+    delattr(cal, NAME[type(cal)])  # as pickled by a version without the member
+    back = pickle.loads(pickle.dumps(cal))
+    q = np.array([0.1, 0.5, 0.9])
+    p = back.predict_proba(q)
+    assert p[:, 0].tobytes() == (1.0 - p[:, 1]).tobytes()
+
+
+def test_an_unfitted_pickle_stays_unfitted():
+    import pickle
+
+    back = pickle.loads(pickle.dumps(IsotonicCalibrator()))
+    assert not hasattr(back, "complements_") and not hasattr(back, "classes_")
+
+
+def test_linear_isotonic_interpolates_complements_equal_to_one_minus_values():
+    # block means 1 - 2**-52 and 1 - 2**-53 are exact: complements_ is 1 - values_ to the bit,
+    # yet between the knots the complement is interpolated (1.5 * 2**-53), not 1 - p (2**-52)
+    cal = IsotonicCalibrator(interpolation="linear").fit(
+        [0.0, 0.0, 1.0, 1.0], [1, 0, 1, 0], sample_weight=[2.0**52 - 1, 1.0, 2.0**53 - 1, 1.0])
+    assert cal.complements_.tobytes() == (1.0 - cal.values_).tobytes()
+    assert cal.predict_proba([0.5])[0, 0] == 1.5 * 2.0**-53
+    back, text = reload(cal)
+    assert '"complements_"' in text
+    assert back.predict_proba([0.5])[0, 0] == 1.5 * 2.0**-53

@@ -158,11 +158,6 @@ def same_values(a, b) -> bool:
     return a.tolist() == b.tolist()
 
 
-def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether two float64 arrays are equal bit for bit (``0.0`` and ``-0.0`` differ)."""
-    return a.shape == b.shape and bool((a.view(np.int64) == b.view(np.int64)).all())
-
-
 def paired(values: np.ndarray, complements: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(values, complements)`` that add to 1 within ``2**-53``, each precise relative to itself.
 
@@ -328,6 +323,13 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
             p = self._predict_p(q)
             complement = 1.0 - p
         return np.column_stack((complement, p))
+
+    def __setstate__(self, state) -> None:
+        # A fitted calibrator pickled before a member of ``_state_added`` existed gets it
+        # as ``venncal.load`` gives it to an old file (``_derive_state``).
+        super().__setstate__(state)
+        if "classes_" in state and hasattr(self, "_derive_state"):
+            self._derive_state()
 
     def predict(self, scores) -> np.ndarray:
         """Return the more probable label (``classes_[0]`` on a tie)."""

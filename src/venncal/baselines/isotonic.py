@@ -14,7 +14,6 @@ from .._base import (
     check_increasing,
     own_knots,
     paired,
-    same_bits,
 )
 from .._binning import overflow_shift, scaling_is_exact
 from .._docs import fill
@@ -315,12 +314,19 @@ class IsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
         self.complements_ = block_table(s[starts], s[ends - 1], block_complements)[1]
 
     def _derive_state(self) -> None:
-        """A model saved before ``complements_`` existed predicted ``1.0 - values_``."""
+        """A model saved before ``complements_`` existed predicted ``1.0 - p``: it still does."""
         if not hasattr(self, "complements_") and isinstance(self.values_, np.ndarray):
             self.complements_ = 1.0 - self.values_
+            self._complements_derived = True
 
     def _state_default(self, name: str):
-        """What :meth:`_derive_state` fills ``name`` with (the file may leave it out then)."""
+        """What :meth:`_derive_state` fills ``name`` with (the file may leave it out then).
+
+        Between knots (``interpolation="linear"``) a derived model predicts ``1.0 - p``,
+        not the interpolated ``complements_``: only such a model leaves it out (None).
+        """
+        if self.interpolation == "linear" and not self.__dict__.get("_complements_derived"):
+            return None
         return 1.0 - self.values_
 
     def _check_state(self):
@@ -349,7 +355,7 @@ class IsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
         t, v, c = self.thresholds_, self.values_, self.complements_
         if self.interpolation == "linear":
             p = interpolate(q, t, v)
-            if same_bits(c, 1.0 - v):  # a model saved before complements_: as it predicted
+            if self.__dict__.get("_complements_derived"):  # saved before complements_
                 return p, 1.0 - p
             return p, interpolate(q, t, c)
         return self._nearest(q), self._nearest(q, complement=True)

@@ -343,7 +343,7 @@ class ENIRCalibrator(ScoreCalibrator):
 
     def _predict_p_and_complement(self, q):
         p = interpolate(q, self.thresholds_, self.values_)
-        if np.array_equal(self.complements_, self._derived_complements()):
+        if self.__dict__.get("_complements_derived"):
             return p, 1.0 - p  # a model saved before complements_: as it predicted
         return p, interpolate(q, self.thresholds_, self.complements_)
 
@@ -353,11 +353,19 @@ class ENIRCalibrator(ScoreCalibrator):
 
     def _derive_state(self) -> None:
         """Fill ``complements_`` of a model saved before it existed (``1 - values_``)."""
-        if not hasattr(self, "complements_"):
+        if not hasattr(self, "complements_") and hasattr(self, "values_"):
             self.complements_ = self._derived_complements()
+            self._complements_derived = True
 
     def _state_default(self, name: str):
-        """What :meth:`_derive_state` fills ``name`` with (the file may leave it out then)."""
+        """What :meth:`_derive_state` fills ``name`` with, for a model it filled (else None).
+
+        Between knots such a model predicts ``1.0 - p``, not the interpolated
+        ``complements_``, so only it may leave the member out of a file: a fit whose
+        complements happen to be ``1 - values_`` to the bit keeps them.
+        """
+        if not self.__dict__.get("_complements_derived"):
+            return None
         return self._derived_complements()
 
     def _check_state(self):
