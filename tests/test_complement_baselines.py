@@ -364,3 +364,40 @@ def test_linear_isotonic_interpolates_complements_equal_to_one_minus_values():
     back, text = reload(cal)
     assert '"complements_"' in text
     assert back.predict_proba([0.5])[0, 0] == 1.5 * 2.0**-53
+
+
+# -- attack 13 F5: a light BBQ bin after heavy rows keeps its own weight ----------------
+
+
+def test_bbq_light_bin_after_heavy_rows():
+    # one model; its last bin holds only the row at 0.9 (y = 1, weight 1) after 1e40 and 1e41:
+    # its weight was the difference of running sums, 0, leaving the bin at its prior 0.85
+    cal = BBQCalibrator().fit([0.1, 0.2, 0.5, 0.9], [1, 1, 0, 1],
+                              sample_weight=[1e40, 1e20, 1e41, 1.0])
+    assert cal.n_bins_.shape == (1,)
+    strength = Fraction(2, int(cal.n_bins_[0]))
+    prior = Fraction(0.5 * float(cal.bin_edges_[-1]) + 0.5)
+    exact = (1 + strength * prior) / (1 + strength)
+    proba = cal.predict_proba([0.9])[0]
+    assert rel_err(proba[1], exact) <= 1e-15
+    assert rel_err(proba[0], 1 - exact) <= 1e-15
+
+
+@st.composite
+def ranges(draw):
+    n = draw(st.integers(1, 40))
+    x = [draw(st.sampled_from([0.0, 1.0, 1e40, 1e-300, 0.1, 3.0, 5e-324])) for _ in range(n)]
+    pairs = [sorted((draw(st.integers(0, n)), draw(st.integers(0, n)))) for _ in range(8)]
+    return np.array(x), np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+
+
+@given(ranges())
+def test_range_sums_tree_matches_the_literal_sums(case):
+    from venncal._kernels.averages import range_sums_tree
+
+    x, lo, hi = case
+    got = range_sums_tree(x, lo, hi)
+    levels = 2 * max(1, int(np.ceil(np.log2(x.shape[0] + 1)))) + 2
+    for g, a, b in zip(got, lo, hi, strict=True):
+        exact = sum(map(Fraction, x[a:b].tolist()), Fraction(0))
+        assert rel_err(g, exact) <= levels * EPS

@@ -18,10 +18,10 @@ from .._base import (
     own_knots,
     paired,
 )
-from .._binning import equal_mass_cuts, gap_points, prefix_sums, range_sums
+from .._binning import equal_mass_cuts, gap_points, overflow_shift
 from .._docs import fill
 from .._kernels import class_totals
-from .._kernels.averages import step_average
+from .._kernels.averages import range_sums_tree, step_average
 from .._validation import NONE, Check, Interval, Options
 
 __all__ = ["BBQCalibrator", "candidate_bin_counts"]
@@ -230,7 +230,8 @@ class BBQCalibrator(ScoreCalibrator):
     ``ValueError``.  Scores
     are computed in log space (``betaln``) and normalised as in
     ``logsumexp`` (shifted by the largest, exponentiated, divided by their
-    sum).  Fitting builds prefix sums of the weights once; the ``B``-bin
+    sum).  Fitting builds a tree of sums of the weights once (each bin's
+    weight is its own sum, accurate relative to itself); the ``B``-bin
     model then costs ``O(B log k)``, in all ``O(k + sum_B B log k)``.  The
     weighted average of the models' step functions is itself a step
     function, tabulated at fit time (``thresholds_``, ``values_``), so
@@ -496,7 +497,7 @@ class _Bins(NamedTuple):
 def _base_rate(w, a) -> float:
     """The positive fraction of the calibration weight (of any size)."""
     with np.errstate(over="ignore", invalid="ignore"):
-        # The running sums, as the evidence's prefix sums add them up.
+        # Running sums of non-negative weights: accurate relative to the totals.
         rate = float(np.cumsum(a)[-1]) / float(np.cumsum(w)[-1])
     if math.isfinite(rate):
         return rate
@@ -507,18 +508,18 @@ def _base_rate(w, a) -> float:
 def _evidence(w, a, b, bins, prior, prior_strength):
     """Log marginal likelihood of each model, the estimate of each bin and its complement.
 
-    The weight of each bin comes from double-double prefix sums, exact to
-    about ``2**-100`` of the weight before it (a light bin after heavy ones
-    keeps its own weight unless they are some ``2**50`` times heavier, and
-    then it is far below the prior's weight anyway); positive and negative
-    weights are summed apart, so neither is a difference of the other.  A
+    The weight of each bin is its own sum (:func:`_bin_sums`), within
+    ``2 log2(k) 2**-53`` of itself however heavy the rows before it (a
+    difference of running sums lost a bin of weight 1 after rows of 1e40);
+    positive and negative weights are summed apart, so neither is a
+    difference of the other.  A
     bin's term is ``betaln(m + alpha, n + beta) - betaln(alpha, beta)``, the
     quotient of gamma functions of the BDeu score (``alpha + beta`` is the
     bin's prior strength, ``m + n`` its weight), evaluated without the
     cancellation of large ``gammaln`` values.
     """
-    pos = range_sums(prefix_sums(a), bins.lo, bins.hi)
-    neg = range_sums(prefix_sums(b), bins.lo, bins.hi)
+    pos = _bin_sums(a, bins)
+    neg = _bin_sums(b, bins)
     n_bins = np.diff(bins.offsets)
     strength = np.repeat(prior_strength / n_bins, n_bins)
     alpha = strength * prior
@@ -531,6 +532,24 @@ def _evidence(w, a, b, bins, prior, prior_strength):
     np.clip(complements, _P_LOW, _P_HIGH, out=complements)
     values, complements = paired(values, complements)  # each the more precise
     return np.add.reduceat(terms, bins.offsets[:-1]), values, complements
+
+
+def _bin_sums(x, bins):
+    """Each bin's sum of ``x`` (non-negative), accurate relative to itself.
+
+    The range sums of :func:`~venncal._kernels.averages.range_sums_tree`
+    (a difference of running sums loses a light bin after heavy rows: weight
+    1 after 1e40 read as 0, leaving the bin at its prior, attack 13), on the
+    values divided by a power of two where the total could overflow (a sum
+    past the float64 range is then ``inf``).
+    """
+    e = overflow_shift(x)
+    scaled = np.ldexp(x, -e) if e else x
+    sums = range_sums_tree(np.ascontiguousarray(scaled), bins.lo, bins.hi)
+    if e:
+        with np.errstate(over="ignore"):
+            sums = np.ldexp(sums, e)
+    return sums
 
 
 def _distinct_models(cuts, first_cut, n_cuts):
