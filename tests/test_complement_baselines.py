@@ -401,3 +401,19 @@ def test_range_sums_tree_matches_the_literal_sums(case):
     for g, a, b in zip(got, lo, hi, strict=True):
         exact = sum(map(Fraction, x[a:b].tolist()), Fraction(0))
         assert rel_err(g, exact) <= levels * EPS
+
+
+# -- attack 13 F4: compare scores label-0 rows with the method's own class-0 column -----
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_compare_log_loss_uses_the_class_zero_column():
+    from venncal import compare
+
+    rng = np.random.default_rng(2)
+    s = np.round(rng.random(400), 2)
+    y = (rng.random(400) < s).astype(int)
+    w = np.where(y == 1, 1e20, 1.0)  # 1 - p is 0.0 where class 0 is ~1e-20
+    result = compare(s, y, sample_weight=w, methods=["isotonic", "histogram", "platt"])
+    for m in ("isotonic", "histogram", "platt"):
+        assert np.isfinite(result.mean(m)["log_loss"]), m  # was inf (-log1p(-p) of p = 1)

@@ -52,10 +52,30 @@ class FoldPredictions:
         from ..metrics import evaluate, evaluate_multiclass
 
         if self.problem == BINARY:
-            return evaluate(self.y, self.p, sample_weight=self.sample_weight, diagnostics=True)
+            ev = evaluate(self.y, self.p, sample_weight=self.sample_weight, diagnostics=True)
+            return self._with_own_complements(ev)
         classes = np.arange(self.proba.shape[1])
         return evaluate_multiclass(self.y, self.proba, classes=classes,
                                    sample_weight=self.sample_weight, diagnostics=True)
+
+
+    def _with_own_complements(self, ev):
+        """``ev`` with the log loss of label-0 rows from the method's own column 0.
+
+        :func:`~venncal.metrics.evaluate` sees ``p`` only and takes ``-log1p(-p)``;
+        where the calibrator's column 0 is not ``1 - p`` to the bit (it keeps its
+        relative precision near 0: 1e-20 where ``1 - p`` is 0.0, an infinite loss)
+        the loss is ``-log`` of that column.  Elsewhere nothing changes, to the bit.
+        """
+        from ..metrics._losses import _mean_nll
+
+        p, p0 = self.p, self.proba[:, 0]
+        own = (p0 != 1.0 - p) & ~self.y.astype(bool)
+        if not own.any():
+            return ev
+        with np.errstate(divide="ignore"):
+            nll = np.where(self.y, -np.log(p), np.where(own, -np.log(p0), -np.log1p(-p)))
+        return {**ev, "log_loss": _mean_nll(nll, self.sample_weight, "e")}
 
 
 def _interval_width(f: FoldPredictions) -> float:
