@@ -418,13 +418,22 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
         """
         return None
 
+    #: Whether ``_fit_sums`` also takes the negative weights ``b``, each class's own
+    #: sums (``w - a`` loses a class of weight 1e-300 tied with 1e300): for a class-0
+    #: column computed from them.
+    _class_sums: ClassVar[bool] = False
+
     def _fit_from(self, summary: ScoreSummary) -> None:
         """Fit from a summary: ``_fit_sums`` of its scores, total and positive weights.
 
-        A subclass that needs each class's own weights (which ``w - a``
-        loses where a tiny class meets a huge one) overrides this.
+        With ``_class_sums``, the negative weights too.  A subclass that needs
+        more of the summary overrides this.
         """
-        self._fit_sums(summary.scores, summary.weights, summary.positive_weights)
+        if self._class_sums:
+            self._fit_sums(summary.scores, summary.weights, summary.positive_weights,
+                           summary.negative_weights)
+        else:
+            self._fit_sums(summary.scores, summary.weights, summary.positive_weights)
 
     def _fit_sums(self, s: np.ndarray, w: np.ndarray, a: np.ndarray) -> None:
         raise NotImplementedError

@@ -303,14 +303,9 @@ class BBQCalibrator(ScoreCalibrator):
 
     _weight_total_use = "the number of bins and the prior's weight against the data"
 
-    def _fit_from(self, summary):
-        # each class's own weights: the complements come from the negative weights
-        self._fit_sums(summary.scores, summary.weights, summary.positive_weights,
-                       summary.negative_weights)
+    _class_sums = True  # the complements come from the negative weights
 
-    def _fit_sums(self, s, w, a, b=None):
-        if b is None:
-            b = np.maximum(w - a, 0.0)
+    def _fit_sums(self, s, w, a, b):
         use_midpoint = self._use_midpoint(s)
         with np.errstate(over="ignore"):
             total = float(np.cumsum(w)[-1])

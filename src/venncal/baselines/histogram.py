@@ -127,14 +127,9 @@ class HistogramBinningCalibrator(ScoreCalibrator):
         "strategy": [Options(STRATEGIES)],
     }
 
-    def _fit_from(self, summary):
-        # each class's own weights: the complement is the negative weight's share
-        self._fit_sums(summary.scores, summary.weights, summary.positive_weights,
-                       summary.negative_weights)
+    _class_sums = True  # the complements come from the negative weights
 
-    def _fit_sums(self, s, w, a, b=None):
-        if b is None:
-            b = np.maximum(w - a, 0.0)
+    def _fit_sums(self, s, w, a, b):
         n_bins = int(self.n_bins)
         if s.shape[0] == 1:
             edges = np.array([s[0], s[0]])

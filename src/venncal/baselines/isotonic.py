@@ -295,14 +295,9 @@ class IsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
     _state_added: ClassVar[dict[str, str]] = {"complements_": "values_"}
     _parameter_constraints: ClassVar[dict] = {"interpolation": [Options(INTERPOLATIONS)]}
 
-    def _fit_from(self, summary):
-        # each class's own weights: the complement is the negative weight's share
-        self._fit_sums(summary.scores, summary.weights, summary.positive_weights,
-                       summary.negative_weights)
+    _class_sums = True  # the complements come from the negative weights
 
-    def _fit_sums(self, s, w, a, b=None):
-        if b is None:
-            b = np.maximum(w - a, 0.0)
+    def _fit_sums(self, s, w, a, b):
         ends, means, complements = isotonic_blocks(a, w, b)
         starts = np.concatenate(([0], ends[:-1]))
         # The means are in [0, 1] up to rounding; clip to be sure.  The complements

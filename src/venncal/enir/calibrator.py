@@ -221,15 +221,10 @@ class ENIRCalibrator(ScoreCalibrator):
 
     _weight_total_use = "the BIC penalty log N and the prior's weight against the data"
 
-    def _fit_from(self, summary):
-        # each class's own sums: w - a loses a class of weight 1 beside 2**53 at one score
-        self._fit_classes(summary.scores, summary.weights, summary.positive_weights,
-                          summary.negative_weights)
+    # each class's own sums: w - a loses a class of weight 1 beside 2**53 at one score
+    _class_sums = True
 
-    def _fit_sums(self, s, w, a):
-        self._fit_classes(s, w, a, np.maximum(w - a, 0.0))
-
-    def _fit_classes(self, s, w, a, b):
+    def _fit_sums(self, s, w, a, b):
         """Fit from the scores, their total, positive and negative weights."""
         in_unit = bool(s[0] >= 0.0 and s[-1] <= 1.0)
         if self.bin_prior == "score" and not in_unit:
