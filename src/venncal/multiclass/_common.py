@@ -47,7 +47,8 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
     (:meth:`_unit_rows`), the binary scores (:meth:`_binary_scores`, shape
     (n, U)), the key of a unit in a mapping of summaries (:meth:`_unit_key`)
     and how the U binary probabilities make K class probabilities
-    (:meth:`_combine`).
+    (:meth:`_combine`; with ``_needs_column0`` it also gets the binary
+    calibrators' label-0 probabilities, each with its own relative precision).
     """
 
     _state: ClassVar[tuple[str, ...]] = ("calibrators_",)
@@ -59,6 +60,8 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
                           "None or a 1-D array-like of the class labels")],
     }
     _unit_name: ClassVar[str] = "class"
+    # True: :meth:`_combine` also takes the binary calibrators' column 0
+    _needs_column0: ClassVar[bool] = False
 
     # -- parameters -----------------------------------------------------------------
 
@@ -429,18 +432,35 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
         pairs = [cal.predict_interval(q) for cal, q in zip(self.calibrators_, b, strict=True)]
         return np.stack([v[:, 0] for v in pairs]), np.stack([v[:, 1] for v in pairs])
 
-    def _binary_proba(self, x) -> np.ndarray:
-        """The U binary probabilities, shape (U, n)."""
+    def _binary_proba(self, x, column0: bool = False):
+        """The U binary probabilities, shape (U, n); with ``column0`` also their complements.
+
+        ``column0``: return ``(r0, r1)``, both (U, n): ``r1`` as without it and
+        ``r0`` each binary calibrator's ``predict_proba[:, 0]`` (the label-0
+        probability with its own relative precision, not ``1 - r1``).
+        """
         b = self._binary_test(x)
         tables = self._ivap_tables()
         if tables is not None and b.ndim == 2:
             s, F0, F1, starts, log_merge, index = tables
             out = np.empty(b.shape)
             index_proba_columns(s, F0, F1, starts, *index, b, log_merge, out)
-            return out
-        return np.stack(
-            [cal.predict_proba(q)[:, 1] for cal, q in zip(self.calibrators_, b, strict=True)]
-        )
+            if not column0:
+                return out
+            # Venn-Abers' column 0 is 1 - p bit for bit where p <= 1/2; past 1/2
+            # it comes from the calibrator's complement tables (q0_)
+            r0 = 1.0 - out
+            for u, cal in enumerate(self.calibrators_):
+                high = np.flatnonzero(out[u] > 0.5)
+                if high.size:
+                    r0[u, high] = cal.predict_proba(b[u, high])[:, 0]
+            return r0, out
+        if not column0:
+            return np.stack(
+                [cal.predict_proba(q)[:, 1] for cal, q in zip(self.calibrators_, b, strict=True)]
+            )
+        both = [cal.predict_proba(q) for cal, q in zip(self.calibrators_, b, strict=True)]
+        return np.stack([v[:, 0] for v in both]), np.stack([v[:, 1] for v in both])
 
     def _binary_interval(self, x) -> np.ndarray:
         """The U binary Venn-Abers pairs, shape (n, U, 2)."""
@@ -462,6 +482,9 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
         ndarray of shape (n_samples, K)
         """
         x = self._test_scores(scores)
+        if self._needs_column0:
+            r0, r1 = self._binary_proba(x, column0=True)
+            return self._combine(r1, r0)
         return self._combine(self._binary_proba(x))
 
     def predict(self, scores) -> np.ndarray:
