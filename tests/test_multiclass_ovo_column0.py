@@ -104,3 +104,24 @@ def test_venn_abers_pairs_use_their_predict_proba(merge):
     got = cal.predict_proba(x)
     want = _exact(cal, x, "normalize")
     np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
+
+
+@pytest.mark.parametrize("merge", ["log", "brier"])
+def test_venn_abers_table_path_column0_is_predict_proba_bit_for_bit(merge):
+    p, y, w = _rare_class_data()
+    cal = OneVsOneCalibrator(VennAbersCalibrator(merge=merge)).fit(p, y, sample_weight=w)
+    rng = np.random.default_rng(4)
+    x = np.vstack([QUERIES, rng.dirichlet([1, 1, 1], 200), rng.dirichlet([0.05] * 3, 200),
+                   [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1 / 3] * 3]])
+    first, second = cal.pairs_[:, 0], cal.pairs_[:, 1]
+    b = pair_scores(pair_parts(x, cal.score), cal.score, first, second)
+    cols = [c.predict_proba(q) for c, q in zip(cal.calibrators_, b, strict=True)]
+    r0, r1 = cal._binary_proba(x, column0=True)
+    assert np.array_equal(r1, np.stack([v[:, 1] for v in cols]))
+    assert np.array_equal(r0, np.stack([v[:, 0] for v in cols]))
+    # below and above every table (p0 = 0 there: q0 = 1, looked up as 0)
+    z = np.array([[1.0, 1e-300, 1e-300], [1e-300, 1.0, 1e-300], [1e-300, 1e-300, 1.0]])
+    b = pair_scores(pair_parts(z, cal.score), cal.score, first, second)
+    cols = [c.predict_proba(q) for c, q in zip(cal.calibrators_, b, strict=True)]
+    r0, r1 = cal._binary_proba(z, column0=True)
+    assert np.array_equal(r0, np.stack([v[:, 0] for v in cols]))
