@@ -229,8 +229,11 @@ def _loop_predictions(cal, cals, x):
         b = pair_scores(pair_parts(x, cal.score), cal.score, *_pairs(K))
     else:
         b = ovr_scores(x, cal.score)
-    r = np.stack([c.predict_proba(q)[:, 1] for c, q in zip(cals, b, strict=True)])
+    both = [c.predict_proba(q) for c, q in zip(cals, b, strict=True)]
+    r = np.stack([v[:, 1] for v in both])
     interval = np.stack([c.predict_interval(q) for c, q in zip(cals, b, strict=True)], axis=1)
+    if isinstance(cal, OneVsOneCalibrator):  # the coupling takes both columns
+        return cal._combine(r, np.stack([v[:, 0] for v in both])), interval
     return cal._combine(r), interval
 
 

@@ -102,12 +102,15 @@ def ovo_pairs(cal_x, cal_y, test_x, classes, kind, w=None):
     return p0, p1
 
 
-def couple_row(r, K: int, method: str):
-    """One row's coupling by its formula; ``r[q]``: probability of j within pair q = (i, j)."""
+def couple_row(r, K: int, method: str, r0=None):
+    """One row's coupling by its formula; ``r[q]``: probability of j within pair q = (i, j).
+
+    ``r0[q]``: probability of i within pair q (default ``1 - r[q]``).
+    """
     R = [[0.0] * K for _ in range(K)]
     for q, (i, j) in enumerate(pairs_of(K)):
         R[j][i] = float(r[q])
-        R[i][j] = 1.0 - float(r[q])
+        R[i][j] = 1.0 - float(r[q]) if r0 is None else float(r0[q])
     if method == "normalize":
         p = [math.fsum(R[i]) * 2.0 / (K * (K - 1)) for i in range(K)]
     elif method == "price":

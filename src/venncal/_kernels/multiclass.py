@@ -244,9 +244,11 @@ def ivap_proba_columns(s, F0, F1, starts, queries, log_merge, out):
 
 
 @jit
-def price_into(r, first, second, out):
+def price_into(r, r0, first, second, out):
     """Price's coupling (see :mod:`venncal.multiclass._coupling`) of ``r`` (P, n) into ``out`` (n, K).
 
+    ``r0`` (P, n) is the probability of ``first[q]`` in pair ``q`` (the pair
+    calibrator's column 0, ``1 - r`` up to its rounding).
     ``out[t, i] = 1 / (sum_{j != i} 1 / r_ij - (K - 2))`` normalised, with
     ``r_ij = 0`` giving 0; a row of K zeros gets the normalize rule.
     """
@@ -260,7 +262,7 @@ def price_into(r, first, second, out):
             zero[c] = False
         for q in range(P):
             rj = r[q, t]  # probability of second[q]
-            ri = 1.0 - rj
+            ri = r0[q, t]  # probability of first[q]
             if ri == 0.0:
                 zero[first[q]] = True
             else:
@@ -275,20 +277,20 @@ def price_into(r, first, second, out):
             out[t, c] = v
             total += v
         if not total > 0.0:
-            normalize_row(r, first, second, t, out)
+            normalize_row(r, r0, first, second, t, out)
             continue
         for c in range(K):
             out[t, c] /= total
 
 
 @jit_inline
-def normalize_row(r, first, second, t, out):
+def normalize_row(r, r0, first, second, t, out):
     n, K = out.shape
     for c in range(K):
         out[t, c] = 0.0
     for q in range(first.shape[0]):
         out[t, second[q]] += r[q, t]
-        out[t, first[q]] += 1.0 - r[q, t]
+        out[t, first[q]] += r0[q, t]
     total = 0.0
     for c in range(K):
         total += out[t, c]
@@ -297,7 +299,10 @@ def normalize_row(r, first, second, t, out):
 
 
 @jit
-def normalize_into(r, first, second, out):
-    """The normalize coupling: ``out[t, i]`` the sum of ``r_ij`` over ``j != i``, normalised."""
+def normalize_into(r, r0, first, second, out):
+    """The normalize coupling: ``out[t, i]`` the sum of ``r_ij`` over ``j != i``, normalised.
+
+    ``r`` (P, n): probability of ``second[q]``; ``r0``: of ``first[q]``.
+    """
     for t in range(out.shape[0]):
-        normalize_row(r, first, second, t, out)
+        normalize_row(r, r0, first, second, t, out)

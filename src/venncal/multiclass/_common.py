@@ -47,7 +47,8 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
     (:meth:`_unit_rows`), the binary scores (:meth:`_binary_scores`, shape
     (n, U)), the key of a unit in a mapping of summaries (:meth:`_unit_key`)
     and how the U binary probabilities make K class probabilities
-    (:meth:`_combine`).
+    (:meth:`_combine`; with ``_needs_column0`` it also gets the binary
+    calibrators' label-0 probabilities, each with its own relative precision).
     """
 
     _state: ClassVar[tuple[str, ...]] = ("calibrators_",)
@@ -59,6 +60,8 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
                           "None or a 1-D array-like of the class labels")],
     }
     _unit_name: ClassVar[str] = "class"
+    # True: :meth:`_combine` also takes the binary calibrators' column 0
+    _needs_column0: ClassVar[bool] = False
 
     # -- parameters -----------------------------------------------------------------
 
@@ -429,18 +432,60 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
         pairs = [cal.predict_interval(q) for cal, q in zip(self.calibrators_, b, strict=True)]
         return np.stack([v[:, 0] for v in pairs]), np.stack([v[:, 1] for v in pairs])
 
-    def _binary_proba(self, x) -> np.ndarray:
-        """The U binary probabilities, shape (U, n)."""
+    def _binary_proba(self, x, column0: bool = False):
+        """The U binary probabilities, shape (U, n); with ``column0`` also their complements.
+
+        ``column0``: return ``(r0, r1)``, both (U, n): ``r1`` as without it and
+        ``r0`` each binary calibrator's ``predict_proba[:, 0]`` (the label-0
+        probability with its own relative precision, not ``1 - r1``).
+        """
         b = self._binary_test(x)
         tables = self._ivap_tables()
         if tables is not None and b.ndim == 2:
             s, F0, F1, starts, log_merge, index = tables
             out = np.empty(b.shape)
             index_proba_columns(s, F0, F1, starts, *index, b, log_merge, out)
-            return out
-        return np.stack(
-            [cal.predict_proba(q)[:, 1] for cal, q in zip(self.calibrators_, b, strict=True)]
-        )
+            if not column0:
+                return out
+            return self._ivap_column0(b, out), out
+        if not column0:
+            return np.stack(
+                [cal.predict_proba(q)[:, 1] for cal, q in zip(self.calibrators_, b, strict=True)]
+            )
+        both = [cal.predict_proba(q) for cal, q in zip(self.calibrators_, b, strict=True)]
+        return np.stack([v[:, 0] for v in both]), np.stack([v[:, 1] for v in both])
+
+    def _ivap_column0(self, b, p) -> np.ndarray:
+        """Column 0 of every Venn-Abers calibrator's ``predict_proba`` (bit for bit), ``p`` its column 1.
+
+        ``1 - p`` where ``p <= 1/2``; past 1/2 the complement from ``q0_``
+        (``1 - p0`` from the weights) at ``p0``'s position, ``q0 / (q0 + p1)``
+        (log) or ``q0 + q1**2/2 - q0**2/2`` with ``q1 = 1 - p1`` (Brier), as
+        :func:`venncal.venn_abers.merge_with_complement` computes them.  A
+        looked-up ``q0`` of 0 (below the table, where ``q0`` is 1, or a true
+        0) is taken from the calibrator's ``predict_proba``.
+        """
+        cals = self.calibrators_
+        s, _, F1, starts, log_merge, index = self._ivap_tables()
+        Q0 = self.__dict__.get("_q0_tables")
+        if Q0 is None or Q0[0] is not cals:
+            Q0 = (cals, np.concatenate([cal.q0_ for cal in cals]))
+            self.__dict__["_q0_tables"] = Q0
+        q0 = np.empty(b.shape)
+        p1 = np.empty(b.shape)
+        index_lookup_columns(s, Q0[1], F1, starts, *index, b, q0, p1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if log_merge:
+                complement = q0 / (q0 + p1)
+            else:
+                q1 = 1.0 - p1
+                complement = q0 + 0.5 * q1 * q1 - 0.5 * q0 * q0
+        r0 = np.where(p <= 0.5, 1.0 - p, complement)
+        for u, cal in enumerate(cals):
+            odd = np.flatnonzero((p[u] > 0.5) & (q0[u] == 0.0))
+            if odd.size:
+                r0[u, odd] = cal.predict_proba(b[u, odd])[:, 0]
+        return r0
 
     def _binary_interval(self, x) -> np.ndarray:
         """The U binary Venn-Abers pairs, shape (n, U, 2)."""
@@ -462,6 +507,9 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
         ndarray of shape (n_samples, K)
         """
         x = self._test_scores(scores)
+        if self._needs_column0:
+            r0, r1 = self._binary_proba(x, column0=True)
+            return self._combine(r1, r0)
         return self._combine(self._binary_proba(x))
 
     def predict(self, scores) -> np.ndarray:

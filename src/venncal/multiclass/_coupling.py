@@ -2,7 +2,9 @@
 
 For a pair ``(i, j)`` of classes the binary calibrator gives ``r_ji``, the
 probability of class ``j`` given that the class is ``i`` or ``j``, and
-``r_ij = 1 - r_ji``.  Three rules turn them into probabilities ``p`` that sum
+``r_ij``, that of class ``i``: its ``predict_proba`` column 0, which keeps its
+own relative precision where ``r_ij`` is tiny and ``1 - r_ji`` would round it
+to 0 or to a multiple of ``2**-53`` (without it, ``r_ij = 1 - r_ji``).  Three rules turn them into probabilities ``p`` that sum
 to 1 (vectorised over the rows):
 
 ``"normalize"``
@@ -42,12 +44,13 @@ __all__ = ["COUPLINGS", "couple"]
 COUPLINGS = ("normalize", "price", "wu-lin-weng")
 
 
-def _pairwise_matrix(r: np.ndarray, first: np.ndarray, second: np.ndarray, K: int) -> np.ndarray:
+def _pairwise_matrix(r: np.ndarray, r0: np.ndarray, first: np.ndarray, second: np.ndarray,
+                     K: int) -> np.ndarray:
     """``R[:, i, j] = r_ij`` (probability of ``i`` within pair ``{i, j}``), 0 on the diagonal."""
     n = r.shape[0]
     R = np.zeros((n, K, K))
     R[:, second, first] = r
-    R[:, first, second] = 1.0 - r
+    R[:, first, second] = r0
     return R
 
 
@@ -83,12 +86,14 @@ def _wu_lin_weng(R: np.ndarray, K: int) -> np.ndarray:
     return p / p.sum(axis=1, keepdims=True)
 
 
-def couple(r, first, second, K: int, method: str) -> np.ndarray:
+def couple(r, first, second, K: int, method: str, r0=None) -> np.ndarray:
     """Class probabilities, shape (n, K), from pairwise ``r`` of shape (P, n).
 
     ``r[q]`` is the probability of class ``second[q]`` against class
-    ``first[q]``; ``method`` one of :data:`COUPLINGS` (see the module
-    docstring for the formulas).
+    ``first[q]``; ``r0[q]`` (same shape; default ``1 - r``) that of class
+    ``first[q]`` against class ``second[q]``, the pair calibrator's column 0;
+    ``method`` one of :data:`COUPLINGS` (see the module docstring for the
+    formulas).
 
     Examples
     --------
@@ -101,15 +106,21 @@ def couple(r, first, second, K: int, method: str) -> np.ndarray:
     array([[0.5333, 0.2333, 0.2333]])
     """
     r = np.ascontiguousarray(r, dtype=np.float64)
+    if r0 is None:
+        r0 = 1.0 - r
+    r0 = np.ascontiguousarray(r0, dtype=np.float64)
+    if r0.shape != r.shape:
+        raise ValueError(f"r0 must have the shape of r, {r.shape}; got {r0.shape}")
     first = np.ascontiguousarray(first, dtype=np.intp)
     second = np.ascontiguousarray(second, dtype=np.intp)
     out = np.empty((r.shape[1], K))
     if method == "normalize":
-        normalize_into(r, first, second, out)
+        normalize_into(r, r0, first, second, out)
         return out
     if method == "price":
-        price_into(r, first, second, out)
+        price_into(r, r0, first, second, out)
         return out
     if method == "wu-lin-weng":
-        return _wu_lin_weng(_pairwise_matrix(np.ascontiguousarray(r.T), first, second, K), K)
+        R = _pairwise_matrix(np.ascontiguousarray(r.T), np.ascontiguousarray(r0.T), first, second, K)
+        return _wu_lin_weng(R, K)
     raise ValueError(f"coupling must be one of {', '.join(map(repr, COUPLINGS))}; got {method!r}")

@@ -98,6 +98,7 @@ class OneVsOneCalibrator(MulticlassCalibrator):
     """
 
     _unit_name = "pair"
+    _needs_column0 = True
     _parameter_constraints: ClassVar[dict] = {
         **MulticlassCalibrator._parameter_constraints,
         "coupling": [Options(COUPLINGS)],
@@ -165,9 +166,11 @@ class OneVsOneCalibrator(MulticlassCalibrator):
         i, j = unit
         return pair_scores(prepared, self.score, np.array([i]), np.array([j]), rows)[0]
 
-    def _combine(self, r: np.ndarray) -> np.ndarray:
+    def _combine(self, r: np.ndarray, r0: np.ndarray | None = None) -> np.ndarray:
+        # r0: each pair calibrator's column 0 (class i of pair (i, j)), exact
+        # where it is tiny and 1 - r is not
         first, second = _pairs(self.classes_.shape[0])
-        return couple(r, first, second, self.classes_.shape[0], self.coupling)
+        return couple(r, first, second, self.classes_.shape[0], self.coupling, r0=r0)
 
     @available_if(base_has("predict_interval"))
     def predict_interval(self, scores) -> np.ndarray:
