@@ -166,3 +166,34 @@ def test_cross_clip_column_0_keeps_the_folds_complements():
     np.testing.assert_allclose(got[:, 0], expected, rtol=1e-13)
     # main's 1.0 - p was off by 1e-6 .. 2e-5 relative here
     assert np.all(np.abs(got[:, 0] - (1.0 - got[:, 1])) > 1e-7 * got[:, 0])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_pair_complements_are_the_exact_complements_of_the_venn_abers_pair(seed):
+    # 1 - p0 from q0_, 1 - p1 from the mirrored summary: each within 2 ulps of exact
+    from venncal.chain._complements import pair_complements
+
+    rng = np.random.default_rng(seed)
+    n = 60
+    s = np.round(rng.normal(size=n), 1)  # ties
+    y = (rng.random(n) < 1 / (1 + np.exp(-3 * s))).astype(int)
+    w = np.where(y == 1, [1e20, 1e10, 7.5, 1.0][seed], rng.uniform(0.5, 2.0, n))
+    cal = VennAbersCalibrator().fit(s, y, sample_weight=w)
+    q = np.concatenate([np.unique(s), [-9.0, 9.0, 0.05, 1.15]])
+    low_c, high_c = pair_complements(cal, q, cal.predict_interval(q))
+    p0, p1 = ivap_from_summary(cal.scores_, cal.weights_, cal.positive_weights_, q, exact=True)
+    for got, exact in ((low_c, [1 - v for v in p0]), (high_c, [1 - v for v in p1])):
+        for g, e in zip(got.tolist(), exact, strict=True):
+            assert abs(Fraction(g) - e) <= 2 * Fraction(math.ulp(float(e))), (g, float(e))
+
+
+def test_pair_complements_fall_back_where_the_negative_weight_is_not_a_double():
+    from venncal.chain._complements import pair_complements
+
+    s = np.array([0.0, 0.0, 1.0, 2.0])
+    y = np.array([1, 0, 1, 1])
+    cal = VennAbersCalibrator().fit(s, y, sample_weight=np.array([1.0, 1e20, 1.0, 1.0]))
+    q = np.array([-1.0, 0.0, 1.5])
+    interval = cal.predict_interval(q)
+    _, high_c = pair_complements(cal, q, interval)
+    np.testing.assert_array_equal(high_c, 1.0 - interval[:, 1])
