@@ -436,17 +436,22 @@ class ChainedCalibrator(ParamsMixin, BaseEstimator):
         complements decide, as the exact values would.  Where ``clipped <=
         1/2``, ``1.0 - clipped`` (as precise there, and as before).
         """
-        x_scores = self._scores(scores, BINARY)
+        out = 1.0 - clipped
+        near_one = clipped > 0.5  # only there the complements are needed
+        if not near_one.any():
+            return out
+        x_scores = self._scores(scores, BINARY)[near_one]
         firsts = self.first_ if isinstance(self.first_, list) else [self.first_]
         first_c = np.mean([f.predict_proba(x_scores)[:, 0] for f in firsts], axis=0)
+        first, interval = first[near_one], interval[near_one]
         low, high = interval[:, 0], interval[:, 1]
-        low_c, high_c = pair_complements(self.then_, x, interval)
+        low_c, high_c = pair_complements(self.then_, x[near_one], interval)
         raised = (first < low) | ((first == low) & (low_c < first_c))
         kept_c = np.where(raised, low_c, first_c)
         kept = np.maximum(first, low)
         lowered = (kept > high) | ((kept == high) & (high_c > kept_c))
-        # 1 - p where p <= 1/2 (as precise, and bit for bit as before), as Venn-Abers does
-        return np.where(clipped <= 0.5, 1.0 - clipped, np.where(lowered, high_c, kept_c))
+        out[near_one] = np.where(lowered, high_c, kept_c)
+        return out
 
     def predict(self, scores) -> np.ndarray:
         """Return the label of largest probability (``point="then"``: the second stage's)."""
