@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import numpy as np
 import pytest
+from reference.naive import ivap_from_summary
 
 import venncal
 from venncal import (
@@ -40,7 +44,9 @@ def test_binary_clip_is_the_first_stage_inside_the_interval_and_its_nearest_end_
     p0, p1 = chain.predict_interval(t).T
     got = chain.predict_proba(t)
     np.testing.assert_array_equal(got[:, 1], np.clip(q, p0, p1))
-    np.testing.assert_array_equal(got[:, 0], 1.0 - got[:, 1])
+    low = got[:, 1] <= 0.5  # column 0 is 1 - p there; above, the complement of its case
+    np.testing.assert_array_equal(got[low, 0], 1.0 - got[low, 1])
+    assert np.all(np.abs((got[:, 0] - 1.0) + got[:, 1]) <= 2.0**-53)
     assert np.all((p0 <= got[:, 1]) & (got[:, 1] <= p1))
     inside = (p0 <= q) & (q <= p1)
     assert inside.any() and (~inside).any()  # both cases are exercised
@@ -96,3 +102,98 @@ def test_clip_chain_saves_and_loads_bit_for_bit_and_default_files_are_unchanged(
     plain = ChainedCalibrator(PlattCalibrator(), VennAbersCalibrator()).fit(s, y)
     venncal.save(plain, tmp_path / "p.json")
     assert '"point"' not in (tmp_path / "p.json").read_text()
+
+
+def _heavy(seed, heavy, n=400):
+    """Scores and labels with class 1 rows of weight ``heavy``: probabilities near 1."""
+    rng = np.random.default_rng(seed)
+    s = rng.normal(size=n) * 3
+    y = (rng.random(n) < 1 / (1 + np.exp(-3 * s))).astype(int)
+    return s, y, np.where(y == 1, heavy, 1.0)
+
+
+def _exact_clip_complement(first, first_c, p0, p1):
+    """``1 - clip(first, p0, p1)`` exactly; the first stage's exact value from its closer column."""
+    f = 1 - Fraction(first_c) if first > 0.5 else Fraction(first)
+    return 1 - min(max(f, p0), p1)
+
+
+@pytest.mark.parametrize("heavy", [1e20, 1e10, 1e3, 1.0])
+@pytest.mark.parametrize("fitting", ["same", "split"])
+def test_binary_clip_column_0_is_the_complement_of_its_case_exactly(fitting, heavy):
+    # Column 0 near 1 (attack 13 F7): the first stage's column 0 where it is kept, 1 - p0 or
+    # 1 - p1 of the second stage's weights where clipped, against exact Venn-Abers of
+    # then_'s summary; main returned 1.0 - p (0.0 at 1e20; 4e-5 relative at 1e10).
+    s, y, w = _heavy(3, heavy)
+    chain = ChainedCalibrator(PlattCalibrator(), VennAbersCalibrator(), fitting=fitting,
+                              random_state=0, point="clip").fit(s, y, sample_weight=w)
+    t = np.array([-6.0, -2.0, 0.0, 0.3, 1.0, 2.0, 5.0, 9.0, 14.0])
+    got = chain.predict_proba(t)
+    first = chain.transform(t)
+    first_c = chain.first_.predict_proba(t)[:, 0]
+    then = chain.then_
+    p0, p1 = ivap_from_summary(then.scores_, then.weights_, then.positive_weights_, first,
+                               exact=True)
+    np.testing.assert_array_equal(got[:, 1], np.clip(first, *chain.predict_interval(t).T))
+    for i in range(t.shape[0]):
+        if got[i, 1] <= 0.5:
+            assert got[i, 0] == 1.0 - got[i, 1]
+            continue
+        exact = _exact_clip_complement(first[i], first_c[i], p0[i], p1[i])
+        # the complements are correctly rounded quotients (2 ulps in double-double mode)
+        assert abs(Fraction(got[i, 0]) - exact) <= 2 * Fraction(math.ulp(float(exact))), (
+            i, got[i, 0], float(exact))
+        if exact > 0:
+            assert got[i, 0] > 0
+
+
+def test_cross_clip_column_0_keeps_the_folds_complements():
+    s, y, w = _heavy(3, 1e10)
+    chain = ChainedCalibrator(PlattCalibrator(), CrossVennAbersCalibrator(), fitting="cross",
+                              cv=3, random_state=0, point="clip").fit(s, y, sample_weight=w)
+    t = np.array([0.3, 1.0, 2.0, 9.0])
+    got = chain.predict_proba(t)
+    x = chain.transform(t)
+    first = x.mean(axis=1)
+    high = chain.predict_interval(t)[:, 1]
+    assert np.all(first > high)  # lowered to GM(p1) near 1: column 0 is 1 - GM(p1)
+    q1 = np.array([
+        [float(1 - v) for v in ivap_from_summary(c.scores_, c.weights_, c.positive_weights_,
+                                                 x[:, k], exact=True)[1]]
+        for k, c in enumerate(chain.then_.calibrators_)
+    ])
+    expected = -np.expm1(np.mean(np.log1p(-q1), axis=0))
+    np.testing.assert_allclose(got[:, 0], expected, rtol=1e-13)
+    # main's 1.0 - p was off by 1e-6 .. 2e-5 relative here
+    assert np.all(np.abs(got[:, 0] - (1.0 - got[:, 1])) > 1e-7 * got[:, 0])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_pair_complements_are_the_exact_complements_of_the_venn_abers_pair(seed):
+    # 1 - p0 from q0_, 1 - p1 from the mirrored summary: each within 2 ulps of exact
+    from venncal.chain._complements import pair_complements
+
+    rng = np.random.default_rng(seed)
+    n = 60
+    s = np.round(rng.normal(size=n), 1)  # ties
+    y = (rng.random(n) < 1 / (1 + np.exp(-3 * s))).astype(int)
+    w = np.where(y == 1, [1e20, 1e10, 7.5, 1.0][seed], rng.uniform(0.5, 2.0, n))
+    cal = VennAbersCalibrator().fit(s, y, sample_weight=w)
+    q = np.concatenate([np.unique(s), [-9.0, 9.0, 0.05, 1.15]])
+    low_c, high_c = pair_complements(cal, q, cal.predict_interval(q))
+    p0, p1 = ivap_from_summary(cal.scores_, cal.weights_, cal.positive_weights_, q, exact=True)
+    for got, exact in ((low_c, [1 - v for v in p0]), (high_c, [1 - v for v in p1])):
+        for g, e in zip(got.tolist(), exact, strict=True):
+            assert abs(Fraction(g) - e) <= 2 * Fraction(math.ulp(float(e))), (g, float(e))
+
+
+def test_pair_complements_fall_back_where_the_negative_weight_is_not_a_double():
+    from venncal.chain._complements import pair_complements
+
+    s = np.array([0.0, 0.0, 1.0, 2.0])
+    y = np.array([1, 0, 1, 1])
+    cal = VennAbersCalibrator().fit(s, y, sample_weight=np.array([1.0, 1e20, 1.0, 1.0]))
+    q = np.array([-1.0, 0.0, 1.5])
+    interval = cal.predict_interval(q)
+    _, high_c = pair_complements(cal, q, interval)
+    np.testing.assert_array_equal(high_c, 1.0 - interval[:, 1])

@@ -13,6 +13,7 @@ from .._base import same_values
 from .._validation import RANDOM_STATE, Check, Interval, Options, ParamsMixin, check_sample_weight
 from ..negated import _same_param
 from ..parametric._inputs import _as_array
+from ._complements import pair_complements
 from ._stages import BINARY, FITTINGS, fold_ids, is_grouped, is_stage, row_parts, stage_kind, subset
 
 __all__ = ["ChainedCalibrator"]
@@ -412,7 +413,8 @@ class ChainedCalibrator(ParamsMixin, BaseEstimator):
         interval = self.then_.predict_interval(x)
         clipped = np.clip(first, interval[..., 0], interval[..., 1])
         if clipped.ndim == 1:
-            return np.column_stack([1.0 - clipped, clipped])
+            return np.column_stack([self._clipped_complement(scores, x, first, interval, clipped),
+                                    clipped])
         total = clipped.sum(axis=1, keepdims=True)
         # Each class's p1 is positive unless Venn-Abers saw no row of it: a row of zeros
         # cannot be renormalised, so it takes the second stage's own probabilities.
@@ -420,6 +422,35 @@ class ChainedCalibrator(ParamsMixin, BaseEstimator):
         out = clipped / np.where(bad[:, None], 1.0, total)
         if bad.any():
             out[bad] = self.then_.predict_proba(x[bad])
+        return out
+
+    def _clipped_complement(self, scores, x, first, interval, clipped) -> np.ndarray:
+        """``1 - clip(first, p0, p1)`` of one score per row, each case from its own complement.
+
+        The first stage's column 0 (the mean of the folds' for ``"cross"``)
+        where ``first`` is kept, ``1 - p0`` or ``1 - p1`` from the second
+        stage's weights where it is raised to ``p0`` or lowered to ``p1``
+        (:func:`pair_complements`).  The case is that of ``np.clip``
+        (``min(max(first, p0), p1)``), so that both columns come from it;
+        where rounding makes two of them equal (all three 1.0 near 1), the
+        complements decide, as the exact values would.  Where ``clipped <=
+        1/2``, ``1.0 - clipped`` (as precise there, and as before).
+        """
+        out = 1.0 - clipped
+        near_one = clipped > 0.5  # only there the complements are needed
+        if not near_one.any():
+            return out
+        x_scores = self._scores(scores, BINARY)[near_one]
+        firsts = self.first_ if isinstance(self.first_, list) else [self.first_]
+        first_c = np.mean([f.predict_proba(x_scores)[:, 0] for f in firsts], axis=0)
+        first, interval = first[near_one], interval[near_one]
+        low, high = interval[:, 0], interval[:, 1]
+        low_c, high_c = pair_complements(self.then_, x[near_one], interval)
+        raised = (first < low) | ((first == low) & (low_c < first_c))
+        kept_c = np.where(raised, low_c, first_c)
+        kept = np.maximum(first, low)
+        lowered = (kept > high) | ((kept == high) & (high_c > kept_c))
+        out[near_one] = np.where(lowered, high_c, kept_c)
         return out
 
     def predict(self, scores) -> np.ndarray:

@@ -275,7 +275,9 @@ class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples, n_classes)
             Rows sum to 1: a Venn-Abers method's merged probability, or the
             mean over the folds of each fold's calibrated probability (for K
-            >= 3 classes, of the one-vs-rest or one-vs-one calibrator's).
+            >= 3 classes, of the one-vs-rest or one-vs-one calibrator's).  For
+            two classes each column is the mean of the folds' own column, so
+            that column 0 keeps the calibrators' precision where it is small.
         """
         check_is_fitted(self, "estimators_")
         if len(self.classes_) > 2:
@@ -291,11 +293,12 @@ class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
         scores = [_binary(s) for s in self._fold_scores(X)]
         if self.calibrator_ is not None:
             return self.calibrator_.predict_proba(np.column_stack(scores))
-        p = np.mean(
-            [cal.predict_proba(s)[:, 1] for cal, s in zip(self.calibrators_, scores, strict=True)],
-            axis=0,
-        )
-        return np.column_stack((1.0 - p, p))
+        # Each column the mean of the folds' own column: column 0 keeps the precision of
+        # the calibrators' complements (a small mean of small numbers), not 1.0 - p.
+        probas = [cal.predict_proba(s) for cal, s in zip(self.calibrators_, scores, strict=True)]
+        p = np.mean([proba[:, 1] for proba in probas], axis=0)
+        p_complement = np.mean([proba[:, 0] for proba in probas], axis=0)
+        return np.column_stack((p_complement, p))
 
     @available_if(_gives_intervals)
     def predict_interval(self, X) -> np.ndarray:
