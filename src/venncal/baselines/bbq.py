@@ -523,9 +523,9 @@ def _evidence(w, a, b, bins, prior, prior_strength):
         terms = betaln(pos + alpha, neg + beta) - betaln(alpha, beta)
         values = (pos + alpha) / ((pos + neg) + (alpha + beta))
         complements = (neg + beta) / ((pos + neg) + (alpha + beta))
-    np.clip(values, _P_LOW, _P_HIGH, out=values)
-    np.clip(complements, _P_LOW, _P_HIGH, out=complements)
     values, complements = paired(values, complements)  # each the more precise
+    np.clip(values, _P_LOW, _P_HIGH, out=values)  # then strictly inside (0, 1)
+    np.clip(complements, _P_LOW, _P_HIGH, out=complements)
     return np.add.reduceat(terms, bins.offsets[:-1]), values, complements
 
 

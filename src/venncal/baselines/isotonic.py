@@ -352,7 +352,8 @@ class IsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
             p = interpolate(q, t, v)
             if self.__dict__.get("_complements_derived"):  # saved before complements_
                 return p, 1.0 - p
-            return p, interpolate(q, t, c)
+            # each interpolation rounds: paired, the two add to 1 within 2**-53
+            return paired(p, interpolate(q, t, c))
         return self._nearest(q), self._nearest(q, complement=True)
 
     @own_knots

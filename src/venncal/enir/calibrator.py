@@ -340,7 +340,10 @@ class ENIRCalibrator(ScoreCalibrator):
         p = interpolate(q, self.thresholds_, self.values_)
         if self.__dict__.get("_complements_derived"):
             return p, 1.0 - p  # a model saved before complements_: as it predicted
-        return p, interpolate(q, self.thresholds_, self.complements_)
+        # each interpolation rounds: paired, the two add to 1 within 2**-53, and kept
+        # strictly inside (0, 1) as the tables are
+        p, c = paired(p, interpolate(q, self.thresholds_, self.complements_))
+        return np.clip(p, _C_MIN, 1.0 - _P_MIN), np.clip(c, _C_MIN, 1.0 - _P_MIN)
 
     def _derived_complements(self) -> np.ndarray:
         """``complements_`` of a model saved before it existed: ``1 - values_``, as it predicted."""
