@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._kernels import ivap_lookup, ivap_tables_full
+from .._kernels.summary import negatives
 from .._validation import check_scores
 from ..venn_abers import CrossVennAbersCalibrator, VennAbersCalibrator
 from ..venn_abers._merge import _log_complement
@@ -29,10 +30,7 @@ def _ivap_upper_complement(cal: VennAbersCalibrator, q: np.ndarray) -> np.ndarra
     one), the mirror is another model, and ``1.0 - p1`` is returned.
     """
     w, a = cal.weights_, cal.positive_weights_
-    negative = w - a
-    # Two-sum error of w - a: zero exactly when the double `negative` is w - a.
-    back = negative - w
-    error = (w - (negative - back)) + (-a - back)
+    negative, error = negatives(w, a)  # error zero exactly when `negative` is w - a
     if (error != 0.0).any():
         return 1.0 - cal._pair(q)[1]
     lower = ivap_tables_full(np.ascontiguousarray(w[::-1]), np.ascontiguousarray(negative[::-1]))[0]
