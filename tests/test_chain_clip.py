@@ -187,13 +187,25 @@ def test_pair_complements_are_the_exact_complements_of_the_venn_abers_pair(seed)
             assert abs(Fraction(g) - e) <= 2 * Fraction(math.ulp(float(e))), (g, float(e))
 
 
-def test_pair_complements_fall_back_where_the_negative_weight_is_not_a_double():
+@pytest.mark.parametrize("light", [1.0, 3.0, 0.1])
+def test_pair_complements_are_exact_where_the_negative_weight_is_not_a_double(light):
+    # A light class tied with a heavy one: w - a rounds (1e20 - 3 is not a double), so
+    # the mirrored summary the chain used to build was another model and it fell back
+    # to 1.0 - p1 (0.0 where the exact 1 - p1 is about 1e-20).  q1_ is computed by the
+    # upper table's own sweep, which adds w and -a exactly.
     from venncal.chain._complements import pair_complements
 
     s = np.array([0.0, 0.0, 1.0, 2.0])
     y = np.array([1, 0, 1, 1])
-    cal = VennAbersCalibrator().fit(s, y, sample_weight=np.array([1.0, 1e20, 1.0, 1.0]))
-    q = np.array([-1.0, 0.0, 1.5])
+    cal = VennAbersCalibrator().fit(s, y, sample_weight=np.array([light, 1e20, 1.0, 1.0]))
+    w0, a0 = cal.weights_[0], cal.positive_weights_[0]
+    assert Fraction(w0 - a0) != Fraction(w0) - Fraction(a0)  # w - a is not a double
+    q = np.array([-1.0, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0])
     interval = cal.predict_interval(q)
-    _, high_c = pair_complements(cal, q, interval)
-    np.testing.assert_array_equal(high_c, 1.0 - interval[:, 1])
+    low_c, high_c = pair_complements(cal, q, interval)
+    p0, p1 = ivap_from_summary(cal.scores_, cal.weights_, cal.positive_weights_, q, exact=True)
+    for got, exact in ((low_c, [1 - v for v in p0]), (high_c, [1 - v for v in p1])):
+        for g, e in zip(got.tolist(), exact, strict=True):
+            assert abs(Fraction(g) - e) <= 2 * Fraction(math.ulp(float(e))), (g, float(e))
+    np.testing.assert_array_equal(high_c, cal.q1_[np.searchsorted(cal.scores_, q).clip(0, 2)]
+                                  * (q <= cal.scores_[-1]))

@@ -65,10 +65,12 @@ def near_one_summary(big):
 
 
 def check_complement(w, a, ulps):
-    F0, F1, Q0 = ivap_tables_full(w, a)
+    F0, F1, Q0, Q1 = ivap_tables_full(w, a)
     s = np.arange(w.shape[0], dtype=F64)
-    e0, _ = ivap_from_summary(s, w, a, s, exact=True)
+    e0, e1 = ivap_from_summary(s, w, a, s, exact=True)
     assert_within_ulps(Q0, [1 - v for v in e0], ulps)
+    assert_within_ulps(Q1, [1 - v for v in e1], ulps)
+    assert (np.diff(Q1) <= 0).all() and (Q1 <= Q0).all()
     # F0 and F1 are what ivap_tables always gave
     F0_old, F1_old = venncal._kernels.ivap_tables(w, a)
     assert_array_equal(F0, F0_old)

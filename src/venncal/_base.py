@@ -183,20 +183,28 @@ def paired(values: np.ndarray, complements: np.ndarray) -> tuple[np.ndarray, np.
 
 
 def check_complements(values: np.ndarray, complements: np.ndarray, *, monotone: bool,
-                      names: tuple[str, str] = ("values_", "complements_")) -> None:
+                      names: tuple[str, str] = ("values_", "complements_"),
+                      tolerance: float = 2.0**-20) -> None:
     """Raise ``ValueError`` unless ``complements`` is a fitted complement of ``values``.
 
-    Same shape, and ``values + complements`` within ``2**-20`` of 1: both
-    are ratios of sums of non-negative weights, or averages of such ratios,
-    each within ``n * 2**-53`` of itself for ``n < 2**32`` summands.  With
-    ``monotone`` (the values do not decrease), the complements do not
-    increase.  ``names``: the attributes' names, for the message.
+    Same shape, and ``values + complements`` within ``tolerance`` of 1.  The
+    default, ``2**-20``: both are ratios of sums of non-negative weights, or
+    averages of such ratios, each within ``n * 2**-53`` of itself for
+    ``n < 2**32`` summands; a caller whose tables round more (or less) says
+    so with its own.  With ``monotone`` (the values do not decrease), the
+    complements do not increase.  ``names``: the attributes' names, for the
+    message, which names the worst entry.
     """
     v, c = names
     if complements.shape != values.shape:
-        raise ValueError(f"{c} must have the shape of {v} {values.shape}")
-    if not (np.abs((values - 1.0) + complements) <= 2.0**-20).all():
-        raise ValueError(f"{v} + {c} must be 1 (to 2**-20)")
+        raise ValueError(f"{c} must have the shape (length) of {v} {values.shape}")
+    gap = np.abs((values - 1.0) + complements)
+    if not (gap <= tolerance).all():
+        i = int(np.argmax(np.where(gap == gap, gap, np.inf)))
+        raise ValueError(
+            f"{v} + {c} must sum to 1 (to {tolerance:.3g}): "
+            f"{values[i]!r} + {complements[i]!r} at entry {i}"
+        )
     if monotone and (complements[1:] > complements[:-1]).any():
         raise ValueError(f"{c} must not increase ({v} do not decrease)")
 

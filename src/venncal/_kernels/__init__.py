@@ -6,7 +6,7 @@ Every kernel has a slow, literal twin in ``tests/reference/naive.py``.
 from .ivap import (
     exact_ivap_tables,
     exact_ivap_tables_full,
-    ivap_complement,
+    ivap_complements,
     ivap_lookup,
     ivap_lookup_full,
     ivap_tables,
@@ -29,7 +29,7 @@ __all__ = [
     "class_totals",
     "exact_ivap_tables",
     "exact_ivap_tables_full",
-    "ivap_complement",
+    "ivap_complements",
     "ivap_lookup",
     "ivap_lookup_columns",
     "ivap_lookup_full",

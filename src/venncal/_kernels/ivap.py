@@ -55,7 +55,7 @@ from .ivap_exact import exact_ivap_tables, exact_ivap_tables_full
 __all__ = [
     "exact_ivap_tables",
     "exact_ivap_tables_full",
-    "ivap_complement",
+    "ivap_complements",
     "ivap_lookup",
     "ivap_lookup_full",
     "ivap_tables",
@@ -172,24 +172,27 @@ def _sign(mode, ozh, ozl, oyh, oyl, azh, azl, ayh, ayl, bzh, bzl, byh, byl, buf)
 
 
 @jit_inline
-def _value(mode, flip, yah, yal, ybh, ybl, zah, zal, zbh, zbl, buf):
-    """The slope from corner B to corner A and, when ``flip``, 1 minus it.
+def _value(mode, flip, want, yah, yal, ybh, ybl, zah, zal, zbh, zbl, buf):
+    """The slope from corner B to corner A and, when ``want``, 1 minus it.
 
     With ``dz`` and ``dy`` the negative and positive weight between the
     corners the slope is ``dy / (dz + dy)`` (a weighted mean of labels, in
     [0, 1]) and 1 minus it ``dz / (dz + dy)``.  Returns ``(v, c)``: unflipped
-    ``v`` is the slope (``c`` is not computed: 0); flipped, ``v`` is 1 minus
-    the slope and ``c = dy / (dz + dy)`` the slope itself, each its own
-    quotient, so that both keep full relative precision (``1 - v`` computed
-    from a rounded ``v`` near 1 would not).  The plain modes divide two exact
-    integers (one rounding); double-double mode divides the double-double
-    values of the exact sums (to about 2**-100, then rounded once).
+    ``v`` is the slope and ``c = dz / (dz + dy)`` 1 minus it; flipped, ``v``
+    is 1 minus the slope and ``c = dy / (dz + dy)`` the slope itself (``c``
+    is 0, not computed, unless ``want``).  Each is its own quotient, so that
+    both keep full relative precision (``1 - v`` computed from a rounded
+    ``v`` near 1 would not).  The plain modes divide two exact integers (one
+    rounding); double-double mode divides the double-double values of the
+    exact sums (to about 2**-100, then rounded once).
     """
     if mode < _DD:
         dz = zah - zbh
         dy = yah - ybh
         if flip:
             return dz / (dz + dy), dy / (dz + dy)
+        if want:
+            return dy / (dz + dy), dz / (dz + dy)
         return dy / (dz + dy), 0.0
     s1, e1 = _two_sum(zah, -zbh)
     s2, e2 = _two_sum(zal, -zbl)
@@ -212,14 +215,17 @@ def _value(mode, flip, yah, yal, ybh, ybl, zah, zal, zbh, zbl, buf):
     buf[3] = f2
     distill_jit(buf, 4)
     slope = min(max(dd_div_jit(buf[3], buf[2], dh, dl), 0.0), 1.0)
-    if not flip:
+    if not (flip or want):
         return slope, 0.0
     buf[0] = s1
     buf[1] = e1
     buf[2] = s2
     buf[3] = e2
     distill_jit(buf, 4)
-    return min(max(dd_div_jit(buf[3], buf[2], dh, dl), 0.0), 1.0), slope
+    other = min(max(dd_div_jit(buf[3], buf[2], dh, dl), 0.0), 1.0)
+    if flip:
+        return other, slope
+    return slope, other
 
 
 @jit_inline
@@ -256,12 +262,13 @@ def _step(mode, flip, w, a, zh, zl, yh, yl):
 def _sweep(w, a, flip, mode, out, comp, zh, zl, yh, yl, buf):
     """Vovk, Petej & Fedorova 2015, Algorithms 1-2, on the blocks taken in order or flipped.
 
-    With ``flip=False`` this writes ``F1`` into ``out``.  With ``flip=True``
-    it runs on the mirrored data (blocks in reverse order, labels swapped)
-    and writes ``1 - value`` back in the original order, which is ``F0`` by
-    the symmetry ``F0(s, w, a) = 1 - F1(-s, w, w - a)``, and ``value``
-    itself, ``1 - F0`` with its own rounding, into ``comp`` (not written
-    when unflipped).
+    With ``flip=False`` this writes ``F1`` into ``out`` and, if ``comp``
+    has length k (not 0), ``1 - F1`` with its own rounding into ``comp``.
+    With ``flip=True`` it runs on the mirrored data (blocks in reverse order,
+    labels swapped) and writes ``1 - value`` back in the original order,
+    which is ``F0`` by the symmetry ``F0(s, w, a) = 1 - F1(-s, w, w - a)``,
+    and ``value`` itself, ``1 - F0`` with its own rounding, into ``comp``
+    (which must then have length k).
 
     The paper's cumulative sum diagram has points ``(X, Y)``: cumulative
     weight and positive weight.  Here the points are ``(Z, Y) = (X - Y, Y)``,
@@ -276,6 +283,7 @@ def _sweep(w, a, flip, mode, out, comp, zh, zl, yh, yl, buf):
     meaningless.
     """
     k = w.shape[0]
+    want = flip or comp.shape[0] == k
     # Algorithm 1: corners of the greatest convex minorant of the cumulative
     # sum diagram with the test observation (1, 1) in front, i.e. of the
     # points (X, Y) = (-1, -1), P_0 = (0, 0), P_1, ..., P_k, the cumulative
@@ -322,14 +330,14 @@ def _sweep(w, a, flip, mode, out, comp, zh, zl, yh, yl, buf):
         zl[j], zl[r] = zl[r], zl[j]
         yl[j], yl[r] = yl[r], yl[j]
     t = h
-    val, cval = _value(mode, flip, yh[t - 2], yl[t - 2], yh[t - 1], yl[t - 1],
+    val, cval = _value(mode, flip, want, yh[t - 2], yl[t - 2], yh[t - 1], yl[t - 1],
                        zh[t - 2], zl[t - 2], zh[t - 1], zl[t - 1], buf)
     Zh = Zl = Yh = Yl = 0.0
     for i in range(k):
         ii = k - 1 - i if flip else i
         # The minorant's slope over the active (test) interval.
         out[ii] = val
-        if flip:
+        if want:
             comp[ii] = cval
         # Swap the test block and block i; the new corner candidate q is the
         # left end of the test block, (Z_{i+1}, Y_{i+1} - 1).
@@ -369,7 +377,7 @@ def _sweep(w, a, flip, mode, out, comp, zh, zl, yh, yl, buf):
         zl[t] = qzl
         yl[t] = qyl
         t += 1
-        val, cval = _value(mode, flip, yh[t - 2], yl[t - 2], qyh, qyl, zh[t - 2], zl[t - 2],
+        val, cval = _value(mode, flip, want, yh[t - 2], yl[t - 2], qyh, qyl, zh[t - 2], zl[t - 2],
                            qzh, qzl, buf)
     return _DONE
 
@@ -447,13 +455,15 @@ def _mode(w, a):
 
 
 @jit
-def _make_ordered(F0, F1, Q0):
-    """Make ``F1``, ``F0`` non-decreasing with ``F0 <= F1``, ``Q0`` non-increasing (ulp moves).
+def _make_ordered(F0, F1, Q0, Q1):
+    """Make ``F1``, ``F0`` non-decreasing with ``F0 <= F1``, ``Q0``, ``Q1`` non-increasing (ulp moves).
 
     The exact tables have these properties (Vovk, Petej & Fedorova 2015, section 2); the
     double-double mode's entries are within an ulp of them, so this
     restores them exactly without moving any entry further than that.
-    ``Q0 = 1 - F0`` is non-increasing because ``F0`` is non-decreasing.
+    ``Q0 = 1 - F0`` and ``Q1 = 1 - F1`` are non-increasing because ``F0``
+    and ``F1`` are non-decreasing; ``Q1 <= Q0`` because ``F0 <= F1``.
+    ``Q1`` may have length 0 (not computed).
     """
     top = -np.inf
     for i in range(F1.shape[0]):
@@ -467,49 +477,48 @@ def _make_ordered(F0, F1, Q0):
     for i in range(Q0.shape[0]):
         low = min(low, Q0[i])
         Q0[i] = low
+    low = np.inf
+    for i in range(Q1.shape[0]):
+        low = min(low, min(Q1[i], Q0[i]))
+        Q1[i] = low
 
 
-def ivap_tables_full(w, a):
-    """Return ``(F0, F1, Q0)``: the tables and ``Q0 = 1 - F0`` with its own rounding.
-
-    ``Q0[i]`` is the negative weight over the total of the active interval,
-    the same quotient as ``F0[i]`` with the other numerator: correctly rounded
-    where ``F0`` is (within 2 ulps in double-double mode), so it keeps full
-    relative precision where ``F0`` rounds to 1.
-    """
+def _tables(w, a, complements):
+    """``(F0, F1, Q0, Q1)``; ``Q1`` has length 0 unless ``complements``."""
     k = w.shape[0]
-    F0 = np.empty(k)
-    F1 = np.empty(k)
-    Q0 = np.empty(k)
-    scratch = (np.empty(k + 2), np.empty(k + 2), np.empty(k + 2), np.empty(k + 2), np.empty(64))
     mode = _mode(w, a)
     if mode == _EXACT:
         return exact_ivap_tables_full(w, a)
+    F0, F1, Q0, Q1 = np.empty(k), np.empty(k), np.empty(k), np.empty(k if complements else 0)
+    scratch = (np.empty(k + 2), np.empty(k + 2), np.empty(k + 2), np.empty(k + 2), np.empty(64))
     upper_sweep_into(w, a, True, mode, F0, Q0, *scratch)
-    upper_sweep_into(w, a, False, mode, F1, Q0, *scratch)
+    upper_sweep_into(w, a, False, mode, F1, Q1, *scratch)
     if mode >= _DD:
-        _make_ordered(F0, F1, Q0)
-    return F0, F1, Q0
+        _make_ordered(F0, F1, Q0, Q1)
+    return F0, F1, Q0, Q1
+
+
+def ivap_tables_full(w, a):
+    """Return ``(F0, F1, Q0, Q1)``: the tables and ``Q0 = 1 - F0``, ``Q1 = 1 - F1``, each its own quotient.
+
+    ``Q0[i]`` is the negative weight over the total of the active interval,
+    the same quotient as ``F0[i]`` with the other numerator, and ``Q1[i]``
+    likewise for ``F1[i]``: correctly rounded where the table is (within 2
+    ulps in double-double mode), so they keep full relative precision where
+    ``F0`` or ``F1`` rounds to 1.
+    """
+    return _tables(w, a, True)
 
 
 def ivap_tables(w, a):
     """Return ``(F0, F1)`` for a calibration summary (see module docstring)."""
-    return ivap_tables_full(w, a)[:2]
+    return _tables(w, a, False)[:2]
 
 
-def ivap_complement(w, a):
-    """Return ``Q0 = 1 - F0`` alone (one sweep), as :func:`ivap_tables_full` computes it."""
-    k = w.shape[0]
-    F0 = np.empty(k)
-    Q0 = np.empty(k)
-    scratch = (np.empty(k + 2), np.empty(k + 2), np.empty(k + 2), np.empty(k + 2), np.empty(64))
-    mode = _mode(w, a)
-    if mode == _EXACT:
-        return exact_ivap_tables_full(w, a)[2]
-    upper_sweep_into(w, a, True, mode, F0, Q0, *scratch)
-    if mode >= _DD:
-        _make_ordered(F0, np.ones(k), Q0)  # (F0 <= 1 leaves F0 as the full tables have it)
-    return Q0
+def ivap_complements(w, a):
+    """Return ``(Q0, Q1)`` alone, as :func:`ivap_tables_full` computes them."""
+    Q0, Q1 = ivap_tables_full(w, a)[2:]
+    return Q0, Q1
 
 
 @jit_inline
@@ -558,11 +567,12 @@ def ivap_lookup(s, F0, F1, queries, p0, p1):
 
 
 @jit
-def ivap_lookup_full(s, F0, F1, Q0, queries, p0, p1, q0):
-    """:func:`ivap_lookup`, also writing ``1 - p0`` from ``Q0 = 1 - F0`` into ``q0``.
+def ivap_lookup_full(s, F0, F1, Q0, Q1, queries, p0, p1, q0, q1):
+    """:func:`ivap_lookup`, also writing ``1 - p0`` and ``1 - p1`` from ``Q0``, ``Q1``.
 
     ``q0`` is the entry of ``Q0`` at ``p0``'s position (``1`` below every
-    calibration score, where ``p0 = 0``).
+    calibration score, where ``p0 = 0``), ``q1`` that of ``Q1`` at ``p1``'s
+    (``0`` above every one, where ``p1 = 1``).
     """
     k = s.shape[0]
     for q in range(queries.shape[0]):
@@ -573,4 +583,9 @@ def ivap_lookup_full(s, F0, F1, Q0, queries, p0, p1, q0):
         else:
             p0[q] = 0.0
             q0[q] = 1.0
-        p1[q] = F1[i1] if i1 < k else 1.0
+        if i1 < k:
+            p1[q] = F1[i1]
+            q1[q] = Q1[i1]
+        else:
+            p1[q] = 1.0
+            q1[q] = 0.0

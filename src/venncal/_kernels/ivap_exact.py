@@ -29,8 +29,8 @@ def _as_integers(values, shift):
 def _exact_sweep(W, A, flip, one):
     """Algorithms 1-2 (as :func:`.ivap.upper_sweep_into`) on exact integers; ``one`` is the test weight.
 
-    Returns the table and, flipped, its complement ``1 - F0`` (each entry a
-    correctly rounded quotient of integers); unflipped, the second is None.
+    Returns the table and its complement, ``1 - F0`` flipped, ``1 - F1``
+    unflipped (each entry a correctly rounded quotient of integers).
     """
     k = len(W)
 
@@ -58,7 +58,7 @@ def _exact_sweep(W, A, flip, one):
     for i in range(k):
         ii = k - 1 - i if flip else i
         out[ii] = ((dx - dy) if flip else dy) / dx  # int / int: correctly rounded
-        comp[ii] = dy / dx
+        comp[ii] = (dy if flip else dx - dy) / dx
         X += W[ii]
         Y += (W[ii] - A[ii]) if flip else A[ii]
         qx, qy = X - one, Y - one
@@ -72,7 +72,7 @@ def _exact_sweep(W, A, flip, one):
         xs.append(qx)
         ys.append(qy)
         dy, dx = ys[-2] - qy, xs[-2] - qx
-    return np.array(out, dtype=np.float64), (np.array(comp, dtype=np.float64) if flip else None)
+    return np.array(out, dtype=np.float64), np.array(comp, dtype=np.float64)
 
 
 def exact_ivap_tables(w, a):
@@ -81,7 +81,7 @@ def exact_ivap_tables(w, a):
 
 
 def exact_ivap_tables_full(w, a):
-    """``(F0, F1, 1 - F0)`` in exact rational arithmetic, each entry correctly rounded.
+    """``(F0, F1, 1 - F0, 1 - F1)`` in exact rational arithmetic, each entry correctly rounded.
 
     The weights (and the test observation's weight 1) are scaled by one
     power of two to integers; Python's integers then carry every sum and
@@ -96,4 +96,5 @@ def exact_ivap_tables_full(w, a):
     A = _as_integers(a, shift)
     one = 1 << shift
     F0, Q0 = _exact_sweep(W, A, True, one)
-    return F0, _exact_sweep(W, A, False, one)[0], Q0
+    F1, Q1 = _exact_sweep(W, A, False, one)
+    return F0, F1, Q0, Q1

@@ -49,11 +49,11 @@ def _upper_sweep(w, a, flip, mode, out, comp, zh, zl, yh, yl, buf):
 
 
 @jit
-def ivap_tables_many(w, a, starts, F0, F1, Q0, exact):
+def ivap_tables_many(w, a, starts, F0, F1, Q0, Q1, exact):
     """``ivap_tables_full`` of every summary ``w[starts[c]:starts[c + 1]]`` (with ``a``).
 
-    Writes table ``c``'s ``F0``, ``F1``, ``Q0`` into the same positions of
-    the three outputs, or sets ``exact[c]`` (and writes nothing there) when
+    Writes table ``c``'s ``F0``, ``F1``, ``Q0``, ``Q1`` into the same
+    positions of the four outputs, or sets ``exact[c]`` (and writes nothing there) when
     its weights need exact rational arithmetic.
     """
     U = starts.shape[0] - 1
@@ -77,14 +77,15 @@ def ivap_tables_many(w, a, starts, F0, F1, Q0, exact):
         f0 = F0[b:e]
         f1 = F1[b:e]
         q0 = Q0[b:e]
+        q1 = Q1[b:e]
         _upper_sweep(wc, ac, True, mode, f0, q0, zh, zl, yh, yl, buf)
-        _upper_sweep(wc, ac, False, mode, f1, q0, zh, zl, yh, yl, buf)
+        _upper_sweep(wc, ac, False, mode, f1, q1, zh, zl, yh, yl, buf)
         if mode >= _DD:
-            _make_ordered(f0, f1, q0)
+            _make_ordered(f0, f1, q0, q1)
 
 
 def ivap_tables_list(weights, positive_weights) -> list:
-    """``ivap_tables_full(w, a)`` of each pair of the two lists: a list of ``(F0, F1, Q0)``.
+    """``ivap_tables_full(w, a)`` of each pair of the two lists: a list of ``(F0, F1, Q0, Q1)``.
 
     One :func:`ivap_tables_many` call for all of them (the arrays returned
     are views of one array per kind), then ``ivap_tables_full`` for those
@@ -94,13 +95,13 @@ def ivap_tables_list(weights, positive_weights) -> list:
     np.cumsum([w.shape[0] for w in weights], out=starts[1:])
     w = np.concatenate(weights)
     a = np.concatenate(positive_weights)
-    F0, F1, Q0 = np.empty(w.shape[0]), np.empty(w.shape[0]), np.empty(w.shape[0])
+    F0, F1, Q0, Q1 = (np.empty(w.shape[0]) for _ in range(4))
     exact = np.zeros(len(weights), dtype=np.bool_)
-    ivap_tables_many(w, a, starts, F0, F1, Q0, exact)
+    ivap_tables_many(w, a, starts, F0, F1, Q0, Q1, exact)
     out = []
     for u, (b, e) in enumerate(zip(starts[:-1].tolist(), starts[1:].tolist(), strict=True)):
         if exact[u]:
             out.append(ivap_tables_full(weights[u], positive_weights[u]))
         else:
-            out.append((F0[b:e], F1[b:e], Q0[b:e]))
+            out.append((F0[b:e], F1[b:e], Q0[b:e], Q1[b:e]))
     return out

@@ -10,6 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import (
     ScoreCalibrator,
+    check_complements,
     check_float_arrays,
     check_increasing,
     check_int_array,
@@ -402,13 +403,7 @@ class ENIRCalibrator(ScoreCalibrator):
         # a group sum) and by their clips into (0, 1 - 2**-53]:
         # far below 1e-9 for any data that fits in memory.  A file whose values moved
         # by more is refused.
-        gap = np.abs(self.values_ + self.complements_ - 1.0)
-        if (gap > _CONSISTENT).any():
-            i = int(np.argmax(gap))
-            raise ValueError(
-                f"values_ and complements_ must sum to 1 (to {_CONSISTENT:g}): "
-                f"{self.values_[i]!r} + {self.complements_[i]!r} at threshold {i}"
-            )
+        check_complements(self.values_, self.complements_, monotone=False, tolerance=_CONSISTENT)
         lambdas, bic, weights = self.lambdas_, self.bic_, self.model_weights_
         if lambdas[0] < 0:
             raise ValueError("lambdas_ must be non-negative")

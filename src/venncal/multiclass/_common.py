@@ -558,13 +558,13 @@ def _fit_ivap_many(template, summaries) -> list:
     tables = ivap_tables_list([s.weights for s in summaries],
                               [s.positive_weights for s in summaries])
     calibrators = []
-    for summary, (F0, F1, Q0) in zip(summaries, tables, strict=True):
+    for summary, (F0, F1, Q0, Q1) in zip(summaries, tables, strict=True):
         cal = copy.copy(template)  # its parameters are a string and None: nothing shared
         cal._warn_weight_total(summary.total_weight, summary.n_distinct, False)
         cal.classes_ = cal._summary_classes()
         w, a = summary.weights, summary.positive_weights
         cal.scores_, cal.weights_, cal.positive_weights_ = summary.scores, w, a
-        cal.p0_, cal.p1_, cal.q0_ = F0, F1, Q0
+        cal.p0_, cal.p1_, cal.q0_, cal.q1_ = F0, F1, Q0, Q1
         # each class's own sums, as VennAbersCalibrator._fit_from takes them
         cal.n_negative_, cal.n_positive_ = summary.negative_weight, summary.positive_weight
         calibrators.append(cal)

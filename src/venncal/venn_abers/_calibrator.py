@@ -18,7 +18,7 @@ from .._base import (
 from .._docs import fill
 from .._kernels import (
     class_totals,
-    ivap_complement,
+    ivap_complements,
     ivap_lookup,
     ivap_lookup_full,
     ivap_tables_full,
@@ -69,6 +69,9 @@ class VennAbersCalibrator(ScoreCalibrator):
         :meth:`predict_proba`'s column 0 and by CVAP's merge.  Not saved:
         :func:`venncal.load` computes it from the saved weights, exactly as
         :meth:`fit` does.
+    q1_ : ndarray of shape (k,)
+        ``1 - p1_``, computed from the weights in the same way (used by
+        :class:`~venncal.ChainedCalibrator`'s column 0).  Not saved either.
     n_negative_, n_positive_ : float
         Total weight of each class in the calibration set (k- and k+),
         rounded once (``inf`` if it exceeds the largest float64).
@@ -134,7 +137,7 @@ class VennAbersCalibrator(ScoreCalibrator):
         self.scores_ = s
         self.weights_ = w
         self.positive_weights_ = a
-        self.p0_, self.p1_, self.q0_ = ivap_tables_full(w, a)
+        self.p0_, self.p1_, self.q0_, self.q1_ = ivap_tables_full(w, a)
 
     def _fit_from(self, summary):
         # The tables depend on the weights w, a only; the class totals come from each
@@ -154,21 +157,26 @@ class VennAbersCalibrator(ScoreCalibrator):
         super()._check_state()
         self._check_summary_state()
         check_float_arrays(
-            self, ("scores_", "p0_", "p1_", "q0_"), unit_interval=("p0_", "p1_", "q0_")
+            self, ("scores_", "p0_", "p1_", "q0_", "q1_"),
+            unit_interval=("p0_", "p1_", "q0_", "q1_"),
         )
         if (self.p0_ > self.p1_).any():
             raise ValueError("p0_ must not exceed p1_")
         check_increasing(self.p0_, "p0_", strict=False)
         check_increasing(self.p1_, "p1_", strict=False)
         check_increasing(-self.q0_, "-q0_", strict=False)
-        # q0_ is computed from the weights (on load too): p0_ must be the table of
-        # these weights, each within 2 ulps of its exact value (models saved before
-        # the tables were correctly rounded: 5e-16), and 1 - p0_ rounds once more
-        if not (np.abs((1.0 - self.p0_) - self.q0_) <= _COMPLEMENT_TOLERANCE).all():
-            raise ValueError(
-                "p0_ must be the lower Venn-Abers table of the weights: 1 - p0_ differs from "
-                f"q0_, 1 - p0 computed from them, by more than {_COMPLEMENT_TOLERANCE:.1e}"
-            )
+        check_increasing(-self.q1_, "-q1_", strict=False)
+        # q0_ and q1_ are computed from the weights (on load too): p0_ and p1_ must be
+        # the tables of these weights, each within 2 ulps of its exact value (models
+        # saved before the tables were correctly rounded: 5e-16), and 1 - p rounds once more
+        for table, complement, name in ((self.p0_, self.q0_, "lower"),
+                                        (self.p1_, self.q1_, "upper")):
+            if not (np.abs((1.0 - table) - complement) <= _COMPLEMENT_TOLERANCE).all():
+                raise ValueError(
+                    f"p{int(name == 'upper')}_ must be the {name} Venn-Abers table of the "
+                    f"weights: 1 - p{int(name == 'upper')}_ differs from its complement "
+                    f"computed from them by more than {_COMPLEMENT_TOLERANCE:.1e}"
+                )
         check_float_numbers(self, ("n_negative_", "n_positive_"), minimum=0.0, allow_inf=True)
         # each class's total is its own sum: w - a may have lost up to half an ulp of w
         # per score (a class of weight 1e-300 tied with 1e300), so the scale is w
@@ -186,12 +194,12 @@ class VennAbersCalibrator(ScoreCalibrator):
             raise ValueError("weights must satisfy 0 <= positive_weights_ <= weights_, 0 < weights_")
 
     def _derive_state(self) -> None:
-        """Set ``q0_`` from the loaded weights, as :meth:`fit` does (for :func:`venncal.load`).
+        """Set ``q0_``, ``q1_`` from the loaded weights, as :meth:`fit` does (for :func:`venncal.load`).
 
         Raises ``ValueError`` for invalid weights (before any computation).
         """
         self._check_summary_state()
-        self.q0_ = ivap_complement(self.weights_, self.positive_weights_)
+        self.q0_, self.q1_ = ivap_complements(self.weights_, self.positive_weights_)
 
     def _predict_p_and_complement(self, q):
         # the minimax merge of (p0, p1), and 1 - p from q0_ where p > 1/2
@@ -231,8 +239,12 @@ class VennAbersCalibrator(ScoreCalibrator):
 
     def _triple(self, q):
         """``(p0, p1, 1 - p0)`` of the test scores ``q`` (one search)."""
-        out = np.empty((3, q.shape[0]))
-        ivap_lookup_full(self.scores_, self.p0_, self.p1_, self.q0_, q, out[0], out[1], out[2])
+        return self._quad(q)[:3]
+
+    def _quad(self, q):
+        """``(p0, p1, 1 - p0, 1 - p1)`` of the test scores ``q`` (one search)."""
+        out = np.empty((4, q.shape[0]))
+        ivap_lookup_full(self.scores_, self.p0_, self.p1_, self.q0_, self.q1_, q, *out)
         return out
 
     def _predict_p(self, q):
