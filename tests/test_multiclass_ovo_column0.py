@@ -119,7 +119,7 @@ def test_venn_abers_table_path_column0_is_predict_proba_bit_for_bit(merge):
     r0, r1 = cal._binary_proba(x, column0=True)
     assert np.array_equal(r1, np.stack([v[:, 1] for v in cols]))
     assert np.array_equal(r0, np.stack([v[:, 0] for v in cols]))
-    # below and above every table (p0 = 0 there: q0 = 1, looked up as 0)
+    # below and above every table (p0 = 0 below: q0 = 1 there)
     z = np.array([[1.0, 1e-300, 1e-300], [1e-300, 1.0, 1e-300], [1e-300, 1e-300, 1.0]])
     b = pair_scores(pair_parts(z, cal.score), cal.score, first, second)
     cols = [c.predict_proba(q) for c, q in zip(cal.calibrators_, b, strict=True)]

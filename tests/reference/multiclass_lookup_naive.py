@@ -54,3 +54,33 @@ def lookup(table, F0, F1, v: float) -> tuple[float, float]:
     if pos < len(table) and table[pos] == v:
         return float(F0[pos]), float(F1[pos])
     return (float(F0[pos - 1]) if pos > 0 else 0.0), (float(F1[pos]) if pos < len(table) else 1.0)
+
+
+def proba_column0(table, F0, F1, Q0, v: float, log_merge: bool) -> tuple[float, float]:
+    """``(column 0, column 1)`` of one Venn-Abers calibrator's ``predict_proba`` at ``v``.
+
+    By the definition of ``venncal.venn_abers.merge_with_complement`` for one
+    predictor: ``(p0, p1)`` by :func:`lookup`, ``q0`` the entry of ``Q0`` at
+    ``p0``'s position (1 below the table, where ``p0`` is 0); ``p`` the
+    minimax merge; column 0 is ``1 - p`` where ``p <= 1/2``, else the merge of
+    the complements: ``q0 / (q0 + p1)`` (log) or ``q0 + q1**2/2 - q0**2/2``
+    with ``q1 = 1 - p1`` (Brier).  Python floats: the same IEEE operations;
+    a zero denominator gives NaN, as numpy's division does.
+    """
+    p0, p1 = lookup(table, F0, F1, v)
+    pos = bisect.bisect_left(list(table), v)
+    at = pos if pos < len(table) and table[pos] == v else pos - 1
+    q0 = float(Q0[at]) if at >= 0 else 1.0
+    if log_merge:
+        p = p1 / ((1.0 - p0) + p1)
+    else:
+        p = (p1 + (0.5 * p0) * p0) - (0.5 * p1) * p1
+    if p <= 0.5:
+        return 1.0 - p, p
+    if log_merge:
+        denominator = q0 + p1
+        complement = q0 / denominator if denominator != 0.0 else math.nan
+    else:
+        q1 = 1.0 - p1
+        complement = (q0 + (0.5 * q1) * q1) - (0.5 * q0) * q0
+    return complement, p

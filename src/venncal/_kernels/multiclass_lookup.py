@@ -37,7 +37,13 @@ import numpy as np
 
 from ._jit import jit, jit_inline
 
-__all__ = ["build_index", "index_lookup_columns", "index_proba_columns", "table_index"]
+__all__ = [
+    "build_index",
+    "index_lookup_columns",
+    "index_proba_column0",
+    "index_proba_columns",
+    "table_index",
+]
 
 
 @jit_inline
@@ -174,6 +180,54 @@ def index_proba_columns(s, F0, F1, starts, lo, scale, steps, bounds, queries, lo
                 out[c, r] = p1 / (1.0 - p0 + p1)
             else:
                 out[c, r] = p1 + 0.5 * p0 * p0 - 0.5 * p1 * p1
+
+
+@jit
+def index_proba_column0(s, F0, F1, Q0, starts, lo, scale, steps, bounds, queries, log_merge,
+                        out, out0):
+    """:func:`index_proba_columns` into ``out`` and each table's column 0 into ``out0``, one search.
+
+    ``Q0``: ``1 - F0`` computed from the weights (the IVAP tables' ``q0_``),
+    laid out as ``F0``.  ``out0`` is a ``VennAbersCalibrator``'s
+    ``predict_proba[:, 0]`` bit for bit (``merge_with_complement`` of one
+    predictor): with ``p = out[c, r]``, ``1 - p`` where ``p <= 1/2``, else
+    from ``q0``, the entry of ``Q0`` at ``p0``'s position (1 below the
+    table, where ``p0 = 0``): ``q0 / (q0 + p1)`` (``log_merge``), else
+    ``q0 + q1**2/2 - q0**2/2`` with ``q1 = 1 - p1``.
+    """
+    U, n = queries.shape
+    for c in range(U):
+        b = starts[c]
+        e = starts[c + 1]
+        o = b + c
+        first = lo[c]
+        sc = scale[c]
+        h = steps[c]
+        for r in range(n):
+            v = queries[c, r]
+            pos = _position(s, b, e, o, first, sc, h, bounds, v)
+            if pos < e and s[pos] == v:
+                p0 = F0[pos]
+                q0 = Q0[pos]
+                p1 = F1[pos]
+            else:
+                if pos > b:
+                    p0 = F0[pos - 1]
+                    q0 = Q0[pos - 1]
+                else:
+                    p0 = 0.0
+                    q0 = 1.0
+                p1 = F1[pos] if pos < e else 1.0
+            # both formulas, then a select: no branch on p to mispredict
+            if log_merge:
+                p = p1 / (1.0 - p0 + p1)
+                complement = q0 / (q0 + p1)
+            else:
+                p = p1 + 0.5 * p0 * p0 - 0.5 * p1 * p1
+                q1 = 1.0 - p1
+                complement = q0 + 0.5 * q1 * q1 - 0.5 * q0 * q0
+            out[c, r] = p
+            out0[c, r] = 1.0 - p if p <= 0.5 else complement
 
 
 def table_index(s, starts) -> tuple:

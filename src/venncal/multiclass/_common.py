@@ -12,7 +12,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import check_summary, same_values
 from .._validation import Check, Options, ParamsMixin, check_sample_weight
-from .._kernels.multiclass_lookup import index_lookup_columns, index_proba_columns, table_index
+from .._kernels.multiclass_lookup import (
+    index_lookup_columns,
+    index_proba_column0,
+    index_proba_columns,
+    table_index,
+)
 from .._kernels.multiclass_tables import ivap_tables_list
 from ..summary import ScoreSummary
 from ..venn_abers import VennAbersCalibrator
@@ -442,12 +447,12 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
         b = self._binary_test(x)
         tables = self._ivap_tables()
         if tables is not None and b.ndim == 2:
+            if column0:
+                return self._ivap_column0(b)
             s, F0, F1, starts, log_merge, index = tables
             out = np.empty(b.shape)
             index_proba_columns(s, F0, F1, starts, *index, b, log_merge, out)
-            if not column0:
-                return out
-            return self._ivap_column0(b, out), out
+            return out
         if not column0:
             return np.stack(
                 [cal.predict_proba(q)[:, 1] for cal, q in zip(self.calibrators_, b, strict=True)]
@@ -455,37 +460,28 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
         both = [cal.predict_proba(q) for cal, q in zip(self.calibrators_, b, strict=True)]
         return np.stack([v[:, 0] for v in both]), np.stack([v[:, 1] for v in both])
 
-    def _ivap_column0(self, b, p) -> np.ndarray:
-        """Column 0 of every Venn-Abers calibrator's ``predict_proba`` (bit for bit), ``p`` its column 1.
+    def _ivap_column0(self, b) -> tuple[np.ndarray, np.ndarray]:
+        """Both columns of every Venn-Abers calibrator's ``predict_proba`` (U, n), bit for bit.
 
-        ``1 - p`` where ``p <= 1/2``; past 1/2 the complement from ``q0_``
-        (``1 - p0`` from the weights) at ``p0``'s position, ``q0 / (q0 + p1)``
-        (log) or ``q0 + q1**2/2 - q0**2/2`` with ``q1 = 1 - p1`` (Brier), as
-        :func:`venncal.venn_abers.merge_with_complement` computes them.  A
-        looked-up ``q0`` of 0 (below the table, where ``q0`` is 1, or a true
-        0) is taken from the calibrator's ``predict_proba``.
+        ``(r0, r1)`` of binary scores ``b`` (U, n), one search per score
+        (:func:`venncal._kernels.multiclass_lookup.index_proba_column0`):
+        ``r1`` the minimax merge of ``(p0, p1)``, ``r0`` ``1 - r1`` where
+        ``r1 <= 1/2`` and past 1/2 the complement from ``q0_`` (``1 - p0``
+        from the weights) at ``p0``'s position (1 below the table),
+        ``q0 / (q0 + p1)`` (log) or ``q0 + q1**2/2 - q0**2/2`` with
+        ``q1 = 1 - p1`` (Brier), as :func:`venncal.venn_abers.merge_with_complement`
+        computes them for one calibrator.
         """
         cals = self.calibrators_
-        s, _, F1, starts, log_merge, index = self._ivap_tables()
+        s, F0, F1, starts, log_merge, index = self._ivap_tables()
         Q0 = self.__dict__.get("_q0_tables")
         if Q0 is None or Q0[0] is not cals:
             Q0 = (cals, np.concatenate([cal.q0_ for cal in cals]))
             self.__dict__["_q0_tables"] = Q0
-        q0 = np.empty(b.shape)
-        p1 = np.empty(b.shape)
-        index_lookup_columns(s, Q0[1], F1, starts, *index, b, q0, p1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            if log_merge:
-                complement = q0 / (q0 + p1)
-            else:
-                q1 = 1.0 - p1
-                complement = q0 + 0.5 * q1 * q1 - 0.5 * q0 * q0
-        r0 = np.where(p <= 0.5, 1.0 - p, complement)
-        for u, cal in enumerate(cals):
-            odd = np.flatnonzero((p[u] > 0.5) & (q0[u] == 0.0))
-            if odd.size:
-                r0[u, odd] = cal.predict_proba(b[u, odd])[:, 0]
-        return r0
+        r0 = np.empty(b.shape)
+        r1 = np.empty(b.shape)
+        index_proba_column0(s, F0, F1, Q0[1], starts, *index, b, log_merge, r1, r0)
+        return r0, r1
 
     def _binary_interval(self, x) -> np.ndarray:
         """The U binary Venn-Abers pairs, shape (n, U, 2)."""
