@@ -180,12 +180,16 @@ def test_cvap_brier_column_0(big):
 
 
 def old_interval(p0, p1):
+    """The interval before the complement; its lower end ``1 - GM(1 - p0)`` as ``-expm1``.
+
+    (``1.0 - exp(.)`` until attack 14 F5: it rounded a lower end of 5.9e-21 to 0.)
+    """
     if p0.shape[0] == 1:
         return np.column_stack((p0[0], p1[0]))
     with np.errstate(divide="ignore"):
         gm1 = np.exp(np.mean(np.log(p1), axis=0))
-        gm0 = np.exp(np.mean(np.log1p(-p0), axis=0))
-    return np.column_stack((1.0 - gm0, gm1))
+        low = -np.expm1(np.mean(np.log1p(-p0), axis=0)) + 0.0
+    return np.column_stack((low, gm1))
 
 
 def old_cvap(p0, p1, merge):

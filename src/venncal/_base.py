@@ -279,7 +279,7 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
                     scaled_sum(summary.weights), int(np.count_nonzero(w)), True
                 )
         self.classes_ = classes
-        self._fit_from(summary)
+        self._refit_from(summary)
         return self
 
     def fit_summary(self, summary: ScoreSummary):
@@ -296,8 +296,18 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
         check_summary(summary)
         self._warn_weight_total(summary.total_weight, summary.n_distinct, False)
         self.classes_ = self._summary_classes()
-        self._fit_from(summary)
+        self._refit_from(summary)
         return self
+
+    def _refit_from(self, summary: ScoreSummary) -> None:
+        """:meth:`_fit_from`, after forgetting how a loaded model was read.
+
+        A model read from a file saved before its complements existed marks
+        them derived (``1.0 - p``); a new fit computes them, so the mark goes
+        (attack 14 F3: a refitted model kept predicting ``1.0 - p``).
+        """
+        self.__dict__.pop("_complements_derived", None)
+        self._fit_from(summary)
 
     def predict_proba(self, scores) -> np.ndarray:
         """Return calibrated probabilities, columns for ``classes_[0]`` and ``classes_[1]``.

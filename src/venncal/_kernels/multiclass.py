@@ -273,7 +273,12 @@ def price_into(r, r0, first, second, out):
                 inv[second[q]] += 1.0 / rj
         total = 0.0
         for c in range(K):
-            v = 0.0 if zero[c] else 1.0 / (inv[c] - (K - 2))
+            if zero[c]:
+                v = 0.0
+            elif inv[c] == np.inf:
+                v = _price_scaled(r, r0, first, second, t, c, K)
+            else:
+                v = 1.0 / (inv[c] - (K - 2))
             out[t, c] = v
             total += v
         if not total > 0.0:
@@ -281,6 +286,30 @@ def price_into(r, r0, first, second, out):
             continue
         for c in range(K):
             out[t, c] /= total
+
+
+@jit_inline
+def _price_scaled(r, r0, first, second, t, c, K):
+    """Price's ``1 / (sum_j 1 / r_cj - (K - 2))`` for class ``c`` whose sum of inverses overflows.
+
+    A pairwise probability below about ``(K - 1) / 1.8e308`` makes ``1 / r``
+    (or the sum) infinite, and the class 0 instead of about ``r`` (attack
+    14 F4).  With ``m`` the smallest ``r_cj``: ``m / (sum_j m / r_cj - (K - 2) m)``,
+    the same value with every term at most 1.
+    """
+    m = np.inf
+    for q in range(first.shape[0]):
+        if first[q] == c:
+            m = min(m, r0[q, t])
+        elif second[q] == c:
+            m = min(m, r[q, t])
+    scaled = 0.0
+    for q in range(first.shape[0]):
+        if first[q] == c:
+            scaled += m / r0[q, t]
+        elif second[q] == c:
+            scaled += m / r[q, t]
+    return m / (scaled - (K - 2) * m)
 
 
 @jit_inline

@@ -302,9 +302,13 @@ class IsotonicCalibrator(NearestStepsMixin, ScoreCalibrator):
         starts = np.concatenate(([0], ends[:-1]))
         # The means are in [0, 1] up to rounding; clip to be sure.  The complements
         # decrease in exact arithmetic; a running minimum removes an inversion by rounding.
-        # Each is then the more precise of itself and 1 minus the other (paired).
+        # Each is then the more precise of itself and 1 minus the other (paired).  Blocks
+        # whose means lie within an ulp or two of each other near 1 (weights 1e16 : 1) stay
+        # apart, as in the exact fit, and their rounded means can come out inverted by an
+        # ulp: a running maximum restores the order (attack 14 F1; each within 2 ulps).
         block_complements = np.minimum.accumulate(np.clip(complements, 0.0, 1.0))
         block_values, block_complements = paired(np.clip(means, 0.0, 1.0), block_complements)
+        block_values = np.maximum.accumulate(block_values)
         self.thresholds_, self.values_ = block_table(s[starts], s[ends - 1], block_values)
         self.complements_ = block_table(s[starts], s[ends - 1], block_complements)[1]
 

@@ -127,8 +127,11 @@ def merge_with_complement(p0, p1, q0=None, merge: str = "log"):
         # complement comes from q0, computed from the weights, where p0 has lost it.
         with np.errstate(divide="ignore"):
             gm1 = np.exp(np.mean(np.log(p1), axis=0))
-        gm0 = exact_gm0 = np.exp(np.mean(_log_complement(p0, q0), axis=0))
-        interval = np.column_stack((1.0 - gm0, gm1))
+        log_gm0 = np.mean(_log_complement(p0, q0), axis=0)
+        gm0 = exact_gm0 = np.exp(log_gm0)
+        # 1 - GM(1 - p0) as -expm1(.): 1.0 - gm0 rounds a small lower end (5.9e-21) to 0
+        # (attack 14 F5); p keeps gm0 as before; + 0.0 makes -expm1(0) = -0.0 a 0.0
+        interval = np.column_stack((-np.expm1(log_gm0) + 0.0, gm1))
     if merge == "log":
         p = gm1 / (gm0 + gm1)
         p_complement = exact_gm0 / (exact_gm0 + gm1)

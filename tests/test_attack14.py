@@ -1,0 +1,132 @@
+"""Attack 14 (issue 22): four silent wrong answers of the class-0 work, each against an exact value.
+
+F1 isotonic means near 1 inverted by an ulp (a saved model did not load); F3 a
+model read from an old file kept predicting ``1.0 - p`` after a new fit; F4
+Price's coupling overflowed ``1 / r`` for pairwise probabilities near 1e-308;
+F5 CVAP's lower end ``1.0 - GM(1 - p0)`` rounded a small ``p0`` to 0.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import warnings
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+from reference.naive import ivap_from_summary
+
+import venncal
+from venncal import ChainedCalibrator, CrossVennAbersCalibrator, OneVsOneCalibrator
+from venncal.baselines import IsotonicCalibrator
+from venncal.enir import ENIRCalibrator
+from venncal.multiclass import couple
+
+MODELS = Path(__file__).parent / "data" / "models"
+
+
+def _round_trip(cal):
+    buf = io.StringIO()
+    venncal.save(cal, buf)
+    buf.seek(0)
+    return venncal.load(buf)
+
+
+@pytest.mark.parametrize("interpolation", ["nearest", "linear"])
+def test_isotonic_values_near_one_stay_ordered_and_the_model_loads(interpolation):
+    # Two blocks with means 1 - 2**-52 and 1 - 2**-53 (exact); main gave them swapped.
+    w = [1.4494344058864502e16, 3.0, 4.504298210577528e16, 7.0]
+    s, y = [0.0, 0.0, 1.0, 1.0], [1, 0, 1, 0]
+    cal = IsotonicCalibrator(interpolation=interpolation).fit(s, y, sample_weight=w)
+    assert (np.diff(cal.values_) >= 0).all()
+    exact = [Fraction(w[0]) / (Fraction(w[0]) + 3), Fraction(w[2]) / (Fraction(w[2]) + 7)]
+    for got, e in zip(cal.values_.tolist(), exact, strict=True):
+        assert abs(Fraction(got) - e) <= Fraction(2.0**-52)  # 2 ulps below 1
+    back = _round_trip(cal)
+    t = np.array([-1.0, 0.0, 0.5, 1.0, 2.0])
+    np.testing.assert_array_equal(back.predict_proba(t), cal.predict_proba(t))
+
+
+@pytest.mark.parametrize(
+    ("path", "make", "s", "y", "w"),
+    [
+        ("isotonic-linear-weighted.v1.json", lambda: IsotonicCalibrator(interpolation="linear"),
+         [0.0, 0.0, 1.0, 1.0], [1, 0, 1, 0], [1e20, 1.0, 1e20, 3.0]),
+        ("enir.v1.json", ENIRCalibrator, [0.0, 0.0, 1.0, 1.0], [1, 0, 1, 0],
+         [2.0**52 - 1, 1.0, 2.0**53 - 1, 1.0]),
+    ],
+)
+def test_a_refit_of_a_model_read_from_an_old_file_is_a_fresh_fit(path, make, s, y, w):
+    old = venncal.load(MODELS / path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        old.fit(s, y, sample_weight=w)
+        fresh = make().set_params(**old.get_params()).fit(s, y, sample_weight=w)
+    t = np.array([0.0, 0.25, 0.5, 1.0])
+    np.testing.assert_array_equal(old.predict_proba(t), fresh.predict_proba(t))
+    np.testing.assert_array_equal(_round_trip(old).predict_proba(t), old.predict_proba(t))
+    assert "_complements_derived" not in old.__dict__
+
+
+@pytest.mark.parametrize("r0", [1e-300, 1e-308, 2e-308, 1e-310, 5e-324])
+def test_price_coupling_keeps_a_class_whose_pairwise_probability_is_near_the_float_minimum(r0):
+    # K = 3, class 0 has probability r0 against each of the others, which tie.
+    first, second = np.array([0, 0, 1]), np.array([1, 2, 2])
+    r = np.array([[1.0 - r0], [1.0 - r0], [0.5]])
+    r0s = np.array([[r0], [r0], [0.5]])
+    got = couple(r, first, second, 3, "price", r0=r0s)[0]
+    # exact Price: v_i = 1 / (sum_{j != i} 1/r_ij - (K - 2)), normalised
+    R = {(0, 1): Fraction(r0), (0, 2): Fraction(r0), (1, 2): Fraction(1, 2)}
+    R.update({(j, i): 1 - v for (i, j), v in list(R.items())})
+    R[(1, 0)] = R[(2, 0)] = Fraction(1.0 - r0)
+    v = [1 / (sum(1 / R[(i, j)] for j in range(3) if j != i) - 1) for i in range(3)]
+    exact = [x / sum(v) for x in v]
+    for g, e in zip(got.tolist(), exact, strict=True):
+        assert abs(Fraction(g) - e) <= Fraction(2.0**-52) * e + Fraction(5e-324), (g, float(e))
+    assert got[0] == float(exact[0]) or got[0] > 0  # (0 where the exact rounds to 0)
+
+
+def test_price_coupling_of_ordinary_rows_is_unchanged():
+    rng = np.random.default_rng(3)
+    first, second = np.triu_indices(4, 1)
+    r = rng.uniform(0.01, 0.99, size=(6, 50))
+    got = couple(r, first, second, 4, "price")
+    inv = np.zeros((50, 4))
+    np.add.at(inv.T, first, 1.0 / (1.0 - r))
+    np.add.at(inv.T, second, 1.0 / r)
+    v = 1.0 / (inv - 2)
+    np.testing.assert_allclose(got, v / v.sum(axis=1, keepdims=True), rtol=1e-14, atol=0)
+
+
+def test_one_vs_one_price_keeps_a_class_of_weight_near_the_float_minimum():
+    y = np.array([0, 1, 1, 2, 2])
+    S = np.full((5, 3), 1 / 3)
+    w = np.where(y == 0, 2e-308, 1.0)
+    ovo = OneVsOneCalibrator(IsotonicCalibrator(), coupling="price").fit(S, y, sample_weight=w)
+    p = ovo.predict_proba(S[:1])[0]
+    assert p[0] > 0 and abs(p[0] / 5e-309 - 1) < 1e-6
+
+
+def test_cross_venn_abers_lower_end_keeps_a_small_p0():
+    rng = np.random.default_rng(0)
+    s = np.round(rng.random(60), 1)
+    y = (rng.random(60) < s).astype(int)
+    w = np.where(y == 0, 1e20, 1.0)
+    cv = CrossVennAbersCalibrator().fit(s, y, sample_weight=w, folds=np.arange(60) % 3)
+    t = np.array([0.0, 0.3, 0.55, 1.0])
+    low = cv.predict_interval(t)[:, 0]
+    for k, q in enumerate(t):
+        p0s = [ivap_from_summary(c.scores_, c.weights_, c.positive_weights_, np.array([q]),
+                                 exact=True)[0][0] for c in cv.calibrators_]
+        exact = -math.expm1(sum(math.log1p(-float(p)) for p in p0s) / len(p0s))
+        assert low[k] == pytest.approx(exact, rel=1e-13, abs=0.0)
+        assert (low[k] > 0) == (exact > 0) and not np.signbit(low[k])
+    # the clipped chain's column 1 takes that lower end where it raises the first stage
+    chain = ChainedCalibrator(IsotonicCalibrator(), CrossVennAbersCalibrator(), fitting="cross",
+                              cv=3, random_state=0, point="clip").fit(s, y, sample_weight=w)
+    p = chain.predict_proba(t)
+    lows, highs = chain.predict_interval(t).T
+    np.testing.assert_array_equal(p[:, 1], np.clip(chain.transform(t).mean(axis=1), lows, highs))
+    assert (lows[1:] > 0).all() and (p[lows > 0, 1] > 0).all()  # main: 0.0 (log loss inf)
