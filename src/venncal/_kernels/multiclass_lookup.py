@@ -126,6 +126,20 @@ def _position(s, b, e, o, first, sc, h, bounds, v):
     return pos
 
 
+@jit_inline
+def _entries(s, b, e, c, lo, scale, steps, bounds, v):
+    """``(i0, i1)``: the entries of table ``c`` (``s[b:e]``) that give ``p0`` and ``p1`` for ``v``.
+
+    Both are the position of ``v`` if it is a calibration score; otherwise
+    ``i0`` is the score below (``b - 1`` if none: ``p0 = 0``) and ``i1`` the
+    score above (``e`` if none: ``p1 = 1``).
+    """
+    pos = _position(s, b, e, b + c, lo[c], scale[c], steps[c], bounds, v)
+    if pos < e and s[pos] == v:
+        return pos, pos
+    return pos - 1, pos
+
+
 @jit
 def index_lookup_columns(s, F0, F1, starts, lo, scale, steps, bounds, queries, p0, p1):
     """:func:`venncal._kernels.multiclass.ivap_lookup_columns` through the bucket index.
@@ -135,21 +149,11 @@ def index_lookup_columns(s, F0, F1, starts, lo, scale, steps, bounds, queries, p
     """
     U, n = queries.shape
     for c in range(U):
-        b = starts[c]
-        e = starts[c + 1]
-        o = b + c
-        first = lo[c]
-        sc = scale[c]
-        h = steps[c]
+        b, e = starts[c], starts[c + 1]
         for r in range(n):
-            v = queries[c, r]
-            pos = _position(s, b, e, o, first, sc, h, bounds, v)
-            if pos < e and s[pos] == v:
-                p0[c, r] = F0[pos]
-                p1[c, r] = F1[pos]
-            else:
-                p0[c, r] = F0[pos - 1] if pos > b else 0.0
-                p1[c, r] = F1[pos] if pos < e else 1.0
+            i0, i1 = _entries(s, b, e, c, lo, scale, steps, bounds, queries[c, r])
+            p0[c, r] = F0[i0] if i0 >= b else 0.0
+            p1[c, r] = F1[i1] if i1 < e else 1.0
 
 
 @jit
@@ -161,21 +165,11 @@ def index_proba_columns(s, F0, F1, starts, lo, scale, steps, bounds, queries, lo
     """
     U, n = queries.shape
     for c in range(U):
-        b = starts[c]
-        e = starts[c + 1]
-        o = b + c
-        first = lo[c]
-        sc = scale[c]
-        h = steps[c]
+        b, e = starts[c], starts[c + 1]
         for r in range(n):
-            v = queries[c, r]
-            pos = _position(s, b, e, o, first, sc, h, bounds, v)
-            if pos < e and s[pos] == v:
-                p0 = F0[pos]
-                p1 = F1[pos]
-            else:
-                p0 = F0[pos - 1] if pos > b else 0.0
-                p1 = F1[pos] if pos < e else 1.0
+            i0, i1 = _entries(s, b, e, c, lo, scale, steps, bounds, queries[c, r])
+            p0 = F0[i0] if i0 >= b else 0.0
+            p1 = F1[i1] if i1 < e else 1.0
             if log_merge:
                 out[c, r] = p1 / (1.0 - p0 + p1)
             else:
@@ -197,27 +191,16 @@ def index_proba_column0(s, F0, F1, Q0, starts, lo, scale, steps, bounds, queries
     """
     U, n = queries.shape
     for c in range(U):
-        b = starts[c]
-        e = starts[c + 1]
-        o = b + c
-        first = lo[c]
-        sc = scale[c]
-        h = steps[c]
+        b, e = starts[c], starts[c + 1]
         for r in range(n):
-            v = queries[c, r]
-            pos = _position(s, b, e, o, first, sc, h, bounds, v)
-            if pos < e and s[pos] == v:
-                p0 = F0[pos]
-                q0 = Q0[pos]
-                p1 = F1[pos]
+            i0, i1 = _entries(s, b, e, c, lo, scale, steps, bounds, queries[c, r])
+            if i0 >= b:
+                p0 = F0[i0]
+                q0 = Q0[i0]
             else:
-                if pos > b:
-                    p0 = F0[pos - 1]
-                    q0 = Q0[pos - 1]
-                else:
-                    p0 = 0.0
-                    q0 = 1.0
-                p1 = F1[pos] if pos < e else 1.0
+                p0 = 0.0
+                q0 = 1.0
+            p1 = F1[i1] if i1 < e else 1.0
             # both formulas, then a select: no branch on p to mispredict
             if log_merge:
                 p = p1 / (1.0 - p0 + p1)
