@@ -15,8 +15,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from numpy.testing import assert_array_equal
 from reference.enir_naive import exact_complements
 
@@ -127,31 +125,7 @@ def test_scores_next_to_one():
     assert cal.complements_[-1] < 1e-16
 
 
-SCORES = [0.0, 0.1, 0.3, 0.5, 0.7, 0.9, 1 - 2.0**-53, 1.0, -2.0, 3.5]  # outside [0, 1]: base rate
-weights = st.one_of(
-    st.just(1.0),
-    st.sampled_from([1e-310, 1e-100, 1.0, 1e20, 1e100, 1e300]),
-    st.floats(0.01, 100.0),
-)
-
-
-@pytest.mark.filterwarnings("ignore::venncal.WeightScaleWarning")
-@settings(max_examples=300, deadline=None)
-@given(
-    st.lists(st.tuples(st.sampled_from(SCORES), st.integers(0, 1), weights),
-             min_size=1, max_size=14),
-    st.sampled_from([1.0, 0.5, 3.0]),
-)
-def test_hypothesis_against_exact(rows, strength):
-    s = np.array([r[0] for r in rows])
-    y = np.array([r[1] for r in rows])
-    w = np.array([r[2] for r in rows])
-    try:
-        cal = ENIRCalibrator(prior_strength=strength, classes=[0, 1]).fit(s, y, sample_weight=w)
-    except ValueError as exc:  # weights spanning past the path's range: refused, named
-        assert "sample_weight" in str(exc)
-        return
-    assert_exact(cal, s, y, w)
+# (hypothesis over edge weights, both tables against exact: test_enir_precision.py)
 
 
 # ------------------------------------------------------------ saved models

@@ -58,7 +58,9 @@ def assert_table_exact(cal, s, y, w=None):
             assert abs(Fraction(v) - e) <= RTOL * e, (i, v, float(e))
     q = cal.predict_proba(cal.thresholds_)
     np.testing.assert_array_equal(q[:, 1], cal.values_)
+    np.testing.assert_array_equal(q[:, 0], cal.complements_)
     assert (cal.values_ > 0).all() and (cal.values_ <= 1 - 2.0**-53).all()
+    assert (cal.complements_ > 0).all() and (cal.complements_ <= 1 - 2.0**-53).all()
     # within 2**-53 (paired), and the float sum rounds to a step of 2**-52 above 1
     assert (np.abs(q.sum(axis=1) - 1.0) <= 2.0**-52).all()
 
@@ -210,10 +212,10 @@ weights = st.one_of(
 
 
 @pytest.mark.filterwarnings("ignore::venncal.WeightScaleWarning")
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(
     st.lists(st.tuples(st.sampled_from(SCORES), st.integers(0, 1), weights),
-             min_size=1, max_size=12),
+             min_size=1, max_size=14),
     st.sampled_from([1.0, 0.5, 3.0]),
 )
 def test_hypothesis_bic_and_values_against_exact(rows, strength):

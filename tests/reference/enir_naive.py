@@ -60,30 +60,9 @@ def exact_complements(cal, scores, y, sample_weight=None, positive=False):
     is.  The value is clipped as the calibrator documents: into
     ``[2**-1074, 1 - 2**-53]``.
     """
-    scores = np.asarray(scores, dtype=float)
-    y = np.asarray(y).astype(int)
-    w = np.ones_like(scores) if sample_weight is None else np.asarray(sample_weight, dtype=float)
-    keep = w > 0
-    scores, y, w = scores[keep], y[keep], w[keep]
-    distinct = sorted(set(scores.tolist()))
+    distinct, pos, neg, tot, path, shift = _exact_path(scores, y, sample_weight)
     index = {v: i for i, v in enumerate(distinct)}
     k = len(distinct)
-    pos = [Fraction(0)] * k
-    neg = [Fraction(0)] * k
-    for s, label, weight in zip(scores.tolist(), y.tolist(), w.tolist(), strict=True):
-        if label == 1:
-            pos[index[s]] += Fraction(weight)
-        else:
-            neg[index[s]] += Fraction(weight)
-    tot = [a + b for a, b in zip(pos, neg, strict=True)]
-
-    # The bins: the path on the float sums, scaled as the calibrator scales them.
-    wf = np.array([float(v) for v in tot])
-    shift = _scale_shift(wf)
-    path = NearIsotonicPath._from_summary(
-        np.array(distinct), np.ldexp(wf, -shift),
-        np.ldexp(np.array([float(v) for v in pos]), -shift),
-    )
     m = Fraction(float(cal.prior_strength))
     in_unit = distinct[0] >= 0.0 and distinct[-1] <= 1.0
     score_prior = in_unit and cal.bin_prior != "base_rate"
@@ -139,6 +118,23 @@ def _exact_sums(scores, y, w):
     return distinct, pos, neg
 
 
+def _exact_path(scores, y, w):
+    """``(distinct, pos, neg, tot, path, shift)``: the exact sums and the calibrator's path.
+
+    The bins are the path's on the float sums, scaled by ``2**-shift`` as the
+    calibrator scales them; the sums are exact (Fractions of the rows' weights).
+    """
+    distinct, pos, neg = _exact_sums(scores, y, w)
+    tot = [a + b for a, b in zip(pos, neg, strict=True)]
+    wf = np.array([float(v) for v in tot])
+    shift = _scale_shift(wf)
+    path = NearIsotonicPath._from_summary(
+        np.array(distinct), np.ldexp(wf, -shift),
+        np.ldexp(np.array([float(v) for v in pos]), -shift),
+    )
+    return distinct, pos, neg, tot, path, shift
+
+
 def _ln(x):
     """``ln x`` of a positive Fraction as a Decimal, to the context's precision (relative).
 
@@ -166,14 +162,7 @@ def exact_bic(cal, scores, y, sample_weight=None, digits=60):
     ``digits``-digit Decimal logarithms, and ``BIC = -2 loglik + n_bins ln N``
     (``N`` the exact total weight; no penalty where ``N <= 1``).
     """
-    distinct, pos, neg = _exact_sums(scores, y, sample_weight)
-    tot = [a + b for a, b in zip(pos, neg, strict=True)]
-    wf = np.array([float(v) for v in tot])
-    shift = _scale_shift(wf)
-    path = NearIsotonicPath._from_summary(
-        np.array(distinct), np.ldexp(wf, -shift),
-        np.ldexp(np.array([float(v) for v in pos]), -shift),
-    )
+    distinct, pos, neg, tot, path, shift = _exact_path(scores, y, sample_weight)
     lams = path.knots[path.knots > 0]
     if lams.shape[0] == 0:
         lams = np.zeros(1)
