@@ -419,3 +419,34 @@ def test_cvap_folds_use_the_negative_weights():
     loaded, _ = _round_trip(cvap)
     for got, want in zip(loaded.calibrators_, cvap.calibrators_, strict=True):
         _same_model(got, want)
+
+
+@pytest.mark.parametrize("method", ["ivap", "cvap"])
+def test_dask_fit_with_a_light_class_tied_equals_the_local_fit(method):
+    # the engines merge per-label summaries, which keep each class's own sums
+    dd = pytest.importorskip("dask.dataframe")
+    import dask
+    import pandas as pd
+
+    import venncal.dask as vd
+
+    rng = np.random.default_rng(0)
+    n = 60
+    s = rng.integers(0, 6, n).astype(float)
+    y = rng.integers(0, 2, n)
+    w = np.where(y == 1, rng.choice([1e20, 2.0**53 + 2, 1e300], n), rng.choice([1.0, 0.1], n))
+    pdf = pd.DataFrame({"s": s, "y": y, "w": w, "fold": np.arange(n) % 2})
+    cuts = [(0, 17), (17, 40), (40, n)]
+    df = dd.from_map(lambda r: pdf.iloc[r[0]:r[1]], cuts, meta=pdf.iloc[:0])
+    by = "fold" if method == "cvap" else None
+    with dask.config.set(scheduler="synchronous"):
+        got = vd.fit(df, method, score_col="s", label_col="y", weight_col="w", by=by)
+    if method == "cvap":
+        want = CrossVennAbersCalibrator().fit(s, y, sample_weight=w, folds=pdf.fold.to_numpy())
+        pairs = list(zip(got.calibrators_, want.calibrators_, strict=True))
+    else:
+        want = VennAbersCalibrator().fit(s, y, sample_weight=w)
+        pairs = [(got, want)]
+    assert any(b.negative_weights_ is not None for _, b in pairs)
+    for g, v in pairs:
+        _same_model(g, v)

@@ -133,7 +133,7 @@ class VennAbersCalibrator(ScoreCalibrator):
     _state = ("scores_", "weights_", "positive_weights_", "p0_", "p1_",
               "n_negative_", "n_positive_", "negative_weights_")
     #: Fitted attributes newer than the first saved models (filled by ``_derive_state``).
-    _state_added: ClassVar[dict[str, str]] = {"negative_weights_": "None"}
+    _state_added: ClassVar[dict[str, str]] = {"negative_weights_": "weights_ - positive_weights_"}
     _class_sums = True  # the negative weights, where w - a has lost a light class
     _parameter_constraints: ClassVar[dict] = {"merge": [Options(MERGES)]}
     _weight_total_use = "the test object counts as one row"
