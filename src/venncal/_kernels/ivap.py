@@ -564,7 +564,7 @@ def ivap_tables_full(w, a, b=None):
 
 
 def ivap_tables(w, a, b=None):
-    """Return ``(F0, F1)`` for a calibration summary (see module docstring and :func:`ivap_tables_full`)."""
+    """Return ``(F0, F1)`` for a calibration summary (see :func:`ivap_tables_full`)."""
     return _tables(w, a, False, b)[:2]
 
 

@@ -1,4 +1,4 @@
-"""Look-ups in the inductive Venn-Abers tables of :mod:`.ivap`: the pair of a test score in O(log k).
+"""Look-ups in the Venn-Abers tables of :mod:`.ivap`: the pair of a test score in O(log k).
 
 A test score equal to calibration score ``s[j]`` reads entry ``j`` of both
 tables; strictly between ``s[j-1]`` and ``s[j]`` it reads ``F0[j-1]`` and

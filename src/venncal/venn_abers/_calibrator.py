@@ -220,7 +220,8 @@ class VennAbersCalibrator(ScoreCalibrator):
         b = self.negative_weights_
         if b is not None:
             if not ((b >= 0).all() and (b <= w).all()):
-                raise ValueError("negative_weights_ must satisfy 0 <= negative_weights_ <= weights_")
+                raise ValueError(
+                    "negative_weights_ must satisfy 0 <= negative_weights_ <= weights_")
             # (a + b) - w exactly (two-sum; w - s is exact, s and w being that close or the
             # check failing anyway), against the rounding of three correctly rounded sums
             s, e = two_sum(a, b)
