@@ -133,7 +133,7 @@ def test_binary_clip_column_0_is_the_complement_of_its_case_exactly(fitting, hea
     first_c = chain.first_.predict_proba(t)[:, 0]
     then = chain.then_
     p0, p1 = ivap_from_summary(then.scores_, then.weights_, then.positive_weights_, first,
-                               exact=True)
+                               exact=True, b=then.negative_weights_)
     np.testing.assert_array_equal(got[:, 1], np.clip(first, *chain.predict_interval(t).T))
     for i in range(t.shape[0]):
         if got[i, 1] <= 0.5:
@@ -159,7 +159,7 @@ def test_cross_clip_column_0_keeps_the_folds_complements():
     assert np.all(first > high)  # lowered to GM(p1) near 1: column 0 is 1 - GM(p1)
     q1 = np.array([
         [float(1 - v) for v in ivap_from_summary(c.scores_, c.weights_, c.positive_weights_,
-                                                 x[:, k], exact=True)[1]]
+                                                 x[:, k], exact=True, b=c.negative_weights_)[1]]
         for k, c in enumerate(chain.then_.calibrators_)
     ])
     expected = -np.expm1(np.mean(np.log1p(-q1), axis=0))
@@ -181,7 +181,8 @@ def test_pair_complements_are_the_exact_complements_of_the_venn_abers_pair(seed)
     cal = VennAbersCalibrator().fit(s, y, sample_weight=w)
     q = np.concatenate([np.unique(s), [-9.0, 9.0, 0.05, 1.15]])
     low_c, high_c = pair_complements(cal, q, cal.predict_interval(q))
-    p0, p1 = ivap_from_summary(cal.scores_, cal.weights_, cal.positive_weights_, q, exact=True)
+    p0, p1 = ivap_from_summary(cal.scores_, cal.weights_, cal.positive_weights_, q, exact=True,
+                               b=cal.negative_weights_)
     for got, exact in ((low_c, [1 - v for v in p0]), (high_c, [1 - v for v in p1])):
         for g, e in zip(got.tolist(), exact, strict=True):
             assert abs(Fraction(g) - e) <= 2 * Fraction(math.ulp(float(e))), (g, float(e))
@@ -203,7 +204,8 @@ def test_pair_complements_are_exact_where_the_negative_weight_is_not_a_double(li
     q = np.array([-1.0, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0])
     interval = cal.predict_interval(q)
     low_c, high_c = pair_complements(cal, q, interval)
-    p0, p1 = ivap_from_summary(cal.scores_, cal.weights_, cal.positive_weights_, q, exact=True)
+    p0, p1 = ivap_from_summary(cal.scores_, cal.weights_, cal.positive_weights_, q, exact=True,
+                               b=cal.negative_weights_)
     for got, exact in ((low_c, [1 - v for v in p0]), (high_c, [1 - v for v in p1])):
         for g, e in zip(got.tolist(), exact, strict=True):
             assert abs(Fraction(g) - e) <= 2 * Fraction(math.ulp(float(e))), (g, float(e))

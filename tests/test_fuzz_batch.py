@@ -132,7 +132,7 @@ def check_ivap_exact(cal, s, y, w):
     assert cal.weights_.tobytes() == exact_w.tobytes()
     assert cal.positive_weights_.tobytes() == exact_a.tobytes()
     e0, e1 = ivap_from_summary(cal.scores_, cal.weights_, cal.positive_weights_, cal.scores_,
-                               exact=True)
+                               exact=True, b=cal.negative_weights_)
     assert_within_ulps(cal.p0_, e0, 2)
     assert_within_ulps(cal.p1_, e1, 2)
     interval = cal.predict_interval(PROBES)

@@ -153,7 +153,7 @@ def heavy_fold_columns(big, merge, tests):
     e00, e01 = ivap_from_summary(s0, w0, a0, tests, exact=True)
     sums = venncal.ScoreSummary.from_arrays(s1, y1)
     e10, e11 = ivap_from_summary(sums.scores, sums.weights, sums.positive_weights, tests,
-                                 exact=True)
+                                 exact=True, b=sums.negative_weights)
     exact = [exact_merge([e00[i], e10[i]], [e01[i], e11[i]], merge) for i in range(len(tests))]
     return cal.predict_proba(tests), exact
 

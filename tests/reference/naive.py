@@ -209,12 +209,17 @@ def ivap_by_definition(cal_scores, cal_y01, cal_w, test_scores, exact=False):
     return (p0, p1) if exact else _to_float(p0, p1)
 
 
-def ivap_from_summary(s, w, a, test_scores, exact=False):
-    """IVAP by definition for a summary: weight ``a`` labelled 1 and ``w - a`` labelled 0 at ``s``."""
+def ivap_from_summary(s, w, a, test_scores, exact=False, b=None):
+    """IVAP by definition for a summary: weight ``a`` labelled 1 and ``w - a`` labelled 0 at ``s``.
+
+    With ``b``, weight ``b`` labelled 0 (``w`` is then not used).
+    """
     scores, labels, weights = [], [], []
-    for sj, wj, aj in zip(s, w, a, strict=True):
+    negatives = [None] * len(s) if b is None else b
+    for sj, wj, aj, bj in zip(s, w, a, negatives, strict=True):
         wj, aj = _exact(wj), _exact(aj)
-        for label, weight in ((1, aj), (0, wj - aj)):
+        bj = wj - aj if bj is None else _exact(bj)
+        for label, weight in ((1, aj), (0, bj)):
             if weight > 0:
                 scores.append(float(sj))
                 labels.append(label)

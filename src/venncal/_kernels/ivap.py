@@ -1,4 +1,4 @@
-"""Inductive Venn-Abers tables F0, F1 in O(k') and their O(log k') lookup.
+"""Inductive Venn-Abers tables F0, F1 in O(k') (their O(log k') lookup: :mod:`.ivap_lookup`).
 
 Notation (Vovk, Petej & Fedorova 2015, section 2): the calibration summary
 has distinct scores ``s'_1 < ... < s'_k'`` with weights ``w_j > 0`` and
@@ -14,6 +14,11 @@ the far left to the right past one calibration score at a time).  ``F0``
 follows from ``F1`` by the symmetry ``F0(s, w, a) = 1 - F1(-s, w, w - a)``.
 Weights need not be integers; the test observation always weighs 1 (the
 weights are frequency weights, in units of observations).
+
+The negative weight of a score is ``w - a``, or, when the caller gives it,
+``b``: each class's own sum, as a :class:`~venncal.ScoreSummary` keeps it
+(``w`` is then the rounded ``a + b``, and ``w - a`` loses a light class
+tied with a heavy one: ``4e20 + 1`` rounds to ``4e20``).
 
 **Exactness.**  Every decision of the scan (does a corner stay on the
 minorant?) is the sign of a cross product of coordinate differences, and it
@@ -51,6 +56,7 @@ from ._jit import jit, jit_inline
 from .dd import dd_add_jit, dd_div_jit, distill_jit, expansion_sign_jit, two_prod_jit
 from .dd import two_sum_jit as _two_sum
 from .ivap_exact import exact_ivap_tables, exact_ivap_tables_full
+from .ivap_lookup import ivap_lookup, ivap_lookup_full
 
 __all__ = [
     "exact_ivap_tables",
@@ -229,12 +235,26 @@ def _value(mode, flip, want, yah, yal, ybh, ybl, zah, zal, zbh, zbl, buf):
 
 
 @jit_inline
-def _step(mode, flip, w, a, zh, zl, yh, yl):
+def _step(mode, flip, w, a, b, own, zh, zl, yh, yl):
     """Add block ``(w, a)`` to the cumulative negative and positive weights ``(z, y)``.
 
-    Flipped, the roles of the labels swap.  Exact in every mode (see
-    :func:`_mode`).
+    With ``own``, the block's negative weight is ``b`` (its class's own sum),
+    not ``w - a`` (which loses a light class tied with a heavy one: ``w``
+    is then the rounded sum of the two).  Flipped, the roles of the labels
+    swap.  Exact in every mode (see :func:`_mode`).
     """
+    if own:
+        if mode < _DD:
+            if flip:
+                return zh + a, 0.0, yh + b, 0.0
+            return zh + b, 0.0, yh + a, 0.0
+        if flip:
+            zh, zl = dd_add_jit(zh, zl, a)
+            yh, yl = dd_add_jit(yh, yl, b)
+        else:
+            yh, yl = dd_add_jit(yh, yl, a)
+            zh, zl = dd_add_jit(zh, zl, b)
+        return zh, zl, yh, yl
     if mode < _DD:
         if flip:
             return zh + a, 0.0, yh + (w - a), 0.0
@@ -259,8 +279,11 @@ def _step(mode, flip, w, a, zh, zl, yh, yl):
 
 
 @jit_inline
-def _sweep(w, a, flip, mode, out, comp, zh, zl, yh, yl, buf):
+def _sweep(w, a, b, flip, mode, out, comp, zh, zl, yh, yl, buf):
     """Vovk, Petej & Fedorova 2015, Algorithms 1-2, on the blocks taken in order or flipped.
+
+    ``b`` holds each block's negative weight (length k), or has length 0:
+    then the negative weight is ``w - a``.
 
     With ``flip=False`` this writes ``F1`` into ``out`` and, if ``comp``
     has length k (not 0), ``1 - F1`` with its own rounding into ``comp``.
@@ -284,6 +307,7 @@ def _sweep(w, a, flip, mode, out, comp, zh, zl, yh, yl, buf):
     """
     k = w.shape[0]
     want = flip or comp.shape[0] == k
+    own = b.shape[0] == k and k > 0
     # Algorithm 1: corners of the greatest convex minorant of the cumulative
     # sum diagram with the test observation (1, 1) in front, i.e. of the
     # points (X, Y) = (-1, -1), P_0 = (0, 0), P_1, ..., P_k, the cumulative
@@ -298,7 +322,8 @@ def _sweep(w, a, flip, mode, out, comp, zh, zl, yh, yl, buf):
     Zh = Zl = Yh = Yl = 0.0
     for j in range(k):
         jj = k - 1 - j if flip else j
-        Zh, Zl, Yh, Yl = _step(mode, flip, w[jj], a[jj], Zh, Zl, Yh, Yl)
+        Zh, Zl, Yh, Yl = _step(mode, flip, w[jj], a[jj], b[jj] if own else 0.0, own,
+                               Zh, Zl, Yh, Yl)
         while h > 1:
             turn = _sign(
                 mode,
@@ -341,7 +366,8 @@ def _sweep(w, a, flip, mode, out, comp, zh, zl, yh, yl, buf):
             comp[ii] = cval
         # Swap the test block and block i; the new corner candidate q is the
         # left end of the test block, (Z_{i+1}, Y_{i+1} - 1).
-        Zh, Zl, Yh, Yl = _step(mode, flip, w[ii], a[ii], Zh, Zl, Yh, Yl)
+        Zh, Zl, Yh, Yl = _step(mode, flip, w[ii], a[ii], b[ii] if own else 0.0, own,
+                               Zh, Zl, Yh, Yl)
         qzh = Zh
         qzl = Zl
         if mode >= _DD:
@@ -385,52 +411,60 @@ def _sweep(w, a, flip, mode, out, comp, zh, zl, yh, yl, buf):
 # One compiled sweep per arithmetic, so that each is optimised for its own
 # (the mode is a constant once the sweep is inlined).
 @jit
-def _sweep_small(w, a, flip, out, comp, zh, zl, yh, yl, buf):
-    return _sweep(w, a, flip, _SMALL, out, comp, zh, zl, yh, yl, buf)
+def _sweep_small(w, a, b, flip, out, comp, zh, zl, yh, yl, buf):
+    return _sweep(w, a, b, flip, _SMALL, out, comp, zh, zl, yh, yl, buf)
 
 
 @jit
-def _sweep_plain(w, a, flip, out, comp, zh, zl, yh, yl, buf):
-    return _sweep(w, a, flip, _PLAIN, out, comp, zh, zl, yh, yl, buf)
+def _sweep_plain(w, a, b, flip, out, comp, zh, zl, yh, yl, buf):
+    return _sweep(w, a, b, flip, _PLAIN, out, comp, zh, zl, yh, yl, buf)
 
 
 @jit
-def _sweep_dd(w, a, flip, out, comp, zh, zl, yh, yl, buf):
-    return _sweep(w, a, flip, _DD, out, comp, zh, zl, yh, yl, buf)
+def _sweep_dd(w, a, b, flip, out, comp, zh, zl, yh, yl, buf):
+    return _sweep(w, a, b, flip, _DD, out, comp, zh, zl, yh, yl, buf)
 
 
 @jit
-def _sweep_dd_careful(w, a, flip, out, comp, zh, zl, yh, yl, buf):
-    return _sweep(w, a, flip, _DD_CAREFUL, out, comp, zh, zl, yh, yl, buf)
+def _sweep_dd_careful(w, a, b, flip, out, comp, zh, zl, yh, yl, buf):
+    return _sweep(w, a, b, flip, _DD_CAREFUL, out, comp, zh, zl, yh, yl, buf)
 
 
-def upper_sweep_into(w, a, flip, mode, out, comp, zh, zl, yh, yl, buf):
+def upper_sweep_into(w, a, b, flip, mode, out, comp, zh, zl, yh, yl, buf):
     """Run :func:`_sweep` in ``mode`` (one of the compiled variants)."""
-    if mode == _DD and _sweep_dd(w, a, flip, out, comp, zh, zl, yh, yl, buf) == _DONE:
+    if mode == _DD and _sweep_dd(w, a, b, flip, out, comp, zh, zl, yh, yl, buf) == _DONE:
         return
     sweep = (_sweep_small, _sweep_plain, _sweep_dd_careful, _sweep_dd_careful)[mode]
-    sweep(w, a, flip, out, comp, zh, zl, yh, yl, buf)
+    sweep(w, a, b, flip, out, comp, zh, zl, yh, yl, buf)
 
 
 @jit
-def _mode(w, a):
+def _mode(w, a, b):
     """The arithmetic that is exact for these weights: small, plain, double-double or exact.
 
-    Plain double sums are exact when every weight is an integer and the
-    total (plus the test observation) stays below 2**52 (below 2**26, the
-    cross products are exact as well).  Double-double sums are exact when
-    every weight (and the test observation's 1) is a multiple of ``2**q``
-    with ``2**(q + 105)`` above twice the total: every partial sum then has
-    at most 106 significant bits.  Coordinates then lie between ``2**-104``
-    and ``2**104`` apart from 0, so no product in the predicates overflows
-    or underflows.
+    The sweeps add the positive weights ``a`` and the negative weights: ``b``
+    when it has length k, else ``w - a``.  Plain double sums are exact when
+    every weight added is an integer and the total (plus the test
+    observation) stays below 2**52 (below 2**26, the cross products are
+    exact as well).  Double-double sums are exact when every weight added
+    (and the test observation's 1) is a multiple of ``2**q`` with ``2**(q +
+    105)`` above twice the total: every partial sum then has at most 106
+    significant bits.  Coordinates then lie between ``2**-104`` and
+    ``2**104`` apart from 0, so no product in the predicates overflows or
+    underflows.  The total is the sum of the rounded ``a + b`` (of ``w``
+    without ``b``), so that ``b == w - a`` chooses as no ``b`` does; it is
+    within a relative ``k * 2**-53`` of the exact total, far inside the
+    margin of 2 above.
     """
+    k = w.shape[0]
+    own = b.shape[0] == k and k > 0
     total = 0.0
     integral = True
-    for j in range(w.shape[0]):
-        if integral and (w[j] != np.floor(w[j]) or a[j] != np.floor(a[j])):
+    for j in range(k):
+        other = b[j] if own else w[j]
+        if integral and (other != np.floor(other) or a[j] != np.floor(a[j])):
             integral = False
-        total += w[j]
+        total += a[j] + b[j] if own else w[j]
     if integral and total < 2.0**26:
         return _SMALL
     if integral and total < 2.0**52:
@@ -443,12 +477,12 @@ def _mode(w, a):
         return _EXACT
     scale = 2.0**-q
     difference_exact = True  # w - a rounds to itself (so one addition adds it)
-    for j in range(w.shape[0]):
-        ws = w[j] * scale
+    for j in range(k):
+        os_ = (b[j] if own else w[j]) * scale
         as_ = a[j] * scale
-        if ws != np.floor(ws) or as_ != np.floor(as_):
+        if os_ != np.floor(os_) or as_ != np.floor(as_):
             return _EXACT
-        if difference_exact:
+        if difference_exact and not own:
             _, e = _two_sum(w[j], -a[j])
             difference_exact = e == 0.0
     return _DD if difference_exact else _DD_CAREFUL
@@ -483,22 +517,36 @@ def _make_ordered(F0, F1, Q0, Q1):
         Q1[i] = low
 
 
-def _tables(w, a, complements):
+_NO_B = np.zeros(0)
+
+
+def _negatives(w, b):
+    """``b`` as a float64 array of ``w``'s shape, or a length-0 array for None."""
+    if b is None:
+        return _NO_B
+    b = np.ascontiguousarray(b, dtype=np.float64)
+    if b.shape != w.shape:
+        raise ValueError(f"b must have the shape of w {w.shape}, not {b.shape}")
+    return b
+
+
+def _tables(w, a, complements, b=None):
     """``(F0, F1, Q0, Q1)``; ``Q1`` has length 0 unless ``complements``."""
     k = w.shape[0]
-    mode = _mode(w, a)
+    b = _negatives(w, b)
+    mode = _mode(w, a, b)
     if mode == _EXACT:
-        return exact_ivap_tables_full(w, a)
+        return exact_ivap_tables_full(w, a, b if b.shape[0] else None)
     F0, F1, Q0, Q1 = np.empty(k), np.empty(k), np.empty(k), np.empty(k if complements else 0)
     scratch = (np.empty(k + 2), np.empty(k + 2), np.empty(k + 2), np.empty(k + 2), np.empty(64))
-    upper_sweep_into(w, a, True, mode, F0, Q0, *scratch)
-    upper_sweep_into(w, a, False, mode, F1, Q1, *scratch)
+    upper_sweep_into(w, a, b, True, mode, F0, Q0, *scratch)
+    upper_sweep_into(w, a, b, False, mode, F1, Q1, *scratch)
     if mode >= _DD:
         _make_ordered(F0, F1, Q0, Q1)
     return F0, F1, Q0, Q1
 
 
-def ivap_tables_full(w, a):
+def ivap_tables_full(w, a, b=None):
     """Return ``(F0, F1, Q0, Q1)``: the tables and ``Q0 = 1 - F0``, ``Q1 = 1 - F1``, each its own quotient.
 
     ``Q0[i]`` is the negative weight over the total of the active interval,
@@ -506,86 +554,21 @@ def ivap_tables_full(w, a):
     likewise for ``F1[i]``: correctly rounded where the table is (within 2
     ulps in double-double mode), so they keep full relative precision where
     ``F0`` or ``F1`` rounds to 1.
+
+    ``b``, when given, is each score's negative weight (its class's own sum):
+    the tables are then those of positive weights ``a`` and negative weights
+    ``b``, and ``w`` is not used beyond its shape.  Without it the negative
+    weight is ``w - a``, the same bit for bit where ``b == w - a`` exactly.
     """
-    return _tables(w, a, True)
+    return _tables(w, a, True, b)
 
 
-def ivap_tables(w, a):
-    """Return ``(F0, F1)`` for a calibration summary (see module docstring)."""
-    return _tables(w, a, False)[:2]
+def ivap_tables(w, a, b=None):
+    """Return ``(F0, F1)`` for a calibration summary (see :func:`ivap_tables_full`)."""
+    return _tables(w, a, False, b)[:2]
 
 
-def ivap_complements(w, a):
+def ivap_complements(w, a, b=None):
     """Return ``(Q0, Q1)`` alone, as :func:`ivap_tables_full` computes them."""
-    Q0, Q1 = ivap_tables_full(w, a)[2:]
+    Q0, Q1 = ivap_tables_full(w, a, b)[2:]
     return Q0, Q1
-
-
-@jit_inline
-def _below(s, v):
-    """The number of calibration scores below ``v`` (binary search of sorted ``s``)."""
-    lo = 0
-    hi = s.shape[0]
-    # Invariant: s[:lo] < v <= s[hi:].
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if s[mid] < v:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-@jit_inline
-def _pair_index(s, v):
-    """Return ``(i0, i1)``, the table entries of ``p0`` and ``p1`` for the query ``v``.
-
-    One binary search finds ``l``, the number of calibration scores below
-    ``v``.  A query equal to ``s[l]`` reads entry ``l`` of both tables;
-    otherwise it lies between ``s[l-1]`` and ``s[l]`` and reads ``F0[l-1]``
-    and ``F1[l]``.  ``i0 = -1`` below every calibration score (``p0 = 0``),
-    ``i1 = k`` above every one (``p1 = 1``).
-    """
-    lo = _below(s, v)
-    if lo < s.shape[0] and s[lo] == v:
-        return lo, lo
-    return lo - 1, lo
-
-
-@jit
-def ivap_lookup(s, F0, F1, queries, p0, p1):
-    """Write the Venn-Abers pair of every query score into ``p0`` and ``p1``.
-
-    The entries are those of :func:`_pair_index`, with ``F0[-1] := 0`` and
-    ``F1[k] := 1``.
-    """
-    k = s.shape[0]
-    for q in range(queries.shape[0]):
-        i0, i1 = _pair_index(s, queries[q])
-        p0[q] = F0[i0] if i0 >= 0 else 0.0
-        p1[q] = F1[i1] if i1 < k else 1.0
-
-
-@jit
-def ivap_lookup_full(s, F0, F1, Q0, Q1, queries, p0, p1, q0, q1):
-    """:func:`ivap_lookup`, also writing ``1 - p0`` and ``1 - p1`` from ``Q0``, ``Q1``.
-
-    ``q0`` is the entry of ``Q0`` at ``p0``'s position (``1`` below every
-    calibration score, where ``p0 = 0``), ``q1`` that of ``Q1`` at ``p1``'s
-    (``0`` above every one, where ``p1 = 1``).
-    """
-    k = s.shape[0]
-    for q in range(queries.shape[0]):
-        i0, i1 = _pair_index(s, queries[q])
-        if i0 >= 0:
-            p0[q] = F0[i0]
-            q0[q] = Q0[i0]
-        else:
-            p0[q] = 0.0
-            q0[q] = 1.0
-        if i1 < k:
-            p1[q] = F1[i1]
-            q1[q] = Q1[i1]
-        else:
-            p1[q] = 1.0
-            q1[q] = 0.0

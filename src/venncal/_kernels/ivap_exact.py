@@ -75,25 +75,32 @@ def _exact_sweep(W, A, flip, one):
     return np.array(out, dtype=np.float64), np.array(comp, dtype=np.float64)
 
 
-def exact_ivap_tables(w, a):
+def exact_ivap_tables(w, a, b=None):
     """``(F0, F1)`` in exact rational arithmetic, each entry correctly rounded."""
-    return exact_ivap_tables_full(w, a)[:2]
+    return exact_ivap_tables_full(w, a, b)[:2]
 
 
-def exact_ivap_tables_full(w, a):
+def exact_ivap_tables_full(w, a, b=None):
     """``(F0, F1, 1 - F0, 1 - F1)`` in exact rational arithmetic, each entry correctly rounded.
 
     The weights (and the test observation's weight 1) are scaled by one
     power of two to integers; Python's integers then carry every sum and
-    cross product exactly, whatever the range of the weights.
+    cross product exactly, whatever the range of the weights.  ``b``, when
+    given, is each score's negative weight: the total weight of a score is
+    then ``a + b`` exactly (``w`` is not used), else ``w``.
     """
     w = np.ascontiguousarray(w, dtype=np.float64)
     a = np.ascontiguousarray(a, dtype=np.float64)
+    own = (w,) if b is None else (np.ascontiguousarray(b, dtype=np.float64),)
     shift = max(
-        [0] + [float(v).as_integer_ratio()[1].bit_length() - 1 for v in (*w.tolist(), *a.tolist())]
+        [0] + [float(v).as_integer_ratio()[1].bit_length() - 1
+               for v in (*own[0].tolist(), *a.tolist())]
     )
-    W = _as_integers(w, shift)
     A = _as_integers(a, shift)
+    if b is None:
+        W = _as_integers(w, shift)
+    else:
+        W = [x + y for x, y in zip(A, _as_integers(own[0], shift), strict=True)]
     one = 1 << shift
     F0, Q0 = _exact_sweep(W, A, True, one)
     F1, Q1 = _exact_sweep(W, A, False, one)

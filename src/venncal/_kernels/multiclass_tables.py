@@ -35,22 +35,25 @@ __all__ = ["ivap_tables_list", "ivap_tables_many"]
 
 
 @jit
-def _upper_sweep(w, a, flip, mode, out, comp, zh, zl, yh, yl, buf):
+def _upper_sweep(w, a, b, flip, mode, out, comp, zh, zl, yh, yl, buf):
     # ivap.upper_sweep_into, compiled: double-double falls back to the careful
     # variant when a coordinate does not fit in two doubles.
     if mode == _SMALL:
-        _sweep_small(w, a, flip, out, comp, zh, zl, yh, yl, buf)
+        _sweep_small(w, a, b, flip, out, comp, zh, zl, yh, yl, buf)
     elif mode == _PLAIN:
-        _sweep_plain(w, a, flip, out, comp, zh, zl, yh, yl, buf)
-    elif mode == _DD and _sweep_dd(w, a, flip, out, comp, zh, zl, yh, yl, buf) == _DONE:
+        _sweep_plain(w, a, b, flip, out, comp, zh, zl, yh, yl, buf)
+    elif mode == _DD and _sweep_dd(w, a, b, flip, out, comp, zh, zl, yh, yl, buf) == _DONE:
         return
     else:
-        _sweep_dd_careful(w, a, flip, out, comp, zh, zl, yh, yl, buf)
+        _sweep_dd_careful(w, a, b, flip, out, comp, zh, zl, yh, yl, buf)
 
 
 @jit
-def ivap_tables_many(w, a, starts, F0, F1, Q0, Q1, exact):
-    """``ivap_tables_full`` of every summary ``w[starts[c]:starts[c + 1]]`` (with ``a``).
+def ivap_tables_many(w, a, b, starts, F0, F1, Q0, Q1, exact):
+    """``ivap_tables_full`` of every summary ``w[starts[c]:starts[c + 1]]`` (with ``a``, ``b``).
+
+    ``b`` (the negative weights) has the length of ``w``, or length 0 (none:
+    ``w - a``, for every summary).
 
     Writes table ``c``'s ``F0``, ``F1``, ``Q0``, ``Q1`` into the same
     positions of the four outputs, or sets ``exact[c]`` (and writes nothing there) when
@@ -66,26 +69,30 @@ def ivap_tables_many(w, a, starts, F0, F1, Q0, Q1, exact):
     yl = np.empty(widest + 2)
     buf = np.empty(64)
     for c in range(U):
-        b = starts[c]
+        first = starts[c]
         e = starts[c + 1]
-        wc = w[b:e]
-        ac = a[b:e]
-        mode = _mode(wc, ac)
+        wc = w[first:e]
+        ac = a[first:e]
+        bc = b[first:e] if b.shape[0] == w.shape[0] else b
+        mode = _mode(wc, ac, bc)
         exact[c] = mode == _EXACT
         if mode == _EXACT:
             continue
-        f0 = F0[b:e]
-        f1 = F1[b:e]
-        q0 = Q0[b:e]
-        q1 = Q1[b:e]
-        _upper_sweep(wc, ac, True, mode, f0, q0, zh, zl, yh, yl, buf)
-        _upper_sweep(wc, ac, False, mode, f1, q1, zh, zl, yh, yl, buf)
+        f0 = F0[first:e]
+        f1 = F1[first:e]
+        q0 = Q0[first:e]
+        q1 = Q1[first:e]
+        _upper_sweep(wc, ac, bc, True, mode, f0, q0, zh, zl, yh, yl, buf)
+        _upper_sweep(wc, ac, bc, False, mode, f1, q1, zh, zl, yh, yl, buf)
         if mode >= _DD:
             _make_ordered(f0, f1, q0, q1)
 
 
-def ivap_tables_list(weights, positive_weights) -> list:
-    """``ivap_tables_full(w, a)`` of each pair of the two lists: a list of ``(F0, F1, Q0, Q1)``.
+def ivap_tables_list(weights, positive_weights, negative_weights=None) -> list:
+    """``ivap_tables_full(w, a, b)`` of each pair of the lists: a list of ``(F0, F1, Q0, Q1)``.
+
+    ``negative_weights``: one array ``b`` per summary, or None (``w - a``
+    for every one).
 
     One :func:`ivap_tables_many` call for all of them (the arrays returned
     are views of one array per kind), then ``ivap_tables_full`` for those
@@ -95,13 +102,17 @@ def ivap_tables_list(weights, positive_weights) -> list:
     np.cumsum([w.shape[0] for w in weights], out=starts[1:])
     w = np.concatenate(weights)
     a = np.concatenate(positive_weights)
+    b = np.zeros(0) if negative_weights is None else np.concatenate(negative_weights)
+    if b.shape[0] and b.shape != w.shape:
+        raise ValueError("negative_weights must have the lengths of weights")
     F0, F1, Q0, Q1 = (np.empty(w.shape[0]) for _ in range(4))
     exact = np.zeros(len(weights), dtype=np.bool_)
-    ivap_tables_many(w, a, starts, F0, F1, Q0, Q1, exact)
+    ivap_tables_many(w, a, b, starts, F0, F1, Q0, Q1, exact)
     out = []
     for u, (b, e) in enumerate(zip(starts[:-1].tolist(), starts[1:].tolist(), strict=True)):
         if exact[u]:
-            out.append(ivap_tables_full(weights[u], positive_weights[u]))
+            out.append(ivap_tables_full(weights[u], positive_weights[u],
+                                        None if negative_weights is None else negative_weights[u]))
         else:
             out.append((F0[b:e], F1[b:e], Q0[b:e], Q1[b:e]))
     return out

@@ -21,6 +21,7 @@ from .._kernels.multiclass_lookup import (
 from .._kernels.multiclass_tables import ivap_tables_list
 from ..summary import ScoreSummary
 from ..venn_abers import VennAbersCalibrator
+from ..venn_abers._calibrator import own_negatives
 from ._labels import _label_values, observed_codes, recoded
 from ._scores import SCORE_KINDS, check_class_scores
 
@@ -551,8 +552,10 @@ def _fit_ivap_many(template, summaries) -> list:
     template._check_params()
     for summary in summaries:
         check_summary(summary)
+    # each summary's own negative weights, as VennAbersCalibrator._fit_from passes them
     tables = ivap_tables_list([s.weights for s in summaries],
-                              [s.positive_weights for s in summaries])
+                              [s.positive_weights for s in summaries],
+                              [s.negative_weights for s in summaries])
     calibrators = []
     for summary, (F0, F1, Q0, Q1) in zip(summaries, tables, strict=True):
         cal = copy.copy(template)  # its parameters are a string and None: nothing shared
@@ -560,6 +563,7 @@ def _fit_ivap_many(template, summaries) -> list:
         cal.classes_ = cal._summary_classes()
         w, a = summary.weights, summary.positive_weights
         cal.scores_, cal.weights_, cal.positive_weights_ = summary.scores, w, a
+        cal.negative_weights_ = own_negatives(w, a, summary.negative_weights)
         cal.p0_, cal.p1_, cal.q0_, cal.q1_ = F0, F1, Q0, Q1
         # each class's own sums, as VennAbersCalibrator._fit_from takes them
         cal.n_negative_, cal.n_positive_ = summary.negative_weight, summary.positive_weight

@@ -23,6 +23,8 @@ from .._kernels import (
     ivap_lookup_full,
     ivap_tables_full,
 )
+from .._kernels.dd import two_sum
+from .._kernels.summary import negatives
 from .._validation import Options, check_scores
 from ._merge import MERGES, merge_with_complement, minimax
 
@@ -59,6 +61,12 @@ class VennAbersCalibrator(ScoreCalibrator):
         Sorted distinct calibration scores.
     weights_, positive_weights_ : ndarray of shape (k,)
         Total and positive-class weight at each calibration score.
+    negative_weights_ : ndarray of shape (k,) or None
+        The negative-class weight at each calibration score, summed on its
+        own, where ``weights_ - positive_weights_`` is not exactly it (a
+        light class tied with a heavy one: ``4e20 + 1`` rounds to ``4e20``);
+        None when it is, at every score.  The tables are those of the
+        positive and these negative weights.
     p0_, p1_ : ndarray of shape (k,)
         The Venn-Abers tables F0, F1: ``(p0_[j], p1_[j])`` is the prediction
         for a test score equal to ``scores_[j]``.
@@ -123,27 +131,34 @@ class VennAbersCalibrator(ScoreCalibrator):
         self.classes = classes
 
     _state = ("scores_", "weights_", "positive_weights_", "p0_", "p1_",
-              "n_negative_", "n_positive_")
+              "n_negative_", "n_positive_", "negative_weights_")
+    #: Fitted attributes newer than the first saved models (filled by ``_derive_state``).
+    _state_added: ClassVar[dict[str, str]] = {"negative_weights_": "weights_ - positive_weights_"}
+    _class_sums = True  # the negative weights, where w - a has lost a light class
     _parameter_constraints: ClassVar[dict] = {"merge": [Options(MERGES)]}
     _weight_total_use = "the test object counts as one row"
 
-    def _fit_sums(self, s, w, a):
-        self._fit_tables(s, w, a)
+    def _fit_sums(self, s, w, a, b):
+        self._fit_tables(s, w, a, b)
         # each class's total to double-double accuracy (w.sum() - a.sum() loses
         # a class of small weights beside one of large weights), inf past float64
         self.n_negative_, self.n_positive_ = class_totals(w, a)
 
-    def _fit_tables(self, s, w, a):
+    def _fit_tables(self, s, w, a, b):
         self.scores_ = s
         self.weights_ = w
         self.positive_weights_ = a
-        self.p0_, self.p1_, self.q0_, self.q1_ = ivap_tables_full(w, a)
+        self.negative_weights_ = own_negatives(w, a, b)
+        # b itself either way: where b == w - a exactly the tables are those of w - a, bit
+        # for bit (what load computes from a file without negative_weights_)
+        self.p0_, self.p1_, self.q0_, self.q1_ = ivap_tables_full(w, a, b)
 
     def _fit_from(self, summary):
-        # The tables depend on the weights w, a only; the class totals come from each
+        # The tables depend on the weights a, b only; the class totals come from each
         # class's own sums (w - a loses a class of weight 1e-300 tied with 1e300), not
         # from class_totals(w, a) as in _fit_sums (a pass over the summary for nothing).
-        self._fit_tables(summary.scores, summary.weights, summary.positive_weights)
+        self._fit_tables(summary.scores, summary.weights, summary.positive_weights,
+                         summary.negative_weights)
         self.n_negative_ = summary.negative_weight
         self.n_positive_ = summary.positive_weight
 
@@ -181,25 +196,56 @@ class VennAbersCalibrator(ScoreCalibrator):
         # each class's total is its own sum: w - a may have lost up to half an ulp of w
         # per score (a class of weight 1e-300 tied with 1e300), so the scale is w
         check_sums_to(self.n_positive_, self.positive_weights_, "n_positive_", self.weights_)
+        negative = self.negative_weights_
         check_sums_to(
-            self.n_negative_, self.weights_ - self.positive_weights_, "n_negative_", self.weights_
+            self.n_negative_, self.weights_ - self.positive_weights_ if negative is None
+            else negative, "n_negative_", self.weights_
         )
 
     def _check_summary_state(self):
-        """The summary arrays: sorted distinct scores, weights ``0 <= a <= w``, ``w > 0``."""
-        check_float_arrays(self, ("scores_", "weights_", "positive_weights_"))
+        """The summary arrays: sorted distinct scores, weights ``0 <= a <= w``, ``w > 0``.
+
+        ``negative_weights_`` (when not None): ``0 <= b <= w``, and ``w`` the sum ``a + b``
+        up to the rounding of the summary (each of ``w``, ``a``, ``b`` is a correctly rounded
+        sum of the rows, so ``|w - (a + b)| <= 2**-53 (w + a + b)``, checked as ``2**-51 w``).
+        """
+        names = ("scores_", "weights_", "positive_weights_")
+        if self.negative_weights_ is not None:
+            names += ("negative_weights_",)
+        check_float_arrays(self, names)
         check_increasing(self.scores_, "scores_", strict=True)
-        if not ((self.weights_ > 0).all() and (self.positive_weights_ >= 0).all()
-                and (self.positive_weights_ <= self.weights_).all()):
+        w, a = self.weights_, self.positive_weights_
+        if not ((w > 0).all() and (a >= 0).all() and (a <= w).all()):
             raise ValueError("weights must satisfy 0 <= positive_weights_ <= weights_, 0 < weights_")
+        b = self.negative_weights_
+        if b is not None:
+            if not ((b >= 0).all() and (b <= w).all()):
+                raise ValueError(
+                    "negative_weights_ must satisfy 0 <= negative_weights_ <= weights_")
+            # (a + b) - w exactly (two-sum; w - s is exact, s and w being that close or the
+            # check failing anyway), against the rounding of three correctly rounded sums
+            s, e = two_sum(a, b)
+            if not (np.abs((s - w) + e) <= 2.0**-51 * w).all():
+                raise ValueError(
+                    "weights_ must be positive_weights_ + negative_weights_ (up to rounding)"
+                )
 
     def _derive_state(self) -> None:
         """Set ``q0_``, ``q1_`` from the loaded weights, as :meth:`fit` does (for :func:`venncal.load`).
 
-        Raises ``ValueError`` for invalid weights (before any computation).
+        A model saved (or pickled) without ``negative_weights_`` has None: its negative
+        weights are ``weights_ - positive_weights_`` exactly.  Raises ``ValueError`` for
+        invalid weights (before any computation).
         """
+        if "negative_weights_" not in self.__dict__:
+            self.negative_weights_ = None
         self._check_summary_state()
-        self.q0_, self.q1_ = ivap_complements(self.weights_, self.positive_weights_)
+        self.q0_, self.q1_ = ivap_complements(self.weights_, self.positive_weights_,
+                                              self.negative_weights_)
+
+    def _state_default(self, name: str):
+        """What :meth:`_derive_state` fills ``name`` with (the file leaves it out then): None."""
+        return None
 
     def _predict_p_and_complement(self, q):
         # the minimax merge of (p0, p1), and 1 - p from q0_ where p > 1/2
@@ -255,3 +301,16 @@ class VennAbersCalibrator(ScoreCalibrator):
     def _knots(self) -> np.ndarray:
         """The calibration scores: ``(p0, p1)`` is constant between two of them."""
         return self.scores_
+
+
+def own_negatives(w: np.ndarray, a: np.ndarray, b: np.ndarray | None) -> np.ndarray | None:
+    """``negative_weights_``: None where ``b == w - a`` exactly at every score, else ``b``.
+
+    ``b is None`` (no class sums given) is None too.
+    """
+    if b is None:
+        return None
+    d, e = negatives(w, a)
+    if np.array_equal(d, b) and not e.any():
+        return None
+    return b
