@@ -243,6 +243,9 @@ def ivap_proba_columns(s, F0, F1, starts, queries, log_merge, out):
                 out[c, r] = p1 + 0.5 * p0 * p0 - 0.5 * p1 * p1
 
 
+_NORMAL = 2.0**-1022  # the smallest normal double
+
+
 @jit
 def price_into(r, r0, first, second, out):
     """Price's coupling (see :mod:`venncal.multiclass._coupling`) of ``r`` (P, n) into ``out`` (n, K).
@@ -256,6 +259,8 @@ def price_into(r, r0, first, second, out):
     P = first.shape[0]
     inv = np.empty(K)
     zero = np.empty(K, dtype=np.bool_)
+    ms = np.empty(K)
+    us = np.empty(K)
     for t in range(n):
         for c in range(K):
             inv[c] = 0.0
@@ -272,15 +277,16 @@ def price_into(r, r0, first, second, out):
             else:
                 inv[second[q]] += 1.0 / rj
         total = 0.0
+        tiny = False
         for c in range(K):
-            if zero[c]:
-                v = 0.0
-            elif inv[c] == np.inf:
-                v = _price_scaled(r, r0, first, second, t, c, K)
-            else:
-                v = 1.0 / (inv[c] - (K - 2))
+            v = 0.0 if zero[c] else 1.0 / (inv[c] - (K - 2))
+            # an infinite sum of inverses, or a subnormal value: the scaled row below
+            tiny = tiny or (not zero[c] and not v >= _NORMAL)
             out[t, c] = v
             total += v
+        if tiny:
+            _price_row_scaled(r, r0, first, second, t, zero, ms, us, out)
+            continue
         if not total > 0.0:
             normalize_row(r, r0, first, second, t, out)
             continue
@@ -289,27 +295,46 @@ def price_into(r, r0, first, second, out):
 
 
 @jit_inline
-def _price_scaled(r, r0, first, second, t, c, K):
-    """Price's ``1 / (sum_j 1 / r_cj - (K - 2))`` for class ``c`` whose sum of inverses overflows.
+def _price_row_scaled(r, r0, first, second, t, zero, ms, us, out):
+    """Row ``t`` of Price's coupling, normalised, where a class's value is subnormal or overflows.
 
-    A pairwise probability below about ``(K - 1) / 1.8e308`` makes ``1 / r``
-    (or the sum) infinite, and the class 0 instead of about ``r`` (attack
-    14 F4).  With ``m`` the smallest ``r_cj``: ``m / (sum_j m / r_cj - (K - 2) m)``,
-    the same value with every term at most 1.
+    Class ``c``'s value ``1 / (sum_j 1 / r_cj - (K - 2))`` is ``m_c u_c`` with
+    ``m_c`` its smallest ``r_cj`` and ``u_c = 1 / (sum_j m_c / r_cj - (K - 2) m_c)``
+    (every term at most 1, ``u_c`` at least about ``1 / (K - 1)``).  A pairwise
+    probability below about ``(K - 1) / 1.8e308`` made ``1 / r`` infinite and
+    the class 0 (attack 14 F4), and values rounded to subnormals lost their
+    digits before the division by their total (attack 15 F2: a row of
+    pairwise probabilities 5e-324 and 1e-323 gave [0, 0, 0.5, 0.5, 0]).  Here
+    each value is ``(m_c / M) u_c`` with ``M`` the largest ``m_c``, then
+    normalised: the ratios of the inputs, not their subnormal roundings.
     """
-    m = np.inf
-    for q in range(first.shape[0]):
-        if first[q] == c:
-            m = min(m, r0[q, t])
-        elif second[q] == c:
-            m = min(m, r[q, t])
-    scaled = 0.0
-    for q in range(first.shape[0]):
-        if first[q] == c:
-            scaled += m / r0[q, t]
-        elif second[q] == c:
-            scaled += m / r[q, t]
-    return m / (scaled - (K - 2) * m)
+    K = out.shape[1]
+    P = first.shape[0]
+    top = 0.0
+    for c in range(K):
+        ms[c] = np.inf
+    for q in range(P):
+        ms[first[q]] = min(ms[first[q]], r0[q, t])
+        ms[second[q]] = min(ms[second[q]], r[q, t])
+    for c in range(K):
+        us[c] = 0.0
+    for q in range(P):
+        i, j = first[q], second[q]
+        if not zero[i]:
+            us[i] += ms[i] / r0[q, t]
+        if not zero[j]:
+            us[j] += ms[j] / r[q, t]
+    for c in range(K):
+        if not zero[c]:
+            us[c] = 1.0 / (us[c] - (K - 2) * ms[c])
+            top = max(top, ms[c])
+    total = 0.0
+    for c in range(K):
+        v = 0.0 if zero[c] else (ms[c] / top) * us[c]
+        out[t, c] = v
+        total += v
+    for c in range(K):
+        out[t, c] /= total
 
 
 @jit_inline

@@ -19,6 +19,7 @@ from .._kernels.multiclass_lookup import (
     table_index,
 )
 from .._kernels.multiclass_tables import ivap_tables_list
+from ._cache import CACHES, fit_key, same_fit
 from ..summary import ScoreSummary
 from ..venn_abers import VennAbersCalibrator
 from ..venn_abers._calibrator import own_negatives
@@ -405,10 +406,10 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
         :func:`venncal._kernels.multiclass_lookup.build_index`.  Built once per
         fitted (or loaded) model and cached.
         """
-        cached = self.__dict__.get("_tables")
-        if cached is not None and cached[0] is self.calibrators_:
-            return cached[1]
         cals = self.calibrators_
+        cached = self.__dict__.get("_tables")
+        if cached is not None and same_fit(cached[0], cals):
+            return cached[1]
         tables = None
         if all(type(cal) is VennAbersCalibrator for cal in cals):
             sizes = [cal.scores_.shape[0] for cal in cals]
@@ -423,8 +424,15 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
                 cals[0].merge == "log",
                 table_index(s, starts),
             )
-        self.__dict__["_tables"] = (cals, tables)
+        self.__dict__["_tables"] = (fit_key(cals), tables)
         return tables
+
+    def __getstate__(self):
+        # the look-up caches are rebuilt from the calibrators on first use, not saved
+        state = dict(super().__getstate__())
+        for name in CACHES:
+            state.pop(name, None)
+        return state
 
     def _binary_pairs(self, b) -> tuple[np.ndarray, np.ndarray]:
         """Venn-Abers ``(p0, p1)``, each of shape (U, n), of binary scores ``b`` (U, n)."""
@@ -476,8 +484,8 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
         cals = self.calibrators_
         s, F0, F1, starts, log_merge, index = self._ivap_tables()
         Q0 = self.__dict__.get("_q0_tables")
-        if Q0 is None or Q0[0] is not cals:
-            Q0 = (cals, np.concatenate([cal.q0_ for cal in cals]))
+        if Q0 is None or not same_fit(Q0[0], cals):
+            Q0 = (fit_key(cals), np.concatenate([cal.q0_ for cal in cals]))
             self.__dict__["_q0_tables"] = Q0
         r0 = np.empty(b.shape)
         r1 = np.empty(b.shape)

@@ -1,9 +1,13 @@
-"""Attack 14 (issue 22): four silent wrong answers of the class-0 work, each against an exact value.
+"""Attacks 14 and 15 (issue 22): silent wrong answers of the class-0 work, each against an exact value.
 
-F1 isotonic means near 1 inverted by an ulp (a saved model did not load); F3 a
-model read from an old file kept predicting ``1.0 - p`` after a new fit; F4
-Price's coupling overflowed ``1 / r`` for pairwise probabilities near 1e-308;
-F5 CVAP's lower end ``1.0 - GM(1 - p0)`` rounded a small ``p0`` to 0.
+Attack 14: F1 isotonic means near 1 inverted by an ulp (a saved model did not
+load); F3 a model read from an old file kept predicting ``1.0 - p`` after a
+new fit; F4 Price's coupling overflowed ``1 / r`` for pairwise probabilities
+near 1e-308; F5 CVAP's lower end ``1.0 - GM(1 - p0)`` rounded a small ``p0``
+to 0.  (F2, the light class tied with a heavy one: test_ivap_negatives.py.)
+Attack 15: F1 isotonic complements raised by an ulp after pairing (a saved
+model did not load); F2 Price's coupling of a row whose values are all
+subnormal.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from reference.naive import ivap_from_summary
 
 import venncal
@@ -130,3 +136,107 @@ def test_cross_venn_abers_lower_end_keeps_a_small_p0():
     lows, highs = chain.predict_interval(t).T
     np.testing.assert_array_equal(p[:, 1], np.clip(chain.transform(t).mean(axis=1), lows, highs))
     assert (lows[1:] > 0).all() and (p[lows > 0, 1] > 0).all()  # main: 0.0 (log loss inf)
+
+
+@pytest.mark.parametrize("interpolation", ["nearest", "linear"])
+def test_isotonic_complements_stay_ordered_after_pairing(interpolation):
+    s = [0.0, 0, 1, 1, 1, 1, 2, 2]
+    y = [1, 0, 1, 0, 1, 0, 1, 0]
+    w = [0.0005453182633412899, 0.0017148565472898097, 0.0008171832776704707,
+         0.002569787568570595, 0.0012948003151147208, 0.004071744790285416,
+         5.917252726410387, 18.607921762383064]
+    cal = IsotonicCalibrator(interpolation=interpolation).fit(s, y, sample_weight=w)
+    assert (np.diff(cal.complements_) <= 0).all() and (np.diff(cal.values_) >= 0).all()
+    t = np.array([-1.0, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0])
+    np.testing.assert_array_equal(_round_trip(cal).predict_proba(t), cal.predict_proba(t))
+
+
+def _exact_price(r, r0, first, second, K):
+    """Price's coupling of one row in Fractions (the inputs as given)."""
+    inv = [Fraction(0)] * K
+    zero = [False] * K
+    for q in range(len(first)):
+        for c, v in ((first[q], r0[q]), (second[q], r[q])):
+            if v == 0:
+                zero[c] = True
+            else:
+                inv[c] += 1 / Fraction(v)
+    vals = [Fraction(0) if zero[c] else 1 / (inv[c] - (K - 2)) for c in range(K)]
+    return [v / sum(vals) for v in vals]
+
+
+def _cycle(K, losses):
+    """Pairs of a K-cycle where class i loses to i + 1 and i + 2 with the given probabilities."""
+    loss = {}
+    for i in range(K):
+        loss[(i, (i + 1) % K)], loss[(i, (i + 2) % K)] = losses[i]
+    first, second = np.triu_indices(K, 1)
+    r, r0 = [], []
+    for i, j in zip(first.tolist(), second.tolist(), strict=True):
+        if (i, j) in loss:
+            r0.append(loss[(i, j)])
+            r.append(1 - loss[(i, j)])
+        else:
+            r.append(loss[(j, i)])
+            r0.append(1 - loss[(j, i)])
+    return np.array(r), np.array(r0), first, second
+
+
+def _check_price(r, r0, first, second, K):
+    # relative to the value, and a few units of the smallest subnormal (results below
+    # 2**-1022 are rounded to multiples of 2**-1074, a few times on the way)
+    got = couple(r[:, None], first, second, K, "price", r0=r0[:, None])[0]
+    exact = _exact_price(r.tolist(), r0.tolist(), first.tolist(), second.tolist(), K)
+    for g, e in zip(got.tolist(), exact, strict=True):
+        assert abs(Fraction(g) - e) <= Fraction(2.0**-45) * e + 3 * Fraction(2.0**-1074), (
+            g, float(e))
+
+
+def test_price_coupling_of_a_row_of_subnormal_values():
+    # main: [0, 0, 0.5, 0.5, 0]; exact [0.176, 0.176, 0.235, 0.235, 0.176]
+    tiny = [(5e-324, 5e-324), (5e-324, 5e-324), (5e-324, 1e-323), (5e-324, 1e-323),
+            (5e-324, 5e-324)]
+    r, r0, first, second = _cycle(5, tiny)
+    _check_price(r, r0, first, second, 5)
+    r, r0, first, second = _cycle(4, [(3e-323, 4e-323), (5e-323, 1e-322), (1.3e-322, 3e-323),
+                                      (4e-323, 6e-323)])
+    _check_price(r, r0, first, second, 4)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(3, 6), st.data())
+def test_price_coupling_against_exact_with_tiny_pairwise_probabilities(K, data):
+    # Each pair as its calibrator gives it: the smaller probability exact, the larger 1 - it.
+    first, second = np.triu_indices(K, 1)
+    small = st.sampled_from([5e-324, 1e-323, 3e-320, 1e-310, 2e-308, 1e-300, 1e-200, 1e-20])
+    pair = st.tuples(st.one_of(small, st.floats(0.01, 0.5)), st.booleans())
+    pairs = data.draw(st.lists(pair, min_size=len(first), max_size=len(first)))
+    v = np.array([p for p, _ in pairs])
+    second_small = np.array([side for _, side in pairs])
+    r = np.where(second_small, v, 1.0 - v)
+    r0 = np.where(second_small, 1.0 - v, v)
+    _check_price(r, r0, first, second, K)
+
+
+def test_one_vs_one_look_up_caches_follow_a_refit_and_are_not_pickled():
+    # attack 15 note: the caches were keyed on the calibrators list alone and pickled
+    import pickle
+
+    from venncal import VennAbersCalibrator
+
+    rng = np.random.default_rng(5)
+    S = rng.normal(size=(300, 3))
+    y = rng.integers(0, 3, 300)
+    ovo = OneVsOneCalibrator(VennAbersCalibrator(), score="logit").fit(S, y)
+    t = rng.normal(size=(20, 3))
+    before = ovo.predict_proba(t)
+    assert "_tables" in ovo.__dict__ and "_q0_tables" in ovo.__dict__
+    state = ovo.__getstate__()
+    assert "_tables" not in state and "_q0_tables" not in state
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(ovo)).predict_proba(t), before)
+    # refit one pair calibrator in place on other data: the model must use its new tables
+    cal = ovo.calibrators_[0]
+    cal.fit(rng.normal(size=50), rng.integers(0, 2, 50))
+    fresh = pickle.loads(pickle.dumps(ovo))  # (no caches: built from the calibrators)
+    np.testing.assert_array_equal(ovo.predict_proba(t), fresh.predict_proba(t))
+    assert not np.array_equal(ovo.predict_proba(t), before)
