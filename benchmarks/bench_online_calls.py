@@ -216,7 +216,7 @@ def _best(run, rounds: int) -> float:
     return min(run() for _ in range(rounds))
 
 
-def breakdown(xs: list, ys: list, n_quantized: int, rounds: int) -> None:
+def breakdown(xs: list, ys: list, n_quantized: int, rounds: int, only: str = "") -> None:
     """Print where the time of the events that miss their target goes (see the module)."""
     m = len(xs)
     xa, ya = np.array(xs), np.array(ys, dtype=float)
@@ -232,7 +232,7 @@ def breakdown(xs: list, ys: list, n_quantized: int, rounds: int) -> None:
     print(f"{'event':34s} {'whole':>7s} {'python':>7s} {'call':>7s} {'compiled':>9s} "
           f"{'lean':>7s}  (ns; x River)")
     for name, make in UNIONS:
-        if name not in BREAKDOWN:
+        if name not in BREAKDOWN or only not in f"{name} event":
             continue
         model = make()
         model.learn_many(xa[:1000], ya[:1000] > 0.5)
@@ -275,6 +275,8 @@ def breakdown(xs: list, ys: list, n_quantized: int, rounds: int) -> None:
         print(f"{name + ' event':34s} {whole * 1e9:7.0f} {python * 1e9:7.0f} {fixed * 1e9:7.0f} "
               f"{inner * 1e9:9.0f} {lean * 1e9:7.0f}  ({whole / ref:.1f}x = {python / ref:.1f} + "
               f"{fixed / ref:.1f} + {inner / ref:.1f} + rest; lean {lean / ref:.1f}x)")
+    if only not in "QuantizedIsotonic event":
+        return
     quantized = QuantizedIsotonic()
     rng = np.random.default_rng(1)
     s = rng.random(n_quantized)
@@ -289,10 +291,10 @@ def breakdown(xs: list, ys: list, n_quantized: int, rounds: int) -> None:
             learn_one(xs[i], yq[i])
 
     whole = _best(lambda: per_call(q_event, m), rounds)
-    real = quantized._call
-    quantized._call = lambda *a: 0.25
+    real, real_level = quantized._call, getattr(quantized, "_level", None)
+    quantized._call = quantized._level = lambda *a: 0.25  # (_level: predict's, if there)
     python = _best(lambda: per_call(q_event, m), rounds)
-    quantized._call = real
+    quantized._call, quantized._level = real, real_level
     quantized._flush()
     buf = quantized._packed
 
@@ -323,6 +325,8 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=100_000, help="scores held by QuantizedIsotonic")
     parser.add_argument("--burst", type=int, default=BURST,
                         help="calls timed together (0: the whole loop, flushes amortised)")
+    parser.add_argument("--only", default="",
+                        help="time only the cases whose name contains this text (and River's)")
     parser.add_argument("--breakdown", action="store_true",
                         help="split the events that miss their target into python, call, compiled")
     args = parser.parse_args()
@@ -333,13 +337,15 @@ def main() -> None:
     ys = (rng.random(m) < np.array(xs)).tolist()
     print(f"load average before: {os.getloadavg()}")
     if args.breakdown:
-        breakdown(xs, ys, args.n, args.rounds)
+        breakdown(xs, ys, args.n, args.rounds, args.only)
         print(f"load average after: {os.getloadavg()}")
         return
     best: dict[str, float] = {}
     for r in range(args.rounds + 1):  # round 0 warms up (numba's cache, allocation)
         loops = cases(xs, ys, args.n)  # fresh objects: the quantized stream holds n scores
         for name, loop in loops.items():
+            if args.only not in name and name != "river.stats.Mean().update":
+                continue
             t = per_call(loop, m)
             if r:
                 best[name] = min(best.get(name, np.inf), t)

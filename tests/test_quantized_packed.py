@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from venncal._kernels.quantized_dense import dense_calls
-from venncal._kernels.quantized_packed import packed_calls
+from venncal._kernels.quantized_packed import packed_calls, packed_level
 from venncal.online import QuantizedIsotonic
 
 scores = st.one_of(st.sampled_from([0.0, 0.5, 1e-310, 1e308, -1e308, 0.1, 0.3, 1.0 - 2.0**-53]),
@@ -118,6 +118,7 @@ def test_packed_kernel_equals_unpacked_kernel(steps, probes):
         a = dense_calls(E, EK, EW, cnt, FS, D, NA, NB, queue, 0, Q, P, model.levels_, 0,
                         q, 0.0, 0.0)
         assert packed_calls(model._packed, 0, 0, q, 0.0, 0.0) == a
+        assert packed_level(model._packed, 0, q) == a  # predict_proba_one's three-argument call
     s0, y0 = steps[0][0], float(steps[0][1])
     a = dense_calls(E, EK, EW, cnt, FS, D, NA, NB, queue, 0, Q, P, model.levels_, 1, s0, y0, 1.0)
     assert packed_calls(model._packed, 0, 1, s0, y0, 1.0) == a
@@ -141,3 +142,15 @@ def test_packed_tree_is_one_array_and_survives_pickling():
         again.learn_one(s, 1)
         model.learn_one(s, 1)
     assert _state(again) == _state(model)
+
+
+def test_packed_kernels_refuse_an_array_that_is_not_a_packed_tree():
+    """The views are made at offsets from the header: a wrong length is an error, no stray read."""
+    model = QuantizedIsotonic()
+    model.learn_many([0.2, 0.7], [0.0, 1.0])
+    short = model._packed[:-1].copy()
+    for call in (lambda: packed_calls(short, 0, 2, 0.0, 0.0, 0.0),
+                 lambda: packed_level(short, 0, 0.5)):
+        with pytest.raises(ValueError, match="not a packed quantized tree"):
+            call()
+    assert model.predict_proba_one(0.7) == {0: 0.0, 1: 1.0}

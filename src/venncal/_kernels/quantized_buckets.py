@@ -15,6 +15,9 @@ observations is a ring (:func:`ring_push`).
 from __future__ import annotations
 
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core.extending import intrinsic
 
 from ._jit import jit, jit_inline
 
@@ -33,6 +36,52 @@ def _copy_entry(dstE, dstK, dstW, d, srcE, srcK, srcW, s):
         dstW[d, 0] = srcW[s, 0]
         dstW[d, 1] = srcW[s, 1]
 
+
+
+@intrinsic
+def _prefetch(typingctx, arr, i):
+    """Ask the CPU for the cache line of flat element ``i`` of the C-contiguous ``arr``.
+
+    (``llvm.prefetch``.)
+
+    A hint only: it reads nothing, changes nothing and cannot fault (any
+    address is allowed), so results are the same with or without it.
+    """
+    if not (isinstance(arr, types.Array) and arr.layout == "C" and isinstance(i, types.Integer)):
+        return None
+    sig = types.void(arr, i)
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        i8p = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fn = builder.module.declare_intrinsic(
+            "llvm.prefetch", fnty=ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]))
+        ptr = builder.bitcast(builder.gep(ary.data, [args[1]]), i8p)
+        # read, keep in all cache levels, data cache
+        builder.call(fn, [ptr, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@jit_inline
+def prefetch_pair(E, cnt, b):
+    """Prefetch the filled slots of bucket ``b`` and of the other bucket of its pair (``b ^ 1``).
+
+    The dense tree reads a bucket by a binary search (each read waiting for
+    the last) and then, to recompute the bottom node over the pair, both
+    buckets from their last score: at n = 10^5 these are misses of the
+    caches, and asking for all their lines at once lets the memory serve
+    them together instead of one after another (about 0.9 µs an event
+    from Python).  ``E`` has 3 columns (a line every 8 numbers).
+    """
+    C = cnt.shape[0] // 2
+    B = E.shape[0] // C
+    left = b & ~1
+    for bb in (left, left + 1):
+        for k in range(bb * B * 3, (bb * B + cnt[C + bb]) * 3, 8):
+            _prefetch(E, k)
 
 
 @jit_inline

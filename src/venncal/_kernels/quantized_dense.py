@@ -41,7 +41,8 @@ import numpy as np
 
 from ._jit import jit, jit_inline
 from .quantized import _first_not_below, _nearer_lower
-from .quantized_buckets import _copy_entry, _find_bucket, ring_oldest, ring_push, spread_around
+from .quantized_buckets import (_copy_entry, _find_bucket, prefetch_pair, ring_oldest, ring_push,
+                                spread_around)
 
 
 @jit_inline
@@ -171,6 +172,7 @@ def dense_insert(E, EK, EW, cnt, FS, D, NA, NB, s, y, w, Q, P):
     C = cnt.shape[0] // 2
     B = E.shape[0] // C
     b = _find_bucket(FS, s)
+    prefetch_pair(E, cnt, b)  # (the search, then the bottom node: see prefetch_pair)
     pos = _first_not_below(E, 0, b * B, cnt[C + b], s)
     if pos == b * B + cnt[C + b] or E[pos, 0] != s:
         if 2 * (cnt[1] + 1) > E.shape[0]:  # a new score would fill more than half: grow first
@@ -428,6 +430,7 @@ def dense_level_at(E, cnt, FS, D, Q, P, levels, q):
     C = cnt.shape[0] // 2
     B = E.shape[0] // C
     b = _find_bucket(FS, q)
+    prefetch_pair(E, cnt, b)  # (the search; in a stream, the insert of q that follows)
     pos = _first_not_below(E, 0, b * B, cnt[C + b], q)
     if pos < b * B + cnt[C + b]:
         after = pos

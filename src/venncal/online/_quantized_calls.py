@@ -10,8 +10,9 @@ tree grown where it gets full exactly as there) before anything reads the
 map, and in the same kernel call as the operation that reads it: a level
 (``predict_one``, ``predict_proba_one``) or a delete.  The dense tree, the
 queue, the split fractions and the levels are views of one array
-(:func:`new_packed`), so that call passes one array and five numbers
-(each array passed costs about 60 ns), through the compiled function found
+(:func:`new_packed`), so that call passes one array and five numbers (a
+level, :func:`~venncal._kernels.quantized_packed.packed_level`, one array
+and two; each array passed costs about 60 ns), through the compiled function found
 once by :func:`~venncal.online._state.compiled_entry` (numba's
 ``overloads[signature].entry_point``, the dispatcher itself if a numba
 version does not have it).  So the map is the one
@@ -25,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._kernels.exact import BOUND
-from .._kernels.quantized_packed import packed_calls, packed_size, packed_views
+from .._kernels.quantized_packed import packed_calls, packed_level, packed_size, packed_views
 from ._quantized_map import UNSET
 from ._rational import WEIGHT_BOUND
 from ._state import compiled_entry
@@ -49,7 +50,7 @@ def _held_exactly(x) -> bool:
     return type(x) is float or type(x) is np.float64 or -(2**53) <= x <= 2**53
 _WEIGHT_BOUND = float(WEIGHT_BOUND)  # (a float compared with a float: faster than with an int)
 _NOT_PICKLED = ("_queue", "_queue_s", "_queue_t", "_queue_w", "_n_queued", "_queued_total",
-                "_call", "_packed")
+                "_call", "_level", "_packed")
 
 
 def new_packed(n_buckets: int, bucket: int, Q: np.ndarray, P: np.ndarray, levels: np.ndarray):
@@ -133,7 +134,7 @@ class QueuedInserts:
         self._queue[2] = 1.0  # the weights: learn_one writes none of one (the kernel resets them)
         self._n_queued = 0
         self._queued_total = 0.0
-        self._call = None
+        self._call = self._level = None
 
     def _queued(self, score, y, sample_weight) -> bool:
         """Queue ``(score, y, sample_weight)`` if the dense tree takes it unchecked; return whether it was."""
@@ -199,9 +200,9 @@ class QueuedInserts:
             if n or self._tree[3][1]:
                 q = score + 0.0 if type(score) is float else float(score) + 0.0
                 if q - q == 0.0:
-                    call = self._call
-                    if call is not None:  # _dense_call, inlined
-                        p = call(self._packed, n, 0, q, 0.0, 0.0)
+                    level = self._level
+                    if level is not None:  # _dense_call(0, q), inlined
+                        p = level(self._packed, n, q)
                         if p != p:  # the tree got full: grown there
                             p = self._dense_call(0, q)
                         elif n:
@@ -217,6 +218,7 @@ class QueuedInserts:
         call = self._call
         if call is None:
             call = self._call = compiled_entry(packed_calls, self._packed, 0, 2, 0.0, 0.0, 0.0)
+            self._level = compiled_entry(packed_level, self._packed, 0, 0.5, run=False)
         n = self._n_queued
         r = call(self._packed, n, op, s, y, w)
         while r != r and self._queue[3, 1]:

@@ -118,7 +118,7 @@ class AlarmRecords:
         return int(self.steps[i]) if i < self.size else None
 
 
-def compiled_entry(kernel, *args):
+def compiled_entry(kernel, *args, run: bool = True):
     """Call ``kernel(*args)`` once; return its compiled function for exactly these argument types.
 
     numba's dispatcher finds the compiled version of a kernel from the types
@@ -126,10 +126,15 @@ def compiled_entry(kernel, *args):
     from Python whose arguments always have the same types (the online
     objects' own arrays) can skip that search by calling the compiled
     function found here.  Falls back to the kernel itself if numba does not
-    expose it (the result is the same either way).
+    expose it (the result is the same either way).  ``run=False`` compiles
+    (or loads from numba's cache) for those types without calling it.
     """
-    kernel(*args)
+    sig = tuple(kernel.typeof_pyval(a) for a in args)
+    if run:
+        kernel(*args)
+    else:
+        kernel.compile(sig)
     try:
-        return kernel.overloads[tuple(kernel.typeof_pyval(a) for a in args)].entry_point
+        return kernel.overloads[sig].entry_point
     except (AttributeError, KeyError, TypeError):  # pragma: no cover - another numba
         return kernel
