@@ -37,15 +37,8 @@ from venncal import (
     ScoreSummary,
     VennAbersCalibrator,
 )
-from venncal._kernels import exact_ivap_tables_full, ivap_tables_full
-from venncal._kernels.ivap import (
-    _DD,
-    _DD_CAREFUL,
-    _EXACT,
-    _make_ordered,
-    _mode,
-    upper_sweep_into,
-)
+from venncal._kernels import ivap_tables_full
+from venncal._kernels.ivap import _DD, _DD_CAREFUL, _EXACT, _mode, _tables
 from venncal._kernels.multiclass_tables import ivap_tables_list
 from venncal.persist import ModelFormatError
 
@@ -173,16 +166,7 @@ LIGHT_HEAVY = [1.0, 3.0, 0.1, 1e-300, 1e20, 2.0**53 + 2, 1e300, 2.0**30]
 
 def tables_in(mode, w, a, b):
     """``ivap_tables_full`` forced into ``mode`` (any arithmetic at least as careful as _mode's)."""
-    if mode == _EXACT:
-        return exact_ivap_tables_full(w, a, None if b.shape[0] == 0 else b)
-    k = w.shape[0]
-    F0, F1, Q0, Q1 = (np.empty(k) for _ in range(4))
-    scratch = (np.empty(k + 2), np.empty(k + 2), np.empty(k + 2), np.empty(k + 2), np.empty(64))
-    upper_sweep_into(w, a, b, True, mode, F0, Q0, *scratch)
-    upper_sweep_into(w, a, b, False, mode, F1, Q1, *scratch)
-    if mode >= _DD:
-        _make_ordered(F0, F1, Q0, Q1)
-    return F0, F1, Q0, Q1
+    return _tables(w, a, True, b if b.shape[0] else None, mode=mode)
 
 
 def modes_for(w, a, b):

@@ -530,11 +530,16 @@ def _negatives(w, b):
     return b
 
 
-def _tables(w, a, complements, b=None):
-    """``(F0, F1, Q0, Q1)``; ``Q1`` has length 0 unless ``complements``."""
+def _tables(w, a, complements, b=None, mode=None):
+    """``(F0, F1, Q0, Q1)``; ``Q1`` has length 0 unless ``complements``.
+
+    ``mode``: the arithmetic, by default :func:`_mode`'s choice (the tests
+    force each one at least as careful as that to compare them).
+    """
     k = w.shape[0]
     b = _negatives(w, b)
-    mode = _mode(w, a, b)
+    if mode is None:
+        mode = _mode(w, a, b)
     if mode == _EXACT:
         return exact_ivap_tables_full(w, a, b if b.shape[0] else None)
     F0, F1, Q0, Q1 = np.empty(k), np.empty(k), np.empty(k), np.empty(k if complements else 0)
