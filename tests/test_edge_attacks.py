@@ -240,3 +240,25 @@ def test_one_vs_one_look_up_caches_follow_a_refit_and_are_not_pickled():
     fresh = pickle.loads(pickle.dumps(ovo))  # (no caches: built from the calibrators)
     np.testing.assert_array_equal(ovo.predict_proba(t), fresh.predict_proba(t))
     assert not np.array_equal(ovo.predict_proba(t), before)
+
+
+def test_enir_with_subnormal_weights_saves_and_loads():
+    # Found by the CI rehearsal's hypothesis run (test_persist_state): weights of 1e-310
+    # scale the path's knots back into subnormals, two of which rounded to one lambda, and
+    # the fitted model's own state check refused it ("lambdas_ must be strictly increasing").
+    s = np.array([0.0, -2.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.5, -1.0, 0.5, 0.0, 0.0, 1.0, 1.0, -1.0])
+    y = np.array([0, 1, 0, 0, 0, 0, 1, 0, 1, 1, 0, 0, 0, 0, 0])
+    w = np.full(15, 1e-310)
+    w[[1, 13]] = 2e-310
+    w[9] = 3e-310
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cal = ENIRCalibrator(model="best").fit(s, y, sample_weight=w)
+    assert (np.diff(cal.lambdas_) >= 0).all()
+    cal._check_state()
+    t = np.array([-2.0, -1.0, 0.0, 0.5, 1.0])
+    np.testing.assert_array_equal(_round_trip(cal).predict_proba(t), cal.predict_proba(t))
+    bad = _round_trip(cal)
+    bad.lambdas_ = np.array([0.5, 0.5, 1.0])  # normal and tied: still refused
+    with pytest.raises(ValueError, match="strictly increasing"):
+        bad._check_state()
