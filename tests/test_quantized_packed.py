@@ -12,6 +12,9 @@ windows, half-lives, fractional weights and pickling.
 from __future__ import annotations
 
 import pickle
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -154,3 +157,80 @@ def test_packed_kernels_refuse_an_array_that_is_not_a_packed_tree():
         with pytest.raises(ValueError, match="not a packed quantized tree"):
             call()
     assert model.predict_proba_one(0.7) == {0: 0.0, 1: 1.0}
+
+
+_CRAFTED = textwrap.dedent("""
+    import math
+    import numpy as np
+    from venncal._kernels.quantized_packed import HEADER, packed_calls, packed_level, packed_size
+    from venncal.online import QuantizedIsotonic
+
+    def crafted(head, length):
+        buf = np.zeros(length)
+        buf[:len(head)] = head
+        return buf
+
+    model = QuantizedIsotonic(levels=5)
+    for i in range(300):
+        model.learn_one(i / 300, i % 2)
+    good = model._packed.copy()
+    nb, B, nt, K, m = (int(x) for x in good[:5])
+    late = good.copy()
+    late[HEADER + nb * B * 3 + 6 * nb + nb * nt + 3 * m] = 7.0  # queue[3, 0] past n = 0
+    cases = {
+        "negative nb": (crafted([-1, 0, 0, 6, 0], 8), 0),  # the length sum agrees: 8
+        "negative K": (crafted([1, 1, 1, -12, 0], 8), 0),  # agrees too (it hung)
+        "nan": (crafted([math.nan, 0, 0, 0, 0], 8), 0),  # (it corrupted the heap)
+        "wraps": (crafted([2.0**62, 4, 2, 0, 0], 12), 0),  # int64 products wrap to 12
+        "fraction": (crafted([1.5, 2, 1, 2, 2], 32), 0),
+        "infinite": (crafted([math.inf, 1, 1, 2, 2], 32), 0),
+        "nb not a power of two": (crafted([3, 1, 0, 1, 2], packed_size(3, 1, 0, 1, 2)), 0),
+        "K not nt + 1": (crafted([2, 1, 2, 1, 2], packed_size(2, 1, 2, 1, 2)), 0),
+        "n past the queue": (good, m + 1),
+        "n negative": (good, -1),
+        "first past n": (late, 0),
+        "short": (good[:5].copy(), 0),
+    }
+    for name, (buf, n) in cases.items():
+        for call in (lambda: packed_calls(buf, n, 0, 0.5, 0.0, 0.0), lambda: packed_level(buf, n, 0.5)):
+            try:
+                call()
+            except ValueError as e:
+                assert "not a packed quantized tree" in str(e), (name, e)
+            else:
+                raise AssertionError(name + ": answered")
+    print("refused", len(cases))
+""")
+
+
+def test_packed_kernels_refuse_a_crafted_header_without_reading_outside_the_array():
+    """Attack 16 F1: sizes that are negative, NaN, fractional, wrapping or inconsistent are refused.
+
+    Each of these crashed the process, corrupted its heap or hung before the
+    header was checked, so they run in a child process (a crash is a failure
+    here, not the end of the test run).
+    """
+    done = subprocess.run([sys.executable, "-c", _CRAFTED], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["refused", "12"]
+
+
+@pytest.mark.parametrize("defect", ["bucket count", "inner count", "shape"])
+def test_a_pickled_stream_with_an_impossible_tree_is_refused(defect):
+    """The kernels index the tree by its counts: a pickle whose counts are impossible is refused."""
+    model = QuantizedIsotonic(levels=5)
+    for i in range(300):
+        model.learn_one(i / 300, i % 2)
+    state = model.__getstate__()
+    E, EK, EW, cnt, FS, D, NA, NB = (a.copy() for a in state["_tree"])
+    c = cnt.shape[0] // 2
+    if defect == "bucket count":
+        cnt[c] += 10**12
+    elif defect == "inner count":
+        cnt[1] += 1
+    else:
+        D = D[:, :1]
+    state["_tree"] = (E, EK, EW, cnt, FS, D, NA, NB)
+    with pytest.raises(ValueError, match="dense tree has"):
+        QuantizedIsotonic.__new__(QuantizedIsotonic).__setstate__(state)

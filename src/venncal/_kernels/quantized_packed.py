@@ -10,7 +10,8 @@ same arrays, the same arithmetic), and :func:`packed_calls` takes ``buf``
 and five numbers, and takes the views out of it itself
 (:func:`packed_level`, what ``predict_proba_one`` calls, takes ``buf`` and
 two numbers).  Inside those two kernels the views are made by
-``numba.carray`` on addresses within ``buf`` (:func:`_fast_unpack`), not by
+``numba.carray`` on addresses within ``buf`` (:func:`_fast_unpack`, which
+checks the header and the length first), not by
 slicing and reshaping, which costs about 80 ns a call (numba checks each
 reshape in a helper function); ``buf`` is alive for the whole call, and
 the views do not leave it.
@@ -25,6 +26,8 @@ the queue (4 rows of ``m``), ``Q`` and ``P`` (``nt`` each) and the levels
 """
 
 from __future__ import annotations
+
+import math
 
 import numba
 import numpy as np
@@ -95,21 +98,46 @@ def _address(typingctx, arr, offset):
 
 
 @jit_inline
-def _fast_unpack(buf):
+def _size(buf, i, low):
+    """Header number ``i`` of ``buf``: a whole number in ``[low, len(buf)]`` (ValueError if not)."""
+    x = buf[i]
+    if not (low <= x <= buf.shape[0]) or x != math.floor(x):  # (NaN fails the first)
+        raise ValueError("not a packed quantized tree: a size in its header is out of range")
+    return x
+
+
+@jit_inline
+def _fast_unpack(buf, n):
     """:func:`_unpack` by ``numba.carray`` at offsets in ``buf``: the same views, made in a few ns.
 
     The views hold no reference to ``buf``: only for use inside a kernel
-    that has ``buf`` (never returned to Python).  ``buf`` must be the whole
-    packed array: its length is checked against the header (ValueError if
-    they disagree), so no view reaches outside it.
+    that has ``buf`` (never returned to Python).  What places the views is
+    checked (ValueError ``"not a packed quantized tree"`` if not so): each
+    size in the header is a whole number no larger than ``len(buf)``, ``nb``
+    a power of two, ``B >= 1``, ``K = nt + 1`` levels, a queue of ``m >= 2``,
+    and ``len(buf)`` is exactly what they make, summed in float64 (exact
+    below ``2**53``; a sum past it rounds to at least ``2**53``, more than
+    any length, so nothing wraps); and the queue's ``n`` observations and
+    its first one, ``queue[3, 0]``, are within the queue.  So no view
+    reaches outside ``buf``.  The tree's counts inside it are not checked
+    here (that would cost a pass over the tree each call): they are written
+    only by these kernels, and a pickled stream's tree is checked when it is
+    loaded (:meth:`venncal.online.QuantizedIsotonic.__setstate__`).
     """
-    nb = int(buf[0])
-    B = int(buf[1])
-    nt = int(buf[2])
-    K = int(buf[3])
-    m = int(buf[4])
-    if buf.shape[0] != HEADER + nb * B * 3 + 6 * nb + nb * nt + 4 * m + 2 * nt + K:
-        raise ValueError("not a packed quantized tree: its length disagrees with its header")
+    if buf.shape[0] < HEADER:
+        raise ValueError("not a packed quantized tree: shorter than its header")
+    nbf = _size(buf, 0, 1.0)
+    Bf = _size(buf, 1, 1.0)
+    ntf = _size(buf, 2, 0.0)
+    Kf = _size(buf, 3, 1.0)
+    mf = _size(buf, 4, 2.0)
+    total = HEADER + nbf * Bf * 3.0 + 6.0 * nbf + nbf * ntf + 4.0 * mf + 2.0 * ntf + Kf
+    nb, B, nt, K, m = int(nbf), int(Bf), int(ntf), int(Kf), int(mf)
+    if total != buf.shape[0] or K != nt + 1 or nb & (nb - 1) != 0:
+        raise ValueError("not a packed quantized tree: its length or sizes disagree with its header")
+    first = buf[HEADER + nb * B * 3 + 6 * nb + nb * nt + 3 * m]  # queue[3, 0]
+    if not (0 <= n <= m) or not (0.0 <= first <= n) or first != math.floor(first):
+        raise ValueError("not a packed quantized tree: its queue's bounds are out of range")
     o = HEADER
     E = numba.carray(_address(buf, o), (nb * B, 3), np.float64)
     o += nb * B * 3
@@ -156,7 +184,7 @@ def packed_calls(buf, n, op, s, y, w):
     NaN returned (the caller grows the tree and calls again).  It is
     ``dense_calls`` on the views of ``buf``: the same results, bit for bit.
     """
-    E, EK, EW, cnt, FS, D, NA, NB, queue, Q, P, levels = _fast_unpack(buf)
+    E, EK, EW, cnt, FS, D, NA, NB, queue, Q, P, levels = _fast_unpack(buf, n)
     return dense_calls(E, EK, EW, cnt, FS, D, NA, NB, queue, n, Q, P, levels, op, s, y, w)
 
 
@@ -167,5 +195,5 @@ def packed_level(buf, n, s):
     Three arguments instead of six (each argument passed from Python costs
     about 10 ns): what ``predict_proba_one`` calls.
     """
-    E, EK, EW, cnt, FS, D, NA, NB, queue, Q, P, levels = _fast_unpack(buf)
+    E, EK, EW, cnt, FS, D, NA, NB, queue, Q, P, levels = _fast_unpack(buf, n)
     return dense_calls(E, EK, EW, cnt, FS, D, NA, NB, queue, n, Q, P, levels, 0, s, 0.0, 0.0)

@@ -31,7 +31,7 @@ from ._quantized_map import UNSET
 from ._rational import WEIGHT_BOUND
 from ._state import compiled_entry
 
-__all__ = ["ONE", "QueuedInserts", "new_packed"]
+__all__ = ["ONE", "QueuedInserts", "check_dense_tree", "new_packed"]
 
 QUEUE = 256
 #: The default ``sample_weight`` of ``insert`` and ``learn_one`` (tested by identity first).
@@ -68,6 +68,31 @@ def new_packed(n_buckets: int, bucket: int, Q: np.ndarray, P: np.ndarray, levels
     FS[:] = np.inf
     q[:], p[:], lv[:] = Q, P, levels
     return buf, (E, EK, EW, cnt, FS, D, NA, NB), queue
+
+
+def check_dense_tree(tree, bucket: int, splits: int) -> None:
+    """Refuse a pickled dense tree whose arrays could not have been written by its kernels.
+
+    The kernels index the tree by its counts (:mod:`venncal._kernels.quantized_packed`
+    trusts them), so a stream loaded from a pickle has them checked once:
+    each array of the shape its bucket count (a power of two) and its
+    ``splits`` (the stream's split points) give, each
+    bucket's count in ``[0, bucket]`` and each inner node's count the sum of
+    its two children's.  ValueError naming the defect otherwise.
+    """
+    E, EK, EW, cnt, FS, D, NA, NB = tree
+    c = cnt.shape[0] // 2 if cnt.ndim == 1 else 0
+    shapes = ((E, (c * bucket, 3)), (cnt, (2 * c,)), (FS, (2 * c,)), (D, (c, splits)),
+              (NA, (c,)), (NB, (c,)))
+    if c < 1 or c & (c - 1) or any(a.shape != shape for a, shape in shapes):
+        raise ValueError("the pickled quantized stream's dense tree has arrays of the wrong shapes")
+    leaves = cnt[c:]
+    if cnt.dtype != np.int64 or np.any(leaves < 0) or np.any(leaves > bucket):
+        raise ValueError(f"the pickled quantized stream's dense tree has a bucket count outside "
+                         f"[0, {bucket}]")
+    if not np.array_equal(cnt[1:c], cnt[2:2 * c:2] + cnt[3:2 * c:2]):
+        raise ValueError("the pickled quantized stream's dense tree has inner counts that are "
+                         "not the sums of their children's")
 
 
 def _single(name: str, doc: str):

@@ -69,7 +69,7 @@ from .._kernels.quantized_scores import (
 from .._kernels.quantized_tree import tree_delete, tree_groups, tree_learn, tree_level_at
 from .._kernels.quantized_walk import CHANGE_CELLS
 from ._forgetting import Decay, check_half_life
-from ._quantized_calls import QUEUE, QueuedInserts, new_packed
+from ._quantized_calls import QUEUE, QueuedInserts, check_dense_tree, new_packed
 from ._quantized_map import UNSET, QuantizedMap, _real, _weight
 from ._rational import WEIGHT_BOUND, split_fractions
 
@@ -520,8 +520,9 @@ class QuantizedIsotonic(QueuedInserts, QuantizedMap):
         self._xw = weights_from_arrays(*state["_xw"])
         self._xt = targets_from_weights(self._xw)
         self._queue, self._packed = None, None
-        if self._dense:  # the pickled arrays copied into a packed tree of their size
+        if self._dense:  # the pickled arrays checked, then copied into a packed tree of their size
             tree = self._tree
+            check_dense_tree(tree, self._bucket, self._fractions[0].shape[0])
             self._allocate(tree[3].shape[0] // 2)
             for mine, saved in zip(self._tree, tree):
                 mine[...] = saved
