@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from reference.naive import ivap_from_summary
 
 import venncal
+from venncal import persist
 from venncal import ChainedCalibrator, CrossVennAbersCalibrator, OneVsOneCalibrator
 from venncal.baselines import IsotonicCalibrator
 from venncal.enir import ENIRCalibrator
@@ -262,3 +263,34 @@ def test_enir_with_subnormal_weights_saves_and_loads():
     bad.lambdas_ = np.array([0.5, 0.5, 1.0])  # normal and tied: still refused
     with pytest.raises(ValueError, match="strictly increasing"):
         bad._check_state()
+
+
+def _forged_p1(first):
+    """A saved IVAP (format 2, no checksum) whose first p1_ entry is replaced by ``first(p1)``."""
+    import json
+
+    cal = venncal.VennAbersCalibrator().fit([0.1, 0.2, 0.9], [0, 0, 1],
+                                            sample_weight=[1e20, 1e20, 1.0])
+    buf = io.StringIO()
+    venncal.save(cal, buf, format_version=2)
+    doc = json.loads(buf.getvalue())
+    data = doc["state"]["p1_"]["data"]
+    data[0] = first(data[0])
+    return cal, io.StringIO(json.dumps(doc))
+
+
+def test_a_tiny_saved_table_entry_changed_in_a_file_is_recomputed_from_the_weights():
+    # Attack 15's note: 1 - p1_ was compared with q1_ to 2**-49 absolute, so a p1_ of
+    # 1e-20 doubled in a file loaded and answered 2e-20; the tables are now recomputed
+    # from the weights on load (a saved table within 5e-16 of them is replaced by them).
+    cal, forged = _forged_p1(lambda v: 2.0 * v)
+    assert 0.0 < cal.p1_[0] < 1e-19
+    loaded = venncal.load(forged)
+    np.testing.assert_array_equal(loaded.p1_, cal.p1_)
+    np.testing.assert_array_equal(loaded.predict_proba([0.1, 0.15]), cal.predict_proba([0.1, 0.15]))
+
+
+def test_a_saved_table_that_is_not_the_weights_table_is_refused():
+    _, forged = _forged_p1(lambda v: v + 1e-15)
+    with pytest.raises(persist.ModelFormatError, match="p1_ must be the upper Venn-Abers table"):
+        venncal.load(forged)

@@ -6,7 +6,6 @@ Every kernel has a slow, literal twin in ``tests/reference/naive.py``.
 from .ivap import (
     exact_ivap_tables,
     exact_ivap_tables_full,
-    ivap_complements,
     ivap_lookup,
     ivap_lookup_full,
     ivap_tables,
@@ -29,7 +28,6 @@ __all__ = [
     "class_totals",
     "exact_ivap_tables",
     "exact_ivap_tables_full",
-    "ivap_complements",
     "ivap_lookup",
     "ivap_lookup_columns",
     "ivap_lookup_full",

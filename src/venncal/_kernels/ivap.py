@@ -61,7 +61,6 @@ from .ivap_lookup import ivap_lookup, ivap_lookup_full
 __all__ = [
     "exact_ivap_tables",
     "exact_ivap_tables_full",
-    "ivap_complements",
     "ivap_lookup",
     "ivap_lookup_full",
     "ivap_tables",
@@ -572,8 +571,3 @@ def ivap_tables(w, a, b=None):
     """Return ``(F0, F1)`` for a calibration summary (see :func:`ivap_tables_full`)."""
     return _tables(w, a, False, b)[:2]
 
-
-def ivap_complements(w, a, b=None):
-    """Return ``(Q0, Q1)`` alone, as :func:`ivap_tables_full` computes them."""
-    Q0, Q1 = ivap_tables_full(w, a, b)[2:]
-    return Q0, Q1

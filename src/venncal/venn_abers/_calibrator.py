@@ -18,7 +18,6 @@ from .._base import (
 from .._docs import fill
 from .._kernels import (
     class_totals,
-    ivap_complements,
     ivap_lookup,
     ivap_lookup_full,
     ivap_tables_full,
@@ -32,6 +31,10 @@ __all__ = ["VennAbersCalibrator"]
 # |(1 - p0_) - q0_| of a consistent model: p0_ and q0_ within 2 ulps of their exact
 # values (5e-16 for models saved before p0_ was correctly rounded), 1 - p0_ rounded.
 _COMPLEMENT_TOLERANCE = 2.0**-49
+# |saved p0_ - p0_ computed from the weights| on load: 0 for a model saved by this
+# version, up to 5e-16 for one saved before the tables were correctly rounded
+# (up to 6e-16 relative in tests/data/model-v1 and tests/data/models).
+_SAVED_TOLERANCE = 5e-16
 
 
 @fill
@@ -230,7 +233,12 @@ class VennAbersCalibrator(ScoreCalibrator):
                 )
 
     def _derive_state(self) -> None:
-        """Set ``q0_``, ``q1_`` from the loaded weights, as :meth:`fit` does (for :func:`venncal.load`).
+        """Set the tables and ``q0_``, ``q1_`` from the loaded weights, as :meth:`fit` does (``load``).
+
+        The saved ``p0_``, ``p1_`` must agree with the tables computed from the
+        weights: within 4 ulps relative they are kept (a model saved by this
+        version: exactly), within 5e-16 absolute (a model saved before the
+        tables were correctly rounded) they are replaced by them.
 
         A model saved (or pickled) without ``negative_weights_`` has None: its negative
         weights are ``weights_ - positive_weights_`` exactly.  Raises ``ValueError`` for
@@ -239,8 +247,27 @@ class VennAbersCalibrator(ScoreCalibrator):
         if "negative_weights_" not in self.__dict__:
             self.negative_weights_ = None
         self._check_summary_state()
-        self.q0_, self.q1_ = ivap_complements(self.weights_, self.positive_weights_,
-                                              self.negative_weights_)
+        tables = ivap_tables_full(self.weights_, self.positive_weights_, self.negative_weights_)
+        self.q0_, self.q1_ = tables[2:]
+        # The saved tables are a function of the weights: each must be the table computed
+        # from them, within 4 ulps relative (kept as saved: bit for bit what the model
+        # answered), or within the 5e-16 absolute of models saved before the tables were
+        # correctly rounded (replaced by the computed table: a tiny entry changed in a file,
+        # 1e-20 for 2e-20, cannot give a wrong answer), or the file is refused.  Tables
+        # that are not finite float arrays of the right length are left to _check_state.
+        for k, table in enumerate(tables[:2]):
+            saved = self.__dict__.get(f"p{k}_")
+            if not (isinstance(saved, np.ndarray) and saved.dtype == np.float64
+                    and saved.shape == table.shape and np.isfinite(saved).all()):
+                continue
+            gap = np.abs(saved - table)
+            if not (gap <= _SAVED_TOLERANCE).all():
+                raise ValueError(
+                    f"p{k}_ must be the {('lower', 'upper')[k]} Venn-Abers table of the weights: "
+                    f"it differs from the table computed from them by up to {gap.max():.3g}"
+                )
+            if not (gap <= 2.0**-50 * table).all():
+                setattr(self, f"p{k}_", table)
 
     def _state_default(self, name: str):
         """What :meth:`_derive_state` fills ``name`` with (the file leaves it out then): None."""
