@@ -109,7 +109,7 @@ def library(arrays, cols, **kw):
 
 def test_several_prob_cols_make_one_table(folder, here, arrays, capsys):
     out, err = ok(capsys, ev(probs=("p", "q", "r"), folder=folder))
-    lines = out.splitlines()
+    lines = [line for line in out.splitlines() if not line.startswith("note")]
     assert lines[0].split() == ["metric", "p", "q", "r"]
     expected = library(arrays, "pqr")
     assert [line.split()[0] for line in lines[1:]] == list(expected["p"])
@@ -422,3 +422,15 @@ def test_multiclass_diagnostics(here, capsys):
 
 def test_bootstrap_needs_a_positive_count(folder, here, capsys):
     fails(capsys, ev("--bootstrap 0", folder=folder), "--bootstrap")
+
+
+def test_an_infinite_log_loss_is_explained(tmp_path, capsys):
+    # the new-user check (issue 22): weights of 1e20 on one class make predict write p = 1
+    # (the double nearest 1 - 1e-20); evaluate printed log loss inf and nothing else
+    path = tmp_path / "sure.csv"
+    path.write_text("p,label\n1.0,no\n0.0,yes\n0.0,yes\n0.7,yes\n0.2,no\n", encoding="utf-8")
+    out = run(capsys, f"evaluate {path} --prob-col p --label-col label --positive-label yes")[1]
+    assert "inf" in out.splitlines()[1]
+    assert out.rstrip().splitlines()[-1] == (
+        "note: log_loss is infinite: 3 rows forecast probability 0 for the class observed "
+        "(1 with p = 1 and a negative label; 2 with p = 0 and a positive label)")

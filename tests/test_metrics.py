@@ -461,6 +461,8 @@ def test_evaluation_is_read_only_and_converts():
 def test_evaluation_text_table_is_aligned():
     ev = evaluate(*WORST, interval=np.c_[WORST[1], WORST[1]])
     lines = ev.to_text().splitlines()
+    assert lines[-1] == "note: " + ev.notes[0]  # why log_loss is infinite, under the table
+    lines = lines[:-1]
     assert lines[0].split() == ["metric", "value"]
     assert [line.split()[0] for line in lines[1:]] == list(ev)
     assert len({len(line) for line in lines}) == 1  # values right-aligned in one column
@@ -694,3 +696,22 @@ def test_evaluations_table_and_json_side_by_side():
     message = "'log_loss' is in nats in one evaluation and in bits in 'b'"
     with pytest.raises(ValueError, match=message):
         evaluations_table({"a": raw, "b": evaluate(y, p, base=2)})
+
+
+def test_evaluate_notes_why_the_log_loss_is_infinite():
+    from venncal.metrics import evaluate, evaluate_multiclass, evaluations_table
+
+    ev = evaluate([0, 1, 1, 0], [1.0, 0.5, 0.5, 0.2])
+    assert ev["log_loss"] == math.inf
+    assert ev.notes == ("log_loss is infinite: 1 row forecasts probability 0 for the class "
+                        "observed (1 with p = 1 and a negative label)",)
+    assert ev.to_text().endswith("\nnote: " + ev.notes[0])
+    assert "note" not in ev.to_json()  # the JSON holds the values only
+    # a row of weight 0 does not count (and leaves the loss finite)
+    assert evaluate([0, 1, 1, 0], [1.0, 0.5, 0.5, 0.2], sample_weight=[0, 1, 1, 1]).notes == ()
+    fine = evaluate([0, 1], [0.2, 0.7])
+    assert fine.notes == () and "note" not in evaluations_table({"a": ev, "b": fine}).split(
+        "note (a)")[1]
+    multi = evaluate_multiclass(["a", "b", "c"], [[0, 0.5, 0.5], [0.2, 0.8, 0], [0.1, 0, 0.9]])
+    assert multi.notes == ("log_loss is infinite: 1 row forecasts probability 0 for the class "
+                           "observed (1 with probability 0 and label 'a')",)

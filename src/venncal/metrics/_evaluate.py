@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -35,7 +35,7 @@ from ._losses import (
 from ._multiclass import (
     _classwise_bins,
     _classwise_ece,
-    _inputs,
+    _named_inputs,
     _log_losses,
     _squared_errors,
     _top_label,
@@ -98,7 +98,7 @@ class Evaluation(Mapping):
     array([1., 0., 0., 1., 0., 0., 1., 0., 1., 0.])
     """
 
-    __slots__ = ("_bins", "_units", "_values")
+    __slots__ = ("_bins", "_notes", "_units", "_values")
 
     def __init__(
         self,
@@ -106,10 +106,17 @@ class Evaluation(Mapping):
         *,
         units: Mapping[str, str] | None = None,
         bins: CalibrationBins | None = None,
+        notes: Sequence[str] = (),
     ):
         self._values = {str(k): float(v) for k, v in values.items()}
         self._units = {str(k): str(u) for k, u in (units or {}).items()}
         self._bins = bins
+        self._notes = tuple(str(n) for n in notes)
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What explains a value, e.g. why "log_loss" is infinite (printed under :meth:`to_text`)."""
+        return self._notes
 
     @property
     def bins(self) -> CalibrationBins | None:
@@ -247,6 +254,9 @@ def evaluations_table(evaluations: Mapping[str, Mapping[str, float]], *, digits:
             for j, (cell, width) in enumerate(zip(row, widths, strict=True))
         ).rstrip()
         for row in rows
+    ) + "".join(
+        f"\nnote: {note}" if len(evaluations) == 1 else f"\nnote ({name}): {note}"
+        for name, ev in evaluations.items() for note in getattr(ev, "notes", ())
     )
 
 
@@ -398,7 +408,22 @@ def evaluate(
         ci = _binary_intervals(y01, p, w, names, bootstrap, confidence, seed, n_bins, strategy)
         ci["brier"] = tuple(brier_scale * v for v in ci["brier"])
         _add_intervals(values, units, ci, base)
-    return Evaluation(values, units=units, bins=bins)
+    impossible = (p == (1 - y01)) & (True if w is None else w > 0)  # 0 for the class observed
+    return Evaluation(values, units=units, bins=bins, notes=_infinite_log_loss(
+        values["log_loss"], impossible, [("p = 1", "a negative label"), ("p = 0", "a positive label")],
+        y01))
+
+
+def _infinite_log_loss(value: float, impossible, kinds, group) -> list[str]:
+    """The note saying why the log loss is infinite: the rows forecast 0 for their class."""
+    if not (value == math.inf and impossible.any()):
+        return []
+    counts = np.bincount(np.asarray(group, dtype=np.intp)[impossible], minlength=len(kinds))
+    parts = [f"{c:,} with {forecast} and {label}" for c, (forecast, label) in zip(counts, kinds)
+             if c]
+    total = int(counts.sum())
+    rows = f"{total:,} rows forecast" if total != 1 else "1 row forecasts"
+    return [f"log_loss is infinite: {rows} probability 0 for the class observed ({'; '.join(parts)})"]
 
 
 def _auc_or_nan(y01, p, w) -> float:
@@ -494,7 +519,7 @@ def evaluate_multiclass(
     classwise_ece    0.0307
     accuracy         0.6220
     """
-    idx, proba, w = _inputs(
+    names, idx, proba, w = _named_inputs(
         "evaluate_multiclass", y, proba, classes, sample_weight, n_bins=n_bins,
         strategy=strategy, min_bin_count=min_bin_count, base=base, brier_scale=brier_scale,
     )
@@ -526,4 +551,7 @@ def evaluate_multiclass(
                                    strategy)
         ci["brier"] = tuple(brier_scale * v for v in ci["brier"])
         _add_intervals(values, units, ci, base)
-    return Evaluation(values, units=units, bins=bins)
+    impossible = (proba[np.arange(idx.shape[0]), idx] == 0) & (True if w is None else w > 0)
+    return Evaluation(values, units=units, bins=bins, notes=_infinite_log_loss(
+        values["log_loss"], impossible, [("probability 0", f"label {c!r}") for c in np.asarray(names).tolist()],
+        idx))

@@ -58,9 +58,13 @@ _CONSTRAINTS = {
 
 def _inputs(owner: str, y, proba, classes, sample_weight, **params):
     """Return ``(idx, proba, w)`` of checked inputs; ``params`` are checked as well."""
+    return _named_inputs(owner, y, proba, classes, sample_weight, **params)[1:]
+
+
+def _named_inputs(owner: str, y, proba, classes, sample_weight, **params):
+    """:func:`_inputs` with the classes first: ``(classes, idx, proba, w)``."""
     validate_params(owner, params, _CONSTRAINTS)
-    _, idx, proba, w = _check_multiclass(y, proba, classes, sample_weight)
-    return idx, proba, w
+    return _check_multiclass(y, proba, classes, sample_weight)
 
 
 def _p_true(idx: np.ndarray, proba: np.ndarray) -> np.ndarray:
