@@ -91,16 +91,16 @@ def exact_ivap_tables_full(w, a, b=None):
     """
     w = np.ascontiguousarray(w, dtype=np.float64)
     a = np.ascontiguousarray(a, dtype=np.float64)
-    own = (w,) if b is None else (np.ascontiguousarray(b, dtype=np.float64),)
+    other = w if b is None else np.ascontiguousarray(b, dtype=np.float64)  # w, or b itself
     shift = max(
         [0] + [float(v).as_integer_ratio()[1].bit_length() - 1
-               for v in (*own[0].tolist(), *a.tolist())]
+               for v in (*other.tolist(), *a.tolist())]
     )
     A = _as_integers(a, shift)
     if b is None:
         W = _as_integers(w, shift)
     else:
-        W = [x + y for x, y in zip(A, _as_integers(own[0], shift), strict=True)]
+        W = [x + y for x, y in zip(A, _as_integers(other, shift), strict=True)]
     one = 1 << shift
     F0, Q0 = _exact_sweep(W, A, True, one)
     F1, Q1 = _exact_sweep(W, A, False, one)

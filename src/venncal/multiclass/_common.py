@@ -22,7 +22,6 @@ from .._kernels.multiclass_tables import ivap_tables_list
 from ._cache import CACHES, fit_key, same_fit
 from ..summary import ScoreSummary
 from ..venn_abers import VennAbersCalibrator
-from ..venn_abers._calibrator import own_negatives
 from ._labels import _label_values, observed_codes, recoded
 from ._scores import SCORE_KINDS, check_class_scores
 
@@ -565,14 +564,12 @@ def _fit_ivap_many(template, summaries) -> list:
                               [s.positive_weights for s in summaries],
                               [s.negative_weights for s in summaries])
     calibrators = []
-    for summary, (F0, F1, Q0, Q1) in zip(summaries, tables, strict=True):
+    for summary, four in zip(summaries, tables, strict=True):
         cal = copy.copy(template)  # its parameters are a string and None: nothing shared
         cal._warn_weight_total(summary.total_weight, summary.n_distinct, False)
         cal.classes_ = cal._summary_classes()
-        w, a = summary.weights, summary.positive_weights
-        cal.scores_, cal.weights_, cal.positive_weights_ = summary.scores, w, a
-        cal.negative_weights_ = own_negatives(w, a, summary.negative_weights)
-        cal.p0_, cal.p1_, cal.q0_, cal.q1_ = F0, F1, Q0, Q1
+        cal._set_tables(summary.scores, summary.weights, summary.positive_weights,
+                        summary.negative_weights, four)
         # each class's own sums, as VennAbersCalibrator._fit_from takes them
         cal.n_negative_, cal.n_positive_ = summary.negative_weight, summary.positive_weight
         calibrators.append(cal)

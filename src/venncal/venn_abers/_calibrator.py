@@ -147,13 +147,15 @@ class VennAbersCalibrator(ScoreCalibrator):
         self.n_negative_, self.n_positive_ = class_totals(w, a)
 
     def _fit_tables(self, s, w, a, b):
-        self.scores_ = s
-        self.weights_ = w
-        self.positive_weights_ = a
-        self.negative_weights_ = own_negatives(w, a, b)
         # b itself either way: where b == w - a exactly the tables are those of w - a, bit
         # for bit (what load computes from a file without negative_weights_)
-        self.p0_, self.p1_, self.q0_, self.q1_ = ivap_tables_full(w, a, b)
+        self._set_tables(s, w, a, b, ivap_tables_full(w, a, b))
+
+    def _set_tables(self, s, w, a, b, tables) -> None:
+        """Set the summary and the tables ``(p0, p1, q0, q1)`` of ``w, a, b`` (fit, batch fits)."""
+        self.scores_, self.weights_, self.positive_weights_ = s, w, a
+        self.negative_weights_ = own_negatives(w, a, b)
+        self.p0_, self.p1_, self.q0_, self.q1_ = tables
 
     def _fit_from(self, summary):
         # The tables depend on the weights a, b only; the class totals come from each
@@ -186,13 +188,13 @@ class VennAbersCalibrator(ScoreCalibrator):
         # q0_ and q1_ are computed from the weights (on load too): p0_ and p1_ must be
         # the tables of these weights, each within 2 ulps of its exact value (models
         # saved before the tables were correctly rounded: 5e-16), and 1 - p rounds once more
-        for table, complement, name in ((self.p0_, self.q0_, "lower"),
-                                        (self.p1_, self.q1_, "upper")):
+        for table, complement, name, which in ((self.p0_, self.q0_, "p0_", "lower"),
+                                               (self.p1_, self.q1_, "p1_", "upper")):
             if not (np.abs((1.0 - table) - complement) <= _COMPLEMENT_TOLERANCE).all():
                 raise ValueError(
-                    f"p{int(name == 'upper')}_ must be the {name} Venn-Abers table of the "
-                    f"weights: 1 - p{int(name == 'upper')}_ differs from its complement "
-                    f"computed from them by more than {_COMPLEMENT_TOLERANCE:.1e}"
+                    f"{name} must be the {which} Venn-Abers table of the weights: 1 - {name} "
+                    f"differs from its complement computed from them by more than "
+                    f"{_COMPLEMENT_TOLERANCE:.1e}"
                 )
         check_float_numbers(self, ("n_negative_", "n_positive_"), minimum=0.0, allow_inf=True)
         # each class's total is its own sum: w - a may have lost up to half an ulp of w
