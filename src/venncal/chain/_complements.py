@@ -14,7 +14,7 @@ import numpy as np
 
 from .._validation import check_scores
 from ..venn_abers import CrossVennAbersCalibrator, VennAbersCalibrator
-from ..venn_abers._merge import _log_complement
+from ..venn_abers._merge import _complement_mean
 
 __all__ = ["pair_complements"]
 
@@ -38,6 +38,6 @@ def pair_complements(then, x: np.ndarray, interval: np.ndarray) -> tuple[np.ndar
             return quads[0][2], quads[0][3]
         p0, _, q0, q1 = (np.stack([t[i] for t in quads]) for i in range(4))
         with np.errstate(divide="ignore"):
-            gm0 = np.exp(np.mean(_log_complement(p0, q0), axis=0))
+            gm0 = _complement_mean(p0, q0)[0]
             return gm0, -np.expm1(np.mean(np.log1p(-q1), axis=0))
     return 1.0 - interval[:, 0], 1.0 - interval[:, 1]
