@@ -10,6 +10,7 @@ neither cancels.
 """
 
 import math
+import warnings
 from decimal import Decimal
 from fractions import Fraction
 
@@ -228,4 +229,18 @@ def test_hypothesis_bic_and_values_against_exact(rows, strength):
         assert "sample_weight" in str(exc)
         return
     assert_bic_exact(cal, s, y, w)
+    assert_table_exact(cal, s, y, w)
+
+
+@pytest.mark.parametrize("weight", [1e-300, 1e-310, 1e-130, 1.0])
+@pytest.mark.parametrize("strength", [1e-280, 1e-290, 1e-300, 1e-310, 1e300])
+def test_a_tiny_prior_strength_beside_tiny_weights(weight, strength):
+    # Attack 17 F1: strength / W underflowed before the scaling back by 2**-shift (NaN
+    # probabilities for 1e-290 beside weights of 1e-300, the prior lost for 1e-300).
+    s, y = np.array([0.1, 0.1, 0.2, 0.9, 0.9]), np.array([0, 0, 1, 1, 1])
+    w = np.full(5, weight)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the WeightScaleWarning of weights this small
+        cal = ENIRCalibrator(prior_strength=strength).fit(s, y, sample_weight=w)
+    assert np.isfinite(cal.values_).all()
     assert_table_exact(cal, s, y, w)

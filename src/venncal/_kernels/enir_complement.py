@@ -31,6 +31,10 @@ __all__ = ["bin_logliks", "enir_bic", "enir_complement_table", "group_sums"]
 
 # The smallest positive normal float64: a ratio below it has lost relative precision.
 _TINY = 2.0**-1022
+# A prior strength in this range beside unscaled weights (within 2**+-400, see
+# venncal.enir.calibrator._scale_shift) gives sums and products in the normal range.
+_MODERATE_LOW = 2.0**-400
+_MODERATE_HIGH = 2.0**400
 
 
 @jit
@@ -144,16 +148,32 @@ def _smoothed_complement(B, W, d, g, lam, strength, q, shift):
     exact).  With ``shift`` (the sums are those of the weights times
     ``2**-shift``) it is ``(c + x q) / (1 + x)`` with ``x = strength / (W
     2**shift)`` (or, for ``x > 1``, ``(y c + q) / (y + 1)`` with ``y = 1 /
-    x``): sums of non-negative terms, no cancellation, no overflow.
+    x``): sums of non-negative terms, no cancellation, no overflow; so is a
+    ``strength`` outside ``2**+-400`` without ``shift``.  ``x`` and ``y`` are
+    formed from the significands and exponents (:func:`_scaled_ratio`).
     """
     c = min(max((B[g] - lam * d[g]) / W[g], 0.0), 1.0)
-    if shift == 0:
+    if shift == 0 and _MODERATE_LOW <= strength <= _MODERATE_HIGH:
         return (W[g] * c + strength * q) / (W[g] + strength)
-    x = math.ldexp(strength / W[g], -shift)
+    x = _scaled_ratio(strength, W[g], -shift)
     if x <= 1.0:
         return (c + x * q) / (1.0 + x)
-    y = math.ldexp(W[g] / strength, shift)
+    y = _scaled_ratio(W[g], strength, shift)
     return (y * c + q) / (y + 1.0)
+
+
+@jit_inline
+def _scaled_ratio(a, b, e):
+    """``a / b * 2**e`` for ``a, b > 0`` with one rounding (and one more below the normal range).
+
+    The significands are divided (a quotient in ``(1/2, 2)``) and the
+    exponents added exactly: ``strength / W`` itself underflowed for a
+    ``prior_strength`` of 1e-290 beside weights scaled up from 1e-300
+    (attack 17 F1: NaN probabilities), or overflowed the other way.
+    """
+    ma, ea = math.frexp(a)
+    mb, eb = math.frexp(b)
+    return math.ldexp(ma / mb, ea - eb + e)
 
 
 @jit
