@@ -39,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     """
     parser = argparse.ArgumentParser(
         prog="venncal",
-        description="Exact, fast probability calibration for binary classifiers.",
+        description="Exact, fast probability calibration for classifiers of two or more classes.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subparsers = parser.add_subparsers(title="commands", dest="command", metavar="<command>")
