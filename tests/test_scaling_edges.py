@@ -79,6 +79,25 @@ def test_a_class_absent_from_y_is_refused(cls):
 
 
 @pytest.mark.parametrize("cls", CLASSES)
+def test_a_class_whose_weights_vanish_beside_the_largest_is_named_truly(cls):
+    # attack 17 F6: rows of weight 1e-300 beside one of 1e308 have positive weight, but it
+    # vanishes when the weights are scaled to the largest; the message must not say "no row
+    # of positive weight"
+    z, y = _logits(5, n=40)
+    y[5] = 0
+    w = np.full(40, 1e-300)
+    w[5] = 1e308
+    with pytest.raises(ValueError, match=r"class\(es\) \[1, 2\] have no row of weight above "
+                       r"2\*\*-1074 times the largest weight \(1e\+308; theirs are at most "
+                       r"1e-300\)") as info:
+        cls().fit(z, y, sample_weight=w)
+    assert "positive weight" not in str(info.value)
+    w[y == 2] = 0.0  # one class at weight 0, one vanishing: the message is about both
+    with pytest.raises(ValueError, match=r"\[1, 2\] have no row of weight above 2\*\*-1074"):
+        cls().fit(z, y, sample_weight=w)
+
+
+@pytest.mark.parametrize("cls", CLASSES)
 def test_weights_are_frequencies_at_any_scale(cls):
     z, y = _logits(4, n=150)
     k = np.random.default_rng(0).integers(0, 4, len(y))

@@ -132,6 +132,21 @@ def smallest_positive(values, fallback: float) -> float:
     return float(pos.min()) if pos.size else fallback
 
 
+def _absent_classes(missing, codes, raw, seen, name: str) -> str:
+    """The message for classes without a row of weight that survives scaling (``seen == 0``)."""
+    absent = np.isin(codes, np.flatnonzero(seen == 0))
+    tail = (f"{name} has no finite optimum then (the class's own parameters fall toward "
+            "-inf); drop the column or use TemperatureCalibrator")
+    if raw is not None and bool(np.any(raw[absent] > 0.0)):
+        return (
+            f"class(es) {missing!r} have no row of weight above 2**-1074 times the largest "
+            f"weight ({float(np.max(raw)):g}; theirs are at most "
+            f"{float(np.max(raw[absent])):g}), and such weights vanish when the weights are "
+            f"scaled to the largest: {tail}; rescale sample_weight to a narrower range"
+        )
+    return f"class(es) {missing!r} have no row of positive weight in y: {tail}"
+
+
 class _Sums:
     """Weighted mean log loss, gradient and Hessian of the rows, summed in fixed blocks."""
 
@@ -290,15 +305,12 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
         classes, codes = class_codes(y, n, self.classes, K)
         w = check_sample_weight(sample_weight, n)
         clipped = clipped_weight(np.ones(n) if w is None else w, moved[0]) if moved else 0.0
+        raw = w
         w = np.ones(n) if w is None else power_of_two_scale(w)
         seen = np.bincount(codes[w > 0], minlength=K)
         if not seen.all():
             missing = classes[np.flatnonzero(seen == 0)].tolist()
-            raise ValueError(
-                f"class(es) {missing!r} have no row of positive weight in y: "
-                f"{type(self).__name__} has no finite optimum then (the class's own "
-                "parameters fall toward -inf); drop the column or use TemperatureCalibrator"
-            )
+            raise ValueError(_absent_classes(missing, codes, raw, seen, type(self).__name__))
         codes = codes.astype(np.intp)
         pens, theta0 = self._choose_penalties(x, codes, w, classes)
         theta, f, gnorm, nit, ok, solver = self._solve(x, codes, w, pens, theta0)
