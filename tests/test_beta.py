@@ -379,3 +379,15 @@ def test_no_convergence_warning_contradicts_itself(seed, pool, form, max_iter):
     assert bool(texts) == (not cal.converged_)
     if cal.converged_:
         assert cal.grad_norm_ <= cal.tol
+
+
+@pytest.mark.parametrize("make", [BetaCalibrator, QuadraticLogisticCalibrator])
+def test_a_class_too_light_to_resolve_is_refused_with_its_share(make):
+    # a class of subnormal weight beside weights of 1: its share underflows as a number, so
+    # the message gives it as a power of two (not "holds 0 of the total weight")
+    s = np.array([0.1, 0.3, 0.5, 0.7, 0.9, 0.2, 0.6])
+    y = np.array([0, 1, 0, 1, 0, 0, 1])
+    w = np.where(y == 1, 5e-324, 1.0)
+    with pytest.raises(ValueError, match=r"the lighter class holds 2\*\*-10[0-9.]+ of the "
+                       r"total weight, below 2\*\*-1023"):
+        make(score="proba").fit(s, y, sample_weight=w)

@@ -153,11 +153,14 @@ def fit_logistic(X, c1, c0, *, intercept: bool, nonneg, tol: float, max_iter: in
     # The gradient of the mean loss is of the order of the lighter class's share of the
     # weight (a class of 1e-300 of the total gives gradients of 1e-300 at any map): the
     # tolerance is relative to it (attack 17 F7), and 1 for balanced classes.
-    share = min(1.0, 2.0 * min(float(np.sum(c1)), float(np.sum(c0))) / total)
+    light = min(float(np.sum(c1)), float(np.sum(c0)))
+    share = min(1.0, 2.0 * light / total)
     if not share >= MIN_SHARE:
+        # the ratio as a power of two: it may underflow as a number
+        power = math.log2(light) - math.log2(total) if light > 0.0 else -math.inf
         raise ValueError(
-            f"the lighter class holds {share / 2:.3g} of the total weight, below 2**-1023: the "
-            "gradient it sets lies past float64's normal range and cannot be resolved; "
+            f"the lighter class holds 2**{power:.1f} of the total weight, below 2**-1023: "
+            "the gradient it sets lies past float64's normal range and cannot be resolved; "
             "rescale sample_weight to a narrower range"
         )
     gtol = tol * share
