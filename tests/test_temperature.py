@@ -329,3 +329,20 @@ def test_rows_of_very_different_scales_fit_the_bisection(seed, wide, light):
     assert cal.converged_
     beta = temperature_bisection(z, y, w)
     assert cal.inverse_temperature_ == pytest.approx(beta, rel=2e-6, abs=0.0)
+
+
+def test_a_flat_loss_out_of_evaluations_says_why_truly():
+    # The attack 17 F5 data with too few evaluations to pin the minimiser: |beta L'| is within
+    # tol at the stop, and the warning says so (never "X > tol" with X <= tol).
+    Z = np.array([[0.0, 1.0, 2.0], [0.0, 1.0, 2.0], [0.0, 2e300, 0.0]])
+    y = np.array([0, 2, 1])
+    w = np.array([1.0, 1.0, 1e-10])
+    with pytest.warns(ConvergenceWarning, match=r"is within tol=1e-12, but the loss is so flat "
+                      r"there that the minimiser is not yet pinned within 1e-06 of beta"):
+        cal = TemperatureCalibrator(max_iter=12).fit(Z, y, sample_weight=w)
+    assert not cal.converged_
+    assert abs(cal.inverse_temperature_ * cal.grad_) <= 1e-12
+    z, y = _logits(10)
+    with pytest.warns(ConvergenceWarning, match=r"\|beta \* gradient\| = [0-9.e+-]+ > tol=1e-12"):
+        cal = TemperatureCalibrator(max_iter=2).fit(z, y)
+    assert abs(cal.inverse_temperature_ * cal.grad_) > 1e-12
