@@ -280,3 +280,16 @@ def test_separable_classes_warn_with_the_gradient_within_tol_and_say_so():
     texts = [str(c.message) for c in caught if issubclass(c.category, ConvergenceWarning)]
     assert not m.converged_ and m.grad_norm_ <= m.tol
     assert len(texts) == 1 and "is within tol=1e-08" in texts[0] and "step" in texts[0]
+
+
+@pytest.mark.parametrize("cls", [VectorScalingCalibrator, MatrixScalingCalibrator])
+def test_a_class_lighter_than_tol_is_named_in_the_warning(cls):
+    # A class at 1e-100 of the weight: every gradient in its parameters is about 1e-100, so
+    # the absolute tol cannot pin them and the fit stops unconverged; the warning names the
+    # class as the reason beside separation and penalties.
+    z, y = _logits(6)
+    w = np.where(y == 2, 1e-100, 1.0)
+    with pytest.warns(ConvergenceWarning, match=r"class\(es\) \[2\] each hold less than "
+                      r"tol=1e-08 of the total weight \(the most: [0-9.]+e-10[01]\)"):
+        cal = cls().fit(z, y, sample_weight=w)
+    assert not cal.converged_
