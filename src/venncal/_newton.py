@@ -57,10 +57,10 @@ def minimize_convex_nonnegative(
     (``g = 0`` counts as ``g >= 0``).  The pin matters only where the
     function is flat relative to ``x`` (``x^2 h`` small), e.g. rows whose
     scores span 1e300: there ``|x g| <= tol`` holds far from the minimiser
-    (``g`` may even round to 0), and the search goes on, alternating Halley or Newton steps
-    with steps that shrink the bracket (its geometric mean, or ``hi``
-    divided by ``2**(2**j)`` while ``lo = 0``) so that it crosses hundreds
-    of binades in tens of evaluations.  The derivative at 0 is evaluated
+    (``g`` may even round to 0), and the search goes on, alternating Halley
+    or Newton steps with steps that shrink the bracket (its geometric mean,
+    or ``hi`` divided by ``2**(2**j)`` while ``lo = 0``) so that it crosses
+    hundreds of binades in tens of evaluations.  The derivative at 0 is evaluated
     only while no point of negative derivative is known (by convexity such
     a point puts the minimiser above it): if it is not negative, 0 is the
     minimiser.  The caller must make sure a finite minimiser exists (the

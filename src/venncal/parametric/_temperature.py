@@ -45,9 +45,10 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
     pinned within ``1e-6`` of ``beta`` (by Newton's step, allowing for the
     derivative's rounding error, or by the bracket: this matters only where
     the loss is flat relative to ``beta``, e.g. rows whose scores span
-    1e300), or until the bracket is a few ulps wide.  On many rows the search starts at the minimiser for
-    every ``m``-th row (a fixed stride, a sixteenth of the scores or fewer),
-    so that a fit takes about three passes over all the scores.
+    1e300), or until the bracket is a few ulps wide.  On many rows the
+    search starts at the minimiser for every ``m``-th row (a fixed stride, a
+    sixteenth of the scores or fewer), so that a fit takes about three
+    passes over all the scores.
 
     Temperature scaling never changes which class ranks first, so it keeps
     the accuracy of the scores and corrects only their confidence.
