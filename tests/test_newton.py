@@ -54,3 +54,31 @@ def test_singular_hessian_is_damped():
 def test_already_at_the_minimum_takes_no_step():
     m = minimize_convex(lambda x: (float(x @ x), 2 * x, 2 * np.eye(2)), np.zeros(2))
     assert m.converged and m.n_iter == 0
+
+
+def test_one_variable_search_pins_a_minimiser_below_a_flat_stretch():
+    # f(x) = x^2 / 2 + 1e-300 * exp(-x / 1e-298) (convex): f' = x - 1e-2 exp(-x / 1e-298),
+    # minimiser 6.75e-296. From x = 1, |x f'| <= 1e-12 holds at x ~ 1e-6, some 1e289 times
+    # too high (the search stopped at 9.5e-7 before): it must not stop there.
+    from venncal._newton import minimize_convex_nonnegative
+
+    import math
+
+    def terms(x):
+        e = math.exp(-x / 1e-298)
+        return (0.5 * x * x + 1e-300 * e, x - 1e-2 * e, 1.0 + 1e-2 * e / 1e-298,
+                -(1e-2 * e / 1e-298) / 1e-298)
+
+    m = minimize_convex_nonnegative(terms, start=1.0, tol=1e-12, max_iter=200)
+    # the root of x = 1e-2 exp(-x / 1e-298), by bisection in units of 1e-298
+    lo, hi = 0.0, 1000.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if mid < 1e-2 * 1e298 * math.exp(-mid) else (lo, mid)
+    root = 0.5 * (lo + hi) * 1e-298
+    assert m.converged and m.n_iter < 100
+    assert m.x == pytest.approx(root, rel=1e-6, abs=0.0)
+    # an ordinary quadratic stops where it did (the pin costs nothing): one Halley step
+    q = minimize_convex_nonnegative(lambda x: ((x - 3.0) ** 2, 2 * (x - 3.0), 2.0, 0.0),
+                                    start=1.0, tol=1e-12, max_iter=50)
+    assert q.converged and q.x == 3.0 and q.n_iter == 2

@@ -79,6 +79,25 @@ def test_a_class_absent_from_y_is_refused(cls):
 
 
 @pytest.mark.parametrize("cls", CLASSES)
+def test_a_class_whose_weights_vanish_beside_the_largest_is_named_truly(cls):
+    # attack 17 F6: rows of weight 1e-300 beside one of 1e308 have positive weight, but it
+    # vanishes when the weights are scaled to the largest; the message must not say "no row
+    # of positive weight"
+    z, y = _logits(5, n=40)
+    y[5] = 0
+    w = np.full(40, 1e-300)
+    w[5] = 1e308
+    with pytest.raises(ValueError, match=r"class\(es\) \[1, 2\] have no row of weight above "
+                       r"2\*\*-1074 times the largest weight \(1e\+308; theirs are at most "
+                       r"1e-300\)") as info:
+        cls().fit(z, y, sample_weight=w)
+    assert "positive weight" not in str(info.value)
+    w[y == 2] = 0.0  # one class at weight 0, one vanishing: the message is about both
+    with pytest.raises(ValueError, match=r"\[1, 2\] have no row of weight above 2\*\*-1074"):
+        cls().fit(z, y, sample_weight=w)
+
+
+@pytest.mark.parametrize("cls", CLASSES)
 def test_weights_are_frequencies_at_any_scale(cls):
     z, y = _logits(4, n=150)
     k = np.random.default_rng(0).integers(0, 4, len(y))
@@ -261,3 +280,16 @@ def test_separable_classes_warn_with_the_gradient_within_tol_and_say_so():
     texts = [str(c.message) for c in caught if issubclass(c.category, ConvergenceWarning)]
     assert not m.converged_ and m.grad_norm_ <= m.tol
     assert len(texts) == 1 and "is within tol=1e-08" in texts[0] and "step" in texts[0]
+
+
+@pytest.mark.parametrize("cls", [VectorScalingCalibrator, MatrixScalingCalibrator])
+def test_a_class_lighter_than_tol_is_named_in_the_warning(cls):
+    # A class at 1e-100 of the weight: every gradient in its parameters is about 1e-100, so
+    # the absolute tol cannot pin them and the fit stops unconverged; the warning names the
+    # class as the reason beside separation and penalties.
+    z, y = _logits(6)
+    w = np.where(y == 2, 1e-100, 1.0)
+    with pytest.warns(ConvergenceWarning, match=r"class\(es\) \[2\] each hold less than "
+                      r"tol=1e-08 of the total weight \(the most: [0-9.]+e-10[01]\)"):
+        cal = cls().fit(z, y, sample_weight=w)
+    assert not cal.converged_

@@ -285,3 +285,64 @@ def test_logits_near_the_largest_double_fit_without_overflow_warning():
         warnings.simplefilter("error")
         cal = TemperatureCalibrator().fit(z, y)
     assert cal.converged_ and np.isfinite(cal.predict_proba(z)).all()
+
+
+@pytest.mark.parametrize("light", [1e-10, 1e-6, 1e-3])
+def test_a_loss_flat_to_every_digit_still_pins_the_minimiser(light):
+    # attack 17 F5: two rows of logits 0, 1, 2 and a light row spanning 2e300. Below
+    # beta ~ 1e-16 the derivative rounds to 0 (the loss is flat to every digit) down to
+    # beta ~ 3.7e-298, where the wide row starts to count. |beta * L'| <= tol held at
+    # 7e-12 and the fit stopped there, "converged", predicting certainty on rows of its
+    # own scale; now the stop also asks that the minimiser be pinned within 1e-6 of beta.
+    Z = np.array([[0.0, 1.0, 2.0], [0.0, 1.0, 2.0], [0.0, 2e300, 0.0]])
+    y = np.array([0, 2, 1])
+    w = np.array([1.0, 1.0, light])
+    cal = TemperatureCalibrator().fit(Z, y, sample_weight=w)
+    beta = temperature_bisection(Z, y, w)
+    assert 3e-298 < beta < 4e-298
+    assert cal.converged_
+    assert cal.inverse_temperature_ == pytest.approx(beta, rel=2e-6, abs=0.0)
+    np.testing.assert_allclose(cal.predict_proba([[0.0, 1e298, 0.0]]),
+                               [[0.023, 0.954, 0.023]], atol=1e-3)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([1e100, 1e200, 1e300]),
+       st.sampled_from([1e-10, 1e-3, 1.0]))
+def test_rows_of_very_different_scales_fit_the_bisection(seed, wide, light):
+    # Rows of ordinary logits beside light rows spanning ``wide``: the fitted beta is within
+    # 2e-6 of a 200-step bisection on the literal derivative (or the fit refuses clearly).
+    rng = np.random.default_rng(seed)
+    n, K = 12, 3
+    z = rng.normal(size=(n, K)) * 2
+    z[: n // 3] *= wide
+    y = rng.integers(0, K, n)
+    w = np.ones(n)
+    w[: n // 3] = light
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            cal = TemperatureCalibrator(classes=[0, 1, 2]).fit(z, y, sample_weight=w)
+    except ValueError as exc:
+        assert "no temperature minimises it" in str(exc)
+        return
+    assert cal.converged_
+    beta = temperature_bisection(z, y, w)
+    assert cal.inverse_temperature_ == pytest.approx(beta, rel=2e-6, abs=0.0)
+
+
+def test_a_flat_loss_out_of_evaluations_says_why_truly():
+    # The attack 17 F5 data with too few evaluations to pin the minimiser: |beta L'| is within
+    # tol at the stop, and the warning says so (never "X > tol" with X <= tol).
+    Z = np.array([[0.0, 1.0, 2.0], [0.0, 1.0, 2.0], [0.0, 2e300, 0.0]])
+    y = np.array([0, 2, 1])
+    w = np.array([1.0, 1.0, 1e-10])
+    with pytest.warns(ConvergenceWarning, match=r"is within tol=1e-12, but the loss is so flat "
+                      r"there that the minimiser is not yet pinned within 1e-06 of beta"):
+        cal = TemperatureCalibrator(max_iter=12).fit(Z, y, sample_weight=w)
+    assert not cal.converged_
+    assert abs(cal.inverse_temperature_ * cal.grad_) <= 1e-12
+    z, y = _logits(10)
+    with pytest.warns(ConvergenceWarning, match=r"\|beta \* gradient\| = [0-9.e+-]+ > tol=1e-12"):
+        cal = TemperatureCalibrator(max_iter=2).fit(z, y)
+    assert abs(cal.inverse_temperature_ * cal.grad_) > 1e-12

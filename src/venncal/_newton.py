@@ -31,9 +31,15 @@ class Minimum(NamedTuple):
     converged: bool
 
 
+#: How close the minimiser must be pinned, relative to ``x``, before
+#: :func:`minimize_convex_nonnegative` stops on ``|x g| <= tol``.
+REL_STEP = 1e-6
+
+
 def minimize_convex_nonnegative(
     terms: Callable[[float], tuple[float, float, float, float]], *, start: float = 1.0,
-    tol: float, max_iter: int,
+    tol: float, max_iter: int, rel_step: float = REL_STEP,
+    g_error: Callable[[float], float] | None = None,
 ) -> Minimum:
     """Minimise a smooth convex function of one variable ``x >= 0`` by safeguarded Halley steps.
 
@@ -43,17 +49,30 @@ def minimize_convex_nonnegative(
     ``x - 2 g h / (2 h^2 - g q)`` is taken when its denominator is positive
     and it stays inside the bracket; else Newton's ``x - g / h``; else the
     bracket's midpoint (a doubling while it is unbounded).  The search stops
-    when ``|x * g| <= tol`` or the bracket is four ulps wide.  The derivative
-    at 0 is evaluated only while no point of negative derivative is known
-    (by convexity such a point puts the minimiser above it): if it is not
-    negative, 0 is the minimiser.  The caller must make sure a finite
-    minimiser exists (the doubling stops at the largest double).
+    when ``|x * g| <= tol`` and the minimiser is pinned within ``rel_step``
+    of ``x``, or when the bracket is four ulps wide.  Pinned: Newton's step
+    bounds the distance, ``(|g| + e) / h <= rel_step * x`` with ``e =
+    g_error(g)`` the caller's bound on the rounding error of ``g`` (0 if
+    None), or a bracket with ``0 < lo`` and ``hi - lo <= rel_step * hi``
+    (``g = 0`` counts as ``g >= 0``).  The pin matters only where the
+    function is flat relative to ``x`` (``x^2 h`` small), e.g. rows whose
+    scores span 1e300: there ``|x g| <= tol`` holds far from the minimiser
+    (``g`` may even round to 0), and the search goes on, alternating Halley
+    or Newton steps with steps that shrink the bracket (its geometric mean,
+    or ``hi`` divided by ``2**(2**j)`` while ``lo = 0``) so that it crosses
+    hundreds of binades in tens of evaluations.  The derivative at 0 is evaluated
+    only while no point of negative derivative is known (by convexity such
+    a point puts the minimiser above it): if it is not negative, 0 is the
+    minimiser.  The caller must make sure a finite minimiser exists (the
+    doubling stops at the largest double).
     """
     lo, hi = 0.0, math.inf
     x = float(start)
     evals = 0
     best = None
     zero_checked = False  # g(0) < 0 is known (evaluated, or implied by a point of g < 0)
+    flat_steps = 0  # steps taken since |x g| <= tol held without the minimiser pinned
+    shrink = 1  # the exponent of the next division of hi while lo = 0 (flat steps)
     while evals < max_iter:
         if best is not None and best.g > 0.0 and not zero_checked:
             f0, g0, _, _ = terms(0.0)
@@ -71,8 +90,11 @@ def minimize_convex_nonnegative(
             lo = x
         else:
             hi = x
-        done = abs(x * g) <= tol or g == 0.0 or (
-            math.isfinite(hi) and hi - lo <= 4 * math.ulp(hi))
+        small = abs(x * g) <= tol
+        err = 0.0 if g_error is None else g_error(g)
+        pinned = (0.0 < h < math.inf and abs(g) + err <= rel_step * x * h) or (
+            lo > 0.0 and hi - lo <= rel_step * hi)
+        done = (small and pinned) or (math.isfinite(hi) and hi - lo <= 4 * math.ulp(hi))
         if done and zero_checked:
             return best._replace(converged=True)
         if done:  # g(x) >= 0 and tiny: the minimiser is here unless it is 0
@@ -80,13 +102,41 @@ def minimize_convex_nonnegative(
             if g0 >= 0.0:
                 return Minimum(0.0, f0, g0, evals + 1, True)
             return best._replace(n_iter=evals + 1, converged=True)
-        step = _halley_step(x, g, h, q, lo, hi)
+        step = None
+        if small or flat_steps:  # flat: every other step shrinks the bracket
+            flat_steps += 1
+            if flat_steps % 2 == 0:
+                step, shrink = _shrink_step(lo, hi, shrink)
+        if step is None:
+            step = _halley_step(x, g, h, q, lo, hi)
+        if step is None and flat_steps:
+            step, shrink = _shrink_step(lo, hi, shrink)
         if step is None:
             step = 0.5 * (lo + hi) if math.isfinite(hi) else 2.0 * lo
             if not math.isfinite(step):
                 break
         x = step
     return best if best is not None else Minimum(x, math.nan, math.nan, evals, False)
+
+
+def _shrink_step(lo, hi, shrink):
+    """A point that cuts the bracket's binades: ``(step or None, next shrink exponent)``.
+
+    ``hi / 2**shrink`` while ``lo = 0`` (the exponent doubles each time, up
+    to 1024), the geometric mean of a bracket wider than a factor of 4, its
+    midpoint otherwise; None while ``hi`` is unbounded.
+    """
+    if not math.isfinite(hi):
+        return None, shrink
+    if lo == 0.0:
+        step = math.ldexp(hi, -shrink)
+        if not step > 0.0:
+            step = 5e-324 if hi > 5e-324 else None
+        return step, min(2 * shrink, 1024)
+    if hi > 4.0 * lo:
+        return math.sqrt(lo) * math.sqrt(hi), shrink
+    mid = 0.5 * (lo + hi)
+    return (mid if lo < mid < hi else None), shrink
 
 
 def _halley_step(x, g, h, q, lo, hi):

@@ -132,6 +132,37 @@ def smallest_positive(values, fallback: float) -> float:
     return float(pos.min()) if pos.size else fallback
 
 
+def _absent_classes(missing, codes, raw, seen, name: str) -> str:
+    """The message for classes without a row of weight that survives scaling (``seen == 0``)."""
+    absent = np.isin(codes, np.flatnonzero(seen == 0))
+    tail = (f"{name} has no finite optimum then (the class's own parameters fall toward "
+            "-inf); drop the column or use TemperatureCalibrator")
+    if raw is not None and bool(np.any(raw[absent] > 0.0)):
+        return (
+            f"class(es) {missing!r} have no row of weight above 2**-1074 times the largest "
+            f"weight ({float(np.max(raw)):g}; theirs are at most "
+            f"{float(np.max(raw[absent])):g}), and such weights vanish when the weights are "
+            f"scaled to the largest: {tail}; rescale sample_weight to a narrower range"
+        )
+    return f"class(es) {missing!r} have no row of positive weight in y: {tail}"
+
+
+def _light_classes(codes, w, classes, tol: float) -> str:
+    """A note naming the classes whose share of the weight is below ``tol`` ("" if none).
+
+    The gradient in such a class's own parameters is of the order of its share at any
+    map, so the absolute tolerance cannot pin them (a class at 1e-100 of the weight).
+    """
+    share = np.bincount(codes, weights=w, minlength=len(classes)) / float(np.sum(w))
+    light = np.flatnonzero(share < tol)
+    if not light.size:
+        return ""
+    return (f"; class(es) {classes[light].tolist()!r} each hold less than tol={tol:g} of the "
+            f"total weight (the most: {float(share[light].max()):.3g}): the gradient in their "
+            "parameters is of that order at any map, so tol cannot pin them (weigh their rows "
+            "up, or use TemperatureCalibrator)")
+
+
 class _Sums:
     """Weighted mean log loss, gradient and Hessian of the rows, summed in fixed blocks."""
 
@@ -290,15 +321,12 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
         classes, codes = class_codes(y, n, self.classes, K)
         w = check_sample_weight(sample_weight, n)
         clipped = clipped_weight(np.ones(n) if w is None else w, moved[0]) if moved else 0.0
+        raw = w
         w = np.ones(n) if w is None else power_of_two_scale(w)
         seen = np.bincount(codes[w > 0], minlength=K)
         if not seen.all():
             missing = classes[np.flatnonzero(seen == 0)].tolist()
-            raise ValueError(
-                f"class(es) {missing!r} have no row of positive weight in y: "
-                f"{type(self).__name__} has no finite optimum then (the class's own "
-                "parameters fall toward -inf); drop the column or use TemperatureCalibrator"
-            )
+            raise ValueError(_absent_classes(missing, codes, raw, seen, type(self).__name__))
         codes = codes.astype(np.intp)
         pens, theta0 = self._choose_penalties(x, codes, w, classes)
         theta, f, gnorm, nit, ok, solver = self._solve(x, codes, w, pens, theta0)
@@ -312,6 +340,7 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
         self.converged_ = bool(ok)
         self.solver_ = solver
         self.clipped_weight_ = clipped
+        light = "" if ok else _light_classes(codes, w, classes, self.tol)
         if not ok and gnorm <= self.tol:
             warnings.warn(
                 f"{type(self).__name__} did not converge ({solver}, {nit} iterations): the "
@@ -319,8 +348,8 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
                 "the Newton step there is still long, so the loss keeps falling along a "
                 "direction: separable classes (no finite optimum: some parameters grow "
                 "without bound) or a penalty too small to pin the directions that change no "
-                "prediction; raise the penalties or choose them by cross-validation ('cv')",
-                ConvergenceWarning, stacklevel=2,
+                "prediction; raise the penalties or choose them by cross-validation ('cv')"
+                + light, ConvergenceWarning, stacklevel=2,
             )
         elif not ok:
             warnings.warn(
@@ -332,7 +361,7 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
                     "; with many classes and light penalties the objective is flat along "
                     "the directions only the penalties curve (each ~2 * penalty / (K (K-1))): "
                     "choose the penalties by cross-validation ('cv'), raise them, or loosen tol"
-                    if solver == "lbfgs" else ""), ConvergenceWarning, stacklevel=2,
+                    if solver == "lbfgs" else "") + light, ConvergenceWarning, stacklevel=2,
             )
         return self
 

@@ -56,7 +56,12 @@ class BetaCalibrator(BinaryParametricCalibrator):
     tol : float, default=1e-10
         The tolerance on the largest component of the gradient of the mean
         log loss, in coordinates where each feature has unit weighted
-        standard deviation.
+        standard deviation, relative to the lighter class's share of the
+        weight: the gradient divided by ``2 min(W1, W0) / W`` (``W1``, ``W0``
+        the classes' total weights, ``W`` their sum; at most 1) must be
+        within ``tol``, so that a class of 1e-300 of the other is fitted
+        as one of 1e-3 is.  A lighter class below ``2**-1023`` of the total
+        weight is refused.
     max_iter : int, default=100
         Newton steps per face of the constraint (see Notes).
     classes : array-like of two labels, default=None
@@ -71,7 +76,9 @@ class BetaCalibrator(BinaryParametricCalibrator):
         The weighted mean log loss (natural log) at the fit.
     grad_norm_ : float
         The largest absolute gradient component over free coefficients and
-        the largest negative one over coefficients held at 0.
+        the largest negative one over coefficients held at 0, divided by
+        ``2 min(W1, W0) / W`` (the lighter class's share of the weight,
+        doubled; 1 for balanced classes): the number ``tol`` bounds.
     n_iter_ : int
         Newton steps, over all the faces fitted.
     converged_ : bool

@@ -39,14 +39,23 @@ class Separable(ValueError):
     """The likelihood has no maximum: a direction of the parameters separates the classes."""
 
 
+#: The smallest ``share = 2 min(W1, W0) / W`` (the lighter class's share of the weight,
+#: doubled) that is fitted: below it the class's gradient lies past float64's normal range.
+MIN_SHARE = 2.0**-1022
+
+
 class BinaryFit(NamedTuple):
     """A fitted logistic map of the features, in the features' own unit.
 
     ``coef`` (d,) and ``intercept``: ``logit(p) = X @ coef + intercept``.
     ``loss``: the weighted mean log loss.  ``grad``: the gradient of the mean
-    loss in the standardised coordinates (features, then the intercept),
-    ``grad_norm`` its largest absolute component over the free coordinates
-    and of its negative part over coefficients held at 0 by a constraint.
+    loss in the standardised coordinates (features, then the intercept).
+    ``grad_norm``: its largest absolute component over the free coordinates
+    and of its negative part over coefficients held at 0 by a constraint,
+    divided by ``share = 2 min(W1, W0) / W`` (the lighter class's share of
+    the weight, doubled: 1 for balanced classes), so that the test is
+    ``grad_norm <= tol`` at any class ratio.  ``why``: when not converged,
+    the reason, in words that are true of the fit.
     """
 
     coef: np.ndarray
@@ -56,6 +65,7 @@ class BinaryFit(NamedTuple):
     grad_norm: float
     n_iter: int
     converged: bool
+    why: str = ""
 
 
 def scaled_class_weights(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -140,6 +150,20 @@ def fit_logistic(X, c1, c0, *, intercept: bool, nonneg, tol: float, max_iter: in
     n, d = X.shape
     v = c1 + c0
     total = float(np.sum(v))
+    # The gradient of the mean loss is of the order of the lighter class's share of the
+    # weight (a class of 1e-300 of the total gives gradients of 1e-300 at any map): the
+    # tolerance is relative to it (attack 17 F7), and 1 for balanced classes.
+    light = min(float(np.sum(c1)), float(np.sum(c0)))
+    share = min(1.0, 2.0 * light / total)
+    if not share >= MIN_SHARE:
+        # the ratio as a power of two: it may underflow as a number
+        power = math.log2(light) - math.log2(total) if light > 0.0 else -math.inf
+        raise ValueError(
+            f"the lighter class holds 2**{power:.1f} of the total weight, below 2**-1023: "
+            "the gradient it sets lies past float64's normal range and cannot be resolved; "
+            "rescale sample_weight to a narrower range"
+        )
+    gtol = tol * share
     mu, sd = _standardise(X, v, total, intercept)
     live = [j for j in range(d) if sd[j] > 0.0]
     cols = [(X[:, j] - mu[j]) / sd[j] if sd[j] > 0.0 else np.zeros(n) for j in range(d)]
@@ -158,7 +182,7 @@ def fit_logistic(X, c1, c0, *, intercept: bool, nonneg, tol: float, max_iter: in
         if intercept:
             x0[-1] = start_c
         face = full.sub(free)
-        m = minimize_convex(face.terms, x0, value=face.value, tol=tol, max_iter=max_iter)
+        m = minimize_convex(face.terms, x0, value=face.value, tol=gtol, max_iter=max_iter)
         theta = np.zeros(Z.shape[1])
         theta[free] = m.x
         f, g, _ = full.terms(theta)
@@ -166,8 +190,8 @@ def fit_logistic(X, c1, c0, *, intercept: bool, nonneg, tol: float, max_iter: in
         held = [j for j in range(Z.shape[1]) if j not in free]
         kkt = max([float(np.max(np.abs(g[free]))) if free else 0.0]
                   + [max(0.0, -float(g[j])) for j in held if j in constrained])
-        tried.append((feasible, m.converged, f, theta, g, kkt, m.n_iter))
-        if feasible and m.converged and kkt <= tol:
+        tried.append((feasible, m.converged, f, theta, g, kkt, m.n_iter, m.grad_norm <= gtol))
+        if feasible and m.converged and kkt <= gtol:
             break
     else:
         if any(not t[1] for t in tried) and _separable(Z, c1, c0, constrained):
@@ -178,7 +202,7 @@ def fit_logistic(X, c1, c0, *, intercept: bool, nonneg, tol: float, max_iter: in
             )
     feasible = [t for t in tried if t[0]]
     best = min(feasible, key=lambda t: t[2]) if feasible else tried[-1]
-    _, ok, f, theta, g, kkt, it = best
+    _, ok, f, theta, g, kkt, it, small = best
     coef = np.zeros(d)
     with np.errstate(over="ignore", invalid="ignore"):
         for j in live:
@@ -191,8 +215,30 @@ def fit_logistic(X, c1, c0, *, intercept: bool, nonneg, tol: float, max_iter: in
             "scores by a positive constant first"
         )
     iters = sum(t[6] for t in tried)
-    return BinaryFit(coef + 0.0, c + 0.0, float(f), g, float(kkt), int(iters),
-                     bool(ok and kkt <= tol))
+    converged = bool(ok and kkt <= gtol)
+    norm = float(kkt) / share
+    why = "" if converged else _why(ok, small, it, max_iter, norm, tol)
+    return BinaryFit(coef + 0.0, c + 0.0, float(f), g, norm, int(iters), converged, why)
+
+
+def _why(ok, small, it, max_iter, norm, tol) -> str:
+    """Why the chosen face's fit did not converge, in words true of it.
+
+    ``ok``: the face's search converged; ``small``: its gradient met the
+    tolerance; ``norm``: the scaled optimality violation (``grad_norm``).
+    """
+    if (ok or small) and norm > tol:
+        return (f"the search met tol on its face, but the constrained optimality conditions "
+                f"fail there (violation {norm:.3g} > tol={tol:g})")
+    if ok or small:
+        return (f"the gradient norm, {norm:.3g}, is within tol={tol:g}, but the Newton step "
+                "there is still long: along some direction the likelihood is nearly flat "
+                "(only rows of small weight curve it) or keeps falling")
+    if it >= max_iter:
+        return (f"max_iter={max_iter} Newton steps per face left the gradient norm at "
+                f"{norm:.3g} > tol={tol:g}")
+    return ("no step lowered the loss or the gradient any further (the limit of float64 "
+            f"precision), with the gradient norm at {norm:.3g} > tol={tol:g}")
 
 
 def _separable(Z, c1, c0, constrained) -> bool:

@@ -89,9 +89,8 @@ class BinaryParametricCalibrator(ProbaFitScores, ScoreCalibrator):
         self.clipped_weight_ = clipped_weight(summary.weights[keep], moved)
         if not fit.converged:
             warnings.warn(
-                f"{name} did not converge in max_iter={self.max_iter} Newton steps per face "
-                f"(gradient norm {fit.grad_norm:.3g} > tol={self.tol:g}); the fit is where the "
-                "search stopped", ConvergenceWarning, stacklevel=4,
+                f"{name} did not converge: {fit.why}; the fit is where the search stopped",
+                ConvergenceWarning, stacklevel=4,
             )
 
     def _check_test_scores(self, scores):

@@ -39,7 +39,8 @@ class QuadraticLogisticCalibrator(BinaryParametricCalibrator):
     tol : float, default=1e-10
         The tolerance on the largest component of the gradient of the mean
         log loss, in coordinates where ``z`` and ``z^2`` have unit weighted
-        standard deviation.
+        standard deviation, relative to the lighter class's share of the
+        weight (as for :class:`~venncal.BetaCalibrator`).
     max_iter : int, default=100
         Newton steps.
     classes : array-like of two labels, default=None

@@ -12,7 +12,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from .._kernels.parametric import softmax_scaled, temperature_terms
-from .._newton import minimize_convex_nonnegative
+from .._newton import REL_STEP, minimize_convex_nonnegative
 from .._validation import NONE, Check, Interval, Options, ParamsMixin, check_sample_weight
 from ._blocks import BLOCK_ROWS, BlockPool
 from ._inputs import (
@@ -41,10 +41,14 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
     moment, one more product per score) kept inside a bracket (Newton, then
     bisection, when a step leaves it) until ``|beta * d/dbeta| <= tol`` (a
     scale-free stationarity test: multiplying every score by a constant
-    divides ``beta`` by it and leaves the test unchanged), or the bracket is
-    a few ulps wide.  On many rows the search starts at the minimiser for
-    every ``m``-th row (a fixed stride, a sixteenth of the scores or fewer),
-    so that a fit takes about three passes over all the scores.
+    divides ``beta`` by it and leaves the test unchanged) with the minimiser
+    pinned within ``1e-6`` of ``beta`` (by Newton's step, allowing for the
+    derivative's rounding error, or by the bracket: this matters only where
+    the loss is flat relative to ``beta``, e.g. rows whose scores span
+    1e300), or until the bracket is a few ulps wide.  On many rows the
+    search starts at the minimiser for every ``m``-th row (a fixed stride, a
+    sixteenth of the scores or fewer), so that a fit takes about three
+    passes over all the scores.
 
     Temperature scaling never changes which class ranks first, so it keeps
     the accuracy of the scores and corrects only their confidence.
@@ -69,7 +73,7 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
         must then be K of them.
     tol : float, default=1e-12
         The stationarity tolerance on ``|beta * d/dbeta|`` of the mean log
-        loss.
+        loss (the minimiser must also be pinned within ``1e-6`` of ``beta``).
     max_iter : int, default=200
         The largest number of objective evaluations of the search; reaching
         it without meeting ``tol`` warns (``ConvergenceWarning``) and sets
@@ -202,8 +206,16 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
             mean_gap = float(np.average(gap / top_gap, weights=w[live])) * top_gap
         start = 1.0 / mean_gap if 0.0 < mean_gap < np.inf and 1.0 / mean_gap < np.inf else 1.0
         start = _subsample_start(z, top, codes, w, start, self.n_jobs)
+        # The derivative is the mean of mu_i - c_iy, both <= 0: its rounding error is
+        # within (K + 16) eps of the mean of |mu_i| + |c_iy| = 2 mean_gap - g.
+        unit = (K + 16) * 2.0**-52
+
+        def g_error(g):
+            return unit * (2.0 * mean_gap - g) if mean_gap < math.inf else math.inf
+
         with _blocked_terms(z, top, codes, w, total, self.n_jobs) as terms:
-            result = minimize_convex_nonnegative(terms, start=start, tol=self.tol, max_iter=self.max_iter)
+            result = minimize_convex_nonnegative(terms, start=start, tol=self.tol,
+                                                 max_iter=self.max_iter, g_error=g_error)
         self.classes_ = classes
         self.inverse_temperature_ = float(result.x)
         self.temperature_ = np.inf if result.x == 0.0 else 1.0 / result.x
@@ -213,10 +225,14 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
         self.converged_ = bool(result.converged)
         self.clipped_weight_ = clipped
         if not result.converged:
+            stat = abs(result.x * result.g)
+            why = (f"|beta * gradient| = {stat:.3g} > tol={self.tol:g}" if not stat <= self.tol
+                   else f"|beta * gradient| = {stat:.3g} is within tol={self.tol:g}, but the "
+                   "loss is so flat there that the minimiser is not yet pinned within "
+                   f"{REL_STEP:g} of beta")
             warnings.warn(
                 f"TemperatureCalibrator did not converge in max_iter={self.max_iter} "
-                f"evaluations (|beta * gradient| = {abs(result.x * result.g):.3g} > "
-                f"tol={self.tol:g})", ConvergenceWarning, stacklevel=2,
+                f"evaluations ({why})", ConvergenceWarning, stacklevel=2,
             )
         if result.x == 0.0:
             warnings.warn(
@@ -327,7 +343,8 @@ def _subsample_start(z, top, codes, w, start, n_jobs) -> float:
         return start
     zs = np.ascontiguousarray(z[::m])
     with _blocked_terms(zs, top[::m], codes[::m], ws, total, n_jobs) as terms:
-        result = minimize_convex_nonnegative(terms, start=start, tol=1e-6, max_iter=60)
+        result = minimize_convex_nonnegative(terms, start=start, tol=1e-6, max_iter=60,
+                                             rel_step=0.5)
     if result.converged and 0.0 < result.x < math.inf:
         return float(result.x)
     return start
