@@ -8,10 +8,15 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._binning import unit_edges, upper_mass_bins
+from .._binning import (
+    scaling_is_exact,
+    unit_edges,
+    upper_mass_bins_of_rows,
+    upper_mass_starts,
+)
 from .._validation import NONE, Interval, Options, validate_params
 from ..summary import ScoreSummary
-from ._checks import _check_inputs, _unit_scaled
+from ._checks import _check_inputs
 from ._docstrings import fill
 
 __all__ = ["CalibrationBins", "calibration_bins", "ece", "mce"]
@@ -81,15 +86,28 @@ def _edges(y01, p, w, n_bins: int, strategy: str) -> np.ndarray:
     if strategy == "uniform":
         return unit_edges(n_bins)
     # Quantile bins are assigned per distinct value by the top rule of the
-    # shared binning; the summary drops zero weights, as everywhere.
-    # (The rule is the same for any common factor of the weights.)
-    summary = ScoreSummary._from_validated(p, y01, None if w is None else _unit_scaled(w))
-    value_bin = upper_mass_bins(summary.weights, n_bins)
+    # shared binning, decided on the exact weights; the summary drops zero
+    # weights, as everywhere.  (The rule is the same for any common factor
+    # of the weights: only weights past 2**960 are scaled, so that tied ones
+    # cannot sum past the float64 range.)
+    summary = None
+    if w is not None:
+        shift = max(0, math.frexp(float(np.max(w)))[1] - 960)
+        if scaling_is_exact(w, shift):
+            summary = ScoreSummary._from_validated(p, y01, np.ldexp(w, -shift) if shift else w)
+    else:
+        summary = ScoreSummary._from_validated(p, y01, None)
+    if summary is not None and summary._tail is None:
+        scores = summary.scores
+        lo = None if summary._residual is None else summary._residual[0]
+        starts = upper_mass_starts(summary.weights, n_bins, lo)
+    else:  # tied weights that two doubles do not hold, or unscalable ones: every row
+        scores, value_bin = upper_mass_bins_of_rows(p, w, n_bins)
+        starts = np.searchsorted(value_bin, np.arange(1, n_bins), side="left")
     # Bin j starts at its smallest value, so bin k is [edges[k], edges[k+1]) as for
     # "uniform"; empty bins have zero width.  The largest value is in the last bin,
     # so every start exists.
-    starts = np.searchsorted(value_bin, np.arange(1, n_bins), side="left")
-    inner = summary.scores[np.minimum(starts, summary.n_distinct - 1)]
+    inner = scores[np.minimum(starts, scores.shape[0] - 1)]
     return np.concatenate(([0.0], inner, [1.0]))
 
 
