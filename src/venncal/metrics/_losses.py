@@ -160,7 +160,7 @@ def brier_loss(
     """
     y01, p, w = _check_inputs(y, p, pos_label, sample_weight)
     validate_params("brier_loss", {"scale": scale}, BRIER_SCALE_CONSTRAINTS)
-    return scale * _squared_error(y01, p, w)
+    return _scaled_by(_mean_square(y01 - p, w), scale)
 
 
 @fill
@@ -184,11 +184,55 @@ def rmse(
     >>> from venncal.metrics import rmse
     >>> rmse([0, 1], [0.5, 0.5])
     0.5
+    >>> rmse([0], [1e-300])  # the errors are scaled before they are squared
+    1e-300
     """
     y01, p, w = _check_inputs(y, p, pos_label, sample_weight)
-    return math.sqrt(_squared_error(y01, p, w))
+    return _root(_mean_square(y01 - p, w))
 
 
-def _squared_error(y01: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> float:
-    """Return the (weighted) mean squared error of validated inputs (Brier's loss; RMSE squared)."""
-    return _mean((y01 - p) ** 2, w)
+def _mean_square(diff: np.ndarray, w: np.ndarray | None, rows=None) -> tuple[float, int]:
+    """``(m, e)``: the (weighted) mean of ``diff**2`` (or of ``rows(diff)``) is ``m * 4**e``.
+
+    ``diff`` is divided by the power of two ``2**e`` at or above its largest
+    size (over the rows of positive weight) before it is squared: exact, so
+    errors of 1e-300 square to a mean near 1 instead of underflowing to 0
+    (issue 22); the caller scales the result back with a single rounding
+    (:func:`_scaled_by`, :func:`_root`).  Rows whose errors are below
+    ``2**-511`` of the largest still lose their squares, but their share of
+    the mean is below ``2**-1022`` as well.  For a largest error in
+    ``(0.5, 1]`` (``e = 0``) nothing changes, bit for bit; otherwise only
+    where the old squares were subnormal.  ``rows`` maps the scaled
+    ``diff`` to each row's sum of squares (default ``diff**2``).
+    """
+    scaled, e = _scaled_errors(diff, None if w is None else w > 0)
+    return _mean(scaled * scaled if rows is None else rows(scaled), w), e
+
+
+def _scaled_errors(diff: np.ndarray, rows: np.ndarray | None = None) -> tuple[np.ndarray, int]:
+    """``(diff / 2**e, e)`` with ``2**e`` the power of two at or above the largest ``|diff|``.
+
+    Over the ``rows`` given (a mask; all by default).  ``e = 0`` when the
+    largest is in ``(0.5, 1]`` (or all are 0).
+    """
+    size = np.abs(diff if rows is None else diff[rows])
+    top = float(np.max(size)) if size.size else 0.0
+    e = 0
+    if 0.0 < top:
+        frac, e = math.frexp(top)
+        if frac == 0.5:  # a power of two: divided by itself, it is 1
+            e -= 1
+    return (np.ldexp(diff, -e) if e else diff), e
+
+
+def _scaled_by(mean_square: tuple[float, int], scale: float = 1.0) -> float:
+    """``scale * m * 4**e`` of :func:`_mean_square`, rounded once if it is subnormal."""
+    m, e = mean_square
+    (fm, em), (fs, es) = math.frexp(m), math.frexp(scale)
+    return math.ldexp(fm * fs, em + es + 2 * e)  # fm * fs in [0.25, 1): rounded as m * scale
+
+
+def _root(mean_square: tuple[float, int]) -> float:
+    """``sqrt(m * 4**e)`` of :func:`_mean_square`: ``sqrt(m) * 2**e``."""
+    m, e = mean_square
+    return math.ldexp(math.sqrt(m), e)
