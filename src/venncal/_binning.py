@@ -247,11 +247,18 @@ def upper_mass_bins(weights: np.ndarray, n_bins: int, lo: np.ndarray | None = No
     return np.searchsorted(starts, np.arange(weights.shape[0]), side="right").astype(np.intp)
 
 
-def upper_mass_starts(weights: np.ndarray, n_bins: int, lo: np.ndarray | None = None) -> np.ndarray:
+def upper_mass_starts(
+    weights: np.ndarray, n_bins: int, lo: np.ndarray | None = None, small: tuple = (),
+    small_shift: int = 0,
+) -> np.ndarray:
     """Return the first distinct score of bins ``1..K-1`` of :func:`upper_mass_bins`.
 
     ``starts[m - 1]`` is the first ``j`` with ``K C_j > m W`` (an empty bin
-    starts where the next one does).
+    starts where the next one does).  ``small`` holds more parts of the
+    weights, in units ``2**small_shift`` times smaller (the weights a power
+    of two would scale into the subnormal range, with their bits lost; each
+    below ``2**(small_shift - 1022)``): weight ``j`` is
+    ``weights[j] + lo[j] + 2**-small_shift * sum(x[j] for x in small)``.
 
     Notes
     -----
@@ -275,13 +282,14 @@ def upper_mass_starts(weights: np.ndarray, n_bins: int, lo: np.ndarray | None = 
     shift = overflow_shift(weights) or min(0, math.frexp(float(np.max(weights)))[1])
     parts = [weights] if lo is None else [weights, lo]
     if shift:
-        if not scaling_is_exact(weights, shift, *parts[1:]):
-            bins = _integer_upper_bins(parts, n_bins)
+        if small or not scaling_is_exact(weights, shift, *parts[1:]):
+            bins = _integer_upper_bins(parts, n_bins, small, small_shift)
             return np.searchsorted(bins, np.arange(1, n_bins), side="left")
         parts = [np.ldexp(x, -shift) for x in parts]
     run = np.cumsum(parts[0])
     total = float(run[-1])
-    bound = (k + 2) * 2.0**-52 * total  # on |run_j - C_j| (and on |run[-1] - W|)
+    # on |run_j - C_j| (and on |run[-1] - W|); the small parts add less than 2**-1022 each
+    bound = (k + 2) * 2.0**-52 * total + (k * 2.0**-1021 if small else 0.0)
     levels = np.arange(1, n_bins) * (total / n_bins)
     band = 2.0 * bound + 2.0**-50 * total
     first = np.searchsorted(run, levels - band, side="left")
@@ -289,9 +297,9 @@ def upper_mass_starts(weights: np.ndarray, n_bins: int, lo: np.ndarray | None = 
     starts = first.copy()
     unsure = np.flatnonzero(first < end)
     if unsure.shape[0]:
-        exact = _exact_prefix(parts, run, total)
+        exact = _exact_prefix(parts, run, total, small, small_shift)
         if exact is None:
-            bins = _integer_upper_bins(parts, n_bins)
+            bins = _integer_upper_bins(parts, n_bins, small, small_shift)
             return np.searchsorted(bins, np.arange(1, n_bins), side="left")
         whole = exact(k - 1)
         for i in unsure.tolist():
@@ -306,18 +314,27 @@ def upper_mass_starts(weights: np.ndarray, n_bins: int, lo: np.ndarray | None = 
     return starts
 
 
-def _exact_prefix(parts: list, run: np.ndarray, total: float):
+def _exact_prefix(parts: list, run: np.ndarray, total: float, small: tuple = (),
+                  small_shift: int = 0):
     """A function of ``j`` returning the exact ``C_j`` (an int or a Fraction); None if too long.
 
     Whole weights summing below ``2**53``: the float running sums, exact.
-    Otherwise :func:`_prefix_levels`.
+    Otherwise :func:`_prefix_levels` (of the small parts apart, in their units).
     """
-    if len(parts) == 1 and total < 2.0**53 and np.array_equal(parts[0], np.floor(parts[0])):
+    if (len(parts) == 1 and not small and total < 2.0**53
+            and np.array_equal(parts[0], np.floor(parts[0]))):
         return lambda j: int(run[j])
     levels = _prefix_levels(parts)
-    if levels is None:
+    tiny = _prefix_levels(list(small)) if small else []
+    if levels is None or tiny is None:
         return None
-    return lambda j: sum((Fraction(float(level[j])) for level in levels), Fraction(0))
+    unit = Fraction(1, 1 << small_shift)
+
+    def exact(j: int) -> Fraction:
+        out = sum((Fraction(float(level[j])) for level in levels), Fraction(0))
+        return out + unit * sum((Fraction(float(level[j])) for level in tiny), Fraction(0))
+
+    return exact
 
 
 def _prefix_levels(parts: list, max_levels: int = 64) -> list | None:
@@ -346,10 +363,14 @@ def _prefix_levels(parts: list, max_levels: int = 64) -> list | None:
     return levels
 
 
-def _integer_upper_bins(parts: list, n_bins: int) -> np.ndarray:
+def _integer_upper_bins(parts: list, n_bins: int, small: tuple = (),
+                        small_shift: int = 0) -> np.ndarray:
     """:func:`upper_mass_bins` in integer arithmetic (units of ``2**-1074``): a Python loop."""
     weight = [0] * parts[0].shape[0]
     for part in parts:
+        for j, v in enumerate(part.tolist()):
+            weight[j] += _units(v) << small_shift
+    for part in small:
         for j, v in enumerate(part.tolist()):
             weight[j] += _units(v)
     return _bins_of_integers(weight, n_bins)
