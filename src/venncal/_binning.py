@@ -13,7 +13,9 @@ score to a bin, so tied scores are never split.  The rules:
 - :func:`upper_mass_bins`: equal-weight bins, each distinct score in the
   bin that holds the *top* of its interval (the quantile bins of ECE, MCE
   and the reliability diagram, where a value on a split goes up, as a value
-  on a uniform edge does).
+  on a uniform edge does), decided on the exact sums of the weights;
+  :func:`upper_mass_starts` gives the first score of each bin and
+  :func:`upper_mass_bins_of_rows` the same rule from rows, in integers.
 - :func:`equal_width_edges` (over the range of the scores; histogram
   binning) and :func:`unit_edges` (``k / K`` on ``[0, 1]``; the metrics).
 - :func:`prefix_sums` and :func:`range_sums`: the weight of any run of
