@@ -13,7 +13,9 @@ score to a bin, so tied scores are never split.  The rules:
 - :func:`upper_mass_bins`: equal-weight bins, each distinct score in the
   bin that holds the *top* of its interval (the quantile bins of ECE, MCE
   and the reliability diagram, where a value on a split goes up, as a value
-  on a uniform edge does).
+  on a uniform edge does), decided on the exact sums of the weights;
+  :func:`upper_mass_starts` gives the first score of each bin and
+  :func:`upper_mass_bins_of_rows` the same rule from rows, in integers.
 - :func:`equal_width_edges` (over the range of the scores; histogram
   binning) and :func:`unit_edges` (``k / K`` on ``[0, 1]``; the metrics).
 - :func:`prefix_sums` and :func:`range_sums`: the weight of any run of
@@ -34,7 +36,9 @@ a sort-free O(k) or O(k log k) pass over the summary.
 
 from __future__ import annotations
 
+import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -50,6 +54,8 @@ __all__ = [
     "scaling_is_exact",
     "unit_edges",
     "upper_mass_bins",
+    "upper_mass_bins_of_rows",
+    "upper_mass_starts",
 ]
 
 
@@ -219,27 +225,199 @@ def equal_mass_cuts(
     return raw[keep], first_cut, n_cuts
 
 
-def upper_mass_bins(weights: np.ndarray, n_bins: int) -> np.ndarray:
-    """Return the equal-weight bin (top rule) of each distinct score.
+def upper_mass_bins(weights: np.ndarray, n_bins: int, lo: np.ndarray | None = None) -> np.ndarray:
+    """Return the equal-weight bin (top rule) of each distinct score, decided exactly.
 
     Distinct score ``j`` goes to bin ``ceil(K C_j / W) - 1``: the bin of
     ``K`` equal-weight bins that holds the top of its cumulative-weight
     interval, so a run of ties that straddles a split goes wholly to the
     upper bin and heavy ties leave bins empty.  The last score is in the
-    last bin.  Exact for integer weights (``K W < 2**52``).
+    last bin.  ``C_j`` and ``W`` are the exact sums of the weights (of
+    ``weights + lo`` when the remainders ``lo`` of a
+    :class:`~venncal.summary.ScoreSummary`'s tied sums are given), so the
+    rule holds exactly for weights of any size: see :func:`upper_mass_starts`.
 
     Examples
     --------
     >>> import numpy as np
     >>> upper_mass_bins(np.array([1.0, 1.0, 5.0, 1.0]), 4)
     array([0, 0, 3, 3])
+    >>> upper_mass_bins(np.array([0.1, 0.2, 0.3]), 2)  # 0.1 + 0.2 > 0.6 / 2 as floats
+    array([0, 1, 1])
     """
-    shift = overflow_shift(weights, 1000 - n_bins.bit_length())
-    if shift:  # the rule is the same for any common factor of the weights
-        weights = np.ldexp(weights, -shift)
-    upto = np.cumsum(weights)
-    bins = np.ceil(upto * n_bins / upto[-1]).astype(np.intp) - 1
-    return np.clip(bins, 0, n_bins - 1)
+    starts = upper_mass_starts(weights, n_bins, lo)
+    return np.searchsorted(starts, np.arange(weights.shape[0]), side="right").astype(np.intp)
+
+
+def upper_mass_starts(
+    weights: np.ndarray, n_bins: int, lo: np.ndarray | None = None, small: tuple = (),
+    small_shift: int = 0,
+) -> np.ndarray:
+    """Return the first distinct score of bins ``1..K-1`` of :func:`upper_mass_bins`.
+
+    ``starts[m - 1]`` is the first ``j`` with ``K C_j > m W`` (an empty bin
+    starts where the next one does).  ``small`` holds more parts of the
+    weights, in units ``2**small_shift`` times smaller (the weights a power
+    of two would scale into the subnormal range, with their bits lost; each
+    below ``2**(small_shift - 1022)``): weight ``j`` is
+    ``weights[j] + lo[j] + 2**-small_shift * sum(x[j] for x in small)``.
+
+    Notes
+    -----
+    The rule is discontinuous: a rounded cumulative sum on a split would
+    move a whole score, however heavy, to the other bin (issue 22: weights
+    ``[1e300, 1e300, 1]`` or ``[0.1, 0.2, 0.3]``).  Each split is found on
+    the float running sums (``np.cumsum``: non-decreasing, within
+    ``(k + 2) u W`` of the exact sums, ``u = 2**-53``), which place it
+    exactly unless some running sum lies within twice that bound of the
+    level ``m W / K``; those scores (usually none, or one sitting on the
+    level) are searched with exact sums, a few comparisons per split.  Whole
+    weights summing below ``2**53`` have exact running sums, compared as
+    integers; others are kept exactly as a few float arrays whose sum is
+    ``C_j`` (:func:`_prefix_levels`) and compared in rational arithmetic.
+    Weights whose scaling would lose bits are binned in integers.
+    """
+    k = weights.shape[0]
+    # The rule is the same for any common factor of the weights: sums too large
+    # to add are scaled down, and small weights up (exact), so that no sum or
+    # level is subnormal (whose roundings are not relative).
+    shift = overflow_shift(weights) or min(0, math.frexp(float(np.max(weights)))[1])
+    parts = [weights] if lo is None else [weights, lo]
+    if shift:
+        if small or not scaling_is_exact(weights, shift, *parts[1:]):
+            bins = _integer_upper_bins(parts, n_bins, small, small_shift)
+            return np.searchsorted(bins, np.arange(1, n_bins), side="left")
+        parts = [np.ldexp(x, -shift) for x in parts]
+    run = np.cumsum(parts[0])
+    total = float(run[-1])
+    # on |run_j - C_j| (and on |run[-1] - W|); the small parts add less than 2**-1022 each
+    bound = (k + 2) * 2.0**-52 * total + (k * 2.0**-1021 if small else 0.0)
+    levels = np.arange(1, n_bins) * (total / n_bins)
+    band = 2.0 * bound + 2.0**-50 * total
+    first = np.searchsorted(run, levels - band, side="left")
+    end = np.searchsorted(run, levels + band, side="right")
+    starts = first.copy()
+    unsure = np.flatnonzero(first < end)
+    if unsure.shape[0]:
+        exact = _exact_prefix(parts, run, total, small, small_shift)
+        if exact is None:
+            bins = _integer_upper_bins(parts, n_bins, small, small_shift)
+            return np.searchsorted(bins, np.arange(1, n_bins), side="left")
+        whole = exact(k - 1)
+        for i in unsure.tolist():
+            m, lo_, hi_ = i + 1, int(first[i]), int(end[i])
+            while lo_ < hi_:  # the first j in [first, end) with K C_j > m W, else end
+                mid = (lo_ + hi_) // 2
+                if n_bins * exact(mid) > m * whole:
+                    hi_ = mid
+                else:
+                    lo_ = mid + 1
+            starts[i] = lo_
+    return starts
+
+
+def _exact_prefix(parts: list, run: np.ndarray, total: float, small: tuple = (),
+                  small_shift: int = 0):
+    """A function of ``j`` returning the exact ``C_j`` (an int or a Fraction); None if too long.
+
+    Whole weights summing below ``2**53``: the float running sums, exact.
+    Otherwise :func:`_prefix_levels` (of the small parts apart, in their units).
+    """
+    if (len(parts) == 1 and not small and total < 2.0**53
+            and np.array_equal(parts[0], np.floor(parts[0]))):
+        return lambda j: int(run[j])
+    levels = _prefix_levels(parts)
+    tiny = _prefix_levels(list(small)) if small else []
+    if levels is None or tiny is None:
+        return None
+    unit = Fraction(1, 1 << small_shift)
+
+    def exact(j: int) -> Fraction:
+        out = sum((Fraction(float(level[j])) for level in levels), Fraction(0))
+        return out + unit * sum((Fraction(float(level[j])) for level in tiny), Fraction(0))
+
+    return exact
+
+
+def _prefix_levels(parts: list, max_levels: int = 64) -> list | None:
+    """Float arrays whose elementwise sum is exactly the prefix sum of ``sum(parts)``.
+
+    The running sum of each array in turn (``np.cumsum``, sequential), and
+    of the exact errors of its steps (two-sum) after it, until a running
+    sum makes no error: ``sum_i<=j t_i = run_j + sum_i<=j err_i`` exactly.
+    The errors shrink by at least ``2**-53`` times the length per level;
+    None (use integers) after ``max_levels``.  Sums must stay below
+    ``2**1023``.
+    """
+    levels = []
+    queue = list(parts)
+    while queue:
+        if len(levels) == max_levels:
+            return None
+        terms = queue.pop(0)
+        run = np.cumsum(terms)
+        before = np.zeros_like(run)
+        before[1:] = run[:-1]
+        err = two_sum(before, terms)[1]
+        levels.append(run)
+        if err.any():
+            queue.append(err)
+    return levels
+
+
+def _integer_upper_bins(parts: list, n_bins: int, small: tuple = (),
+                        small_shift: int = 0) -> np.ndarray:
+    """:func:`upper_mass_bins` in integer arithmetic (units of ``2**-1074``): a Python loop."""
+    weight = [0] * parts[0].shape[0]
+    for part in parts:
+        for j, v in enumerate(part.tolist()):
+            weight[j] += _units(v) << small_shift
+    for part in small:
+        for j, v in enumerate(part.tolist()):
+            weight[j] += _units(v)
+    return _bins_of_integers(weight, n_bins)
+
+
+def _units(v: float) -> int:
+    """``v`` in units of ``2**-1074`` (exact: every float is a whole number of them)."""
+    num, den = v.as_integer_ratio()
+    return num * ((1 << 1074) // den)
+
+
+def _bins_of_integers(weight: list, n_bins: int) -> np.ndarray:
+    upto = list(itertools.accumulate(weight))
+    total = upto[-1]
+    bins = [(n_bins * c - 1) // total for c in upto]  # ceil(K c / W) - 1 for c > 0
+    return np.clip(np.array(bins, dtype=np.int64), 0, n_bins - 1).astype(np.intp)
+
+
+def upper_mass_bins_of_rows(
+    values: np.ndarray, weights: np.ndarray, n_bins: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(distinct values, bins)`` of :func:`upper_mass_bins` from rows, in integers.
+
+    For weights whose tied sums a score summary cannot hold in two doubles
+    (some ``2**106`` apart) or past ``2**960`` beside subnormal ones, which
+    no power of two scales exactly: each row's weight in units of
+    ``2**-1074`` (a Python loop over the rows).  Rows of zero weight are left
+    out.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> upper_mass_bins_of_rows(np.array([0.3, 0.1, 0.3]), np.array([1e308, 1e-310, 1e308]), 2)
+    (array([0.1, 0.3]), array([0, 1]))
+    """
+    keep = weights > 0
+    values, weights = values[keep], weights[keep]
+    order = np.argsort(values, kind="stable")
+    values, weights = values[order], weights[order]
+    first = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
+    weight = [0] * first.shape[0]
+    for j, v in zip(np.cumsum(np.r_[True, values[1:] != values[:-1]]).tolist(),
+                    weights.tolist(), strict=True):
+        weight[j - 1] += _units(v)
+    return values[first], _bins_of_integers(weight, n_bins)
 
 
 def equal_width_edges(lo: float, hi: float, n_bins: int) -> np.ndarray:

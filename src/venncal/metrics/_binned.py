@@ -8,10 +8,14 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._binning import unit_edges, upper_mass_bins
+from .._binning import (
+    unit_edges,
+    upper_mass_bins_of_rows,
+    upper_mass_starts,
+)
 from .._validation import NONE, Interval, Options, validate_params
 from ..summary import ScoreSummary
-from ._checks import _check_inputs, _unit_scaled
+from ._checks import _check_inputs
 from ._docstrings import fill
 
 __all__ = ["CalibrationBins", "calibration_bins", "ece", "mce"]
@@ -81,16 +85,61 @@ def _edges(y01, p, w, n_bins: int, strategy: str) -> np.ndarray:
     if strategy == "uniform":
         return unit_edges(n_bins)
     # Quantile bins are assigned per distinct value by the top rule of the
-    # shared binning; the summary drops zero weights, as everywhere.
-    # (The rule is the same for any common factor of the weights.)
-    summary = ScoreSummary._from_validated(p, y01, None if w is None else _unit_scaled(w))
-    value_bin = upper_mass_bins(summary.weights, n_bins)
+    # shared binning, decided on the exact weights; the summary drops zero
+    # weights, as everywhere.  (The rule is the same for any common factor
+    # of the weights: only weights past 2**900 are scaled, so that tied ones
+    # cannot sum past the float64 range.)
+    starts = None
+    if w is None:
+        summary = ScoreSummary._from_validated(p, y01, None)
+        scores, starts = summary.scores, upper_mass_starts(summary.weights, n_bins)
+    else:
+        shift = max(0, math.frexp(float(np.max(w)))[1] - 900)
+        scaled = np.ldexp(w, -shift) if shift else w
+        kept = np.ldexp(scaled, shift) == w if shift else None
+        if kept is None or kept.all():
+            summary = ScoreSummary._from_validated(p, y01, scaled)
+            if summary._tail is None:
+                scores, starts = summary.scores, upper_mass_starts(
+                    summary.weights, n_bins, _remainders(summary))
+        else:  # weights that scaling would round (1e-310 beside 1e308): summed apart
+            scores, starts = _split_starts(y01, p, w, scaled, kept, shift, n_bins)
+    if starts is None:  # tied weights that two doubles do not hold: every row, in integers
+        scores, value_bin = upper_mass_bins_of_rows(p, w, n_bins)
+        starts = np.searchsorted(value_bin, np.arange(1, n_bins), side="left")
     # Bin j starts at its smallest value, so bin k is [edges[k], edges[k+1]) as for
     # "uniform"; empty bins have zero width.  The largest value is in the last bin,
     # so every start exists.
-    starts = np.searchsorted(value_bin, np.arange(1, n_bins), side="left")
-    inner = summary.scores[np.minimum(starts, summary.n_distinct - 1)]
+    inner = scores[np.minimum(starts, scores.shape[0] - 1)]
     return np.concatenate(([0.0], inner, [1.0]))
+
+
+def _remainders(summary):
+    return None if summary._residual is None else summary._residual[0]
+
+
+def _split_starts(y01, p, w, scaled, kept, shift: int, n_bins: int):
+    """``(scores, starts)`` from the weights that scale exactly and, apart, those that do not.
+
+    The second are below ``2**(shift - 1022)``: summed unscaled, their ties
+    cannot overflow.  ``(None, None)`` when a summary keeps fractions.
+    """
+    big = ScoreSummary._from_validated(p, y01, np.where(kept, scaled, 0.0))
+    tiny = ScoreSummary._from_validated(p, y01, np.where(kept, 0.0, w))
+    if big._tail is not None or tiny._tail is not None:
+        return None, None
+    scores = np.union1d(big.scores, tiny.scores)
+    parts = []
+    for summary in (big, tiny):
+        at = np.searchsorted(scores, summary.scores)
+        for x in (summary.weights, _remainders(summary)):
+            if x is not None:
+                part = np.zeros(scores.shape[0])
+                part[at] = x
+                parts.append(part)
+    n_big = 1 if big._residual is None else 2
+    return scores, upper_mass_starts(parts[0], n_bins, parts[1] if n_big == 2 else None,
+                                     tuple(parts[n_big:]), shift)
 
 
 def _bins(y01: np.ndarray, p: np.ndarray, w: np.ndarray | None, n_bins: int, strategy: str):

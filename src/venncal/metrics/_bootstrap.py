@@ -26,7 +26,8 @@ from ._binned import STRATEGIES, _bins, _errors
 from ._checks import _check_inputs, _unit_scaled
 from ._diagnostics import _calibration_line, _ks, _kuiper
 from ._docstrings import fill
-from ._multiclass import _inputs, _log_losses, _squared_errors, _top_label
+from ._losses import _scaled_errors
+from ._multiclass import _errors_of, _inputs, _log_losses, _row_sums_of_squares, _top_label
 from ._smooth import _smooth_ece
 
 __all__ = ["bootstrap_intervals", "bootstrap_intervals_multiclass"]
@@ -82,8 +83,6 @@ def _columns(name: str, y01, p, n_bins: int, strategy: str) -> np.ndarray | None
             nll = np.where(y01, -np.log(p), -np.log1p(-p))
         bad = ~np.isfinite(nll)
         return np.c_[np.ones_like(p), np.where(bad, 0.0, nll), bad]
-    if name == "brier":
-        return np.c_[np.ones_like(p), (y01 - p) ** 2]
     if name == "ece" and strategy == "uniform":
         ids = _bins(y01, p, None, n_bins, "uniform").ids
         cols = np.zeros((p.shape[0], n_bins + 1))
@@ -91,6 +90,17 @@ def _columns(name: str, y01, p, n_bins: int, strategy: str) -> np.ndarray | None
         cols[np.arange(p.shape[0]), ids + 1] = y01 - p
         return cols
     return None
+
+
+def _brier_columns(y01, p) -> tuple[np.ndarray, int]:
+    """The Brier columns: the squares of the errors divided by ``2**e``, and ``2 e``.
+
+    As :func:`._losses._mean_square`: scaled before they are squared, so that
+    errors of 1e-300 do not square to 0; the replicates are scaled back by
+    ``ldexp`` (one rounding).
+    """
+    scaled, e = _scaled_errors(y01 - p)
+    return np.c_[np.ones_like(p), scaled * scaled], 2 * e
 
 
 def _spiegelhalter_columns(y01, p) -> tuple[np.ndarray, int]:
@@ -123,8 +133,8 @@ def _from_sums(name: str, sums: np.ndarray, scale: float, shift: int = 0) -> np.
     with np.errstate(invalid="ignore", divide="ignore"):
         if name == "log_loss":
             return np.where(sums[:, 2] > 0, math.inf, sums[:, 1] / total)
-        if name == "brier":
-            return sums[:, 1] / total
+        if name == "brier":  # its squares scaled by 2**-shift (_brier_columns)
+            return np.ldexp(sums[:, 1] / total, shift)
         if name == "ece":  # sum over bins of |S_y(k) - S_p(k)|, over the total
             return np.abs(sums[:, 1:]).sum(axis=1) / total
         # spiegelhalter_z, its columns scaled by powers of two (_spiegelhalter_columns)
@@ -161,10 +171,12 @@ class _Binary:
 
     def __init__(self, names, y01, p, n_bins: int, strategy: str, scale: float):
         self.y01, self.p, self.n_bins, self.strategy, self.scale = y01, p, n_bins, strategy, scale
-        self.columns, self.shift = {}, 0
+        self.columns, self.shift = {}, {}
         for m in names:
             if m == "spiegelhalter_z":
-                self.columns[m], self.shift = _spiegelhalter_columns(y01, p)
+                self.columns[m], self.shift[m] = _spiegelhalter_columns(y01, p)
+            elif m == "brier":
+                self.columns[m], self.shift[m] = _brier_columns(y01, p)
             else:
                 self.columns[m] = _columns(m, y01, p, n_bins, strategy)
         stacked = [c for c in self.columns.values() if c is not None]
@@ -176,7 +188,7 @@ class _Binary:
         for name, cols in self.columns.items():
             if cols is not None:
                 out[name] = _from_sums(name, sums[:, start:start + cols.shape[1]], self.scale,
-                                       self.shift)
+                                       self.shift.get(name, 0))
                 start += cols.shape[1]
             elif name == "ece":  # quantile bins: those of each replicate
                 out[name] = _each(cw, self.y01, self.p, lambda y, q, w: _CORES["ece"](
@@ -298,9 +310,11 @@ def _multiclass_parts(names, idx, proba, n_bins, strategy, scale) -> dict[str, _
     correct, top = _top_label(idx, proba)
     parts = {}
     for name in names:
-        if name in ("log_loss", "brier"):
-            values = _log_losses(idx, proba) if name == "log_loss" else _squared_errors(idx, proba)
-            parts[name] = [_Mean(name, values)]
+        if name == "log_loss":
+            parts[name] = [_Mean(name, _log_losses(idx, proba))]
+        elif name == "brier":  # the errors scaled before they are squared, as _brier_columns
+            scaled, e = _scaled_errors(_errors_of(idx, proba))
+            parts[name] = [_Mean(name, _row_sums_of_squares(scaled), 2 * e)]
         elif name == "classwise_ece":
             parts[name] = [_Binary(["ece"], idx == k, np.ascontiguousarray(proba[:, k]), n_bins,
                                    strategy, scale) for k in range(proba.shape[1])]
@@ -313,13 +327,15 @@ def _multiclass_parts(names, idx, proba, n_bins, strategy, scale) -> dict[str, _
 class _Mean:
     """The replicates of a mean of per-row values (``inf`` where an infinite one is drawn)."""
 
-    def __init__(self, name: str, values: np.ndarray):
+    def __init__(self, name: str, values: np.ndarray, shift: int = 0):
         bad = ~np.isfinite(values)
         self.name, self.matrix = name, np.c_[np.ones_like(values), np.where(bad, 0.0, values), bad]
+        self.shift = shift  # the values are the row's values times 2**-shift
 
     def __call__(self, cw: np.ndarray) -> dict[str, np.ndarray]:
         sums = cw @ self.matrix
-        return {self.name: np.where(sums[:, 2] > 0, math.inf, sums[:, 1] / sums[:, 0])}
+        mean = np.ldexp(sums[:, 1] / sums[:, 0], self.shift)
+        return {self.name: np.where(sums[:, 2] > 0, math.inf, mean)}
 
 
 @fill

@@ -29,15 +29,17 @@ from ._losses import (
     _log_loss,
     _log_of_base,
     _mean_nll,
-    _squared_error,
+    _mean_square,
+    _root,
+    _scaled_by,
     log_loss_unit,
 )
 from ._multiclass import (
     _classwise_bins,
     _classwise_ece,
+    _mean_squared_errors,
     _named_inputs,
     _log_losses,
-    _squared_errors,
     _top_label,
 )
 from ._smooth import _smooth_ece
@@ -388,11 +390,11 @@ def evaluate(
     # Validated once above; each metric below is the core its public function calls.
     bins = _bins(y01, p, w, n_bins, strategy)
     ece, mce = _errors(bins, min_bin_count)
-    squared = _squared_error(y01, p, w)
+    squared = _mean_square(y01 - p, w)
     values = {
         "log_loss": _log_loss(y01, p, w, base),
-        "brier": brier_scale * squared,
-        "rmse": math.sqrt(squared),
+        "brier": _scaled_by(squared, brier_scale),
+        "rmse": _root(squared),
         "ece": ece,
         "mce": mce,
         "auc": _auc_or_nan(y01, p, w),
@@ -529,7 +531,7 @@ def evaluate_multiclass(
     top_ece, top_mce = _errors(bins, min_bin_count)
     values = {
         "log_loss": _mean_nll(_log_losses(idx, proba), w, base),
-        "brier": brier_scale * _mean(_squared_errors(idx, proba), w),
+        "brier": _scaled_by(_mean_squared_errors(idx, proba, w), brier_scale),
         "top_label_ece": top_ece,
         "top_label_mce": top_mce,
         "classwise_ece": _classwise_ece(_classwise_bins(idx, proba, w, n_bins, strategy)),

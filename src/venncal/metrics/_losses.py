@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._validation import NONE, Check, Interval, validate_params
-from ._checks import _check_inputs, _mean
+from ._checks import _check_inputs, _mean, _unit_scaled
 from ._docstrings import fill
 
 __all__ = ["brier_loss", "log_loss", "log_loss_unit", "rmse"]
@@ -160,7 +160,7 @@ def brier_loss(
     """
     y01, p, w = _check_inputs(y, p, pos_label, sample_weight)
     validate_params("brier_loss", {"scale": scale}, BRIER_SCALE_CONSTRAINTS)
-    return scale * _squared_error(y01, p, w)
+    return _scaled_by(_mean_square(y01 - p, w), scale)
 
 
 @fill
@@ -184,11 +184,126 @@ def rmse(
     >>> from venncal.metrics import rmse
     >>> rmse([0, 1], [0.5, 0.5])
     0.5
+    >>> rmse([0], [1e-300])  # the errors are scaled before they are squared
+    1e-300
     """
     y01, p, w = _check_inputs(y, p, pos_label, sample_weight)
-    return math.sqrt(_squared_error(y01, p, w))
+    return _root(_mean_square(y01 - p, w))
 
 
-def _squared_error(y01: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> float:
-    """Return the (weighted) mean squared error of validated inputs (Brier's loss; RMSE squared)."""
-    return _mean((y01 - p) ** 2, w)
+def _mean_square(diff: np.ndarray, w: np.ndarray | None, rows=None) -> tuple[float, int]:
+    """``(m, e)``: the (weighted) mean of ``diff**2`` (or of ``rows(diff)``) is ``m * 4**e``.
+
+    ``diff`` is divided by the power of two ``2**e`` at or above its largest
+    size (over the rows whose weight counts) before it is squared: exact, so
+    errors of 1e-300 square to a mean near 1 instead of underflowing to 0
+    (issue 22); the caller scales the result back with a single rounding
+    (:func:`_scaled_by`, :func:`_root`).  For a largest error in
+    ``(0.5, 1]`` (``e = 0``) nothing changes, bit for bit, and for others
+    only where the old squares were subnormal.  Where rows' squares still
+    underflow (errors below ``2**-511`` of the largest) and their weight
+    could matter against the mean (within ``2**-60`` of it), the rows'
+    weighted squares are summed by exponent instead (:func:`_mean_square_terms`),
+    so that a heavy row of tiny error is not lost beside a light row of
+    large error.  ``rows`` maps the scaled ``diff`` to each row's sum of
+    squares (default ``diff**2``; 2-D ``diff`` for the multiclass errors).
+    """
+    ws = None if w is None else _unit_scaled(w)  # the weights _mean uses
+    kept = diff  # the rows _mean counts (a row of no weight must not set the scale)
+    if ws is not None and not ws.all():
+        kept = np.where(ws > 0 if diff.ndim == 1 else (ws > 0)[:, None], diff, 0.0)
+    scaled, e = _scaled_errors(kept)
+    with np.errstate(under="ignore"):
+        squares = scaled * scaled if rows is None else rows(scaled)
+    m = float(np.mean(squares)) if ws is None else float(np.dot(ws, squares) / np.sum(ws))
+    if _may_lose(diff, scaled, e, w, ws, m):
+        if w is not None:  # rows of no weight count for nothing, whatever their errors
+            diff = np.where(w > 0 if diff.ndim == 1 else (w > 0)[:, None], diff, 0.0)
+        return _mean_square_terms(diff, w, rows)
+    return m, e
+
+
+def _may_lose(diff, scaled, e: int, w, ws, m: float) -> bool:
+    """Whether rows :func:`_mean_square`'s float mean loses could reach ``2**-60`` of it.
+
+    Rows whose squares underflow (scaled errors below ``2**-511``) add less
+    than ``2**-1022`` each to the scaled mean; rows whose weights ``_mean``
+    drops or rounds (below ``2**-1022`` of the largest) less than
+    ``2**-1021`` times their scaled square, which may be large (their
+    errors do not set the scale): at most ``4**-e`` (errors are at most 1).
+    Checked row by row only when that bound could matter (never for a mean
+    above ``2**-900`` of errors above ``2**-50``).
+    """
+    n_bits = diff.shape[0].bit_length()
+    if m > 0.0 and math.frexp(m)[1] - 60 >= -1021 - 2 * e + n_bits:
+        return False
+    size = np.abs(scaled) if diff.ndim == 1 else np.max(np.abs(scaled), axis=1)
+    bound = -math.inf  # log2 of the most a row can add
+    if ((size > 0) & (size < 2.0**-511)).any():
+        bound = -1022.0
+    if w is not None:
+        light = (w > 0) & (ws < 2.0**-1022)
+        big = np.abs(diff[light]) if diff.ndim == 1 else np.max(np.abs(diff[light]), axis=1)
+        if big.size and big.max() > 0:
+            bound = max(bound, -1021.0 + 2 * (math.frexp(float(big.max()))[1] - e))
+    if bound == -math.inf:
+        return False
+    return m == 0.0 or math.frexp(m)[1] - 60 < bound + n_bits
+
+
+def _mean_square_terms(diff: np.ndarray, w: np.ndarray | None, rows=None) -> tuple[float, int]:
+    """:func:`_mean_square` summed by exponent, for any weights and errors.
+
+    Each row's weighted square ``w_i s_i`` as ``f_i 2**g_i`` (the row scaled
+    by its own largest error, the weight by its own exponent: nothing is
+    rounded away), then ``sum f_i 2**(g_i - G)`` with ``G`` the largest
+    ``g_i``, over the sum of the weights scaled likewise.  Terms below
+    ``2**-1074`` of the largest are lost, a share below ``2**-1070`` of the
+    mean; the weights' sum is that of their largest to ``2**-52``.
+    """
+    size = np.abs(diff) if diff.ndim == 1 else np.max(np.abs(diff), axis=1)
+    f = np.frexp(size)[1]
+    own = np.ldexp(diff, -(f if diff.ndim == 1 else f[:, None]))
+    part = own * own if rows is None else rows(own)  # in [1/4, K] (0 for a zero row)
+    frac, g = np.frexp(np.ones(size.shape[0]) if w is None else w)
+    term, t = np.frexp(frac * part)
+    exps = g + 2 * f + t
+    live = term > 0
+    if not live.any():
+        return 0.0, 0
+    top = int(np.max(exps[live]))
+    top_w = int(np.max(g[frac > 0]))
+    with np.errstate(under="ignore"):
+        total = float(np.sum(np.ldexp(term, np.where(live, exps - top, 0))))
+        weight = float(np.sum(np.ldexp(frac, g - top_w)))
+    e = (top - top_w) // 2
+    return math.ldexp(total / weight, top - top_w - 2 * e), e
+
+
+def _scaled_errors(diff: np.ndarray, rows: np.ndarray | None = None) -> tuple[np.ndarray, int]:
+    """``(diff / 2**e, e)`` with ``2**e`` the power of two at or above the largest ``|diff|``.
+
+    Over the ``rows`` given (a mask; all by default).  ``e = 0`` when the
+    largest is in ``(0.5, 1]`` (or all are 0).
+    """
+    part = diff if rows is None else diff[rows]
+    top = max(float(np.max(part)), -float(np.min(part))) if part.size else 0.0  # no |diff| copy
+    e = 0
+    if 0.0 < top:
+        frac, e = math.frexp(top)
+        if frac == 0.5:  # a power of two: divided by itself, it is 1
+            e -= 1
+    return (np.ldexp(diff, -e) if e else diff), e
+
+
+def _scaled_by(mean_square: tuple[float, int], scale: float = 1.0) -> float:
+    """``scale * m * 4**e`` of :func:`_mean_square`, rounded once if it is subnormal."""
+    m, e = mean_square
+    (fm, em), (fs, es) = math.frexp(m), math.frexp(scale)
+    return math.ldexp(fm * fs, em + es + 2 * e)  # fm * fs in [0.25, 1): rounded as m * scale
+
+
+def _root(mean_square: tuple[float, int]) -> float:
+    """``sqrt(m * 4**e)`` of :func:`_mean_square`: ``sqrt(m) * 2**e``."""
+    m, e = mean_square
+    return math.ldexp(math.sqrt(m), e)

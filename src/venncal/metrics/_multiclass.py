@@ -34,9 +34,15 @@ from ._binned import (
     _bins,
     _errors,
 )
-from ._checks import _check_multiclass, _mean
+from ._checks import _check_multiclass
 from ._docstrings import fill
-from ._losses import BRIER_SCALE_CONSTRAINTS, LOG_BASE_CONSTRAINTS, _mean_nll
+from ._losses import (
+    BRIER_SCALE_CONSTRAINTS,
+    LOG_BASE_CONSTRAINTS,
+    _mean_nll,
+    _mean_square,
+    _scaled_by,
+)
 
 __all__ = [
     "classwise_ece",
@@ -77,11 +83,24 @@ def _log_losses(idx: np.ndarray, proba: np.ndarray) -> np.ndarray:
         return -np.log(_p_true(idx, proba))
 
 
-def _squared_errors(idx: np.ndarray, proba: np.ndarray) -> np.ndarray:
-    """Each row's ``sum_k (1[y = k] - p_k)**2``."""
+def _errors_of(idx: np.ndarray, proba: np.ndarray) -> np.ndarray:
+    """Each row's ``p_k - 1[y = k]``."""
     diff = proba.copy()
     diff[np.arange(proba.shape[0]), idx] -= 1.0
+    return diff
+
+
+def _row_sums_of_squares(diff: np.ndarray) -> np.ndarray:
     return np.einsum("ij,ij->i", diff, diff)
+
+
+def _mean_squared_errors(idx: np.ndarray, proba: np.ndarray, w) -> tuple[float, int]:
+    """The (weighted) mean of the rows' ``sum_k (1[y = k] - p_k)**2``, as ``(m, e)``.
+
+    As :func:`._losses._mean_square`: the errors are scaled before they are
+    squared, so that errors of 1e-300 keep their digits.
+    """
+    return _mean_square(_errors_of(idx, proba), w, _row_sums_of_squares)
 
 
 def _top_label(idx: np.ndarray, proba: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -181,7 +200,7 @@ def multiclass_brier_loss(
     0.298333
     """
     idx, proba, w = _inputs("multiclass_brier_loss", y, proba, classes, sample_weight, scale=scale)
-    return scale * _mean(_squared_errors(idx, proba), w)
+    return _scaled_by(_mean_squared_errors(idx, proba, w), scale)
 
 
 @fill
