@@ -197,6 +197,39 @@ def test_quantized_queue_growth_equals_learn_many():
     assert pickle.dumps(fast) == pickle.dumps(whole)
 
 
+def test_quantized_queue_labels_are_reset_and_weights_counted(monkeypatch):
+    """The queue's label row is 0.0 after each flush (learn_one writes only a 1), and the weight
+    bound counts what is queued: labels 1 then 0 in the same slots, learn_many after learn_one,
+    and whole weights queued up to the bound (then the tree of groups) all equal learn_many."""
+    import venncal.online._quantized_calls as qc
+    import venncal.online.quantized as oq
+
+    fast, whole = QuantizedIsotonic(), QuantizedIsotonic()
+    for label in (1, 0, True, 0.0, 1.0):  # each fills the queue's 256 slots, then flushes
+        s = [0.001 * i + 0.0005 * label for i in range(qc.QUEUE)]
+        for a in s:
+            fast.learn_one(a, label)
+        whole.learn_many(s, [float(label)] * len(s))
+        assert not fast._queue[1].any() and fast._n_queued == 0
+        assert _quantized_state(fast) == _quantized_state(whole)
+    fast.learn_one(0.25, 1)
+    fast.learn_many([0.75], [0])
+    whole.learn_many([0.25, 0.75], [1, 0])
+    assert _quantized_state(fast) == _quantized_state(whole)
+    monkeypatch.setattr(oq, "WEIGHT_BOUND", 40)
+    monkeypatch.setattr(qc, "_WEIGHT_BOUND", 40.0)
+    fast, whole = QuantizedIsotonic(), QuantizedIsotonic()
+    for i in range(12):  # weights of 3: the thirteenth would pass 40, the tree's and the queue's
+        fast.insert(0.05 * i, i % 2, 3.0)
+        whole.learn_many([0.05 * i], [i % 2], [3.0])
+        assert fast._dense == whole._dense
+    assert fast._dense and fast._n_queued == 12
+    fast.insert(0.9, 1, 5.0)  # 41: the tree of groups, the queue applied first
+    whole.learn_many([0.9], [1], [5.0])
+    assert not fast._dense and not whole._dense
+    assert _quantized_state(fast) == _quantized_state(whole)
+
+
 def test_quantized_bound_error_at_the_call():
     model = QuantizedIsotonic()
     model.insert(0.5, 1)

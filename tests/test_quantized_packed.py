@@ -113,7 +113,7 @@ def test_packed_kernel_equals_unpacked_kernel(steps, probes):
     if r_old != r_old:  # the tree got full: both stop at the same row
         assert r_new != r_new and queue[3, 0] == model._queue[3, 0]
         return
-    model._n_queued, model._queued_total = 0, 0.0
+    model._n_queued = 0
     assert r_new == r_old == 0.0
     for old, new in zip((E, EK, EW, cnt, FS, D, NA, NB), model._tree):
         np.testing.assert_array_equal(old, new)

@@ -454,9 +454,10 @@ def dense_calls(E, EK, EW, cnt, FS, D, NA, NB, queue, n, Q, P, levels, op, s, y,
     ``queue`` (shape ``(4, m)``) holds the observations ``(queue[0, i],
     queue[1, i], queue[2, i])`` (score, target 0/1, whole positive weight),
     ``i < n``, inserted as :func:`dense_learn` inserts them (no window), from
-    ``queue[3, 0]`` on; each weight inserted is set back to 1.0 (the queue's
-    default, which ``learn_one`` does not write).  If the tree gets full at ``i``, ``queue[3, 0] = i``,
-    ``queue[3, 1] = 1.0`` and NaN is returned (the caller grows the tree and
+    ``queue[3, 0]`` on; each label inserted is set back to 0.0 and each weight
+    to 1.0 (the queue's defaults, which ``learn_one`` does not write).  If
+    the tree gets full at ``i``, ``queue[3, 0] = i``, ``queue[3, 1] = 1.0``
+    and NaN is returned (the caller grows the tree and
     calls again); otherwise ``queue[3, 0] = 0`` and the operation ``op`` is
     done: 0, the level at the score ``s`` (:func:`dense_level_at`; the tree
     must hold a score); 1, delete weight ``w`` of ``(s, y)``
@@ -471,7 +472,8 @@ def dense_calls(E, EK, EW, cnt, FS, D, NA, NB, queue, n, Q, P, levels, op, s, y,
             queue[3, 0] = i
             queue[3, 1] = 1.0
             return np.nan
-        queue[2, i] = 1.0  # the weight back to its default (a single call writes none of one)
+        queue[1, i] = 0.0  # the label and the weight back to their defaults (a single
+        queue[2, i] = 1.0  # call writes no label 0 and no weight of one)
     queue[3, 0] = 0.0
     if op == 0:
         return dense_level_at(E, cnt, FS, D, Q, P, levels, s)

@@ -49,8 +49,8 @@ def _held_exactly(x) -> bool:
     """
     return type(x) is float or type(x) is np.float64 or -(2**53) <= x <= 2**53
 _WEIGHT_BOUND = float(WEIGHT_BOUND)  # (a float compared with a float: faster than with an int)
-_NOT_PICKLED = ("_queue", "_queue_s", "_queue_t", "_queue_w", "_n_queued", "_queued_total",
-                "_call", "_level", "_packed")
+_NOT_PICKLED = ("_queue", "_queue_s", "_queue_t", "_queue_w", "_n_queued", "_call", "_level",
+                "_packed")
 
 
 def new_packed(n_buckets: int, bucket: int, Q: np.ndarray, P: np.ndarray, levels: np.ndarray):
@@ -99,33 +99,38 @@ def _single(name: str, doc: str):
     """``QueuedInserts.learn_one`` or ``insert``: one body under River's name and ours.
 
     The checks of ``_queued`` for a float score and a weight of one, inlined (a
-    Python call is a good part of an event's cost); anything else goes through
-    ``_queued``, then the parent's ``name`` (which checks it and names it in
-    its errors).
+    Python call is a good part of an event's cost), and only a label 1 written
+    (the queue's label row is 0.0 wherever nothing was written: see
+    :meth:`QueuedInserts._new_queue`); anything else goes through ``_queued``,
+    then the parent's ``name`` (which checks it and names it in its errors).
     """
+
+    def slow(self, score, y, sample_weight, weight) -> None:
+        if weight is UNSET and self._queued(score, y, sample_weight):
+            return
+        getattr(super(QueuedInserts, self), name)(score, y, sample_weight, weight=weight)
 
     def one(self, score, y, sample_weight=ONE, *, weight=UNSET) -> None:
         if (type(score) is float and sample_weight is ONE and self._dense
                 and self.window is None and type(y) in _FAST_Y):
             s = score + 0.0  # -0.0 becomes 0.0, as in _real
-            t = 1.0 if y == 1.0 else 0.0
             held = self._held + 1.0
-            if (s - s == 0.0 and (t == 1.0 or y == 0.0) and held <= _WEIGHT_BOUND
-                    and held * self._scale <= BOUND and weight is UNSET):
+            if (s - s == 0.0 and held <= _WEIGHT_BOUND and held * self._scale <= BOUND
+                    and weight is UNSET):
                 # (within WEIGHT_BOUND, _dense_room holds: see _queued)
                 n = self._n_queued
+                if y == 1.0:  # the label row is 0.0 where nothing was written (see _new_queue)
+                    self._queue_t[n] = 1.0
+                elif y != 0.0:  # not a label: checked, and named, by the slow path
+                    return slow(self, score, y, sample_weight, weight)
                 self._held = held
-                self._queued_total += 1.0
-                self._queue_s[n] = s
-                self._queue_t[n] = t  # (the weight, 1.0, is there: see _new_queue)
+                self._queue_s[n] = s  # (the weight, 1.0, is there: see _new_queue)
                 self._n_queued = n = n + 1
                 self._steps = None
                 if n == QUEUE:
                     self._flush()
                 return
-        if weight is UNSET and self._queued(score, y, sample_weight):
-            return
-        getattr(super(QueuedInserts, self), name)(score, y, sample_weight, weight=weight)
+        slow(self, score, y, sample_weight, weight)
 
     one.__name__ = name
     one.__qualname__ = f"QueuedInserts.{name}"
@@ -155,10 +160,9 @@ class QueuedInserts:
         if not self._dense:
             self._queue = None
             self._set_queue(np.zeros((4, QUEUE)))
-        self._queue[:] = 0.0
+        self._queue[:] = 0.0  # the labels: learn_one writes only a 1 (the kernel resets them)
         self._queue[2] = 1.0  # the weights: learn_one writes none of one (the kernel resets them)
         self._n_queued = 0
-        self._queued_total = 0.0
         self._call = self._level = None
 
     def _queued(self, score, y, sample_weight) -> bool:
@@ -180,16 +184,15 @@ class QueuedInserts:
             return False
         n = self._n_queued
         held = self._held + w  # the weight bound of _check_bound (|t| <= 1 <= scale)
-        total = self._queued_total + w  # and _fits_dense's, the queue counted
         if not held * self._scale <= BOUND:
             return False
         # In the dense tree every weight is whole and their sum is below 2**53, so
         # ``_held`` is the tree's total plus the queue's, exactly: within the bound
-        # it settles the check; beyond it, the tree's own total does.
-        if not self._dense_room(held, total):
+        # it settles the check (_fits_dense's, the queue counted); beyond it, the
+        # tree's own total and the queue's do.
+        if not self._dense_room(held, w):
             return False
         self._held = held
-        self._queued_total = total
         self._queue_s[n] = s
         self._queue_t[n] = t
         self._queue_w[n] = w
@@ -232,7 +235,6 @@ class QueuedInserts:
                             p = self._dense_call(0, q)
                         elif n:
                             self._n_queued = 0
-                            self._queued_total = 0.0
                     else:
                         p = self._dense_call(0, q)
                     return {0: 1.0 - p, 1: p}
@@ -251,13 +253,16 @@ class QueuedInserts:
             self._grow()  # full at queue[3, 0]: grown as dense_learn's caller grows it
             r = call(self._packed, n, op, s, y, w)
         self._n_queued = 0
-        self._queued_total = 0.0
         return r
 
     def _flush(self) -> None:
         """Apply the queued inserts, in order."""
         if self._n_queued:
             self._dense_call(2)
+
+    def _queue_total(self) -> float:
+        """The weight queued and not yet in the tree (exact: whole weights, their sum below 2**53)."""
+        return float(np.sum(self._queue[2, int(self._queue[3, 0]):self._n_queued]))
 
     def _pickled(self, state: dict) -> dict:
         for name in _NOT_PICKLED:

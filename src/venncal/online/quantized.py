@@ -402,9 +402,10 @@ class QuantizedIsotonic(QueuedInserts, QuantizedMap):
         return bool(np.all((t == 0.0) | (t == 1.0)) and np.all(w == np.floor(w))
                     and total <= WEIGHT_BOUND)
 
-    def _dense_room(self, held: float, total: float) -> bool:
-        """Whether the dense tree's total weight stays within WEIGHT_BOUND with ``total`` more queued."""
-        return held <= WEIGHT_BOUND or float(self._tree[7][1]) + total <= WEIGHT_BOUND
+    def _dense_room(self, held: float, w: float) -> bool:
+        """Whether the dense tree's total weight stays within WEIGHT_BOUND with ``w`` more queued."""
+        return (held <= WEIGHT_BOUND
+                or float(self._tree[7][1]) + self._queue_total() + w <= WEIGHT_BOUND)
 
     def _learn(self, s, t, w) -> None:
         if self._decay is not None:  # each row decayed, the leaving ones deleted
