@@ -173,7 +173,7 @@ class OrderedQuantizedIsotonic(QuantizedMap):
 
     def __setstate__(self, state):
         if "_top" in state:  # pickled before the exact sums: groups of float sums
-            G, GC, top, pending = state.pop("_G"), state.pop("_GC"), state.pop("_top"), \
+            G, _, top, pending = state.pop("_G"), state.pop("_GC"), state.pop("_top"), \
                 state.pop("_pending")
             self.__dict__.update(state)
             self.__init__(self.levels)
