@@ -105,7 +105,8 @@ BAD_CELLS = [
     ("  ", "empty cell"),
     ("nan", "'nan' is not a finite number"),
     ("-inf", "'-inf' is not a finite number"),
-    ("1e999", "'1e999' is not a finite number"),
+    ("1e999", "'1e999' is past the largest float64"),
+    ("1e-400", "'1e-400' is not zero but lies below the smallest float64"),
 ]
 SMALL_FILES = {
     "e.csv": "p,y\n0.9,b\n0.2,a\n0.6,b\n0.4,a\n",

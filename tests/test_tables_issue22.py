@@ -172,3 +172,25 @@ def test_metrics_and_evaluate_agree_on_the_positive_class(labels, positive, tmp_
         np.array(labels) == positive, p)
     if positive in (1, True):
         assert got == brier_loss(labels, p)
+
+
+@pytest.mark.parametrize("text", ["1e-400", "-1e-400", "2e-400", " 1.5E-330 "])
+def test_text_below_the_smallest_double_is_refused(text):
+    # attack 18 F2: it read as 0 and tied with 0 (and passed a [0, 1] check as -0)
+    with pytest.raises(TableError, match="row 2: .* is not zero but lies below the smallest"):
+        column_numbers(pa.array(["0.5", text]), "t.csv", "s")
+
+
+def test_zero_and_subnormal_texts_are_read():
+    got = column_numbers(pa.array(["0", "-0", "0.000", "0e5", "5e-324", "3e-324", "1e-320"]),
+                         "t.csv", "s")
+    assert got.tolist() == [0.0, -0.0, 0.0, 0.0, 5e-324, 5e-324, 1e-320]
+
+
+@pytest.mark.parametrize("labels", [["0", "1e400"], ["1e-400", "1"], ["1E999", "0"]])
+def test_labels_past_the_range_stay_text(labels):
+    # attack 18 F1: "1e400" read as inf, then Fraction(inf) raised OverflowError (a traceback
+    # from fit, evaluate, compare and monitor); "1e-400" read as the number 0
+    from venncal.tables._labels import typed_labels
+
+    assert typed_labels(np.array(labels)).tolist() == labels

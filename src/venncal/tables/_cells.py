@@ -124,6 +124,25 @@ def _first_inexact_text(cleaned, values) -> int:
     return -1
 
 
+def _first_underflow(cleaned, values) -> int:
+    """Index of the first text of ``cleaned`` that is not zero but read as 0 (``1e-400``), or -1."""
+    pa = arrow()
+    pc = pa.compute
+    zero = pc.fill_null(pc.equal(values, pa.scalar(0.0)), False)
+    index = np.flatnonzero(zero.to_numpy(zero_copy_only=False))
+    if index.size == 0:
+        return -1
+    # a non-zero digit before any exponent: the text names a number other than 0
+    nonzero = pc.match_substring_regex(pc.take(cleaned, pa.array(index)), r"^[^eE]*[1-9]")
+    hit = np.flatnonzero(nonzero.to_numpy(zero_copy_only=False))
+    return int(index[hit[0]]) if hit.size else -1
+
+
+def _underflow_problem(value) -> str:
+    return (f"{value!r} is not zero but lies below the smallest float64 (5e-324), so it would "
+            f"read as 0 and tie with 0: venncal computes in float64; rescale the column first")
+
+
 def _inexact_problem(value, x: float) -> str:
     return (f"the integer {value!r} is not a float64 exactly (it would be {x!r}; integers past "
             f"2**53 round to a neighbour, so different values would tie): venncal computes in "
@@ -148,6 +167,8 @@ def _cell_problem(value, text_column: bool) -> str:
         return f"cannot parse {value!r} as a number"
     if np.isfinite(x):  # pragma: no cover - only non-finite values are reported
         return f"cannot parse {value!r} as a number"
+    if np.isinf(x):  # digits past the range ("1e309"), not the text of an infinity
+        return f"{value!r} is past the largest float64 (about 1.8e308), it would read as infinite"
     return f"{value!r} {_NOT_FINITE}"
 
 
@@ -179,7 +200,8 @@ def column_numbers(
     the Python API refuses such int64/uint64 scores, since two different
     values would become one double and tie.  Decimal and scientific text
     (``0.1``, ``9007199254740993.0``, ``1e300``), floating and decimal
-    columns are read as the nearest double.
+    columns are read as the nearest double; text of a number other than 0
+    below the smallest double (``1e-400``, which would read as 0) is an error.
 
     Parameters
     ----------
@@ -237,6 +259,9 @@ def column_numbers(
         if i >= 0:
             raise TableError.at_cell(source, column, first_row + i,
                                      _inexact_problem(arr[i].as_py(), values[i].as_py()))
+        i = _first_underflow(cleaned, values)
+        if i >= 0:
+            raise TableError.at_cell(source, column, first_row + i, _underflow_problem(arr[i].as_py()))
     elif pa.types.is_integer(t):
         values = pc.cast(arr, pa.float64(), safe=False)
         ints = pc.fill_null(arr, 0).to_numpy(zero_copy_only=False)

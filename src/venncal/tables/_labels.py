@@ -11,6 +11,8 @@ these rules, so one table gives one model whatever read it.
 
 from __future__ import annotations
 
+import math
+
 from fractions import Fraction
 
 import numpy as np
@@ -98,7 +100,8 @@ def typed_labels(texts: np.ndarray) -> np.ndarray:
         return texts
     if np.unique(values).shape[0] < names.shape[0] and not _same_numbers(names, values):
         return texts
-    large = np.flatnonzero(~(np.abs(values) < 2.0**53))  # integers past 2**53 may round
+    # integers past 2**53 may round, texts past the range read as inf, below it as 0
+    large = np.flatnonzero(~(np.abs(values) < 2.0**53) | (np.abs(values) < 2.0**-1022))
     if not all(_read_exactly(names[i], values[i]) for i in large):
         return texts
     return values[index]
@@ -118,15 +121,19 @@ def _same_numbers(names: np.ndarray, values: np.ndarray) -> bool:
 
 
 def _read_exactly(text: str, value: float) -> bool:
-    """Whether a large number's text is the double (``2**60``) or its shortest form (``1.5e300``).
+    """Whether a number's text is the double (``2**60``) or its shortest form (``1.5e300``).
+
+    ``1e400`` (read as inf) and ``1e-400`` (read as 0) are neither: such labels stay text.
 
     ``-9223372036854775809`` (past int64) is neither: as a float64 it would
     be another integer, so such labels stay text.
     """
+    if not math.isfinite(value):  # inf, nan, and "1e400" read as inf: not a label of a model
+        return False
     try:
         number = Fraction(text.strip())
     except (ValueError, ZeroDivisionError):
-        return False  # inf, nan: not a label of a model
+        return False
     return number == Fraction(float(value)) or number == Fraction(repr(float(value)))
 
 
