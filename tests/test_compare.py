@@ -385,3 +385,17 @@ def test_below_chance_note_quotes_the_label_for_the_shell():
     with pytest.warns(UserWarning, match="below chance"):
         c = compare(s, y, score="logit", folds=3, methods=["platt"])
     assert "--positive-label 'no churn' on the command line" in c.notes[0]
+
+
+@pytest.mark.parametrize("weight", [1e308, 1e-310, 3.0])
+def test_interval_width_is_the_weighted_mean_at_any_weight_scale(weight):
+    # attack 18 F4: np.average overflowed to 0.0 with weights of 1e308 (and lost subnormal ones)
+    from venncal.comparison._metrics import FoldPredictions, _interval_width
+
+    interval = np.array([[0.1, 0.3], [0.2, 0.3], [0.5, 0.9]])
+    w = np.array([1.0, 1.0, 1.5]) * weight
+    f = FoldPredictions("binary", np.array([True, False, True]), None, interval, w)
+    assert _interval_width(f) == pytest.approx((0.2 + 0.1 + 1.5 * 0.4) / 3.5, rel=1e-15)
+    many = FoldPredictions("multiclass", np.array([0, 1, 2]), None,
+                           np.stack([interval, interval], axis=1), w)
+    assert _interval_width(many) == pytest.approx((0.2 + 0.1 + 1.5 * 0.4) / 3.5, rel=1e-15)

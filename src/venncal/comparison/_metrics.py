@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..metrics._checks import _mean
 from ._candidates import BINARY, MULTICLASS
 
 __all__ = ["METRICS", "FoldPredictions", "Metric", "metrics_for"]
@@ -85,8 +86,7 @@ def _interval_width(f: FoldPredictions) -> float:
     widths = f.interval[..., 1] - f.interval[..., 0]
     if widths.ndim == 2:
         widths = widths.mean(axis=1)
-    w = np.ones(widths.shape[0]) if f.sample_weight is None else f.sample_weight
-    return float(np.average(widths, weights=w))
+    return float(_mean(widths, f.sample_weight))  # (weights of 1e308 or 1e-310 too)
 
 
 class Metric(NamedTuple):
