@@ -553,3 +553,21 @@ def test_every_node_is_the_reduction_of_its_scores(seed, steps):
             present.append((s, y, w))
         if step % 23 == 0 or step > steps - 10:
             check_tree(model)
+
+
+@pytest.mark.parametrize("cls", [QuantizedIsotonic, OrderedQuantizedIsotonic])
+def test_learn_many_of_weight_zero_changes_nothing(cls):
+    # attack 18 F5: a batch whose weights are all 0 was refused ("sums to zero") mid-stream,
+    # while learn_one of each row drops it: learn_many is learn_one repeated
+    a, b = cls(levels=5), cls(levels=5)
+    for m in (a, b):
+        m.learn_many([0.2, 0.4, 0.7], [0.0, 1.0, 1.0])  # (in order: the ordered stream)
+    a.learn_many([0.8, 0.9], [1.0, 0.0], sample_weight=[0.0, 0.0])
+    for s, y in ((0.8, 1.0), (0.9, 0.0)):
+        b.learn_one(s, y, sample_weight=0.0)
+    for q in (0.1, 0.3, 0.5, 0.9):
+        assert a.predict_proba_one(q) == b.predict_proba_one(q)
+    empty = cls()
+    empty.learn_many([0.3], [1.0], sample_weight=[0.0])
+    with pytest.raises(ValueError, match="no observations yet"):
+        empty.predict_proba_one(0.5)

@@ -164,7 +164,8 @@ def check_probabilities(p, *, name: str = "p", row_base: int | None = None) -> n
 
 
 def check_sample_weight(
-    sample_weight, n: int, *, name: str = "sample_weight", row_base: int | None = None
+    sample_weight, n: int, *, name: str = "sample_weight", row_base: int | None = None,
+    zero_total: bool = False,
 ) -> np.ndarray | None:
     """Return frequency weights as a float64 array, or None for unit weights.
 
@@ -178,7 +179,8 @@ def check_sample_weight(
         For a scalar or non-real weights.
     ValueError
         For a wrong shape or length, NaN, infinite or negative weights, or a
-        zero total.
+        zero total (allowed with ``zero_total=True``: a batch of a stream,
+        whose rows of weight 0 change nothing).
     """
     if sample_weight is None:
         return None
@@ -191,7 +193,7 @@ def check_sample_weight(
     if negative.any():
         i = _first(negative)
         raise ValueError(f"{name} must be non-negative; got {float(w[i])!r} {_at(i, row_base)}")
-    if not (w > 0).any():
+    if not zero_total and not (w > 0).any():
         raise ValueError(f"{name} sums to zero: at least one positive weight is needed")
     return w
 

@@ -54,7 +54,8 @@ def _batch(scores, y, sample_weight):
     t = check_scores(y, name="y") + 0.0
     if t.shape[0] != s.shape[0]:
         raise ValueError(f"scores and y have different lengths: {s.shape[0]} and {t.shape[0]}")
-    w = check_sample_weight(sample_weight, s.shape[0])
+    # (a batch of weight 0 changes nothing, as learn_one of weight 0 does not)
+    w = check_sample_weight(sample_weight, s.shape[0], zero_total=True)
     return s, t, np.ones_like(s) if w is None else w
 
 
