@@ -293,3 +293,61 @@ def test_a_class_lighter_than_tol_is_named_in_the_warning(cls):
                       r"tol=1e-08 of the total weight \(the most: [0-9.]+e-10[01]\)"):
         cal = cls().fit(z, y, sample_weight=w)
     assert not cal.converged_
+
+
+def _plain_softmax(x, W, b):
+    """The kernels' arithmetic before the change: b + sum of products in order, then softmax."""
+    u = [float(b[k]) for k in range(len(b))]
+    for k in range(len(b)):
+        for a in range(len(x)):
+            u[k] += float(W[k][a]) * float(x[a])
+    e = [np.exp(v - max(u)) for v in u]
+    total = 0.0
+    for v in e:
+        total += v
+    return [v / total for v in e]
+
+
+@pytest.mark.parametrize("kernel", ["vector", "affine"])
+def test_rows_past_the_float_range_are_one_hot_not_nan(kernel):
+    # attack 18 F3: a converged vector scaling with scale_ [0.94, -1.51, 0.68] gave NaN for the
+    # logits [1.5e308, 0, 0] (an entry of scale * x + b past the range, inf - inf in the softmax)
+    from venncal._kernels.parametric_matrix import affine_softmax, vector_softmax
+
+    x = np.array([[0.0, -1.5e308, -1.5e308], [-1e308, -1e308, 0.0], [-1.0, -2.0, -3.0]])
+    scale, b = np.array([0.94, -1.51, 0.68]), np.array([0.1, 0.2, 0.3])
+    W = np.diag(scale) if kernel == "vector" else np.array(
+        [[2.0, -2.0, 0.0], [0.5, -1.51, 0.0], [-2.0, 0.0, 1.0]])
+    out = np.empty_like(x)
+    (vector_softmax(x, scale, b, out) if kernel == "vector" else affine_softmax(x, W, b, out))
+    assert np.isfinite(out).all()
+    if kernel == "vector":  # row 1: 0.94 (-1e308) against -1.51 (-1e308) = 1.5e308: class 1
+        expected = [[0, 1, 0], [0, 1, 0]]
+    else:  # row 0: 3e308 (class 0) beats 2.27e308; row 1: -2e308 + 2e308 (NaN before) for
+        expected = [[1, 0, 0], [0, 0, 1]]  # class 0, 1.01e308 for class 1, 2e308 for class 2
+    np.testing.assert_array_equal(out[:2], expected)
+    # a row inside the range: the plain softmax, bit for bit
+    np.testing.assert_array_equal(out[2], _plain_softmax(x[2], W, b))
+
+
+def test_classes_tied_past_the_range_share_the_row():
+    from venncal._kernels.parametric_matrix import vector_softmax
+
+    out = np.empty((1, 3))
+    vector_softmax(np.array([[0.0, -1.5e308, -1.5e308]]), np.array([1.0, -1.51, -1.51]),
+                   np.zeros(3), out)
+    np.testing.assert_array_equal(out, [[0.0, 0.5, 0.5]])
+
+
+@pytest.mark.parametrize("name", ["VectorScalingCalibrator", "MatrixScalingCalibrator",
+                                  "StructuredMatrixScalingCalibrator"])
+def test_calibrators_predict_finite_rows_for_logits_near_the_range(name):
+    import venncal.parametric as parametric
+
+    rng = np.random.default_rng(0)
+    z = rng.normal(size=(300, 3)) * 3
+    y = np.argmax(z + rng.gumbel(size=z.shape) * 2, axis=1)
+    cal = getattr(parametric, name)(score="logit").fit(z, y)
+    huge = np.array([[1.5e308, 0.0, 0.0], [0.0, 0.0, 1.7e308], [1e308, 1e308, -0.5e308]])
+    p = cal.predict_proba(huge)
+    assert np.isfinite(p).all() and np.all(np.abs(p.sum(axis=1) - 1) <= 1e-15)

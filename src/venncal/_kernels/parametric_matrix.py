@@ -233,39 +233,112 @@ def vector_terms(x, scale, b, codes, w, lo, hi, g, H, hess):
 
 @jit
 def affine_softmax(x, W, b, out):
-    """``out[i] = softmax(W x[i] + b)``."""
+    """``out[i] = softmax(W x[i] + b)``.
+
+    A row whose ``W x + b`` leaves the float64 range (an entry or a partial
+    sum past 1.8e308: inf, or inf - inf = NaN) is computed again divided by
+    a power of two (:func:`_affine_scaled`; attack 17 of issue 22: NaN
+    probabilities for accepted logits).
+    """
     n, K = x.shape
     for i in range(n):
-        top = -np.inf
         for k in range(K):
             s = b[k]
             for a in range(K):
                 s += W[k, a] * x[i, a]
             out[i, k] = s
-            top = max(top, s)
-        s = 0.0
-        for k in range(K):
-            e = math.exp(out[i, k] - top)
-            out[i, k] = e
-            s += e
-        for k in range(K):
-            out[i, k] /= s
+        _softmax_row(out, i, 0 if _finite_row(out, i) else _affine_scaled(x, W, b, out, i))
 
 
 @jit
 def vector_softmax(x, scale, b, out):
-    """``out[i] = softmax(scale * x[i] + b)``."""
+    """``out[i] = softmax(scale * x[i] + b)`` (a row leaving the range as :func:`affine_softmax`)."""
     n, K = x.shape
     for i in range(n):
-        top = -np.inf
         for k in range(K):
-            v = scale[k] * x[i, k] + b[k]
-            out[i, k] = v
-            top = max(top, v)
-        s = 0.0
-        for k in range(K):
-            e = math.exp(out[i, k] - top)
-            out[i, k] = e
-            s += e
-        for k in range(K):
-            out[i, k] /= s
+            out[i, k] = scale[k] * x[i, k] + b[k]
+        _softmax_row(out, i, 0 if _finite_row(out, i) else _vector_scaled(x, scale, b, out, i))
+
+
+@jit_inline
+def _finite_row(out, i):
+    for k in range(out.shape[1]):
+        if not abs(out[i, k]) < np.inf:
+            return False
+    return True
+
+
+@jit_inline
+def _softmax_row(out, i, e):
+    """``out[i] := softmax(2**e out[i])``: each entry's difference to the largest, scaled, exponentiated."""
+    K = out.shape[1]
+    top = -np.inf
+    for k in range(K):
+        top = max(top, out[i, k])
+    s = 0.0
+    for k in range(K):
+        d = out[i, k] - top
+        t = math.exp(d if e == 0 else math.ldexp(d, e))
+        out[i, k] = t
+        s += t
+    for k in range(K):
+        out[i, k] /= s
+
+
+@jit_inline
+def _exponent(c, v):
+    """An exponent ``E`` with ``|c v| < 2**E`` (-1100 where the product is 0)."""
+    if c == 0.0 or v == 0.0:
+        return -1100
+    return math.frexp(c)[1] + math.frexp(v)[1]
+
+
+@jit_inline
+def _affine_scaled(x, W, b, out, i):
+    """Write ``(W x[i] + b) / 2**e`` into ``out[i]``, nothing overflowing; return ``e``.
+
+    ``e`` puts every product and intercept below ``2**1018`` (exponents from
+    ``frexp``, exact) and their sums, of ``K + 1`` terms, inside the range.
+    The scaled ``W`` and ``b`` are exact but where they fall below
+    ``2**-1022``: terms negligible beside the largest, which lies near the
+    range and is rounded more coarsely than they are.  So each class's
+    difference to the top, scaled back, either ties it or is far below
+    (a one-hot row, or shares among tied classes), as the rounding of
+    entries near 1.8e308 allows.
+    """
+    K = out.shape[1]
+    top = -1100
+    for k in range(K):
+        top = max(top, math.frexp(b[k])[1])
+        for a in range(K):
+            top = max(top, _exponent(W[k, a], x[i, a]))
+    e = max(0, top + _bits(K + 1) - 1018)
+    for k in range(K):
+        s = math.ldexp(b[k], -e)
+        for a in range(K):
+            s += math.ldexp(W[k, a], -e) * x[i, a]
+        out[i, k] = s
+    return e
+
+
+@jit_inline
+def _vector_scaled(x, scale, b, out, i):
+    """:func:`_affine_scaled` for a diagonal ``W`` (the vector ``scale``)."""
+    K = out.shape[1]
+    top = -1100
+    for k in range(K):
+        top = max(top, math.frexp(b[k])[1], _exponent(scale[k], x[i, k]))
+    e = max(0, top + 2 - 1018)
+    for k in range(K):
+        out[i, k] = math.ldexp(scale[k], -e) * x[i, k] + math.ldexp(b[k], -e)
+    return e
+
+
+@jit_inline
+def _bits(n):
+    """The number of bits of the positive integer ``n``."""
+    out = 0
+    while n:
+        n >>= 1
+        out += 1
+    return out
