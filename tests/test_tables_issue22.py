@@ -135,7 +135,7 @@ def test_padded_labels_are_their_trimmed_text(tmp_path, capsys):
 def test_metrics_and_evaluate_agree_on_the_positive_class(labels, positive, tmp_path, capsys):
     import json
 
-    from venncal.metrics import brier_loss, evaluate
+    from venncal.metrics import brier_loss
 
     p = np.linspace(0.1, 0.9, len(labels))
     path = tmp_path / "e.csv"
