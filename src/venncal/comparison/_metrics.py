@@ -13,7 +13,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..metrics._checks import _mean
 from ._candidates import BINARY, MULTICLASS
 
 __all__ = ["METRICS", "FoldPredictions", "Metric", "metrics_for"]
@@ -86,6 +85,8 @@ def _interval_width(f: FoldPredictions) -> float:
     widths = f.interval[..., 1] - f.interval[..., 0]
     if widths.ndim == 2:
         widths = widths.mean(axis=1)
+    from ..metrics._checks import _mean  # (here: compare --help imports this module, lightly)
+
     return float(_mean(widths, f.sample_weight))  # (weights of 1e308 or 1e-310 too)
 
 
