@@ -346,3 +346,15 @@ def test_a_flat_loss_out_of_evaluations_says_why_truly():
     with pytest.warns(ConvergenceWarning, match=r"\|beta \* gradient\| = [0-9.e+-]+ > tol=1e-12"):
         cal = TemperatureCalibrator(max_iter=2).fit(z, y)
     assert abs(cal.inverse_temperature_ * cal.grad_) > 1e-12
+
+
+@pytest.mark.parametrize("scale, light", [(1e-20, 1e-300), (1.0, 1e-308)])
+def test_an_unbounded_bracket_does_not_pin_the_minimiser(scale, light):
+    # attack 19 F3: while no point of positive derivative was known, hi - lo <= rel_step * hi
+    # read inf <= inf, so a flat point counted as pinned: beta 1 (or 33), "converged", silent
+    z = np.array([[0.0, 1.0], [1.0, 0.0], [0.0, 1.0]]) * scale
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cal = TemperatureCalibrator(score="logit").fit(z, [1, 0, 0], sample_weight=[1, 1, light])
+    assert cal.converged_ or any(issubclass(w.category, ConvergenceWarning) for w in caught)
+    assert cal.inverse_temperature_ * scale > 300  # far past the old stop (1 and 33)

@@ -93,7 +93,7 @@ def minimize_convex_nonnegative(
         small = abs(x * g) <= tol
         err = 0.0 if g_error is None else g_error(g)
         pinned = (0.0 < h < math.inf and abs(g) + err <= rel_step * x * h) or (
-            lo > 0.0 and hi - lo <= rel_step * hi)
+            lo > 0.0 and math.isfinite(hi) and hi - lo <= rel_step * hi)
         done = (small and pinned) or (math.isfinite(hi) and hi - lo <= 4 * math.ulp(hi))
         if done and zero_checked:
             return best._replace(converged=True)
