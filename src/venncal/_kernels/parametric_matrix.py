@@ -312,7 +312,7 @@ def _affine_scaled(x, W, b, out, i):
         top = max(top, math.frexp(b[k])[1])
         for a in range(K):
             top = max(top, _exponent(W[k, a], x[i, a]))
-    e = max(0, top + _bits(K + 1) - 1018)
+    e = max(0, top + _bit_length(K + 1) - 1018)
     for k in range(K):
         s = math.ldexp(b[k], -e)
         for a in range(K):
@@ -335,7 +335,7 @@ def _vector_scaled(x, scale, b, out, i):
 
 
 @jit_inline
-def _bits(n):
+def _bit_length(n):
     """The number of bits of the positive integer ``n``."""
     out = 0
     while n:

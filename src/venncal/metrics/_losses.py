@@ -280,14 +280,12 @@ def _mean_square_terms(diff: np.ndarray, w: np.ndarray | None, rows=None) -> tup
     return math.ldexp(total / weight, top - top_w - 2 * e), e
 
 
-def _scaled_errors(diff: np.ndarray, rows: np.ndarray | None = None) -> tuple[np.ndarray, int]:
+def _scaled_errors(diff: np.ndarray) -> tuple[np.ndarray, int]:
     """``(diff / 2**e, e)`` with ``2**e`` the power of two at or above the largest ``|diff|``.
 
-    Over the ``rows`` given (a mask; all by default).  ``e = 0`` when the
-    largest is in ``(0.5, 1]`` (or all are 0).
+    ``e = 0`` when the largest is in ``(0.5, 1]`` (or all are 0).
     """
-    part = diff if rows is None else diff[rows]
-    top = max(float(np.max(part)), -float(np.min(part))) if part.size else 0.0  # no |diff| copy
+    top = max(float(np.max(diff)), -float(np.min(diff))) if diff.size else 0.0  # no |diff| copy
     e = 0
     if 0.0 < top:
         frac, e = math.frexp(top)
