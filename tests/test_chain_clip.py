@@ -211,3 +211,69 @@ def test_pair_complements_are_exact_where_the_negative_weight_is_not_a_double(li
             assert abs(Fraction(g) - e) <= 2 * Fraction(math.ulp(float(e))), (g, float(e))
     np.testing.assert_array_equal(high_c, cal.q1_[np.searchsorted(cal.scores_, q).clip(0, 2)]
                                   * (q <= cal.scores_[-1]))
+
+
+def _drifting_folds(n=400, seed=0):
+    """Two user folds whose class rates differ (0.9 against 0.1): their CVAP pairs are unordered."""
+    rng = np.random.default_rng(seed)
+    s = rng.normal(size=n)
+    folds = np.arange(n) % 2
+    y = np.where(folds == 0, rng.random(n) < 0.9, rng.random(n) < 0.1).astype(int)
+    return s, y, folds
+
+
+@pytest.mark.parametrize("fitting", ["cross", "same"])
+def test_clip_into_an_unordered_cvap_pair_clips_into_its_min_and_max(fitting):
+    # attack 19 F1: np.clip(q, p0, p1) with p0 > p1 answered p1 for every q
+    s, y, folds = _drifting_folds()
+    chain = ChainedCalibrator(PlattCalibrator(), CrossVennAbersCalibrator(), fitting=fitting,
+                              point="clip").fit(s, y, folds=folds)
+    t = np.linspace(-3, 3, 61)
+    q = chain.transform(t)
+    q = q.mean(axis=1) if q.ndim == 2 else q
+    iv = chain.predict_interval(t)
+    low, high = iv.min(axis=1), iv.max(axis=1)
+    unordered = iv[:, 0] > iv[:, 1]
+    assert unordered.sum() > 20  # the case of the finding
+    got = chain.predict_proba(t)
+    np.testing.assert_array_equal(got[:, 1], np.clip(q, low, high))
+    inside = (low <= q) & (q <= high)
+    assert inside.any()
+    np.testing.assert_array_equal(got[inside, 1], q[inside])  # kept where it lies between the ends
+    assert np.all(np.abs((got[:, 0] - 1.0) + got[:, 1]) <= 2.0**-53)
+
+
+def test_clip_column_0_of_an_unordered_pair_is_the_complement_of_the_end_it_took():
+    s, y, folds = _drifting_folds(seed=1)
+    y = 1 - y
+    chain = ChainedCalibrator(PlattCalibrator(), CrossVennAbersCalibrator(), fitting="cross",
+                              point="clip").fit(s, y, folds=folds)
+    t = np.linspace(-4, 4, 81)
+    first = chain.transform(t).mean(axis=1)
+    iv = chain.predict_interval(t)
+    got = chain.predict_proba(t)
+    near = (got[:, 1] > 0.5) & (iv[:, 0] > iv[:, 1])
+    assert near.sum() > 10
+    high, low = iv[:, 0], iv[:, 1]  # swapped
+    raised, lowered = first < low, first > high
+    # where raised to the (swapped) low end p1, column 0 is 1 - p1; where lowered to p0, 1 - p0
+    np.testing.assert_allclose(got[near & raised, 1], low[near & raised], rtol=0, atol=0)
+    np.testing.assert_allclose(got[near & lowered, 1], high[near & lowered], rtol=0, atol=0)
+    np.testing.assert_allclose(got[near, 0], 1.0 - got[near, 1], rtol=1e-12, atol=0)
+
+
+def test_multiclass_clip_into_unordered_cvap_pairs_clips_into_their_min_and_max():
+    rng = np.random.default_rng(3)
+    n, K = 600, 3
+    z = rng.normal(size=(n, K))
+    folds = np.arange(n) % 2
+    y = np.where(folds == 0, rng.choice(K, size=n, p=[0.8, 0.1, 0.1]),
+                 rng.choice(K, size=n, p=[0.1, 0.1, 0.8]))
+    then = OneVsRestCalibrator(CrossVennAbersCalibrator(), score="proba")
+    chain = ChainedCalibrator(TemperatureCalibrator(), then, fitting="cross",
+                              point="clip").fit(z, y, folds=folds)
+    q = chain.transform(z[:100]).mean(axis=1)
+    iv = chain.predict_interval(z[:100])
+    assert (iv[..., 0] > iv[..., 1]).any()
+    c = np.clip(q, iv.min(axis=-1), iv.max(axis=-1))
+    np.testing.assert_array_equal(chain.predict_proba(z[:100]), c / c.sum(axis=1, keepdims=True))

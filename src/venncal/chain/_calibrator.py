@@ -106,7 +106,9 @@ class ChainedCalibrator(ParamsMixin, BaseEstimator):
         probability is the mean of the F first stages'.  The first stage's
         probability is kept wherever Venn-Abers finds it consistent with
         the data, and moved to the nearest end of the interval where it is
-        not; the intervals are the same as with ``"then"``.  For one score
+        not; the intervals are the same as with ``"then"``.  A CVAP pair
+        need not be ordered (folds that disagree): it is clipped into
+        ``[min(p0, p1), max(p0, p1)]``.  For one score
         per row the prediction lies in ``[p0, p1]``, like every Venn-Abers
         point prediction; for K classes the renormalisation may move it
         slightly outside.
@@ -411,7 +413,8 @@ class ChainedCalibrator(ParamsMixin, BaseEstimator):
             return self.then_.predict_proba(x)
         first = x.mean(axis=1) if isinstance(self.first_, list) else x  # cross: F outputs
         interval = self.then_.predict_interval(x)
-        clipped = np.clip(first, interval[..., 0], interval[..., 1])
+        # A CVAP pair need not be ordered (folds that disagree): clip into [min, max].
+        clipped = np.clip(first, interval.min(axis=-1), interval.max(axis=-1))
         if clipped.ndim == 1:
             return np.column_stack([self._clipped_complement(scores, x, first, interval, clipped),
                                     clipped])
@@ -431,7 +434,9 @@ class ChainedCalibrator(ParamsMixin, BaseEstimator):
         where ``first`` is kept, ``1 - p0`` or ``1 - p1`` from the second
         stage's weights where it is raised to ``p0`` or lowered to ``p1``
         (:func:`pair_complements`).  The case is that of ``np.clip``
-        (``min(max(first, p0), p1)``), so that both columns come from it;
+        (``min(max(first, low), high)``, the pair's ends in order: a CVAP
+        pair ``p0 > p1`` swaps them, with their complements), so that both
+        columns come from it;
         where rounding makes two of them equal (all three 1.0 near 1), the
         complements decide, as the exact values would.  Where ``clipped <=
         1/2``, ``1.0 - clipped`` (as precise there, and as before).
@@ -444,8 +449,10 @@ class ChainedCalibrator(ParamsMixin, BaseEstimator):
         firsts = self.first_ if isinstance(self.first_, list) else [self.first_]
         first_c = np.mean([f.predict_proba(x_scores)[:, 0] for f in firsts], axis=0)
         first, interval = first[near_one], interval[near_one]
-        low, high = interval[:, 0], interval[:, 1]
         low_c, high_c = pair_complements(self.then_, x[near_one], interval)
+        swapped = interval[:, 0] > interval[:, 1]  # an unordered CVAP pair: ends swapped
+        low, high = interval.min(axis=1), interval.max(axis=1)
+        low_c, high_c = np.where(swapped, high_c, low_c), np.where(swapped, low_c, high_c)
         raised = (first < low) | ((first == low) & (low_c < first_c))
         kept_c = np.where(raised, low_c, first_c)
         kept = np.maximum(first, low)
