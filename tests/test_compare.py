@@ -399,3 +399,16 @@ def test_interval_width_is_the_weighted_mean_at_any_weight_scale(weight):
     many = FoldPredictions("multiclass", np.array([0, 1, 2]), None,
                            np.stack([interval, interval], axis=1), w)
     assert _interval_width(many) == pytest.approx((0.2 + 0.1 + 1.5 * 0.4) / 3.5, rel=1e-15)
+
+
+def test_a_default_left_out_for_want_of_a_score_kind_says_how_to_give_it():
+    s, y = _binary(n=300)
+    p = 1 / (1 + np.exp(-s))
+    plain = compare(p, y, folds=3, seed=0)
+    assert "beta was not compared" in plain.recommendation.reason
+    assert "--score-kind on the command line" in plain.recommendation.reason
+    told = compare(p, y, score="proba", folds=3, seed=0)
+    assert "--score-kind" not in told.recommendation.reason
+    # left out by methods=, not by the score kind: no hint
+    chosen = compare(p, y, score="margin", methods=["platt", "quadratic-logistic"], folds=3, seed=0)
+    assert "--score-kind" not in chosen.recommendation.reason

@@ -128,8 +128,21 @@ class Comparison:
         inputs = self.rule_inputs()
         if rule != "default":
             inputs["problem"] = None
-        return recommend(**inputs, intervals=self.intervals if intervals is None else
-                         bool(intervals))
+        rec = recommend(**inputs, intervals=self.intervals if intervals is None else
+                        bool(intervals))
+        return rec._replace(reason=rec.reason + self._score_kind_hint(rec.reason))
+
+    def _score_kind_hint(self, reason: str) -> str:
+        """Why a default was not compared, when the cause is the unstated score kind."""
+        from ._candidates import CANDIDATES
+
+        need = [c.name for c in CANDIDATES if c.problem == self.problem
+                and self.score not in c.scores and f"{c.name} was not compared" in reason]
+        if self.score is not None or not need:
+            return ""
+        return (f" ({', '.join(need)} read{'s' if len(need) == 1 else ''} the scores as "
+                "probabilities or logits: say which with score='proba' or 'logit' in Python, "
+                "--score-kind on the command line)")
 
     def rule_inputs(self) -> dict:
         """What the recommendation rule reads, as keyword arguments of
