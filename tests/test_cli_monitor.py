@@ -386,6 +386,8 @@ def test_scores_only_refusals_are_one_line(tmp_path, capsys):
     code, out, err = run(capsys, "monitor", str(path), "--prob-col", "score", "--scores-only",
                          "--nonconformity", "two-sided")
     assert code == 2 and "2**1022" in err and len(err.strip().splitlines()) == 1
+    # the cell named by its row counted from 1, as the other messages, and the number plainly
+    assert "got 1e+308 in row 1" in err and "np.float64" not in err and "score[" not in err
 
 
 def test_labels_are_required_without_scores_only(score_stream, capsys):
