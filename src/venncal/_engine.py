@@ -127,7 +127,7 @@ class Problems:
         if self.null_labels:
             raise ValueError(
                 f"y contains {self.null_labels} null or NaN label(s); labels must be two "
-                "distinct classes"
+                "distinct classes (drop such rows or fill them in)"
             )
         if self.null_groups:
             raise ParameterError(
