@@ -282,6 +282,9 @@ def test_proba_rows_not_summing_to_one_name_the_row(folder, capsys):
     _write("p.csv", p, y, folds)
     fails(capsys, f"predict m.json p.csv {SCORES} -o out.csv --nan-scores propagate",
           r"p.csv: cannot predict: .*; row 5 sums to [^;]*$")
+    _write("p.csv", np.where(np.isnan(p), 0.5, p), y, folds)
+    fails(capsys, f"evaluate p.csv --prob-cols {SCORES.split()[-1]} --label-col y",
+          r"p.csv: each row of proba must sum to 1 \(within 1e-06\); row 2 sums to 1\.[0-9]+$")
 
 
 def test_choices_agree_with_the_library():

@@ -20,7 +20,8 @@ from .metrics._checks import binary_outcomes
 from .tables import ParameterError, TableError, matches_label, open_table, read_columns
 from .tables._labels import _typed_like
 
-__all__ = ["binary_labels", "probability_column", "read_named_columns", "weight_column"]
+__all__ = ["binary_labels", "class_probabilities", "probability_column", "read_named_columns",
+           "weight_column"]
 
 
 def read_named_columns(
@@ -111,6 +112,31 @@ def probability_column(values: np.ndarray, source: str, column: str) -> np.ndarr
         return check_probabilities(values, name=f"column {column!r}", row_base=1)
     except (TypeError, ValueError) as exc:
         raise TableError(f"{source}: {exc}", source=source, column=column) from None
+
+
+def class_probabilities(columns: dict[str, np.ndarray], source: str) -> np.ndarray:
+    """Stack K columns of class probabilities into ``(n, K)``, checked as the metrics check them.
+
+    Raises
+    ------
+    TableError
+        ``SOURCE: ...`` naming the row as the table counts it (from 1) for a
+        value outside [0, 1] or a row not summing to 1.
+
+    Examples
+    --------
+    >>> class_probabilities({"a": np.array([0.5, 0.7]), "b": np.array([0.5, 0.2])}, "t.csv")
+    Traceback (most recent call last):
+    ...
+    venncal.tables._errors.TableError: t.csv: each row of proba must sum to 1 (within 1e-06); row 2 sums to 0.8999999999999999
+    """
+    from ._rows import RowError
+    from .metrics._checks import _check_proba
+
+    try:
+        return _check_proba(np.column_stack(list(columns.values())))
+    except RowError as exc:
+        raise TableError(f"{source}: {exc.renumbered(1)}", source=source) from None
 
 
 def binary_labels(

@@ -551,7 +551,7 @@ def score_rows(calibrator, scores: np.ndarray, n_out: int, nan_scores: str) -> t
     missing = np.isnan(scores) if scores.ndim == 1 else np.isnan(scores).any(axis=1)
     if not missing.any():
         return score_columns(calibrator, scores, n_out), missing
-    from .multiclass._scores import RowError
+    from ._rows import RowError
 
     try:
         kept = score_columns(calibrator, scores[~missing], n_out)

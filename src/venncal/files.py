@@ -296,7 +296,7 @@ def fit_file(
     groups = {} if by is None else {"folds" if multi else calibrator._group_param: columns[by]}
     with stage(y.shape[0]) if stage else contextlib.nullcontext():
         kind = "units" if multi else "classes" if classy else "binary"
-        from .multiclass._scores import RowError
+        from ._rows import RowError
 
         try:
             summary = _fit(calibrator, kind, columns, score_cols, y, weights, groups,
@@ -422,7 +422,7 @@ def _write(data, calibrator, output, score_cols, names, nan_scores, sep, progres
            types) -> int:
     import pyarrow as pa
 
-    from .multiclass._scores import RowError
+    from ._rows import RowError
 
     with open_table(data, sep=sep) as table:
         table.check_columns(score_cols, "score_col")

@@ -42,6 +42,7 @@ from .._kernels.multiclass import (
     pair_half_diff_into,
     pair_log_ratio_into,
 )
+from .._rows import RowError
 
 __all__ = [
     "SCORE_KINDS", "RowError", "check_class_scores", "ovr_scores", "pair_parts", "pair_scores",
@@ -49,36 +50,6 @@ __all__ = [
 ]
 
 SCORE_KINDS = ("proba", "logit", "margin")
-
-
-class RowError(ValueError):
-    """A bad row of class scores: ``before`` + the row + ``after``; ``index`` counts from 0.
-
-    Arrays count their rows from 0 (``"row 4 (from 0)"``); a table's reader
-    names the row as its own rows count (:meth:`renumbered`), so that no
-    message counts from both 0 and 1.  ``block``: the fold block of a
-    cross Venn-Abers base, or None.
-    """
-
-    def __init__(self, before: str, index: int, after: str, block: int | None = None):
-        self.before, self.index, self.after, self.block = before, index, after, block
-        super().__init__(f"{before}{self._row(f'{index}', 'from 0')}{after}")
-
-    def __reduce__(self):  # pickled as constructed (dask sends errors between processes)
-        return type(self), (self.before, self.index, self.after, self.block)
-
-    def _row(self, row: str, note: str | None) -> str:
-        notes = [n for n in (note, None if self.block is None else f"fold block {self.block}")
-                 if n]
-        return f"row {row}" + (f" ({'; '.join(notes)})" if notes else "")
-
-    def renumbered(self, first_row: int) -> str:
-        """The message with the row counted as a table's, whose index 0 is row ``first_row``."""
-        return f"{self.before}{self._row(f'{self.index + first_row:,}', None)}{self.after}"
-
-    def of_rows(self, rows: np.ndarray) -> RowError:
-        """The same error for a larger array, of which these were the rows ``rows``."""
-        return RowError(self.before, int(rows[self.index]), self.after, self.block)
 
 
 def proba_tolerance(K: int) -> float:
