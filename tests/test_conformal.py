@@ -261,6 +261,8 @@ def test_bad_scores_are_named_by_index_or_by_row():
         monitor_scores(s, nonconformity="two-sided", row_base=1)
     with pytest.raises(ValueError, match=r"the first in row 3 \(nan\)$"):
         monitor_scores([0.0, 1.0, float("nan")], row_base=1)
+    with pytest.raises(ValueError, match=r"^score must be .* got 1\.7e\+308$"):
+        ConformalMartingale(nonconformity="two-sided").learn_one(1.7e308)
 
 
 @pytest.mark.slow

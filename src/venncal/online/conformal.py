@@ -90,10 +90,11 @@ def _checked(scores, nonconformity: str, name: str = "scores",
         big = np.abs(s) >= _TWO_SIDED_BOUND
         if big.any():
             i = int(np.flatnonzero(big)[0])
+            where = "" if name == "score" else f" {_at(i, row_base)}"  # learn_one: one score
             raise ValueError(
                 f"{name} must be of magnitude below 2**1022 (about 4.5e307) for two-sided "
                 f"nonconformity, where |score - median| is compared exactly; got "
-                f"{float(s[i])!r} {_at(i, row_base)}"
+                f"{float(s[i])!r}{where}"
             )
     return s
 
