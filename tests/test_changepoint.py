@@ -59,6 +59,61 @@ def test_kernel_equals_its_literal_twin(procedure, restart):
     assert_allclose(got.log10_statistic, path, rtol=1e-12, atol=1e-11)
 
 
+@pytest.mark.parametrize("threshold", [*range(2, 120), 1000, 12_345, 1_000_001])
+def test_shiryaev_roberts_alarms_when_the_statistic_equals_the_threshold(threshold):
+    # unit factors: R_n = n exactly, so the definition alarms at n = threshold (attack 18: the
+    # log-space statistic stopped a few ulps short and alarmed a step late at 2..10 and 100)
+    lf = np.zeros(threshold + 2)
+    sr = detect_changes(lf, procedure="shiryaev-roberts", threshold=threshold, restart=False)
+    assert sr.alarms.tolist() == [threshold]
+    if threshold <= 1000:  # the definition at 60 digits: slow
+        assert ref.change_statistics("shiryaev-roberts", lf, threshold, False)[0] == [threshold]
+    later = detect_changes(lf, procedure="shiryaev-roberts", threshold=threshold + 0.5)
+    assert later.alarms.tolist()[:1] == [threshold + 1]
+    # a threshold an ulp above: the statistic is within the documented slack, which counts
+    up = float(np.nextafter(float(threshold), math.inf))
+    assert detect_changes(lf, procedure="shiryaev-roberts", threshold=up).alarms[0] == threshold
+
+
+def test_shiryaev_roberts_slack_is_8_ulps_of_the_level_or_of_1():
+    from venncal._kernels.changepoint import sr_slack
+
+    for level in (0.0, 1e-16, 0.3, 1.0, 1.9999999999999998, 2.0, 5.0, 300.0):
+        assert sr_slack(level) == 8 * math.ulp(max(level, 1.0))
+
+
+_EDGES = [0.0, 0.0, 0.0, 1.0, -1.0, 2.0, -math.inf, 0.5, -0.5, math.log10(2), -math.log10(2),
+          5e-324, -1e-16, 1e-16, 300.0, -400.0]
+_THRESHOLDS = [1 + 2**-52, 1.5, 2.0, 3.0, 10.0, 11.0, 12.0, 100.0, 101.0, 1e300, 1e6 + 1]
+
+
+@given(st.lists(st.one_of(st.sampled_from(_EDGES), st.floats(-1, 1)), min_size=1, max_size=80),
+       st.one_of(st.sampled_from(_THRESHOLDS), st.integers(2, 400)))
+def test_shiryaev_roberts_is_never_late_and_early_only_within_the_slack(lf, threshold):
+    # Against the definition (Decimal, 60 digits): the first alarm is never after the
+    # definition's, and one before it has the exact statistic within the slack of the
+    # threshold (8 ulps of max(log10 threshold, 1)) plus the statistic's rounding (< 1e-15).
+    lf = np.array(lf)
+    got = detect_changes(lf, procedure="shiryaev-roberts", threshold=threshold, restart=False)
+    want, path = ref.change_statistics("shiryaev-roberts", lf, threshold, False)
+    if want:
+        assert got.alarms.size and got.alarms[0] <= want[0]
+    if got.alarms.size and (not want or got.alarms[0] < want[0]):
+        level = math.log10(threshold)
+        assert path[got.alarms[0] - 1] >= level - 12 * math.ulp(max(level, 1.0))
+
+
+def test_shiryaev_roberts_stays_exact_on_a_long_stream():
+    # double-double: log10 R_n within 1e-15 of the definition after 30,000 steps (in plain
+    # doubles the error grew to 1e-13)
+    rng = np.random.default_rng(5)
+    lf = rng.normal(-1e-6, 1e-3, 30_000)
+    lf[rng.random(30_000) < 0.3] = 0.0
+    got = detect_changes(lf, procedure="shiryaev-roberts", threshold=1e300).log10_statistic
+    _, path = ref.change_statistics("shiryaev-roberts", lf, 1e300)
+    assert np.abs(got - np.array(path)).max() <= 1e-15 + 0.5 * math.ulp(max(path))
+
+
 def test_ville_without_restart_is_the_martingale_and_its_alarm():
     rng = np.random.default_rng(1)
     p = rng.uniform(0.05, 0.95, 20_000)

@@ -188,6 +188,8 @@ def inputs(tmp_path_factory, arrays):
         pq.write_table(cal_table(a), d / "cal.parquet")
         nulls = pa.table({"score": pa.array([0.1, None, 0.3]), "y": [0, 1, 1]})
         pq.write_table(nulls, d / "null.parquet")
+        nan_label = pa.table({"score": [0.1, 0.2, 0.3], "y": [0.0, 1.0, float("nan")]})
+        pq.write_table(nan_label, d / "nan-label.parquet")
     (d / "fake.parquet").write_text("not parquet")
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(d)
@@ -566,6 +568,10 @@ ERRORS = [
             (fit("null.parquet", label="y"), r"column 'score', row 2: empty cell"),
             (fit("cal.parquet", score="label", label="id"), r"column 'label' has type bool"),
             (fit("cal.parquet", label="tag"), r"column 'tag', row 1: missing label"),
+            (fit("nan-label.parquet", label="y"), r"column 'y', row 3: NaN marks a missing "
+             r"value, a label is needed \(drop such rows or fill them in\)"),
+            (evaluate("nan-label.parquet", prob="score", label="y"), r"column 'y', row 3: "
+             "NaN marks"),
             (fit("fake.parquet", label="y"), "not a readable Parquet file"),
         ]
     ],

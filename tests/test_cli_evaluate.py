@@ -341,6 +341,26 @@ def test_old_spelling_names_itself_in_errors_and_help_shows_the_new(folder, caps
     assert "--pos-label is its deprecated spelling" in " ".join(out.split())
 
 
+def test_an_absent_positive_class_takes_the_type_of_the_labels(tmp_path, capsys):
+    # numbers beside numbers (as fit's classes_for types it), text beside text; else refused
+    (tmp_path / "n.csv").write_text("p,y\n0.1,0\n0.7,0\n")
+    (tmp_path / "t.csv").write_text("p,y\n0.1,a\n0.7,a\n")
+    (tmp_path / "b.csv").write_text("p,y\n0.1,true\n0.7,true\n")
+    _, err = ok(capsys, f"evaluate {tmp_path / 'n.csv'} --prob-col p --label-col y "
+                        "--positive-label 1")
+    assert "positive class 1 (0 rows)" in err
+    _, err = ok(capsys, f"evaluate {tmp_path / 't.csv'} --prob-col p --label-col y "
+                        "--positive-label 1")
+    assert "positive class '1' (0 rows)" in err
+    _, err = ok(capsys, f"evaluate {tmp_path / 'b.csv'} --prob-col p --label-col y "
+                        "--positive-label FALSE")
+    assert "positive class False (0 rows)" in err
+    fails(capsys, f"evaluate {tmp_path / 'n.csv'} --prob-col p --label-col y --positive-label x",
+          r"column 'y': --positive-label 'x' is not a number, but the labels are numbers$")
+    fails(capsys, f"evaluate {tmp_path / 'b.csv'} --prob-col p --label-col y --positive-label 1",
+          r"--positive-label '1' is not true or false, but the labels are$")
+
+
 @pytest.mark.parametrize(
     ("options", "warned"),
     [

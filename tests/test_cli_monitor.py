@@ -386,6 +386,19 @@ def test_scores_only_refusals_are_one_line(tmp_path, capsys):
     code, out, err = run(capsys, "monitor", str(path), "--prob-col", "score", "--scores-only",
                          "--nonconformity", "two-sided")
     assert code == 2 and "2**1022" in err and len(err.strip().splitlines()) == 1
+    # the cell named by its row counted from 1, as the other messages, and the number plainly
+    assert "got 1e+308 in row 1" in err and "np.float64" not in err and "score[" not in err
+
+
+def test_an_absent_positive_class_is_a_number_beside_numbers(tmp_path, capsys):
+    # "positive_label" in the JSON has the type of the labels (was the text "1")
+    path = tmp_path / "zeros.csv"
+    path.write_text("p,y\n0.1,0\n0.2,0\n0.3,0\n")
+    code, out, err = run(capsys, "monitor", str(path), "--prob-col", "p", "--label-col", "y",
+                         "--positive-label", "1", "--json")
+    assert code == 0, err
+    got = json.loads(out)["positive_label"]
+    assert got == 1 and type(got) is int
 
 
 def test_labels_are_required_without_scores_only(score_stream, capsys):

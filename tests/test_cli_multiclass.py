@@ -271,7 +271,20 @@ def test_proba_rows_not_summing_to_one_name_the_row(folder, capsys):
     p[4] *= 1.01
     _write("p.csv", p, y, folds)
     fails(capsys, f"fit p.csv {SCORES} --score-kind proba --label-col y --method ivap -o m.json",
-          r"row 4 .*sum")
+          r"; row 5 sums to")  # p[4], the fifth row, counted from 1 as the other messages
+    ok_p = p.copy()
+    ok_p[4] /= 1.01
+    _write("ok.csv", ok_p, y, folds)
+    ok(capsys, f"fit ok.csv {SCORES} --score-kind proba --label-col y --method ivap -o m.json")
+    fails(capsys, f"predict m.json p.csv {SCORES} -o out.csv", r"p.csv: cannot predict: .*; "
+          r"row 5 sums to [^;]*$")
+    p[1, 0] = np.nan  # left out: the bad row is still named as a row of the table
+    _write("p.csv", p, y, folds)
+    fails(capsys, f"predict m.json p.csv {SCORES} -o out.csv --nan-scores propagate",
+          r"p.csv: cannot predict: .*; row 5 sums to [^;]*$")
+    _write("p.csv", np.where(np.isnan(p), 0.5, p), y, folds)
+    fails(capsys, f"evaluate p.csv --prob-cols {SCORES.split()[-1]} --label-col y",
+          r"p.csv: each row of proba must sum to 1 \(within 1e-06\); row 2 sums to 1\.[0-9]+$")
 
 
 def test_choices_agree_with_the_library():

@@ -250,6 +250,21 @@ def test_bad_scores_leave_the_object_as_it_was():
     assert ConformalMartingale(nonconformity="high").run([1e308, -1e308]).pvalues.shape == (2,)
 
 
+def test_bad_scores_are_named_by_index_or_by_row():
+    # Python counts from index 0; a table read by the command line from row 1 (row_base)
+    from venncal.online.conformal import monitor_scores
+
+    s = [0.0] * 8 + [1.7e308]
+    with pytest.raises(ValueError, match=r"got 1\.7e\+308 at index 8$"):
+        ConformalMartingale(nonconformity="two-sided").run(s)
+    with pytest.raises(ValueError, match=r"got 1\.7e\+308 in row 9$"):
+        monitor_scores(s, nonconformity="two-sided", row_base=1)
+    with pytest.raises(ValueError, match=r"the first in row 3 \(nan\)$"):
+        monitor_scores([0.0, 1.0, float("nan")], row_base=1)
+    with pytest.raises(ValueError, match=r"^score must be .* got 1\.7e\+308$"):
+        ConformalMartingale(nonconformity="two-sided").learn_one(1.7e308)
+
+
 @pytest.mark.slow
 def test_sees_a_shift_on_adult():
     # A logistic model's scores on Adult's test file; then an older population (age >= 50).

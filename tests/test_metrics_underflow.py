@@ -160,6 +160,32 @@ def test_bootstrap_brier_of_tiny_errors():
     assert low > 0.0
 
 
+@pytest.mark.filterwarnings("ignore::venncal.WeightScaleWarning")  # weights of 0
+def test_bootstrap_rows_of_weight_zero_count_nowhere():
+    # A row of weight 0 set the scale of the bootstrap's Brier (and Spiegelhalter) columns:
+    # with an error of 1 beside errors near 1e-158 the others' squares were left subnormal
+    # and the interval changed in its last digits (Spiegelhalter's near 1e-310 forecasts too).
+    from venncal.metrics import bootstrap_intervals_multiclass
+
+    n = 30
+    y = np.r_[np.zeros(n - 1, int), 1]
+    for tiny, metric in ((1e-157, "brier"), (9e-310, "spiegelhalter_z")):
+        rng = np.random.default_rng(0)
+        p = np.r_[rng.uniform(1e-3, 1.0, n - 1) * tiny, 1.0]
+        w = np.r_[rng.uniform(0.3, 3.0, n - 1), 0.0]
+        binary, multiclass = set(), set()
+        for last in (1.0, 0.0, 1e-300, 0.5):  # the weightless row's error: 0, 1, 1, 0.5
+            p[-1] = last
+            binary.add(bootstrap_intervals(y, p, metrics=[metric], sample_weight=w,
+                                           n_boot=1000, confidence=0.5)[metric])
+            if metric == "brier":
+                proba = np.c_[1 - p, p, np.zeros(n)]
+                multiclass.add(bootstrap_intervals_multiclass(
+                    y, proba, metrics=["brier"], classes=[0, 1, 2], sample_weight=w,
+                    n_boot=1000, confidence=0.5)["brier"])
+        assert len(binary) == 1 and len(multiclass) <= 1, (metric, binary, multiclass)
+
+
 @pytest.mark.parametrize(
     ("y", "p", "w"),
     [  # attack 17's fuzz (t6.py): light rows of large error beside a heavy one of tiny error

@@ -172,7 +172,7 @@ def test_all_zero_probabilities_give_uniform_rows():
     ("scores", "y", "kwargs", "message"),
     [
         (np.full((3, 2), 0.5), [0, 1, 2], {}, r"shape \(n_samples, 3\)"),
-        ([[0.5, 0.6], [0.5, 0.5]], [0, 1], {}, "row 0 sums to"),
+        ([[0.5, 0.6], [0.5, 0.5]], [0, 1], {}, "row 0 \\(from 0\\) sums to"),
         ([[0.5, np.nan], [0.5, 0.5]], [0, 1], {}, "must be finite; row 0"),
         ([[0.5, np.inf], [0.5, 0.5]], [0, 1], {"score": "logit"}, "must be finite"),
         ([[1.5, -0.5], [0.5, 0.5]], [0, 1], {}, r"lie in \[0, 1\]"),

@@ -100,9 +100,9 @@ def test_two_classes_half_log_odds():
 
 
 def test_check_class_scores_messages():
-    with pytest.raises(ValueError, match="row 1 sums to"):
+    with pytest.raises(ValueError, match=r"row 1 \(from 0\) sums to"):
         check_class_scores([[0.5, 0.5], [0.2, 0.2]], 2, "proba")
-    with pytest.raises(ValueError, match=r"row 0 \(fold block 1\)"):
+    with pytest.raises(ValueError, match=r"row 0 \(from 0; fold block 1\) holds"):
         check_class_scores(np.array([[[0.5, 0.5], [0.5, np.nan]]]), 2, "proba", blocks=2)
     with pytest.raises(TypeError, match="real numbers"):
         check_class_scores([["a", "b"]], 2, "logit")
@@ -110,3 +110,25 @@ def test_check_class_scores_messages():
         check_class_scores(np.empty((0, 2)), 2, "logit")
     ok = check_class_scores([[0.5, 0.5 + 2.0**-24]], 2, "proba")  # float32 rounding passes
     assert ok.shape == (1, 2)
+
+
+def test_a_bad_row_is_renumbered_as_a_table_counts_its_rows():
+    # one message never counts from both 0 and 1: arrays from 0, a table's reader from its row
+    import pickle
+
+    from venncal.multiclass._scores import RowError
+
+    with pytest.raises(RowError) as info:
+        check_class_scores(np.array([[[0.5, 0.5]] * 2, [[0.5, 0.5], [0.5, np.nan]]]), 2, "proba",
+                           blocks=2)
+    exc = info.value
+    assert str(exc) == "scores must be finite; row 1 (from 0; fold block 1) holds [0.5, nan]"
+    assert exc.renumbered(1) == "scores must be finite; row 2 (fold block 1) holds [0.5, nan]"
+    assert exc.renumbered(100_000) == ("scores must be finite; row 100,001 (fold block 1) holds "
+                                       "[0.5, nan]")
+    assert str(exc.of_rows(np.array([3, 7]))).startswith("scores must be finite; row 7 (from 0;")
+    again = pickle.loads(pickle.dumps(exc))
+    assert type(again) is RowError and str(again) == str(exc) and again.index == 1
+    with pytest.raises(RowError) as info:
+        check_class_scores([[0.5, 0.5], [0.2, 0.2]], 2, "proba")
+    assert "; row 2 sums to 0.4 " in info.value.renumbered(1)

@@ -243,6 +243,17 @@ def test_column_labels_refuse_missing_labels_with_their_row():
     with pytest.raises(TableError) as info:
         column_labels(pa.array([1, None, 0]), "t.parquet", "y")
     assert (info.value.column, info.value.row) == ("y", 2)
+    assert str(info.value).endswith("every row needs one (drop such rows or fill them in)")
+    # NaN in a float column (Parquet) is a missing label too, named by its row, with the fix
+    for dtype in (pa.float64(), pa.float32(), pa.float16()):
+        values = np.array([1.0, 0.0, 0.0, np.nan, np.nan]).astype(dtype.to_pandas_dtype())
+        with pytest.raises(TableError) as info:
+            column_labels(pa.array(values, dtype), "t.parquet", "y", first_row=11)
+        assert (info.value.column, info.value.row) == ("y", 14)
+        assert str(info.value) == ("t.parquet: column 'y', row 14: NaN marks a missing value, a "
+                                   "label is needed (drop such rows or fill them in)")
+    assert column_labels(pa.array([1.0, -0.0, np.inf]), "t.parquet", "y").tolist() == [
+        1.0, -0.0, np.inf]
 
 
 @pytest.mark.parametrize(

@@ -17,9 +17,11 @@ import numpy as np
 
 from ._validation import check_binary_labels, check_probabilities, check_sample_weight
 from .metrics._checks import binary_outcomes
-from .tables import TableError, matches_label, open_table, read_columns
+from .tables import ParameterError, TableError, matches_label, open_table, read_columns
+from .tables._labels import _typed_like
 
-__all__ = ["binary_labels", "probability_column", "read_named_columns", "weight_column"]
+__all__ = ["binary_labels", "class_probabilities", "probability_column", "read_named_columns",
+           "weight_column"]
 
 
 def read_named_columns(
@@ -112,6 +114,31 @@ def probability_column(values: np.ndarray, source: str, column: str) -> np.ndarr
         raise TableError(f"{source}: {exc}", source=source, column=column) from None
 
 
+def class_probabilities(columns: dict[str, np.ndarray], source: str) -> np.ndarray:
+    """Stack K columns of class probabilities into ``(n, K)``, checked as the metrics check them.
+
+    Raises
+    ------
+    TableError
+        ``SOURCE: ...`` naming the row as the table counts it (from 1) for a
+        value outside [0, 1] or a row not summing to 1.
+
+    Examples
+    --------
+    >>> class_probabilities({"a": np.array([0.5, 0.7]), "b": np.array([0.5, 0.2])}, "t.csv")
+    Traceback (most recent call last):
+    ...
+    venncal.tables._errors.TableError: t.csv: each row of proba must sum to 1 (within 1e-06); row 2 sums to 0.8999999999999999
+    """
+    from ._rows import RowError
+    from .metrics._checks import _check_proba
+
+    try:
+        return _check_proba(np.column_stack(list(columns.values())))
+    except RowError as exc:
+        raise TableError(f"{source}: {exc.renumbered(1)}", source=source) from None
+
+
 def binary_labels(
     y: np.ndarray, positive_label: str | None, source: str, column: str, *,
     option: str = "positive_label",
@@ -122,16 +149,19 @@ def binary_labels(
     (:func:`venncal.tables.matches_label`: ``"1"`` names the number 1); by
     default the rule of the metrics (:func:`venncal.metrics._checks.binary_outcomes`:
     1 of 0/1 or -1/1, ``True``), and the larger of two other labels.  A single
-    observed label that is not ``positive_label`` is the negative class.
-    ``option`` is how messages name ``positive_label`` (the command line
-    passes the flag as typed).
+    observed label that is not ``positive_label`` is the negative class, and
+    the positive class, absent, is ``positive_label`` typed as the labels
+    (``"1"`` is the number 1 beside numbers, as :func:`venncal.tables.classes_for`
+    types it for a fit).  ``option`` is how messages name ``positive_label``
+    (the command line passes the flag as typed).
 
     Raises
     ------
     TableError
         ``SOURCE: column 'C': ...`` for more than two labels, a
-        ``positive_label`` that is not one of two labels, or one label
-        that cannot be placed without ``positive_label``.
+        ``positive_label`` that is not one of two labels, or not of their
+        type beside one label, or one label that cannot be placed without
+        ``positive_label``.
 
     Examples
     --------
@@ -139,6 +169,8 @@ def binary_labels(
     (array([False,  True, False]), 'yes')
     >>> binary_labels(np.array([2, 10, 2]), "2", "t.csv", "y")
     (array([ True, False,  True]), 2)
+    >>> binary_labels(np.array([0, 0]), "1", "t.csv", "y")
+    (array([False, False]), 1)
     """
     try:
         if positive_label is None:  # the metrics' rule (and the larger of two other labels)
@@ -149,6 +181,11 @@ def binary_labels(
         if not found and len(values) == 2:
             raise ValueError(f"{option} {positive_label!r} is not one of the labels {values!r}")
         positive = found[0] if found else positive_label
+        if not found and len(values) == 1:  # absent: a label of the type of the others ("1" -> 1)
+            try:
+                positive = _typed_like(positive_label, values[0])
+            except ParameterError as exc:
+                raise ValueError(exc.spelled({"positive_label": option})) from None
         return check_binary_labels(y, y.shape[0], pos_label=positive), positive
     except (TypeError, ValueError) as exc:
         raise TableError(f"{source}: column {column!r}: {exc}", source=source,

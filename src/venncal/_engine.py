@@ -127,7 +127,7 @@ class Problems:
         if self.null_labels:
             raise ValueError(
                 f"y contains {self.null_labels} null or NaN label(s); labels must be two "
-                "distinct classes"
+                "distinct classes (drop such rows or fill them in)"
             )
         if self.null_groups:
             raise ParameterError(
@@ -551,8 +551,14 @@ def score_rows(calibrator, scores: np.ndarray, n_out: int, nan_scores: str) -> t
     missing = np.isnan(scores) if scores.ndim == 1 else np.isnan(scores).any(axis=1)
     if not missing.any():
         return score_columns(calibrator, scores, n_out), missing
+    from ._rows import RowError
+
+    try:
+        kept = score_columns(calibrator, scores[~missing], n_out)
+    except RowError as exc:  # named as a row of scores, not of the rows kept
+        raise exc.of_rows(np.flatnonzero(~missing)) from None
     columns = []
-    for values in score_columns(calibrator, scores[~missing], n_out):
+    for values in kept:
         full = np.full(missing.shape[0], np.nan)
         full[~missing] = values
         columns.append(full)

@@ -218,7 +218,8 @@ class ClassProblems:
             )
         if self.null_labels:
             raise ValueError(
-                f"y contains {self.null_labels} null or NaN label(s); labels must be class labels"
+                f"y contains {self.null_labels} null or NaN label(s); labels must be class labels "
+                "(drop such rows or fill them in)"
             )
         if self.unknown_labels:  # the data changed between the two passes
             raise ValueError(

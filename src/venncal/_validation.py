@@ -102,7 +102,7 @@ def _real_1d(values, name: str, what: str) -> np.ndarray:
     return out
 
 
-def check_scores(scores, *, name: str = "scores") -> np.ndarray:
+def check_scores(scores, *, name: str = "scores", row_base: int | None = None) -> np.ndarray:
     """Return ``scores`` as a finite, contiguous 1-D float64 array.
 
     Raises
@@ -110,7 +110,7 @@ def check_scores(scores, *, name: str = "scores") -> np.ndarray:
     TypeError
         If the values are not real numbers.
     ValueError
-        If the array is not 1-D, is empty, or holds NaN or infinite values.
+        If not 1-D, empty, or with a NaN or infinite value (named as check_probabilities).
 
     Examples
     --------
@@ -127,7 +127,7 @@ def check_scores(scores, *, name: str = "scores") -> np.ndarray:
         i = _first(~finite)
         raise ValueError(
             f"{name} must be finite; found {int((~finite).sum())} NaN or infinite value(s), "
-            f"the first at index {i} ({float(arr[i])!r})"
+            f"the first {_at(i, row_base)} ({float(arr[i])!r})"
         )
     return arr
 

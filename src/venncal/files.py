@@ -296,7 +296,13 @@ def fit_file(
     groups = {} if by is None else {"folds" if multi else calibrator._group_param: columns[by]}
     with stage(y.shape[0]) if stage else contextlib.nullcontext():
         kind = "units" if multi else "classes" if classy else "binary"
-        summary = _fit(calibrator, kind, columns, score_cols, y, weights, groups, return_summary)
+        from ._rows import RowError
+
+        try:
+            summary = _fit(calibrator, kind, columns, score_cols, y, weights, groups,
+                           return_summary)
+        except RowError as exc:  # named as the table counts its rows (from 1)
+            raise ValueError(exc.renumbered(1)) from None
     return (calibrator, summary, y.shape[0]) if return_summary else calibrator
 
 
@@ -416,6 +422,8 @@ def _write(data, calibrator, output, score_cols, names, nan_scores, sep, progres
            types) -> int:
     import pyarrow as pa
 
+    from ._rows import RowError
+
     with open_table(data, sep=sep) as table:
         table.check_columns(score_cols, "score_col")
         writer = open_writer(output, table, names, sep=sep)
@@ -431,6 +439,10 @@ def _write(data, calibrator, output, score_cols, names, nan_scores, sep, progres
                     ])
                     try:
                         values, missing = _engine.score_rows(calibrator, scores, len(names), nan_scores)
+                    except RowError as exc:  # named as the table counts its rows
+                        raise TableError(f"{table.source}: cannot predict: "
+                                         f"{exc.renumbered(batch.first_row)}",
+                                         source=table.source) from None
                     except (ValueError, TypeError) as exc:
                         raise TableError(f"cannot predict rows {batch.first_row:,}...: {exc}",
                                          source=table.source) from None

@@ -7,7 +7,15 @@ the level ``log10(threshold)``:
 
 * CUSUM (code 0): ``log C_n = max(log C_{n-1}, 0) + l_n``, ``C_0 = 0``;
 * Shiryaev-Roberts (code 1): ``R_n = (R_{n-1} + 1) f_n``, ``R_0 = 0``, as
-  ``log R_n = log10(10^{log R_{n-1}} + 1) + l_n``;
+  ``log R_n = log10(10^{log R_{n-1}} + 1) + l_n``, in double-double: above
+  ``R = 1`` the term ``log10(1 + 10^-log R)`` (a few ulps of itself) is added
+  to the exact running sum, and each step's error shrinks by ``R / (R + 1)``
+  afterwards, so ``log R_n`` stays within about ``6e-16`` of the exact value
+  (weighted sum of those terms' errors), whatever the length of the stream.
+  Its alarms come at ``log R_n >= level - slack``, with ``slack`` 8 ulps of
+  ``max(level, 1)`` (:func:`sr_slack`): a statistic that equals the threshold
+  exactly (``R_n = n`` for unit factors), which the rounding of the logarithms
+  (and of ``level``) may leave an ulp or two below ``level``, still alarms;
 * Ville (code 2): the martingale itself, ``log S_n = log S_{n-1} + l_n``,
   ``S_0 = 1``.
 
@@ -26,9 +34,9 @@ import math
 import numpy as np
 
 from ._jit import jit
-from .dd import two_sum_jit
+from .dd import dd_add_jit, two_sum_jit
 
-__all__ = ["PROCEDURE_CODES", "change_statistics"]
+__all__ = ["PROCEDURE_CODES", "change_statistics", "sr_slack"]
 
 #: Codes of the procedures of :func:`change_statistics`.
 PROCEDURE_CODES = {"cusum": 0, "shiryaev-roberts": 1, "ville": 2}
@@ -38,16 +46,20 @@ _LN10 = math.log(10.0)
 
 @jit
 def _log10_one_plus(a):
-    """``log10(10^a + 1)`` without overflow (``0`` for ``a = -inf``).
+    """``log10(1 + 10^-|a|)``: for ``a >= 0`` the term added to ``a`` in ``log10(10^a + 1)``,
+    for ``a < 0`` that value itself (``0`` for ``a = -inf``); within a few ulps of itself.
 
-    Above ``a = 40`` the correction ``log10(1 + 10^-a) < 5e-41`` is below half
-    an ulp of ``a`` and is skipped.
+    Above ``a = 40`` it is below ``5e-41`` and taken as 0.
     """
-    if a >= 0.0:
-        if a > 40.0:
-            return a
-        return a + math.log1p(math.exp(-a * _LN10)) / _LN10
-    return math.log1p(math.exp(a * _LN10)) / _LN10
+    if a > 40.0:
+        return 0.0
+    return math.log1p(math.exp(-abs(a) * _LN10)) / _LN10
+
+
+@jit
+def sr_slack(level):
+    """How far below ``level`` a Shiryaev-Roberts statistic alarms: 8 ulps of ``max(level, 1)``."""
+    return math.ldexp(1.0, math.frexp(max(level, 1.0))[1] - 50)
 
 
 @jit
@@ -73,11 +85,19 @@ def change_statistics(code, log10_factors, level, restart, out_statistic, out_al
     hi, lo = start, 0.0
     count = 0
     armed = True
+    slack = sr_slack(level) if code == 1 else 0.0
     for i in range(log10_factors.shape[0]):
         x = log10_factors[i]
         if code == 1:
-            hi = _log10_one_plus(hi + lo) + x
-            lo = 0.0
+            a = hi + lo
+            if a >= 0.0:  # log10(10^a + 1) = a + log10(1 + 10^-a), kept in double-double
+                hi, lo = dd_add_jit(hi, lo, _log10_one_plus(a))
+            else:
+                hi, lo = _log10_one_plus(a), 0.0
+            if x == -np.inf:
+                hi, lo = -np.inf, 0.0
+            else:
+                hi, lo = dd_add_jit(hi, lo, x)
         else:
             if code == 0 and not hi + lo > 0.0:  # max(log C, 0): C below 1 starts again at 1
                 hi, lo = 0.0, 0.0
@@ -88,7 +108,7 @@ def change_statistics(code, log10_factors, level, restart, out_statistic, out_al
                 lo += e
         value = hi + lo
         out_statistic[i] = value
-        if armed and value >= level:
+        if armed and (value >= level or (code == 1 and (hi - level) + lo >= -slack)):
             out_alarms[count] = i + 1
             count += 1
             if restart:

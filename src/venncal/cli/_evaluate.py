@@ -256,12 +256,12 @@ def run(args: argparse.Namespace) -> int:
 
 def _multiclass(args, report: Reporter, source: str, columns: dict, probs: dict) -> int:
     """Evaluate K columns of class probabilities; return the exit code."""
-    from .._columns import weight_column
+    from .._columns import class_probabilities, weight_column
     from ..metrics import evaluate_multiclass
 
     y = columns[args.label_col]
     classes = classes_of(y, len(probs), args.classes)
-    proba = np.column_stack(list(probs.values()))
+    proba = class_probabilities(probs, source)
     weights = None
     if args.weight_col:
         weights = weight_column(columns[args.weight_col], source, args.weight_col)

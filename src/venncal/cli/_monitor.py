@@ -184,7 +184,7 @@ def _scores_only(args: argparse.Namespace, report: Reporter) -> int:
     try:
         res, s = monitor_scores_only(scores, nonconformity=args.nonconformity, alpha=args.alpha,
                                      changes=None if args.changes == "none" else args.changes,
-                                     threshold=args.threshold)
+                                     threshold=args.threshold, row_base=1)
     except ValueError as exc:  # a score the nonconformity cannot take, named by its row
         raise CLIError(f"{source}: column {args.prob_col!r}: {exc}") from None
     if args.output:

@@ -92,18 +92,27 @@ def _columns(name: str, y01, p, n_bins: int, strategy: str) -> np.ndarray | None
     return None
 
 
-def _brier_columns(y01, p) -> tuple[np.ndarray, int]:
+def _counted(values: np.ndarray, counted: np.ndarray | None) -> np.ndarray:
+    """``values`` with the rows of no weight (``counted`` False) set to 0: they count nowhere,
+    neither in a scale (their size would set it) nor as ``0 * inf`` in a sum."""
+    if counted is None or counted.all():
+        return values
+    return np.where(counted if values.ndim == 1 else counted[:, None], values, 0.0)
+
+
+def _brier_columns(y01, p, counted=None) -> tuple[np.ndarray, int]:
     """The Brier columns: the squares of the errors divided by ``2**e``, and ``2 e``.
 
     As :func:`._losses._mean_square`: scaled before they are squared, so that
     errors of 1e-300 do not square to 0; the replicates are scaled back by
-    ``ldexp`` (one rounding).
+    ``ldexp`` (one rounding).  The scale is that of the ``counted`` rows (a
+    row of weight 0 changes nothing).
     """
-    scaled, e = _scaled_errors(y01 - p)
+    scaled, e = _scaled_errors(_counted(y01 - p, counted))
     return np.c_[np.ones_like(p), scaled * scaled], 2 * e
 
 
-def _spiegelhalter_columns(y01, p) -> tuple[np.ndarray, int]:
+def _spiegelhalter_columns(y01, p, counted=None) -> tuple[np.ndarray, int]:
     """Spiegelhalter's columns, each scaled by a power of two to a largest near 1, and the shift.
 
     ``z = S1 / sqrt(S2)`` of the column sums; scaling the numerator's column by
@@ -111,10 +120,10 @@ def _spiegelhalter_columns(y01, p) -> tuple[np.ndarray, int]:
     ``2**(a - b/2)``, which ``ldexp(z, shift)`` undoes exactly.  Unscaled,
     forecasts near 1e-310 make row terms, and their products with the
     weights, subnormal: they lost digits (5e-15 relative at 1e-310, all of
-    them below 1e-320).
+    them below 1e-320).  The scales are those of the ``counted`` rows.
     """
-    num = (y01 - p) * (1.0 - 2.0 * p)
-    var = (1.0 - 2.0 * p) ** 2 * p * (1.0 - p)
+    num = _counted((y01 - p) * (1.0 - 2.0 * p), counted)
+    var = _counted((1.0 - 2.0 * p) ** 2 * p * (1.0 - p), counted)
     a = b = 0
     if np.any(num):
         a = -math.frexp(float(np.max(np.abs(num))))[1]
@@ -169,14 +178,14 @@ _CORES = {
 class _Binary:
     """The replicates of binary metrics of ``(y01, p)``: sums where possible, else a loop."""
 
-    def __init__(self, names, y01, p, n_bins: int, strategy: str, scale: float):
+    def __init__(self, names, y01, p, n_bins: int, strategy: str, scale: float, counted=None):
         self.y01, self.p, self.n_bins, self.strategy, self.scale = y01, p, n_bins, strategy, scale
         self.columns, self.shift = {}, {}
-        for m in names:
+        for m in names:  # counted: the rows of positive weight (None: all)
             if m == "spiegelhalter_z":
-                self.columns[m], self.shift[m] = _spiegelhalter_columns(y01, p)
+                self.columns[m], self.shift[m] = _spiegelhalter_columns(y01, p, counted)
             elif m == "brier":
-                self.columns[m], self.shift[m] = _brier_columns(y01, p)
+                self.columns[m], self.shift[m] = _brier_columns(y01, p, counted)
             else:
                 self.columns[m] = _columns(m, y01, p, n_bins, strategy)
         stacked = [c for c in self.columns.values() if c is not None]
@@ -300,27 +309,28 @@ def _replicated(replicate, ws, names, n_boot, confidence, seed):
 
 def _binary_intervals(y01, p, w, names, n_boot, confidence, seed, n_bins, strategy):
     ws, scale = _weights(w, p.shape[0])
-    replicate = _Binary(names, y01, p, n_bins, strategy, scale)
+    replicate = _Binary(names, y01, p, n_bins, strategy, scale, None if w is None else ws > 0)
     return _replicated(replicate, ws, names, n_boot, confidence, seed)
 
 
-def _multiclass_parts(names, idx, proba, n_bins, strategy, scale) -> dict[str, _Binary]:
+def _multiclass_parts(names, idx, proba, n_bins, strategy, scale,
+                      counted=None) -> dict[str, _Binary]:
     """Each multiclass metric as binary replicates: of the rows' true-class columns, of
-    class ``k`` against the rest, or of the top label."""
+    class ``k`` against the rest, or of the top label (``counted``: as :class:`_Binary`)."""
     correct, top = _top_label(idx, proba)
     parts = {}
     for name in names:
         if name == "log_loss":
             parts[name] = [_Mean(name, _log_losses(idx, proba))]
         elif name == "brier":  # the errors scaled before they are squared, as _brier_columns
-            scaled, e = _scaled_errors(_errors_of(idx, proba))
+            scaled, e = _scaled_errors(_counted(_errors_of(idx, proba), counted))
             parts[name] = [_Mean(name, _row_sums_of_squares(scaled), 2 * e)]
         elif name == "classwise_ece":
             parts[name] = [_Binary(["ece"], idx == k, np.ascontiguousarray(proba[:, k]), n_bins,
-                                   strategy, scale) for k in range(proba.shape[1])]
+                                   strategy, scale, counted) for k in range(proba.shape[1])]
         else:
             parts[name] = [_Binary([name[len("top_label_"):]], correct, top, n_bins, strategy,
-                                   scale)]
+                                   scale, counted)]
     return parts
 
 
@@ -395,7 +405,8 @@ def bootstrap_intervals_multiclass(
 
 def _multiclass_intervals(idx, proba, w, names, n_boot, confidence, seed, n_bins, strategy):
     ws, scale = _weights(w, proba.shape[0])
-    parts = _multiclass_parts(names, idx, proba, n_bins, strategy, scale)
+    parts = _multiclass_parts(names, idx, proba, n_bins, strategy, scale,
+                              None if w is None else ws > 0)
 
     def replicate(cw):
         # the class-wise ECE is the unweighted mean of its K binary ECEs

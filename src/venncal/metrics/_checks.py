@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 
+from .._rows import RowError
 from .._validation import (
     _distinct,
     _label_array,
@@ -131,13 +132,13 @@ def _check_proba(proba) -> np.ndarray:
     bad = ~((arr >= 0.0) & (arr <= 1.0))  # NaN fails both
     if bad.any():
         i, j = np.argwhere(bad)[0]
-        raise ValueError(f"proba must be finite probabilities in [0, 1]; got "
-                         f"{float(arr[i, j])!r} in row {i} (from 0), column {j}")
+        raise RowError(f"proba must be finite probabilities in [0, 1]; got "
+                       f"{float(arr[i, j])!r} in ", int(i), f", column {j}")
     sums = np.sum(arr, axis=1)
     off = np.flatnonzero(np.abs(sums - 1.0) > PROBA_SUM_TOL)
     if off.shape[0]:
-        what = f"row {off[0]} (from 0) sums to {float(sums[off[0]])!r}"
-        raise ValueError(f"each row of proba must sum to 1 (within {PROBA_SUM_TOL:g}); {what}")
+        raise RowError(f"each row of proba must sum to 1 (within {PROBA_SUM_TOL:g}); ",
+                       int(off[0]), f" sums to {float(sums[off[0]])!r}")
     return arr
 
 

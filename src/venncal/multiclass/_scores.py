@@ -42,9 +42,10 @@ from .._kernels.multiclass import (
     pair_half_diff_into,
     pair_log_ratio_into,
 )
+from .._rows import RowError
 
 __all__ = [
-    "SCORE_KINDS", "check_class_scores", "ovr_scores", "pair_parts", "pair_scores",
+    "SCORE_KINDS", "RowError", "check_class_scores", "ovr_scores", "pair_parts", "pair_scores",
     "proba_tolerance",
 ]
 
@@ -60,8 +61,8 @@ def check_class_scores(scores, K: int, kind: str, *, name: str = "scores", block
     """Return class scores as a C-contiguous float64 array of shape (n, K) (or (n, blocks, K)).
 
     ``blocks``: the number of folds when per-fold blocks of shape (n, F, K)
-    are accepted besides (n, K) (a cross Venn-Abers base).  Errors name the
-    first bad row.
+    are accepted besides (n, K) (a cross Venn-Abers base).  Errors
+    (:class:`RowError`) name the first bad row, counted from 0.
     """
     arr = np.asarray(scores)
     if arr.dtype.kind in "OUS":
@@ -85,31 +86,29 @@ def check_class_scores(scores, K: int, kind: str, *, name: str = "scores", block
     finite = np.isfinite(flat).all(axis=1)
     if not finite.all():
         i = int(np.flatnonzero(~finite)[0])
-        raise ValueError(f"{name} must be finite; {_row(i, arr)} holds {flat[i].tolist()!r}")
+        raise _bad(arr, i, f"{name} must be finite; ", f" holds {flat[i].tolist()!r}")
     if kind == "proba":
         negative = (flat < 0).any(axis=1) | (flat > 1).any(axis=1)
         if negative.any():
             i = int(np.flatnonzero(negative)[0])
-            raise ValueError(
-                f"{name} (score='proba') must lie in [0, 1]; {_row(i, arr)} holds "
-                f"{flat[i].tolist()!r} (for logits or margins pass score='logit' or 'margin')"
-            )
+            raise _bad(arr, i, f"{name} (score='proba') must lie in [0, 1]; ",
+                       f" holds {flat[i].tolist()!r} (for logits or margins pass score='logit' "
+                       "or 'margin')")
         tol = proba_tolerance(K)
         off = np.abs(flat.sum(axis=1) - 1.0) > tol
         if off.any():
             i = int(np.flatnonzero(off)[0])
-            raise ValueError(
-                f"{name} (score='proba') must have rows summing to 1 (within {tol:.3g}); "
-                f"{_row(i, arr)} sums to {float(flat[i].sum())!r} (for logits or margins pass "
-                "score='logit' or 'margin')"
-            )
+            raise _bad(arr, i, f"{name} (score='proba') must have rows summing to 1 (within "
+                       f"{tol:.3g}); ", f" sums to {float(flat[i].sum())!r} (for logits or "
+                       "margins pass score='logit' or 'margin')")
     return arr
 
 
-def _row(i: int, arr: np.ndarray) -> str:
+def _bad(arr: np.ndarray, i: int, before: str, after: str) -> RowError:
+    """The error for the row of ``arr.reshape(-1, K)[i]`` (of a fold block when 3-D)."""
     if arr.ndim == 3:
-        return f"row {i // arr.shape[1]} (fold block {i % arr.shape[1]})"
-    return f"row {i}"
+        return RowError(before, i // arr.shape[1], after, i % arr.shape[1])
+    return RowError(before, i, after)
 
 
 def ovr_scores(x: np.ndarray, kind: str) -> np.ndarray:

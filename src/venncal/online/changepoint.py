@@ -23,6 +23,11 @@ runs one over the factors, in ``log10`` space (no overflow, ``10^10000`` or
 An alarm is raised at the first step where the statistic reaches
 ``threshold``; with ``restart`` it then starts again (``C = R = 0``, ``S = 1``)
 and looks for the next change; without it only the first alarm is reported.
+Shiryaev-Roberts' ``log10 R_n``, a sum of rounded logarithms, is kept within
+about ``6e-16`` of its exact value (double-double), and counts as reaching the
+threshold within 8 ulps of ``max(log10 threshold, 1)``: a statistic equal to
+the threshold (``R_n = n`` with unit factors) alarms at that step, and no alarm
+comes earlier than where the exact ``R_n`` is that close to it.
 
 What each promises about false alarms, under the null:
 
@@ -113,7 +118,8 @@ def detect_changes(log10_factors, *, procedure: str = "cusum", threshold: float 
     procedure : {"cusum", "shiryaev-roberts", "ville"}, default="cusum"
         See the module's description.
     threshold : float, default=100.0
-        Alarm when the statistic reaches it; a real number ``> 1``.  Under the
+        Alarm when the statistic reaches it (Shiryaev-Roberts: within 8 ulps
+        of ``max(log10 threshold, 1)`` in ``log10``); a real number ``> 1``.  Under the
         null, the average run length to a false alarm is at least
         ``threshold`` (CUSUM, Shiryaev-Roberts) and the first alarm has
         probability at most ``1 / threshold`` (Ville).

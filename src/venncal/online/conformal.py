@@ -53,7 +53,7 @@ from .._kernels.conformal import (
     treap_build,
     treap_sorted,
 )
-from .._validation import Check, Interval, Options, check_scores, validate_params
+from .._validation import Check, Interval, Options, _at, check_scores, validate_params
 from ._state import AlarmRecords, alarm_level
 
 __all__ = ["BETTING", "ConformalMartingale", "ConformalResult", "conformal_pvalues",
@@ -82,15 +82,19 @@ _CONSTRAINTS = {
 }
 
 
-def _checked(scores, nonconformity: str, name: str = "scores") -> np.ndarray:
-    s = check_scores(scores, name=name)
+def _checked(scores, nonconformity: str, name: str = "scores",
+             row_base: int | None = None) -> np.ndarray:
+    # a bad score is named as venncal._validation names it: by index, or by row from row_base
+    s = check_scores(scores, name=name, row_base=row_base)
     if nonconformity == "two-sided":
         big = np.abs(s) >= _TWO_SIDED_BOUND
         if big.any():
             i = int(np.flatnonzero(big)[0])
+            where = "" if name == "score" else f" {_at(i, row_base)}"  # learn_one: one score
             raise ValueError(
-                f"{name}[{i}] = {s[i]!r}: two-sided nonconformity takes scores of magnitude "
-                f"below 2**1022 (about 4.5e307), where |score - median| is compared exactly"
+                f"{name} must be of magnitude below 2**1022 (about 4.5e307) for two-sided "
+                f"nonconformity, where |score - median| is compared exactly; got "
+                f"{float(s[i])!r}{where}"
             )
     return s
 
@@ -410,12 +414,14 @@ class ConformalMartingale:
 
 def monitor_scores(scores, *, betting: str = "composite", jump_rate: float = 0.01,
                    nonconformity: str = "high", alpha: float = 0.01,
-                   seed: int = 0) -> tuple[ConformalResult, dict]:
+                   seed: int = 0, row_base: int | None = None) -> tuple[ConformalResult, dict]:
     """Run a conformal test martingale over a recorded score stream; return it and a summary.
 
     The defaults watch the location of the scores (a shift up or down: the betting
     functions bet on both ends of the p-values); ``nonconformity="two-sided"``
-    watches their spread instead.
+    watches their spread instead.  A score it cannot take is named by its index,
+    or by its row counted from ``row_base`` when given (1 for a table read by the
+    command line).
 
     The summary holds ``rows``, the parameters, ``final_log10_S``, ``max_log10_S``,
     ``alpha`` and ``alarm`` (the first step with ``S >= 1/alpha``, or None), and
@@ -434,7 +440,7 @@ def monitor_scores(scores, *, betting: str = "composite", jump_rate: float = 0.0
     betting: composite, jump rate: 0.01, nonconformity: high, seed: 0
     """
     cm = ConformalMartingale(betting, jump_rate, nonconformity=nonconformity, seed=seed)
-    res = cm.run(scores)
+    res = cm._advance(_checked(scores, nonconformity, row_base=row_base))  # cm.run, rows named
     summary = {
         "rows": int(res.pvalues.shape[0]),
         "betting": betting,

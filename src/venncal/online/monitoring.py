@@ -184,12 +184,15 @@ def _changes(factors: np.ndarray, changes: str | None, alpha: float,
 
 def monitor_scores_only(scores, *, nonconformity: str = "high", betting: str = "composite",
                         jump_rate: float = 0.01, alpha: float = 0.01, seed: int = 0,
-                        changes: str | None = "cusum", threshold: float | None = None):
+                        changes: str | None = "cusum", threshold: float | None = None,
+                        row_base: int | None = None):
     """Monitor a stream of scores without labels; return ``(result, summary)``.
 
     A conformal test martingale (:func:`venncal.online.conformal.monitor_scores`)
     over the scores, and the change points of ``changes`` over its betting
-    factors (as :func:`monitor`).  ``summary_text`` prints the summary.
+    factors (as :func:`monitor`).  ``summary_text`` prints the summary.  A
+    score the martingale cannot take is named by its index, or by its row
+    counted from ``row_base`` when given (1 for a table read by the command line).
 
     Examples
     --------
@@ -202,7 +205,8 @@ def monitor_scores_only(scores, *, nonconformity: str = "high", betting: str = "
     from .conformal import monitor_scores
 
     res, summary = monitor_scores(scores, betting=betting, jump_rate=jump_rate,
-                                  nonconformity=nonconformity, alpha=alpha, seed=seed)
+                                  nonconformity=nonconformity, alpha=alpha, seed=seed,
+                                  row_base=row_base)
     summary["changes"] = _changes(res.log10_factors, changes, alpha, threshold)
     return res, summary
 

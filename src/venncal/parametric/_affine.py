@@ -132,9 +132,14 @@ def smallest_positive(values, fallback: float) -> float:
     return float(pos.min()) if pos.size else fallback
 
 
-def _absent_classes(missing, codes, raw, seen, name: str) -> str:
-    """The message for classes without a row of weight that survives scaling (``seen == 0``)."""
-    absent = np.isin(codes, np.flatnonzero(seen == 0))
+def _absent_classes(classes, codes, raw, seen, name: str) -> str:
+    """The message for the classes without a row of weight that survives scaling (``seen == 0``).
+
+    ``seen``: each class's count of such rows; ``raw``: the weights before scaling (or None).
+    """
+    none = np.flatnonzero(seen == 0)
+    missing = classes[none].tolist()
+    absent = np.isin(codes, none)
     tail = (f"{name} has no finite optimum then (the class's own parameters fall toward "
             "-inf); drop the column or use TemperatureCalibrator")
     if raw is not None and bool(np.any(raw[absent] > 0.0)):
@@ -325,8 +330,7 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
         w = np.ones(n) if w is None else power_of_two_scale(w)
         seen = np.bincount(codes[w > 0], minlength=K)
         if not seen.all():
-            missing = classes[np.flatnonzero(seen == 0)].tolist()
-            raise ValueError(_absent_classes(missing, codes, raw, seen, type(self).__name__))
+            raise ValueError(_absent_classes(classes, codes, raw, seen, type(self).__name__))
         codes = codes.astype(np.intp)
         pens, theta0 = self._choose_penalties(x, codes, w, classes)
         theta, f, gnorm, nit, ok, solver = self._solve(x, codes, w, pens, theta0)

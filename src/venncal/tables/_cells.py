@@ -291,11 +291,14 @@ def column_numbers(
     return x.astype(np.float64, copy=False)
 
 
+_DROP_OR_FILL = " (drop such rows or fill them in)"
+
+
 def column_labels(arr, source: str, column: str, first_row: int = 1) -> np.ndarray:
     """Return an Arrow column of labels (or group ids) as a numpy array.
 
-    Missing labels (null, blank, or an NA text such as ``NA``) are refused
-    with their row.  Text becomes a numpy ``str`` array, each label trimmed
+    Missing labels (null, NaN, blank, or an NA text such as ``NA``) are
+    refused with their row.  Text becomes a numpy ``str`` array, each label trimmed
     of the blanks around it as numbers are (``' 1 '`` is ``'1'``); numbers and
     booleans keep their types; other types (dates, times, decimals, ...)
     become their text, as every label of a model is a number, a boolean or
@@ -318,7 +321,7 @@ def column_labels(arr, source: str, column: str, first_row: int = 1) -> np.ndarr
     >>> column_labels(pa.array(["yes", " "]), "t.csv", "y")
     Traceback (most recent call last):
     ...
-    venncal.tables._errors.TableError: t.csv: column 'y', row 2: empty cell, a label is needed
+    venncal.tables._errors.TableError: t.csv: column 'y', row 2: empty cell, a label is needed (drop such rows or fill them in)
     """
     pa = arrow()
     pc = pa.compute
@@ -327,15 +330,20 @@ def column_labels(arr, source: str, column: str, first_row: int = 1) -> np.ndarr
     _check_text(t, source, column)
     i = _first(pc.is_null(arr))
     if i >= 0:
-        raise TableError.at_cell(
-            source, column, first_row + i, "missing label (an empty or NA cell); every row needs one"
-        )
+        raise TableError.at_cell(source, column, first_row + i, "missing label (an empty or NA "
+                                 f"cell); every row needs one{_DROP_OR_FILL}")
+    if pa.types.is_floating(t):  # NaN, as a null, is no label (never a class of its own)
+        i = _first(pc.is_nan(arr))
+        if i >= 0:
+            raise TableError.at_cell(source, column, first_row + i,
+                                     f"NaN marks a missing value, a label is needed{_DROP_OR_FILL}")
     if pa.types.is_string(t) or pa.types.is_large_string(t):
         i = _first(_blank_or_na(arr)[0])
         if i >= 0:
             text = arr[i].as_py()
             what = "empty cell" if not text.strip() else f"{text!r} marks a missing value"
-            raise TableError.at_cell(source, column, first_row + i, f"{what}, a label is needed")
+            raise TableError.at_cell(source, column, first_row + i,
+                                     f"{what}, a label is needed{_DROP_OR_FILL}")
         encoded = pc.dictionary_encode(pc.utf8_trim_whitespace(arr))
         names = np.asarray(encoded.dictionary.to_pylist(), dtype=str)
         return names[encoded.indices.to_numpy(zero_copy_only=False)]

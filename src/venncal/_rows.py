@@ -1,0 +1,51 @@
+"""A ``ValueError`` about one row of an array, which a reader of a table renumbers.
+
+Arrays count their rows from 0; tables, for their readers, from row 1 after
+the header.  An error raised on an array built from a table names the row as
+the array counts it (``"row 4 (from 0)"``); the reader that built the array
+renumbers it as the table counts (``"row 5"``), so that no message counts
+from both 0 and 1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["RowError"]
+
+
+class RowError(ValueError):
+    """A bad row of an array: the message is ``before`` + the row + ``after``.
+
+    ``index`` counts from 0 (``"row 4 (from 0)"`` in the message); a table's
+    reader names the row as its own rows count (:meth:`renumbered`).
+    ``block``: the fold block of a cross Venn-Abers base's scores, or None.
+
+    Examples
+    --------
+    >>> err = RowError("proba must lie in [0, 1]; got 1.5 in ", 4, ", column 0")
+    >>> str(err)
+    'proba must lie in [0, 1]; got 1.5 in row 4 (from 0), column 0'
+    >>> err.renumbered(1)
+    'proba must lie in [0, 1]; got 1.5 in row 5, column 0'
+    """
+
+    def __init__(self, before: str, index: int, after: str, block: int | None = None):
+        self.before, self.index, self.after, self.block = before, index, after, block
+        super().__init__(f"{before}{self._row(f'{index}', 'from 0')}{after}")
+
+    def __reduce__(self):  # pickled as constructed (dask sends errors between processes)
+        return type(self), (self.before, self.index, self.after, self.block)
+
+    def _row(self, row: str, note: str | None) -> str:
+        notes = [n for n in (note, None if self.block is None else f"fold block {self.block}")
+                 if n]
+        return f"row {row}" + (f" ({'; '.join(notes)})" if notes else "")
+
+    def renumbered(self, first_row: int) -> str:
+        """The message with the row counted as a table's, whose index 0 is row ``first_row``."""
+        return f"{self.before}{self._row(f'{self.index + first_row:,}', None)}{self.after}"
+
+    def of_rows(self, rows: np.ndarray) -> RowError:
+        """The same error for a larger array, of which these were the rows ``rows``."""
+        return RowError(self.before, int(rows[self.index]), self.after, self.block)
