@@ -37,6 +37,7 @@ from .jumper_calls import (
     rate_scratch,
 )
 from .jumper_complement import _logit, union_complements
+from .jumper_forget import _TINY
 
 #: A slot of the control block: 1.0 when the scratch column holds the family's values at
 #: ``CTL_X`` (the last forecast's base probability), 0.0 before any forecast.
@@ -100,6 +101,21 @@ def _down_scale(lm, top):
 
 
 @jit_inline
+def _rescaled(tk, lm, top):
+    """A coded ratio ``tk`` (:func:`~venncal._kernels.jumper_forget.coded`) times ``exp(lm - top)``, coded.
+
+    For a product below ``2^-1022``: ``log tk + (lm - top)``, the difference
+    taken exactly (TwoSum), however far apart the scales.
+    """
+    lt = tk if tk < 0.0 else math.log(tk)
+    a, b = lm, -top
+    dh = a + b
+    bb = dh - a
+    dl = (a - (dh - bb)) + (b - bb)
+    return lt + (dh + dl)
+
+
+@jit_inline
 def union_ratios(desc, params, p, y, table, t, ls, member_ls):
     """Fill ``t`` and ``ls`` with the union's likelihood ratios, on one scale.
 
@@ -123,7 +139,8 @@ def union_rescale(desc, t, ls, member_ls):
     Rows ``desc[M + m]`` to ``desc[M + m + 1]`` of ``t`` hold member ``m``'s
     ratios on its own scale ``member_ls[m]``; they are multiplied by
     ``exp(ls_m - ls)``, taken from an exact difference of logarithms
-    (:func:`_down_scale`), 0 where ``ls_m = -inf``.  One member keeps its own
+    (:func:`_down_scale`), 0 where ``ls_m = -inf``; a product below
+    ``2^-1022`` is coded as its log (:func:`_rescaled`).  One member keeps its own
     ratios.  Only the rows of ``desc`` are read (a user's family, kind -1,
     may be a member).
     """
@@ -137,9 +154,12 @@ def union_rescale(desc, t, ls, member_ls):
             top = max(top, member_ls[j, i])
         ls[i] = top
         for j in range(M):
-            scale = _down_scale(member_ls[j, i], top)
+            lm = member_ls[j, i]
+            scale = _down_scale(lm, top)
             for k in range(int(desc[M + j]), int(desc[M + j + 1])):
-                t[k, i] = t[k, i] * scale
+                tk = t[k, i]
+                v = tk * scale
+                t[k, i] = v if (v >= _TINY or tk == 0.0) else _rescaled(tk, lm, top)
 
 
 @jit_inline
