@@ -51,10 +51,8 @@ sums of non-negative terms, logarithms where the ratios leave the float
 range) or :func:`value_ratios` (a user's family, known by its values).  The growth factor is then
 ``sum_eps w_eps t_eps * exp(ls)`` and its logarithm ``log(sum w t) + ls``;
 the new weights are ``w_eps t_eps / sum w t``.  Since ``max t = 1`` and every
-weight is at least ``J/|E|`` after mixing, the sum cannot underflow.  A
-ratio ``t`` below ``2^-1022`` (and above 0) is carried as its logarithm, a
-number below ``-708.39`` (:func:`~venncal._kernels.jumper_forget.coded`), so
-that forgetting can bring its weight back (attack 19 F2).
+weight is at least ``J/|E|`` after mixing, the sum cannot underflow.  A ratio ``t`` in
+``(0, 2^-1022)`` is carried as its log (:func:`~venncal._kernels.jumper_forget.coded`).
 
 The Mean Jumper keeps each rate's state apart (not one joint normalised
 vector, in which a rate ``10^400`` behind the best would underflow to 0 and
@@ -192,14 +190,15 @@ def value_ratios(p, y, table, t, ls):
 @jit_inline
 def _normalise_column(t, i, ls):
     """Divide column ``i`` of ``t`` (likelihood ratios) by its largest (coded); put its log in ``ls[i]``."""
-    top = 0.0
+    top, least = 0.0, np.inf  # least: the smallest ratio above 0
     for k in range(t.shape[0]):
         top = max(top, t[k, i])
+        least = min(least, t[k, i] if t[k, i] > 0.0 else np.inf)
     if top == 0.0:
         ls[i] = -np.inf
         return
-    for k in range(t.shape[0]):
-        t[k, i] = coded_quotient(t[k, i], top)
+    for k in range(t.shape[0]):  # (coded_quotient only where a quotient may leave the normal range)
+        t[k, i] = t[k, i] / top if least >= top * (2.0 * _TINY) else coded_quotient(t[k, i], top)
     ls[i] = math.log(top)
 
 
@@ -307,7 +306,7 @@ def _cox2_column(params, p, yi, t, ls, i):
     else:
         lm = _log_expit(zm)
         for k in range(K):  # the expert m gives exp(0) = 1, without the exps
-            lt = _log_expit(t[k, i]) - lm
+            lt = 0.0 if k == m else _log_expit(t[k, i]) - lm
             t[k, i] = 1.0 if k == m else coded(min(math.exp(lt), 1.0), lt)
         ls[i] = lm - lx
 
@@ -319,9 +318,8 @@ def family_ratios(kind, params, p, y, table, t, ls):
     ``t[k, i] * exp(ls[i]) = B_{f_k(p_i)}(y_i) / B_{p_i}(y_i)`` (Algorithm 1
     line 5), with ``max_k t[k, i] = 1`` (or ``t = 0`` and ``ls = -inf`` when
     every function gives the label probability 0), exact to a few roundings
-    for every ``p`` in ``[0, 1]``, subnormal or within ``2**-53`` of 1; a
-    ratio below ``2^-1022`` is coded as its log
-    (:func:`~venncal._kernels.jumper_forget.coded`).
+    for every ``p`` in ``[0, 1]``, subnormal or within ``2**-53`` of 1 (a ratio
+    below ``2^-1022`` as its log, :func:`~venncal._kernels.jumper_forget.coded`).
     ``kind`` is a code of :data:`FAMILY_KINDS`; ``table`` holds the family's
     values, used at ``p = 0`` and ``p = 1`` (where ``B_p(y) = 1`` and the
     values are exact).  Precondition: ``B_{p_i}(y_i) > 0``.
@@ -434,9 +432,8 @@ def jumper_advance(table, t, ls, rates, gamma, weights, log_cap, log_err, out_lo
     t : ndarray of float64 of shape (K, n)
         The experts' likelihood ratios ``B_{f_k(p_i)}(y_i) / B_{p_i}(y_i)``
         divided by their largest, ``exp(ls[i])``: values in ``[0, 1]``, the
-        largest 1 (all 0 when every expert gave the label probability 0); a
-        value below ``2^-1022`` coded as its log (a number below ``-708.39``,
-        :func:`~venncal._kernels.jumper_forget.coded`).
+        largest 1 (all 0 when every expert gave the label probability 0); one
+        below ``2^-1022`` as its log (:func:`~venncal._kernels.jumper_forget.coded`).
     ls : ndarray of float64 of shape (n,)
         ``log`` of the largest likelihood ratio of step ``i`` (``-inf`` when
         all are 0).
@@ -506,16 +503,19 @@ def advance_into(table, t, ls, rates, gamma, weights, log_cap, log_err, out_log1
             # Algorithm 1 line 4 (= Algorithm 2 line 5), on the normalised
             # weights: C_eps := (1 - J) C_eps + (J/|E|) C with C = 1.
             tot = q1 = g = 0.0
-            lowest = 0.0  # below 0: a ratio coded as its log (counted after the loop)
+            # least < 0: a ratio coded as its log (counted after the loop); least < _TINY:
+            # that, or a product w t below the normal range (forget_step takes them)
+            least = 1.0
             for k in range(K):
                 wk = stay * w[k] + jump
                 w[k] = wk
                 tot += wk
                 q1 += wk * table[k, i]
                 tk = t[k, i]
-                g += wk * max(tk, 0.0)
-                lowest = min(lowest, tk)
-            if lowest < 0.0:
+                prod = wk * tk
+                g += max(prod, 0.0)
+                least = min(least, prod if tk != 0.0 else 1.0)
+            if least < 0.0:
                 g += coded_growth(w, t, i)
             # Algorithm 2 line 6: p'_i = sum_eps f_eps(p_i) C_eps (the weights, mixed
             # already, sum to tot = 1 up to rounding; q1 <= tot keeps p' in [0, 1]).
@@ -543,13 +543,13 @@ def advance_into(table, t, ls, rates, gamma, weights, log_cap, log_err, out_log1
                 hi, lo = _compensated_add(hi, lo, ls[i])
                 log_cap[r], log_err[r] = hi, lo
                 # Algorithm 1 line 5 / Algorithm 2 line 7, renormalised
-                # (Algorithm 2 lines 3-4 of the next step): w_eps t_eps / g;
-                # with forgetting, forget_step takes it from the products.
-                if gamma != 1.0:
+                # (Algorithm 2 lines 3-4 of the next step): w_eps t_eps / g, then
+                # forgetting; forget_step does both from the products' logs where needed.
+                if gamma != 1.0 and least < _TINY:
                     forget_step(w, t, i, gamma)
                 elif g >= _SAFE_INVERSE:
                     inv = 1.0 / g
-                    if lowest < 0.0:  # the coded ratios by their floats
+                    if least < 0.0:  # the coded ratios by their floats
                         for k in range(K):
                             w[k] = w[k] * decoded(t[k, i]) * inv
                     else:
@@ -565,8 +565,8 @@ def advance_into(table, t, ls, rates, gamma, weights, log_cap, log_err, out_log1
                 # mixed values and the predictor goes on with them.
                 log_factor[r] = log_cap[r] = -np.inf
                 log_err[r] = 0.0
-                if gamma != 1.0:
-                    forget(w, gamma)
+            if gamma != 1.0 and not (g > 0.0 and least < _TINY):
+                forget(w, gamma)
         if forecasts:
             out_proba[i] = proba / shares + (small / shares) * _DOWN
         if lows:

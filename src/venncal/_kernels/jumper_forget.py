@@ -193,6 +193,12 @@ def coded_quotient(a, b):
     x = a / b
     if x >= _TINY or a == 0.0:
         return x
+    return _log_quotient(a, b)
+
+
+@jit
+def _log_quotient(a, b):
+    """``log a - log b`` (a call, out of the callers' loops: the rare case)."""
     return math.log(a) - math.log(b)
 
 
@@ -202,7 +208,7 @@ def decoded(x):
     return math.exp(x) if x < 0.0 else x
 
 
-@jit_inline
+@jit
 def coded_growth(w, t, i):
     """``sum_k w_k t_k`` over the coded ratios of column ``i`` alone (their floats, subnormal or 0)."""
     g = 0.0
@@ -244,7 +250,7 @@ def _step_pow(wk, tk, top, gamma):
     return u if (prod >= _TINY and x >= _TINY) else -wk
 
 
-@jit_inline
+@jit
 def forget_step(w, t, i, gamma):
     """Algorithm 2 line 7 then forgetting, in place: ``w := (w t)^gamma / sum (w t)^gamma``.
 

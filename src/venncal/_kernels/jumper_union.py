@@ -101,21 +101,6 @@ def _down_scale(lm, top):
 
 
 @jit_inline
-def _rescaled(tk, lm, top):
-    """A coded ratio ``tk`` (:func:`~venncal._kernels.jumper_forget.coded`) times ``exp(lm - top)``, coded.
-
-    For a product below ``2^-1022``: ``log tk + (lm - top)``, the difference
-    taken exactly (TwoSum), however far apart the scales.
-    """
-    lt = tk if tk < 0.0 else math.log(tk)
-    a, b = lm, -top
-    dh = a + b
-    bb = dh - a
-    dl = (a - (dh - bb)) + (b - bb)
-    return lt + (dh + dl)
-
-
-@jit_inline
 def union_ratios(desc, params, p, y, table, t, ls, member_ls):
     """Fill ``t`` and ``ls`` with the union's likelihood ratios, on one scale.
 
@@ -140,7 +125,7 @@ def union_rescale(desc, t, ls, member_ls):
     ratios on its own scale ``member_ls[m]``; they are multiplied by
     ``exp(ls_m - ls)``, taken from an exact difference of logarithms
     (:func:`_down_scale`), 0 where ``ls_m = -inf``; a product below
-    ``2^-1022`` is coded as its log (:func:`_rescaled`).  One member keeps its own
+    ``2^-1022`` is coded as its log (``log t + (ls_m - ls)``).  One member keeps its own
     ratios.  Only the rows of ``desc`` are read (a user's family, kind -1,
     may be a member).
     """
@@ -156,10 +141,18 @@ def union_rescale(desc, t, ls, member_ls):
         for j in range(M):
             lm = member_ls[j, i]
             scale = _down_scale(lm, top)
-            for k in range(int(desc[M + j]), int(desc[M + j + 1])):
+            a, b = int(desc[M + j]), int(desc[M + j + 1])
+            if scale == 1.0:  # the top member (x * 1 = x)
+                continue
+            dh = lm - top  # exp(dh + dl) = scale, dh + dl = lm - top exactly (TwoSum)
+            bb = dh - lm
+            dl = (lm - (dh - bb)) + (-top - bb)
+            for k in range(a, b):
                 tk = t[k, i]
                 v = tk * scale
-                t[k, i] = v if (v >= _TINY or tk == 0.0) else _rescaled(tk, lm, top)
+                if v < _TINY and tk != 0.0:  # below the normal range: coded as its log
+                    v = (tk if tk < 0.0 else math.log(tk)) + (dh + dl)
+                t[k, i] = v
 
 
 @jit_inline

@@ -416,19 +416,22 @@ class SingleCalls:
                     self._log_cap[r], self._log_err[r], _log_ratio(top, base))
             else:
                 self._log_cap[r], self._log_err[r] = -np.inf, 0.0
-            g = 0.0
+            g, least = 0.0, 1.0
             for k in range(K):  # the kernel's order of operations, bit for bit
-                g += w[k] * max(t[k, 0], 0.0)
+                prod = w[k] * t[k, 0]
+                g += max(prod, 0.0)
+                least = min(least, prod if t[k, 0] != 0.0 else 1.0)
             ratios = np.where(t[:, 0] < 0.0, np.exp(np.minimum(t[:, 0], 0.0)), t[:, 0])
             for k in np.flatnonzero(t[:, 0] < 0.0):  # ratios below 2**-1022, coded as logs
                 g += w[k] * ratios[k]
-            if g > 0.0 and self._gamma != 1.0:
-                forget_step(w, t, 0, self._gamma)  # line 7 and forgetting, from the products
-            elif g >= 2.0**-1000:
+            if g > 0.0 and self._gamma != 1.0 and least < 2.0**-1022:
+                forget_step(w, t, 0, self._gamma)  # line 7 and forgetting, from the logs
+                continue
+            if g >= 2.0**-1000:
                 w[:] = w * ratios * (1.0 / g)
             elif g > 0.0:
                 w[:] = w * ratios / g
-            elif self._gamma != 1.0:
+            if self._gamma != 1.0:
                 forget(w, self._gamma)
         log10 = np.array([(_rate_weights(self._log_cap, self._log_err, np.empty_like(self._rates))
                            - np.log(self._rates.shape[0])) / np.log(10.0)])
