@@ -441,9 +441,9 @@ def jumper_advance(table, t, ls, rates, gamma, weights, log_cap, log_err, out_lo
         Jumping rates ``J`` in ``(0, 1]``.
     gamma : float
         Forgetting: after each step every rate's weights are discounted by
-        :func:`~venncal._kernels.jumper_forget.forget_step` (``gamma =
-        2^(-1/half_life)`` in ``[0, 1)``; each ``J/K`` must then be a normal
-        float); 1.0 skips it.  The capital still grows by ``B_{p'}(y) / B_p(y)`` for the forecast
+        :func:`forget` (``forget_step`` from the logs where a product ``w t`` is
+        below ``2^-1022``; ``gamma = 2^(-1/half_life)`` in ``[0, 1)``, each
+        ``J/K`` then a normal float); 1.0 skips it.  The capital still grows by ``B_{p'}(y) / B_p(y)`` for the forecast
         ``p'`` the weights give, so ``S`` stays a test martingale.
     weights : ndarray of float64 of shape (R, K)
         State, updated in place: per rate, the normalised distribution of the
