@@ -51,7 +51,8 @@ sums of non-negative terms, logarithms where the ratios leave the float
 range) or :func:`value_ratios` (a user's family, known by its values).  The growth factor is then
 ``sum_eps w_eps t_eps * exp(ls)`` and its logarithm ``log(sum w t) + ls``;
 the new weights are ``w_eps t_eps / sum w t``.  Since ``max t = 1`` and every
-weight is at least ``J/|E|`` after mixing, the sum cannot underflow.
+weight is at least ``J/|E|`` after mixing, the sum cannot underflow.  A ratio ``t`` in
+``(0, 2^-1022)`` is carried as its log (:func:`~venncal._kernels.jumper_forget.coded`).
 
 The Mean Jumper keeps each rate's state apart (not one joint normalised
 vector, in which a rate ``10^400`` behind the best would underflow to 0 and
@@ -70,8 +71,9 @@ import math
 import numpy as np
 
 from ._jit import jit, jit_inline
-from .dd import dd_div_jit, two_prod_jit, two_sum_jit
-from .jumper_forget import forget
+from .dd import two_sum_jit
+from .jumper_forget import (coded, coded_growth, coded_quotient, decoded, forget, forget_step,
+                            growth_near_one)
 
 __all__ = ["FAMILY_KINDS", "advance_into", "family_ratios", "forget", "jumper_advance",
            "jumper_predict", "jumper_run", "polynomial_values", "predict_mixed", "value_ratios"]
@@ -164,7 +166,8 @@ def value_ratios(p, y, table, t, ls):
     so that ``t[k, i] * exp(ls[i])`` is Algorithm 1's likelihood ratio.  The
     ratio is never formed (it overflows for a subnormal ``B_p``); a quotient
     of two floats is correctly rounded, subnormal or not.  When every
-    ``B_k`` is 0, ``t`` is 0 and ``ls`` is ``-inf``.  Precondition:
+    ``B_k`` is 0, ``t`` is 0 and ``ls`` is ``-inf``; a quotient below
+    ``2^-1022`` is coded as its log (:func:`~venncal._kernels.jumper_forget.coded`).  Precondition:
     ``B_{p[i]}(y[i]) > 0``.
     """
     K = table.shape[0]
@@ -180,21 +183,22 @@ def value_ratios(p, y, table, t, ls):
             ls[i] = -np.inf
             continue
         for k in range(K):
-            t[k, i] = t[k, i] / top
+            t[k, i] = coded_quotient(t[k, i], top)
         ls[i] = _log_ratio(top, p[i] if yi else 1.0 - p[i])
 
 
 @jit_inline
 def _normalise_column(t, i, ls):
-    """Divide column ``i`` of ``t`` (likelihood ratios) by its largest; put its log in ``ls[i]``."""
-    top = 0.0
+    """Divide column ``i`` of ``t`` (likelihood ratios) by its largest (coded); put its log in ``ls[i]``."""
+    top, least = 0.0, np.inf  # least: the smallest ratio above 0
     for k in range(t.shape[0]):
         top = max(top, t[k, i])
+        least = min(least, t[k, i] if t[k, i] > 0.0 else np.inf)
     if top == 0.0:
         ls[i] = -np.inf
         return
-    for k in range(t.shape[0]):
-        t[k, i] = t[k, i] / top
+    for k in range(t.shape[0]):  # (coded_quotient only where a quotient may leave the normal range)
+        t[k, i] = t[k, i] / top if least >= top * (2.0 * _TINY) else coded_quotient(t[k, i], top)
     ls[i] = math.log(top)
 
 
@@ -294,14 +298,16 @@ def _cox2_column(params, p, yi, t, ls, i):
                 t[k, i] = 1.0
                 continue
             d = (sign * params[k, 0] - cm) + (params[k, 1] - bm) * L
-            t[k, i] = min(math.exp(d - (math.log1p(math.exp(t[k, i])) - sm)), 1.0)
+            lt = d - (math.log1p(math.exp(t[k, i])) - sm)
+            t[k, i] = coded(min(math.exp(lt), 1.0), lt)
         # log rho_m = z_m - log1p(e^z_m) - lx, where z_m - lx = c_m + (beta_m - 1) lx
         # - beta_m ly: lx cancels exactly for beta_m = 1.
         ls[i] = (cm + (bm - 1.0) * lx - bm * ly) - sm
     else:
         lm = _log_expit(zm)
         for k in range(K):  # the expert m gives exp(0) = 1, without the exps
-            t[k, i] = 1.0 if k == m else min(math.exp(_log_expit(t[k, i]) - lm), 1.0)
+            lt = 0.0 if k == m else _log_expit(t[k, i]) - lm
+            t[k, i] = 1.0 if k == m else coded(min(math.exp(lt), 1.0), lt)
         ls[i] = lm - lx
 
 
@@ -312,7 +318,8 @@ def family_ratios(kind, params, p, y, table, t, ls):
     ``t[k, i] * exp(ls[i]) = B_{f_k(p_i)}(y_i) / B_{p_i}(y_i)`` (Algorithm 1
     line 5), with ``max_k t[k, i] = 1`` (or ``t = 0`` and ``ls = -inf`` when
     every function gives the label probability 0), exact to a few roundings
-    for every ``p`` in ``[0, 1]``, subnormal or within ``2**-53`` of 1.
+    for every ``p`` in ``[0, 1]``, subnormal or within ``2**-53`` of 1 (a ratio
+    below ``2^-1022`` as its log, :func:`~venncal._kernels.jumper_forget.coded`).
     ``kind`` is a code of :data:`FAMILY_KINDS`; ``table`` holds the family's
     values, used at ``p = 0`` and ``p = 1`` (where ``B_p(y) = 1`` and the
     values are exact).  Precondition: ``B_{p_i}(y_i) > 0``.
@@ -345,28 +352,6 @@ def _scaled_mixture(table, i, w, stay, jump):
     for k in range(table.shape[0]):
         q1 += (stay * w[k] + jump) * (table[k, i] * _UP)
     return q1
-
-
-@jit_inline
-def _growth_near_one(w, t, i):
-    """``sum_k w_k t_k / sum_k w_k`` from compensated sums (Ogita, Rump & Oishi's Dot2).
-
-    The products and sums are carried with their exact errors, so the
-    quotient is within about an ulp of the exact quotient of the given
-    floats, where the plain sums are off by up to ``K`` ulps: one step at
-    ``p = 1 - 2**-53`` with a symmetric family and ``J = 1``, whose factor
-    is exactly 1, gave ``S = 1 + 2**-52``; now exactly 1.
-    """
-    gh = gl = th = tl = 0.0
-    for k in range(w.shape[0]):
-        prod, perr = two_prod_jit(w[k], t[k, i])
-        gh, e = two_sum_jit(gh, prod)
-        gl += e + perr
-        th, e = two_sum_jit(th, w[k])
-        tl += e
-    gh, gl = two_sum_jit(gh, gl)
-    th, tl = two_sum_jit(th, tl)
-    return dd_div_jit(gh, gl, th, tl)
 
 
 @jit
@@ -447,7 +432,8 @@ def jumper_advance(table, t, ls, rates, gamma, weights, log_cap, log_err, out_lo
     t : ndarray of float64 of shape (K, n)
         The experts' likelihood ratios ``B_{f_k(p_i)}(y_i) / B_{p_i}(y_i)``
         divided by their largest, ``exp(ls[i])``: values in ``[0, 1]``, the
-        largest 1 (all 0 when every expert gave the label probability 0).
+        largest 1 (all 0 when every expert gave the label probability 0); one
+        below ``2^-1022`` as its log (:func:`~venncal._kernels.jumper_forget.coded`).
     ls : ndarray of float64 of shape (n,)
         ``log`` of the largest likelihood ratio of step ``i`` (``-inf`` when
         all are 0).
@@ -455,8 +441,9 @@ def jumper_advance(table, t, ls, rates, gamma, weights, log_cap, log_err, out_lo
         Jumping rates ``J`` in ``(0, 1]``.
     gamma : float
         Forgetting: after each step every rate's weights are discounted by
-        :func:`forget` (``gamma = 2^(-1/half_life)`` in ``(0, 1)``); 1.0 skips
-        it.  The capital still grows by ``B_{p'}(y) / B_p(y)`` for the forecast
+        :func:`forget` (``forget_step`` from the logs where a product ``w t`` is
+        below ``2^-1022``; ``gamma = 2^(-1/half_life)`` in ``[0, 1)``, each
+        ``J/K`` then a normal float); 1.0 skips it.  The capital still grows by ``B_{p'}(y) / B_p(y)`` for the forecast
         ``p'`` the weights give, so ``S`` stays a test martingale.
     weights : ndarray of float64 of shape (R, K)
         State, updated in place: per rate, the normalised distribution of the
@@ -516,12 +503,20 @@ def advance_into(table, t, ls, rates, gamma, weights, log_cap, log_err, out_log1
             # Algorithm 1 line 4 (= Algorithm 2 line 5), on the normalised
             # weights: C_eps := (1 - J) C_eps + (J/|E|) C with C = 1.
             tot = q1 = g = 0.0
+            # least < 0: a ratio coded as its log (counted after the loop); least < _TINY:
+            # that, or a product w t below the normal range (forget_step takes them)
+            least = 1.0
             for k in range(K):
                 wk = stay * w[k] + jump
                 w[k] = wk
                 tot += wk
                 q1 += wk * table[k, i]
-                g += wk * t[k, i]
+                tk = t[k, i]
+                prod = wk * tk
+                g += max(prod, 0.0)
+                least = min(least, prod if tk != 0.0 else 1.0)
+            if least < 0.0:
+                g += coded_growth(w, t, i)
             # Algorithm 2 line 6: p'_i = sum_eps f_eps(p_i) C_eps (the weights, mixed
             # already, sum to tot = 1 up to rounding; q1 <= tot keeps p' in [0, 1]).
             if forecasts and q1 < _SMALL_FORECAST:
@@ -542,30 +537,35 @@ def advance_into(table, t, ls, rates, gamma, weights, log_cap, log_err, out_log1
             if g > 0.0:
                 log_growth = math.log(g / tot)
                 if abs(log_growth + ls[i]) <= _NEAR_ONE:  # S barely moves: every bit counts
-                    log_growth = math.log(_growth_near_one(w, t, i))
+                    log_growth = math.log(growth_near_one(w, t, i))
                 log_factor[r] = log_growth + ls[i]
                 hi, lo = _compensated_add(log_cap[r], log_err[r], log_growth)
                 hi, lo = _compensated_add(hi, lo, ls[i])
-                log_cap[r] = hi
-                log_err[r] = lo
+                log_cap[r], log_err[r] = hi, lo
                 # Algorithm 1 line 5 / Algorithm 2 line 7, renormalised
-                # (Algorithm 2 lines 3-4 of the next step): w_eps t_eps / g.
-                if g >= _SAFE_INVERSE:
+                # (Algorithm 2 lines 3-4 of the next step): w_eps t_eps / g, then
+                # forgetting; forget_step does both from the products' logs where needed.
+                if gamma != 1.0 and least < _TINY:
+                    forget_step(w, t, i, gamma)
+                elif g >= _SAFE_INVERSE:
                     inv = 1.0 / g
-                    for k in range(K):
-                        w[k] = w[k] * t[k, i] * inv
+                    if least < 0.0:  # the coded ratios by their floats
+                        for k in range(K):
+                            w[k] = w[k] * decoded(t[k, i]) * inv
+                    else:
+                        for k in range(K):
+                            w[k] = w[k] * t[k, i] * inv
                 else:
                     for k in range(K):
-                        w[k] = w[k] * t[k, i] / g
+                        w[k] = w[k] * decoded(t[k, i]) / g
             else:
                 # Every expert gave the observed label probability 0: S_r = 0
                 # from now on (Algorithm 1 keeps C = 0); Algorithm 2's
                 # normalisation would be 0/0, so the weights keep their
                 # mixed values and the predictor goes on with them.
-                log_factor[r] = -np.inf
-                log_cap[r] = -np.inf
+                log_factor[r] = log_cap[r] = -np.inf
                 log_err[r] = 0.0
-            if gamma != 1.0:
+            if gamma != 1.0 and not (g > 0.0 and least < _TINY):
                 forget(w, gamma)
         if forecasts:
             out_proba[i] = proba / shares + (small / shares) * _DOWN

@@ -15,6 +15,21 @@ over the normal range and ``1e-15`` for ``x >= 1e-3``; ``pow`` is within an
 ulp.  A weight's relative error changes the step's betting factor
 ``sum w_k t_k`` by at most as much, so ``log S`` moves by at most that per
 step (the tests compare with the literal twin at ``1e-9`` relative).
+
+Ratios and weights below the normal range (attack 19 F2)
+--------------------------------------------------------
+Forgetting brings a tiny weight back: ``x^(gamma^m)`` tends to 1, so a weight
+of ``1e-450`` relative to the largest matters again after a few steps of a
+short half-life, and must not be 0 (or a subnormal float, off by up to 100%).
+So the likelihood ratios ``t`` (:mod:`venncal._kernels.jumper`) carry a ratio
+that is positive but below ``2^-1022`` as its natural logarithm, a number
+below ``-708.39`` (:func:`coded`; 0 stays exactly 0: a function that gives the
+label probability 0), and :func:`forget_step` discounts the weights after a
+step from ``log w_k + log t_k`` wherever ``w_k t_k`` is not a normal float.
+The weights themselves stay floats: after the mixing of the next step each is
+at least ``J/K``, a normal float (the objects refuse a half-life with a
+smaller ``J/K``), beside which a subnormal weight's absolute error of
+``2^-1075`` is below ``2^-53`` relative.
 """
 
 from __future__ import annotations
@@ -27,8 +42,9 @@ from numba import types
 from numba.core.extending import intrinsic
 
 from ._jit import jit, jit_inline
+from .dd import dd_div_jit, two_prod_jit, two_sum_jit
 
-__all__ = ["forget", "unit_pow"]
+__all__ = ["coded", "decoded", "forget", "forget_step", "growth_near_one", "unit_pow"]
 
 _TINY = 2.2250738585072014e-308  # the smallest normal float
 _SQRT2 = 1.4142135623730951
@@ -152,6 +168,120 @@ def forget(w, gamma):
         u = w[k]
         if not u > 0.0:  # -w: the quotient is below the normal range (or 0)
             u = math.exp(gamma * (math.log(-u) - math.log(top))) if u < 0.0 else 0.0
+            w[k] = u
+        tot += u
+    for k in range(K):
+        w[k] = w[k] / tot
+
+
+@jit_inline
+def coded(x, log_x):
+    """A ratio as :func:`forget_step` reads it: ``x`` when normal, else ``log_x`` (0 for ``x = log_x = 0``).
+
+    ``x`` is the ratio's float and ``log_x`` its natural logarithm (taken by
+    the caller only when ``x`` is below ``2^-1022``: pass any value
+    otherwise); ``log_x = -inf`` is a ratio of exactly 0.
+    """
+    if x >= _TINY:
+        return x
+    return 0.0 if log_x == -np.inf else log_x
+
+
+@jit_inline
+def coded_quotient(a, b):
+    """``a / b`` for ``a >= 0`` and ``b > 0`` normal, or ``log a - log b`` when the quotient is not normal (:func:`coded`)."""
+    x = a / b
+    if x >= _TINY or a == 0.0:
+        return x
+    return _log_quotient(a, b)
+
+
+@jit
+def _log_quotient(a, b):
+    """``log a - log b`` (a call, out of the callers' loops: the rare case)."""
+    return math.log(a) - math.log(b)
+
+
+@jit_inline
+def decoded(x):
+    """The float of a coded ratio (:func:`coded`): ``exp(x)`` for a logarithm (subnormal or 0)."""
+    return math.exp(x) if x < 0.0 else x
+
+
+@jit
+def coded_growth(w, t, i):
+    """``sum_k w_k t_k`` over the coded ratios of column ``i`` alone (their floats, subnormal or 0)."""
+    g = 0.0
+    for k in range(w.shape[0]):
+        if t[k, i] < 0.0:
+            g += w[k] * math.exp(t[k, i])
+    return g
+
+
+@jit_inline
+def growth_near_one(w, t, i):
+    """``sum_k w_k t_k / sum_k w_k`` from compensated sums (Ogita, Rump & Oishi's Dot2).
+
+    The products and sums are carried with their exact errors, so the
+    quotient is within about an ulp of the exact quotient of the given
+    floats, where the plain sums are off by up to ``K`` ulps: one step at
+    ``p = 1 - 2**-53`` with a symmetric family and ``J = 1``, whose factor
+    is exactly 1, gave ``S = 1 + 2**-52``; now exactly 1.  Coded ratios
+    (:func:`coded`) count by their floats.
+    """
+    gh = gl = th = tl = 0.0
+    for k in range(w.shape[0]):
+        prod, perr = two_prod_jit(w[k], decoded(t[k, i]))
+        gh, e = two_sum_jit(gh, prod)
+        gl += e + perr
+        th, e = two_sum_jit(th, w[k])
+        tl += e
+    gh, gl = two_sum_jit(gh, gl)
+    th, tl = two_sum_jit(th, tl)
+    return dd_div_jit(gh, gl, th, tl)
+
+
+@jit_inline
+def _step_pow(wk, tk, top, gamma):
+    """``(wk tk / top)^gamma`` by :func:`unit_pow` when ``wk tk`` and the quotient are normal, else ``-wk``."""
+    prod = wk * max(tk, 0.0)
+    x = prod / top
+    u = unit_pow(max(x, _TINY), gamma)
+    return u if (prod >= _TINY and x >= _TINY) else -wk
+
+
+@jit
+def forget_step(w, t, i, gamma):
+    """Algorithm 2 line 7 then forgetting, in place: ``w := (w t)^gamma / sum (w t)^gamma``.
+
+    ``w`` holds the mixed weights of the step (each at least ``J/K > 0``)
+    and column ``i`` of ``t`` its coded ratios (:func:`coded`, the largest
+    1).  The result is :func:`forget` of the normalised ``w_k t_k``, taken
+    relative to the largest product (normalising first changes nothing but
+    the roundings): by :func:`unit_pow` where ``w_k t_k`` and its quotient
+    are normal floats, else as ``exp(gamma (log w_k + log t_k - log top))``
+    from the logarithms, so that a product far below the float range keeps
+    its relative precision and forgetting can bring it back; ``t_k = 0``
+    gives exactly 0.
+    """
+    K = w.shape[0]
+    top = 0.0
+    for k in range(K):
+        top = max(top, w[k] * max(t[k, i], 0.0))
+    if not top > 0.0:
+        return
+    for k in range(K):  # (branch-free: vectorised)
+        w[k] = _step_pow(w[k], t[k, i], top, gamma)
+    tot = 0.0
+    for k in range(K):
+        u = w[k]
+        if not u > 0.0:  # -w_k: a product or quotient below the normal range (or t_k = 0)
+            wk, tk = -u, t[k, i]
+            if wk > 0.0 and tk != 0.0:
+                lt = tk if tk < 0.0 else math.log(tk)
+                u = math.exp(gamma * ((math.log(wk) + lt) - math.log(top)))
+            else:
+                u = 0.0
             w[k] = u
         tot += u
     for k in range(K):

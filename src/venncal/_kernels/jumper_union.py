@@ -37,6 +37,7 @@ from .jumper_calls import (
     rate_scratch,
 )
 from .jumper_complement import _logit, union_complements
+from .jumper_forget import _TINY
 
 #: A slot of the control block: 1.0 when the scratch column holds the family's values at
 #: ``CTL_X`` (the last forecast's base probability), 0.0 before any forecast.
@@ -123,7 +124,8 @@ def union_rescale(desc, t, ls, member_ls):
     Rows ``desc[M + m]`` to ``desc[M + m + 1]`` of ``t`` hold member ``m``'s
     ratios on its own scale ``member_ls[m]``; they are multiplied by
     ``exp(ls_m - ls)``, taken from an exact difference of logarithms
-    (:func:`_down_scale`), 0 where ``ls_m = -inf``.  One member keeps its own
+    (:func:`_down_scale`), 0 where ``ls_m = -inf``; a product below
+    ``2^-1022`` is coded as its log (``log t + (ls_m - ls)``).  One member keeps its own
     ratios.  Only the rows of ``desc`` are read (a user's family, kind -1,
     may be a member).
     """
@@ -137,9 +139,20 @@ def union_rescale(desc, t, ls, member_ls):
             top = max(top, member_ls[j, i])
         ls[i] = top
         for j in range(M):
-            scale = _down_scale(member_ls[j, i], top)
-            for k in range(int(desc[M + j]), int(desc[M + j + 1])):
-                t[k, i] = t[k, i] * scale
+            lm = member_ls[j, i]
+            scale = _down_scale(lm, top)
+            a, b = int(desc[M + j]), int(desc[M + j + 1])
+            if scale == 1.0:  # the top member (x * 1 = x)
+                continue
+            dh = lm - top  # exp(dh + dl) = scale, dh + dl = lm - top exactly (TwoSum)
+            bb = dh - lm
+            dl = (lm - (dh - bb)) + (-top - bb)
+            for k in range(a, b):
+                tk = t[k, i]
+                v = tk * scale
+                if v < _TINY and tk != 0.0:  # below the normal range: coded as its log
+                    v = (tk if tk < 0.0 else math.log(tk)) + (dh + dl)
+                t[k, i] = v
 
 
 @jit_inline

@@ -59,7 +59,7 @@ def stacked_ratios(members, p: np.ndarray, y: np.ndarray,
     member_ls = np.empty((len(members), p.shape[0]))
     row = 0
     for j, fam in enumerate(members):
-        t[row:row + len(fam)], member_ls[j] = fam.likelihood_ratios(
+        t[row:row + len(fam)], member_ls[j] = fam._scaled_ratios(
             p, y, table[row:row + len(fam)])
         row += len(fam)
     ls = np.empty(p.shape[0])

@@ -38,6 +38,7 @@ from .._kernels.jumper import (
     forget,
     jumper_predict,
 )
+from .._kernels.jumper_forget import forget_step
 from .._kernels.jumper_calls import (
     CTL_GAMMA,
     CTL_LAST,
@@ -402,7 +403,7 @@ class SingleCalls:
         self._flush()
         q, y01, classes = self._inputs([p], [y])
         table = self.family_.table(q)
-        t, ls = self.family_.likelihood_ratios(q, y01, table)
+        t, ls = self.family_._scaled_ratios(q, y01, table)
         positive, base = bool(y01[0]), float(q[0])
         base = base if positive else 1.0 - base
         K = len(self.family_)
@@ -415,13 +416,21 @@ class SingleCalls:
                     self._log_cap[r], self._log_err[r], _log_ratio(top, base))
             else:
                 self._log_cap[r], self._log_err[r] = -np.inf, 0.0
-            g = 0.0
+            g, least = 0.0, 1.0
             for k in range(K):  # the kernel's order of operations, bit for bit
-                g += w[k] * t[k, 0]
+                prod = w[k] * t[k, 0]
+                g += max(prod, 0.0)
+                least = min(least, prod if t[k, 0] != 0.0 else 1.0)
+            ratios = np.where(t[:, 0] < 0.0, np.exp(np.minimum(t[:, 0], 0.0)), t[:, 0])
+            for k in np.flatnonzero(t[:, 0] < 0.0):  # ratios below 2**-1022, coded as logs
+                g += w[k] * ratios[k]
+            if g > 0.0 and self._gamma != 1.0 and least < 2.0**-1022:
+                forget_step(w, t, 0, self._gamma)  # line 7 and forgetting, from the logs
+                continue
             if g >= 2.0**-1000:
-                w[:] = w * t[:, 0] * (1.0 / g)
+                w[:] = w * ratios * (1.0 / g)
             elif g > 0.0:
-                w[:] = w * t[:, 0] / g
+                w[:] = w * ratios / g
             if self._gamma != 1.0:
                 forget(w, self._gamma)
         log10 = np.array([(_rate_weights(self._log_cap, self._log_err, np.empty_like(self._rates))

@@ -191,6 +191,18 @@ class CalibratingFamily:
         >>> t[:, 0] * np.exp(ls)
         array([0.5, 1.5])
         """
+        t, ls = self._scaled_ratios(p, y, table)
+        coded = t < 0.0  # a ratio below 2**-1022, carried as its log: its float (subnormal or 0)
+        if coded.any():
+            t[coded] = np.exp(t[coded])
+        return t, ls
+
+    def _scaled_ratios(self, p, y, table) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`likelihood_ratios` as the Jumper's kernels take them: a ratio below ``2**-1022`` as its log.
+
+        (:func:`~venncal._kernels.jumper_forget.coded`: forgetting brings such
+        a weight back, so its relative precision counts, attack 19 F2.)
+        """
         p = np.ascontiguousarray(p, dtype=np.float64)
         y = np.ascontiguousarray(y, dtype=np.bool_)
         table = np.ascontiguousarray(table, dtype=np.float64)
@@ -440,7 +452,7 @@ class _Union(CalibratingFamily):
         union_values(*self._compiled, p, out)
         return out
 
-    def likelihood_ratios(self, p, y, table):
+    def _scaled_ratios(self, p, y, table):
         p = np.ascontiguousarray(p, dtype=np.float64)
         y = np.ascontiguousarray(y, dtype=np.bool_)
         table = np.ascontiguousarray(table, dtype=np.float64)

@@ -78,7 +78,7 @@ __all__ = ["JumperMartingale", "JumperPredictor", "MeanJumper"]
 # A run evaluates the family and calls the kernel on blocks of this many steps
 # (one block for the 45,211 rows of Bank), bounding the (K, n) table's memory.
 _BLOCK = 1 << 16
-_ADVICE = "pass classes=[negative, positive]"
+_ADVICE, _TINY = "pass classes=[negative, positive]", 2.0 ** -1022  # (the smallest normal float)
 
 
 def _is_pair(v) -> bool:
@@ -138,6 +138,14 @@ class _Jumper(SingleCalls, OnlineCalibrator):
         self.family_ = self.family if self.family is not None else quadratic()
         self._rates = np.array(self._rate_values(), dtype=np.float64)
         self._gamma = forgetting_factor(self.half_life)
+        K, small = len(self.family_), self._rates / len(self.family_) < _TINY
+        if self._gamma != 1.0 and small.any():
+            raise ValueError(
+                f"half_life={self.half_life!r} needs every jumping rate J with J/K at least "
+                f"2**-1022 (K = {K} functions: J >= {K * _TINY:.3g}); got J = "
+                f"{float(self._rates[np.argmax(small)])!r}. Below it the jumps no longer keep the "
+                f"weights in the float range, and forgetting would bring back weights that "
+                f"have underflowed to 0")
         self.reset()
 
     def _rate_values(self) -> tuple[float, ...]:
@@ -252,7 +260,7 @@ class _Jumper(SingleCalls, OnlineCalibrator):
         :meth:`predict_proba_many` gives it at the state before the step.
         """
         table = self.family_.table(p)
-        t, ls = self.family_.likelihood_ratios(p, y01, table)
+        t, ls = self.family_._scaled_ratios(p, y01, table)
         if out_low is None:
             jumper_advance(table, t, ls, self._rates, self._gamma, w, hi, lo, out_log10,
                            out_proba, out_factor)
@@ -417,6 +425,7 @@ class JumperMartingale(_OneRate):
         Exponential forgetting of the weights over the family (steps after
         which a step's evidence counts half); ``S`` stays a test martingale
         (see :mod:`venncal.online._jumper_forgetting`).  None: none, bit for bit.
+        Needs ``J/K >= 2**-1022`` for each rate (else a ValueError).
 
     Attributes
     ----------
@@ -501,6 +510,7 @@ class JumperPredictor(_OneRate):
     half_life : float, default=None
         Forget the family's past log likelihoods with this half-life, so that
         the forecasts follow a drifting calibration faster; None: none.
+        Needs ``J/K >= 2**-1022`` for each rate (else a ValueError).
 
     Examples
     --------
@@ -541,6 +551,7 @@ class MeanJumper(_Jumper):
     half_life : float, default=None
         Forget the family's past log likelihoods with this half-life, so that
         the forecasts follow a drifting calibration faster; None: none.
+        Needs ``J/K >= 2**-1022`` for each rate (else a ValueError).
 
     Attributes
     ----------
