@@ -14,7 +14,10 @@ around the kernel (the event with the kernel replaced by a stub), the fixed
 cost of one kernel call from Python (no step, no forecast), and the compiled
 step and forecast alone (the same kernel called from a compiled loop over the
 stream); for the quantized stream also that loop on one repeated score, all
-in cache (so the difference is the memory's).
+in cache (so the difference is the memory's), and the compiled loop split into
+its inserts alone and its level reads alone, in cache and not, timed by the
+thread's CPU time (``time.thread_time``: the time spent waiting for a core on
+a loaded machine is not counted, so these figures vary less from run to run).
 
 This is a script, not a test::
 
@@ -170,11 +173,18 @@ def _calls_loop(mem, kind, K, R, m, Q, xs, ys):
 
 
 @numba.njit
-def _quantized_loop(buf, queue, xs, ys):
-    """The quantized stream's event in compiled code: the level at ``xs[i]``, then insert it."""
+def _quantized_loop(buf, queue, xs, ys, op=0):
+    """The quantized stream's event in compiled code: the level at ``xs[i]``, then insert it.
+
+    ``op = 2``: the inserts alone (no level read); ``op = -1``: the level reads
+    alone (nothing inserted).
+    """
     s = 0.0
     for i in range(xs.shape[0]):
-        s += packed_calls(buf, 1 if i else 0, 0, xs[i], 0.0, 0.0)
+        if op >= 0:
+            s += packed_calls(buf, 1 if i else 0, op, xs[i], 0.0, 0.0)
+        else:
+            s += packed_calls(buf, 0, 0, xs[i], 0.0, 0.0)
         queue[0, 0] = xs[i]
         queue[1, 0] = ys[i]
     return s
@@ -304,18 +314,26 @@ def breakdown(xs: list, ys: list, n_quantized: int, rounds: int, only: str = "")
 
     fixed = _best(lambda: per_call(empty_q, m), rounds)
 
-    def compiled_q(scores):
+    def compiled_q(scores, op=0, clock=time.perf_counter):
         copy = buf.copy()  # a fresh tree of n scores each time
         queue = packed_views(copy)[8]
-        t = time.perf_counter()
-        _quantized_loop(copy, queue, scores, ya)
-        return (time.perf_counter() - t) / m
+        t = clock()
+        _quantized_loop(copy, queue, scores, ya, op)
+        return (clock() - t) / m
 
     inner = _best(lambda: compiled_q(xa), 5 * rounds)
     hot = _best(lambda: compiled_q(np.full(m, 0.5)), 5 * rounds)
     print(f"{'QuantizedIsotonic event':34s} {whole * 1e9:7.0f} {python * 1e9:7.0f} {fixed * 1e9:7.0f} "
           f"{inner * 1e9:9.0f}  ({whole / ref:.1f}x = {python / ref:.1f} + {fixed / ref:.1f} + "
           f"{inner / ref:.1f} + rest; compiled on one score, in cache: {hot * 1e9:.0f} ns)")
+    # The compiled event split, timed by the thread's CPU time (not counting the time the
+    # thread waits for a core: steadier on a loaded machine), in cache and not.
+    cpu = time.thread_time
+    parts = {f"{what}{' in cache' if cached else ''}": _best(
+        lambda: compiled_q(np.full(m, 0.5) if cached else xa, op, cpu), 5 * rounds)
+        for cached in (False, True) for what, op in (("event", 0), ("insert", 2), ("level", -1))}
+    print("  compiled, CPU time: " + ", ".join(f"{k} {v * 1e9:.0f}" for k, v in parts.items())
+          + " ns")
 
 
 def main() -> None:
