@@ -67,12 +67,13 @@ def test_the_arena_methods_are_the_same_set_as_before_the_clipped_chains_moved()
              "temperature+ovo-ivap-normalize", "temperature+ovo-ivap-wlw",
              "vector-scaling+ovo-ivap", "structured-matrix-scaling+ovo-ivap",
              "temperature+ovr-ivap-clip", "vector-scaling+ovr-ivap-clip",
-             "structured-matrix-scaling+ovr-ivap-clip"}
+             "structured-matrix-scaling+ovr-ivap-clip", "temperature+ovr-ivap-cap",
+             "vector-scaling+ovr-ivap-cap", "structured-matrix-scaling+ovr-ivap-cap"}
     assert {c.name for c in methods_for("binary", "logit", 2)} == binary
     assert {c.name for c in methods_for("multiclass", "logit", 10)} == multi
     compared = {c.name for c in CANDIDATES}
-    assert {"platt+ivap-clip", "beta+ivap-clip", "temperature+ovr-ivap-clip",
-            "vector-scaling+ovr-ivap-clip", "structured-matrix-scaling+ovr-ivap-clip"} <= compared
+    assert {"platt+ivap-clip", "beta+ivap-clip", "temperature+ovr-ivap-cap",
+            "vector-scaling+ovr-ivap-cap", "structured-matrix-scaling+ovr-ivap-cap"} <= compared
 
 
 def test_synthetic_logits_distortions():

@@ -1,4 +1,4 @@
-"""``ChainedCalibrator(point="clip")``: the first stage's probability clipped into Venn-Abers' interval."""
+"""``ChainedCalibrator``'s ``point="clip"`` and ``"cap"``: Venn-Abers guards the first stage."""
 
 from __future__ import annotations
 
@@ -277,3 +277,46 @@ def test_multiclass_clip_into_unordered_cvap_pairs_clips_into_their_min_and_max(
     assert (iv[..., 0] > iv[..., 1]).any()
     c = np.clip(q, iv.min(axis=-1), iv.max(axis=-1))
     np.testing.assert_array_equal(chain.predict_proba(z[:100]), c / c.sum(axis=1, keepdims=True))
+
+
+def test_multiclass_cap_lowers_each_class_to_its_upper_end_and_never_raises():
+    z, y = _classes(n=300, K=5, seed=2)  # about 60 rows per class
+    then = OneVsRestCalibrator(VennAbersCalibrator(), score="proba")
+    chain = ChainedCalibrator(TemperatureCalibrator(), then, point="cap").fit(z, y)
+    q = chain.transform(z[:200])
+    iv = chain.predict_interval(z[:200])
+    c = np.minimum(q, iv[..., 1])
+    got = chain.predict_proba(z[:200])
+    np.testing.assert_array_equal(got, c / c.sum(axis=1, keepdims=True))
+    np.testing.assert_allclose(got.sum(axis=1), 1.0, rtol=1e-15)
+    below = q < iv[..., 0]
+    assert below.any()  # clip would raise these; cap leaves them (up to the renormalisation)
+    assert np.all(got[below] >= q[below] * (1 - 2.0**-50))  # up to the sum's rounding
+    clip = ChainedCalibrator(TemperatureCalibrator(), then, point="clip").fit(z, y)
+    np.testing.assert_array_equal(clip.predict_interval(z[:200]), iv)  # the same intervals
+
+
+@pytest.mark.parametrize("fitting", ["same", "split", "cross"])
+def test_cap_is_clip_for_one_score_per_row(fitting):
+    s, y = _binary(seed=4)
+    then = CrossVennAbersCalibrator() if fitting == "cross" else VennAbersCalibrator()
+    t = np.linspace(-5, 5, 101)
+    got = [ChainedCalibrator(PlattCalibrator(), then, fitting=fitting, cv=3, random_state=0,
+                             point=point).fit(s, y).predict_proba(t) for point in ("cap", "clip")]
+    np.testing.assert_array_equal(got[0], got[1])
+
+
+def test_cap_refuses_what_clip_refuses_and_round_trips(tmp_path):
+    z, y = _classes()
+    ovo = OneVsOneCalibrator(VennAbersCalibrator(), score="proba")
+    with pytest.raises(ValueError, match="point='cap'.*only a one-vs-rest second stage"):
+        ChainedCalibrator(TemperatureCalibrator(), ovo, point="cap").fit(z, y)
+    s, yb = _binary()
+    with pytest.raises(ValueError, match="point='cap'.*gives no intervals"):
+        ChainedCalibrator(PlattCalibrator(), PlattCalibrator(), point="cap").fit(s, yb)
+    then = OneVsRestCalibrator(VennAbersCalibrator(), score="proba")
+    chain = ChainedCalibrator(TemperatureCalibrator(), then, point="cap").fit(z, y)
+    venncal.save(chain, tmp_path / "c.json")
+    back = venncal.load(tmp_path / "c.json")
+    assert back.point == "cap"
+    np.testing.assert_array_equal(back.predict_proba(z[:50]), chain.predict_proba(z[:50]))

@@ -75,9 +75,9 @@ IDS = [f"{c.problem}-{c.name}" for c in CANDIDATES]
 def test_the_table_test_covers_the_clipped_chains():
     names = {(c.problem, c.name) for c in CANDIDATES}
     assert {("binary", "platt+ivap-clip"), ("binary", "beta+ivap-clip"),
-            ("multiclass", "temperature+ovr-ivap-clip"),
-            ("multiclass", "vector-scaling+ovr-ivap-clip"),
-            ("multiclass", "structured-matrix-scaling+ovr-ivap-clip")} <= names
+            ("multiclass", "temperature+ovr-ivap-cap"),
+            ("multiclass", "vector-scaling+ovr-ivap-cap"),
+            ("multiclass", "structured-matrix-scaling+ovr-ivap-cap")} <= names
 
 
 def _next_command(data, problem: str, method: str) -> str | None:

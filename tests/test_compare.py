@@ -84,8 +84,8 @@ def test_multiclass_methods_metrics_and_json():
     assert result.methods == ("uncalibrated", "temperature", "vector-scaling", "matrix-scaling",
                               "structured-matrix-scaling", "ovr-platt", "ovr-isotonic",
                               "ovr-ivap", "ovo-ivap", "temperature+ovr-ivap",
-                              "temperature+ovr-ivap-clip", "vector-scaling+ovr-ivap-clip",
-                              "structured-matrix-scaling+ovr-ivap-clip")
+                              "temperature+ovr-ivap-cap", "vector-scaling+ovr-ivap-cap",
+                              "structured-matrix-scaling+ovr-ivap-cap")
     assert "top_label_ece" in result.metrics and "classwise_ece" in result.metrics
     assert not any(result.failures(m) for m in result.methods)
     d = json.loads(json.dumps(result.to_dict(), allow_nan=False))

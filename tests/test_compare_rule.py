@@ -36,7 +36,7 @@ def test_the_defaults_and_the_switching_multiple_are_stated():
     assert DEFAULTS[("binary", False)][0] == "beta"
     assert DEFAULTS[("multiclass", False)][0] == "structured-matrix-scaling"
     assert DEFAULTS[("binary", True)] == ("beta+ivap-clip", "cvap", "ivap")
-    assert DEFAULTS[("multiclass", True)] == ("structured-matrix-scaling+ovr-ivap-clip",
+    assert DEFAULTS[("multiclass", True)] == ("structured-matrix-scaling+ovr-ivap-cap",
                                               "temperature+ovr-ivap", "ovr-ivap", "ovo-ivap")
     assert SWITCH_SE == 1.5 * NOISE_SE == 3.0
 
@@ -149,12 +149,12 @@ def test_with_intervals_the_clipped_leaders_are_the_defaults():
     rec = _rec({m: v for m, v in ll.items() if m != "beta+ivap-clip"}, intervals=True)
     assert rec.method == "cvap" and "beta+ivap-clip was not compared" in rec.reason
     mc = {"structured-matrix-scaling": _a(0.30, 0.31, 0.29),
-          "structured-matrix-scaling+ovr-ivap-clip": _a(0.30, 0.312, 0.29),
+          "structured-matrix-scaling+ovr-ivap-cap": _a(0.30, 0.312, 0.29),
           "temperature+ovr-ivap": _a(0.31, 0.31, 0.29), "ovr-ivap": _a(0.30, 0.30, 0.30)}
     gives = {m: "ivap" in m for m in mc}
     rec = _rec(mc, intervals=True, problem="multiclass", gives=gives)
-    assert rec.method == "structured-matrix-scaling+ovr-ivap-clip"
-    assert rec.default == "structured-matrix-scaling+ovr-ivap-clip"
+    assert rec.method == "structured-matrix-scaling+ovr-ivap-cap"
+    assert rec.default == "structured-matrix-scaling+ovr-ivap-cap"
 
 
 def test_compare_with_intervals_recommends_the_clipped_chains():
@@ -173,8 +173,8 @@ def test_compare_with_intervals_recommends_the_clipped_chains():
     c = np.array([rng.choice(3, p=row) for row in p])
     result = compare(z, c, score="logit", intervals=True)
     rec = result.recommendation
-    assert rec.default == "structured-matrix-scaling+ovr-ivap-clip", rec.reason
-    assert rec.method == "structured-matrix-scaling+ovr-ivap-clip", rec.reason
+    assert rec.default == "structured-matrix-scaling+ovr-ivap-cap", rec.reason
+    assert rec.method == "structured-matrix-scaling+ovr-ivap-cap", rec.reason
     # Without intervals the defaults are unchanged.
     assert result.recommend(intervals=False).default == "structured-matrix-scaling"
 
@@ -282,7 +282,7 @@ def test_small_k_class_sets_start_from_temperature():
     assert SMALL_ROWS_PER_PARAMETER == 10
     assert defaults_for("multiclass", False, 129, 3) == SMALL_DEFAULTS[("multiclass", False)]
     assert defaults_for("multiclass", False, 130, 3) == DEFAULTS[("multiclass", False)]
-    assert defaults_for("multiclass", True, 1109, 10)[0] == "temperature+ovr-ivap-clip"
+    assert defaults_for("multiclass", True, 1109, 10)[0] == "temperature+ovr-ivap-cap"
     assert defaults_for("multiclass", False, 1110, 10)[0] == "structured-matrix-scaling"
     ll = {"structured-matrix-scaling": _a(0.30, 0.28, 0.31, 0.29, 0.30),
           "temperature": _a(0.31, 0.29, 0.30, 0.30, 0.31)}

@@ -96,7 +96,7 @@ class ChainedCalibrator(ParamsMixin, BaseEstimator):
         ``StratifiedKFold(shuffle=True)``, stratified by class); an int
         makes them, and :meth:`split`, reproducible.  ``venncal.save``
         stores an int or None (not a RandomState).
-    point : {"then", "clip"}, default="then"
+    point : {"then", "clip", "cap"}, default="then"
         The probability the chain predicts.  ``"then"``: the second stage's
         (for Venn-Abers, its merge of ``(p0, p1)``).  ``"clip"``: the first
         stage's probability clipped into the second stage's interval
@@ -111,7 +111,14 @@ class ChainedCalibrator(ParamsMixin, BaseEstimator):
         ``[min(p0, p1), max(p0, p1)]``.  For one score
         per row the prediction lies in ``[p0, p1]``, like every Venn-Abers
         point prediction; for K classes the renormalisation may move it
-        slightly outside.
+        slightly outside.  ``"cap"``: for K classes, each class's
+        probability above its upper end is lowered to it, none is raised
+        to its lower end, then the row is renormalised, which can lift a
+        lowered class back above its end (where the calibration rows per
+        class are few it keeps the first stage's log loss more often than
+        ``"clip"``: docs/parametric.md); for one score per row it is
+        ``"clip"`` (both ends there are upper ends: ``p1`` of the class and
+        ``1 - p0`` of the other).
 
     Attributes
     ----------
@@ -164,7 +171,7 @@ class ChainedCalibrator(ParamsMixin, BaseEstimator):
         "calibration_size": [Interval("real", 0, 1, closed="neither"), Interval("int", 1, None)],
         "cv": [Interval("int", 2, None)],
         "random_state": [RANDOM_STATE],
-        "point": [Options(("then", "clip"))],
+        "point": [Options(("then", "clip", "cap"))],
     }
     #: Parameters newer than the first saved chains: left out of a file at their default.
     _params_added: ClassVar[dict] = {"point": "then"}
@@ -217,16 +224,17 @@ class ChainedCalibrator(ParamsMixin, BaseEstimator):
                 f"fitting='split' fits then ({then_name}) once, on the held-out rows, but it is "
                 "fitted per fold: use fitting='cross', or an inductive Venn-Abers predictor"
             )
-        if self.point == "clip":
+        if self.point != "then":
             if not hasattr(self.then, "predict_interval"):
                 raise ValueError(
-                    f"point='clip' clips into the second stage's Venn-Abers interval, but then "
-                    f"({then_name}) gives no intervals: use a Venn-Abers second stage"
+                    f"point={self.point!r} bounds the first stage's probability by the second "
+                    f"stage's Venn-Abers interval, but then ({then_name}) gives no intervals: use "
+                    "a Venn-Abers second stage"
                 )
             if kind != BINARY and then_name != "OneVsRestCalibrator":
                 raise ValueError(
-                    f"point='clip' clips each class's probability into its interval, which "
-                    f"only a one-vs-rest second stage gives (then is {then_name}, whose "
+                    f"point={self.point!r} bounds each class's probability by its interval, "
+                    f"which only a one-vs-rest second stage gives (then is {then_name}, whose "
                     "intervals are per pair of classes)"
                 )
         return kind
@@ -409,15 +417,20 @@ class ChainedCalibrator(ParamsMixin, BaseEstimator):
             Columns in the order of ``classes_``.
         """
         x = self.transform(scores)
-        if self.point != "clip":
+        if self.point == "then":
             return self.then_.predict_proba(x)
         first = x.mean(axis=1) if isinstance(self.first_, list) else x  # cross: F outputs
         interval = self.then_.predict_interval(x)
         # A CVAP pair need not be ordered (folds that disagree): clip into [min, max].
-        clipped = np.clip(first, interval.min(axis=-1), interval.max(axis=-1))
-        if clipped.ndim == 1:
+        high = interval.max(axis=-1)
+        if first.ndim == 1:  # "cap" is "clip" for one score per row
+            clipped = np.clip(first, interval.min(axis=-1), high)
             return np.column_stack([self._clipped_complement(scores, x, first, interval, clipped),
                                     clipped])
+        if self.point == "cap":
+            clipped = np.minimum(first, high)
+        else:
+            clipped = np.clip(first, interval.min(axis=-1), high)
         total = clipped.sum(axis=1, keepdims=True)
         # Each class's p1 is positive unless Venn-Abers saw no row of it: a row of zeros
         # cannot be renormalised, so it takes the second stage's own probabilities.
@@ -462,7 +475,7 @@ class ChainedCalibrator(ParamsMixin, BaseEstimator):
 
     def predict(self, scores) -> np.ndarray:
         """Return the label of largest probability (``point="then"``: the second stage's)."""
-        if self.point != "clip":
+        if self.point == "then":
             return self.then_.predict(self.transform(scores))
         return self.classes_[np.argmax(self.predict_proba(scores), axis=1)]
 

@@ -143,15 +143,21 @@ _VECTOR = _construct("venncal.parametric.VectorScalingCalibrator", score=True)
 _SMS = _construct("venncal.parametric.StructuredMatrixScalingCalibrator", score=True)
 _OVR = _multiclass("OneVsRestCalibrator", "ivap")
 
-#: What a clipped chain keeps, said once in each of their lines.
-_CLIP = (" (the point prediction: the first stage's, moved to the nearest end of the "
-         "interval where it lies outside; not itself a Venn-Abers prediction)")
+#: What a guarded chain keeps (``point="clip"`` or ``"cap"``), said once in each of their lines.
+_GUARD = {
+    "clip": (" (the point prediction: the first stage's, moved to the nearest end of the "
+             "interval where it lies outside; not itself a Venn-Abers prediction)"),
+    "cap": (" (the point prediction: the first stage's, each class lowered to the upper end "
+            "of its interval where it lies above, then renormalised; not itself a Venn-Abers "
+            "prediction)"),
+}
 
 
-def _clipped(name: str, problem: str, first: Callable, then: Callable, about: str) -> Candidate:
-    """A chain fitted on the same rows whose point prediction is ``point="clip"``."""
-    return Candidate(name, problem, _chain(first, then, point="clip"), ("proba", "logit"),
-                     intervals=True, about=about + _CLIP)
+def _clipped(name: str, problem: str, first: Callable, then: Callable, about: str,
+             point: str = "clip") -> Candidate:
+    """A chain fitted on the same rows whose point prediction is ``point`` ("clip", "cap")."""
+    return Candidate(name, problem, _chain(first, then, point=point), ("proba", "logit"),
+                     intervals=True, about=about + _GUARD[point])
 
 
 #: Every calibrator compared, in the order of the results.  ``uncalibrated`` is the
@@ -208,15 +214,15 @@ CANDIDATES: tuple[Candidate, ...] = (
               intervals=True,
               about="temperature scaling, then one-vs-rest Venn-Abers on its probabilities "
                     "(fitted on the same rows)"),
-    _clipped("temperature+ovr-ivap-clip", MULTICLASS, _TEMP, _OVR,
-             "temperature scaling clipped into the one-vs-rest IVAP intervals fitted on its "
-             "probabilities, renormalised"),
-    _clipped("vector-scaling+ovr-ivap-clip", MULTICLASS, _VECTOR, _OVR,
-             "vector scaling clipped into the one-vs-rest IVAP intervals fitted on its "
-             "probabilities, renormalised"),
-    _clipped("structured-matrix-scaling+ovr-ivap-clip", MULTICLASS, _SMS, _OVR,
-             "structured matrix scaling clipped into the one-vs-rest IVAP intervals fitted on "
-             "its probabilities, renormalised"),
+    _clipped("temperature+ovr-ivap-cap", MULTICLASS, _TEMP, _OVR,
+             "temperature scaling capped by the one-vs-rest IVAP intervals fitted on its "
+             "probabilities", "cap"),
+    _clipped("vector-scaling+ovr-ivap-cap", MULTICLASS, _VECTOR, _OVR,
+             "vector scaling capped by the one-vs-rest IVAP intervals fitted on its "
+             "probabilities", "cap"),
+    _clipped("structured-matrix-scaling+ovr-ivap-cap", MULTICLASS, _SMS, _OVR,
+             "structured matrix scaling capped by the one-vs-rest IVAP intervals fitted on "
+             "its probabilities", "cap"),
 )
 
 

@@ -47,7 +47,7 @@ DEFAULTS = {
     ("multiclass", False): ("structured-matrix-scaling", "vector-scaling", "matrix-scaling",
                             "temperature"),
     ("binary", True): ("beta+ivap-clip", "cvap", "ivap"),
-    ("multiclass", True): ("structured-matrix-scaling+ovr-ivap-clip", "temperature+ovr-ivap",
+    ("multiclass", True): ("structured-matrix-scaling+ovr-ivap-cap", "temperature+ovr-ivap",
                            "ovr-ivap", "ovo-ivap"),
 }
 
@@ -89,7 +89,7 @@ SMALL_DEFAULTS = {
     ("binary", True): ("platt+ivap-clip", "beta+ivap-clip", "cvap", "ivap"),
     ("multiclass", False): ("temperature", "uncalibrated", "vector-scaling",
                             "structured-matrix-scaling", "matrix-scaling"),
-    ("multiclass", True): ("temperature+ovr-ivap-clip", "temperature+ovr-ivap", "ovr-ivap",
+    ("multiclass", True): ("temperature+ovr-ivap-cap", "temperature+ovr-ivap", "ovr-ivap",
                            "ovo-ivap"),
 }
 

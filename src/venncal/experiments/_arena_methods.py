@@ -50,12 +50,14 @@ def _ovo(coupling: str):
     return _multiclass("OneVsOneCalibrator", "ivap", coupling=coupling)
 
 
-def _extra(name, problem, first, then, about):
-    return Candidate(name, problem, _chain(first, then), ("proba", "logit"), True, about)
+def _extra(name, problem, first, then, about, **point):
+    return Candidate(name, problem, _chain(first, then, **point), ("proba", "logit"), True, about)
 
 
 #: The chains the arena adds to the comparison's candidates (all fitted on the same rows;
-#: the clipped chains, ``...-ivap-clip``, are candidates of the comparison itself).
+#: the guarded chains, ``...-ivap-clip`` for one score and ``...-ovr-ivap-cap`` for K
+#: classes, are candidates of the comparison itself; the K-class ``-clip`` chains, its
+#: candidates before ``-cap``, run here beside them).
 EXTRA_CHAINS: tuple[Candidate, ...] = (
     _extra("platt+ivap", BINARY, _PLATT, _IVAP, "Platt scaling, then IVAP on its probability"),
     _extra("beta+ivap", BINARY, _BETA, _IVAP, "Beta calibration, then IVAP"),
@@ -74,6 +76,15 @@ EXTRA_CHAINS: tuple[Candidate, ...] = (
            "vector scaling, then one-vs-one IVAP (Price)"),
     _extra("structured-matrix-scaling+ovo-ivap", MULTICLASS, _SMS, _ovo("price"),
            "structured matrix scaling, then one-vs-one IVAP (Price)"),
+    _extra("temperature+ovr-ivap-clip", MULTICLASS, _TEMP, _OVR,
+           "temperature scaling clipped into the one-vs-rest IVAP intervals, renormalised",
+           point="clip"),
+    _extra("vector-scaling+ovr-ivap-clip", MULTICLASS, _VECTOR, _OVR,
+           "vector scaling clipped into the one-vs-rest IVAP intervals, renormalised",
+           point="clip"),
+    _extra("structured-matrix-scaling+ovr-ivap-clip", MULTICLASS, _SMS, _OVR,
+           "structured matrix scaling clipped into the one-vs-rest IVAP intervals, "
+           "renormalised", point="clip"),
 )
 
 #: Each chain's first stage (a method of the arena): for the chain target.
@@ -87,6 +98,8 @@ FIRST_STAGE = {
     "platt+ivap-clip": "platt", "beta+ivap-clip": "beta",
     "temperature+ovr-ivap-clip": "temperature", "vector-scaling+ovr-ivap-clip": "vector-scaling",
     "structured-matrix-scaling+ovr-ivap-clip": "structured-matrix-scaling",
+    "temperature+ovr-ivap-cap": "temperature", "vector-scaling+ovr-ivap-cap": "vector-scaling",
+    "structured-matrix-scaling+ovr-ivap-cap": "structured-matrix-scaling",
 }
 
 #: Methods left out of the K = 100 tasks (their cost there: K(K-1)/2 = 4,950 pairwise
