@@ -111,7 +111,7 @@ class ChainedCalibrator(ParamsMixin, BaseEstimator):
         ``[min(p0, p1), max(p0, p1)]``.  For one score
         per row the prediction lies in ``[p0, p1]``, like every Venn-Abers
         point prediction; for K classes the renormalisation may move it
-        slightly outside.  ``"cap"``: for K classes, each class's
+        outside (docs/parametric.md measures how far).  ``"cap"``: for K classes, each class's
         probability above its upper end is lowered to it, none is raised
         to its lower end, then the row is renormalised, which can lift a
         lowered class back above its end (where the calibration rows per
