@@ -422,15 +422,12 @@ class ChainedCalibrator(ParamsMixin, BaseEstimator):
         first = x.mean(axis=1) if isinstance(self.first_, list) else x  # cross: F outputs
         interval = self.then_.predict_interval(x)
         # A CVAP pair need not be ordered (folds that disagree): clip into [min, max].
-        high = interval.max(axis=-1)
+        low, high = interval.min(axis=-1), interval.max(axis=-1)
         if first.ndim == 1:  # "cap" is "clip" for one score per row
-            clipped = np.clip(first, interval.min(axis=-1), high)
+            clipped = np.clip(first, low, high)
             return np.column_stack([self._clipped_complement(scores, x, first, interval, clipped),
                                     clipped])
-        if self.point == "cap":
-            clipped = np.minimum(first, high)
-        else:
-            clipped = np.clip(first, interval.min(axis=-1), high)
+        clipped = np.minimum(first, high) if self.point == "cap" else np.clip(first, low, high)
         total = clipped.sum(axis=1, keepdims=True)
         # Each class's p1 is positive unless Venn-Abers saw no row of it: a row of zeros
         # cannot be renormalised, so it takes the second stage's own probabilities.

@@ -134,11 +134,13 @@ class Comparison:
 
     def _score_kind_hint(self, reason: str) -> str:
         """Why a default was not compared, when the cause is the unstated score kind."""
+        if self.score is not None:
+            return ""
         from ._candidates import CANDIDATES
 
         need = [c.name for c in CANDIDATES if c.problem == self.problem
-                and self.score not in c.scores and f"{c.name} was not compared" in reason]
-        if self.score is not None or not need:
+                and None not in c.scores and f"{c.name} was not compared" in reason]
+        if not need:
             return ""
         return (f" ({', '.join(need)} read{'s' if len(need) == 1 else ''} the scores as "
                 "probabilities or logits: say which with score='proba' or 'logit' in Python, "

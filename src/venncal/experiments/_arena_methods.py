@@ -30,6 +30,7 @@ from ..comparison._candidates import (
     MULTICLASS,
     Candidate,
     _chain,
+    _clipped,
     _construct,
     _multiclass,
 )
@@ -50,8 +51,8 @@ def _ovo(coupling: str):
     return _multiclass("OneVsOneCalibrator", "ivap", coupling=coupling)
 
 
-def _extra(name, problem, first, then, about, **point):
-    return Candidate(name, problem, _chain(first, then, **point), ("proba", "logit"), True, about)
+def _extra(name, problem, first, then, about):
+    return Candidate(name, problem, _chain(first, then), ("proba", "logit"), True, about)
 
 
 #: The chains the arena adds to the comparison's candidates (all fitted on the same rows;
@@ -76,15 +77,13 @@ EXTRA_CHAINS: tuple[Candidate, ...] = (
            "vector scaling, then one-vs-one IVAP (Price)"),
     _extra("structured-matrix-scaling+ovo-ivap", MULTICLASS, _SMS, _ovo("price"),
            "structured matrix scaling, then one-vs-one IVAP (Price)"),
-    _extra("temperature+ovr-ivap-clip", MULTICLASS, _TEMP, _OVR,
-           "temperature scaling clipped into the one-vs-rest IVAP intervals, renormalised",
-           point="clip"),
-    _extra("vector-scaling+ovr-ivap-clip", MULTICLASS, _VECTOR, _OVR,
-           "vector scaling clipped into the one-vs-rest IVAP intervals, renormalised",
-           point="clip"),
-    _extra("structured-matrix-scaling+ovr-ivap-clip", MULTICLASS, _SMS, _OVR,
-           "structured matrix scaling clipped into the one-vs-rest IVAP intervals, "
-           "renormalised", point="clip"),
+    _clipped("temperature+ovr-ivap-clip", MULTICLASS, _TEMP, _OVR,
+             "temperature scaling clipped into the one-vs-rest IVAP intervals, renormalised"),
+    _clipped("vector-scaling+ovr-ivap-clip", MULTICLASS, _VECTOR, _OVR,
+             "vector scaling clipped into the one-vs-rest IVAP intervals, renormalised"),
+    _clipped("structured-matrix-scaling+ovr-ivap-clip", MULTICLASS, _SMS, _OVR,
+             "structured matrix scaling clipped into the one-vs-rest IVAP intervals, "
+             "renormalised"),
 )
 
 #: Each chain's first stage (a method of the arena): for the chain target.
