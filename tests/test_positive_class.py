@@ -516,6 +516,32 @@ def test_monitor_positive_label_spelling(risk, capsys):
     assert json.loads(outs[0])["positive_label"] == "b"
 
 
+def test_integer_labels_past_2_53_are_named_exactly(tmp_path, monkeypatch, capsys):
+    """``--positive-label 9007199254740993`` names that label, not 2**53 beside it (attack 20 F1).
+
+    The text was matched through a float, which rounds 2**53 + 1 to 2**53: fit and monitor used
+    the other class without a word, and with 2**53 absent the label as typed was refused.
+    """
+    monkeypatch.chdir(tmp_path)
+    big, bigger = 2**53, 2**53 + 1
+    labels = [big, bigger] * 10
+    _labels_table("big.csv", labels, np.where(np.array(labels) == bigger, 0.8, 0.2))
+    ok(capsys, f"fit big.csv --score-col score --label-col y --method isotonic -o m.json "
+               f"--positive-label {bigger}")
+    assert venncal.load("m.json").classes_.tolist() == [big, bigger]
+    _, err = ok(capsys, f"evaluate big.csv --prob-col score --label-col y --positive-label {bigger}")
+    assert "below chance" not in err
+    out, _ = ok(capsys, f"monitor big.csv --prob-col score --label-col y --json "
+                        f"--positive-label {bigger}")
+    assert json.loads(out)["positive_label"] == bigger
+    _labels_table("big0.csv", [0, bigger] * 10)
+    ok(capsys, f"fit big0.csv --score-col score --label-col y --method isotonic -o m0.json "
+               f"--positive-label {bigger}")
+    assert venncal.load("m0.json").classes_.tolist() == [0, bigger]
+    fails(capsys, f"monitor big0.csv --prob-col score --label-col y --positive-label {big}",
+          rf"--positive-label '{big}' is not one of the labels \[0, {bigger}\]")
+
+
 OLD_SPELLING_WARNING = "warning: --pos-label is deprecated; use --positive-label"
 
 

@@ -268,6 +268,16 @@ def test_column_labels_refuse_missing_labels_with_their_row():
         ([True], "true", [False, True]),
         (["no"], "yes", ["no", "yes"]),
         ([2, 10], 10, [2, 10]),  # a value, not text
+        # integers past 2**53 are matched exactly, not through a float (attack 20 F1)
+        ([2**53, 2**53 + 1], str(2**53 + 1), [2**53, 2**53 + 1]),
+        ([2**53, 2**53 + 1], str(2**53), [2**53 + 1, 2**53]),
+        ([0, 2**53 + 1], str(2**53 + 1), [0, 2**53 + 1]),
+        ([2**53 + 1], str(2**53), [2**53 + 1, 2**53]),
+        ([2, 10], "1e1", [2, 10]),
+        ([0], "1.0", [0, 1]),
+        ([0.0], "1", [0.0, 1.0]),
+        ([0.1, 0.2], "0.1", [0.2, 0.1]),
+        ([0.5], "0.25", [0.5, 0.25]),
     ],
 )
 def test_classes_for(labels, positive, expected):
@@ -283,6 +293,14 @@ def test_classes_for(labels, positive, expected):
          "--positive-label 'c' is not one of the labels ['a', 'b']"),
         ([1], "x", "positive_label='x' is not a number, but the labels are numbers",
          "--positive-label 'x' is not a number"),
+        ([0, 2**53 + 1], str(2**53), f"positive_label='{2**53}' is not one of the labels",
+         f"--positive-label '{2**53}' is not one of the labels [0, {2**53 + 1}]"),
+        ([1], "1/2", "positive_label='1/2' is not a number", "--positive-label '1/2' is not"),
+        ([1], "1_0", "positive_label='1_0' is not a number", "--positive-label '1_0' is not"),
+        ([1], "1e400", "positive_label='1e400' is beyond the range of the labels' int64",
+         "--positive-label '1e400' is beyond"),
+        ([1.5], "1e400", "positive_label='1e400' is beyond the range of a float64 label",
+         "--positive-label '1e400' is beyond"),
         (["no"], "no", "name both with classes=[negative, 'no'] instead",
          "the positive class by --positive-label, so the negative class is unknown; name both "
          "with --param classes=NEGATIVE,no instead"),

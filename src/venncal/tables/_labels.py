@@ -152,12 +152,36 @@ def matches_label(label, text) -> bool:
         return label_value(label) == label_value(text)
     if isinstance(label, (bool, np.bool_)):
         return text.strip().lower() == str(bool(label)).lower()
-    if isinstance(label, (int, float, np.number)):
-        try:
-            return float(text) == label
-        except ValueError:
-            return False
+    if isinstance(label, (int, np.integer)):  # exactly: 2**53 + 1 is not 2**53
+        number = _decimal(text)
+        return number is not None and number == int(label)
+    if isinstance(label, (float, np.floating)):  # as the reader read it: "0.1" names 0.1
+        number = _decimal(text)
+        return number is not None and _float(number) == label
     return str(label) == text
+
+
+def _decimal(text: str) -> Fraction | None:
+    """The number a label's text writes in decimal (``"1"``, ``"1.0"``, ``"1e0"``), exactly.
+
+    ``None`` for other text, including ``"1/2"``, ``"1_000"``, ``"inf"`` and ``"nan"``
+    (a table's reader does not read them as numbers either).
+    """
+    text = text.strip()
+    if "/" in text or "_" in text:
+        return None
+    try:
+        return Fraction(text)
+    except ValueError:
+        return None
+
+
+def _float(number: Fraction) -> float:
+    """``number`` rounded to a float64 (``inf`` past its range, where ``float`` raises)."""
+    try:
+        return float(number)
+    except OverflowError:
+        return math.inf if number > 0 else -math.inf
 
 
 def _other_binary(label):
@@ -183,14 +207,21 @@ def _typed_like(positive, label):
             return lowered == "true"
         raise ParameterError(_shown(positive), " is not true or false, but the labels are")
     if isinstance(label, (int, float)):
-        for convert in (int, float):
-            try:
-                value = convert(positive)
-            except ValueError:
-                continue
-            if np.isfinite(value):
-                return value
-        raise ParameterError(_shown(positive), " is not a number, but the labels are numbers")
+        number = _decimal(positive)
+        if number is None:
+            raise ParameterError(_shown(positive), " is not a number, but the labels are numbers")
+        if number.denominator == 1 and isinstance(label, int):
+            if not -(2**63) <= number < 2**63:
+                raise ParameterError(
+                    _shown(positive), " is beyond the range of the labels' int64 integers"
+                )
+            return int(number)
+        value = _float(number)  # "1.0" or "0.5" beside int labels, any number beside floats
+        if not math.isfinite(value):
+            raise ParameterError(
+                _shown(positive), " is beyond the range of a float64 label (about 1.8e308)"
+            )
+        return value
     return positive
 
 
