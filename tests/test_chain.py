@@ -477,3 +477,62 @@ def test_a_second_stage_refusal_says_it_is_about_the_first_stages_output(fitting
     with pytest.raises(ValueError, match=r"second stage \(PlattCalibrator\).*first stage's "
                                          r"probabilities.*score 0\.0"):
         chain.fit(s, y, sample_weight=np.full(50, 1e308))
+
+
+@pytest.mark.parametrize("fitting", ["split", "cross"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_a_bad_row_is_named_as_the_input_counts_it(fitting, weighted):
+    """``"split"``/``"cross"`` fit stages on parts: a refusal names the input's row (attack 20 F2).
+
+    Row 40 sums to 1.07 (K classes) or is NaN (one score); the part's own numbering named a
+    good row (19, 16, 27, ...), and counted only the part's bad rows.
+    """
+    rng = np.random.default_rng(0)
+    n, K = 60, 3
+    P = rng.dirichlet([2] * K, n)
+    y = np.where(rng.random(n) < 0.7, P.argmax(axis=1), rng.integers(0, K, n))
+    y[:K] = range(K)
+    P[40, 0] += 0.07
+    w = np.ones(n)
+    if weighted:
+        w[[1, 2, 3, 5, 30]] = 0.0
+    base = CrossVennAbersCalibrator() if fitting == "cross" else VennAbersCalibrator()
+    chain = ChainedCalibrator(TemperatureCalibrator(score="proba"),
+                              OneVsRestCalibrator(base, score="proba"), fitting=fitting,
+                              point="cap", cv=3, random_state=0)
+    with pytest.raises(ValueError, match=r"row 40 \(from 0\) sums to 1\.07"):
+        chain.fit(P, y, sample_weight=w)
+    s = rng.normal(size=n)
+    s[[40, 50]] = np.nan
+    yb = (s + rng.normal(size=n) > 0).astype(int)
+    chain = ChainedCalibrator(PlattCalibrator(), base, fitting=fitting, cv=3, random_state=0)
+    with pytest.raises(ValueError, match=r"found 2 NaN or infinite value\(s\), the first at "
+                                         r"index 40 \(nan\)"):
+        chain.fit(s, yb, sample_weight=w)
+
+
+def test_a_second_stage_row_is_the_inputs_row_and_stays_a_row_error(monkeypatch):
+    """The second stage's refusal of a row of a part names the input's row, as a RowError."""
+    from venncal._rows import RowError
+
+    plain = TemperatureCalibrator.predict_proba
+
+    def spiky(self, scores):  # a first stage whose output has a bad row (the input's row 40)
+        p = plain(self, scores)
+        p[np.flatnonzero((np.asarray(scores) == 7.0).all(axis=1)), 0] += 0.5
+        return p
+
+    monkeypatch.setattr(TemperatureCalibrator, "predict_proba", spiky)
+    rng = np.random.default_rng(1)
+    z = rng.normal(size=(60, 3))
+    y = np.where(rng.random(60) < 0.7, z.argmax(axis=1), rng.integers(0, 3, 60))
+    y[:3] = range(3)
+    z[40] = 7.0
+    chain = ChainedCalibrator(TemperatureCalibrator(),
+                              OneVsRestCalibrator(VennAbersCalibrator(), score="proba"),
+                              fitting="split", calibration_size=0.5, random_state=0)
+    (_, b), = chain.split(y)
+    assert 40 in b
+    with pytest.raises(RowError, match=r"second stage .*refused them: .*row 40 \(from 0\)") as info:
+        chain.fit(z, y)
+    assert info.value.index == 40

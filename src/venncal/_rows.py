@@ -20,6 +20,9 @@ class RowError(ValueError):
     ``index`` counts from 0 (``"row 4 (from 0)"`` in the message); a table's
     reader names the row as its own rows count (:meth:`renumbered`).
     ``block``: the fold block of a cross Venn-Abers base's scores, or None.
+    ``at_index``: a value of a 1-D array (scores, weights), named ``"at index
+    4"`` (``"in row 5"`` renumbered), as :func:`venncal._validation.check_scores`
+    names it.
 
     Examples
     --------
@@ -30,14 +33,18 @@ class RowError(ValueError):
     'proba must lie in [0, 1]; got 1.5 in row 5, column 0'
     """
 
-    def __init__(self, before: str, index: int, after: str, block: int | None = None):
+    def __init__(self, before: str, index: int, after: str, block: int | None = None,
+                 at_index: bool = False):
         self.before, self.index, self.after, self.block = before, index, after, block
+        self.at_index = at_index
         super().__init__(f"{before}{self._row(f'{index}', 'from 0')}{after}")
 
     def __reduce__(self):  # pickled as constructed (dask sends errors between processes)
-        return type(self), (self.before, self.index, self.after, self.block)
+        return type(self), (self.before, self.index, self.after, self.block, self.at_index)
 
     def _row(self, row: str, note: str | None) -> str:
+        if self.at_index:  # a value of a 1-D array: "at index 4", renumbered "in row 5"
+            return f"at index {row}" if note else f"in row {row}"
         notes = [n for n in (note, None if self.block is None else f"fold block {self.block}")
                  if n]
         return f"row {row}" + (f" ({'; '.join(notes)})" if notes else "")
@@ -48,4 +55,4 @@ class RowError(ValueError):
 
     def of_rows(self, rows: np.ndarray) -> RowError:
         """The same error for a larger array, of which these were the rows ``rows``."""
-        return RowError(self.before, int(rows[self.index]), self.after, self.block)
+        return RowError(self.before, int(rows[self.index]), self.after, self.block, self.at_index)

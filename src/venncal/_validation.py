@@ -34,6 +34,7 @@ from ._input_scales import (  # re-exported: their users import them from here
     check_held_exactly,
     warn_if_relative_weights,
 )
+from ._rows import RowError
 
 __all__ = [
     "Check",
@@ -65,6 +66,13 @@ def _first(mask: np.ndarray) -> int:
 def _at(i: int, row_base: int | None) -> str:
     # Arrays count from index 0; tables, for their readers, from row 1.
     return f"at index {i}" if row_base is None else f"in row {i + row_base:,}"
+
+
+def _bad_value(before: str, i: int, after: str, row_base: int | None) -> ValueError:
+    """The error for the value at index ``i``: a :class:`RowError` that a caller holding a part
+    of the rows (or a table's reader) can renumber, or, with ``row_base``, the row named."""
+    err = RowError(before, i, after, at_index=True)
+    return err if row_base is None else ValueError(err.renumbered(row_base))
 
 
 def _real_1d(values, name: str, what: str) -> np.ndarray:
@@ -111,6 +119,8 @@ def check_scores(scores, *, name: str = "scores", row_base: int | None = None) -
         If the values are not real numbers.
     ValueError
         If not 1-D, empty, or with a NaN or infinite value (named as check_probabilities).
+        A bad value is a :class:`~venncal._rows.RowError` naming its index, which a caller
+        that passed a part of its rows (or a table's reader) renumbers.
 
     Examples
     --------
@@ -119,15 +129,15 @@ def check_scores(scores, *, name: str = "scores", row_base: int | None = None) -
     >>> check_scores([0.1, float("nan")])
     Traceback (most recent call last):
     ...
-    ValueError: scores must be finite; found 1 NaN or infinite value(s), the first at index 1 (nan)
+    venncal._rows.RowError: scores must be finite; found 1 NaN or infinite value(s), the first at index 1 (nan)
     """
     arr = _real_1d(scores, name, "value")
     finite = np.isfinite(arr)
     if not finite.all():
         i = _first(~finite)
-        raise ValueError(
+        raise _bad_value(
             f"{name} must be finite; found {int((~finite).sum())} NaN or infinite value(s), "
-            f"the first {_at(i, row_base)} ({float(arr[i])!r})"
+            "the first ", i, f" ({float(arr[i])!r})", row_base,
         )
     return arr
 
@@ -153,13 +163,12 @@ def check_probabilities(p, *, name: str = "p", row_base: int | None = None) -> n
     arr = _real_1d(p, name, "prediction")
     nan = np.isnan(arr)
     if nan.any():
-        raise ValueError(
-            f"{name} contains {int(nan.sum())} NaN value(s), the first {_at(_first(nan), row_base)}"
-        )
+        raise _bad_value(f"{name} contains {int(nan.sum())} NaN value(s), the first ",
+                         _first(nan), "", row_base)
     out = (arr < 0.0) | (arr > 1.0)
     if out.any():
         i = _first(out)
-        raise ValueError(f"{name} must lie in [0, 1]; got {float(arr[i])!r} {_at(i, row_base)}")
+        raise _bad_value(f"{name} must lie in [0, 1]; got {float(arr[i])!r} ", i, "", row_base)
     return arr
 
 
@@ -186,13 +195,13 @@ def check_sample_weight(
         return None
     if isinstance(sample_weight, numbers.Number):
         raise TypeError(f"{name} must be an array of shape (n_samples,) or None")
-    w = check_scores(sample_weight, name=name)
+    w = check_scores(sample_weight, name=name, row_base=row_base)
     if w.shape[0] != n:
         raise ValueError(f"{name} has length {w.shape[0]}, but there are {n} scores")
     negative = w < 0
     if negative.any():
         i = _first(negative)
-        raise ValueError(f"{name} must be non-negative; got {float(w[i])!r} {_at(i, row_base)}")
+        raise _bad_value(f"{name} must be non-negative; got {float(w[i])!r} ", i, "", row_base)
     if not zero_total and not (w > 0).any():
         raise ValueError(f"{name} sums to zero: at least one positive weight is needed")
     return w

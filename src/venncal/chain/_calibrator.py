@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import ClassVar
 
 import numpy as np
@@ -10,6 +11,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import same_values
+from .._rows import RowError
 from .._validation import RANDOM_STATE, Check, Interval, Options, ParamsMixin, check_sample_weight
 from ..negated import _same_param
 from ..parametric._inputs import _as_array
@@ -17,6 +19,15 @@ from ._complements import pair_complements
 from ._stages import BINARY, FITTINGS, fold_ids, is_grouped, is_stage, row_parts, stage_kind, subset
 
 __all__ = ["ChainedCalibrator"]
+
+
+@contextmanager
+def _rows_of(rows: np.ndarray):
+    """A :class:`RowError` raised on ``x[rows]`` named as a row of ``x``."""
+    try:
+        yield
+    except RowError as exc:
+        raise exc.of_rows(rows) from None
 
 
 def _same_setting(a, b) -> bool:
@@ -335,34 +346,61 @@ class ChainedCalibrator(ParamsMixin, BaseEstimator):
             return self._set_fitted(first, then)
         parts = row_parts(self.fitting, y, w, calibration_size=self.calibration_size,
                           cv=self.cv, random_state=self.random_state, folds=folds)
+        try:
+            firsts, out = self._fit_firsts(parts, x, y, w, kind)
+        except RowError as exc:
+            # A bad row of a part, named as the input's: the first stage's refusal of all
+            # the rows, if it refuses them so, names the input's first bad row and counts them.
+            try:
+                clone(self.first).fit(x, y, w)
+            except RowError as whole:
+                raise whole from exc
+            except ValueError:
+                pass
+            raise
         if self.fitting == "split":
-            (a, b), = parts
-            first = clone(self.first).fit(x[a], y[a], subset(w, a))
-            then = self._fit_then(self._output(first, x[b], kind), y[b], subset(w, b))
-            return self._set_fitted(first, then)
-        # "cross": each fold's rows scored by the first stage fitted on the other folds
+            (_, b), = parts
+            then = self._fit_then(out, y[b], subset(w, b), rows=b)
+            return self._set_fitted(firsts[0], then)
+        kept = np.sort(np.concatenate([b for _, b in parts]))
+        ids = fold_ids(parts, x.shape[0], folds)[kept]
+        then = self._fit_then(out[kept], y[kept], subset(w, kept), rows=kept, folds=ids)
+        return self._set_fitted(firsts, then)
+
+    def _fit_firsts(self, parts, x, y, w, kind):
+        """The first stage fitted on each part's first rows, and its output on its second rows.
+
+        ``"split"``: the output on the held-out rows.  ``"cross"``: each fold's rows scored
+        by the first stage fitted on the other folds, at their places among all the rows.
+        """
         firsts, out = [], None
         for a, b in parts:
-            first = clone(self.first).fit(x[a], y[a], subset(w, a))
-            part = self._output(first, x[b], kind)
+            with _rows_of(a):
+                first = clone(self.first).fit(x[a], y[a], subset(w, a))
+            with _rows_of(b):
+                part = self._output(first, x[b], kind)
+            firsts.append(first)
+            if self.fitting == "split":
+                return firsts, part
             if out is None:
                 out = np.empty((x.shape[0], *part.shape[1:]))
             out[b] = part
-            firsts.append(first)
-        kept = np.sort(np.concatenate([b for _, b in parts]))
-        ids = fold_ids(parts, x.shape[0], folds)[kept]
-        then = self._fit_then(out[kept], y[kept], subset(w, kept), folds=ids)
-        return self._set_fitted(firsts, then)
+        return firsts, out
 
-    def _fit_then(self, out, y, w, **extra):
-        """A clone of ``then`` fitted on the first stage's output; its refusals say so."""
+    def _fit_then(self, out, y, w, rows=None, **extra):
+        """A clone of ``then`` fitted on the first stage's output; its refusals say so.
+
+        ``rows``: the input's rows of ``out`` (a row named by the refusal is one of them).
+        """
         try:
             return clone(self.then).fit(out, y, w, **extra)
         except ValueError as exc:
-            raise ValueError(
-                f"{type(self).__name__}: the second stage ({type(self.then).__name__}), fitted on "
-                f"the first stage's probabilities (not the scores given), refused them: {exc}"
-            ) from exc
+            said = (f"{type(self).__name__}: the second stage ({type(self.then).__name__}), fitted "
+                    f"on the first stage's probabilities (not the scores given), refused them: ")
+            if isinstance(exc, RowError):  # still a row a table's reader can renumber
+                row = exc if rows is None else exc.of_rows(rows)
+                raise RowError(said + row.before, row.index, row.after, row.block) from exc
+            raise ValueError(said + str(exc)) from exc
 
     def _set_fitted(self, first, then):
         for stage in first if isinstance(first, list) else [first]:
