@@ -468,6 +468,49 @@ def test_bad_cell_of_a_multi_file_input_is_at_its_row_of_its_file(tmp_path, sche
     assert not [f for f in os.listdir(tmp_path) if ".part." in f]
 
 
+@pytest.mark.parametrize("nan_scores", ["error", "propagate"])
+def test_bad_row_of_class_scores_is_at_its_row_of_its_file(tmp_path, scheduler, nan_scores):
+    """A row the model refuses (not a bad cell) is named as the local engine names it: its row
+    of its file, not its index in a partition counted from 0 (attack 20 F3)."""
+    from venncal import OneVsRestCalibrator, VennAbersCalibrator
+    from venncal.tables import TableError
+
+    rng = np.random.default_rng(3)
+    P = rng.dirichlet([2, 2, 2], 400)
+    y = P.argmax(axis=1)
+    model = OneVsRestCalibrator(VennAbersCalibrator(), score="proba").fit(P, y)
+    bad = 300
+    P[bad - 1, 0] += 0.07  # data row `bad` of b.csv
+    rows = ["pa,pb,pc"] + [",".join(map(repr, r)) for r in P.tolist()]
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "a.csv").write_text("\n".join(rows[:11]) + "\n")
+    (folder / "b.csv").write_text("\n".join(rows) + "\n")
+    with pytest.raises(TableError) as info:
+        vd.transform_files(folder, model, f"{tmp_path}/out/", score_col=["pa", "pb", "pc"],
+                           blocksize="4KB", nan_scores=nan_scores)
+    message = str(info.value)
+    assert message.startswith(f"{folder / 'b.csv'}: cannot predict: scores (score='proba') must")
+    assert f"row {bad} sums to 1.0" in message and "from 0" not in message
+    assert not (tmp_path / "out").exists()
+
+
+def test_nan_in_a_float_parquet_column_is_not_called_empty(tmp_path):
+    """pandas holds Parquet's null and NaN alike: the message says either (attack 20 F3)."""
+    from venncal.tables import TableError
+
+    folder = tmp_path / "pq"
+    folder.mkdir()
+    s = np.linspace(0.1, 0.9, 20)
+    s[6] = np.nan
+    pd.DataFrame({"s": s}).to_parquet(folder / "p0.parquet")
+    model = method_class("isotonic")().fit([0, 1], [0, 1])
+    with dask.config.set(scheduler="synchronous"), pytest.raises(TableError) as info:
+        vd.transform_files(folder, model, f"{tmp_path}/out/", score_col="s")
+    assert "column 's', row 7 (partition 0): an empty or NaN cell (pandas reads both as NaN)" in (
+        str(info.value))
+
+
 def test_file_errors_name_the_parameters(tmp_path):
     from venncal.tables import TableError
 

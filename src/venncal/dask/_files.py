@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ..tables import Param, ParameterError, TableError, column_numbers, file_format, na_markers, open_table
+from ..tables._cells import EMPTY_NUMBER
 
 __all__ = ["DASK", "NUM", "InputFiles", "check_headers", "input_files", "parsed", "read_frame"]
 
@@ -165,7 +166,20 @@ def _path(pdf, source: str) -> str:
 
 
 class _PartitionError(TableError):
-    """A bad cell at ``row`` of partition ``partition`` (whose rows come from ``path``)."""
+    """A bad cell at ``row`` of partition ``partition`` (whose rows come from ``path``).
+
+    Or a bad row (``row_error``, a :class:`~venncal._rows.RowError` counting the
+    partition's rows from 0), whose file :func:`located` finds (``path`` None).
+    """
+
+    row_error = None
+
+
+def row_error(exc, partition) -> _PartitionError:
+    """The error of partition ``partition`` for ``exc``, a RowError of its rows (from 0)."""
+    error = _PartitionError(f"partition {partition}: cannot predict: {exc}")
+    error.partition, error.path, error.row_error = partition, None, exc
+    return error
 
 
 def _label_texts(series: pd.Series) -> pd.Series:
@@ -173,6 +187,9 @@ def _label_texts(series: pd.Series) -> pd.Series:
     stripped = series.str.strip()
     missing = series.isna() | stripped.isin(["", *na_markers().to_pylist()])
     return series.astype(object).where(~missing.to_numpy(), None)
+
+
+_EMPTY_OR_NAN = "an empty or NaN cell (pandas reads both as NaN), a number is needed"
 
 
 def _parse(pdf, numeric, labels, missing, hint, source, replace, partition_info=None):
@@ -194,8 +211,15 @@ def _parse(pdf, numeric, labels, missing, hint, source, replace, partition_info=
                 raise
             number = partition_info["number"] if partition_info else 0
             path = _path(pdf, source)
+            problem = exc.parts[1:]
+            if pdf[name].dtype.kind == "f":  # pandas holds a null and a NaN alike, as NaN
+                problem = tuple(
+                    _EMPTY_OR_NAN + part[len(EMPTY_NUMBER):]
+                    if isinstance(part, str) and part.startswith(EMPTY_NUMBER) else part
+                    for part in problem
+                )
             error = _PartitionError.at_cell(f"partition {number} of {path}", name, exc.row,
-                                            *exc.parts[1:])
+                                            *problem)
             error.partition, error.path = number, path
             raise error from None
         values[name if replace else NUM + name] = numbers
@@ -226,10 +250,15 @@ def located(exc: _PartitionError, raw, source: str) -> TableError:
     them, so on error only, the earlier partitions are counted: a second
     pass over at most the data before the bad cell.
     """
-    parts = raw.to_delayed()[: exc.partition]
+    bad_row = exc.row_error is not None  # its file is the path of its partition's rows
+    parts = raw.to_delayed()[: exc.partition + bad_row]
     earlier = dask.compute(*[dask.delayed(_length_and_path)(part, source) for part in parts])
+    where = earlier[-1][1] if bad_row else exc.path
     csv = _PATH_COL in raw.columns
-    offset = sum(n for n, path in earlier if path == exc.path or not csv)
+    offset = sum(n for n, path in earlier[: exc.partition] if path == where or not csv)
+    if bad_row:  # as the local engine says it
+        return TableError(f"{where}: cannot predict: {exc.row_error.renumbered(offset + 1)}",
+                          source=where)
     return exc.moved(exc.path, offset + exc.row, f" (partition {exc.partition})")
 
 

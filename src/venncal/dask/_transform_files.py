@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _engine
+from .._rows import RowError
 from ..tables import Param, TableError, Writer, output_format
 from . import _files
 from ._files import DASK, NUM
@@ -90,10 +91,12 @@ def output_target(output, inputs: _files.InputFiles, sep, overwrite: bool) -> Ou
 def _score(pdf, model, score_cols, names, nan_scores, keep_text, partition_info=None):
     """Add ``names`` (p, p0, p1) to a partition whose scores were parsed to ``NUM + col``."""
     scores = np.column_stack([pdf[NUM + c].to_numpy(dtype=np.float64) for c in score_cols])
+    number = partition_info["number"] if partition_info else "?"
     try:
         values, _ = _engine.score_rows(model, scores, len(names), nan_scores)
+    except RowError as exc:  # located at its row of its file, as a bad cell (_files.located)
+        raise _files.row_error(exc, number) from None
     except (ValueError, TypeError) as exc:
-        number = partition_info["number"] if partition_info else "?"
         raise ValueError(f"cannot predict partition {number}: {exc}") from None
     out = pdf.drop(columns=[NUM + c for c in score_cols])
     if not keep_text:  # typed output from text: the scores as numbers, as the local engine

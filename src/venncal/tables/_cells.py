@@ -149,14 +149,17 @@ def _inexact_problem(value, x: float) -> str:
             f"float64; subtract an offset or rescale the column first")
 
 
+EMPTY_NUMBER = "empty cell, a number is needed"
+
+
 def _cell_problem(value, text_column: bool) -> str:
     if value is None:
-        return "empty cell, a number is needed"
+        return EMPTY_NUMBER
     if not text_column:
         return f"{value!r} {_NOT_FINITE}"
     stripped = value.strip()
     if not stripped:
-        return "empty cell, a number is needed"
+        return EMPTY_NUMBER
     if stripped.lower() in _NAN_TEXTS or stripped.lower().lstrip("+-") in ("inf", "infinity"):
         return f"{value!r} {_NOT_FINITE}"
     try:
