@@ -495,6 +495,30 @@ def test_bad_row_of_class_scores_is_at_its_row_of_its_file(tmp_path, scheduler, 
     assert not (tmp_path / "out").exists()
 
 
+def test_fit_names_a_bad_row_of_class_scores_at_its_row_of_its_file(tmp_path, scheduler):
+    """fit_files (K classes) says where the first bad row is, as the local fit (attack 20 F3)."""
+    from venncal import OneVsRestCalibrator, VennAbersCalibrator
+    from venncal.tables import TableError
+
+    rng = np.random.default_rng(4)
+    P = rng.dirichlet([2, 2, 2], 400)
+    y = P.argmax(axis=1)
+    bad = 300
+    P[bad - 1, 0] += 0.07  # data row `bad` of b.csv
+    P[bad + 9, 1] += 0.07  # and a later one
+    rows = ["pa,pb,pc,y"] + [",".join([*map(repr, r), str(k)]) for r, k in zip(P.tolist(), y)]
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "a.csv").write_text("\n".join(rows[:11]) + "\n")
+    (folder / "b.csv").write_text("\n".join(rows) + "\n")
+    with pytest.raises(TableError) as info:
+        vd.fit_files(folder, OneVsRestCalibrator(VennAbersCalibrator(), score="proba"),
+                     score_col=["pa", "pb", "pc"], label_col="y", blocksize="4KB")
+    message = str(info.value)
+    assert message.startswith(f"{folder / 'b.csv'}: cannot fit: scores (score='proba') must")
+    assert f"found 2 row(s) that do not; the first, row {bad}, sums to 1.0" in message
+
+
 def test_nan_in_a_float_parquet_column_is_not_called_empty(tmp_path):
     """pandas holds Parquet's null and NaN alike: the message says either (attack 20 F3)."""
     from venncal.tables import TableError

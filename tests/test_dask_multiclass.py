@@ -296,6 +296,9 @@ def test_each_error_as_the_local_fit():
     bad = pdf.copy()
     bad.loc[70, "q1"] += 0.01
     _fails(bad, cal, P, r"must have rows summing to 1 .*found 1 row\(s\) .*score='logit'")
+    # located: row 70 is row 9 (from 0) of the third partition, [61, ...) (attack 20 F3)
+    _fails(bad, cal, P, r"^partition 2: cannot fit: .*found 1 row\(s\) that do not; the first, "
+                        r"row 9 \(from 0\), sums to 1\.01")
     bad = pdf.copy()
     bad.loc[70, P] = [1.5, -0.5, 0.0]
     _fails(bad, cal, P, r"must lie in \[0, 1\]; found 1 row")
@@ -379,7 +382,8 @@ def test_fit_files_errors_name_the_file(tmp_path):
         vd.fit_files(folder, OneVsRestCalibrator(), score_col=P, label_col="y")
     bad.loc[30, "q2"] = 0.5
     folder = _csv_parts(tmp_path / "sums", bad, [60])
-    with pytest.raises(TableError, match=r"sums: scores .* summing to 1 .*found 1 row"):
+    with pytest.raises(TableError, match=r"sums/part-0\.csv: cannot fit: scores .* summing to 1 "
+                                         r".*found 1 row\(s\) that do not; the first, row 31, "):
         vd.fit_files(folder, OneVsRestCalibrator(), score_col=P, label_col="y")
     with pytest.raises(TableError, match=r"no column 'q9'"):
         vd.fit_files(folder, OneVsRestCalibrator(), score_col=[*P[:2], "q9"], label_col="y")

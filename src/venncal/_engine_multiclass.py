@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ._rows import RowError
 from .multiclass._common import MulticlassCalibrator
 from .multiclass._labels import _label_values
 from .multiclass._order import OrderTally, order_note
@@ -172,6 +173,10 @@ class ClassProblems:
     out_of_range_row: tuple = ()
     off_sum: int = 0
     off_sum_total: float = math.nan
+    #: where the row shown for each kind is: (partition, index from 0), or () where unknown
+    bad_score_at: tuple = ()
+    out_of_range_at: tuple = ()
+    off_sum_at: tuple = ()
     present: frozenset = frozenset()
     folds: frozenset = field(default_factory=frozenset)
     summary_error: str = ""
@@ -191,10 +196,13 @@ class ClassProblems:
             null_groups=self.null_groups + other.null_groups,
             bad_scores=self.bad_scores + other.bad_scores,
             bad_score_row=self.bad_score_row or other.bad_score_row,
+            bad_score_at=self.bad_score_at if self.bad_scores else other.bad_score_at,
             out_of_range=self.out_of_range + other.out_of_range,
             out_of_range_row=self.out_of_range_row or other.out_of_range_row,
+            out_of_range_at=self.out_of_range_at if self.out_of_range else other.out_of_range_at,
             off_sum=self.off_sum + other.off_sum,
             off_sum_total=self.off_sum_total if self.off_sum else other.off_sum_total,
+            off_sum_at=self.off_sum_at if self.off_sum else other.off_sum_at,
             present=self.present | other.present,
             folds=self.folds | other.folds,
             summary_error=self.summary_error or other.summary_error,
@@ -245,41 +253,62 @@ class ClassProblems:
 
     def _check_scores(self, calibrator, K: int) -> None:
         if self.bad_scores:
-            raise ValueError(
+            raise _bad_rows(
                 f"scores must be finite; found {self.bad_scores} row(s) with a NaN, infinite "
-                f"or null value (one holds {list(self.bad_score_row)!r})"
+                "or null value", self.bad_score_at, f"holds {list(self.bad_score_row)!r}"
             )
         hint = " (for logits or margins pass score='logit' or 'margin')"
         if self.out_of_range:
-            raise ValueError(
+            raise _bad_rows(
                 f"scores (score='proba') must lie in [0, 1]; found {self.out_of_range} row(s) "
-                f"that do not (one holds {list(self.out_of_range_row)!r}){hint}"
+                "that do not", self.out_of_range_at,
+                f"holds {list(self.out_of_range_row)!r}", hint,
             )
         if self.off_sum:
-            raise ValueError(
+            raise _bad_rows(
                 f"scores (score='proba') must have rows summing to 1 (within "
-                f"{proba_tolerance(K):.3g}); found {self.off_sum} row(s) that do not (one sums "
-                f"to {self.off_sum_total!r}){hint}"
+                f"{proba_tolerance(K):.3g}); found {self.off_sum} row(s) that do not",
+                self.off_sum_at, f"sums to {self.off_sum_total!r}", hint,
             )
 
 
-def _score_problems(x: np.ndarray, kind: str, problems: dict) -> np.ndarray:
-    """Count the rows of bad class scores (as ``check_class_scores`` finds them); return the good."""
+def _bad_rows(found: str, at: tuple, what: str, hint: str = "") -> ValueError:
+    """The error for rows of bad class scores: a :class:`RowError` of the first one's partition
+    (``partition``) when the engine says where it is, else counted only (Spark)."""
+    if not at:
+        return ValueError(f"{found} (one {what}){hint}")
+    partition, index = at
+    exc = RowError(f"{found}; the first, ", index, f", {what}{hint}")
+    exc.partition = partition
+    return exc
+
+
+def _score_problems(x: np.ndarray, kind: str, problems: dict,
+                    partition: int | None = None) -> np.ndarray:
+    """Count the rows of bad class scores (as ``check_class_scores`` finds them); return the good.
+
+    With ``partition`` (its number), the first bad row of each kind is located in it.
+    """
+    def at(bad: np.ndarray) -> tuple:
+        return () if partition is None else (partition, _first(bad))
+
     finite = np.isfinite(x).all(axis=1)
     good = finite.copy()
     if not finite.all():
         problems.update(bad_scores=int((~finite).sum()),
-                        bad_score_row=tuple(x[_first(~finite)].tolist()))
+                        bad_score_row=tuple(x[_first(~finite)].tolist()), bad_score_at=at(~finite))
     if kind == "proba":
         outside = finite & ((x < 0) | (x > 1)).any(axis=1)
         if outside.any():
             problems.update(out_of_range=int(outside.sum()),
-                            out_of_range_row=tuple(x[_first(outside)].tolist()))
+                            out_of_range_row=tuple(x[_first(outside)].tolist()),
+                            out_of_range_at=at(outside))
         with np.errstate(invalid="ignore"):
             totals = x.sum(axis=1)
         off = finite & ~outside & (np.abs(totals - 1.0) > proba_tolerance(x.shape[1]))
         if off.any():
-            problems.update(off_sum=int(off.sum()), off_sum_total=float(totals[_first(off)]))
+            problems.update(off_sum=int(off.sum()), off_sum_total=float(totals[_first(off)]),
+                            off_sum_at=at(off))
         good &= ~outside & ~off
     return good
 
@@ -293,6 +322,7 @@ def partition_summaries(
     folds: np.ndarray | None = None,
     fold_null: np.ndarray | None = None,
     round_scores: int | None = None,
+    partition: int | None = None,
 ) -> tuple[dict, ClassProblems]:
     """Reduce one partition to ``(pieces, problems)``: a summary per unit (and fold) present.
 
@@ -313,6 +343,9 @@ def partition_summaries(
         is missing.
     round_scores : int, default=None
         Round each unit's binary scores to this many decimals (``numpy.round``).
+    partition : int, default=None
+        The partition's number, where the engine's partitions are ordered (Dask): the first
+        bad row of scores is then located (partition, index).
 
     Returns
     -------
@@ -334,7 +367,7 @@ def partition_summaries(
     found.update(null_labels=int((codes == -1).sum()), unknown_labels=int((codes == -2).sum()))
     labelled = codes >= 0
     found["present"] = frozenset(np.unique(codes[labelled & positive]).tolist())
-    keep = _score_problems(scores, calibrator.score, found) & labelled & positive
+    keep = _score_problems(scores, calibrator.score, found, partition) & labelled & positive
     if folds is not None:
         found["null_groups"] = int(fold_null.sum())
         found["folds"] = frozenset(pd.unique(folds[~fold_null]).tolist())
@@ -382,7 +415,8 @@ def _numbers(series) -> np.ndarray:
 
 def frame_summaries(pdf: pd.DataFrame, calibrator, classes: np.ndarray, codes: Mapping,
                     score_cols: Sequence[str], label_col: str, weight_col: str | None,
-                    by: str | None, round_scores: int | None) -> tuple[dict, ClassProblems]:
+                    by: str | None, round_scores: int | None,
+                    partition: int | None = None) -> tuple[dict, ClassProblems]:
     """:func:`partition_summaries` of a pandas partition; ``codes`` from :func:`label_codes`."""
     n = len(pdf)
     x = np.empty((n, len(score_cols)))
@@ -397,7 +431,7 @@ def frame_summaries(pdf: pd.DataFrame, calibrator, classes: np.ndarray, codes: M
         folds = pdf[by].to_numpy(dtype=object)
         fold_null = pdf[by].isna().to_numpy()
     return partition_summaries(calibrator, classes, x, row_codes, w, folds, fold_null,
-                               round_scores)
+                               round_scores, partition)
 
 
 def _put(pieces: dict, key, column, y01, w) -> None:

@@ -175,10 +175,10 @@ class _PartitionError(TableError):
     row_error = None
 
 
-def row_error(exc, partition) -> _PartitionError:
+def row_error(exc, partition, doing: str = "cannot predict") -> _PartitionError:
     """The error of partition ``partition`` for ``exc``, a RowError of its rows (from 0)."""
-    error = _PartitionError(f"partition {partition}: cannot predict: {exc}")
-    error.partition, error.path, error.row_error = partition, None, exc
+    error = _PartitionError(f"partition {partition}: {doing}: {exc}")
+    error.partition, error.path, error.row_error, error.doing = partition, None, exc, doing
     return error
 
 
@@ -257,7 +257,7 @@ def located(exc: _PartitionError, raw, source: str) -> TableError:
     csv = _PATH_COL in raw.columns
     offset = sum(n for n, path in earlier[: exc.partition] if path == where or not csv)
     if bad_row:  # as the local engine says it
-        return TableError(f"{where}: cannot predict: {exc.row_error.renumbered(offset + 1)}",
+        return TableError(f"{where}: {exc.doing}: {exc.row_error.renumbered(offset + 1)}",
                           source=where)
     return exc.moved(exc.path, offset + exc.row, f" (partition {exc.partition})")
 

@@ -17,6 +17,8 @@ import pandas as pd
 
 from .. import _engine
 from .. import _engine_multiclass as mc
+from .._rows import RowError
+from ._files import row_error
 
 __all__ = ["fit_multiclass", "labels_reduction", "summaries_reduction"]
 
@@ -62,8 +64,8 @@ def summaries_reduction(df, calibrator, classes, codes, score_cols, label_col, w
     part = dask.delayed(mc.frame_summaries, pure=True)
     model = dask.delayed(calibrator, pure=True)
     parts = [
-        part(p, model, classes, codes, score_cols, label_col, weight_col, by, round_scores)
-        for p in df[columns].to_delayed()
+        part(p, model, classes, codes, score_cols, label_col, weight_col, by, round_scores, i)
+        for i, p in enumerate(df[columns].to_delayed())
     ]
     combine = dask.delayed(_combine, pure=True)
     return _tree(parts, lambda *ps: combine(*ps, max_distinct=max_distinct), split_every)
@@ -95,8 +97,13 @@ def fit_multiclass(df, calibrator, *, score_col, label_col, weight_col, by, roun
     ))
     pieces, problems = merged
     fold_value = _label_typer(list(problems.folds), typed) if by is not None else None
-    model = mc.fit_parts(calibrator, classes, pieces, problems, by, score_cols=score_cols,
-                         **({} if fold_value is None else {"fold_value": fold_value}))
+    try:
+        model = mc.fit_parts(calibrator, classes, pieces, problems, by, score_cols=score_cols,
+                             **({} if fold_value is None else {"fold_value": fold_value}))
+    except RowError as exc:  # a bad row of scores: at its row of its partition (of its file)
+        if getattr(exc, "partition", None) is None:
+            raise
+        raise row_error(exc, exc.partition, "cannot fit") from None
     if return_summary:
         return model, model_summaries(pieces, fold_value), problems.rows
     return model
