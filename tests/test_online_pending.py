@@ -112,3 +112,38 @@ def test_a_refused_label_keeps_its_forecast():
     assert 1 in waiting and waiting.model.n_seen_ == 0
     waiting.learn_one(1, 0)
     assert waiting.model.n_seen_ == 1
+
+
+EDGE_P = (0.5, 0.3, 1 - 2.0**-53, 1 - 2.0**-50, 5e-324, 1e-310, 1e-300, 0.0, 1.0, 0.999)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: JumperMartingale(quadratic(), jump_rate=1e-4, classes=[0, 1]),
+    lambda: MeanJumper(classes=[0, 1]),
+    lambda: MeanJumper(classes=[0, 1], half_life=7.0),
+    lambda: JumperMartingale(quadratic() + cox(), classes=[0, 1], half_life=5.0),
+])
+def test_in_order_labels_at_the_edges_are_learn_one(make):
+    """A forecast within 2**-53 of 1 or subnormal keeps its bet (attack 21 F1).
+
+    The bet was ``1 - p'`` of the rounded forecast: at ``p = 1 - 2**-53`` with ``y = 0``
+    (``p' = 1.0``) or ``p = 5e-324`` with ``y = 1`` (``p' = 0.0``), ``log10 S`` became
+    ``-inf`` for good, where ``learn_one`` (the family's likelihood ratios) stays finite.
+    """
+    rng = np.random.default_rng(11)
+    waiting, usual = Pending(make()), make()
+    for i in range(400):
+        p = float(EDGE_P[rng.integers(len(EDGE_P))]) if rng.random() < 0.3 else float(
+            rng.uniform(0.05, 0.95))
+        y = int(rng.random() < 0.5)
+        if i < 150:
+            y = 0 if p > 0.9 else 1 if p < 0.1 else y  # surprises: the edges' hard cases
+        if p in (0.0, 1.0):
+            y = int(p)  # a sure forecast's label (the other is refused)
+        got, want = waiting.predict_proba_one(p, key=i), usual.predict_proba_one(p)
+        assert math.isclose(got[1], want[1], rel_tol=1e-12, abs_tol=1e-300)
+        waiting.learn_one(i, y)
+        usual.learn_one(p, y)
+        assert math.isclose(waiting.model.log10_value, usual.log10_value, rel_tol=1e-12,
+                            abs_tol=1e-12), i  # rounding: the buffered path's sums differ
+    assert math.isfinite(usual.log10_value)

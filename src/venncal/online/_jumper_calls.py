@@ -31,14 +31,13 @@ from functools import partial
 import numpy as np
 
 from .._kernels.jumper import (
+    _NEAR_ONE,
     FAMILY_KINDS,
     _compensated_add,
-    _log_ratio,
     _rate_weights,
     forget,
-    jumper_predict,
 )
-from .._kernels.jumper_forget import forget_step
+from .._kernels.jumper_forget import coded_growth, forget_step, growth_near_one
 from .._kernels.jumper_calls import (
     CTL_GAMMA,
     CTL_LAST,
@@ -378,44 +377,63 @@ class SingleCalls:
     # -- delayed labels (venncal.online.Pending) -------------------------------------
 
     def _forecast_snapshot(self, p) -> np.ndarray:
-        """Each rate's forecast ``p'_r`` at ``p`` now, shape ``(R,)``: the bets of a delayed label."""
+        """Each rate's weights over the family now, mixed, shape ``(R, K)``: a delayed label's bets.
+
+        They are the weights rate ``r`` forecasts with at ``p`` (Algorithm 2's
+        line 5), so its forecast is ``p'_r = sum_k w_k f_k(p) / sum_k w_k``
+        and its bet on a label ``y`` is ``B_{p'_r}(y) / B_p(y) = sum_k w_k
+        rho_k(y) / sum_k w_k``, the family's likelihood ratios mixed: exact
+        where ``1 - p'_r`` or a subnormal ``p'_r`` is not (attack 21 F1).
+        """
         self._flush()
         q = check_probabilities(np.atleast_1d(p), name="p")
         if q.shape[0] != 1:
             raise ValueError(f"p must be one base forecast; got {q.shape[0]}")
-        if self.clip is not None:
-            q = np.clip(q, self.clip[0], self.clip[1])
-        table = self.family_.table(q)
-        out = np.empty(self._rates.shape[0])
-        for r in range(out.shape[0]):
-            s = slice(r, r + 1)
-            jumper_predict(table, self._rates[s], self._weights[s], self._log_cap[s],
-                           self._log_err[s], out[s])
+        K = len(self.family_)
+        out = np.empty((self._rates.shape[0], K))
+        for r in range(out.shape[0]):  # the kernel's arithmetic: stay * w + jump
+            out[r] = (1.0 - self._rates[r]) * self._weights[r] + self._rates[r] / K
         return out
 
-    def _learn_delayed(self, p, y, forecasts: np.ndarray) -> None:
-        """Learn ``(p, y)`` betting with ``forecasts``, each rate's ``p'_r`` made before ``y`` was known.
+    def _bet(self, r: int, wm: np.ndarray, t: np.ndarray, ls: float) -> None:
+        """Multiply rate ``r``'s capital by ``sum_k wm_k t_k / sum_k wm_k * exp(ls)``, in the
+        kernel's arithmetic (``jumper.advance_into``, Algorithm 1's lines 5-6)."""
+        tot = g = 0.0
+        least = 1.0
+        for k in range(wm.shape[0]):
+            tot += wm[k]
+            g += max(wm[k] * t[k, 0], 0.0)
+            least = min(least, t[k, 0])
+        if least < 0.0:  # ratios below 2**-1022, coded as their logs
+            g += coded_growth(wm, t, 0)
+        if not g > 0.0:
+            self._log_cap[r], self._log_err[r] = -np.inf, 0.0
+            return
+        log_growth = float(np.log(g / tot))
+        if abs(log_growth + ls) <= _NEAR_ONE:  # S barely moves: every bit counts
+            log_growth = float(np.log(growth_near_one(wm, t, 0)))
+        hi, lo = _compensated_add(self._log_cap[r], self._log_err[r], log_growth)
+        self._log_cap[r], self._log_err[r] = _compensated_add(hi, lo, ls)
+
+    def _learn_delayed(self, p, y, bets: np.ndarray) -> None:
+        """Learn ``(p, y)`` betting with ``bets``, each rate's mixed weights when it forecast ``p``.
 
         Rate ``r``'s capital is multiplied by ``B_{p'_r}(y) / B_p(y)`` (in
-        logs); its weights over the family take the step as ``learn_one``
-        does (mixed, then multiplied by the likelihood ratios).
+        logs), from the family's likelihood ratios at ``(p, y)`` mixed by the
+        weights of :meth:`_forecast_snapshot`, in the batch kernel's arithmetic
+        (a label learned before the next forecast gives ``learn_one``'s values
+        to rounding); its weights over the family take the step as
+        ``learn_one`` does (mixed, then multiplied by the likelihood ratios).
         """
         self._flush()
         q, y01, classes = self._inputs([p], [y])
         table = self.family_.table(q)
         t, ls = self.family_._scaled_ratios(q, y01, table)
-        positive, base = bool(y01[0]), float(q[0])
-        base = base if positive else 1.0 - base
         K = len(self.family_)
         for r in range(self._rates.shape[0]):
+            self._bet(r, bets[r], t, float(ls[0]))
             w = self._weights[r]
             w[:] = (1.0 - self._rates[r]) * w + self._rates[r] / K
-            top = float(forecasts[r]) if positive else 1.0 - float(forecasts[r])
-            if top > 0.0:
-                self._log_cap[r], self._log_err[r] = _compensated_add(
-                    self._log_cap[r], self._log_err[r], _log_ratio(top, base))
-            else:
-                self._log_cap[r], self._log_err[r] = -np.inf, 0.0
             g, least = 0.0, 1.0
             for k in range(K):  # the kernel's order of operations, bit for bit
                 prod = w[k] * t[k, 0]

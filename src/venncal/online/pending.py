@@ -19,10 +19,13 @@ and Ville's inequality bounds its false alarms by ``alpha`` as before.
 would also be valid, but it is not the forecast the user acted on; the
 protected predictor's identity ``log10 S = L_base - L_protected`` holds for
 the forecasts issued.)  The weights over the family learn each label as
-``learn_one`` does, when it arrives.  Labels that come back in the order of
+``learn_one`` does, when it arrives.  The factor is computed from the
+family's likelihood ratios at ``(p, y)`` mixed by the weights each rate
+forecast with (kept with the forecast), which is ``B_{p'}(y) / B_p(y)``
+without rounding ``p'`` or ``1 - p'`` first (a forecast within ``2**-53`` of
+1, or subnormal, keeps its bet).  Labels that come back in the order of
 their forecasts, each before the next forecast, give the Jumper's usual
-values (to rounding: the factor is taken from the forecast, not from the
-family's likelihood ratios).
+values to rounding (``learn_one``'s buffered kernels sum in another order).
 
 Other objects (:class:`~venncal.online.QuantizedIsotonic`, ...) learn the
 remembered ``(x, y)`` when the label arrives.
