@@ -448,3 +448,21 @@ def test_columns_out_of_the_order_of_the_classes_are_warned_as_locally(classes):
         vd.fit(_frame(pdf, [0, 150, 151, 400]), cal, score_col=Z, label_col="y", weight_col="w")
     said = [str(w.message) for w in caught if "out of the order" in str(w.message)]
     assert said == ([] if expected is None else [expected])
+
+
+@pytest.mark.parametrize("cal", [OneVsRestCalibrator(score="margin"),
+                                 OneVsOneCalibrator(score="logit")])
+def test_round_scores_that_overflow_are_refused(cal):
+    """Rounding a class's or pair's scores must not turn them into inf (attack 21 F2): the
+    fit was silent and wrote a model that load refuses; one score column is refused so too."""
+    rng = np.random.default_rng(0)
+    z = rng.normal(size=(60, 3)) * 1e307
+    pdf = pd.DataFrame({"a": z[:, 0], "b": z[:, 1], "c": z[:, 2],
+                        "y": rng.choice(["a", "b", "c"], 60)})
+    with dask.config.set(scheduler="synchronous"):
+        with pytest.raises(ValueError, match=r"round_scores=2 turns \d+ finite score\(s\) into inf"):
+            vd.fit(dd.from_pandas(pdf, npartitions=3), cal, score_col=["a", "b", "c"],
+                   label_col="y", round_scores=2)
+        model = vd.fit(dd.from_pandas(pdf, npartitions=3), cal, score_col=["a", "b", "c"],
+                       label_col="y", round_scores=-300)
+    assert np.isfinite(model.predict_proba(z[:5])).all()

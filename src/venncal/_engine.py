@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import numbers
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ._registry import method_class
+from ._rounding import check_round_scores, check_rounding, rounded
 from ._validation import check_binary_labels, check_labels
 from .multiclass import _outputs as multiclass_outputs
 from .summary import ScoreSummary
@@ -48,6 +48,7 @@ __all__ = [
     "check_distinct",
     "check_round_scores",
     "check_rounding",
+    "rounded",
     "check_nan_scores",
     "check_positive_label",
     "engine_calibrator",
@@ -224,38 +225,6 @@ def frame_pieces(s: np.ndarray, w, labels, groups) -> dict:
                                              None if w is None else w[at])
         merge_pieces(pieces, {key: piece})
     return pieces
-
-
-#: The largest ``abs(round_scores)``: numpy's ``10**d`` is infinite beyond.
-MAX_DECIMALS = 308
-
-
-def check_round_scores(round_scores) -> int | None:
-    """Return ``round_scores`` as an int (or None), or raise ``ValueError``.
-
-    Both engines round as ``numpy.round`` does (the Spark engine by the same
-    float operations), so ``d`` must be an integer in ``[-308, 308]``.
-    """
-    if round_scores is None:
-        return None
-    if not isinstance(round_scores, numbers.Integral) or isinstance(round_scores, bool):
-        raise ValueError(f"round_scores must be an integer or None; got {round_scores!r}")
-    if abs(int(round_scores)) > MAX_DECIMALS:
-        raise ValueError(
-            f"round_scores must lie in [-{MAX_DECIMALS}, {MAX_DECIMALS}] (numpy's 10**d "
-            f"overflows beyond, and every score would round to NaN or inf); got {round_scores!r}"
-        )
-    return int(round_scores)
-
-
-def check_rounding(lost: int, round_scores) -> None:
-    """Raise if rounding turned ``lost`` finite scores into infinite ones (the scaling overflows)."""
-    if lost:
-        raise ValueError(
-            f"round_scores={round_scores} turns {lost} finite score(s) into inf: numpy's "
-            f"rounding scales by 10**{abs(round_scores)} first, which overflows for scores "
-            "this large; round to fewer decimal places, or not at all"
-        )
 
 
 def check_distinct(n_distinct: int, max_distinct: int) -> None:

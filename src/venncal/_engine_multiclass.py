@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ._rounding import rounded
 from ._rows import RowError
 from .multiclass._common import MulticlassCalibrator
 from .multiclass._labels import _label_values
@@ -395,8 +396,8 @@ def _unit_summaries(calibrator, classes, x, c, w, folds, keep, round_scores) -> 
     for unit in calibrator._units(K):
         rows, y01 = calibrator._unit_rows(unit, c)
         column = calibrator._unit_column(prepared, x, unit, rows)
-        if round_scores is not None:
-            column = np.round(column, round_scores)
+        if round_scores is not None:  # refused where it overflows, as one score column's
+            column = rounded(column, round_scores)
         w_unit = None if w is None else (w if rows is None else w[rows])
         key = calibrator._unit_key(unit, names)
         if folds is None:

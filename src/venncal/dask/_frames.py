@@ -22,10 +22,7 @@ def _partition_pieces(pdf, score_col, label_col, weight_col, by, round_scores):
     """Reduce one pandas partition to ``(pieces, problems)`` (see :mod:`venncal._engine`)."""
     s = pd.to_numeric(pdf[score_col]).to_numpy(dtype=np.float64, na_value=np.nan)
     if round_scores is not None:
-        with np.errstate(over="ignore", invalid="ignore"):
-            rounded = np.round(s, round_scores)
-        _engine.check_rounding(int((np.isfinite(s) & ~np.isfinite(rounded)).sum()), round_scores)
-        s = rounded
+        s = _engine.rounded(s, round_scores)
     s = s + 0.0  # -0.0 becomes 0.0
     w = None if weight_col is None else \
         pd.to_numeric(pdf[weight_col]).to_numpy(dtype=np.float64, na_value=np.nan)
