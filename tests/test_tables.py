@@ -301,6 +301,17 @@ def test_classes_for(labels, positive, expected):
          "--positive-label '1e400' is beyond"),
         ([1.5], "1e400", "positive_label='1e400' is beyond the range of a float64 label",
          "--positive-label '1e400' is beyond"),
+        # one class under two names: the text reads as the only label (attack 21 F4)
+        ([0], "1e-400", "positive_label='1e-400' is not the label 0, yet it reads as 0.0",
+         "--positive-label '1e-400' is not the label 0"),
+        ([1], "1.0000000000000001", "is not the label 1, yet it reads as 1.0 in float64",
+         "--positive-label '1.0000000000000001' is not the label 1"),
+        ([0], "1e-999999999", "is not the label 0, yet it reads as 0.0", "1e-999999999"),
+        # float labels are named by their double or its shortest text (attack 21 F6)
+        ([2.0**53, 0.5], str(2**53 + 1), "is not one of the labels",
+         f"--positive-label '{2**53 + 1}' is not one of the labels"),
+        ([0.0, 1.0], "1e-400", "is not one of the labels", "'1e-400' is not one of"),
+        ([1], "\u0661", "is not a number", "is not a number"),  # an Arabic-Indic digit one
         (["no"], "no", "name both with classes=[negative, 'no'] instead",
          "the positive class by --positive-label, so the negative class is unknown; name both "
          "with --param classes=NEGATIVE,no instead"),
@@ -375,3 +386,14 @@ def test_public_names_are_documented():
     for name in tables.__all__:
         obj = getattr(tables, name)
         assert obj.__doc__, name
+
+
+def test_label_texts_with_far_exponents_are_read_at_once():
+    """``1e-999999999`` was built digit by digit (Fraction): a label cell or option hung the
+    reader (attack 21 F7). It is no float64 exactly, so the labels stay text."""
+    from venncal.tables import matches_label, typed_labels
+
+    texts = np.array(["0", "1e-999999999", "1e999999999"])
+    assert typed_labels(texts).tolist() == texts.tolist()
+    assert not matches_label(0, "-1e-999999999") and not matches_label(0.0, "1e-999999999")
+    assert classes_for([2.0, 3.0], "2e0") == [3.0, 2.0]

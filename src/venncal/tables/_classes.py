@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ._errors import Param, ParameterError
-from ._labels import label_value, matches_label
+from ._labels import label_value, matches_label, number_like
 
 __all__ = ["column_classes", "named_classes"]
 
@@ -30,18 +30,13 @@ def _typed(text, like):
         lowered = text.strip().lower()
         if lowered in ("true", "false"):
             return lowered == "true"
-    else:
-        for convert in (int, float):
-            try:
-                value = convert(text)
-            except ValueError:
-                continue
-            if np.isfinite(value):
-                return value
-    kind = "true or false" if isinstance(like, bool) else "a number"
-    raise ParameterError(
-        Param("classes"), f" names {text!r}, which is not {kind} as the labels are"
-    )
+        raise ParameterError(
+            Param("classes"), f" names {text!r}, which is not true or false as the labels are"
+        )
+    value, problem = number_like(text, like)  # the text's exact decimal, as positive_label's
+    if problem:
+        raise ParameterError(Param("classes"), f" names {text!r}, which{problem}")
+    return value
 
 
 def named_classes(labels, names: Sequence) -> list:

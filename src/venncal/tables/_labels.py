@@ -12,7 +12,7 @@ these rules, so one table gives one model whatever read it.
 from __future__ import annotations
 
 import math
-
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -111,9 +111,8 @@ def _same_numbers(names: np.ndarray, values: np.ndarray) -> bool:
     """Whether texts that became the same float64 are the same number (``1`` and ``1.0``)."""
     seen: dict = {}
     for text, value in zip(names.tolist(), values.tolist(), strict=True):
-        try:
-            exact = Fraction(text.strip())
-        except (ValueError, ZeroDivisionError):
+        exact = _decimal(text)
+        if exact is None:
             return False
         if seen.setdefault(value, exact) != exact:
             return False
@@ -130,9 +129,8 @@ def _read_exactly(text: str, value: float) -> bool:
     """
     if not math.isfinite(value):  # inf, nan, and "1e400" read as inf: not a label of a model
         return False
-    try:
-        number = Fraction(text.strip())
-    except (ValueError, ZeroDivisionError):
+    number = _decimal(text)
+    if number is None:
         return False
     return number == Fraction(float(value)) or number == Fraction(repr(float(value)))
 
@@ -155,25 +153,47 @@ def matches_label(label, text) -> bool:
     if isinstance(label, (int, np.integer)):  # exactly: 2**53 + 1 is not 2**53
         number = _decimal(text)
         return number is not None and number == int(label)
-    if isinstance(label, (float, np.floating)):  # as the reader read it: "0.1" names 0.1
+    if isinstance(label, (float, np.floating)):  # as the reader keeps it: "0.1" names 0.1
         number = _decimal(text)
-        return number is not None and _float(number) == label
+        return number is not None and math.isfinite(label) and (
+            number == Fraction(float(label)) or number == Fraction(repr(float(label))))
     return str(label) == text
+
+
+_DECIMAL = re.compile(r"([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?", re.ASCII)
+#: beyond 10**±_FAR a number is no float64 and no int64: kept as ±10**±_FAR, not built exactly
+_FAR = 400
 
 
 def _decimal(text: str) -> Fraction | None:
     """The number a label's text writes in decimal (``"1"``, ``"1.0"``, ``"1e0"``), exactly.
 
     ``None`` for other text, including ``"1/2"``, ``"1_000"``, ``"inf"`` and ``"nan"``
-    (a table's reader does not read them as numbers either).
+    (a table's reader does not read them as numbers either).  A number past
+    ``10**400`` in size, or a nonzero one below ``10**-400``, is that bound
+    (with its sign): no label is such a number, and ``1e-999999999`` is not
+    built digit by digit (attack 21 F7).
     """
-    text = text.strip()
-    if "/" in text or "_" in text:
+    match = _DECIMAL.fullmatch(text.strip())
+    if match is None or not (match.group(2) or match.group(3)):
         return None
-    try:
-        return Fraction(text)
-    except ValueError:
-        return None
+    sign, whole, frac, exponent = match.groups()
+    digits = (whole + (frac or "")).lstrip("0")
+    if not digits:
+        return Fraction(0)
+    exponent = exponent or "0"
+    if len(exponent.lstrip("+-")) > 6:  # |exponent| >= 10**6: far either way
+        far = -_FAR if exponent.startswith("-") else _FAR
+    else:
+        far = int(exponent) - len(frac or "") + len(digits)  # the value is 0.digits * 10**far
+    if abs(far) > _FAR:
+        value = Fraction(10) ** (_FAR if far > 0 else -_FAR)
+    else:
+        try:
+            value = Fraction(int(digits)) * Fraction(10) ** (far - len(digits))
+        except ValueError:  # more digits than Python converts (4,300): not a label's text
+            return None
+    return -value if sign == "-" else value
 
 
 def _float(number: Fraction) -> float:
@@ -207,22 +227,32 @@ def _typed_like(positive, label):
             return lowered == "true"
         raise ParameterError(_shown(positive), " is not true or false, but the labels are")
     if isinstance(label, (int, float)):
-        number = _decimal(positive)
-        if number is None:
-            raise ParameterError(_shown(positive), " is not a number, but the labels are numbers")
-        if number.denominator == 1 and isinstance(label, int):
-            if not -(2**63) <= number < 2**63:
-                raise ParameterError(
-                    _shown(positive), " is beyond the range of the labels' int64 integers"
-                )
-            return int(number)
-        value = _float(number)  # "1.0" or "0.5" beside int labels, any number beside floats
-        if not math.isfinite(value):
+        value, problem = number_like(positive, label)
+        if problem:
+            raise ParameterError(_shown(positive), problem)
+        if value == label:  # "1e-400" beside 0: two names for one class (attack 21 F4)
             raise ParameterError(
-                _shown(positive), " is beyond the range of a float64 label (about 1.8e308)"
+                _shown(positive), f" is not the label {label!r}, yet it reads as {value!r} in "
+                "float64, the same label: one class cannot be both"
             )
         return value
     return positive
+
+
+def number_like(text: str, label) -> tuple:
+    """``(value, None)``: ``text`` as a number label of the type of ``label`` (int or float);
+    ``(None, problem)`` when it is none (the problem's words follow the text's name)."""
+    number = _decimal(text)
+    if number is None:
+        return None, " is not a number, but the labels are numbers"
+    if number.denominator == 1 and isinstance(label, int) and not isinstance(label, bool):
+        if not -(2**63) <= number < 2**63:
+            return None, " is beyond the range of the labels' int64 integers"
+        return int(number), None
+    value = _float(number)  # "1.0" or "0.5" beside int labels, any number beside floats
+    if not math.isfinite(value):
+        return None, " is beyond the range of a float64 label (about 1.8e308)"
+    return value, None
 
 
 def classes_for(labels, positive_label) -> list:
