@@ -77,7 +77,7 @@ def test_probabilities_act_through_their_logarithms_and_zeros_stay_zero():
     assert (out[:50, 2] == 0.0).all() and (out[50:] > 0).all()
     y_bad = y.copy()
     y_bad[0] = 2
-    with pytest.raises(ValueError, match="row 0 gives its label 2 probability 0"):
+    with pytest.raises(ValueError, match=r"row 0 \(from 0\) gives its label 2 probability 0"):
         TemperatureCalibrator(score="proba", eps=0.0).fit(p, y_bad)
 
 

@@ -9,9 +9,11 @@ from both 0 and 1.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
 
-__all__ = ["RowError"]
+__all__ = ["RowError", "rows_of"]
 
 
 class RowError(ValueError):
@@ -56,3 +58,21 @@ class RowError(ValueError):
     def of_rows(self, rows: np.ndarray) -> RowError:
         """The same error for a larger array, of which these were the rows ``rows``."""
         return RowError(self.before, int(rows[self.index]), self.after, self.block, self.at_index)
+
+
+@contextmanager
+def rows_of(rows: np.ndarray):
+    """Name a :class:`RowError` raised on ``x[rows]`` as a row of ``x`` (:meth:`RowError.of_rows`).
+
+    Examples
+    --------
+    >>> with rows_of(np.array([3, 7])):
+    ...     raise RowError("bad ", 1, "")
+    Traceback (most recent call last):
+    ...
+    venncal._rows.RowError: bad row 7 (from 0)
+    """
+    try:
+        yield
+    except RowError as exc:
+        raise exc.of_rows(rows) from None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from typing import ClassVar
 
 import numpy as np
@@ -11,7 +10,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import same_values
-from .._rows import RowError
+from .._rows import RowError, rows_of
 from .._validation import RANDOM_STATE, Check, Interval, Options, ParamsMixin, check_sample_weight
 from ..negated import _same_param
 from ..parametric._inputs import _as_array
@@ -19,15 +18,6 @@ from ._complements import pair_complements
 from ._stages import BINARY, FITTINGS, fold_ids, is_grouped, is_stage, row_parts, stage_kind, subset
 
 __all__ = ["ChainedCalibrator"]
-
-
-@contextmanager
-def _rows_of(rows: np.ndarray):
-    """A :class:`RowError` raised on ``x[rows]`` named as a row of ``x``."""
-    try:
-        yield
-    except RowError as exc:
-        raise exc.of_rows(rows) from None
 
 
 def _same_setting(a, b) -> bool:
@@ -375,9 +365,9 @@ class ChainedCalibrator(ParamsMixin, BaseEstimator):
         """
         firsts, out = [], None
         for a, b in parts:
-            with _rows_of(a):
+            with rows_of(a):
                 first = clone(self.first).fit(x[a], y[a], subset(w, a))
-            with _rows_of(b):
+            with rows_of(b):
                 part = self._output(first, x[b], kind)
             firsts.append(first)
             if self.fitting == "split":

@@ -93,4 +93,10 @@ def compare_file(
                                           name=f"column {weight_col!r}", row_base=1)
         except (TypeError, ValueError) as exc:
             raise TableError(f"{source}: {exc}", source=source, column=weight_col) from None
-    return compare(scores, y, classes=named, sample_weight=weights, progress=progress, **options)
+    from .._rows import RowError
+
+    try:
+        return compare(scores, y, classes=named, sample_weight=weights, progress=progress,
+                       **options)
+    except RowError as exc:  # named as the table counts its rows (from 1)
+        raise ValueError(exc.renumbered(1)) from None

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from .._rows import RowError
 from .._validation import check_sample_weight
 from ..tables import Param, ParameterError
 from ._candidates import BINARY, MULTICLASS, Candidate, candidates_for
@@ -241,6 +242,7 @@ def _run_one(cand: Candidate, result: MethodResult, f: int, metrics, score, clas
     s, target, w, test, train, inner = data
     w_train = None if w is None else w[train]
     w_test = None if w is None else w[test]
+    rows = np.flatnonzero(train)  # the rows the method sees: a row it names is one of them
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -250,12 +252,16 @@ def _run_one(cand: Candidate, result: MethodResult, f: int, metrics, score, clas
             start = time.perf_counter()
             cal.fit(s[train], target[train], sample_weight=w_train, **extra)
             fitted = time.perf_counter()
+            rows = np.flatnonzero(test)
             proba = np.asarray(cal.predict_proba(s[test]), dtype=np.float64)
             interval = cal.predict_interval(s[test]) if cand.intervals else None
             predicted = time.perf_counter()
             pred = FoldPredictions(cand.problem, target[test], proba, interval, w_test)
             values = {m.name: float(m.compute(pred)) for m in metrics}
     except Exception as exc:  # noqa: BLE001 - any failure of a method is reported, not raised
+        if isinstance(exc, RowError):  # named as the scores given count their rows
+            result.fail(f, f"ValueError: {exc.of_rows(rows)}")
+            return None
         result.fail(f, f"{type(exc).__name__}: {exc}")
         return None
     result.record(f, values, fitted - start, predicted - fitted,

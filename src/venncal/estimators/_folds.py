@@ -31,6 +31,7 @@ from sklearn.model_selection import StratifiedKFold, check_cv, train_test_split
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from .._rows import rows_of
 from .._validation import NONE, RANDOM_STATE, Check, Interval, Options
 from ._helpers import (
     WrapperMixin,
@@ -236,16 +237,18 @@ class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
         group = self._new_calibrator(None)._group_param
         if group is None:
             self.calibrator_ = None
-            self.calibrators_ = [
-                self._calibrator_for(classes).fit(s, y[rows], sample_weight=weights(rows))
-                for s, rows in zip(scores, cal_rows, strict=True)
-            ]
+            self.calibrators_ = []
+            for s, rows in zip(scores, cal_rows, strict=True):
+                with rows_of(rows):
+                    self.calibrators_.append(
+                        self._calibrator_for(classes).fit(s, y[rows], sample_weight=weights(rows)))
             return
         # Fold k is group k: column k (block k for K classes) of the stacked
         # test scores is model k's.
         rows = np.concatenate(cal_rows)
         folds = np.repeat(np.arange(len(cal_rows)), [len(r) for r in cal_rows])
-        calibrator.fit(np.concatenate(scores), y[rows], weights(rows), **{group: folds})
+        with rows_of(rows):
+            calibrator.fit(np.concatenate(scores), y[rows], weights(rows), **{group: folds})
         self.calibrator_ = calibrator
         self.calibrators_ = calibrator.calibrators_
 

@@ -31,6 +31,7 @@ from .._kernels.parametric_matrix import (
     log_softmax_rows,
     vector_terms,
 )
+from .._rows import RowError
 from .._validation import NONE, Check, Interval, Options, ParamsMixin, check_sample_weight
 from ._blocks import BlockPool
 from ._inputs import (
@@ -71,8 +72,8 @@ def log_probabilities(scores, kind: str, classes, eps: float = 0.0,
     z, top = class_score_rows(scores, kind, classes, eps=eps, moved=moved)
     if kind == "proba" and not np.isfinite(z).all():
         i = int(np.flatnonzero(~np.isfinite(z).all(axis=1))[0])
-        raise ValueError(
-            f"scores row {i} has a probability 0: its logarithm -inf cannot enter the linear "
+        raise RowError(
+            "scores ", i, " has a probability 0: its logarithm -inf cannot enter the linear "
             "map of vector, matrix or structured scaling; pass eps > 0 to clip the "
             "probabilities away from 0, or logits"
         )

@@ -10,6 +10,7 @@ from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
 
 from .._base import ScoreCalibrator, check_float_numbers
+from .._rows import RowError
 from .._validation import Interval, Options, check_scores
 from ._binary import Separable, fit_logistic, scaled_class_weights
 from ._inputs import (
@@ -125,8 +126,8 @@ def _proba_scores(scores, owner: str) -> np.ndarray:
     bad = (q < 0.0) | (q > 1.0)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(
+        raise RowError(
             f"{owner}: with score='proba' the scores must be probabilities in [0, 1]; found "
-            f"{int(bad.sum())} outside, the first at index {i} ({float(q[i])!r})"
+            f"{int(bad.sum())} outside, the first ", i, f" ({float(q[i])!r})", at_index=True,
         )
     return q

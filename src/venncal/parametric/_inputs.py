@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from .._rows import RowError
 from .._validation import Interval
 from ..multiclass._labels import _label_values, class_codes
 from ..multiclass._scores import check_class_scores
@@ -38,11 +39,11 @@ def check_open_proba(s: np.ndarray, owner: str, name: str = "scores", *,
         rule = "in [0, 1]"
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(
+        raise RowError(
             f"{owner}: with score='proba' the {name} must be probabilities {rule}; found "
-            f"{int(bad.sum())} outside, the first at index {i} ({float(s[i])!r})"
+            f"{int(bad.sum())} outside, the first ", i, f" ({float(s[i])!r})"
             + ("; pass score='logit' with the model's logits, or eps > 0 to clip them"
-               if strict else "")
+               if strict else ""), at_index=True,
         )
 
 
@@ -159,9 +160,9 @@ def class_score_rows(scores, kind: str, classes, *, fitted: bool = False, eps: f
     wide = ~np.isfinite(spread)
     if wide.any():
         i = int(np.flatnonzero(wide)[0])
-        raise ValueError(
-            f"scores row {i} spans more than the largest double ({z[i].min()!r} to "
-            f"{z[i].max()!r}): its softmax is 0 or 1 to every digit; rescale the logits"
+        raise RowError(
+            "scores ", i, f" spans more than the largest double ({float(z[i].min())!r} to "
+            f"{float(z[i].max())!r}): its softmax is 0 or 1 to every digit; rescale the logits"
         )
     return z, top
 

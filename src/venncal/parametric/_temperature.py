@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._kernels.parametric import softmax_scaled, temperature_terms
 from .._newton import REL_STEP, minimize_convex_nonnegative
+from .._rows import RowError
 from .._validation import NONE, Check, Interval, Options, ParamsMixin, check_sample_weight
 from ._blocks import BLOCK_ROWS, BlockPool
 from ._inputs import (
@@ -184,8 +185,8 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
         live = w > 0
         if np.any(label_score[live] == -np.inf):
             i = int(np.flatnonzero(live & (label_score == -np.inf))[0])
-            raise ValueError(
-                f"row {i} gives its label {classes[codes[i]].item()!r} probability 0: the log "
+            raise RowError(
+                "", i, f" gives its label {classes[codes[i]].item()!r} probability 0: the log "
                 "loss is infinite at every temperature"
             )
         if np.all(label_score[live] == 0.0):

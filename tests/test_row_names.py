@@ -1,0 +1,81 @@
+"""Errors name the row of the input the user gave, whatever subset a method saw (attack 21 F3, F5).
+
+A method fitted on a part of the rows (a fold, a split) names a row of that part; the caller
+that made the part renames it as a row of its input (``RowError.of_rows``), and a table's
+reader as the table counts its rows (from 1).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pc
+import pytest
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from venncal import CalibratedClassifier, compare
+from venncal.cli import main
+
+
+def _cli(capsys, argv):
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    assert code == 2
+    return capsys.readouterr().err.strip().splitlines()[-1]
+
+
+def test_cli_fit_and_compare_name_the_table_row(tmp_path, capsys):
+    rng = np.random.default_rng(3)
+    P = rng.dirichlet([2, 2, 2], 60)
+    y = np.array(["a", "b", "c"])[np.where(rng.random(60) < 0.6, P.argmax(axis=1),
+                                           rng.integers(0, 3, 60))]
+    Z = np.log(P)
+    Z[5] = [-1e308, 1e308, 0.0]  # table row 6
+    pc.write_csv(pa.table({"za": Z[:, 0], "zb": Z[:, 1], "zc": Z[:, 2], "y": y}),
+                 tmp_path / "z.csv")
+    err = _cli(capsys, ["fit", str(tmp_path / "z.csv"), "--score-cols", "za,zb,zc",
+                        "--score-kind", "logit", "--label-col", "y", "--method", "temperature",
+                        "-o", str(tmp_path / "m.json")])
+    assert "scores row 6 spans more than the largest double" in err
+    s = rng.uniform(0.1, 0.9, 60)
+    s[40] = 1.5  # table row 41
+    pc.write_csv(pa.table({"s": s, "y": (rng.random(60) < s).astype(int)}), tmp_path / "b.csv")
+    err = _cli(capsys, ["compare", str(tmp_path / "b.csv"), "--score-col", "s", "--label-col", "y",
+                        "--score-kind", "proba"])
+    assert err.endswith("scores must lie in [0, 1]; got 1.5 in row 41")
+
+
+def test_compare_names_the_input_row_in_each_folds_failure():
+    rng = np.random.default_rng(4)
+    z = rng.normal(size=(90, 3))
+    y = np.where(rng.random(90) < 0.6, z.argmax(axis=1), rng.integers(0, 3, 90))
+    z[40] = [-1e308, 1e308, 0.0]
+    result = compare(z, y, score="logit", methods=["temperature"], folds=3, seed=0)
+    reasons = set(result.failures("temperature").values())
+    assert reasons == {"ValueError: scores row 40 (from 0) spans more than the largest double "
+                       "(-1e+308 to 1e+308): its softmax is 0 or 1 to every digit; rescale the "
+                       "logits"}
+
+
+class _Scale(ClassifierMixin, BaseEstimator):
+    """A linear score of the first feature (an infinite score where the feature is huge)."""
+
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        return self
+
+    def decision_function(self, X):
+        with np.errstate(over="ignore"):
+            return np.asarray(X)[:, 0] * 1e10
+
+
+def test_wrapper_names_the_row_of_x_not_of_its_fold():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(90, 2))
+    y = (X[:, 0] + rng.normal(size=90) > 0).astype(int)
+    X[40, 0] = 1e300  # its score is inf
+    clf = CalibratedClassifier(_Scale(), method="platt", cv=3, random_state=0)
+    with pytest.raises(ValueError, match=r"the first at index 40 \(inf\)"):
+        clf.fit(X, y)
