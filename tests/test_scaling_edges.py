@@ -243,7 +243,7 @@ def test_bad_input_gets_a_clear_error():
     z, y = _logits(11)
     p = np.exp(log_softmax(z, axis=1))
     p[4] = [0.5, 0.5, 0.0]
-    with pytest.raises(ValueError, match="row 4 has a probability 0"):
+    with pytest.raises(ValueError, match=r"row 4 \(from 0\) has a probability 0"):
         MatrixScalingCalibrator(score="proba", eps=0.0).fit(p, y)
     with pytest.raises(ValueError, match="l2_diagonal"):
         StructuredMatrixScalingCalibrator(l2_diagonal=0.0).fit(z, y)
