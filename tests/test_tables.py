@@ -278,6 +278,7 @@ def test_column_labels_refuse_missing_labels_with_their_row():
         ([0.0], "1", [0.0, 1.0]),
         ([0.1, 0.2], "0.1", [0.2, 0.1]),
         ([0.5], "0.25", [0.5, 0.25]),
+        ([2, 10], "1e0000001", [2, 10]),  # an exponent's leading zeros are not its size
     ],
 )
 def test_classes_for(labels, positive, expected):

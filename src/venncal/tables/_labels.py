@@ -154,9 +154,7 @@ def matches_label(label, text) -> bool:
         number = _decimal(text)
         return number is not None and number == int(label)
     if isinstance(label, (float, np.floating)):  # as the reader keeps it: "0.1" names 0.1
-        number = _decimal(text)
-        return number is not None and math.isfinite(label) and (
-            number == Fraction(float(label)) or number == Fraction(repr(float(label))))
+        return _read_exactly(text, float(label))
     return str(label) == text
 
 
@@ -182,7 +180,7 @@ def _decimal(text: str) -> Fraction | None:
     if not digits:
         return Fraction(0)
     exponent = exponent or "0"
-    if len(exponent.lstrip("+-")) > 6:  # |exponent| >= 10**6: far either way
+    if len(exponent.lstrip("+-").lstrip("0")) > 6:  # |exponent| >= 10**6: far either way
         far = -_FAR if exponent.startswith("-") else _FAR
     else:
         far = int(exponent) - len(frac or "") + len(digits)  # the value is 0.digits * 10**far
