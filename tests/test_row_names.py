@@ -79,3 +79,15 @@ def test_wrapper_names_the_row_of_x_not_of_its_fold():
     clf = CalibratedClassifier(_Scale(), method="platt", cv=3, random_state=0)
     with pytest.raises(ValueError, match=r"the first at index 40 \(inf\)"):
         clf.fit(X, y)
+
+
+def test_a_prefixed_row_error_keeps_how_it_names_the_row():
+    """The chain's second-stage refusal adds its words before the error; the row stays named
+    as the error named it ("at index 30", not "row 30 (from 0)")."""
+    from venncal._rows import RowError
+
+    err = RowError("scores must be finite; the first ", 3, " (nan)", at_index=True)
+    moved = err.of_rows(np.arange(10, 20)).prefixed("the second stage refused them: ")
+    assert str(moved) == "the second stage refused them: scores must be finite; the first at " \
+                         "index 13 (nan)"
+    assert moved.renumbered(1).endswith("the first in row 14 (nan)")

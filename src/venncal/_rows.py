@@ -59,6 +59,10 @@ class RowError(ValueError):
         """The same error for a larger array, of which these were the rows ``rows``."""
         return RowError(self.before, int(rows[self.index]), self.after, self.block, self.at_index)
 
+    def prefixed(self, text: str) -> RowError:
+        """The same error with ``text`` before its message (still a row a reader renumbers)."""
+        return RowError(text + self.before, self.index, self.after, self.block, self.at_index)
+
 
 @contextmanager
 def rows_of(rows: np.ndarray):

@@ -388,8 +388,7 @@ class ChainedCalibrator(ParamsMixin, BaseEstimator):
             said = (f"{type(self).__name__}: the second stage ({type(self.then).__name__}), fitted "
                     f"on the first stage's probabilities (not the scores given), refused them: ")
             if isinstance(exc, RowError):  # still a row a table's reader can renumber
-                row = exc if rows is None else exc.of_rows(rows)
-                raise RowError(said + row.before, row.index, row.after, row.block) from exc
+                raise (exc if rows is None else exc.of_rows(rows)).prefixed(said) from exc
             raise ValueError(said + str(exc)) from exc
 
     def _set_fitted(self, first, then):
