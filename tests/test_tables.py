@@ -279,6 +279,11 @@ def test_column_labels_refuse_missing_labels_with_their_row():
         ([0.1, 0.2], "0.1", [0.2, 0.1]),
         ([0.5], "0.25", [0.5, 0.25]),
         ([2, 10], "1e0000001", [2, 10]),  # an exponent's leading zeros are not its size
+        # uint64 labels (past int64) name classes up to 2**64 - 1 (attack 21 F8)
+        ([2**64 - 1], "5", [2**64 - 1, 5]),
+        ([2**64 - 1], str(2**64 - 2), [2**64 - 1, 2**64 - 2]),
+        ([5], str(2**64 - 1), [5, 2**64 - 1]),
+        ([2**60 + 1], "1.5e1", [2**60 + 1, 15]),
     ],
 )
 def test_classes_for(labels, positive, expected):
@@ -298,8 +303,15 @@ def test_classes_for(labels, positive, expected):
          f"--positive-label '{2**53}' is not one of the labels [0, {2**53 + 1}]"),
         ([1], "1/2", "positive_label='1/2' is not a number", "--positive-label '1/2' is not"),
         ([1], "1_0", "positive_label='1_0' is not a number", "--positive-label '1_0' is not"),
-        ([1], "1e400", "positive_label='1e400' is beyond the range of the labels' int64",
-         "--positive-label '1e400' is beyond"),
+        ([1], "1e400", "positive_label='1e400' is beyond the range of the labels' 64-bit "
+         "integers (int64 or uint64)", "--positive-label '1e400' is beyond"),
+        # uint64 labels (past int64) take no negative class; int64 ones none past int64
+        ([2**64 - 1], "-1", "positive_label='-1' is beyond the range of the labels' 64-bit "
+         "integers (uint64)", "--positive-label '-1' is beyond"),
+        ([-1], str(2**63), "64-bit integers (int64)", "is beyond"),
+        # a float class beside an integer that float64 cannot hold (attack 21 F8)
+        ([2**60 + 1], "1.5", "positive_label='1.5' is not an integer, but the label "
+         f"{2**60 + 1} is an integer that float64 cannot hold", "--positive-label '1.5' is"),
         ([1.5], "1e400", "positive_label='1e400' is beyond the range of a float64 label",
          "--positive-label '1e400' is beyond"),
         # one class under two names: the text reads as the only label (attack 21 F4)

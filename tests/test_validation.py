@@ -336,3 +336,40 @@ def test_labels_of_other_types_are_refused_naming_the_types(labels, said):
 
     with pytest.raises(TypeError, match=re.escape(said)):
         label_values(np.array(labels, dtype=object))
+
+
+@pytest.mark.parametrize("classes, dtype", [
+    ([2**60 + 1, 5], np.int64),
+    ([2**64 - 1, 5], np.uint64),
+    ([5, 2**64 - 1], np.uint64),
+    ([-(2**63), 2**63 - 1], np.int64),
+    ([2.0**60, 1.5], np.float64),
+    ([np.int64(2**60 + 1), 3], np.int64),
+])
+def test_classes_keep_integers_past_2_53_exactly(classes, dtype):
+    """np.asarray([2**64 - 1, 5]) is float64 and made the label another number: a single
+    observed uint64 class was then 'not in classes' it was in (attack 21 F8)."""
+    from venncal._validation import check_labels, classes_array
+
+    got = classes_array(classes)
+    assert got.dtype == dtype
+    assert got.tolist() == [int(v) if dtype != np.float64 else v for v in classes]
+    y = np.full(4, classes[0], dtype=dtype)
+    cls, y01 = check_labels(y, classes=classes)
+    assert cls.tolist() == got.tolist() and not y01.any()
+    model = VennAbersCalibrator(classes=classes).fit([0.1, 0.2, 0.3, 0.4], y)
+    assert model.classes_.tolist() == got.tolist()
+
+
+@pytest.mark.parametrize("classes, said", [
+    ([2**60 + 1, 1.5], "mix floats with integers that float64 cannot hold exactly "
+                       f"({2**60 + 1} is not 1.152921504606847e+18)"),
+    ([2**64 - 1, -1], "no one 64-bit integer type holds"),
+])
+def test_classes_no_one_array_holds_are_refused(classes, said):
+    from venncal._validation import classes_array
+
+    with pytest.raises(ValueError, match=re.escape(said)):
+        classes_array(classes)
+    with pytest.raises(ValueError, match=re.escape(said)):
+        VennAbersCalibrator(classes=classes).fit([0.1, 0.2], [classes[0]] * 2)

@@ -176,8 +176,10 @@ def binary_labels(
         if positive_label is None:  # the metrics' rule (and the larger of two other labels)
             return binary_outcomes(y, y.shape[0], larger=True,
                                    advice=f"name the positive class with {option}")
-        values = np.unique(y).tolist()
-        found = [v for v in values if matches_label(v, positive_label)]
+        observed = np.unique(y)
+        values = observed.tolist()  # a float32 label is matched as float32 ("0.1"), kept exact
+        found = [v for v, o in zip(values, observed, strict=True)
+                 if matches_label(o, positive_label)]
         if not found and len(values) == 2:
             raise ValueError(f"{option} {positive_label!r} is not one of the labels {values!r}")
         positive = found[0] if found else positive_label

@@ -32,7 +32,7 @@ import numpy as np
 
 from ._registry import method_class
 from ._rounding import check_round_scores, check_rounding, rounded
-from ._validation import check_binary_labels, check_labels
+from ._validation import check_binary_labels, check_labels, classes_array
 from .multiclass import _outputs as multiclass_outputs
 from .summary import ScoreSummary
 from .tables import Param, ParameterError, classes_for, label_value
@@ -418,7 +418,7 @@ def fit_calibrator(calibrator, summaries, classes) -> object:
     the fitted copies of a wrapped calibrator too), as a fit on the rows
     leaves it.
     """
-    classes = np.asarray(classes)
+    classes = classes_array(classes)
     default01 = classes.dtype.kind in "iu" and classes.tolist() == [0, 1]  # fit_summary's
     key = _classes_key(calibrator)
     if calibrator.get_params(deep=True).get(key) is not None or default01:

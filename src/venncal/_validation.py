@@ -56,6 +56,7 @@ __all__ = [
     "WeightScaleWarning",
     "check_binary_labels",
     "check_classifier_targets",
+    "classes_array",
     "check_labels",
     "check_probabilities",
     "check_sample_weight",
@@ -264,11 +265,13 @@ def label_values(arr: np.ndarray) -> np.ndarray:
         values = arr.tolist()
         if all(isinstance(v, str) for v in values):
             return np.array(values, dtype=str)
-        if all(isinstance(v, (bool, np.bool_)) for v in values) or all(
+        if all(isinstance(v, (bool, np.bool_)) for v in values):
+            return np.array(values)
+        if all(
             isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
             for v in values
         ):
-            return np.array(values)
+            return _numbers_exactly(values)
         kinds = sorted({type(v).__name__ for v in values})
         raise TypeError(
             "labels must be numbers (int or float), booleans or text, of one type; got "
@@ -278,6 +281,64 @@ def label_values(arr: np.ndarray) -> np.ndarray:
     if arr.dtype.kind not in "biufU":
         raise TypeError(f"labels must be numbers, booleans or text; got dtype {arr.dtype}")
     return arr
+
+
+def _numbers_exactly(values: list) -> np.ndarray:
+    """Number labels as one array that holds each of them exactly.
+
+    ``np.array([2**60 + 1, 1.5])`` is float64, where ``2**60 + 1`` becomes
+    another integer, and ``np.array([2**64 - 1, 5])`` is float64 too: integer
+    labels stay int64, or uint64 past it; integers that float64 cannot hold
+    beside float labels are refused.
+    """
+    ints = [int(v) for v in values if isinstance(v, (int, np.integer))]
+    if len(ints) == len(values):
+        if all(-(2**63) <= v < 2**63 for v in ints):
+            return np.array(ints, dtype=np.int64)
+        if all(0 <= v < 2**64 for v in ints):
+            return np.array(ints, dtype=np.uint64)
+        raise ValueError(
+            f"labels {_listed(values)} hold integers that no one 64-bit integer type holds "
+            "(int64, or uint64 when none is negative)"
+        )
+    inexact = [v for v in ints if int(float(v)) != v]
+    if inexact:
+        raise ValueError(
+            f"labels {_listed(values)} mix floats with integers that float64 cannot hold "
+            f"exactly ({inexact[0]} is not {float(inexact[0])!r}): name integer labels only"
+        )
+    return np.array([float(v) for v in values], dtype=np.float64)
+
+
+def _listed(values: list, most: int = 6) -> str:
+    shown = ", ".join(repr(v.item() if isinstance(v, np.generic) else v) for v in values[:most])
+    return "[" + shown + (", ...]" if len(values) > most else "]")
+
+
+def classes_array(classes) -> np.ndarray:
+    """``classes`` (a list or an array of labels) as an array that holds every label exactly.
+
+    A list's numbers keep their values (:func:`label_values`): integers past
+    2**53 stay integers (int64, or uint64 past it).  A non-1-D ``classes`` is
+    returned as ``np.asarray`` gives it, for the caller's own message.
+
+    Examples
+    --------
+    >>> classes_array([2**60 + 1, 5])
+    array([1152921504606846977,                   5])
+    >>> classes_array(["no", "yes"])
+    array(['no', 'yes'], dtype='<U3')
+    """
+    if isinstance(classes, np.ndarray):
+        return label_values(classes) if classes.ndim == 1 else classes
+    try:
+        arr = np.empty(len(classes), dtype=object)
+        arr[:] = list(classes)
+    except (TypeError, ValueError):  # not a sequence, or nested: np.asarray tells the caller
+        return np.asarray(classes)
+    if any(isinstance(v, (list, tuple, np.ndarray)) for v in arr.tolist()):
+        return np.asarray(classes)
+    return label_values(arr)
 
 
 def _distinct(arr: np.ndarray) -> np.ndarray:
@@ -371,8 +432,7 @@ def check_labels(
     observed = _distinct(arr)
     _two_classes(observed)
     if classes is not None:
-        cls = np.asarray(classes)
-        cls = label_values(cls) if cls.ndim == 1 else cls
+        cls = classes_array(classes)
         if cls.ndim != 1 or cls.shape[0] != 2 or cls[0] == cls[1]:
             raise ValueError(f"classes must name exactly two distinct labels; got {classes!r}")
         unknown = [v for v in observed.tolist() if v not in cls.tolist()]

@@ -30,6 +30,7 @@ from .._validation import (
     check_binary_labels,
     check_probabilities,
     check_sample_weight,
+    classes_array,
 )
 
 
@@ -165,7 +166,7 @@ def _class_columns(y, n: int, k: int, classes) -> tuple[np.ndarray, np.ndarray]:
                 f"classes= to name the class of each column"
             )
     else:
-        cls = np.asarray(classes)
+        cls = classes_array(classes)
         distinct = len(set(cls.tolist())) if cls.ndim == 1 else -1
         if cls.ndim != 1 or distinct != cls.shape[0] or cls.shape[0] != k:
             raise ValueError(

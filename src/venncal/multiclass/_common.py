@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import check_summary, same_values
-from .._validation import Check, Options, ParamsMixin, check_sample_weight
+from .._validation import Check, Options, ParamsMixin, check_sample_weight, classes_array
 from .._kernels.multiclass_lookup import (
     index_lookup_columns,
     index_proba_column0,
@@ -22,7 +22,7 @@ from .._kernels.multiclass_tables import ivap_tables_list
 from ._cache import CACHES, fit_key, same_fit
 from ..summary import ScoreSummary
 from ..venn_abers import VennAbersCalibrator
-from ._labels import _label_values, observed_codes, recoded
+from ._labels import observed_codes, recoded
 from ._scores import SCORE_KINDS, check_class_scores
 
 __all__ = ["MulticlassCalibrator", "base_has"]
@@ -96,7 +96,7 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
     def _given_classes(self) -> np.ndarray | None:
         if self.classes is None:
             return None
-        cls = _label_values(np.asarray(self.classes))
+        cls = classes_array(self.classes)
         if cls.ndim != 1 or cls.shape[0] < 2:
             raise ValueError(
                 f"classes must name at least two labels; got {self.classes!r}"
@@ -328,7 +328,7 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
             labels = sorted({v for k in keys for v in self._labels_of_key(k)})
         except TypeError:
             raise TypeError("the summaries' keys mix labels that cannot be compared") from None
-        return _label_values(np.asarray(labels))
+        return classes_array(labels)
 
     # -- state ----------------------------------------------------------------------
 

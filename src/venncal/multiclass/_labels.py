@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import classes_array
 from .._validation import label_values as _label_values
 
 __all__ = ["class_codes", "observed_codes", "recoded"]
@@ -77,7 +78,7 @@ def class_codes(y, n: int, classes, K: int) -> tuple[np.ndarray, np.ndarray]:
                 f"scores have {K} columns; pass classes= (the label of each column, in order)"
             )
         return observed, codes
-    given = _label_values(np.asarray(classes))
+    given = classes_array(classes)
     if np.unique(given).shape[0] != given.shape[0]:
         raise ValueError(f"classes must be distinct labels; got {classes!r}")
     return given, recoded(observed, codes, given)

@@ -73,10 +73,11 @@ def named_classes(labels, names: Sequence) -> list:
     >>> named_classes(np.array(["cat", "dog"]), ["dog", "cat", "emu"])
     ['dog', 'cat', 'emu']
     """
-    values = [label_value(v) for v in np.unique(np.asarray(labels)).tolist()]
+    observed = np.unique(np.asarray(labels))
+    values = [label_value(v) for v in observed.tolist()]
     out: list = []
     for name in names:
-        found = [v for v in values if matches_label(v, name)]
+        found = [v for v, o in zip(values, observed, strict=True) if matches_label(o, name)]
         label = found[0] if found else (_typed(name, values[0]) if values else label_value(name))
         if label in out:
             raise ParameterError(Param("classes"), f" names the class {label!r} twice")

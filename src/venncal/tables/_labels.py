@@ -153,6 +153,9 @@ def matches_label(label, text) -> bool:
     if isinstance(label, (int, np.integer)):  # exactly: 2**53 + 1 is not 2**53
         number = _decimal(text)
         return number is not None and number == int(label)
+    if isinstance(label, (np.float32, np.float16)):  # as its type prints it ("0.1"), too
+        if _decimal(text) == Fraction(str(label)):
+            return True
     if isinstance(label, (float, np.floating)):  # as the reader keeps it: "0.1" names 0.1
         return _read_exactly(text, float(label))
     return str(label) == text
@@ -243,10 +246,17 @@ def number_like(text: str, label) -> tuple:
     number = _decimal(text)
     if number is None:
         return None, " is not a number, but the labels are numbers"
-    if number.denominator == 1 and isinstance(label, int) and not isinstance(label, bool):
-        if not -(2**63) <= number < 2**63:
-            return None, " is beyond the range of the labels' int64 integers"
+    integer_labels = isinstance(label, int) and not isinstance(label, bool)
+    if number.denominator == 1 and integer_labels:
+        # int64 labels, or uint64 ones (past int64, none negative): one array holds both
+        if not (-(2**63) <= number < 2**63 and label < 2**63
+                or 0 <= number < 2**64 and label >= 0):
+            kind = "uint64" if label >= 2**63 else "int64" if label < 0 else "int64 or uint64"
+            return None, f" is beyond the range of the labels' 64-bit integers ({kind})"
         return int(number), None
+    if integer_labels and abs(label) > 2**53 and float(label) != label:
+        return None, (f" is not an integer, but the label {label!r} is an integer that "
+                      "float64 cannot hold: name an integer class")
     value = _float(number)  # "1.0" or "0.5" beside int labels, any number beside floats
     if not math.isfinite(value):
         return None, " is beyond the range of a float64 label (about 1.8e308)"
@@ -287,8 +297,9 @@ def classes_for(labels, positive_label) -> list:
     """
     from .._validation import observed_labels
 
-    values = [label_value(v) for v in observed_labels(labels).tolist()]
-    found = [v for v in values if matches_label(v, positive_label)]
+    observed = observed_labels(labels)
+    values = [label_value(v) for v in observed.tolist()]
+    found = [v for v, o in zip(values, observed, strict=True) if matches_label(o, positive_label)]
     if len(values) == 2:
         if not found:
             raise ParameterError(
