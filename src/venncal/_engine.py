@@ -24,7 +24,6 @@ This module imports neither pyspark nor dask.
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 
@@ -32,7 +31,9 @@ import numpy as np
 
 from ._registry import method_class
 from ._rounding import check_round_scores, check_rounding, rounded
+from ._rows import RowError
 from ._validation import check_binary_labels, check_labels, classes_array
+from ._weight_faults import WeightFaults
 from .multiclass import _outputs as multiclass_outputs
 from .summary import ScoreSummary
 from .tables import Param, ParameterError, classes_for, label_value
@@ -80,12 +81,12 @@ class Problems:
     rows: int = 0
     bad_scores: int = 0
     bad_score_examples: tuple = ()
-    bad_weights: int = 0
-    negative_weights: int = 0
-    min_weight: float = math.inf
+    weights: WeightFaults = field(default_factory=WeightFaults)
     null_labels: int = 0
     null_groups: int = 0
     labels: tuple = field(default_factory=tuple)
+    #: where the first bad score is: (partition, index from 0), or () where unknown
+    bad_score_at: tuple = ()
 
     def merge(self, other: Problems) -> Problems:
         """Return the problems of both parts together."""
@@ -97,34 +98,31 @@ class Problems:
             rows=self.rows + other.rows,
             bad_scores=self.bad_scores + other.bad_scores,
             bad_score_examples=(self.bad_score_examples + other.bad_score_examples)[:3],
-            bad_weights=self.bad_weights + other.bad_weights,
-            negative_weights=self.negative_weights + other.negative_weights,
-            min_weight=min(self.min_weight, other.min_weight),
+            bad_score_at=self.bad_score_at if self.bad_scores else other.bad_score_at,
+            weights=self.weights.merge(other.weights),
             null_labels=self.null_labels + other.null_labels,
             null_groups=self.null_groups + other.null_groups,
             labels=tuple(labels),
         )
 
-    def check(self, by: str | None) -> None:
-        """Raise ``ValueError`` for the first broken rule, worded as :mod:`venncal._validation`."""
+    def check(self, by: str | None, weight_name: str = "sample_weight") -> None:
+        """Raise ``ValueError`` for the first broken rule, worded as :mod:`venncal._validation`.
+
+        A bad score or weight whose row is known (Dask) raises a
+        :class:`~venncal._rows.RowError` with its ``partition``.
+        """
         if self.rows == 0:
             raise ValueError("scores is empty: at least one value is needed")
         if self.bad_scores:
             shown = ", ".join(repr(float(v)) for v in self.bad_score_examples)
-            raise ValueError(
-                f"scores must be finite; found {self.bad_scores} NaN, infinite or null "
-                f"value(s) ({shown})"
-            )
-        if self.bad_weights:
-            raise ValueError(
-                f"sample_weight must be finite; found {self.bad_weights} NaN, infinite or "
-                "null value(s)"
-            )
-        if self.negative_weights:
-            raise ValueError(
-                f"sample_weight must be non-negative; got {self.min_weight!r} "
-                f"({self.negative_weights} negative value(s))"
-            )
+            found = (f"scores must be finite; found {self.bad_scores} NaN, infinite or null "
+                     f"value(s) ({shown})")
+            if not self.bad_score_at:
+                raise ValueError(found)
+            exc = RowError(f"{found}; the first ", self.bad_score_at[1], "", at_index=True)
+            exc.partition = self.bad_score_at[0]
+            raise exc
+        self.weights.check(weight_name)
         if self.null_labels:
             raise ValueError(
                 f"y contains {self.null_labels} null or NaN label(s); labels must be two "
@@ -172,26 +170,26 @@ def merge_pieces(left: dict, right: Mapping) -> dict:
     return left
 
 
-def frame_problems(s: np.ndarray, w, labels, groups) -> Problems:
+def frame_problems(s: np.ndarray, w, labels, groups, partition: int | None = None) -> Problems:
     """The problem counts of one partition of a data frame (the Dask and Spark engines).
 
     ``s`` and ``w`` (None: no weights) are float64 arrays; ``labels`` and
-    ``groups`` (None: no ``by``) are pandas Series of the same length.
+    ``groups`` (None: no ``by``) are pandas Series of the same length.  With
+    ``partition`` (its number, where partitions are ordered: Dask), the first
+    bad score and weight are located (partition, index).
     """
     import pandas as pd
 
     n = s.shape[0]
-    w_ok = np.ones(n, dtype=bool) if w is None else np.isfinite(w)
-    negative = np.zeros(n, dtype=bool) if w is None else w_ok & (w < 0)
     s_bad = ~np.isfinite(s)
     label_null = labels.isna().to_numpy()
     return Problems(
         rows=n,
         bad_scores=int(s_bad.sum()),
         bad_score_examples=tuple(s[s_bad][:3].tolist()),
-        bad_weights=int((~w_ok).sum()),
-        negative_weights=int(negative.sum()),
-        min_weight=float(w[negative].min()) if negative.any() else math.inf,
+        bad_score_at=(partition, int(np.argmax(s_bad))) if partition is not None and s_bad.any()
+        else (),
+        weights=WeightFaults.of(w, partition),
         null_labels=int(label_null.sum()),
         null_groups=0 if groups is None else int(groups.isna().sum()),
         labels=tuple(pd.unique(labels[~label_null]).tolist()[:LABELS_KEPT]),

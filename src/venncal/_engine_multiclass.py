@@ -36,6 +36,7 @@ import pandas as pd
 
 from ._rounding import rounded
 from ._rows import RowError
+from ._weight_faults import WeightFaults
 from .multiclass._common import MulticlassCalibrator
 from .multiclass._labels import _label_values
 from .multiclass._order import OrderTally, order_note
@@ -162,9 +163,7 @@ class ClassProblems:
     """
 
     rows: int = 0
-    bad_weights: int = 0
-    negative_weights: int = 0
-    min_weight: float = math.inf
+    weights: WeightFaults = field(default_factory=WeightFaults)
     null_labels: int = 0
     unknown_labels: int = 0
     null_groups: int = 0
@@ -189,9 +188,7 @@ class ClassProblems:
         """Return the problems of both parts together."""
         return ClassProblems(
             rows=self.rows + other.rows,
-            bad_weights=self.bad_weights + other.bad_weights,
-            negative_weights=self.negative_weights + other.negative_weights,
-            min_weight=min(self.min_weight, other.min_weight),
+            weights=self.weights.merge(other.weights),
             null_labels=self.null_labels + other.null_labels,
             unknown_labels=self.unknown_labels + other.unknown_labels,
             null_groups=self.null_groups + other.null_groups,
@@ -211,20 +208,12 @@ class ClassProblems:
                    else self.order.merge(other.order)),
         )
 
-    def check(self, calibrator, classes: np.ndarray, by: str | None) -> None:
+    def check(self, calibrator, classes: np.ndarray, by: str | None,
+              weight_name: str = "sample_weight") -> None:
         """Raise ``ValueError`` for the first broken rule, in the order of the local ``fit``."""
         if self.rows == 0:
             raise ValueError("scores is empty: at least one value is needed")
-        if self.bad_weights:
-            raise ValueError(
-                f"sample_weight must be finite; found {self.bad_weights} NaN, infinite or "
-                "null value(s)"
-            )
-        if self.negative_weights:
-            raise ValueError(
-                f"sample_weight must be non-negative; got {self.min_weight!r} "
-                f"({self.negative_weights} negative value(s))"
-            )
+        self.weights.check(weight_name)
         if self.null_labels:
             raise ValueError(
                 f"y contains {self.null_labels} null or NaN label(s); labels must be class labels "
@@ -357,14 +346,10 @@ def partition_summaries(
     n, K = scores.shape
     found: dict = {"rows": n}
     if weights is None:
-        w_ok = positive = np.ones(n, dtype=bool)
+        positive = np.ones(n, dtype=bool)
     else:
-        w_ok = np.isfinite(weights)
-        negative = w_ok & (weights < 0)
-        positive = w_ok & (weights > 0)
-        found.update(bad_weights=int((~w_ok).sum()), negative_weights=int(negative.sum()))
-        if negative.any():
-            found["min_weight"] = float(weights[negative].min())
+        positive = np.isfinite(weights) & (weights > 0)
+        found["weights"] = WeightFaults.of(weights, partition)
     found.update(null_labels=int((codes == -1).sum()), unknown_labels=int((codes == -2).sum()))
     labelled = codes >= 0
     found["present"] = frozenset(np.unique(codes[labelled & positive]).tolist())
@@ -463,7 +448,7 @@ def n_distinct(pieces: Mapping) -> int:
 
 def fit_parts(calibrator, classes: np.ndarray, pieces: Mapping, problems: ClassProblems,
               by: str | None, fold_value: Callable = label_value,
-              score_cols: Sequence[str] | None = None):
+              score_cols: Sequence[str] | None = None, weight_name: str = "sample_weight"):
     """Check the merged ``problems``; return a clone of ``calibrator`` fitted on ``pieces``.
 
     The folds (as read) become their values by ``fold_value`` (the label
@@ -476,7 +461,7 @@ def fit_parts(calibrator, classes: np.ndarray, pieces: Mapping, problems: ClassP
 
     from sklearn.base import clone
 
-    problems.check(calibrator, classes, by)
+    problems.check(calibrator, classes, by, weight_name)
     if problems.order is not None:
         note = order_note(problems.order, classes, score_cols)
         if note:

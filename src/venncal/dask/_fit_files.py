@@ -5,14 +5,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-import dask
-
 from .. import _engine
 from ..summary import ScoreSummary
 from ..tables import ParameterError, TableError
 from . import _files
 from ..multiclass._outputs import is_multiclass
-from ._frames import reduction
+from ._frames import checked, reduction
 from ._multiclass import fit_multiclass
 
 __all__ = ["fit_files"]
@@ -48,7 +46,7 @@ def _summarise(inputs, score_col, label_col, weight_col, by, round_scores, max_d
                         max_distinct)
     with _files.computing(raw, inputs.source, client):
         pieces, problems = delayed.compute()
-        problems.check(by)
+        checked(problems, by, "sample_weight" if weight_col is None else f"column {weight_col!r}")
     if labels:
         pieces, problems = _typed(pieces, problems, by)
     return pieces, problems
@@ -76,6 +74,7 @@ def _fit_multiclass(inputs, calibrator, score_col, label_col, weight_col, by, ro
             by=by, round_scores=round_scores, max_distinct=max_distinct,
             split_every=split_every, typed=_files.typed_texts if csv else None,
             return_summary=return_summary,
+            weight_name="sample_weight" if weight_col is None else f"column {weight_col!r}",
         )
 
 

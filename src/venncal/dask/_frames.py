@@ -12,14 +12,19 @@ import pandas as pd
 
 from .. import _engine
 from .._docs import fill
+from .._rows import RowError
 from ..multiclass._outputs import is_multiclass
 from ..summary import ScoreSummary
+from ._files import row_error
 
 __all__ = ["fit", "reduction", "shipped", "summarize", "transform"]
 
 
-def _partition_pieces(pdf, score_col, label_col, weight_col, by, round_scores):
-    """Reduce one pandas partition to ``(pieces, problems)`` (see :mod:`venncal._engine`)."""
+def _partition_pieces(pdf, score_col, label_col, weight_col, by, round_scores, partition=None):
+    """Reduce one pandas partition (number ``partition``) to ``(pieces, problems)``.
+
+    See :mod:`venncal._engine`; the first bad score and weight are located in it.
+    """
     s = pd.to_numeric(pdf[score_col]).to_numpy(dtype=np.float64, na_value=np.nan)
     if round_scores is not None:
         s = _engine.rounded(s, round_scores)
@@ -28,7 +33,7 @@ def _partition_pieces(pdf, score_col, label_col, weight_col, by, round_scores):
         pd.to_numeric(pdf[weight_col]).to_numpy(dtype=np.float64, na_value=np.nan)
     labels, groups = pdf[label_col], (pdf[by] if by is not None else None)
     return (_engine.frame_pieces(s, w, labels, groups),
-            _engine.frame_problems(s, w, labels, groups))
+            _engine.frame_problems(s, w, labels, groups, partition))
 
 
 def _combine(*parts, max_distinct):
@@ -50,8 +55,8 @@ def reduction(df, score_col, label_col, weight_col, by, round_scores, split_ever
     _engine.check_columns(columns, df.columns)
     reduce_part = dask.delayed(_partition_pieces, pure=True)
     parts = [
-        reduce_part(part, score_col, label_col, weight_col, by, round_scores)
-        for part in df[columns].to_delayed()
+        reduce_part(part, score_col, label_col, weight_col, by, round_scores, i)
+        for i, part in enumerate(df[columns].to_delayed())
     ]
     combine = dask.delayed(_combine, pure=True)
     while True:  # at least one level, so that even one partition is checked
@@ -68,8 +73,18 @@ def _reduce(df, score_col, label_col, weight_col, by, round_scores, split_every,
     pieces, problems = reduction(
         df, score_col, label_col, weight_col, by, round_scores, split_every, max_distinct
     ).compute()
-    problems.check(by)
+    checked(problems, by)
     return pieces, problems
+
+
+def checked(problems, by, weight_name: str = "sample_weight") -> None:
+    """``problems.check``; a bad row it locates is named at its partition (:func:`row_error`)."""
+    try:
+        problems.check(by, weight_name)
+    except RowError as exc:
+        if getattr(exc, "partition", None) is None:
+            raise
+        raise row_error(exc, exc.partition, "cannot fit") from None
 
 
 @fill

@@ -73,7 +73,8 @@ def summaries_reduction(df, calibrator, classes, codes, score_cols, label_col, w
 
 def fit_multiclass(df, calibrator, *, score_col, label_col, weight_col, by, round_scores,
                    max_distinct, split_every, typed: Callable | None = None,
-                   compute: Callable = dask.compute, return_summary: bool = False):
+                   compute: Callable = dask.compute, return_summary: bool = False,
+                   weight_name: str = "sample_weight"):
     """Fit a multiclass ``calibrator`` (checked by ``engine_calibrator``) on a Dask data frame.
 
     ``typed`` maps the distinct labels (and folds) as read to their values
@@ -99,6 +100,7 @@ def fit_multiclass(df, calibrator, *, score_col, label_col, weight_col, by, roun
     fold_value = _label_typer(list(problems.folds), typed) if by is not None else None
     try:
         model = mc.fit_parts(calibrator, classes, pieces, problems, by, score_cols=score_cols,
+                             weight_name=weight_name,
                              **({} if fold_value is None else {"fold_value": fold_value}))
     except RowError as exc:  # a bad row of scores: at its row of its partition (of its file)
         if getattr(exc, "partition", None) is None:
