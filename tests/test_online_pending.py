@@ -114,6 +114,26 @@ def test_a_refused_label_keeps_its_forecast():
     assert waiting.model.n_seen_ == 1
 
 
+def test_a_refused_label_is_named_by_its_key():
+    """The refusal named 'p[0]' (an internal array) and a step, never the key; an array key
+    raised numpy's 'truth value ... is ambiguous' (attack 22 F4)."""
+    waiting = Pending(MeanJumper(classes=[0, 1]))
+    waiting.predict_proba_one(0.0, key="loan-7")
+    with pytest.raises(ValueError, match=r"^the label 1 of key 'loan-7' was refused \(still "
+                                         r"waiting\): p = 0 \(step 1 of the stream\) gave "
+                                         r"probability 0 to its label 1"):
+        waiting.learn_one("loan-7", 1)
+    with pytest.raises(ValueError, match=r"^the label 2 of key 'loan-7' was refused \(still "
+                                         r"waiting\): y holds label\(s\) \[2\] that are not in "
+                                         r"classes=\[0, 1\]$"):
+        waiting.learn_one("loan-7", 2)
+    assert "loan-7" in waiting
+    for call in (lambda: waiting.predict_proba_one(0.3, key=np.array([1, 2])),
+                 lambda: waiting.learn_one(np.array([1]), 1), lambda: waiting.forget([1])):
+        with pytest.raises(TypeError, match="key must be hashable"):
+            call()
+
+
 EDGE_P = (0.5, 0.3, 1 - 2.0**-53, 1 - 2.0**-50, 5e-324, 1e-310, 1e-300, 0.0, 1.0, 0.999)
 
 

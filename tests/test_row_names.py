@@ -91,3 +91,43 @@ def test_a_prefixed_row_error_keeps_how_it_names_the_row():
     assert str(moved) == "the second stage refused them: scores must be finite; the first at " \
                          "index 13 (nan)"
     assert moved.renumbered(1).endswith("the first in row 14 (nan)")
+
+
+@pytest.mark.parametrize("method", ["platt", "ivap", "isotonic", "venn-abers-classifier"])
+def test_wrapper_names_the_first_bad_row_of_all_folds_and_counts_them_all(method):
+    """Each fold was refused on its own: the first fold to fail named its own row and count
+    ("found 1 ..., the first at index 70" where rows 5, 40, 41 and 70 are bad; attack 22 F1)."""
+    from venncal import VennAbersClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(90, 2))
+    y = (X[:, 0] + rng.normal(size=90) > 0).astype(int)
+    X[[5, 40, 41, 70], 0] = 1e300  # their scores are inf; the folds are {70}, {5, 40}, {41}
+    if method == "venn-abers-classifier":
+        clf = VennAbersClassifier(_Scale(), cv=3, random_state=0)
+    else:
+        clf = CalibratedClassifier(_Scale(), method=method, cv=3, random_state=0)
+    with pytest.raises(ValueError, match=r"found 4 NaN or infinite value\(s\), the first at "
+                                         r"index 5 \(inf\)"):
+        clf.fit(X, y)
+
+
+def test_compare_file_names_a_folds_failure_at_the_table_row(tmp_path):
+    """compare_file renamed an error that stopped the comparison, not a fold's failure, which
+    said "row 40 (from 0)" where fit said "row 41" (attack 22 F2)."""
+    from venncal.comparison import compare_file
+
+    rng = np.random.default_rng(4)
+    z = rng.normal(size=(90, 3))
+    y = np.where(rng.random(90) < 0.6, z.argmax(axis=1), rng.integers(0, 3, 90))
+    z[40] = [-1e308, 1e308, 0.0]  # table row 41
+    pc.write_csv(pa.table({"za": z[:, 0], "zb": z[:, 1], "zc": z[:, 2], "y": y}),
+                 tmp_path / "z.csv")
+    result = compare_file(str(tmp_path / "z.csv"), score_col=["za", "zb", "zc"], label_col="y",
+                          score="logit",
+                          methods=["temperature", "ovr-platt"], folds=3, seed=0)
+    reasons = set(result.failures("temperature").values())
+    assert reasons == {"ValueError: scores row 41 spans more than the largest double "
+                       "(-1e+308 to 1e+308): its softmax is 0 or 1 to every digit; rescale the "
+                       "logits"}
+    assert "row 41" in result.to_text() and "from 0" not in result.to_text()

@@ -284,6 +284,10 @@ def test_column_labels_refuse_missing_labels_with_their_row():
         ([2**64 - 1], str(2**64 - 2), [2**64 - 1, 2**64 - 2]),
         ([5], str(2**64 - 1), [5, 2**64 - 1]),
         ([2**60 + 1], "1.5e1", [2**60 + 1, 15]),
+        # a float label is named as the reader reads its text: 17 digits name 0.2 (attack 22 F3)
+        ([0.1, 0.2], "0.20000000000000001", [0.1, 0.2]),
+        ([0.1, 0.2], "0.1000000000000000055511151231257827", [0.2, 0.1]),
+        ([0.25], "0.30000000000000004", [0.25, 0.30000000000000004]),
     ],
 )
 def test_classes_for(labels, positive, expected):
@@ -325,6 +329,8 @@ def test_classes_for(labels, positive, expected):
          f"--positive-label '{2**53 + 1}' is not one of the labels"),
         ([0.0, 1.0], "1e-400", "is not one of the labels", "'1e-400' is not one of"),
         ([1], "\u0661", "is not a number", "is not a number"),  # an Arabic-Indic digit one
+        ([0.1], "0.10000000000000001", "every label is 0.1, the positive class by",
+         "every label is 0.1, the positive class by --positive-label"),
         (["no"], "no", "name both with classes=[negative, 'no'] instead",
          "the positive class by --positive-label, so the negative class is unknown; name both "
          "with --param classes=NEGATIVE,no instead"),
@@ -410,3 +416,20 @@ def test_label_texts_with_far_exponents_are_read_at_once():
     assert typed_labels(texts).tolist() == texts.tolist()
     assert not matches_label(0, "-1e-999999999") and not matches_label(0.0, "1e-999999999")
     assert classes_for([2.0, 3.0], "2e0") == [3.0, 2.0]
+
+
+def test_files_are_opened_from_a_pathlib_path(tmp_path):
+    """fit_file(Path(...)) and compare_file raised AttributeError ('PosixPath' has no 'lower')."""
+    from venncal.comparison import compare_file
+    from venncal.files import fit_file
+
+    path = tmp_path / "t.csv"
+    rng = np.random.default_rng(0)
+    s = rng.random(60)
+    path.write_text("s,y\n" + "".join(f"{a!r},{int(b)}\n" for a, b in
+                                      zip(s.tolist(), rng.random(60) < s)))
+    with open_table(path) as table:
+        assert table.source == str(path)
+    assert fit_file(path, "ivap", score_col="s", label_col="y").classes_.tolist() == [0, 1]
+    assert compare_file(path, score_col="s", label_col="y", score="proba", folds=2,
+                        methods=["platt"]).methods == ("platt",)

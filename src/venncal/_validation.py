@@ -437,7 +437,8 @@ def check_labels(
             raise ValueError(f"classes must name exactly two distinct labels; got {classes!r}")
         unknown = [v for v in observed.tolist() if v not in cls.tolist()]
         if unknown:
-            raise ValueError(f"y holds label(s) {unknown!r} that are not in classes={classes!r}")
+            shown = cls.tolist()  # the labels, not numpy's repr of them
+            raise ValueError(f"y holds label(s) {unknown!r} that are not in classes={shown!r}")
     elif observed.shape[0] == 2:
         cls = observed
     elif arr.dtype.kind == "b":

@@ -97,16 +97,14 @@ def cluster(args: argparse.Namespace) -> Iterator[object]:
 
     from distributed import Client, LocalCluster
 
+    from ..dask._files import connect
+
     with contextlib.ExitStack() as stack:
         if args.scheduler:
             try:
-                client = stack.enter_context(
-                    Client(args.scheduler, set_as_default=False, timeout="5s")
-                )
-            except (OSError, TimeoutError, ValueError) as exc:
-                text = str(exc).strip()
-                first = text.splitlines()[0] if text else type(exc).__name__
-                raise CLIError(f"--scheduler {args.scheduler}: cannot connect: {first}") from None
+                client = stack.enter_context(connect(args.scheduler))
+            except ValueError as exc:
+                raise CLIError(f"--scheduler {exc}") from None
         else:
             local = stack.enter_context(
                 LocalCluster(

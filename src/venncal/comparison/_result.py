@@ -23,9 +23,18 @@ class MethodResult:
         self.predict_time = [math.nan] * folds
         self.failures: dict[int, str] = {}
         self.warnings: list[str] = []
+        self._row_errors: dict = {}  # fold -> RowError of the input's rows, counted from 0
 
-    def fail(self, fold: int, reason: str) -> None:
+    def fail(self, fold: int, reason: str, row_error=None) -> None:
+        """Record a failed fold; ``row_error`` (a RowError) when the reason is one row."""
         self.failures[fold] = reason
+        if row_error is not None:
+            self._row_errors[fold] = row_error
+
+    def count_rows_from(self, first_row: int) -> None:
+        """Name the failures' rows as a table counts them: row 0 is ``first_row``."""
+        for fold, exc in self._row_errors.items():
+            self.failures[fold] = f"ValueError: {exc.renumbered(first_row)}"
 
     def record(self, fold: int, values: dict, fit_time: float, predict_time: float,
                warned) -> None:

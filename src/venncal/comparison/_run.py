@@ -260,7 +260,8 @@ def _run_one(cand: Candidate, result: MethodResult, f: int, metrics, score, clas
             values = {m.name: float(m.compute(pred)) for m in metrics}
     except Exception as exc:  # noqa: BLE001 - any failure of a method is reported, not raised
         if isinstance(exc, RowError):  # named as the scores given count their rows
-            result.fail(f, f"ValueError: {exc.of_rows(rows)}")
+            renamed = exc.of_rows(rows)
+            result.fail(f, f"ValueError: {renamed}", renamed)
             return None
         result.fail(f, f"{type(exc).__name__}: {exc}")
         return None

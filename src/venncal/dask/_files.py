@@ -269,6 +269,31 @@ def compute_errors() -> tuple:
     return (ValueError, TypeError, OSError, KeyError, pa.ArrowException)
 
 
+def connect(address: str, timeout: str = "5s"):
+    """A client of the running Dask scheduler at ``address`` (``tcp://host:8786``).
+
+    Raises ``ValueError`` naming ``address`` when it is not a scheduler's
+    address (checked before a client is made: a half-made one waits 10 s at
+    exit, and prints a traceback) or when nothing answers there.
+    """
+    from distributed import Client
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        scheme, location = parse_address(address)
+        if scheme in ("tcp", "tls"):
+            parse_host_port(location)  # a port is needed
+    except ValueError as exc:
+        raise ValueError(f"{address}: not the address of a Dask scheduler ({exc}); give one "
+                         "such as tcp://host:8786") from None
+    try:
+        return Client(address, set_as_default=False, timeout=timeout)
+    except (OSError, TimeoutError, ValueError) as exc:
+        text = str(exc).strip()
+        raise ValueError(f"{address}: cannot connect: "
+                         f"{text.splitlines()[0] if text else type(exc).__name__}") from None
+
+
 @contextlib.contextmanager
 def on_client(client):
     """Run the block's computations on ``client`` (None: the current default scheduler)."""

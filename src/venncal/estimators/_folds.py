@@ -31,7 +31,7 @@ from sklearn.model_selection import StratifiedKFold, check_cv, train_test_split
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .._rows import rows_of
+from .._rows import RowError, rows_of
 from .._validation import NONE, RANDOM_STATE, Check, Interval, Options
 from ._helpers import (
     WrapperMixin,
@@ -235,20 +235,29 @@ class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
 
         calibrator = self._calibrator_for(classes)
         group = self._new_calibrator(None)._group_param
-        if group is None:
-            self.calibrator_ = None
-            self.calibrators_ = []
-            for s, rows in zip(scores, cal_rows, strict=True):
-                with rows_of(rows):
-                    self.calibrators_.append(
-                        self._calibrator_for(classes).fit(s, y[rows], sample_weight=weights(rows)))
-            return
         # Fold k is group k: column k (block k for K classes) of the stacked
         # test scores is model k's.
         rows = np.concatenate(cal_rows)
         folds = np.repeat(np.arange(len(cal_rows)), [len(r) for r in cal_rows])
-        with rows_of(rows):
-            calibrator.fit(np.concatenate(scores), y[rows], weights(rows), **{group: folds})
+        try:
+            if group is None:
+                self.calibrator_ = None
+                self.calibrators_ = []
+                for s, part in zip(scores, cal_rows, strict=True):
+                    with rows_of(part):
+                        self.calibrators_.append(self._calibrator_for(classes).fit(
+                            s, y[part], sample_weight=weights(part)))
+                return
+            with rows_of(rows):
+                calibrator.fit(np.concatenate(scores), y[rows], weights(rows), **{group: folds})
+        except RowError as exc:  # a fold's first bad row: the whole's first, counting them all
+            order = np.unique(rows, return_index=True)[1]
+            every = self._calibrator_for(classes)
+            params = {} if group is None else {group: folds[order]}
+            with rows_of(rows[order]):
+                every.fit(np.concatenate(scores)[order], y[rows[order]], weights(rows[order]),
+                          **params)
+            raise exc  # refused by a fold only (a fold's own fit), not by the rows
         self.calibrator_ = calibrator
         self.calibrators_ = calibrator.calibrators_
 

@@ -100,9 +100,8 @@ def _is_classes(v) -> bool:
 def _kept_rows(sample_weight, n: int) -> np.ndarray | None:
     """Return the rows that count (weight 1) as a boolean mask, or None for all of them.
 
-    A Jumper's step is one bet, which cannot be split or repeated without
-    changing the stream: the frequency weights it takes are 1 (the step) and
-    0 (the row is dropped, as everywhere in venncal).
+    A Jumper's step is one bet, which cannot be split or repeated without changing the
+    stream: the frequency weights it takes are 1 (the step) and 0 (the row is dropped).
     """
     if sample_weight is None:
         return None
@@ -218,8 +217,9 @@ class _Jumper(SingleCalls, OnlineCalibrator):
         if impossible.any():
             i = int(np.flatnonzero(impossible)[0])
             step = self.n_seen_ + i + 1 - (0 if kept is None else int((~kept[:i]).sum()))
+            where = f"p[{i}]" if p.shape[0] > 1 else "p"  # one step (learn_one): no index
             raise ValueError(
-                f"p[{i}] = {p[i]:g} (step {step} of the stream) gave probability 0 to its "
+                f"{where} = {p[i]:g} (step {step} of the stream) gave probability 0 to its "
                 f"label {np.asarray(y)[i].item()!r}: its log loss is infinite and the "
                 f"martingale is undefined (Algorithm 1 would divide by 0). Keep base forecasts "
                 f"away from 0 and 1, e.g. with clip=(0.1, 0.9) (Vovk, Petej & Gammerman 2021, section 5)"

@@ -91,6 +91,7 @@ class Pending:
 
     def predict_proba_one(self, x, key: Hashable) -> dict:
         """Forecast at ``x`` now and remember it under ``key`` until its label arrives."""
+        _check_key(key)
         if key != key:  # NaN: never equal to itself, so its label could never be learned
             raise ValueError(
                 f"key must equal itself to be found again; got {key!r} (a NaN): use another key")
@@ -107,18 +108,33 @@ class Pending:
 
     def learn_one(self, key: Hashable, y) -> None:
         """Learn the label ``y`` of the forecast made under ``key`` (which is then forgotten)."""
+        _check_key(key)
         if key not in self._waiting:
             raise ValueError(
                 f"no forecast is waiting for key {key!r} (made by predict_proba_one(x, key=...), "
                 "not yet learned or forgotten)")
         x, bets = self._waiting[key]
-        if bets is None:
-            self.model.learn_one(x, y)
-        else:
-            self.model._learn_delayed(x, y, bets)
+        try:
+            if bets is None:
+                self.model.learn_one(x, y)
+            else:
+                self.model._learn_delayed(x, y, bets)
+        except (TypeError, ValueError) as exc:  # named by its key, as the user knows it
+            raise type(exc)(f"the label {y!r} of key {key!r} was refused (still waiting): "
+                            f"{exc}") from None
         del self._waiting[key]  # kept if the label was refused: it can be given again
 
     def forget(self, key: Hashable) -> None:
         """Drop the forecast made under ``key`` (its label will never come)."""
+        _check_key(key)
         if self._waiting.pop(key, None) is None:
             raise ValueError(f"no forecast is waiting for key {key!r}")
+
+
+def _check_key(key) -> None:
+    """Refuse a key that cannot be found again: one that is not hashable (a numpy array)."""
+    try:
+        hash(key)
+    except TypeError:
+        raise TypeError(f"key must be hashable (a str, a number, a tuple, ...); got "
+                        f"{type(key).__name__}") from None

@@ -45,6 +45,10 @@ def label_value(value):
     return str(value)
 
 
+#: float labels of these sizes are read from text by rounding; outside, only exactly
+_EXACT_BELOW, _EXACT_FROM = 2.0**-1022, 2.0**53
+
+
 def typed_labels(texts: np.ndarray) -> np.ndarray:
     """Return labels read as text typed as numbers or booleans when they all are, else as text.
 
@@ -101,7 +105,7 @@ def typed_labels(texts: np.ndarray) -> np.ndarray:
     if np.unique(values).shape[0] < names.shape[0] and not _same_numbers(names, values):
         return texts
     # integers past 2**53 may round, texts past the range read as inf, below it as 0
-    large = np.flatnonzero(~(np.abs(values) < 2.0**53) | (np.abs(values) < 2.0**-1022))
+    large = np.flatnonzero(~(np.abs(values) < _EXACT_FROM) | (np.abs(values) < _EXACT_BELOW))
     if not all(_read_exactly(names[i], values[i]) for i in large):
         return texts
     return values[index]
@@ -156,8 +160,12 @@ def matches_label(label, text) -> bool:
     if isinstance(label, (np.float32, np.float16)):  # as its type prints it ("0.1"), too
         if _decimal(text) == Fraction(str(label)):
             return True
-    if isinstance(label, (float, np.floating)):  # as the reader keeps it: "0.1" names 0.1
-        return _read_exactly(text, float(label))
+    if isinstance(label, (float, np.floating)):  # as the reader reads it (typed_labels)
+        value = float(label)
+        if _EXACT_BELOW <= abs(value) < _EXACT_FROM:  # "0.20000000000000001" is 0.2, as read
+            number = _decimal(text)
+            return number is not None and _float(number) == value
+        return _read_exactly(text, value)  # 2**53 + 1 is not the label 2**53, nor 1e-400 0
     return str(label) == text
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 import numpy as np
@@ -67,12 +68,12 @@ class ParquetTable(Table):
         self._file.close()
 
 
-def open_table(path: str, *, sep: str | None = None) -> Table:
+def open_table(path: str | os.PathLike, *, sep: str | None = None) -> Table:
     """Open an input table: Parquet by name or content, else CSV (compression by content).
 
     Parameters
     ----------
-    path : str
+    path : str or path-like
         A file, or ``-`` for stdin.  Parquet is recognised by its name
         (``.parquet``, ``.pq``) or its first bytes; anything else is CSV,
         plain or compressed with gzip, bzip2 or zstd (recognised by content).
@@ -103,6 +104,7 @@ def open_table(path: str, *, sep: str | None = None) -> Table:
     ...     table.columns, table.typed
     (['score', 'label'], False)
     """
+    path = os.fspath(path)
     raw, stream, size = open_bytes(path)
     if stream is None:
         data = raw.read() if path == "-" else None
