@@ -203,7 +203,7 @@ def check_complements(values: np.ndarray, complements: np.ndarray, *, monotone: 
         i = int(np.argmax(np.where(gap == gap, gap, np.inf)))
         raise ValueError(
             f"{v} + {c} must sum to 1 (to {tolerance:.3g}): "
-            f"{values[i]!r} + {complements[i]!r} at entry {i}"
+            f"{float(values[i])!r} + {float(complements[i])!r} at entry {i}"
         )
     if monotone and (complements[1:] > complements[:-1]).any():
         raise ValueError(f"{c} must not increase ({v} do not decrease)")

@@ -512,7 +512,7 @@ def check_classifier_targets(estimator_name: str, y, *, multiclass: bool = False
     if classes.shape[0] < 2:
         raise ValueError(
             f"{estimator_name} needs samples of at least 2 classes in the data, but the data "
-            f"contains only one class: {classes[0]!r}"
+            f"contains only one class: {classes[:1].tolist()[0]!r}"
         )
     if not multiclass and (classes.shape[0] > 2 or type_of_target(y) != "binary"):
         raise ValueError(

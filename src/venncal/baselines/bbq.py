@@ -373,7 +373,7 @@ class BBQCalibrator(ScoreCalibrator):
         if use_midpoint and not in_unit:
             raise ValueError(
                 'bin_prior="midpoint" needs calibration scores in [0, 1]; got scores in '
-                f'[{s[0]!r}, {s[-1]!r}] (use bin_prior="base_rate" or "auto")'
+                f'[{float(s[0])!r}, {float(s[-1])!r}] (use bin_prior="base_rate" or "auto")'
             )
         return use_midpoint
 

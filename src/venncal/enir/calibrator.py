@@ -231,7 +231,7 @@ class ENIRCalibrator(ScoreCalibrator):
         if self.bin_prior == "score" and not in_unit:
             raise ValueError(
                 'bin_prior="score" needs calibration scores in [0, 1]; got scores in '
-                f'[{s[0]!r}, {s[-1]!r}] (use bin_prior="base_rate" or "auto")'
+                f'[{float(s[0])!r}, {float(s[-1])!r}] (use bin_prior="base_rate" or "auto")'
             )
         shift = _scale_shift(w)
         if shift:  # the path for the weights times 2**-shift: knots times 2**-shift
