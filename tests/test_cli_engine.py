@@ -359,16 +359,16 @@ def test_bad_scheduler_address(data, capsys):
     assert "--scheduler tcp://127.0.0.1:1: cannot connect" in err
 
 
-@pytest.mark.parametrize("address", ["synchronous", "tcp://localhost"])
+@pytest.mark.parametrize("address", ["synchronous", "tcp://localhost", "inproc://x"])
 def test_a_scheduler_address_without_a_port_is_refused_before_a_client(data, capsys, address):
     """A half-made Client printed a TimeoutError traceback at exit, 10 s after the error
     (attack 22 F5)."""
     _, err = run(capsys, "fit parts --score-col score --label-col label --method ivap -o x.json "
                  f"--engine dask --scheduler {address}", code=2)
+    why = ("the scheme inproc:// is not tcp:// or tls://" if address.startswith("inproc")
+           else f"missing port number in address '{address.removeprefix('tcp://')}'")
     assert err.strip() == (f"venncal fit: error: --scheduler {address}: not the address of a "
-                           f"Dask scheduler (missing port number in address "
-                           f"'{address.removeprefix('tcp://')}'); give one such as "
-                           "tcp://host:8786")
+                           f"Dask scheduler ({why}); give one such as tcp://host:8786")
 
 
 def test_predict_quiet_prints_nothing_with_a_large_model(data, scheduler, capsys):

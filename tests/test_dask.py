@@ -22,6 +22,7 @@ import dask
 import dask.dataframe as dd
 import pandas as pd
 
+import venncal
 import venncal.dask as vd
 from venncal import ScoreSummary
 from venncal._registry import method_class
@@ -671,3 +672,36 @@ def test_a_data_frame_fit_names_the_partition_of_a_bad_row():
         vd.summarize(dd.from_pandas(pdf, npartitions=3), "s", "y", "w")
     assert str(info.value) == ("partition 2: cannot fit: scores must be finite; found 1 NaN, "
                                "infinite or null value(s) (nan); the first at index 1")
+
+
+def test_uint64_labels_fit_as_the_local_fit(tmp_path, scheduler):
+    """Labels 5 and 2**64 - 1 became the floats 5.0 and 2**64 in the engine's label rule, and
+    every row was fitted as the negative class, silently (attack 23 F1)."""
+    rng = np.random.default_rng(1)
+    s = rng.uniform(0, 1, 300)
+    y = rng.random(300) < s
+    path = tmp_path / "big.csv"
+    path.write_text("s,y\n" + "".join(f"{a!r},{2**64 - 1 if b else 5}\n"
+                                      for a, b in zip(s.tolist(), y)))
+    local = venncal.VennAbersCalibrator().fit(s, np.where(y, np.uint64(2**64 - 1), np.uint64(5)))
+    got = vd.fit_files(path, "ivap", score_col="s", label_col="y")
+    assert got.classes_.tolist() == [5, 2**64 - 1] == local.classes_.tolist()
+    assert np.array_equal(got.predict_proba(s), local.predict_proba(s))
+    named = vd.fit_files(path, "ivap", score_col="s", label_col="y", positive_label=str(2**64 - 1))
+    assert np.array_equal(named.predict_proba(s), local.predict_proba(s))
+
+
+def test_a_file_whose_name_looks_like_a_glob_is_read_as_named(tmp_path, scheduler):
+    """'scores[1].csv' was read as the glob it looks like: scores1.csv (attack 23 F2)."""
+    rng = np.random.default_rng(2)
+    for name, flip in (("scores[1].csv", False), ("scores1.csv", True)):
+        s = rng.uniform(0, 1, 400)
+        y = (rng.random(400) < s) ^ flip
+        (tmp_path / name).write_text("s,y\n" + "".join(f"{a!r},{int(b)}\n"
+                                                       for a, b in zip(s.tolist(), y)))
+    from venncal.files import fit_file
+
+    path = tmp_path / "scores[1].csv"
+    local = fit_file(str(path), "platt", score_col="s", label_col="y")
+    got = vd.fit_files(path, "platt", score_col="s", label_col="y")
+    assert got.predict_proba([0.9]).tolist() == local.predict_proba([0.9]).tolist()

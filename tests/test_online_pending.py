@@ -167,3 +167,14 @@ def test_in_order_labels_at_the_edges_are_learn_one(make):
         assert math.isclose(waiting.model.log10_value, usual.log10_value, rel_tol=1e-12,
                             abs_tol=1e-12), i  # rounding: the buffered path's sums differ
     assert math.isfinite(usual.log10_value)
+
+
+@pytest.mark.parametrize("key", [float("nan"), (float("nan"),), np.float32("nan"), ("a", (1, math.nan))])
+def test_a_key_holding_a_nan_is_refused(key):
+    """(nan,) was accepted, though no later tuple equals it: its slot was held for good; a
+    numpy NaN was shown as np.float32(nan) (attack 23 F10)."""
+    waiting = Pending(MeanJumper(classes=[0, 1]))
+    with pytest.raises(ValueError, match=r"key must equal itself to be found again; got \(?"
+                                         r"['a, (1]*nan"):
+        waiting.predict_proba_one(0.3, key=key)
+    assert len(waiting) == 0

@@ -131,3 +131,35 @@ def test_compare_file_names_a_folds_failure_at_the_table_row(tmp_path):
                        "(-1e+308 to 1e+308): its softmax is 0 or 1 to every digit; rescale the "
                        "logits"}
     assert "row 41" in result.to_text() and "from 0" not in result.to_text()
+
+
+class _Marked(ClassifierMixin, BaseEstimator):
+    """score = X[:, 0] * k, with k = 1e300 for a model trained with the marker row (X[:, 1] == 7)."""
+
+    def fit(self, X, y, sample_weight=None):
+        self.classes_ = np.unique(y)
+        self.k_ = 1e300 if (np.asarray(X)[:, 1] == 7).any() else 1.0
+        return self
+
+    def decision_function(self, X):
+        with np.errstate(over="ignore"):
+            return np.asarray(X)[:, 0] * self.k_
+
+
+@pytest.mark.parametrize("method", ["platt", "ivap"])
+def test_overlapping_folds_name_the_first_bad_score_of_any_fold(method):
+    """Rows 20 and 30 are each in two test folds; each is inf under one fold's model only. The
+    refit in row order kept each row's first score, and named row 30 (attack 23 F5)."""
+    rng = np.random.default_rng(0)
+    n = 60
+    X = rng.normal(size=(n, 2))
+    y = (X[:, 0] + rng.normal(size=n) > 0).astype(int)
+    X[10, 1] = 7  # the marker row
+    X[[20, 30], 0] = 1e10
+    every = np.arange(n)
+    tests = [np.array([10, 20, 21, 22, 30]), np.array([30, 31, 32, 33]),
+             np.array([20, 40, 41, 42])]
+    splits = [(np.setdiff1d(every, t), t) for t in tests]
+    with pytest.raises(ValueError, match=r"found 2 NaN or infinite value\(s\), the first at "
+                                         r"index 20 \(inf\)"):
+        CalibratedClassifier(_Marked(), method=method, cv=splits).fit(X, y)

@@ -373,3 +373,14 @@ def test_classes_no_one_array_holds_are_refused(classes, said):
         classes_array(classes)
     with pytest.raises(ValueError, match=re.escape(said)):
         VennAbersCalibrator(classes=classes).fit([0.1, 0.2], [classes[0]] * 2)
+
+
+def test_labels_given_as_a_list_keep_integers_past_2_53():
+    """np.asarray([2**64 - 1, 5]) is float64: classes_ named 2**64, a label not in y, and
+    [2**60 + 1, 1.5] took classes=[1.5, 2**60] (attack 23 F3)."""
+    s = [0.1, 0.2, 0.3, 0.4]
+    got = VennAbersCalibrator().fit(s, [2**64 - 1, 5, 5, 2**64 - 1])
+    assert got.classes_.dtype == np.uint64 and got.classes_.tolist() == [5, 2**64 - 1]
+    with pytest.raises(ValueError, match="mix floats with integers that float64 cannot hold"):
+        VennAbersCalibrator(classes=[1.5, 2**60]).fit(s, [2**60 + 1, 1.5, 1.5, 2**60 + 1])
+    assert VennAbersCalibrator().fit(s, [0, 1.5, 1.5, 0]).classes_.tolist() == [0.0, 1.5]

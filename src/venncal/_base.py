@@ -15,6 +15,7 @@ from ._validation import (
     check_labels,
     check_sample_weight,
     check_scores,
+    classes_array,
     warn_if_relative_weights,
 )
 from .summary import ScoreSummary
@@ -418,7 +419,7 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
         given = getattr(self, "classes", None)
         if given is None:
             return np.array([0, 1])
-        return check_labels(np.asarray(given), None, given)[0]
+        return check_labels(classes_array(given), None, given)[0]
 
     def _check_test_scores(self, scores):
         """Validate test scores for ``_predict_p`` (1-D finite floats unless overridden)."""

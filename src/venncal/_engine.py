@@ -245,7 +245,10 @@ def _label_array(labels) -> np.ndarray:
     values = list(labels)
     if any(isinstance(v, str) for v in values):
         return np.array(values, dtype=object)
-    return np.array(values)
+    try:  # exactly: np.array([5, 2**64 - 1]) is float64, another label (attack 23 F1)
+        return classes_array(values)
+    except TypeError:  # labels of mixed kinds: refused by the checks that follow
+        return np.array(values)
 
 
 def positive_label_of(labels, positive_label=None, classes=None, *, for_fit: bool) -> tuple:

@@ -56,7 +56,7 @@ def _fail(source: str, *parts) -> TableError:
 
 
 def _listing(data: str) -> list[str]:
-    if any(c in data for c in GLOB_CHARS):
+    if any(c in data for c in GLOB_CHARS) and not os.path.exists(data):  # a name is itself
         files = sorted(f for f in glob.glob(data) if os.path.isfile(f))
         if not files:
             raise _fail(data, "no file matches the pattern")
@@ -138,8 +138,9 @@ def read_frame(inputs: InputFiles, columns, text: Sequence[str], header: Sequenc
     """Return a dask data frame of ``columns`` (None: all of ``header``); CSV ``text`` as strings."""
     import dask.dataframe as dd
 
+    files = [glob.escape(f) for f in inputs.files]  # dask globs each name: read it as named
     if inputs.kind == "parquet":
-        return dd.read_parquet(inputs.files, columns=columns)
+        return dd.read_parquet(files, columns=columns)
     nulls = list(na_markers().to_pylist())
     names = columns if columns is not None else header
     options = {
@@ -153,7 +154,7 @@ def read_frame(inputs: InputFiles, columns, text: Sequence[str], header: Sequenc
         "blocksize": None if inputs.compression else (blocksize or "default"),
     }
     try:
-        return dd.read_csv(inputs.files, **options)
+        return dd.read_csv(files, **options)
     except (ValueError, TypeError, OSError) as exc:
         raise _fail(inputs.source, f"cannot read as CSV with dask: {first_line(exc)}") from exc
 
@@ -281,8 +282,9 @@ def connect(address: str, timeout: str = "5s"):
 
     try:
         scheme, location = parse_address(address)
-        if scheme in ("tcp", "tls"):
-            parse_host_port(location)  # a port is needed
+        if scheme not in ("tcp", "tls"):  # inproc:// and ucx:// are no command line's
+            raise ValueError(f"the scheme {scheme}:// is not tcp:// or tls://")
+        parse_host_port(location)  # a port is needed
     except ValueError as exc:
         raise ValueError(f"{address}: not the address of a Dask scheduler ({exc}); give one "
                          "such as tcp://host:8786") from None

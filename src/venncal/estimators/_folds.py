@@ -251,7 +251,7 @@ class FoldCalibratedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
             with rows_of(rows):
                 calibrator.fit(np.concatenate(scores), y[rows], weights(rows), **{group: folds})
         except RowError as exc:  # a fold's first bad row: the whole's first, counting them all
-            order = np.unique(rows, return_index=True)[1]
+            order = np.argsort(rows, kind="stable")  # every fold's score of a row, in row order
             every = self._calibrator_for(classes)
             params = {} if group is None else {group: folds[order]}
             with rows_of(rows[order]):

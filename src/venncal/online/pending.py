@@ -92,9 +92,10 @@ class Pending:
     def predict_proba_one(self, x, key: Hashable) -> dict:
         """Forecast at ``x`` now and remember it under ``key`` until its label arrives."""
         _check_key(key)
-        if key != key:  # NaN: never equal to itself, so its label could never be learned
+        if _has_nan(key):  # never equal to another NaN: its label could never be learned
+            shown = key.item() if hasattr(key, "item") else key
             raise ValueError(
-                f"key must equal itself to be found again; got {key!r} (a NaN): use another key")
+                f"key must equal itself to be found again; got {shown!r} (a NaN): use another key")
         if key in self._waiting:
             raise ValueError(f"a forecast is already waiting for key {key!r}: learn or forget it first")
         if len(self._waiting) >= self.max_pending:
@@ -138,3 +139,10 @@ def _check_key(key) -> None:
     except TypeError:
         raise TypeError(f"key must be hashable (a str, a number, a tuple, ...); got "
                         f"{type(key).__name__}") from None
+
+
+def _has_nan(key) -> bool:
+    """Whether ``key`` is or holds a NaN (``(nan,)`` equals only the very same tuple)."""
+    if isinstance(key, (tuple, frozenset)):
+        return any(_has_nan(k) for k in key)
+    return key != key
