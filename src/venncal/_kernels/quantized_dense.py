@@ -26,10 +26,12 @@ keeps
 - ``D[v, j]``: the largest suffix sum of its scores at split ``j``;
 - ``NA[v], NB[v]``: ``sum w y`` and ``sum w`` of its scores.
 
-A *bottom* node (``v >= C/2``) is computed from its two buckets' scores,
-an upper node is its children joined: ``D[v] = max(D[R], D[L] + Q NA[R] -
-P NB[R])``, K - 1 additions and maxima with no branch, which the CPU does
-several at a time.  So an update costs O(B K + K log C), the bottom node
+A *bottom* node (``v >= C/2``) is computed from its two buckets' scores
+(in one pass over the splits, from the upper hull of its suffix sums:
+:mod:`venncal._kernels.quantized_hull`), an upper node is its children
+joined: ``D[v] = max(D[R], D[L] + Q NA[R] - P NB[R])``, K - 1 additions
+and maxima with no branch, which the CPU does several at a time.  So an
+update costs O(B + K log C), the bottom node
 and then each ancestor.  Row ``D[0]`` is not a node.  The map is read out
 by descending, for a split, to where its maximum is reached (O(log C + B)
 per split).
@@ -41,42 +43,9 @@ import numpy as np
 
 from ._jit import jit, jit_inline
 from .quantized import _first_not_below, _nearer_lower
-from .quantized_buckets import (_copy_entry, _find_bucket, prefetch_pair, ring_oldest, ring_push,
-                                spread_around)
-
-
-@jit_inline
-def _bottom_row(E, cnt, D, NA, NB, Q, P, v):
-    """Compute bottom node ``v``'s row from its two buckets' scores (suffix sums from the last)."""
-    C = cnt.shape[0] // 2
-    B = E.shape[0] // C
-    nt = Q.shape[0]
-    for j in range(nt):
-        D[v, j] = 0.0
-    a = 0.0
-    w = 0.0
-    left = 2 * v - C
-    for b in (left + 1, left):
-        first = b * B
-        for i in range(first + cnt[C + b] - 1, first - 1, -1):
-            a += E[i, 2]
-            w += E[i, 1]
-            # Every split lies strictly between 0 and 1, so a suffix that starts
-            # with targets 0 only is below the one after it, and one that starts
-            # after targets 1 only is below the one before it: neither can be
-            # the largest.
-            if E[i, 2] == 0.0:
-                continue
-            p = i - 1 if i > first else (left * B + cnt[C + left] - 1 if b > left else -1)
-            if p >= left * B and E[p, 2] == E[p, 1]:
-                continue
-            for j in range(nt):
-                x = Q[j] * a - P[j] * w
-                r = D[v, j]
-                D[v, j] = max(r, x)
-    NA[v] = a
-    NB[v] = w
-    cnt[v] = cnt[2 * v] + cnt[2 * v + 1]
+from .quantized_buckets import (_copy_entry, _find_bucket, _prefetch, prefetch_pair, ring_oldest,
+                                ring_push, spread_around)
+from .quantized_hull import bottom_row
 
 
 @jit_inline
@@ -99,7 +68,7 @@ def _join(cnt, FS, D, NA, NB, Q, P, v):
 def _node(E, cnt, FS, D, NA, NB, Q, P, v):
     """Compute internal node ``v`` (a bottom node from its buckets, an upper one from its children)."""
     if 2 * v >= cnt.shape[0] // 2:
-        _bottom_row(E, cnt, D, NA, NB, Q, P, v)
+        bottom_row(E, cnt, D, NA, NB, Q, P, v)
         FS[v] = min(FS[2 * v], FS[2 * v + 1])
     else:
         _join(cnt, FS, D, NA, NB, Q, P, v)
@@ -112,7 +81,7 @@ def _update(E, cnt, FS, D, NA, NB, Q, P, b):
     B = E.shape[0] // C
     FS[C + b] = E[b * B, 0] if cnt[C + b] > 0 else np.inf
     v = (C + b) >> 1
-    _bottom_row(E, cnt, D, NA, NB, Q, P, v)
+    bottom_row(E, cnt, D, NA, NB, Q, P, v)
     FS[v] = min(FS[2 * v], FS[2 * v + 1])
     v >>= 1
     while v >= 1:
@@ -422,6 +391,28 @@ def _level_of(E, cnt, FS, D, Q, P, x):
 
 
 @jit_inline
+def prefetch_path(cnt, D, b):
+    """Prefetch the rows of ``D`` that an insert into bucket ``b`` writes and reads, below the top.
+
+    Each node on the path from ``b``'s bottom node up (written) and its sibling
+    (read by the parent's join), from the bottom to depth 6 (the rows above
+    are read by every update and stay in cache).  A hint only (see
+    :func:`venncal._kernels.quantized_buckets._prefetch`): in a stream, the
+    level read at ``q`` comes before the insert of ``q``, in the next call.
+    """
+    C = cnt.shape[0] // 2
+    nt = D.shape[1]
+    v = (C + b) >> 1
+    while v >= 64:
+        for k in range(v * nt, (v + 1) * nt, 8):
+            _prefetch(D, k)
+        u = v ^ 1
+        for k in range(u * nt, (u + 1) * nt, 8):
+            _prefetch(D, k)
+        v >>= 1
+
+
+@jit_inline
 def dense_level_at(E, cnt, FS, D, Q, P, levels, q):
     """Return the map's level at any score ``q`` (nearest stored score, the smaller at a tie).
 
@@ -431,6 +422,7 @@ def dense_level_at(E, cnt, FS, D, Q, P, levels, q):
     B = E.shape[0] // C
     b = _find_bucket(FS, q)
     prefetch_pair(E, cnt, b)  # (the search; in a stream, the insert of q that follows)
+    prefetch_path(cnt, D, b)
     pos = _first_not_below(E, 0, b * B, cnt[C + b], q)
     if pos < b * B + cnt[C + b]:
         after = pos
