@@ -384,3 +384,10 @@ def test_labels_given_as_a_list_keep_integers_past_2_53():
     with pytest.raises(ValueError, match="mix floats with integers that float64 cannot hold"):
         VennAbersCalibrator(classes=[1.5, 2**60]).fit(s, [2**60 + 1, 1.5, 1.5, 2**60 + 1])
     assert VennAbersCalibrator().fit(s, [0, 1.5, 1.5, 0]).classes_.tolist() == [0.0, 1.5]
+
+
+def test_classes_given_as_one_string_are_refused_not_split():
+    """classes_array took len() of a list: "ab" became ['a', 'b'] (found re-reading the diff)."""
+    with pytest.raises(ValueError, match="classes must name exactly two distinct labels; got 'ab'"):
+        VennAbersCalibrator(classes="ab").fit([0.1, 0.2, 0.3], ["a", "b", "a"])
+

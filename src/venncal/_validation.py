@@ -335,6 +335,8 @@ def classes_array(classes) -> np.ndarray:
     """
     if isinstance(classes, np.ndarray):
         return label_values(classes) if classes.ndim == 1 else classes
+    if isinstance(classes, (str, bytes)):  # one label, not its characters
+        return np.asarray(classes)
     try:
         arr = np.empty(len(classes), dtype=object)
         arr[:] = list(classes)
