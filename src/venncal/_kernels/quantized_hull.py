@@ -22,6 +22,13 @@ exact values is what the old loop found, and a tie gives the same number.
 A node whose weights are past that bound, or whose hull would not fit the
 scratch (a stack array of :data:`HULL_CAP` points, not on the heap), takes
 the loop over every candidate (:func:`bottom_row_all`).
+
+Both are compiled once and called, not inlined by numba into the dense
+kernels: inlined at each of their call sites they doubled the cold compile of
+the dense tree (a test that compiles its single-call kernels took 222 s, now
+108 s), and the compiled event is the same (in cache, 1,058-1,428 ns inlined
+and 1,104-1,418 ns called, three alternating runs each of
+``benchmarks/bench_online_calls.py --only Quantized --breakdown``).
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ from numba import types
 from numba.core import cgutils
 from numba.core.extending import intrinsic
 
-from ._jit import jit_inline
+from ._jit import jit, jit_inline
 
 __all__ = ["HULL_CAP", "bottom_row", "bottom_row_all"]
 
@@ -63,7 +70,7 @@ def _stack_doubles(typingctx, count):
     return sig, codegen
 
 
-@jit_inline
+@jit
 def bottom_row_all(E, cnt, D, NA, NB, Q, P, v):
     """Compute bottom node ``v``'s row from every candidate suffix (the loop over all of them)."""
     C = cnt.shape[0] // 2
@@ -112,7 +119,7 @@ def _last_not_after(Q, P, first, length, da, dw):
     return first
 
 
-@jit_inline
+@jit
 def bottom_row(E, cnt, D, NA, NB, Q, P, v):
     """Compute bottom node ``v``'s row from the upper hull of its suffix sums (see the module)."""
     C = cnt.shape[0] // 2
