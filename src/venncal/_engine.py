@@ -320,6 +320,11 @@ def _classes_key(calibrator) -> str:
     return next((k for k in keys if k.rpartition("__")[2] == "classes"), "classes")
 
 
+def names_classes(calibrator) -> bool:
+    """Whether the calibrator's ``classes`` parameter (its own or a wrapped one's) is given."""
+    return calibrator.get_params(deep=True).get(_classes_key(calibrator)) is not None
+
+
 def fit_pieces(calibrator, pieces: Mapping, problems: Problems, by: str | None, *,
                positive_label=None):
     """Return a clone of ``calibrator`` fitted by ``fit_summary`` on checked pieces.
@@ -350,7 +355,7 @@ def fit_pieces(calibrator, pieces: Mapping, problems: Problems, by: str | None, 
 
 def check_positive_label(calibrator) -> None:
     """Raise when ``positive_label`` is given to fit a calibrator whose ``classes`` is given too."""
-    if calibrator.get_params(deep=True).get(_classes_key(calibrator)) is not None:
+    if names_classes(calibrator):
         raise ParameterError(
             Param("positive_label"), " and ", Param("classes"),
             " both name the classes; give one of them",

@@ -197,11 +197,49 @@ def fit(
         return fit_multiclass(
             df, calibrator, score_col=score_col, label_col=label_col, weight_col=weight_col,
             by=by, round_scores=round_scores, max_distinct=max_distinct, split_every=split_every,
+            check_raw=lambda raw: check_text_labels(df[label_col].dtype, raw, label_col),
         )
     pieces, problems = _reduce(
         df, score_col, label_col, weight_col, by, round_scores, split_every, max_distinct
     )
+    if not _engine.names_classes(calibrator):
+        check_text_labels(df[label_col].dtype, problems.labels, label_col)
     return _engine.fit_pieces(calibrator, pieces, problems, by)
+
+
+def check_text_labels(dtype, labels: Sequence, label_col: str) -> None:
+    """Refuse text labels of a data frame that sort in another order when read as numbers.
+
+    Dask turns a column of Python objects into text (its
+    ``dataframe.convert-string`` option): integer labels 9 and 10 held in an
+    object column arrive as ``'9'`` and ``'10'``, whose sorted order (hence
+    the positive class, or the order of K classes) is not the numbers'.  The
+    fit on the same pandas column would take the numbers, so the order is
+    not guessed: such labels must be converted, or the classes named.
+    Text labels whose two orders agree, and labels that do not all read as
+    numbers, are fitted as the text they are.
+    """
+    from ..tables import typed_labels
+
+    texts = [v for v in labels if isinstance(v, str)]
+    if not pd.api.types.is_string_dtype(dtype) or len(texts) < 2 or len(texts) < len(labels):
+        return
+    values = typed_labels(np.array(texts))
+    if values.dtype.kind not in "iuf":
+        return
+    by_text = sorted(texts)
+    by_value = [t for _, t in sorted(zip(values.tolist(), texts, strict=True))]
+    if by_text == by_value:
+        return
+    shown = ", ".join(repr(t) for t in by_text[:6]) + (", ..." if len(texts) > 6 else "")
+    numbers = ", ".join(by_value[:6]) + (", ..." if len(texts) > 6 else "")
+    raise ValueError(
+        f"column {label_col!r} holds its labels as text ({shown}), which read as numbers in "
+        f"another order ({numbers}); Dask makes a column of Python objects text (its "
+        "'dataframe.convert-string' option), so the classes' order is not guessed: convert "
+        f"the column to numbers (df[{label_col!r}].astype('int64') or 'float64'), or name "
+        "the classes (classes=[...] of the labels as text)"
+    )
 
 
 def _score_partition(pdf, calibrator, score_cols, names, nan_scores):

@@ -74,12 +74,14 @@ def summaries_reduction(df, calibrator, classes, codes, score_cols, label_col, w
 def fit_multiclass(df, calibrator, *, score_col, label_col, weight_col, by, round_scores,
                    max_distinct, split_every, typed: Callable | None = None,
                    compute: Callable = dask.compute, return_summary: bool = False,
-                   weight_name: str = "sample_weight"):
+                   weight_name: str = "sample_weight", check_raw: Callable | None = None):
     """Fit a multiclass ``calibrator`` (checked by ``engine_calibrator``) on a Dask data frame.
 
     ``typed`` maps the distinct labels (and folds) as read to their values
     (default: :func:`venncal.tables.label_value`; for CSV text, typed from
-    all of them); ``compute`` runs a delayed object (on the caller's client).
+    all of them); ``compute`` runs a delayed object (on the caller's client);
+    ``check_raw``, when given, is called with the distinct labels as read
+    when the calibrator's ``classes`` does not name them.
     """
     round_scores = _engine.check_round_scores(round_scores)
     score_cols = list(_engine.names(score_col))
@@ -88,6 +90,8 @@ def fit_multiclass(df, calibrator, *, score_col, label_col, weight_col, by, roun
     if not isinstance(max_distinct, int) or max_distinct < 1:
         raise ValueError(f"max_distinct must be a positive integer; got {max_distinct!r}")
     (raw,) = compute(labels_reduction(df, label_col, split_every))
+    if check_raw is not None and not _engine.names_classes(calibrator):
+        check_raw(raw)
     to_value = _label_typer(raw, typed)
     classes = mc.classes_of(calibrator, [to_value(v) for v in raw])
     mc.check_width(classes, score_cols)

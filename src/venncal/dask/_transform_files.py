@@ -38,6 +38,15 @@ def _within(path: str, directory: str) -> bool:
     return os.path.commonpath([real, top]) == top
 
 
+def _table_name(name: str) -> bool:
+    """Whether ``name`` ends as a table file does (``.csv``, ``.parquet``, ...)."""
+    try:
+        output_format(name)
+    except TableError:
+        return False
+    return True
+
+
 def output_target(output, inputs: _files.InputFiles, sep, overwrite: bool) -> OutputTarget:
     """Check the output of :func:`transform_files` before any work; return where it goes."""
     path = os.fspath(output)
@@ -54,7 +63,9 @@ def output_target(output, inputs: _files.InputFiles, sep, overwrite: bool) -> Ou
     if path == "-":
         raise fail(*usage, ", not stdout")
     folder, name = os.path.split(path)
-    if not name or (os.path.isdir(path) and "*" not in name):
+    if not name or (os.path.isdir(path) and "*" not in name) or (
+            not isinstance(output, str) and "*" not in name and not _table_name(name)):
+        # (a Path cannot end in "/": Path("DIR/") is Path("DIR"), so a Path names DIR itself)
         folder, name = path.rstrip("/" + os.sep) or path, "part-*.parquet"
     if name.count("*") != 1 or any(c in folder for c in _files.GLOB_CHARS):
         raise fail(*usage)
@@ -181,6 +192,8 @@ def transform_files(
         ``"DIR/"`` (Parquet files ``part-0.parquet``, ...) or
         ``"DIR/NAME-*.EXT"``: ``*`` becomes the partition number, the format
         follows ``EXT`` (``.csv``, ``.tsv``, compressed, or ``.parquet``).
+        A path-like ``Path("DIR")`` is ``"DIR/"`` (a Path drops a final
+        ``/``), unless its name ends as a table file's.
     score_col, output_cols, nan_scores
         As for :func:`transform`.  Score cells are read as
         :mod:`venncal.tables` reads them; a bad one is reported at its row

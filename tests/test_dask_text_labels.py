@@ -1,0 +1,119 @@
+"""Dask data frames whose labels became text: the classes' order is never guessed.
+
+Dask turns a pandas column of Python objects into text (``dataframe.convert-string``),
+so integer labels 9 and 10 held in an object column arrive as ``'9'`` and ``'10'``:
+sorted as text the positive class was ``'9'``, while the fit on the same pandas
+column takes 10, with no word (attack 23 F4).  Such labels are refused unless the
+classes are named; text labels whose orders agree are fitted as the text they are.
+"""
+
+import os
+
+import numpy as np
+import pytest
+
+if not os.environ.get("CI"):
+    pytest.importorskip("dask.dataframe", reason="the dask extra is not installed")
+
+import dask
+import dask.dataframe as dd
+import pandas as pd
+
+import venncal
+import venncal.dask as vd
+from venncal.dask._frames import check_text_labels
+
+N = 300
+
+
+@pytest.fixture(autouse=True)
+def synchronous():
+    with dask.config.set({"scheduler": "synchronous", "dataframe.convert-string": True}):
+        yield
+
+
+def _frame(labels, seed=0, dtype=object):
+    rng = np.random.default_rng(seed)
+    s = rng.uniform(0, 1, N)
+    y = [labels[1] if b else labels[0] for b in rng.random(N) < s]
+    return pd.DataFrame({"s": s, "y": pd.Series(y, dtype=dtype)})
+
+
+def test_integer_labels_in_an_object_column_are_refused_not_flipped():
+    pdf = _frame([9, 10])
+    local = venncal.VennAbersCalibrator().fit(pdf.s, pdf.y)
+    assert local.classes_.tolist() == [9, 10]
+    with pytest.raises(ValueError) as info:
+        vd.fit(dd.from_pandas(pdf, npartitions=3), "ivap", score_col="s", label_col="y")
+    assert str(info.value) == (
+        "column 'y' holds its labels as text ('10', '9'), which read as numbers in another "
+        "order (9, 10); Dask makes a column of Python objects text (its "
+        "'dataframe.convert-string' option), so the classes' order is not guessed: convert "
+        "the column to numbers (df['y'].astype('int64') or 'float64'), or name the classes "
+        "(classes=[...] of the labels as text)")
+    fixed = vd.fit(dd.from_pandas(pdf.assign(y=pdf.y.astype("int64")), npartitions=3), "ivap",
+                   score_col="s", label_col="y")
+    assert fixed.classes_.tolist() == [9, 10]
+    assert np.array_equal(fixed.predict_proba(pdf.s), local.predict_proba(pdf.s))
+
+
+def test_named_classes_and_text_whose_orders_agree_are_fitted():
+    pdf = _frame(["9", "10"])
+    named = vd.fit(dd.from_pandas(pdf, npartitions=2), "ivap", score_col="s", label_col="y",
+                   classes=["9", "10"])
+    local = venncal.VennAbersCalibrator(classes=["9", "10"]).fit(pdf.s, pdf.y)
+    assert named.classes_.tolist() == ["9", "10"]
+    assert np.array_equal(named.predict_proba(pdf.s), local.predict_proba(pdf.s))
+    for labels in (["0", "1"], ["a", "b"], ["1.5", "x"]):
+        pdf = _frame(labels)
+        got = vd.fit(dd.from_pandas(pdf, npartitions=2), "platt", score_col="s", label_col="y")
+        assert got.classes_.tolist() == sorted(labels)
+
+
+def test_k_classes_in_an_object_column():
+    rng = np.random.default_rng(1)
+    z = rng.normal(size=(N, 3))
+    y = pd.Series(rng.choice([8, 9, 10], N), dtype=object)
+    pdf = pd.DataFrame({"a": z[:, 0], "b": z[:, 1], "c": z[:, 2], "y": y})
+    ovr = venncal.OneVsRestCalibrator(score="logit")
+    with pytest.raises(ValueError, match=r"\('10', '8', '9'\), which read as numbers in "
+                                         r"another order \(8, 9, 10\)"):
+        vd.fit(dd.from_pandas(pdf, npartitions=2), ovr, score_col=["a", "b", "c"],
+               label_col="y")
+    got = vd.fit(dd.from_pandas(pdf.assign(y=y.astype("int64")), npartitions=2), ovr,
+                 score_col=["a", "b", "c"], label_col="y")
+    assert got.classes_.tolist() == [8, 9, 10]
+    named = vd.fit(dd.from_pandas(pdf, npartitions=2),
+                   venncal.OneVsRestCalibrator(score="logit", classes=["8", "9", "10"]),
+                   score_col=["a", "b", "c"], label_col="y")
+    assert named.classes_.tolist() == ["8", "9", "10"]
+
+
+@pytest.mark.parametrize("labels, refused", [
+    (("10", "9"), True), (("-1", "1"), False), (("-2", "-1"), True), (("-2", "-10"), False), (("0.5", "10"), False),
+    (("1e3", "2"), True), (("true", "false"), False), (("9", "x"), False), (("9",), False),
+])
+def test_which_text_labels_are_refused(labels, refused):
+    if refused:
+        with pytest.raises(ValueError, match="another order"):
+            check_text_labels(pd.StringDtype(), labels, "y")
+    else:
+        check_text_labels(pd.StringDtype(), labels, "y")
+    check_text_labels(np.dtype(np.int64), labels, "y")  # not a text column: never refused
+
+
+def test_transform_files_takes_a_path_to_a_new_directory(tmp_path):
+    """``Path("out/")`` is ``Path("out")``: the rule 'DIR/ names a directory' could not be
+    given as a Path (attack 23 F8)."""
+    from venncal.tables import TableError
+
+    pdf = _frame([0, 1], dtype="int64")
+    pdf.to_csv(tmp_path / "in.csv", index=False)
+    model = venncal.IsotonicCalibrator().fit(pdf.s, pdf.y)
+    vd.transform_files(tmp_path / "in.csv", model, tmp_path / "out", score_col="s")
+    got = pd.read_parquet(tmp_path / "out")
+    assert np.array_equal(got.p.to_numpy(), model.predict_proba(pdf.s)[:, 1])
+    vd.transform_files(tmp_path / "in.csv", model, tmp_path / "o2" / "x-*.csv", score_col="s")
+    assert (tmp_path / "o2" / "x-0.csv").exists()
+    with pytest.raises(TableError, match="names a new directory"):
+        vd.transform_files(tmp_path / "in.csv", model, tmp_path / "one.csv", score_col="s")
