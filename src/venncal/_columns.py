@@ -17,8 +17,8 @@ import numpy as np
 
 from ._validation import check_binary_labels, check_probabilities, check_sample_weight
 from .metrics._checks import binary_outcomes
-from .tables import ParameterError, TableError, matches_label, open_table, read_columns
-from .tables._labels import _typed_like
+from .tables import ParameterError, TableError, open_table, read_columns
+from .tables._labels import _typed_like, labels_named
 
 __all__ = ["binary_labels", "class_probabilities", "probability_column", "read_named_columns",
            "weight_column"]
@@ -177,9 +177,8 @@ def binary_labels(
             return binary_outcomes(y, y.shape[0], larger=True,
                                    advice=f"name the positive class with {option}")
         observed = np.unique(y)
-        values = observed.tolist()  # a float32 label is matched as float32 ("0.1"), kept exact
-        found = [v for v, o in zip(values, observed, strict=True)
-                 if matches_label(o, positive_label)]
+        values = observed.tolist()
+        found = labels_named(observed, positive_label)  # a float32 label as float32 ("0.1")
         if not found and len(values) == 2:
             raise ValueError(f"{option} {positive_label!r} is not one of the labels {values!r}")
         positive = found[0] if found else positive_label

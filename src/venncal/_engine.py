@@ -119,9 +119,8 @@ class Problems:
                      f"value(s) ({shown})")
             if not self.bad_score_at:
                 raise ValueError(found)
-            exc = RowError(f"{found}; the first ", self.bad_score_at[1], "", at_index=True)
-            exc.partition = self.bad_score_at[0]
-            raise exc
+            raise RowError(f"{found}; the first ", self.bad_score_at[1], "", at_index=True,
+                           partition=self.bad_score_at[0])
         self.weights.check(weight_name)
         if self.null_labels:
             raise ValueError(

@@ -268,9 +268,7 @@ def _bad_rows(found: str, at: tuple, what: str, hint: str = "") -> ValueError:
     if not at:
         return ValueError(f"{found} (one {what}){hint}")
     partition, index = at
-    exc = RowError(f"{found}; the first, ", index, f", {what}{hint}")
-    exc.partition = partition
-    return exc
+    return RowError(f"{found}; the first, ", index, f", {what}{hint}", partition=partition)
 
 
 def _score_problems(x: np.ndarray, kind: str, problems: dict,

@@ -22,6 +22,7 @@ class RowError(ValueError):
     ``index`` counts from 0 (``"row 4 (from 0)"`` in the message); a table's
     reader names the row as its own rows count (:meth:`renumbered`).
     ``block``: the fold block of a cross Venn-Abers base's scores, or None.
+    ``partition``: the Dask partition whose rows ``index`` counts, or None.
     ``at_index``: a value of a 1-D array (scores, weights), named ``"at index
     4"`` (``"in row 5"`` renumbered), as :func:`venncal._validation.check_scores`
     names it.
@@ -36,13 +37,14 @@ class RowError(ValueError):
     """
 
     def __init__(self, before: str, index: int, after: str, block: int | None = None,
-                 at_index: bool = False):
+                 at_index: bool = False, partition: int | None = None):
         self.before, self.index, self.after, self.block = before, index, after, block
-        self.at_index = at_index
+        self.at_index, self.partition = at_index, partition
         super().__init__(f"{before}{self._row(f'{index}', 'from 0')}{after}")
 
     def __reduce__(self):  # pickled as constructed (dask sends errors between processes)
-        return type(self), (self.before, self.index, self.after, self.block, self.at_index)
+        return type(self), (self.before, self.index, self.after, self.block, self.at_index,
+                            self.partition)
 
     def _row(self, row: str, note: str | None) -> str:
         if self.at_index:  # a value of a 1-D array: "at index 4", renumbered "in row 5"

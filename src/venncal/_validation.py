@@ -237,7 +237,7 @@ def nonzero_rows(sample_weight: np.ndarray | None) -> np.ndarray | None:
 def _label_array(y, n: int | None, other: str = "scores") -> np.ndarray:
     arr = np.asarray(y)
     if isinstance(y, (list, tuple)) and arr.ndim == 1 and arr.dtype.kind == "f" and any(
-        isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in y
+        issubclass(t, (int, np.integer)) and t is not bool for t in set(map(type, y))
     ):  # integers as floats: np.asarray([2**64 - 1, 5]) is float64 (attack 23 F3)
         arr = classes_array(y)
     if arr.ndim != 1:

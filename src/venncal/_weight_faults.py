@@ -96,18 +96,14 @@ class WeightFaults:
             found = f"{name} must be finite; found {self.bad} NaN, infinite or null value(s)"
             if not self.bad_at:
                 raise ValueError(found)
-            raise _located(RowError(f"{found}; the first ", self.bad_at[1], "",
-                                    at_index=True), self.bad_at[0])
+            raise RowError(f"{found}; the first ", self.bad_at[1], "", at_index=True,
+                           partition=self.bad_at[0])
         if self.negative:
             if not self.negative_at:
                 raise ValueError(f"{name} must be non-negative; got {self.smallest!r} "
                                  f"({self.negative} negative value(s))")
-            raise _located(RowError(
+            raise RowError(
                 f"{name} must be non-negative; got {self.first_negative!r} ",
                 self.negative_at[1], f" ({self.negative} negative value(s))", at_index=True,
-            ), self.negative_at[0])
-
-
-def _located(exc: RowError, partition: int) -> RowError:
-    exc.partition = partition
-    return exc
+                partition=self.negative_at[0],
+            )

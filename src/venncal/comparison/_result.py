@@ -184,6 +184,11 @@ class Comparison:
             unsettled={m: any("did not converge" in w for w in self._results[m].warnings)
                        for m in self.ranked})
 
+    def _count_rows_from(self, first_row: int) -> None:
+        """Name the folds' failures at one row as a table counts its rows: row 0 is ``first_row``."""
+        for result in self._results.values():
+            result.count_rows_from(first_row)
+
     # ---------------------------------------------------------------------------- access
 
     def mean(self, method: str) -> dict[str, float]:

@@ -27,6 +27,7 @@ import dask
 import numpy as np
 import pandas as pd
 
+from .._rows import RowError
 from ..tables import Param, ParameterError, TableError, column_numbers, file_format, na_markers, open_table
 from ..tables._cells import EMPTY_NUMBER
 
@@ -181,6 +182,17 @@ def row_error(exc, partition, doing: str = "cannot predict") -> _PartitionError:
     error = _PartitionError(f"partition {partition}: {doing}: {exc}")
     error.partition, error.path, error.row_error, error.doing = partition, None, exc, doing
     return error
+
+
+@contextlib.contextmanager
+def located_rows(doing: str = "cannot fit"):
+    """Raise a :class:`RowError` with a ``partition`` as that row of its partition (of its file)."""
+    try:
+        yield
+    except RowError as exc:
+        if exc.partition is None:
+            raise
+        raise row_error(exc, exc.partition, doing) from None
 
 
 def _label_texts(series: pd.Series) -> pd.Series:

@@ -12,10 +12,9 @@ import pandas as pd
 
 from .. import _engine
 from .._docs import fill
-from .._rows import RowError
 from ..multiclass._outputs import is_multiclass
 from ..summary import ScoreSummary
-from ._files import row_error
+from ._files import located_rows
 
 __all__ = ["fit", "reduction", "shipped", "summarize", "transform"]
 
@@ -79,12 +78,8 @@ def _reduce(df, score_col, label_col, weight_col, by, round_scores, split_every,
 
 def checked(problems, by, weight_name: str = "sample_weight") -> None:
     """``problems.check``; a bad row it locates is named at its partition (:func:`row_error`)."""
-    try:
+    with located_rows():
         problems.check(by, weight_name)
-    except RowError as exc:
-        if getattr(exc, "partition", None) is None:
-            raise
-        raise row_error(exc, exc.partition, "cannot fit") from None
 
 
 @fill

@@ -17,8 +17,7 @@ import pandas as pd
 
 from .. import _engine
 from .. import _engine_multiclass as mc
-from .._rows import RowError
-from ._files import row_error
+from ._files import located_rows
 
 __all__ = ["fit_multiclass", "labels_reduction", "summaries_reduction"]
 
@@ -102,14 +101,10 @@ def fit_multiclass(df, calibrator, *, score_col, label_col, weight_col, by, roun
     ))
     pieces, problems = merged
     fold_value = _label_typer(list(problems.folds), typed) if by is not None else None
-    try:
+    with located_rows():  # a bad row of scores: at its row of its partition (of its file)
         model = mc.fit_parts(calibrator, classes, pieces, problems, by, score_cols=score_cols,
                              weight_name=weight_name,
                              **({} if fold_value is None else {"fold_value": fold_value}))
-    except RowError as exc:  # a bad row of scores: at its row of its partition (of its file)
-        if getattr(exc, "partition", None) is None:
-            raise
-        raise row_error(exc, exc.partition, "cannot fit") from None
     if return_summary:
         return model, model_summaries(pieces, fold_value), problems.rows
     return model

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ._errors import Param, ParameterError
-from ._labels import label_value, matches_label, number_like
+from ._labels import label_value, labels_named, number_like
 
 __all__ = ["column_classes", "named_classes"]
 
@@ -77,7 +77,7 @@ def named_classes(labels, names: Sequence) -> list:
     values = [label_value(v) for v in observed.tolist()]
     out: list = []
     for name in names:
-        found = [v for v, o in zip(values, observed, strict=True) if matches_label(o, name)]
+        found = labels_named(observed, name)
         label = found[0] if found else (_typed(name, values[0]) if values else label_value(name))
         if label in out:
             raise ParameterError(Param("classes"), f" names the class {label!r} twice")

@@ -139,6 +139,23 @@ def _read_exactly(text: str, value: float) -> bool:
     return number == Fraction(float(value)) or number == Fraction(repr(float(value)))
 
 
+def labels_named(observed: np.ndarray, text) -> list:
+    """Return the labels of ``observed`` (distinct, as read) that ``text`` names, as plain values.
+
+    Each is matched by :func:`matches_label` as the array holds it, so a
+    float32 label is named by its float32 text (``"0.1"``) and returned as
+    the double it holds.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from venncal.tables._labels import labels_named
+    >>> labels_named(np.array([5, 7]), "7"), labels_named(np.array([0.1, 0.2], np.float32), "0.1")
+    ([7], [0.10000000149011612])
+    """
+    return [label_value(o) for o in observed if matches_label(o, text)]
+
+
 def matches_label(label, text) -> bool:
     """Whether ``text`` names ``label`` as read: equal, or its text (``"1"`` names the number 1).
 
@@ -307,7 +324,7 @@ def classes_for(labels, positive_label) -> list:
 
     observed = observed_labels(labels)
     values = [label_value(v) for v in observed.tolist()]
-    found = [v for v, o in zip(values, observed, strict=True) if matches_label(o, positive_label)]
+    found = labels_named(observed, positive_label)
     if len(values) == 2:
         if not found:
             raise ParameterError(
