@@ -234,6 +234,7 @@ def _parse(pdf, numeric, labels, missing, hint, source, replace, partition_info=
             error = _PartitionError.at_cell(f"partition {number} of {path}", name, exc.row,
                                             *problem)
             error.partition, error.path = number, path
+            error.parse = (numeric, labels, missing, hint, source, replace)  # for located
             raise error from None
         values[name if replace else NUM + name] = numbers
     for name in labels:
@@ -256,16 +257,34 @@ def _length_and_path(pdf, source: str) -> tuple[int, str]:
     return len(pdf), _path(pdf, source)
 
 
+def _length_path_and_cell(pdf, source: str, parse, number: int) -> tuple:
+    """``(rows, file, the partition's first bad cell or None)`` of raw partition ``number``."""
+    try:
+        _parse(pdf, *parse, partition_info={"number": number})
+    except _PartitionError as exc:
+        return len(pdf), _path(pdf, source), exc
+    return len(pdf), _path(pdf, source), None
+
+
 def located(exc: _PartitionError, raw, source: str) -> TableError:
     """Locate a bad cell at its row of its file (of the whole input for Parquet).
 
     Partitions know neither where their file starts nor the rows before
     them, so on error only, the earlier partitions are counted: a second
-    pass over at most the data before the bad cell.
+    pass over at most the data before the bad cell.  For a bad cell, that
+    pass parses them too, so that the first bad cell of the input is named
+    whichever partition failed first.
     """
     bad_row = exc.row_error is not None  # its file is the path of its partition's rows
     parts = raw.to_delayed()[: exc.partition + bad_row]
-    earlier = dask.compute(*[dask.delayed(_length_and_path)(part, source) for part in parts])
+    parse = getattr(exc, "parse", None)
+    if bad_row or parse is None:
+        earlier = dask.compute(*[dask.delayed(_length_and_path)(part, source) for part in parts])
+    else:
+        counted = dask.compute(*[dask.delayed(_length_path_and_cell)(part, source, parse, i)
+                                 for i, part in enumerate(parts)])
+        exc = next((e for _, _, e in counted if e is not None), exc)
+        earlier = [(n, path) for n, path, _ in counted[: exc.partition]]
     where = earlier[-1][1] if bad_row else exc.path
     csv = _PATH_COL in raw.columns
     offset = sum(n for n, path in earlier[: exc.partition] if path == where or not csv)

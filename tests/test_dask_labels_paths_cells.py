@@ -1,4 +1,4 @@
-"""Dask data frames whose labels became text: the classes' order is never guessed.
+"""Dask: text labels whose order is never guessed, Path outputs, the first bad cell named.
 
 Dask turns a pandas column of Python objects into text (``dataframe.convert-string``),
 so integer labels 9 and 10 held in an object column arrive as ``'9'`` and ``'10'``:
@@ -117,3 +117,31 @@ def test_transform_files_takes_a_path_to_a_new_directory(tmp_path):
     assert (tmp_path / "o2" / "x-0.csv").exists()
     with pytest.raises(TableError, match="names a new directory"):
         vd.transform_files(tmp_path / "in.csv", model, tmp_path / "one.csv", score_col="s")
+
+
+@pytest.mark.parametrize("engine", ["synchronous", "threads"])
+def test_the_first_bad_cell_is_named_whichever_partition_fails_first(tmp_path, engine):
+    """Three files of 3,000 rows in partitions of ~20 kB, bad scores at part1.csv row 701 and
+    part2.csv row 4: the error named part2.csv row 4, the partition that failed first
+    (attack 23 F9); the local reader names the first bad cell."""
+    from venncal.tables import TableError
+
+    rng = np.random.default_rng(5)
+    folder = tmp_path / "mf"
+    folder.mkdir()
+    for k in range(3):
+        s = rng.uniform(0, 1, 3000).round(6).astype(str)
+        if k == 1:
+            s[700] = "inf"
+        if k == 2:
+            s[3] = "x"
+        y = (rng.random(3000) < 0.5).astype(int)
+        (folder / f"part{k}.csv").write_text(
+            "s,y\n" + "".join(f"{a},{b}\n" for a, b in zip(s, y)))
+    with dask.config.set(scheduler=engine):
+        for _ in range(3):
+            with pytest.raises(TableError) as info:
+                vd.fit_files(str(folder / "*.csv"), "ivap", score_col="s", label_col="y",
+                             blocksize=20000)
+            assert str(info.value).startswith(f"{folder / 'part1.csv'}: column 's', row 701")
+            assert info.value.row == 701
