@@ -145,3 +145,26 @@ def test_the_first_bad_cell_is_named_whichever_partition_fails_first(tmp_path, e
                              blocksize=20000)
             assert str(info.value).startswith(f"{folder / 'part1.csv'}: column 's', row 701")
             assert info.value.row == 701
+
+
+def test_a_float32_label_is_named_by_its_float32_text(tmp_path):
+    """A Parquet float32 label 0.1 is "0.1" for --positive-label on Dask as locally (attack 23
+    F6: Dask asked for 0.10000000149011612)."""
+    from venncal.files import fit_file
+    from venncal.tables import TableError
+
+    rng = np.random.default_rng(4)
+    s = rng.uniform(0, 1, N)
+    y = np.where(rng.random(N) < s, np.float32(0.1), np.float32(0.2)).astype(np.float32)
+    path = tmp_path / "b.parquet"
+    pd.DataFrame({"s": s, "y": y}).to_parquet(path)
+    local = fit_file(str(path), "ivap", score_col="s", label_col="y", positive_label="0.1")
+    got = vd.fit_files(path, "ivap", score_col="s", label_col="y", positive_label="0.1")
+    assert got.classes_.tolist() == local.classes_.tolist() == [float(np.float32(0.2)),
+                                                                float(np.float32(0.1))]
+    assert np.array_equal(got.predict_proba(s), local.predict_proba(s))
+    double = vd.fit_files(path, "ivap", score_col="s", label_col="y",
+                          positive_label=repr(float(np.float32(0.1))))
+    assert np.array_equal(double.predict_proba(s), local.predict_proba(s))
+    with pytest.raises(TableError, match="'0.3' is not one of the labels"):
+        vd.fit_files(path, "ivap", score_col="s", label_col="y", positive_label="0.3")

@@ -5,9 +5,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+import numpy as np
+
 from .. import _engine
 from ..summary import ScoreSummary
 from ..tables import ParameterError, TableError
+from ..tables._labels import labels_named
 from . import _files
 from ..multiclass._outputs import is_multiclass
 from ._frames import checked, reduction
@@ -49,7 +52,21 @@ def _summarise(inputs, score_col, label_col, weight_col, by, round_scores, max_d
         checked(problems, by, "sample_weight" if weight_col is None else f"column {weight_col!r}")
     if labels:
         pieces, problems = _typed(pieces, problems, by)
-    return pieces, problems
+    return pieces, problems, raw[label_col].dtype
+
+
+def _as_read(positive_label, labels: Sequence, dtype):
+    """``positive_label`` as the double of the float32 label it names (attack 23 F6).
+
+    The pieces hold a float32 column's labels as the doubles they are; its
+    text (``"0.1"``) names a float32 label as the local reader's does
+    (:func:`venncal.tables._labels.labels_named`).
+    """
+    if positive_label is None or dtype != np.float32:
+        return positive_label
+    found = labels_named(np.array([v for v in labels if v is not None], np.float32),
+                         positive_label)
+    return repr(found[0]) if found else positive_label
 
 
 def _fit_multiclass(inputs, calibrator, score_col, label_col, weight_col, by, round_scores,
@@ -171,10 +188,11 @@ def fit_files(
             inputs, calibrator, score_col, label_col, weight_col, by, round_scores,
             max_distinct, split_every, blocksize, client, return_summary,
         )
-    pieces, problems = _summarise(
+    pieces, problems, dtype = _summarise(
         inputs, score_col, label_col, weight_col, by, round_scores, max_distinct, split_every,
         blocksize, client,
     )
+    positive_label = _as_read(positive_label, problems.labels, dtype)
     try:
         model = _engine.fit_pieces(calibrator, pieces, problems, by, positive_label=positive_label)
     except ParameterError as exc:  # positive_label does not name a class: a problem of the data
