@@ -447,6 +447,7 @@ def test_missing_scores_propagate_as_null(spark, method):
 CONNECT_EXTRAS = ("grpc", "grpc_status", "google.rpc", "zstandard")
 
 
+@pytest.mark.slow  # a Spark Connect server started in a subprocess: about a minute
 def test_spark_connect_in_a_subprocess(tmp_path):
     """Everything through a local Spark Connect server, bit for bit (one SparkContext a process,
     so the Connect session lives in a child process)."""
