@@ -50,7 +50,7 @@ def test_integer_labels_in_an_object_column_are_refused_not_flipped():
         "order (9, 10); Dask makes a column of Python objects text (its "
         "'dataframe.convert-string' option), so the classes' order is not guessed: convert "
         "the column to numbers (df['y'].astype('int64') or 'float64'), or name the classes "
-        "(classes=[...] of the labels as text)")
+        "as the texts they are (classes=[...] of '10', '9')")
     fixed = vd.fit(dd.from_pandas(pdf.assign(y=pdf.y.astype("int64")), npartitions=3), "ivap",
                    score_col="s", label_col="y")
     assert fixed.classes_.tolist() == [9, 10]
@@ -92,6 +92,7 @@ def test_k_classes_in_an_object_column():
 @pytest.mark.parametrize("labels, refused", [
     (("10", "9"), True), (("-1", "1"), False), (("-2", "-1"), True), (("-2", "-10"), False), (("0.5", "10"), False),
     (("1e3", "2"), True), (("true", "false"), False), (("9", "x"), False), (("9",), False),
+    (("-1.0", "-inf"), True), (("inf", "1e308"), False), (("nan", "1"), False),
 ])
 def test_which_text_labels_are_refused(labels, refused):
     if refused:
@@ -168,3 +169,13 @@ def test_a_float32_label_is_named_by_its_float32_text(tmp_path):
     assert np.array_equal(double.predict_proba(s), local.predict_proba(s))
     with pytest.raises(TableError, match="'0.3' is not one of the labels"):
         vd.fit_files(path, "ivap", score_col="s", label_col="y", positive_label="0.3")
+
+
+def test_infinite_labels_of_an_object_column_are_refused_not_flipped():
+    """-inf and -1.0 became '-inf' and '-1.0', which the first check kept as text: '-1.0' <
+    '-inf', and the positive class flipped (attack 24 F2)."""
+    pdf = _frame([-np.inf, -1.0])
+    assert venncal.VennAbersCalibrator().fit(pdf.s, pdf.y).classes_.tolist() == [-np.inf, -1.0]
+    with pytest.raises(ValueError, match=r"\('-1.0', '-inf'\), which read as numbers in "
+                                         r"another order \(-inf, -1.0\)"):
+        vd.fit(dd.from_pandas(pdf, npartitions=2), "ivap", score_col="s", label_col="y")

@@ -7,7 +7,7 @@ import pytest
 
 import venncal
 
-from venncal import ScoreSummary, VennAbersCalibrator
+from venncal import IsotonicCalibrator, ScoreSummary, VennAbersCalibrator
 
 BAD = (ValueError, TypeError)
 
@@ -391,3 +391,26 @@ def test_classes_given_as_one_string_are_refused_not_split():
     with pytest.raises(ValueError, match="classes must name exactly two distinct labels; got 'ab'"):
         VennAbersCalibrator(classes="ab").fit([0.1, 0.2, 0.3], ["a", "b", "a"])
 
+
+
+@pytest.mark.parametrize("y, kinds", [
+    ([9, "10", 9, "10"], "int, str"),
+    ([True, 2, True, 2], "bool, int"),
+    ([True, 0.5, True, 0.5], "bool, float"),
+    ([np.bool_(True), 2, np.bool_(True), 2], "bool, int"),
+])
+def test_a_list_of_labels_of_two_kinds_is_refused_as_its_object_array_is(y, kinds):
+    """np.asarray([9, "10"]) is text, and [True, 2] integers: the positive class of 9/10 became
+    '9' (sorted as text) with no word, where the same object array is refused (attack 24 F1)."""
+    s = [0.1, 0.2, 0.3, 0.4]
+    for labels in (y, tuple(y), np.array(y, dtype=object)):
+        with pytest.raises(TypeError, match=f"of one type; got {kinds}"):
+            IsotonicCalibrator().fit(s, labels)
+
+
+@pytest.mark.parametrize("y, classes", [
+    ([0, 1.0, 1, 0], [0.0, 1.0]), ([np.int64(0), 1, 0, 1], [0, 1]),
+    (["a", np.str_("b"), "a", "b"], ["a", "b"]), ([True, np.bool_(False), True, False], [False, True]),
+])
+def test_a_list_of_one_kind_of_label_in_several_types_is_fitted(y, classes):
+    assert IsotonicCalibrator().fit([0.1, 0.2, 0.3, 0.4], y).classes_.tolist() == classes

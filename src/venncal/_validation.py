@@ -236,10 +236,13 @@ def nonzero_rows(sample_weight: np.ndarray | None) -> np.ndarray | None:
 
 def _label_array(y, n: int | None, other: str = "scores") -> np.ndarray:
     arr = np.asarray(y)
-    if isinstance(y, (list, tuple)) and arr.ndim == 1 and arr.dtype.kind == "f" and any(
-        issubclass(t, (int, np.integer)) and t is not bool for t in set(map(type, y))
-    ):  # integers as floats: np.asarray([2**64 - 1, 5]) is float64 (attack 23 F3)
-        arr = classes_array(y)
+    if isinstance(y, (list, tuple)) and arr.ndim == 1:
+        kinds = set(map(type, y))
+        if len(kinds) > 1 or (arr.dtype.kind == "f" and any(
+                issubclass(t, (int, np.integer)) and t is not bool for t in kinds)):
+            # by the label rule, as an object array is: np.asarray([9, "10"]) is text and
+            # [True, 2] integers (attack 24 F1); np.asarray([2**64 - 1, 5]) is float64 (23 F3)
+            arr = classes_array(y)
     if arr.ndim != 1:
         raise ValueError(f"y must be a 1-D array of shape (n_samples,); got shape {arr.shape}")
     if n is not None and arr.shape[0] != n:

@@ -214,16 +214,17 @@ def check_text_labels(dtype, labels: Sequence, label_col: str) -> None:
     Text labels whose two orders agree, and labels that do not all read as
     numbers, are fitted as the text they are.
     """
-    from ..tables import typed_labels
-
     texts = [v for v in labels if isinstance(v, str)]
     if not pd.api.types.is_string_dtype(dtype) or len(texts) < 2 or len(texts) < len(labels):
         return
-    values = typed_labels(np.array(texts))
-    if values.dtype.kind not in "iuf":
+    try:  # as numbers: Python's reading, which takes 'inf' and '-inf' too (attack 24 F2)
+        values = [float(t) for t in texts]
+    except ValueError:
+        return
+    if any(v != v for v in values):
         return
     by_text = sorted(texts)
-    by_value = [t for _, t in sorted(zip(values.tolist(), texts, strict=True))]
+    by_value = [t for _, t in sorted(zip(values, texts, strict=True))]
     if by_text == by_value:
         return
     shown = ", ".join(repr(t) for t in by_text[:6]) + (", ..." if len(texts) > 6 else "")
@@ -233,7 +234,8 @@ def check_text_labels(dtype, labels: Sequence, label_col: str) -> None:
         f"another order ({numbers}); Dask makes a column of Python objects text (its "
         "'dataframe.convert-string' option), so the classes' order is not guessed: convert "
         f"the column to numbers (df[{label_col!r}].astype('int64') or 'float64'), or name "
-        "the classes (classes=[...] of the labels as text)"
+        "the classes as the texts they are (classes=[...] of "
+        f"{', '.join(repr(t) for t in by_text[:6])}{', ...' if len(texts) > 6 else ''})"
     )
 
 
