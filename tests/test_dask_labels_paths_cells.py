@@ -179,3 +179,27 @@ def test_infinite_labels_of_an_object_column_are_refused_not_flipped():
     with pytest.raises(ValueError, match=r"\('-1.0', '-inf'\), which read as numbers in "
                                          r"another order \(-inf, -1.0\)"):
         vd.fit(dd.from_pandas(pdf, npartitions=2), "ivap", score_col="s", label_col="y")
+
+
+def test_fold_texts_that_read_as_one_number_are_refused():
+    """An object fold column of 1 and 1.0 (one fold locally) became '1' and '1.0', two folds,
+    and the cross Venn-Abers model differed with no word (attack 24 F4)."""
+    rng = np.random.default_rng(2)
+    s = rng.uniform(0, 1, N).round(2)
+    y = (rng.random(N) < s).astype(int)
+    folds = rng.integers(0, 3, N)
+    mixed = pd.Series([int(v) if i % 2 else float(v) for i, v in enumerate(folds)], dtype=object)
+    pdf = pd.DataFrame({"s": s, "y": y, "f": mixed, "z0": -s, "z1": s,
+                        "k": np.where(y == 1, "b", "a")})
+    with pytest.raises(ValueError, match=r"holds the groups '0' and '0.0' as text, which read "
+                                         r"as one number \(0.0\)"):
+        vd.fit(dd.from_pandas(pdf, npartitions=3), "cvap", score_col="s", label_col="y", by="f")
+    cvap = venncal.OneVsRestCalibrator(venncal.CrossVennAbersCalibrator(), score="logit")
+    with pytest.raises(ValueError, match="as one number"):
+        vd.fit(dd.from_pandas(pdf, npartitions=3), cvap, score_col=["z0", "z1"], label_col="k",
+               by="f")
+    plain = pdf.assign(f=folds)
+    got = vd.fit(dd.from_pandas(plain, npartitions=3), "cvap", score_col="s", label_col="y",
+                 by="f")
+    local = venncal.CrossVennAbersCalibrator().fit(s, y, folds=mixed.to_numpy())
+    assert np.array_equal(got.predict_proba(s), local.predict_proba(s))

@@ -193,12 +193,15 @@ def fit(
             df, calibrator, score_col=score_col, label_col=label_col, weight_col=weight_col,
             by=by, round_scores=round_scores, max_distinct=max_distinct, split_every=split_every,
             check_raw=lambda raw: check_text_labels(df[label_col].dtype, raw, label_col),
+            check_folds=lambda folds: check_text_groups(df[by].dtype, folds, by),
         )
     pieces, problems = _reduce(
         df, score_col, label_col, weight_col, by, round_scores, split_every, max_distinct
     )
     if not _engine.names_classes(calibrator):
         check_text_labels(df[label_col].dtype, problems.labels, label_col)
+    if by is not None:
+        check_text_groups(df[by].dtype, {group for group, _ in pieces}, by)
     return _engine.fit_pieces(calibrator, pieces, problems, by)
 
 
@@ -329,3 +332,27 @@ def transform(
     meta = meta.assign(**{name: pd.Series(dtype=np.float64) for name in names})
     model = shipped(calibrator)
     return df.map_partitions(_score_partition, model, score_cols, names, nan_scores, meta=meta)
+
+
+def check_text_groups(dtype, groups, by: str) -> None:
+    """Refuse text groups (folds) of a data frame that read as one number (``'1'``, ``'1.0'``).
+
+    Dask makes an object column of ``1`` and ``1.0`` (one fold of the
+    local fit) the texts ``'1'`` and ``'1.0'``, two folds (attack 24 F4).
+    """
+    if not pd.api.types.is_string_dtype(dtype):
+        return
+    seen: dict = {}
+    for text in sorted(g for g in groups if isinstance(g, str)):
+        try:
+            value = float(text)
+        except ValueError:
+            return
+        other = seen.setdefault(value, text)
+        if other != text:
+            raise ValueError(
+                f"column {by!r} holds the groups {other!r} and {text!r} as text, which read as "
+                f"one number ({value!r}); Dask makes a column of Python objects text (its "
+                "'dataframe.convert-string' option), so two groups would be fitted where the "
+                f"rows have one: convert the column to numbers (df[{by!r}].astype('int64'))"
+            )

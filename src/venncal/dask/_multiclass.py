@@ -73,14 +73,16 @@ def summaries_reduction(df, calibrator, classes, codes, score_cols, label_col, w
 def fit_multiclass(df, calibrator, *, score_col, label_col, weight_col, by, round_scores,
                    max_distinct, split_every, typed: Callable | None = None,
                    compute: Callable = dask.compute, return_summary: bool = False,
-                   weight_name: str = "sample_weight", check_raw: Callable | None = None):
+                   weight_name: str = "sample_weight", check_raw: Callable | None = None,
+                   check_folds: Callable | None = None):
     """Fit a multiclass ``calibrator`` (checked by ``engine_calibrator``) on a Dask data frame.
 
     ``typed`` maps the distinct labels (and folds) as read to their values
     (default: :func:`venncal.tables.label_value`; for CSV text, typed from
     all of them); ``compute`` runs a delayed object (on the caller's client);
     ``check_raw``, when given, is called with the distinct labels as read
-    when the calibrator's ``classes`` does not name them.
+    when the calibrator's ``classes`` does not name them; ``check_folds``
+    with the distinct folds as read.
     """
     round_scores = _engine.check_round_scores(round_scores)
     score_cols = list(_engine.names(score_col))
@@ -100,6 +102,8 @@ def fit_multiclass(df, calibrator, *, score_col, label_col, weight_col, by, roun
         split_every, max_distinct,
     ))
     pieces, problems = merged
+    if check_folds is not None and by is not None:
+        check_folds(list(problems.folds))
     fold_value = _label_typer(list(problems.folds), typed) if by is not None else None
     with located_rows():  # a bad row of scores: at its row of its partition (of its file)
         model = mc.fit_parts(calibrator, classes, pieces, problems, by, score_cols=score_cols,
