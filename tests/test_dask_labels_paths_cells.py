@@ -198,6 +198,12 @@ def test_fold_texts_that_read_as_one_number_are_refused():
     with pytest.raises(ValueError, match="as one number"):
         vd.fit(dd.from_pandas(pdf, npartitions=3), cvap, score_col=["z0", "z1"], label_col="k",
                by="f")
+    from venncal.dask._frames import check_text_groups
+
+    for groups in (["!", "1", "1.0"], ["1", "1.0", "x"]):  # whatever other text sorts first
+        with pytest.raises(ValueError, match="holds the groups '1' and '1.0'"):
+            check_text_groups(pd.StringDtype(), groups, "f")
+    check_text_groups(pd.StringDtype(), ["1", "2", "x"], "f")
     plain = pdf.assign(f=folds)
     got = vd.fit(dd.from_pandas(plain, npartitions=3), "cvap", score_col="s", label_col="y",
                  by="f")

@@ -253,16 +253,14 @@ def parsed(df, numeric, *, labels=(), missing="error", hint=(), source, replace=
     )
 
 
-def _length_and_path(pdf, source: str) -> tuple[int, str]:
-    return len(pdf), _path(pdf, source)
-
-
-def _length_path_and_cell(pdf, source: str, parse, number: int) -> tuple:
-    """``(rows, file, the partition's first bad cell or None)`` of raw partition ``number``."""
-    try:
-        _parse(pdf, *parse, partition_info={"number": number})
-    except _PartitionError as exc:
-        return len(pdf), _path(pdf, source), exc
+def _counted(pdf, source: str, parse, number: int) -> tuple:
+    """``(rows, file, first bad cell or None)`` of raw partition ``number``; its cells are
+    parsed only when ``parse`` (the arguments of :func:`_parse`) is given."""
+    if parse is not None:
+        try:
+            _parse(pdf, *parse, partition_info={"number": number})
+        except _PartitionError as exc:
+            return len(pdf), _path(pdf, source), exc
     return len(pdf), _path(pdf, source), None
 
 
@@ -277,14 +275,11 @@ def located(exc: _PartitionError, raw, source: str) -> TableError:
     """
     bad_row = exc.row_error is not None  # its file is the path of its partition's rows
     parts = raw.to_delayed()[: exc.partition + bad_row]
-    parse = getattr(exc, "parse", None)
-    if bad_row or parse is None:
-        earlier = dask.compute(*[dask.delayed(_length_and_path)(part, source) for part in parts])
-    else:
-        counted = dask.compute(*[dask.delayed(_length_path_and_cell)(part, source, parse, i)
-                                 for i, part in enumerate(parts)])
-        exc = next((e for _, _, e in counted if e is not None), exc)
-        earlier = [(n, path) for n, path, _ in counted[: exc.partition]]
+    parse = None if bad_row else getattr(exc, "parse", None)
+    counted = dask.compute(*[dask.delayed(_counted)(part, source, parse, i)
+                             for i, part in enumerate(parts)])
+    exc = next((e for _, _, e in counted if e is not None), exc)
+    earlier = [(n, path) for n, path, _ in counted]
     where = earlier[-1][1] if bad_row else exc.path
     csv = _PATH_COL in raw.columns
     offset = sum(n for n, path in earlier[: exc.partition] if path == where or not csv)

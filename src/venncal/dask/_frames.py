@@ -205,6 +205,10 @@ def fit(
     return _engine.fit_pieces(calibrator, pieces, problems, by)
 
 
+#: Why a data frame's labels or groups may be text that was not text in pandas.
+_DASK_TEXT = "Dask makes a column of Python objects text (its 'dataframe.convert-string' option)"
+
+
 def check_text_labels(dtype, labels: Sequence, label_col: str) -> None:
     """Refuse text labels of a data frame that sort in another order when read as numbers.
 
@@ -220,11 +224,8 @@ def check_text_labels(dtype, labels: Sequence, label_col: str) -> None:
     texts = [v for v in labels if isinstance(v, str)]
     if not pd.api.types.is_string_dtype(dtype) or len(texts) < 2 or len(texts) < len(labels):
         return
-    try:  # as numbers: Python's reading, which takes 'inf' and '-inf' too (attack 24 F2)
-        values = [float(t) for t in texts]
-    except ValueError:
-        return
-    if any(v != v for v in values):
+    values = _numbers(texts)  # 'inf' and '-inf' too (attack 24 F2)
+    if values is None:
         return
     by_text = sorted(texts)
     by_value = [t for _, t in sorted(zip(values, texts, strict=True))]
@@ -234,8 +235,7 @@ def check_text_labels(dtype, labels: Sequence, label_col: str) -> None:
     numbers = ", ".join(by_value[:6]) + (", ..." if len(texts) > 6 else "")
     raise ValueError(
         f"column {label_col!r} holds its labels as text ({shown}), which read as numbers in "
-        f"another order ({numbers}); Dask makes a column of Python objects text (its "
-        "'dataframe.convert-string' option), so the classes' order is not guessed: convert "
+        f"another order ({numbers}); {_DASK_TEXT}, so the classes' order is not guessed: convert "
         f"the column to numbers (df[{label_col!r}].astype('int64') or 'float64'), or name "
         "the classes as the texts they are (classes=[...] of "
         f"{', '.join(repr(t) for t in by_text[:6])}{', ...' if len(texts) > 6 else ''})"
@@ -344,15 +344,23 @@ def check_text_groups(dtype, groups, by: str) -> None:
         return
     seen: dict = {}
     for text in sorted(g for g in groups if isinstance(g, str)):
-        try:
-            value = float(text)
-        except ValueError:
-            return
-        other = seen.setdefault(value, text)
+        value = _numbers([text])  # a text that is no number is no other group's
+        if value is None:
+            continue
+        other = seen.setdefault(value[0], text)
         if other != text:
             raise ValueError(
-                f"column {by!r} holds the groups {other!r} and {text!r} as text, which read as "
-                f"one number ({value!r}); Dask makes a column of Python objects text (its "
-                "'dataframe.convert-string' option), so two groups would be fitted where the "
-                f"rows have one: convert the column to numbers (df[{by!r}].astype('int64'))"
+                f"column {by!r} holds the groups {other!r} and {text!r} as text, which read "
+                f"as one number ({value[0]!r}); {_DASK_TEXT}, so two groups would be fitted "
+                f"where the rows have one: convert the column to numbers "
+                f"(df[{by!r}].astype('int64'))"
             )
+
+
+def _numbers(texts: list) -> list | None:
+    """The texts read as Python reads numbers (``'inf'`` too), or None unless all are numbers."""
+    try:
+        values = [float(t) for t in texts]
+    except ValueError:
+        return None
+    return None if any(v != v for v in values) else values
