@@ -209,3 +209,71 @@ def test_fold_texts_that_read_as_one_number_are_refused():
                  by="f")
     local = venncal.CrossVennAbersCalibrator().fit(s, y, folds=mixed.to_numpy())
     assert np.array_equal(got.predict_proba(s), local.predict_proba(s))
+
+
+def _three_files(folder, bad: dict) -> None:
+    """part0..2.csv of 3,000 rows of scores in (0, 1) and labels; ``bad[(k, row)]`` the text of
+    file k's row (counted from 1 after the header)."""
+    rng = np.random.default_rng(7)
+    folder.mkdir()
+    for k in range(3):
+        s = rng.uniform(0.01, 0.99, 3000).round(6).astype(str)
+        for (file, row), text in bad.items():
+            if file == k:
+                s[row - 1] = text
+        y = (rng.random(3000) < 0.5).astype(int)
+        (folder / f"part{k}.csv").write_text(
+            "s,y\n" + "".join(f"{a},{b}\n" for a, b in zip(s, y)))
+
+
+@pytest.mark.parametrize("engine", ["synchronous", "processes"])
+def test_predict_counts_the_bad_rows_of_every_partition(tmp_path, engine):
+    """Scores 1.5 at part1.csv row 2,901 and part2.csv rows 11 and 2,501, partitions of ~20 kB:
+    Dask's predict said "found 2 outside, the first in row 11" of part2.csv, one partition's
+    count and first (attack 24 F3); the local engine says 3, the first at part1.csv row 2,901."""
+    from venncal.tables import TableError
+
+    folder = tmp_path / "mf"
+    _three_files(folder, {(1, 2901): "1.5", (2, 11): "1.5", (2, 2501): "1.5"})
+    model = venncal.BetaCalibrator().fit([0.1, 0.2, 0.6, 0.7, 0.9], [0, 0, 1, 0, 1])
+    with dask.config.set(scheduler=engine), pytest.raises(TableError) as info:
+        vd.transform_files(str(folder / "*.csv"), model, f"{tmp_path}/out/",
+                           score_col="s", blocksize=20000)
+    message = str(info.value)
+    assert message.startswith(f"{folder / 'part1.csv'}: cannot predict: ")
+    assert message.endswith("found 3 outside, the first in row 2,901 (1.5)")
+    assert not (tmp_path / "out").exists()
+
+
+def test_predict_names_a_bad_cell_before_a_bad_row(tmp_path):
+    """A score 1.5 at part0.csv row 5 (a bad row for the model) and 'inf' at part2.csv row 7 (a
+    bad cell): the local engine reads every cell first and names the cell; so does Dask now,
+    whichever partition fails first."""
+    from venncal.tables import TableError
+
+    folder = tmp_path / "mf"
+    _three_files(folder, {(0, 5): "1.5", (2, 7): "inf"})
+    model = venncal.BetaCalibrator().fit([0.1, 0.2, 0.6, 0.7, 0.9], [0, 0, 1, 0, 1])
+    with pytest.raises(TableError) as info:
+        vd.transform_files(str(folder / "*.csv"), model, f"{tmp_path}/out/",
+                           score_col="s", blocksize=20000)
+    assert str(info.value).startswith(f"{folder / 'part2.csv'}: column 's', row 7 (partition ")
+
+
+def test_a_count_over_partitions_that_failed_other_checks_is_a_lower_bound():
+    """Partitions 1 and 3 fail one check, partition 2 another (it stopped before counting the
+    first check's rows): the total of the first check is then "at least"."""
+    from venncal._rows import RowError
+    from venncal.dask._files import _first_of_rows, row_error
+
+    def err(partition, kind, count, index):
+        return row_error(RowError(f"{kind}; found {count} bad, the first ", index, "",
+                                  count=count), partition)
+
+    same = _first_of_rows([err(1, "a", 2, 9), err(3, "a", 4, 0)])
+    assert same.partition == 1
+    assert str(same.row_error) == "a; found 6 bad, the first row 9 (from 0)"
+    mixed = _first_of_rows([err(1, "a", 2, 9), err(2, "b", 1, 0), err(3, "a", 4, 0)])
+    assert str(mixed.row_error) == "a; found at least 6 bad, the first row 9 (from 0)"
+    alone = _first_of_rows([err(1, "a", 2, 9)])
+    assert str(alone.row_error) == "a; found 2 bad, the first row 9 (from 0)"

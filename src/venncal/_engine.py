@@ -120,7 +120,7 @@ class Problems:
             if not self.bad_score_at:
                 raise ValueError(found)
             raise RowError(f"{found}; the first ", self.bad_score_at[1], "", at_index=True,
-                           partition=self.bad_score_at[0])
+                           partition=self.bad_score_at[0], count=self.bad_scores)
         self.weights.check(weight_name)
         if self.null_labels:
             raise ValueError(

@@ -245,30 +245,33 @@ class ClassProblems:
         if self.bad_scores:
             raise _bad_rows(
                 f"scores must be finite; found {self.bad_scores} row(s) with a NaN, infinite "
-                "or null value", self.bad_score_at, f"holds {list(self.bad_score_row)!r}"
+                "or null value", self.bad_score_at, f"holds {list(self.bad_score_row)!r}",
+                count=self.bad_scores,
             )
         hint = " (for logits or margins pass score='logit' or 'margin')"
         if self.out_of_range:
             raise _bad_rows(
                 f"scores (score='proba') must lie in [0, 1]; found {self.out_of_range} row(s) "
                 "that do not", self.out_of_range_at,
-                f"holds {list(self.out_of_range_row)!r}", hint,
+                f"holds {list(self.out_of_range_row)!r}", hint, self.out_of_range,
             )
         if self.off_sum:
             raise _bad_rows(
                 f"scores (score='proba') must have rows summing to 1 (within "
                 f"{proba_tolerance(K):.3g}); found {self.off_sum} row(s) that do not",
-                self.off_sum_at, f"sums to {self.off_sum_total!r}", hint,
+                self.off_sum_at, f"sums to {self.off_sum_total!r}", hint, self.off_sum,
             )
 
 
-def _bad_rows(found: str, at: tuple, what: str, hint: str = "") -> ValueError:
+def _bad_rows(found: str, at: tuple, what: str, hint: str = "",
+              count: int | None = None) -> ValueError:
     """The error for rows of bad class scores: a :class:`RowError` of the first one's partition
     (``partition``) when the engine says where it is, else counted only (Spark)."""
     if not at:
         return ValueError(f"{found} (one {what}){hint}")
     partition, index = at
-    return RowError(f"{found}; the first, ", index, f", {what}{hint}", partition=partition)
+    return RowError(f"{found}; the first, ", index, f", {what}{hint}", partition=partition,
+                    count=count)
 
 
 def _score_problems(x: np.ndarray, kind: str, problems: dict,

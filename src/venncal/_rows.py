@@ -26,6 +26,9 @@ class RowError(ValueError):
     ``at_index``: a value of a 1-D array (scores, weights), named ``"at index
     4"`` (``"in row 5"`` renumbered), as :func:`venncal._validation.check_scores`
     names it.
+    ``count``: for a message that counts the bad rows (``"found 3 ..., the
+    first"``, the text ``"found 3 "`` in ``before``), their number, which a
+    reader of the rows in parts sums (:meth:`recounted`); else None.
 
     Examples
     --------
@@ -37,14 +40,43 @@ class RowError(ValueError):
     """
 
     def __init__(self, before: str, index: int, after: str, block: int | None = None,
-                 at_index: bool = False, partition: int | None = None):
+                 at_index: bool = False, partition: int | None = None,
+                 count: int | None = None):
         self.before, self.index, self.after, self.block = before, index, after, block
-        self.at_index, self.partition = at_index, partition
+        self.at_index, self.partition, self.count = at_index, partition, count
         super().__init__(f"{before}{self._row(f'{index}', 'from 0')}{after}")
 
     def __reduce__(self):  # pickled as constructed (dask sends errors between processes)
         return type(self), (self.before, self.index, self.after, self.block, self.at_index,
-                            self.partition)
+                            self.partition, self.count)
+
+    @property
+    def kind(self) -> str:
+        """The message before the row with its count masked: errors of one check share it."""
+        if self.count is None:
+            return self.before
+        return self.before.replace(f"found {self.count} ", "found # ", 1)
+
+    def recounted(self, total: int, exact: bool = True) -> RowError:
+        """The same error of a check over rows in parts, of which this is the first: ``total`` bad rows.
+
+        ``exact=False`` when ``total`` may miss some (a part stopped at an
+        earlier check): the message then says ``"found at least"``.
+
+        Examples
+        --------
+        >>> err = RowError("found 2 bad, the first ", 4, "", count=2)
+        >>> str(err.recounted(5))
+        'found 5 bad, the first row 4 (from 0)'
+        >>> str(err.recounted(5, exact=False))
+        'found at least 5 bad, the first row 4 (from 0)'
+        """
+        if self.count is None:
+            raise ValueError("this error counts no rows")
+        said = f"found {total} " if exact else f"found at least {total} "
+        before = self.before.replace(f"found {self.count} ", said, 1)
+        return RowError(before, self.index, self.after, self.block, self.at_index, self.partition,
+                        total)
 
     def _row(self, row: str, note: str | None) -> str:
         if self.at_index:  # a value of a 1-D array: "at index 4", renumbered "in row 5"
@@ -59,11 +91,13 @@ class RowError(ValueError):
 
     def of_rows(self, rows: np.ndarray) -> RowError:
         """The same error for a larger array, of which these were the rows ``rows``."""
-        return RowError(self.before, int(rows[self.index]), self.after, self.block, self.at_index)
+        return RowError(self.before, int(rows[self.index]), self.after, self.block, self.at_index,
+                        count=self.count)
 
     def prefixed(self, text: str) -> RowError:
         """The same error with ``text`` before its message (still a row a reader renumbers)."""
-        return RowError(text + self.before, self.index, self.after, self.block, self.at_index)
+        return RowError(text + self.before, self.index, self.after, self.block, self.at_index,
+                        count=self.count)
 
 
 @contextmanager

@@ -81,10 +81,12 @@ def _at(i: int, row_base: int | None) -> str:
     return f"at index {i}" if row_base is None else f"in row {i + row_base:,}"
 
 
-def _bad_value(before: str, i: int, after: str, row_base: int | None) -> ValueError:
+def _bad_value(before: str, i: int, after: str, row_base: int | None,
+               count: int | None = None) -> ValueError:
     """The error for the value at index ``i``: a :class:`RowError` that a caller holding a part
-    of the rows (or a table's reader) can renumber, or, with ``row_base``, the row named."""
-    err = RowError(before, i, after, at_index=True)
+    of the rows (or a table's reader) can renumber, or, with ``row_base``, the row named.
+    ``count``: the number of bad values when ``before`` says ``"found {count} "``."""
+    err = RowError(before, i, after, at_index=True, count=count)
     return err if row_base is None else ValueError(err.renumbered(row_base))
 
 
@@ -150,7 +152,7 @@ def check_scores(scores, *, name: str = "scores", row_base: int | None = None) -
         i = _first(~finite)
         raise _bad_value(
             f"{name} must be finite; found {int((~finite).sum())} NaN or infinite value(s), "
-            "the first ", i, f" ({float(arr[i])!r})", row_base,
+            "the first ", i, f" ({float(arr[i])!r})", row_base, int((~finite).sum()),
         )
     return arr
 

@@ -97,7 +97,7 @@ class WeightFaults:
             if not self.bad_at:
                 raise ValueError(found)
             raise RowError(f"{found}; the first ", self.bad_at[1], "", at_index=True,
-                           partition=self.bad_at[0])
+                           partition=self.bad_at[0], count=self.bad)
         if self.negative:
             if not self.negative_at:
                 raise ValueError(f"{name} must be non-negative; got {self.smallest!r} "

@@ -253,34 +253,69 @@ def parsed(df, numeric, *, labels=(), missing="error", hint=(), source, replace=
     )
 
 
-def _counted(pdf, source: str, parse, number: int) -> tuple:
-    """``(rows, file, first bad cell or None)`` of raw partition ``number``; its cells are
-    parsed only when ``parse`` (the arguments of :func:`_parse`) is given."""
-    if parse is not None:
-        try:
+def _counted(pdf, source: str, parse, number: int, check=None) -> tuple:
+    """``(rows, file, first error or None)`` of raw partition ``number``.
+
+    Its cells are parsed only when ``parse`` (the arguments of
+    :func:`_parse`) is given; ``check(pdf, number)``, if given, does the
+    partition's whole work instead, raising its :class:`_PartitionError`.
+    """
+    try:
+        if check is not None:
+            check(pdf, number)
+        elif parse is not None:
             _parse(pdf, *parse, partition_info={"number": number})
-        except _PartitionError as exc:
-            return len(pdf), _path(pdf, source), exc
+    except _PartitionError as exc:
+        return len(pdf), _path(pdf, source), exc
     return len(pdf), _path(pdf, source), None
 
 
-def located(exc: _PartitionError, raw, source: str) -> TableError:
-    """Locate a bad cell at its row of its file (of the whole input for Parquet).
+def _first_of_rows(errors: list) -> _PartitionError:
+    """The first of the partitions' bad-row errors, its count summed over them all.
+
+    A count is exact when every failing partition failed the same check;
+    otherwise a partition may have stopped at another check before counting
+    this one's rows, and the message says "at least".
+    """
+    first = errors[0]
+    head = first.row_error
+    if head.count is not None and len(errors) > 1:
+        same = [e.row_error for e in errors if e.row_error.kind == head.kind]
+        first.row_error = head.recounted(sum(e.count for e in same),
+                                         exact=len(same) == len(errors))
+    return first
+
+
+def located(exc: _PartitionError, raw, source: str, check=None) -> TableError:
+    """Locate a bad cell or row at its row of its file (of the whole input for Parquet).
 
     Partitions know neither where their file starts nor the rows before
     them, so on error only, the earlier partitions are counted: a second
     pass over at most the data before the bad cell.  For a bad cell, that
     pass parses them too, so that the first bad cell of the input is named
-    whichever partition failed first.
+    whichever partition failed first.  For a bad row found by a partition's
+    work, ``check`` (see :func:`_counted`) redoes that work on every
+    partition, so that the first bad row is named and the bad rows are
+    counted over the whole input, or the first bad cell if there is one,
+    as the local engine, which reads every cell first, reports it.
     """
     bad_row = exc.row_error is not None  # its file is the path of its partition's rows
-    parts = raw.to_delayed()[: exc.partition + bad_row]
+    if bad_row and check is not None:
+        parts = raw.to_delayed()
+    else:
+        parts = raw.to_delayed()[: exc.partition + bad_row]
+        check = None
     parse = None if bad_row else getattr(exc, "parse", None)
-    counted = dask.compute(*[dask.delayed(_counted)(part, source, parse, i)
+    counted = dask.compute(*[dask.delayed(_counted)(part, source, parse, i, check)
                              for i, part in enumerate(parts)])
-    exc = next((e for _, _, e in counted if e is not None), exc)
+    errors = [e for _, _, e in counted if e is not None]
+    cells = [e for e in errors if e.row_error is None]
+    if cells:
+        exc, bad_row = cells[0], False
+    elif check is not None and errors:
+        exc = _first_of_rows(errors)
     earlier = [(n, path) for n, path, _ in counted]
-    where = earlier[-1][1] if bad_row else exc.path
+    where = earlier[exc.partition][1] if bad_row else exc.path
     csv = _PATH_COL in raw.columns
     offset = sum(n for n, path in earlier[: exc.partition] if path == where or not csv)
     if bad_row:  # as the local engine says it
@@ -333,19 +368,19 @@ def on_client(client):
 
 
 @contextlib.contextmanager
-def computing(raw, source: str, client=None):
+def computing(raw, source: str, client=None, check=None):
     """Compute on ``client`` what the block asks; report bad input as one :class:`TableError`.
 
     A bad cell is located at its row of its file (:func:`located`, on the
-    same client); the library's parameter errors and the errors of reading
-    (:func:`compute_errors`) name ``source``.
+    same client, with ``check``); the library's parameter errors and the
+    errors of reading (:func:`compute_errors`) name ``source``.
     """
     try:
         with on_client(client):
             yield
     except _PartitionError as exc:
         with on_client(client):
-            raise located(exc, raw, source) from None
+            raise located(exc, raw, source, check) from None
     except TableError:
         raise
     except ParameterError as exc:

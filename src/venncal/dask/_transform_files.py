@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import secrets
 import shutil
@@ -113,6 +114,13 @@ def _score(pdf, model, score_cols, names, nan_scores, keep_text, partition_info=
     if not keep_text:  # typed output from text: the scores as numbers, as the local engine
         out = out.assign(**{c: pdf[NUM + c] for c in score_cols})
     return out.assign(**dict(zip(names, values, strict=True)))
+
+
+def _rescore(parse: tuple, model, score_cols, names, nan_scores, keep_text, pdf, number):
+    """Parse and score raw partition ``number`` again (the error pass of :func:`_files.located`)."""
+    info = {"number": number}
+    _score(_files._parse(pdf, *parse, partition_info=info), model, score_cols, names, nan_scores,
+           keep_text, partition_info=info)
 
 
 def _write(scored, folder: str, target: OutputTarget) -> int:
@@ -255,6 +263,7 @@ def transform_files(
     # CSV to CSV passes every cell's text through; to Parquet, types are inferred
     text = header if (inputs.kind == "csv" and not typed_out) else score_cols
     raw = _files.read_frame(inputs, None, text if inputs.kind == "csv" else (), header, blocksize)
+    parse = (score_cols, [], nan_scores, _engine.NAN_SCORES_HINT, inputs.source, False)
     df = _files.parsed(raw, score_cols, missing=nan_scores, hint=_engine.NAN_SCORES_HINT,
                        source=inputs.source, replace=False)
     keep_text = inputs.kind == "parquet" or not typed_out
@@ -274,7 +283,10 @@ def transform_files(
                 _score, shipped(calibrator, client), score_cols, names, nan_scores, keep_text,
                 meta=meta, align_dataframes=False,
             )
-        with _files.computing(raw, inputs.source, client):
+        # on error, every partition is scored again, to name the first bad row and count them all
+        check = functools.partial(_rescore, parse, calibrator, score_cols, names, nan_scores,
+                                  keep_text)
+        with _files.computing(raw, inputs.source, client, check):
             n = _write(scored, tmp, target)
         _replace_directory(tmp, target.directory)
         ok = True

@@ -129,5 +129,6 @@ def _proba_scores(scores, owner: str) -> np.ndarray:
         raise RowError(
             f"{owner}: with score='proba' the scores must be probabilities in [0, 1]; found "
             f"{int(bad.sum())} outside, the first ", i, f" ({float(q[i])!r})", at_index=True,
+            count=int(bad.sum()),
         )
     return q

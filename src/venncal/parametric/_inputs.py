@@ -43,7 +43,7 @@ def check_open_proba(s: np.ndarray, owner: str, name: str = "scores", *,
             f"{owner}: with score='proba' the {name} must be probabilities {rule}; found "
             f"{int(bad.sum())} outside, the first ", i, f" ({float(s[i])!r})"
             + ("; pass score='logit' with the model's logits, or eps > 0 to clip them"
-               if strict else ""), at_index=True,
+               if strict else ""), at_index=True, count=int(bad.sum()),
         )
 
 
