@@ -227,6 +227,21 @@ def test_own_local_cluster(data, capsys):
     assert Path("d.json").read_bytes() == Path("m.json").read_bytes()
 
 
+@pytest.mark.slow  # starts a cluster of worker processes (~25 s)
+def test_own_local_cluster_prints_only_the_error(tmp_path, monkeypatch, capfd):
+    """A bad cell on the CLI's own cluster: the workers printed a 'Compute Failed' block (key,
+    task, traceback) to stderr before venncal's one-line error (attack 24 F5)."""
+    monkeypatch.chdir(tmp_path)
+    Path("bad.csv").write_text("s,y\n" + "".join(f"0.{i % 9 + 1},{i % 2}\n" for i in range(40))
+                               + "nan,1\n")
+    got = main(shlex.split("fit bad.csv --score-col s --label-col y --method platt -o x.json "
+                           "--engine dask --workers 1"))
+    err = capfd.readouterr().err
+    assert got == 2
+    assert err.startswith("venncal fit: error: ") and "bad.csv: column 's', row 41 " in err, err
+    assert "Compute Failed" not in err and "Traceback" not in err
+
+
 # --------------------------------------------------------------------------------- predict
 
 

@@ -113,7 +113,8 @@ def cluster(args: argparse.Namespace) -> Iterator[object]:
                     processes=True,
                     dashboard_address=":0",  # any free port: 8787 may be taken
                     worker_dashboard_address=None,
-                    silence_logs=logging.ERROR,
+                    # a failed task is the error venncal reports; the worker need not print it
+                    silence_logs=logging.CRITICAL,
                 )
             )
             client = stack.enter_context(Client(local, set_as_default=False))
