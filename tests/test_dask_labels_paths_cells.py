@@ -277,3 +277,14 @@ def test_a_count_over_partitions_that_failed_other_checks_is_a_lower_bound():
     assert str(mixed.row_error) == "a; found at least 6 bad, the first row 9 (from 0)"
     alone = _first_of_rows([err(1, "a", 2, 9)])
     assert str(alone.row_error) == "a; found 2 bad, the first row 9 (from 0)"
+
+
+def test_a_fit_on_distinct_scores_names_no_row():
+    """Beta on scores outside [0, 1], fitted by Dask from the summary's distinct scores, said
+    "found 1 outside, the first at index 5869 (1.5)": an index of the distinct scores read as a
+    row, and a count of distinct scores read as rows (attack 24 F5)."""
+    s = np.r_[np.linspace(0.01, 0.99, 50), 1.5, 1.5, -0.5]
+    pdf = pd.DataFrame({"s": s, "y": np.arange(s.size) % 2})
+    with pytest.raises(ValueError) as info:
+        vd.fit(dd.from_pandas(pdf, npartitions=2), "beta", score_col="s", label_col="y")
+    assert str(info.value).endswith("found 2 distinct scores outside, the smallest (-0.5)")

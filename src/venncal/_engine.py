@@ -423,13 +423,20 @@ def fit_calibrator(calibrator, summaries, classes) -> object:
     the fitted copies of a wrapped calibrator too), as a fit on the rows
     leaves it.
     """
+    from ._rows import RowError
+
     classes = classes_array(classes)
     default01 = classes.dtype.kind in "iu" and classes.tolist() == [0, 1]  # fit_summary's
     key = _classes_key(calibrator)
-    if calibrator.get_params(deep=True).get(key) is not None or default01:
-        return calibrator.fit_summary(summaries)
-    calibrator.set_params(**{key: classes.tolist()})
-    calibrator.fit_summary(summaries)
+    try:
+        if calibrator.get_params(deep=True).get(key) is not None or default01:
+            return calibrator.fit_summary(summaries)
+        calibrator.set_params(**{key: classes.tolist()})
+        calibrator.fit_summary(summaries)
+    except RowError as exc:  # its index is of the summary's sorted distinct scores, not a row
+        if exc.partition is not None:
+            raise
+        raise ValueError(exc.of_distinct_scores()) from None
     _forget_classes(calibrator, key)
     return calibrator
 

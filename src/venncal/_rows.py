@@ -78,6 +78,26 @@ class RowError(ValueError):
         return RowError(before, self.index, self.after, self.block, self.at_index, self.partition,
                         total)
 
+    def of_distinct_scores(self) -> str:
+        """The message for an error raised on a summary's distinct scores (sorted, not rows).
+
+        A row index there names no row of the data, and a count counts
+        distinct scores; the message says so.
+
+        Examples
+        --------
+        >>> err = RowError("found 2 outside, the first ", 7, " (1.5)", at_index=True, count=2)
+        >>> err.of_distinct_scores()
+        'found 2 distinct scores outside, the smallest (1.5)'
+        """
+        before = self.before
+        if self.count is not None:
+            noun = "distinct score" if self.count == 1 else "distinct scores"
+            before = before.replace(f"found {self.count} ", f"found {self.count} {noun} ", 1)
+        if before.endswith("the first "):
+            return before[: -len("first ")] + "smallest" + self.after
+        return f"{before}one of the distinct scores{self.after}"
+
     def _row(self, row: str, note: str | None) -> str:
         if self.at_index:  # a value of a 1-D array: "at index 4", renumbered "in row 5"
             return f"at index {row}" if note else f"in row {row}"
