@@ -57,7 +57,7 @@ weights = st.sampled_from([1.0, 1.0, 2.0, 0.5, 0.0, 3.7, 1e-300, 1e-200, 1e20, 0
 
 @given(
     n=st.integers(1, 400),
-    h=st.sampled_from([0.5, 1.0, 2.5, 7.0, 30.0]),
+    h=st.sampled_from([0.005, 0.01, 0.013, 0.5, 1.0, 2.5, 7.0, 30.0]),
     seed=st.integers(0, 2**31),
     wlist=st.lists(weights, min_size=1, max_size=400),
     split=st.floats(0, 1),
@@ -147,3 +147,35 @@ def test_subnormal_and_huge_weights_are_clear_errors():
     assert model.n_distinct == 1 and model._decay.T == 1  # nothing changed
     assert model.get_params() == {"levels": 101, "window": None, "half_life": 5}
     assert model.clone().half_life == 5
+
+
+@pytest.mark.parametrize("h", [0.001, 0.005, 0.01, 0.012, 0.015])
+def test_a_short_half_life_learns_every_step(h):
+    """h < 1/53: a row about to leave was still held at a rescale, its stored weight underflowed
+    to 0, and its delete failed: a valid learn_one raised "cannot delete (..., sample_weight=0.0)"
+    and left the object changed; one more learn gave [0.5, 0.5] for [0, 0] (attack 25 F1)."""
+    model = QuantizedIsotonic(levels=3, half_life=h)
+    s, y = [0.25], [1.0]
+    model.learn_one(0.25, 1.0)
+    for _ in range(2, 40):
+        model.learn_one(0.5, 1.0)
+        s.append(0.5)
+        y.append(1.0)
+    model.learn_one(0.5, 0.0)
+    s.append(0.5)
+    y.append(0.0)
+    np.testing.assert_array_equal(model.predict([0.25, 0.5]), [0.0, 0.0])
+    check(model, np.array(s), np.array(y), np.ones(len(s)), h)
+
+
+def test_a_refused_learn_across_a_rescale_changes_nothing():
+    """Weights too heavy to hold as stored (2**256 times, the newest heavier) are found in a
+    learn that rescales: the rows learned before it are taken back."""
+    model = QuantizedIsotonic(levels=11, half_life=10.0)
+    model.learn_many([0.2, 0.6], [0.0, 1.0])
+    before = (model._decay.T, model.n_distinct, model.predict([0.2, 0.6]).tolist())
+    with pytest.raises(ValueError, match="as stored .*2\\*\\*256"):
+        model.learn_many(np.linspace(0, 1, 3000), np.arange(3000) % 2, np.full(3000, 1e250))
+    assert (model._decay.T, model.n_distinct, model.predict([0.2, 0.6]).tolist()) == before
+    model.learn_many(np.linspace(0, 1, 3000), np.arange(3000) % 2, np.full(3000, 1e200))
+    assert model._decay.T == 3002

@@ -11,8 +11,12 @@ The trees keep these weights exactly.  When ``e`` passes :data:`RESCALE`,
 every stored weight is multiplied by ``2**-k`` (``k = floor(e) - 1``): a power
 of two, exact for a normal float, and the stored weights are always at least
 twice the decayed ones (``e >= 1`` after a rescale), so none is subnormal
-while it is held.  The trees are rebuilt from the held observations then
-(O(n log n) every ``RESCALE * h`` observations).
+while it is held (the observations that leave at the rescale's step leave
+before it).  The trees are rebuilt from the held observations then
+(O(n log n) every ``RESCALE * h`` observations).  As stored weights are up
+to ``2**RESCALE`` times the decayed ones, the bound on the weights held
+(their exact sums stay below ``2**1000``) applies to them as stored: a
+learn that would pass it is refused, and changes nothing.
 
 An observation *leaves* (is deleted exactly, weight and score) at the first
 step ``T`` at which its decayed weight ``w_i * 2.0**(-(T - t_i) / h)`` (this
@@ -31,11 +35,14 @@ within ``1e-12`` of a midpoint between two levels (targets in [0, 1]).
 
 from __future__ import annotations
 
+import copy
 import heapq
 import math
 import numbers
 
 import numpy as np
+
+from .._kernels.exact import BOUND
 
 __all__ = ["Decay", "check_half_life"]
 
@@ -56,6 +63,17 @@ def check_half_life(half_life, window) -> float | None:
         raise ValueError("half_life and window cannot be combined: a window keeps the last "
                          "observations at full weight, a half-life decays them all; choose one")
     return float(half_life)
+
+
+def _room(host, y: np.ndarray, w: np.ndarray) -> bool:
+    """Whether ``host`` can take weights ``w`` however heavy they are stored (``2**RESCALE`` times):
+    then no stored weight overflows and no part of the learn is refused."""
+    if w.shape[0] == 1:  # one learn_one call: no array operations
+        total, scale = float(w[0]), max(host._scale, abs(float(y[0])))
+    else:
+        total = float(np.sum(w * 2.0**-64)) * 2.0**64  # no sum of these overflows
+        scale = max(host._scale, float(np.max(np.abs(y))))
+    return (host._held + total * 2.0**RESCALE) * scale <= BOUND  # Python floats: inf, no error
 
 
 def last_step(w: float, t: int, h: float) -> int:
@@ -85,7 +103,13 @@ class Decay:
         return (t - self.base) / self.h - self.c
 
     def learn(self, host, s: np.ndarray, y: np.ndarray, w: np.ndarray) -> None:
-        """Learn rows ``(s, y, w)`` in order: one step each; the leaving ones deleted exactly."""
+        """Learn rows ``(s, y, w)`` in order: one step each; the leaving ones deleted exactly.
+
+        All or nothing: a learn refused (weights whose exact sums could
+        overflow) leaves ``host`` as it was.  Only a learn that rescales
+        with weights too heavy for a cheap bound (times ``2**RESCALE``) can
+        fail after a change; ``host`` is copied first then.
+        """
         small = (w > 0) & (w < TINY)
         if np.any(small):
             raise ValueError(
@@ -94,6 +118,27 @@ class Decay:
                 "by one positive factor (the map does not change)")
         if not np.all(w > 0):  # a zero weight drops its row: no step
             s, y, w = s[w > 0], y[w > 0], w[w > 0]
+        if s.shape[0] == 0:
+            return
+        if _room(host, y, w):
+            self._learn(host, s, y, w)
+            return
+        saved = copy.deepcopy(host) if self.exponent(self.T + s.shape[0]) > RESCALE else None
+        try:
+            with np.errstate(over="ignore"):  # an overflowing stored weight: refused below
+                self._learn(host, s, y, w)
+        except ValueError as exc:
+            if saved is not None:
+                host.__dict__.update(saved.__dict__)
+            if "beyond 2**1000" not in str(exc):
+                raise
+            raise ValueError(
+                f"{type(host).__name__}(half_life={self.h!r}): the weights held would pass "
+                f"2**1000 as stored (up to 2**{RESCALE} times the decayed weights, the newest "
+                "heavier between rescales), where their exact sums could overflow; multiply "
+                "every weight by one positive factor (the map does not change)") from None
+
+    def _learn(self, host, s, y, w) -> None:
         i, m = 0, s.shape[0]
         while i < m:
             # The rows up to the next rescale: stored weights of exponent <= RESCALE.
@@ -126,7 +171,13 @@ class Decay:
         self.T = T
 
     def _rescale(self, host, k: int, t: int) -> None:
-        """Multiply every stored weight by ``2**-k`` (exact: none is subnormal) and rebuild the trees."""
+        """Multiply every stored weight by ``2**-k`` (exact: none is subnormal) and rebuild the trees.
+
+        Before step ``t``: the observations whose last step is ``t - 1`` leave
+        first (their stored weights could underflow, attack 25 F1).
+        """
+        while self.held and self.held[0][0] < t:
+            heapq.heappop(self.held)
         self.c = self.c + k - (t - self.base) / self.h
         self.base = t
         for row in self.held:
