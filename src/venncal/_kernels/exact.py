@@ -264,7 +264,11 @@ def _two_prod(a, b):
     return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
-@jit_inline
+# Compiled once and called, not inlined: it is reached only when a group's rounded
+# mean is one of the two floats around a midpoint, yet inlined it was copied 40 times
+# into the kernels of the quantized trees (through _side, fast_cell, _above), each
+# copy typed again by numba on every cold compile.
+@jit
 def midpoint_sign(num, den, h, e):
     """The sign of ``2 num - (h + e) den`` in exact arithmetic, or -2 when it cannot say.
 

@@ -429,14 +429,19 @@ def dense_level_at(E, cnt, FS, D, Q, P, levels, q):
     else:
         nb = _next_nonempty(cnt, b)
         after = nb * B if nb >= 0 else -1
+    # The stored score that gives the level, then one descent for it (one inlined
+    # copy of _level_of, not three: less for numba to compile into each caller).
     if after >= 0 and E[after, 0] == q:
-        return levels[_level_of(E, cnt, FS, D, Q, P, q)]
-    before = _before(E, cnt, after)  # (after -1: the last score)
-    if before < 0:
-        return levels[_level_of(E, cnt, FS, D, Q, P, E[after, 0])]
-    if after >= 0 and not _nearer_lower(E[before, 0], q, E[after, 0]):
-        before = after  # the nearer stored score (the smaller at a tie) gives the level
-    return levels[_level_of(E, cnt, FS, D, Q, P, E[before, 0])]
+        x = q
+    else:
+        before = _before(E, cnt, after)  # (after -1: the last score)
+        if before < 0:
+            x = E[after, 0]
+        elif after >= 0 and not _nearer_lower(E[before, 0], q, E[after, 0]):
+            x = E[after, 0]  # the nearer stored score (the smaller at a tie) gives the level
+        else:
+            x = E[before, 0]
+    return levels[_level_of(E, cnt, FS, D, Q, P, x)]
 
 
 @jit_inline

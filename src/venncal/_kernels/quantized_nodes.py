@@ -124,7 +124,7 @@ def _junction(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, ACC, LV, v, IT):
     L, R = 2 * v, 2 * v + 1
     n_left, n_right = ng[L], ng[R]
     k = n_left  # the left child's groups before k stay as they are
-    i = 0  # the right child's groups before i are in the junction
+    i = np.int64(0)  # the right child's groups before i are in the junction
     # L[k-1] and R[i] are found from v (O(height) each) for the first _DIRECT
     # of each side, then by a walk (O(1) each): quick for the short
     # junctions of practice, O(groups merged + height) at worst.

@@ -193,7 +193,9 @@ def packed_level(buf, n, s):
     """``packed_calls(buf, n, 0, s, 0.0, 0.0)``: the queue inserted, then the level at ``s``.
 
     Three arguments instead of six (each argument passed from Python costs
-    about 10 ns): what ``predict_proba_one`` calls.
+    about 10 ns): what ``predict_proba_one`` calls.  It calls the compiled
+    :func:`packed_calls` (a call between compiled functions costs a few ns)
+    rather than inlining a second copy of ``dense_calls``, which doubled the
+    cold compile of the single calls.
     """
-    E, EK, EW, cnt, FS, D, NA, NB, queue, Q, P, levels = _fast_unpack(buf, n)
-    return dense_calls(E, EK, EW, cnt, FS, D, NA, NB, queue, n, Q, P, levels, 0, s, 0.0, 0.0)
+    return packed_calls(buf, n, np.int64(0), s, 0.0, 0.0)  # (not a literal 0: one compile)

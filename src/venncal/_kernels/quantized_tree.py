@@ -94,7 +94,10 @@ def tree_insert(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, S, SC, CH, ACC, L
     return True
 
 
-@jit_inline
+# Compiled once and called (tree_learn's window deletes, and ``delete`` from Python):
+# inlined, it was a second copy to compile into tree_learn; a call costs a few ns
+# beside the update_change call that every delete makes.
+@jit
 def tree_delete(E, EK, EW, XW, XT, G, GC, ng, cnt, JL, JR, FS, S, SC, CH, ACC, LV, s, y, w):
     """Remove weight ``w > 0`` of observation ``(s, y)``; return False (nothing done) if not there."""
     C = ng.shape[0]
