@@ -381,11 +381,11 @@ class ConformalMartingale:
         return self._advance(_checked(scores, self.nonconformity))
 
     def learn_many(self, scores: Sequence[float] | np.ndarray) -> None:
-        """Process a batch of scores, in order (``run`` without the trajectory)."""
-        s = np.asarray(scores)
-        if s.ndim == 1 and s.shape[0] == 0:
-            return
-        self._advance(_checked(s, self.nonconformity))
+        """Process a batch of scores, in order (``run`` without the trajectory).
+
+        An empty batch is refused, as by every online object's ``learn_many``.
+        """
+        self._advance(_checked(np.asarray(scores), self.nonconformity))
 
     def learn_one(self, score: float) -> None:
         """Process one score (the treap and the kernels on arrays of length 1, in place)."""
