@@ -205,6 +205,9 @@ FIELDS = [
     ("histogram", "more bins than n_bins", lambda m: setattr(m, "n_bins", 3), "at most n_bins"),
     ("histogram", "an empty quantile bin", _at("bin_weights_", 2, 0.0), "hold calibration"),
     ("histogram", "bin_edges_ decreasing", _swap("bin_edges_", 1, 2), "non-decreasing"),
+    # attack 25 F2: all edges 0, nine bins of zero width holding weight, predicted 1.0 everywhere
+    ("histogram", "bins of zero width", _set("bin_edges_", lambda e: np.zeros_like(e)),
+     "equal edges"),
     ("histogram-uniform", "fewer uniform bins",
      lambda m: [setattr(m, k, getattr(m, k)[:-1].copy())
                 for k in ("bin_edges_", "bin_values_", "bin_weights_")], "n_bins=30 uniform"),

@@ -168,8 +168,9 @@ class HistogramBinningCalibrator(ScoreCalibrator):
         than one score), non-decreasing edges, values in [0, 1], weights
         ``>= 0`` (``> 0`` for quantile bins, which are never empty; ``inf``
         past the largest double), an empty bin taking the value (and
-        complement) of the nearest non-empty one, and complements in [0, 1]
-        that add to the values to 1 within ``2**-20``.
+        complement) of the nearest non-empty one, an inner bin between two
+        equal edges empty, and complements in [0, 1] that add to the values
+        to 1 within ``2**-20``.
         """
         super()._check_state()
         m = check_float_arrays(self, ("bin_values_",), unit_interval=("bin_values_",))
@@ -185,6 +186,9 @@ class HistogramBinningCalibrator(ScoreCalibrator):
         if self.strategy == "uniform" and self.bin_edges_[0] < self.bin_edges_[-1] and m != n_bins:
             raise ValueError(f"there must be n_bins={n_bins} uniform bins; got {m}")
         filled = self.bin_weights_ > 0
+        e = self.bin_edges_  # an inner bin (e[b], e[b + 1]] of zero width holds no score
+        if m > 2 and (filled[1:-1] & (e[1:m - 1] == e[2:m])).any():
+            raise ValueError("a bin between two equal edges holds no score: its weight must be 0")
         if self.strategy == "quantile" and not filled.all():
             raise ValueError("quantile bins must all hold calibration weight")
         nearest = _nearest_filled(filled)
