@@ -288,3 +288,22 @@ def test_a_fit_on_distinct_scores_names_no_row():
     with pytest.raises(ValueError) as info:
         vd.fit(dd.from_pandas(pdf, npartitions=2), "beta", score_col="s", label_col="y")
     assert str(info.value).endswith("found 2 distinct scores outside, the smallest (-0.5)")
+
+
+def test_transform_files_output_names(tmp_path, monkeypatch):
+    """Attack 24 F5: 'NAME-*.csv' in the working directory said "the directory  holds the input"
+    (no name); bytes raised a TypeError; glob characters in a Path got the generic usage."""
+    from pathlib import Path
+
+    from venncal.tables import TableError
+
+    monkeypatch.chdir(tmp_path)
+    Path("in.csv").write_text("s,y\n0.1,0\n0.3,1\n0.6,0\n0.9,1\n")
+    model = venncal.IsotonicCalibrator().fit([0.1, 0.3, 0.6, 0.9], [0, 1, 0, 1])
+    with pytest.raises(TableError, match="the directory \\. holds the input"):
+        vd.transform_files("in.csv", model, Path("o-*.csv"), score_col="s")
+    for out in (Path("o[1]"), "o?x/", "x[1]/p-*.csv"):
+        with pytest.raises(TableError, match="has a glob character"):
+            vd.transform_files("in.csv", model, out, score_col="s")
+    assert vd.transform_files("in.csv", model, b"bdir/", score_col="s") == 4
+    assert sorted(os.listdir("bdir")) == ["part-0.parquet"]

@@ -50,7 +50,7 @@ def _table_name(name: str) -> bool:
 
 def output_target(output, inputs: _files.InputFiles, sep, overwrite: bool) -> OutputTarget:
     """Check the output of :func:`transform_files` before any work; return where it goes."""
-    path = os.fspath(output)
+    path = os.fsdecode(os.fspath(output))  # bytes as str, as os.path takes them
     where = Param("output", path, python=path)
 
     def fail(*parts):
@@ -65,11 +65,15 @@ def output_target(output, inputs: _files.InputFiles, sep, overwrite: bool) -> Ou
         raise fail(*usage, ", not stdout")
     folder, name = os.path.split(path)
     if not name or (os.path.isdir(path) and "*" not in name) or (
-            not isinstance(output, str) and "*" not in name and not _table_name(name)):
+            not isinstance(output, (str, bytes)) and "*" not in name
+            and not _table_name(name)):
         # (a Path cannot end in "/": Path("DIR/") is Path("DIR"), so a Path names DIR itself)
         folder, name = path.rstrip("/" + os.sep) or path, "part-*.parquet"
-    if name.count("*") != 1 or any(c in folder for c in _files.GLOB_CHARS):
+    if name.count("*") != 1:
         raise fail(*usage)
+    if any(c in folder for c in _files.GLOB_CHARS):
+        raise fail(f"the directory name {folder} has a glob character ({', '.join(_files.GLOB_CHARS)}"
+                   "), which the name of an output directory cannot have")
     try:
         fmt = output_format(name.replace("*", "0"))
     except TableError:
@@ -77,7 +81,8 @@ def output_target(output, inputs: _files.InputFiles, sep, overwrite: bool) -> Ou
             f"unknown table format of {name}; name the files .csv or .tsv (optionally followed "
             "by .gz, .bz2 or .zst), or .parquet"
         ) from None
-    directory = os.path.abspath(folder or ".")
+    folder = folder or "."  # 'NAME-*.csv': the working directory
+    directory = os.path.abspath(folder)
     parent = os.path.dirname(directory)
     if not os.path.isdir(parent):
         raise fail(f"the folder {parent} does not exist")
