@@ -307,3 +307,22 @@ def test_transform_files_output_names(tmp_path, monkeypatch):
             vd.transform_files("in.csv", model, out, score_col="s")
     assert vd.transform_files("in.csv", model, b"bdir/", score_col="s") == 4
     assert sorted(os.listdir("bdir")) == ["part-0.parquet"]
+
+
+def test_summarize_names_a_text_label_by_its_number():
+    """An object column of ints 9/10 arrives as text: positive_label=10 said "pos_label=10 is not
+    one of the labels ['10', '9']" (attack 24 F5); it names '10' now, and True names 'True'."""
+    from venncal.summary import ScoreSummary
+    from venncal.tables import classes_for
+
+    pdf = pd.DataFrame({"s": [0.1, 0.4, 0.35, 0.8],
+                        "y": pd.Series([9, 10, 9, 10], dtype=object),
+                        "b": pd.Series([False, True, False, True], dtype=object)})
+    df = dd.from_pandas(pdf, npartitions=2)
+    want = ScoreSummary.from_arrays(pdf.s.to_numpy(), np.array([0, 1, 0, 1]))
+    for col, positive in (("y", 10), ("b", True)):
+        got = vd.summarize(df, "s", col, positive_label=positive)
+        for name in ("scores", "weights", "positive_weights"):
+            assert np.array_equal(getattr(got, name), getattr(want, name))
+    with pytest.raises(venncal.tables.ParameterError, match="names both labels"):
+        classes_for(["1", "1.0"], 1)

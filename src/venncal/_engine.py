@@ -37,6 +37,7 @@ from ._weight_faults import WeightFaults
 from .multiclass import _outputs as multiclass_outputs
 from .summary import ScoreSummary
 from .tables import Param, ParameterError, classes_for, label_value
+from .tables._labels import labels_named
 
 __all__ = [
     "DEFAULT_MAX_DISTINCT",
@@ -309,6 +310,11 @@ def summary_of(pieces: Mapping, problems: Problems, by: str | None, positive_lab
     """Return the summary (or one per group) of checked pieces, labels 0/1 or ``positive_label``."""
     pieces, problems = as_labels(pieces, problems)
     positive_label = label_value(positive_label)
+    if positive_label is not None and positive_label not in problems.labels:
+        # a number names the text label that reads as it ('10' of a Dask object column)
+        named = labels_named(_label_array(problems.labels), positive_label)
+        if len(named) == 1:
+            positive_label = named[0]
     positive, _ = positive_label_of(problems.labels, positive_label, for_fit=False)
     return summaries_from_pieces(pieces, by=by, positive=positive)
 
@@ -423,8 +429,6 @@ def fit_calibrator(calibrator, summaries, classes) -> object:
     the fitted copies of a wrapped calibrator too), as a fit on the rows
     leaves it.
     """
-    from ._rows import RowError
-
     classes = classes_array(classes)
     default01 = classes.dtype.kind in "iu" and classes.tolist() == [0, 1]  # fit_summary's
     key = _classes_key(calibrator)

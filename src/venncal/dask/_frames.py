@@ -150,6 +150,14 @@ def fit(
     (:mod:`venncal._engine_multiclass`; ``round_scores`` and
     ``max_distinct`` apply to each binary problem's scores).
 
+    A label column of Python objects arrives as text (Dask's
+    ``dataframe.convert-string`` option, on by default): Python booleans as
+    ``'False'`` and ``'True'``, numbers as their text.  The classes are then
+    those texts, in the order of the values they stand for (else refused:
+    the order is not guessed); the probabilities are those of the pandas
+    fit, the class values are not.  Convert such a column first
+    (``astype(bool)``, ``astype('int64')``) for the pandas fit's classes.
+
     Parameters
     ----------
     df : dask.dataframe.DataFrame

@@ -12,6 +12,7 @@ these rules, so one table gives one model whatever read it.
 from __future__ import annotations
 
 import math
+import numbers
 import re
 from fractions import Fraction
 
@@ -166,7 +167,18 @@ def matches_label(label, text) -> bool:
     (True, True, True)
     >>> matches_label(1, "one")
     False
+
+    A number or boolean names a text label that reads as it (``10`` names
+    ``"10"``, ``True`` names ``"True"``: Dask holds a column of Python
+    objects as text):
+
+    >>> matches_label("10", 10), matches_label("10", 10.5), matches_label("True", 1)
+    (True, False, False)
+    >>> matches_label("True", True), matches_label("1", True)
+    (True, False)
     """
+    if isinstance(label, str) and isinstance(text, (numbers.Real, np.number, np.bool_)):
+        return matches_label(text, label)
     if not isinstance(text, str):
         return label_value(label) == label_value(text)
     if isinstance(label, (bool, np.bool_)):
@@ -325,6 +337,8 @@ def classes_for(labels, positive_label) -> list:
     observed = observed_labels(labels)
     values = [label_value(v) for v in observed.tolist()]
     found = labels_named(observed, positive_label)
+    if len(found) > 1:
+        raise ParameterError(_shown(positive_label), f" names both labels {found!r}")
     if len(values) == 2:
         if not found:
             raise ParameterError(
