@@ -199,6 +199,13 @@ def _value(mode, flip, want, yah, yal, ybh, ybl, zah, zal, zbh, zbl, buf):
         if want:
             return dy / (dz + dy), dz / (dz + dy)
         return dy / (dz + dy), 0.0
+    return _value_dd(flip, want, yah, yal, ybh, ybl, zah, zal, zbh, zbl, buf)
+
+
+@jit
+def _value_dd(flip, want, yah, yal, ybh, ybl, zah, zal, zbh, zbl, buf):
+    # _value in the double-double modes: a compiled call, typed once rather
+    # than once per inlined copy (its divisions and distillations dwarf a call).
     s1, e1 = _two_sum(zah, -zbh)
     s2, e2 = _two_sum(zal, -zbl)
     u1, f1 = _two_sum(yah, -ybh)
@@ -258,14 +265,27 @@ def _step(mode, flip, w, a, b, own, zh, zl, yh, yl):
         if flip:
             return zh + a, 0.0, yh + (w - a), 0.0
         return zh + (w - a), 0.0, yh + a, 0.0
-    if mode == _DD:  # w - a is exact
-        if flip:
-            zh, zl = dd_add_jit(zh, zl, a)
-            yh, yl = dd_add_jit(yh, yl, w - a)
-        else:
-            yh, yl = dd_add_jit(yh, yl, a)
-            zh, zl = dd_add_jit(zh, zl, w - a)
-        return zh, zl, yh, yl
+    if mode == _DD:
+        return _step_dd(flip, w, a, zh, zl, yh, yl)
+    return _step_dd_careful(flip, w, a, zh, zl, yh, yl)
+
+
+@jit
+def _step_dd(flip, w, a, zh, zl, yh, yl):
+    # _step without ``own`` in double-double mode, where w - a is exact (a
+    # compiled call: typed once, not once per inlined copy).
+    if flip:
+        zh, zl = dd_add_jit(zh, zl, a)
+        yh, yl = dd_add_jit(yh, yl, w - a)
+    else:
+        yh, yl = dd_add_jit(yh, yl, a)
+        zh, zl = dd_add_jit(zh, zl, w - a)
+    return zh, zl, yh, yl
+
+
+@jit
+def _step_dd_careful(flip, w, a, zh, zl, yh, yl):
+    # _step without ``own`` in careful double-double mode: w, then -a (w - a may round).
     if flip:
         zh, zl = dd_add_jit(zh, zl, a)
         yh, yl = dd_add_jit(yh, yl, w)
