@@ -412,3 +412,14 @@ def test_column_order_advice_for_labels_with_commas_can_be_run(capsys, tmp_path)
     _, err = ok(capsys, f"fit {path} --score-cols c,a,b --score-kind logit --label-col y "
                         f"--method temperature -o {tmp_path / 'm2.json'}")
     assert "out of the order" not in err
+
+
+def test_ovo_method_prints_its_pairs(folder, capsys):
+    """--method ovo-ivap (no --multiclass ovo) printed each pair as "(5, 7) against the rest"
+    (attack 26 F3)."""
+    z, y, folds = _data(1, "numbers")
+    _write("cal.csv", z, y, folds)
+    _, err = ok(capsys, f"fit cal.csv {SCORES} --score-kind logit --label-col y "
+                        "--method ovo-ivap -o m.json")
+    assert "against the rest" not in err
+    assert re.search(r"7 vs 5: rows \d+, \d+ of them 7", err), err

@@ -104,8 +104,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument("--scores-only", action="store_true", help="no labels: a conformal "
                         "test martingale over the --prob-col scores (any reals)")
     parser.add_argument("--nonconformity", choices=("high", "low", "two-sided"), default="high",
-                        help="with --scores-only: watch for scores drifting up (high), down "
-                        "(low), or spreading or narrowing (two-sided)")
+                        help="with --scores-only: high and low both see the scores' location "
+                        "shift either way (the bets take both ends); two-sided sees them "
+                        "spread or narrow, not shift")
     add_positive_label_option(
         parser,
         "the positive class, whose probability --prob-col holds (matched against the labels "

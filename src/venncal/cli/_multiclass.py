@@ -116,8 +116,9 @@ def unit_lines(args: argparse.Namespace, summaries: dict) -> list[str]:
         total, positive = units.get(unit, (0.0, 0.0))
         units[unit] = (total + summary.total_weight, positive + summary.positive_weight)
     what = "weight" if args.weight_col else "rows"
+    ovo = args.multiclass == "ovo" or args.method.startswith("ovo-")  # --method ovo-ivap too
     return [
-        f"  {unit!r} against the rest: {what} {pos:g} of {total:g}" if args.multiclass != "ovo"
+        f"  {unit!r} against the rest: {what} {pos:g} of {total:g}" if not ovo
         else f"  {unit[1]!r} vs {unit[0]!r}: {what} {total:g}, {pos:g} of them {unit[1]!r}"
         for unit, (total, pos) in units.items()
     ]
