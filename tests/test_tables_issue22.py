@@ -194,3 +194,29 @@ def test_labels_past_the_range_stay_text(labels):
     from venncal.tables._labels import typed_labels
 
     assert typed_labels(np.array(labels)).tolist() == labels
+
+
+def test_integers_of_a_decimal_column_are_read_exactly_or_refused(tmp_path):
+    """A Parquet decimal128(20, 0) column of 9007199254740992 and ...993 (labels 0 and 1) was
+    rounded into one tie and fitted, exit 0 (attack 26 F1); its int64 and CSV copies were
+    refused. So are whole Decimals of the Python API now; 2**60 (held exactly) is read."""
+    import decimal
+
+    import venncal
+    from venncal.files import fit_file
+
+    D = decimal.Decimal
+    y = [0, 1] * 5
+    for values, refused in (([D(2**53), D(2**53 + 1)] * 5, True),
+                            ([D(2**60), D(2**60 + 2**10)] * 5, False),
+                            ([D(1), D(2)] * 5, False)):
+        path = tmp_path / "d.parquet"
+        pq.write_table(pa.table({"s": pa.array(values, pa.decimal128(20, 0)), "y": y}), path)
+        if refused:
+            with pytest.raises(TableError, match="row 2: the integer 9007199254740993 is not"):
+                fit_file(str(path), "isotonic", score_col="s", label_col="y")
+            with pytest.raises(ValueError, match="cannot hold exactly"):
+                venncal.IsotonicCalibrator().fit(np.array(values, dtype=object), y)
+        else:
+            model = fit_file(str(path), "isotonic", score_col="s", label_col="y")
+            assert model.predict_proba([float(values[1])])[0, 1] == 1.0

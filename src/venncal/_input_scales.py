@@ -5,6 +5,7 @@ Checks :mod:`venncal._validation` runs (and re-exports).
 
 from __future__ import annotations
 
+import decimal
 import math
 
 import warnings
@@ -12,6 +13,17 @@ import warnings
 import numpy as np
 
 __all__ = ["WeightScaleWarning", "check_held_exactly", "warn_if_relative_weights"]
+
+
+def _whole(v) -> int | None:
+    """``v`` as an integer when it is one (a Python int, or a Decimal of no fraction), else None."""
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, decimal.Decimal) and v.is_finite() and v == v.to_integral_value():
+        return int(v)
+    return None
 
 
 def check_held_exactly(arr: np.ndarray, out: np.ndarray, name: str) -> None:
@@ -31,9 +43,10 @@ def check_held_exactly(arr: np.ndarray, out: np.ndarray, name: str) -> None:
         fits = f < top
         held = fits & (np.where(fits, f, 0.0).astype(arr.dtype) == x)
         index = big
-    elif arr.dtype.kind == "O":  # Python ints of any size (the other objects are floats)
-        held = np.array([not isinstance(v, int) or isinstance(v, bool) or not math.isfinite(f)
-                         or int(f) == v for v, f in zip(arr.tolist(), out.tolist())], dtype=bool)
+    elif arr.dtype.kind == "O":  # Python ints of any size, whole Decimals (others are floats)
+        whole = [_whole(v) for v in arr.tolist()]
+        held = np.array([w is None or not math.isfinite(f) or int(f) == w
+                         for w, f in zip(whole, out.tolist())], dtype=bool)
         index = np.arange(arr.shape[0])
     else:
         with np.errstate(invalid="ignore"):

@@ -143,6 +143,16 @@ def _underflow_problem(value) -> str:
             f"read as 0 and tie with 0: venncal computes in float64; rescale the column first")
 
 
+def _first_inexact_decimal(arr, values) -> int:
+    """Index of the first integer of a decimal column (scale <= 0) a float64 cannot hold, or -1."""
+    x = values.to_numpy(zero_copy_only=False)
+    big = np.flatnonzero(np.abs(np.nan_to_num(x)) >= 2.0**53)  # (below, every integer is exact)
+    for i in big.tolist():  # past 2**53 only: compared exactly, as Python integers
+        if int(arr[i].as_py()) != int(x[i]):
+            return i
+    return -1
+
+
 def _inexact_problem(value, x: float) -> str:
     return (f"the integer {value!r} is not a float64 exactly (it would be {x!r}; integers past "
             f"2**53 round to a neighbour, so different values would tie): venncal computes in "
@@ -201,9 +211,10 @@ def column_numbers(
     sign and no '.' nor exponent) whose value a float64 cannot hold (past
     2**53: ``9007199254740993``) is an error naming its row and value, as
     the Python API refuses such int64/uint64 scores, since two different
-    values would become one double and tie.  Decimal and scientific text
-    (``0.1``, ``9007199254740993.0``, ``1e300``), floating and decimal
-    columns are read as the nearest double; text of a number other than 0
+    values would become one double and tie; so is an integer of a decimal
+    column of scale 0 (``decimal128(20, 0)``).  Decimal and scientific text
+    (``0.1``, ``9007199254740993.0``, ``1e300``), floating columns and
+    decimal columns of scale > 0 are read as the nearest double; text of a number other than 0
     below the smallest double (``1e-400``, which would read as 0) is an error.
 
     Parameters
@@ -272,8 +283,14 @@ def column_numbers(
         if i >= 0:
             raise TableError.at_cell(source, column, first_row + i,
                                      _inexact_problem(int(ints[i]), values[i].as_py()))
+    elif pa.types.is_decimal(t) and t.scale <= 0:  # integers: read exactly or refused
+        values = pc.cast(arr, pa.float64(), safe=False)
+        i = _first_inexact_decimal(arr, values)
+        if i >= 0:
+            raise TableError.at_cell(source, column, first_row + i,
+                                     _inexact_problem(int(arr[i].as_py()), values[i].as_py()))
     elif pa.types.is_floating(t) or pa.types.is_decimal(t):
-        # to the nearest double (a decimal's digits past a double's are rounded)
+        # to the nearest double (a decimal's digits past a double's are rounded, as its text's)
         values = pc.cast(arr, pa.float64(), safe=False)
     elif pa.types.is_null(t):
         values = pa.nulls(len(arr), pa.float64())
