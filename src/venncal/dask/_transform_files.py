@@ -121,11 +121,11 @@ def _score(pdf, model, score_cols, names, nan_scores, keep_text, partition_info=
     return out.assign(**dict(zip(names, values, strict=True)))
 
 
-def _rescore(parse: tuple, model, score_cols, names, nan_scores, keep_text, pdf, number):
+def _rescore(parse: dict, model, score_cols, names, nan_scores, keep_text, pdf, number):
     """Parse and score raw partition ``number`` again (the error pass of :func:`_files.located`)."""
     info = {"number": number}
-    _score(_files._parse(pdf, *parse, partition_info=info), model, score_cols, names, nan_scores,
-           keep_text, partition_info=info)
+    _score(_files._parse(pdf, score_cols, [], **parse, partition_info=info), model, score_cols,
+           names, nan_scores, keep_text, partition_info=info)
 
 
 def _write(scored, folder: str, target: OutputTarget) -> int:
@@ -268,9 +268,10 @@ def transform_files(
     # CSV to CSV passes every cell's text through; to Parquet, types are inferred
     text = header if (inputs.kind == "csv" and not typed_out) else score_cols
     raw = _files.read_frame(inputs, None, text if inputs.kind == "csv" else (), header, blocksize)
-    parse = (score_cols, [], nan_scores, _engine.NAN_SCORES_HINT, inputs.source, False)
-    df = _files.parsed(raw, score_cols, missing=nan_scores, hint=_engine.NAN_SCORES_HINT,
-                       source=inputs.source, replace=False)
+    # how the score cells are parsed: here, and again by the error pass (_rescore)
+    parse = {"missing": nan_scores, "hint": _engine.NAN_SCORES_HINT, "source": inputs.source,
+             "replace": False}
+    df = _files.parsed(raw, score_cols, **parse)
     keep_text = inputs.kind == "parquet" or not typed_out
     meta = df._meta.drop(columns=[NUM + c for c in score_cols])
     if not keep_text:

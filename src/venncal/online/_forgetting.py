@@ -43,6 +43,7 @@ import numbers
 import numpy as np
 
 from .._kernels.exact import BOUND
+from ._quantized_map import WeightBoundError
 
 __all__ = ["Decay", "check_half_life"]
 
@@ -130,9 +131,9 @@ class Decay:
         except ValueError as exc:
             if saved is not None:
                 host.__dict__.update(saved.__dict__)
-            if "beyond 2**1000" not in str(exc):
+            if not isinstance(exc, WeightBoundError):
                 raise
-            raise ValueError(
+            raise WeightBoundError(
                 f"{type(host).__name__}(half_life={self.h!r}): the weights held would pass "
                 f"2**1000 as stored (up to 2**{RESCALE} times the decayed weights, the newest "
                 "heavier between rescales), where their exact sums could overflow; multiply "

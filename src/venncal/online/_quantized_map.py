@@ -59,6 +59,10 @@ def _batch(scores, y, sample_weight):
     return s, t, np.ones_like(s) if w is None else w
 
 
+
+class WeightBoundError(ValueError):
+    """Weights held whose exact sums could overflow (refused before any change)."""
+
 class QuantizedMap(OnlineCalibrator):
     """What both streams share: levels, the current groups, prediction.
 
@@ -123,7 +127,7 @@ class QuantizedMap(OnlineCalibrator):
                 inner = c[ends] - c[np.maximum(ends - window - 1, 0)]
                 peak = float(np.max(inner, initial=0.0)) * 2.0**64
         if not peak * scale <= BOUND:
-            raise ValueError(
+            raise WeightBoundError(
                 f"{type(self).__name__}: the weights held would add up to about {peak:.3g} "
                 f"(times the largest of 1, |target| and |level|: {scale:.3g}), beyond 2**1000, "
                 "where their exact sums could overflow; multiply every weight by one "
