@@ -174,6 +174,40 @@ def test_slope_intercept_clip():
         calibration_slope_intercept(y, p, clip=0.5)
 
 
+def _one_heavy_row(heavy):
+    """300 rows, the first of weight ``heavy`` and the others of weight 1 (attack 26 F2)."""
+    rng = np.random.default_rng(1)
+    p = rng.uniform(0, 1, 300)
+    y = rng.random(300) < p
+    w = np.ones(300)
+    w[0] = heavy
+    return y, p, w
+
+
+@pytest.mark.parametrize("heavy", [1e9, 1e12, 1e14])
+def test_slope_intercept_with_one_dominant_weight_equal_the_twin(heavy):
+    # The old stopping rule, on the gradient of the mean loss, stopped where the light rows'
+    # share (3e-10 of the weight at 1e12) fell under tol: slope 16.706 for 17.057.
+    y, p, w = _one_heavy_row(heavy)
+    line = calibration_slope_intercept(y, p, sample_weight=w)
+    slope, intercept, fit_intercept = ref.slope_intercept(y, p, w)
+    assert line.slope == pytest.approx(slope, rel=1e-8, abs=0.0)
+    assert line.intercept == pytest.approx(intercept, rel=1e-8, abs=1e-10)
+    assert line.fit_intercept == pytest.approx(fit_intercept, rel=1e-8, abs=1e-10)
+
+
+@pytest.mark.parametrize("heavy", [1e100, 1e308])
+def test_slope_intercept_refuse_weights_past_float64_resolution(heavy):
+    # Was slope 153.76 with exit 0: the weighted loss there is 6.1e294, against 6.1e4 near
+    # the maximum.  The light rows cannot be resolved beside the heavy one in float64.
+    y, p, w = _one_heavy_row(heavy)
+    with pytest.raises(ValueError, match=r"did not converge.*weights span a factor of"):
+        calibration_slope_intercept(y, p, sample_weight=w)
+    ev = evaluate(y, p, sample_weight=w, diagnostics=True)
+    assert math.isnan(ev["calibration_slope"]) and math.isnan(ev["calibration_intercept"])
+    assert any("calibration_slope" in n and "weights span" in n for n in ev.notes)
+
+
 # -- smooth ECE ------------------------------------------------------------------------
 
 SMALL = [case(0, n=60), case(1, n=60, ties=True), case(3, n=60, ties=True, weighted=True)]
@@ -420,6 +454,6 @@ def test_relative_weights_are_flagged_by_the_tests(name):
     rng = np.random.default_rng(0)
     p = rng.random(200)
     y = (rng.random(200) < p).astype(int)
-    with pytest.warns(WeightScaleWarning, match=f"sums to 1 over 200 rows.*this test depends"):
+    with pytest.warns(WeightScaleWarning, match="sums to 1 over 200 rows.*this test depends"):
         getattr(vm, name)(y, p, sample_weight=np.full(200, 1 / 200))
     getattr(vm, name)(y, p, sample_weight=np.full(200, 3.0))  # counts: no warning

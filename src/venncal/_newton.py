@@ -1,8 +1,8 @@
 """The minimisers of convex objectives: one variable on ``x >= 0``, and damped Newton in several.
 
 The parametric calibrators (:mod:`venncal.parametric`) fit with them, and
-:func:`venncal.metrics.calibration_slope_intercept` fits the calibration
-line with :func:`minimize_convex`.
+through their logistic core :func:`venncal.metrics.calibration_slope_intercept`
+fits the calibration slope.
 """
 
 from __future__ import annotations

@@ -67,6 +67,11 @@ def _sigmoid(t):
     return 1 / (1 + math.exp(-t)) if t >= 0 else math.exp(t) / (1 + math.exp(t))
 
 
+def _residual(t, yi):
+    """``sigmoid(t) - y``, as ``-sigmoid(-t)`` for ``y = 1`` (no cancellation near 1)."""
+    return -_sigmoid(-t) if yi else _sigmoid(t)
+
+
 def _root(f, lo, hi, steps=200):
     """The root of an increasing ``f`` on ``[lo, hi]`` by bisection."""
     for _ in range(steps):
@@ -87,7 +92,7 @@ def slope_intercept(y, p, w=None, clip=None):
     xs = [(yi, math.log(pi / (1 - pi)), wi) for yi, pi, wi in rows]
 
     def score_a(a, b):  # derivative of the weighted negative log-likelihood in a
-        return math.fsum(wi * (_sigmoid(a + b * x) - yi) for yi, x, wi in xs)
+        return math.fsum(wi * _residual(a + b * x, yi) for yi, x, wi in xs)
 
     intercept = _root(lambda a: score_a(a, 1.0), -60, 60)
 
@@ -96,7 +101,7 @@ def slope_intercept(y, p, w=None, clip=None):
 
     def score_b(b):
         a = best_a(b)
-        return math.fsum(wi * (_sigmoid(a + b * x) - yi) * x for yi, x, wi in xs)
+        return math.fsum(wi * _residual(a + b * x, yi) * x for yi, x, wi in xs)
 
     slope = _root(score_b, -50, 50, steps=100)
     return slope, intercept, best_a(slope)

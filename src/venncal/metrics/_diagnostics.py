@@ -62,8 +62,10 @@ class CalibrationLine(NamedTuple):
     ``intercept`` is the calibration-in-the-large ``a`` of
     ``logit P(y = 1) = a + logit(p)`` (slope fixed at 1).  ``gradient_norm``
     is the larger of the two fits' gradient max-norms of the mean negative
-    log-likelihood at the returned parameters; ``iterations`` the larger
-    number of Newton steps.
+    log-likelihood at the returned parameters (the slope's in the
+    standardised feature), each divided by the lighter class's share of the
+    weight, doubled; ``iterations`` the larger of the Newton steps and the
+    intercept's evaluations of its score.
     """
 
     slope: float
@@ -361,6 +363,10 @@ _LINE_CONSTRAINTS = {
 
 
 def _logit_inputs(y01, p, w, clip):
+    """``(x = logit p, positive weights c1, negative weights c0)`` of the rows of positive
+    weight, the weights divided by one power of two (exact ratios)."""
+    from ..parametric._binary import scaled_class_weights
+
     y01, p, ws, _ = _positive(y01, p, w)
     if clip is not None:
         p = np.clip(p, clip, 1.0 - clip)
@@ -372,64 +378,84 @@ def _logit_inputs(y01, p, w, clip):
             f"clip p to [eps, 1 - eps]"
         )
     u = np.ones_like(p) if ws is None else ws
-    u = u / np.sum(u)
-    if not (np.dot(u, y01) > 0 and np.dot(u, ~y01) > 0):
+    if not (y01.any() and not y01.all()):
         raise ValueError(
             "calibration_slope_intercept needs both labels among the rows of positive weight: "
             "with one class the intercept is infinite"
         )
-    return y01.astype(float), np.log(p) - np.log1p(-p), u
+    c1, c0 = scaled_class_weights(np.where(y01, u, 0.0), np.where(y01, 0.0, u))
+    return np.log(p) - np.log1p(-p), c1, c0
 
 
-def _newton(x, y, u, offset, tol, max_iter):
-    """Minimise the mean logistic loss of ``eta = a + b x`` (``b = 1`` fixed with ``offset``).
+def _not_converged(what: str, why: str) -> ValueError:
+    return ValueError(f"calibration_slope_intercept: the {what} did not converge: {why}")
 
-    Damped Newton steps (:func:`venncal._newton.minimize_convex`) from the
-    identity; returns ``(theta, gradient max-norm, steps)``.
+
+def _offset_fit(x, c1, c0, tol):
+    """The calibration-in-the-large ``a``: the root of the mean score in ``a`` of
+    ``logit P(y = 1) = a + x``, bracketed and found by Brent's method to the last bits.
+
+    Returns ``(a, optimality, evaluations)``; the optimality is the derivative
+    of the weighted mean negative log-likelihood at ``a``, divided by the
+    lighter class's share of the weight (as :func:`fit_logistic`'s).
     """
+    from scipy.optimize import brentq
     from scipy.special import expit
 
-    from .._newton import minimize_convex
+    total = float(np.sum(c1) + np.sum(c0))
+    share = min(1.0, 2.0 * min(float(np.sum(c1)), float(np.sum(c0))) / total)
 
-    design = np.c_[np.ones_like(x)] if offset else np.c_[np.ones_like(x), x]
-    base = x if offset else 0.0
+    def score(a):  # increasing in a; sigma(-eta) for the positives: no cancellation near 1
+        eta = x + a
+        return (float(np.dot(c0, expit(eta))) - float(np.dot(c1, expit(-eta)))) / total
 
-    def loss(t):
-        eta = base + design @ t
-        softplus = np.maximum(eta, 0.0) + np.log1p(np.exp(-np.abs(eta)))
-        return float(np.dot(u, softplus - y * eta))
-
-    def terms(t):
-        q = expit(base + design @ t)
-        hess = (design * (u * q * (1.0 - q))[:, None]).T @ design
-        return loss(t), design.T @ (u * (q - y)), hess
-
-    m = minimize_convex(terms, np.zeros(1) if offset else np.array([0.0, 1.0]), value=loss,
-                        tol=tol, max_iter=max_iter)
-    if not m.grad_norm <= tol:
-        raise ValueError(
-            f"calibration_slope_intercept: Newton's method stopped after {m.n_iter} steps with "
-            f"gradient norm {m.grad_norm:.3g} > tol={tol:g}"
-        )
-    return m.x, m.grad_norm, m.n_iter
+    lo, hi, calls = -1.0, 1.0, 2
+    while score(lo) > 0.0:
+        lo, hi, calls = 2.0 * lo, lo, calls + 1
+        if lo < -2.0**1023:
+            raise _not_converged("intercept", "no root of the score below -2**1023")
+    while score(hi) < 0.0:
+        lo, hi, calls = hi, 2.0 * hi, calls + 1
+        if hi > 2.0**1023:
+            raise _not_converged("intercept", "no root of the score above 2**1023")
+    a, r = brentq(score, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=400,
+                  full_output=True, disp=False)
+    if not r.converged:
+        raise _not_converged("intercept", f"Brent's method stopped: {r.flag}")
+    norm = abs(score(a)) / share
+    if not norm <= tol:
+        raise _not_converged(
+            "intercept", f"at the root to the last bits, the score is {norm:.3g} > tol={tol:g} "
+            "(the weights span too many decades for float64)")
+    return a, norm, calls + r.function_calls
 
 
 def _calibration_line(y01, p, w, clip=None, tol=1e-10, max_iter=100) -> CalibrationLine:
-    y, x, u = _logit_inputs(y01, p, w, clip)
+    from ..parametric._binary import fit_logistic
+
+    x, c1, c0 = _logit_inputs(y01, p, w, clip)
     if x.max() == x.min():
         raise ValueError(
             "calibration_slope_intercept: p is constant on the rows of positive weight, so the "
             "slope is undefined"
         )
-    x0, x1 = x[y == 0], x[y == 1]
+    x0, x1 = x[c0 > 0], x[c1 > 0]
     if x0.max() <= x1.min() or x1.max() <= x0.min():
         raise ValueError(
             "calibration_slope_intercept: logit(p) separates the two labels, so the slope is "
             "infinite (no maximum-likelihood fit)"
         )
-    (a,), g1, n1 = _newton(x, y, u, True, tol, max_iter)
-    (b0, b1), g2, n2 = _newton(x, y, u, False, tol, max_iter)
-    return CalibrationLine(float(b1), float(a), float(b0), max(g1, g2), max(n1, n2))
+    a, g1, n1 = _offset_fit(x, c1, c0, tol)
+    fit = fit_logistic(x[:, None], c1, c0, intercept=True, nonneg=[False], tol=tol,
+                       max_iter=max_iter)
+    if not fit.converged:
+        spread = np.concatenate([c1[c1 > 0], c0[c0 > 0]])
+        ratio = float(np.max(spread)) / float(np.min(spread))
+        hint = (f"; the weights span a factor of {ratio:.3g}: rows this much lighter than "
+                "others cannot be resolved in float64" if ratio > 1e8 else "")
+        raise _not_converged("two-parameter fit", fit.why + hint)
+    return CalibrationLine(float(fit.coef[0]), float(a), float(fit.intercept),
+                           max(g1, fit.grad_norm), max(n1, fit.n_iter))
 
 
 @fill
@@ -445,11 +471,17 @@ def calibration_slope_intercept(
     is the calibration-in-the-large: ``a`` of ``logit P(y = 1) = a +
     logit(p)`` (the offset ``logit(p)``, slope fixed at 1), 0 for
     calibrated forecasts, positive when they are too low on average.  Both
-    are maximum-likelihood fits by Newton's method with step halving, from
-    the identity, stopped when the max-norm of the gradient of the
-    (weighted) mean negative log-likelihood is at most ``tol``; the norm
-    reached is returned.  Weights are frequency weights; the fits do not
-    change with a common factor of the weights.
+    are maximum-likelihood fits.  The slope's is Platt scaling of
+    ``logit(p)``: damped Newton steps on the standardised feature (the core
+    of :mod:`venncal.parametric`), stopped when the max-norm of the gradient
+    of the (weighted) mean negative log-likelihood, divided by the lighter
+    class's share of the weight, is at most ``tol`` and the Newton step is
+    short.  The intercept is the root of its score, found by Brent's method
+    to the last bits.  Weights are frequency weights; the fits do not
+    change with a common factor of the weights.  Weights that span so many
+    decades that the light rows' pull on the fit is lost in float64 beside
+    the heavy ones (one row of 1e100 among rows of 1) are an error, not a
+    fit that is not the maximum.
 
     Parameters
     ----------
@@ -458,7 +490,9 @@ def calibration_slope_intercept(
         Clip ``p`` to ``[clip, 1 - clip]`` first.  By default ``p`` of 0 or
         1 (infinite logit) on a row of positive weight is an error.
     tol : float > 0, default=1e-10
-        Convergence: gradient max-norm of the mean negative log-likelihood.
+        Convergence: gradient max-norm of the mean negative log-likelihood,
+        divided by the lighter class's share of the weight (doubled: 1 for
+        balanced classes).
     max_iter : int >= 1, default=100
         Newton steps at most; an error if the gradient is still above ``tol``.
     {weights}
@@ -474,7 +508,8 @@ def calibration_slope_intercept(
         If ``p`` holds 0 or 1 (without ``clip``), if the rows of positive
         weight hold a single class (intercept infinite), if ``p`` is
         constant (slope undefined), if ``logit(p)`` separates the labels
-        (slope infinite), or if Newton's method does not reach ``tol``.
+        (slope infinite), or if a fit does not reach ``tol`` (for instance
+        weights spanning more decades than float64 resolves).
 
     Examples
     --------
@@ -499,29 +534,39 @@ for _test in (ks_calibration_test, kuiper_calibration_test):
     fill(_test)
 
 
-def _or_none(core, *args):
+def _or_none(core, *args, notes=None, names=()):
     try:
         return core(*args)
-    except ValueError:  # undefined for these data: NaN in the evaluations
+    except ValueError as exc:  # undefined for these data: NaN in the evaluations, and why
+        if notes is not None:
+            notes.append(f"{' and '.join(names)} {'are' if len(names) > 1 else 'is'} nan: {exc}")
         return None
 
 
-def diagnostic_values(prefix: str, y01, p, w, *, line: bool = True) -> dict[str, float]:
+def diagnostic_values(prefix: str, y01, p, w, *, line: bool = True,
+                      notes: list[str] | None = None) -> dict[str, float]:
     """The diagnostics of validated inputs as evaluation entries (NaN where undefined).
 
     Keys ``prefix`` + "spiegelhalter_z", "spiegelhalter_p", (with ``line``)
     "calibration_slope", "calibration_intercept", then "ks", "ks_p",
-    "kuiper", "kuiper_p" and "smooth_ece".
+    "kuiper", "kuiper_p" and "smooth_ece".  ``notes``, if given, gets a
+    sentence for each diagnostic that is NaN, saying why.
     """
     nan2 = (math.nan, math.nan)
+
+    def tried(core, *names):
+        return _or_none(core, y01, p, w, notes=notes,
+                        names=[prefix + n for n in names]) or nan2
+
     values = dict(zip(("spiegelhalter_z", "spiegelhalter_p"),
-                      _or_none(_spiegelhalter, y01, p, w) or nan2, strict=True))
+                      tried(_spiegelhalter, "spiegelhalter_z", "spiegelhalter_p"), strict=True))
     if line:
-        fit = _or_none(_calibration_line, y01, p, w)
+        fit = _or_none(_calibration_line, y01, p, w, notes=notes,
+                       names=[prefix + "calibration_slope", prefix + "calibration_intercept"])
         values["calibration_slope"], values["calibration_intercept"] = (
             (fit.slope, fit.intercept) if fit else nan2
         )
     for name, core in (("ks", _ks), ("kuiper", _kuiper)):
-        values[name], values[f"{name}_p"] = _or_none(core, y01, p, w) or nan2
+        values[name], values[f"{name}_p"] = tried(core, name, f"{name}_p")
     values["smooth_ece"] = _smooth_ece(y01, p, w)
     return {prefix + k: float(v) for k, v in values.items()}

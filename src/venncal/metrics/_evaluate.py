@@ -245,7 +245,7 @@ def evaluations_table(evaluations: Mapping[str, Mapping[str, float]], *, digits:
     rows = [header] + [
         [
             f"{m} ({units[m]})" if m in units else m,
-            *(f"{ev[m]:.{digits}f}" if m in ev else "-" for ev in evaluations.values()),
+            *(_cell(ev[m], digits) if m in ev else "-" for ev in evaluations.values()),
         ]
         for m in metrics
     ]
@@ -260,6 +260,12 @@ def evaluations_table(evaluations: Mapping[str, Mapping[str, float]], *, digits:
         f"\nnote: {note}" if len(evaluations) == 1 else f"\nnote ({name}): {note}"
         for name, ev in evaluations.items() for note in getattr(ev, "notes", ())
     )
+
+
+def _cell(value: float, digits: int) -> str:
+    """A table cell: fixed point, or exponent notation from 1e10 on (a statistic that grows
+    with the total weight reaches 1e154 with weights near 1e308)."""
+    return f"{value:.{digits}e}" if abs(value) >= 1e10 else f"{value:.{digits}f}"
 
 
 def evaluations_json(
@@ -403,8 +409,9 @@ def evaluate(
     if iv is not None:
         values["interval_width"] = _mean(iv[:, 1] - iv[:, 0], w)
     units = {"log_loss": log_loss_unit(base)}
+    undefined: list[str] = []
     if diagnostics:
-        values.update(diagnostic_values("", y01, p, w))
+        values.update(diagnostic_values("", y01, p, w, notes=undefined))
     if bootstrap:
         names = ("log_loss", "brier", "ece", *(_STATISTICS if diagnostics else ()))
         ci = _binary_intervals(y01, p, w, names, bootstrap, confidence, seed, n_bins, strategy)
@@ -413,7 +420,7 @@ def evaluate(
     impossible = (p == (1 - y01)) & (True if w is None else w > 0)  # 0 for the class observed
     return Evaluation(values, units=units, bins=bins, notes=_infinite_log_loss(
         values["log_loss"], impossible, [("p = 1", "a negative label"), ("p = 0", "a positive label")],
-        y01))
+        y01) + undefined)
 
 
 def _infinite_log_loss(value: float, impossible, kinds, group) -> list[str]:
@@ -538,8 +545,10 @@ def evaluate_multiclass(
         "accuracy": _mean(correct, w),
     }
     units = {"log_loss": log_loss_unit(base)}
+    undefined: list[str] = []
     if diagnostics:
-        values.update(diagnostic_values("top_label_", correct, top, w, line=False))
+        values.update(diagnostic_values("top_label_", correct, top, w, line=False,
+                                        notes=undefined))
         values["classwise_smooth_ece"] = math.fsum(
             _smooth_ece(idx == k, np.ascontiguousarray(proba[:, k]), w)
             for k in range(proba.shape[1])
@@ -556,4 +565,4 @@ def evaluate_multiclass(
     impossible = (proba[np.arange(idx.shape[0]), idx] == 0) & (True if w is None else w > 0)
     return Evaluation(values, units=units, bins=bins, notes=_infinite_log_loss(
         values["log_loss"], impossible, [("probability 0", f"label {c!r}") for c in np.asarray(names).tolist()],
-        idx))
+        idx) + undefined)
