@@ -7,6 +7,7 @@ column takes 10, with no word (attack 23 F4).  Such labels are refused unless th
 classes are named; text labels whose orders agree are fitted as the text they are.
 """
 
+import io
 import os
 
 import numpy as np
@@ -169,6 +170,39 @@ def test_a_float32_label_is_named_by_its_float32_text(tmp_path):
     assert np.array_equal(double.predict_proba(s), local.predict_proba(s))
     with pytest.raises(TableError, match="'0.3' is not one of the labels"):
         vd.fit_files(path, "ivap", score_col="s", label_col="y", positive_label="0.3")
+
+
+def test_float32_classes_are_named_by_their_float32_texts(tmp_path):
+    """K classes named "0.1", "0.2", "0.3" name float32 labels on Dask as locally: the model is
+    the local one, bit for bit (was refused on Dask: the names were typed as doubles first)."""
+    from venncal import persist
+    from venncal.files import fit_file
+    from venncal.multiclass import OneVsRestCalibrator
+    from venncal.tables import TableError
+
+    rng = np.random.default_rng(5)
+    scores = rng.dirichlet([1, 1, 1], N)
+    y = np.array([0.1, 0.2, 0.3], np.float32)[rng.integers(0, 3, N)]
+    path = tmp_path / "k.parquet"
+    pd.DataFrame({"a": scores[:, 0], "b": scores[:, 1], "c": scores[:, 2], "y": y}).to_parquet(
+        path)
+    cols = ["a", "b", "c"]
+    model = OneVsRestCalibrator(score="proba", classes=["0.3", "0.1", "0.2"])
+    local = fit_file(str(path), model, score_col=cols, label_col="y")
+    got = vd.fit_files(path, model, score_col=cols, label_col="y")
+    assert model.classes == ["0.3", "0.1", "0.2"]  # the caller's calibrator is left as it was
+    want = [float(np.float32(v)) for v in (0.3, 0.1, 0.2)]
+    assert got.classes_.tolist() == local.classes_.tolist() == want
+    texts = []
+    for fitted in (got, local):
+        buffer = io.StringIO()
+        persist.save(fitted, buffer)
+        texts.append(buffer.getvalue())
+    assert texts[0] == texts[1]
+    with pytest.raises(TableError, match=r"k.parquet: y holds label\(s\) \[0.30000001192092896\] "
+                                         r"that are not in classes=\[.*, 0.4\]"):
+        vd.fit_files(path, OneVsRestCalibrator(score="proba", classes=["0.1", "0.2", "0.4"]),
+                     score_col=cols, label_col="y")
 
 
 def test_infinite_labels_of_an_object_column_are_refused_not_flipped():

@@ -123,6 +123,31 @@ def classes_of(calibrator, labels: Iterable) -> np.ndarray:
     return classes
 
 
+def given_classes(calibrator) -> dict:
+    """The ``classes=`` parameters given to a calibrator or its stages (``set_params`` keys)."""
+    return {k: v for k, v in calibrator.get_params(deep=True).items()
+            if k.rpartition("__")[2] == "classes" and v is not None}
+
+
+def name_classes(calibrator, labels, n_columns: int, columns: str = "score_col") -> None:
+    """Name every stage's ``classes=`` of a class-score calibrator against the labels as read.
+
+    The file fits (:func:`venncal.files.fit_file` and
+    :func:`venncal.dask.fit_files`) take ``classes`` as names, matched as
+    :func:`venncal.tables._classes.column_classes` matches them (``"0.1"``
+    names a float32 label 0.1); ``labels`` holds the labels as read (every
+    one, or the distinct ones, typed as the column).  Sets the classes
+    named, one per score column, on ``calibrator`` (a chain's stages all
+    get them); raises :class:`~venncal.tables.ParameterError` as
+    ``column_classes`` does.
+    """
+    from .tables._classes import column_classes
+
+    keys = given_classes(calibrator)
+    named = column_classes(labels, n_columns, next(iter(keys.values()), None), columns=columns)
+    calibrator.set_params(**dict.fromkeys(keys, named))
+
+
 def check_label_count(n: int) -> None:
     """Raise when ``n`` distinct labels are more than :data:`MAX_CLASSES`."""
     if n > MAX_CLASSES:

@@ -250,7 +250,7 @@ def fit_file(
     """
     from .multiclass._outputs import is_multiclass
     from .tables import classes_for, read_columns
-    from .tables._classes import column_classes
+    from ._engine_multiclass import name_classes
 
     calibrator = _engine.make_calibrator(method, params)
     multi, classy = is_multiclass(calibrator), takes_class_scores(calibrator)
@@ -273,11 +273,7 @@ def fit_file(
     source, y = table.source, columns[label_col]
     try:
         if classy:  # every stage's classes= (a chain's two), named once, as the labels are read
-            keys = {k: v for k, v in calibrator.get_params(deep=True).items()
-                    if k.rpartition("__")[2] == "classes" and v is not None}
-            named = column_classes(y, len(score_cols), next(iter(keys.values()), None),
-                                   columns="score_col")
-            calibrator.set_params(**dict.fromkeys(keys, named))
+            name_classes(calibrator, y, len(score_cols))
         elif positive_label is not None:
             _engine.check_positive_label(calibrator)
             key = _engine._classes_key(calibrator)

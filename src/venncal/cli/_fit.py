@@ -215,17 +215,13 @@ def run(args: argparse.Namespace) -> int:
 
 def _calibrator(args):
     """The unfitted calibrator of ``--method`` for the score columns given (the library's)."""
-    import numpy as np
-
     from ..files import calibrator_for
-    from ..tables import ParameterError, typed_labels
+    from ..tables import ParameterError
 
-    classes = args.classes
+    classes = args.classes  # names, matched against the labels as read (local and dask)
     if args.score_cols:
         args.spelling = {"score_col": "--score-cols", "classes": "--classes",
                          "score": "--score-kind", "methods": "--method", "by": "--fold-col"}
-        if args.engine == "dask" and classes is not None:  # the labels' types, as dask reads them
-            classes = typed_labels(np.array(classes)).tolist()
     try:
         return calibrator_for(
             args.method, "multiclass" if args.score_cols else "binary", score=args.score_kind,

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .. import _engine
+from .._engine_multiclass import name_classes
 from ..summary import ScoreSummary
 from ..tables import ParameterError, TableError
 from ..tables._labels import labels_named
@@ -85,12 +86,23 @@ def _fit_multiclass(inputs, calibrator, score_col, label_col, weight_col, by, ro
     columns = list(dict.fromkeys([*numeric, label_col, *([by] if by is not None else [])]))
     raw = _files.read_frame(inputs, columns, [*numeric, *labels], header, blocksize)
     df = _files.parsed(raw, numeric, labels=labels, source=inputs.source)
+    dtype = np.float32 if raw[label_col].dtype == np.float32 else None
+
+    def name(model, values):  # classes= named against the labels as read, as fit_file does
+        try:
+            name_classes(model, np.asarray([v for v in values if v is not None], dtype=dtype),
+                         len(score_cols))
+        except (TypeError, ValueError) as exc:
+            parts = exc.parts if isinstance(exc, ParameterError) else (str(exc),)
+            raise TableError(f"{inputs.source}: column {label_col!r}: ", *parts,
+                             source=inputs.source, column=label_col) from None
+
     with _files.computing(raw, inputs.source, client):
         return fit_multiclass(
             df, calibrator, score_col=score_cols, label_col=label_col, weight_col=weight_col,
             by=by, round_scores=round_scores, max_distinct=max_distinct,
             split_every=split_every, typed=_files.typed_texts if csv else None,
-            return_summary=return_summary,
+            return_summary=return_summary, name=name,
             weight_name="sample_weight" if weight_col is None else f"column {weight_col!r}",
         )
 
@@ -131,7 +143,10 @@ def fit_files(
         CSV, with one header.
     method : str or calibrator, default="ivap"
         A registered method name or an unfitted score-level calibrator; a
-        multiclass calibrator takes K score columns (as for :func:`fit`).
+        multiclass calibrator takes K score columns (as for :func:`fit`),
+        and its ``classes`` are names matched against the labels as read, as
+        :func:`venncal.files.fit_file` matches them (``"0.1"`` names a
+        float32 label 0.1).
     score_col, label_col, weight_col, by, round_scores, max_distinct, split_every
         As for :func:`fit`.  Labels (and ``by`` groups) of CSV are typed
         from all their distinct values (:func:`venncal.tables.typed_labels`);

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 
 import dask
 import pandas as pd
+from sklearn.base import clone
 
 from .. import _engine
 from .. import _engine_multiclass as mc
@@ -74,7 +75,7 @@ def fit_multiclass(df, calibrator, *, score_col, label_col, weight_col, by, roun
                    max_distinct, split_every, typed: Callable | None = None,
                    compute: Callable = dask.compute, return_summary: bool = False,
                    weight_name: str = "sample_weight", check_raw: Callable | None = None,
-                   check_folds: Callable | None = None):
+                   check_folds: Callable | None = None, name: Callable | None = None):
     """Fit a multiclass ``calibrator`` (checked by ``engine_calibrator``) on a Dask data frame.
 
     ``typed`` maps the distinct labels (and folds) as read to their values
@@ -82,7 +83,9 @@ def fit_multiclass(df, calibrator, *, score_col, label_col, weight_col, by, roun
     all of them); ``compute`` runs a delayed object (on the caller's client);
     ``check_raw``, when given, is called with the distinct labels as read
     when the calibrator's ``classes`` does not name them; ``check_folds``
-    with the distinct folds as read.
+    with the distinct folds as read; ``name``, when given and the
+    calibrator's ``classes`` is, with a clone of the calibrator and the
+    distinct labels typed, to name the classes against them (files).
     """
     round_scores = _engine.check_round_scores(round_scores)
     score_cols = list(_engine.names(score_col))
@@ -91,10 +94,14 @@ def fit_multiclass(df, calibrator, *, score_col, label_col, weight_col, by, roun
     if not isinstance(max_distinct, int) or max_distinct < 1:
         raise ValueError(f"max_distinct must be a positive integer; got {max_distinct!r}")
     (raw,) = compute(labels_reduction(df, label_col, split_every))
-    if check_raw is not None and not _engine.names_classes(calibrator):
+    if check_raw is not None and not mc.given_classes(calibrator):
         check_raw(raw)
     to_value = _label_typer(raw, typed)
-    classes = mc.classes_of(calibrator, [to_value(v) for v in raw])
+    values = [to_value(v) for v in raw]
+    if name is not None and mc.given_classes(calibrator):
+        calibrator = clone(calibrator)
+        name(calibrator, values)
+    classes = mc.classes_of(calibrator, values)
     mc.check_width(classes, score_cols)
     codes = mc.label_codes(classes, raw, to_value)
     (merged,) = compute(summaries_reduction(
