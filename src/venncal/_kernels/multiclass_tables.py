@@ -68,6 +68,9 @@ def ivap_tables_many(w, a, b, starts, F0, F1, Q0, Q1, exact):
     yh = np.empty(widest + 2)
     yl = np.empty(widest + 2)
     buf = np.empty(64)
+    # A bool, not the literals True and False: numba would compile every sweep once per
+    # literal (twice in all, and apart from ivap's own bool signature; 102 s of CPU cold).
+    up = np.bool_(True)
     for c in range(U):
         first = starts[c]
         e = starts[c + 1]
@@ -82,8 +85,8 @@ def ivap_tables_many(w, a, b, starts, F0, F1, Q0, Q1, exact):
         f1 = F1[first:e]
         q0 = Q0[first:e]
         q1 = Q1[first:e]
-        _upper_sweep(wc, ac, bc, True, mode, f0, q0, zh, zl, yh, yl, buf)
-        _upper_sweep(wc, ac, bc, False, mode, f1, q1, zh, zl, yh, yl, buf)
+        _upper_sweep(wc, ac, bc, up, mode, f0, q0, zh, zl, yh, yl, buf)
+        _upper_sweep(wc, ac, bc, not up, mode, f1, q1, zh, zl, yh, yl, buf)
         if mode >= _DD:
             _make_ordered(f0, f1, q0, q1)
 
