@@ -363,8 +363,8 @@ _LINE_CONSTRAINTS = {
 
 
 def _logit_inputs(y01, p, w, clip):
-    """``(x = logit p, positive weights c1, negative weights c0)`` of the rows of positive
-    weight, the weights divided by one power of two (exact ratios)."""
+    """``(y01, x = logit p, positive weights c1, negative weights c0)`` of the rows of
+    positive weight, the weights divided by one power of two (exact ratios)."""
     from ..parametric._binary import scaled_class_weights
 
     y01, p, ws, _ = _positive(y01, p, w)
@@ -384,7 +384,7 @@ def _logit_inputs(y01, p, w, clip):
             "with one class the intercept is infinite"
         )
     c1, c0 = scaled_class_weights(np.where(y01, u, 0.0), np.where(y01, 0.0, u))
-    return np.log(p) - np.log1p(-p), c1, c0
+    return y01, np.log(p) - np.log1p(-p), c1, c0
 
 
 def _not_converged(what: str, why: str) -> ValueError:
@@ -433,19 +433,19 @@ def _offset_fit(x, c1, c0, tol):
 def _calibration_line(y01, p, w, clip=None, tol=1e-10, max_iter=100) -> CalibrationLine:
     from ..parametric._binary import fit_logistic
 
-    x, c1, c0 = _logit_inputs(y01, p, w, clip)
+    y01, x, c1, c0 = _logit_inputs(y01, p, w, clip)
     if x.max() == x.min():
         raise ValueError(
             "calibration_slope_intercept: p is constant on the rows of positive weight, so the "
             "slope is undefined"
         )
-    x0, x1 = x[c0 > 0], x[c1 > 0]
+    x0, x1 = x[~y01], x[y01]
     if x0.max() <= x1.min() or x1.max() <= x0.min():
         raise ValueError(
             "calibration_slope_intercept: logit(p) separates the two labels, so the slope is "
             "infinite (no maximum-likelihood fit)"
         )
-    a, g1, n1 = _offset_fit(x, c1, c0, tol)
+    # the two-parameter fit first: it refuses a class too light for float64 (fit_logistic)
     fit = fit_logistic(x[:, None], c1, c0, intercept=True, nonneg=[False], tol=tol,
                        max_iter=max_iter)
     if not fit.converged:
@@ -454,6 +454,7 @@ def _calibration_line(y01, p, w, clip=None, tol=1e-10, max_iter=100) -> Calibrat
         hint = (f"; the weights span a factor of {ratio:.3g}: rows this much lighter than "
                 "others cannot be resolved in float64" if ratio > 1e8 else "")
         raise _not_converged("two-parameter fit", fit.why + hint)
+    a, g1, n1 = _offset_fit(x, c1, c0, tol)
     return CalibrationLine(float(fit.coef[0]), float(a), float(fit.intercept),
                            max(g1, fit.grad_norm), max(n1, fit.n_iter))
 

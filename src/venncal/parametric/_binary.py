@@ -157,9 +157,10 @@ def fit_logistic(X, c1, c0, *, intercept: bool, nonneg, tol: float, max_iter: in
     share = min(1.0, 2.0 * light / total)
     if not share >= MIN_SHARE:
         # the ratio as a power of two: it may underflow as a number
-        power = math.log2(light) - math.log2(total) if light > 0.0 else -math.inf
+        held = (f"2**{math.log2(light) - math.log2(total):.1f}" if light > 0.0
+                else "less than 2**-1074 (it rounds to 0 beside the largest weight)")
         raise ValueError(
-            f"the lighter class holds 2**{power:.1f} of the total weight, below 2**-1023: "
+            f"the lighter class holds {held} of the total weight, below 2**-1023: "
             "the gradient it sets lies past float64's normal range and cannot be resolved; "
             "rescale sample_weight to a narrower range"
         )
