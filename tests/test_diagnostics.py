@@ -208,6 +208,14 @@ def test_slope_intercept_refuse_weights_past_float64_resolution(heavy):
     assert any("calibration_slope" in n and "weights span" in n for n in ev.notes)
 
 
+def test_slope_intercept_refuse_a_class_that_rounds_to_zero_weight():
+    # The negatives' weights, 5e-324 beside 1e308, round to 0 when scaled: a clear error, not
+    # '2**-inf' or an empty array's max.
+    y, p, _ = _one_heavy_row(1.0)
+    with pytest.raises(ValueError, match=r"the lighter class holds less than 2\*\*-1074"):
+        calibration_slope_intercept(y, p, sample_weight=np.where(y, 1e308, 5e-324))
+
+
 # -- smooth ECE ------------------------------------------------------------------------
 
 SMALL = [case(0, n=60), case(1, n=60, ties=True), case(3, n=60, ties=True, weighted=True)]
