@@ -22,11 +22,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import venncal
 from venncal.cli import main
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGTERM") or os.name == "nt",
                                 reason="needs POSIX signals")
-SRC = str(Path(__file__).resolve().parent.parent / "src")
+# The directory of the venncal under test (site-packages in CI, src/ in an editable install):
+# the children import it, and load its compiled kernels from its cache, warmed before the
+# tests; src/ of a non-editable install has a cold cache of its own (29 s for a fit).
+SRC = str(Path(venncal.__file__).resolve().parent.parent)
 
 
 @pytest.fixture
