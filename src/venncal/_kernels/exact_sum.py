@@ -166,6 +166,7 @@ def exact_dot(a, b):
     while every product and partial sum stays below 2**1000.
     """
     acc = np.zeros((1, NL + 1), dtype=np.int64)
+    row = np.int64(0)  # not the literal 0: numba would compile the accumulators once more
     for i in range(a.shape[0]):
-        acc_add_prod(acc, 0, a[i], b[i])
-    return acc_round(acc, 0)
+        acc_add_prod(acc, row, a[i], b[i])
+    return acc_round(acc, row)

@@ -253,10 +253,9 @@ def polynomial_values(kind, params, p, out):
         pi = p[i]
         q = 1.0 - pi
         for k in range(params.shape[0]):
-            if pi <= 0.5:
-                out[k, i] = pi * _polynomial_ratio(kind, params, k, pi, q, True)
-            else:
-                out[k, i] = 1.0 - q * _polynomial_ratio(kind, params, k, pi, q, False)
+            low = pi <= 0.5  # a bool, not the literals True and False: one compiled ratio
+            ratio = _polynomial_ratio(kind, params, k, pi, q, low)
+            out[k, i] = pi * ratio if low else 1.0 - q * ratio
 
 
 @jit_inline

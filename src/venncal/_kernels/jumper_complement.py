@@ -48,10 +48,11 @@ def polynomial_complements(kind, params, p, table, out):
         pi = p[i]
         q = 1.0 - pi
         for k in range(params.shape[0]):
-            if pi <= 0.5:
+            low = pi <= 0.5
+            if low:
                 out[k, i] = 1.0 - table[k, i]
-            else:
-                out[k, i] = q * _polynomial_ratio(kind, params, k, pi, q, False)
+            else:  # low is False: a bool, not the literal False (one compiled ratio)
+                out[k, i] = q * _polynomial_ratio(kind, params, k, pi, q, low)
 
 
 @jit_inline

@@ -279,7 +279,7 @@ def _path_into(num, den, A, W, d, start, end, birth, death, left, right, R, hk, 
                 n_seg -= 1  # join with the previous segment
         ends[n_seg] = ends[b]
         n_seg += 1
-    lo = 0
+    lo = np.int64(0)  # not the literal 0: numba would compile _segment_path for it too
     for s in range(n_seg):
         m = _segment_path(R, hk, hv, first, lo, ends[s], m,
                           A, W, d, start, end, birth, death, left, right)
