@@ -82,7 +82,25 @@ def test_ovr_logit_scores(rows):
     for r, row in enumerate(rows):
         for k in range(3):
             want = ref.ovr_score(row, k, "logit")
-            assert got[r, k] == pytest.approx(want, rel=1e-13, abs=0.0)  # want can be 1e-308
+            # want can be 1e-308 (rel); a top class's (m - m2) - log(rest) can cancel (abs)
+            assert got[r, k] == pytest.approx(want, rel=1e-13, abs=1e-15)
+
+
+@given(st.lists(st.lists(st.integers(-40, 40), min_size=3, max_size=5), min_size=1,
+                max_size=10).filter(lambda rows: len({len(r) for r in rows}) == 1),
+       st.integers(0, 52), st.booleans())
+def test_ovr_logit_scores_do_not_move_when_a_constant_is_added(rows, power, negative):
+    """Attack 27 F1: rows + 2 moved a score 2 ulps off a tied calibration score (p moved by
+    0.11); the logits' differences are taken first, exact here, so no score moves at all."""
+    z = np.array(rows, dtype=np.float64)
+    shift = (-1.0 if negative else 1.0) * 2.0**power
+    assert ovr_scores(z + shift, "logit").tolist() == ovr_scores(z, "logit").tolist()
+
+
+@pytest.mark.parametrize("c", [1e17, 2.0**53, 1e300, 1e308, -1e308])
+def test_ovr_logit_scores_of_a_tied_row_of_large_logits(c):
+    # was 0.0 from 2**53 on: ln 2 was lost in m + ln 2
+    assert ovr_scores(np.full((1, 3), c), "logit").ravel().tolist() == [-math.log(2) / 2] * 3
 
 
 def test_ovr_logit_scores_are_monotone_in_the_class_logit():

@@ -10,6 +10,7 @@ Couplings by their formulas, one row at a time.
 from __future__ import annotations
 
 import math
+from decimal import Decimal, localcontext
 from fractions import Fraction
 
 import numpy as np
@@ -54,10 +55,13 @@ def ovr_score(row, k: int, kind: str) -> float:
     """Binary score of class k against the rest (one-vs-rest)."""
     if kind != "logit":
         return float(row[k])
-    others = [float(v) for c, v in enumerate(row) if c != k]
-    m = max(others)
-    lse = m + math.log(math.fsum(math.exp(v - m) for v in others))
-    return half_diff(float(row[k]), lse)
+    # (z_k - log sum_{c != k} exp z_c) / 2 in 80-digit decimals, rounded once to a double
+    with localcontext() as ctx:
+        ctx.prec = 80
+        others = [Decimal(float(v)) for c, v in enumerate(row) if c != k]
+        m = max(others)
+        lse = m + sum((v - m).exp() for v in others).ln()
+        return float((Decimal(float(row[k])) - lse) / 2)
 
 
 def ovr_pairs(cal_x, cal_y, test_x, classes, kind, w=None):

@@ -60,7 +60,7 @@ def _half_diff(a, b):
 
 @jit
 def ovr_logit_into(z, out):
-    """One-vs-rest score of every class: ``out[k, r] = half_diff(z[r, k], logsumexp(z[r, c], c != k))``.
+    """One-vs-rest score of every class: ``out[k, r] = (z[r, k] - logsumexp(z[r, c], c != k)) / 2``.
 
     ``z`` of shape (n, K) with K >= 2; ``out`` of shape (K, n) (one
     contiguous column per class).  For a class with the row's largest logit
@@ -74,7 +74,11 @@ def ovr_logit_into(z, out):
     rounding boundary) and run over the row's logits in ascending order, so
     a score depends on the row's values and not on the order of its
     columns: a relabelling of the classes moves no score by an ulp (which
-    could move it across a calibration score, where IVAP jumps).
+    could move it across a calibration score, where IVAP jumps).  The score
+    is ``((z_k - t) - log(rest)) / 2`` with ``t`` the ``m2`` or ``m`` above
+    and ``rest`` its sum: the logits' difference is taken first (exact when
+    they are within a factor of 2, Sterbenz), so that adding a constant to
+    a row of such logits moves no score by an ulp either.
     """
     n, K = z.shape
     zs = np.empty(K)
@@ -92,12 +96,20 @@ def ovr_logit_into(z, out):
             rh, rl = dd_add_jit(rh, rl, math.exp(zs[c] - m2))
         rest = rh + rl
         for k in range(K):
-            if z[r, k] == m:  # every class tied for the largest: the same sum
-                lse = m2 + math.log(rest)
+            zk = z[r, k]
+            if zk == m:  # every class tied for the largest: the same sum
+                top, log_rest = m2, math.log(rest)
             else:
-                oh, ol = dd_add_jit(th, tl, -math.exp(z[r, k] - m))
-                lse = m + math.log(max(oh + ol, 1.0))
-            out[k, r] = _half_diff(z[r, k], lse)
+                oh, ol = dd_add_jit(th, tl, -math.exp(zk - m))
+                top, log_rest = m, math.log(max(oh + ol, 1.0))
+            # (zk - top) - log_rest, the logits' difference first: exact when they are close
+            # (Sterbenz), so a constant added to the row moves no score (attack 27 F1: zk - lse
+            # rounded lse at the logits' magnitude, and lost ln 2 entirely from 2**53 on)
+            d = zk - top
+            if abs(d) < np.inf:
+                out[k, r] = 0.5 * (d - log_rest)
+            else:  # |zk|, |top| > 2**970: exact halves
+                out[k, r] = (0.5 * zk - 0.5 * top) - 0.5 * log_rest
 
 
 @jit
