@@ -432,6 +432,31 @@ def test_bootstrap_replicates_of_weight_zero_leave_no_warning():
     assert got["brier"] == pytest.approx((0.01, 0.01))
 
 
+def test_bootstrap_smooth_ece_leaves_out_replicates_of_weight_zero():
+    """Attack 27 F2: a replicate of weight-0 rows gave smooth ECE 4.7e-10 (a bisection on NaN)
+    and a RuntimeWarning; the interval was (4.7e-10, 0.99) where every defined one is 0.99."""
+    import warnings
+
+    from venncal.metrics import bootstrap_intervals
+
+    y, p, w = [1, 1], [0.01, 0.8], [3.0, 0.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = bootstrap_intervals(y, p, metrics=["smooth_ece"], sample_weight=w, n_boot=200)
+    assert got["smooth_ece"] == (smooth_ece(y, p, sample_weight=w),) * 2
+
+
+def test_bootstrap_refuses_weights_past_float64s_span():
+    # a replicate of the 1e-310 rows lost their weights to underflow beside 1e300
+    from venncal.metrics import bootstrap_intervals
+
+    y, p, _ = case(2)
+    w = np.where(np.arange(p.shape[0]) % 2 == 0, 1e300, 1e-310)
+    with pytest.raises(ValueError, match=r"within a factor of 2\*\*1021 .* span 1e-310 to 1e\+300"):
+        bootstrap_intervals(y, p, sample_weight=w, n_boot=20)
+    assert bootstrap_intervals(y, p, sample_weight=np.where(w > 1, 1e300, 1e-5), n_boot=20)
+
+
 @settings(max_examples=40)
 @given(st.integers(0, 2**32 - 1))
 def test_cumulative_tests_do_not_depend_on_row_order_to_the_bit(seed):

@@ -240,7 +240,16 @@ def _weights(w, n):
     if w is None:
         return np.ones(n), 1.0
     e = math.frexp(float(np.max(w)))[1]
-    return _unit_scaled(w), math.ldexp(math.sqrt(2.0) if e % 2 else 1.0, e // 2)
+    ws = _unit_scaled(w)
+    light = float(np.min(w[w > 0]))
+    if np.min(ws[w > 0]) < 2.0**-1021:  # a count times it would be subnormal, or 0
+        raise ValueError(
+            f"bootstrap intervals need the positive weights within a factor of 2**1021 of each "
+            f"other; they span {light:.3g} to {float(np.max(w)):.3g}: a replicate of the "
+            "lightest rows would lose their weights to underflow beside the heaviest "
+            "(rescale them, or drop the lightest)"
+        )
+    return ws, math.ldexp(math.sqrt(2.0) if e % 2 else 1.0, e // 2)
 
 
 @fill
@@ -278,6 +287,13 @@ def bootstrap_intervals(
     -------
     dict of str to (float, float)
         ``(low, high)`` per metric, in the order asked.
+
+    Raises
+    ------
+    ValueError
+        For the inputs the metrics refuse, and for positive weights that
+        span more than a factor of ``2**1021`` (a replicate's weights would
+        underflow).
 
     Examples
     --------

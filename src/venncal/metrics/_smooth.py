@@ -97,7 +97,10 @@ def _smece_at(p: np.ndarray, r: np.ndarray, sigma: float, cache: dict) -> float:
 
 def _smooth_ece(y01, p, w, sigma=None, tol=1e-9) -> float:
     u = np.ones_like(p) if w is None else _unit_scaled(w)
-    u = u / np.sum(u)
+    total = np.sum(u)
+    if not total > 0.0:  # a bootstrap replicate of weight-0 rows: undefined, left out
+        raise ValueError("smooth_ece needs a row of positive weight")
+    u = u / total
     r = u * (y01 - p)
     cache: dict = {}
     if sigma is not None:
