@@ -166,8 +166,10 @@ def test_any_partition_boundaries(cuts, case, split_every):
 
 
 def _words(exc) -> str:
-    """The message but the score it names (the first found differs with the merge order)."""
-    return re.sub(r"with score \S+", "with score S", str(exc))
+    """The message but the problem and score it names (the first found differs with the merge
+    order)."""
+    return re.sub(r"the rows of .* tied at its binary score \S+",
+                  "the rows of U tied at its binary score S", str(exc))
 
 
 #: Weights at the edges, in two sets: ScoreSummary adds tied weights exactly (so that any
@@ -175,6 +177,25 @@ def _words(exc) -> str:
 #: numbers near 2**53 mixed with 1e-310 at one score do not (2**53 + 1 + 1e-310 rounds to
 #: 2**53 + 2 from the rows, to 2**53 merged: a limit of summary.py, outside the engines).
 EXTREME = ([0.0, 1e-310, 1e-300, 1.0, 3.0, 1e308], [0.0, 1.0, 3.0, 2.0**53 - 1, 2.0**53])
+
+
+@pytest.mark.parametrize("cuts", [[], [120], [60, 200]])
+def test_tied_weights_past_float64_name_the_problem_as_locally(cuts):
+    """Attack 27 F3: the refusal named 'the observations with score -2.509', an inner binary
+    score, and neither the class nor the pair; it names the problem, in one set of words on
+    every engine (rows 3 and 200 tie in every column, each of weight 1e308)."""
+    pdf = _data(7)
+    pdf.loc[200, P + ["y"]] = pdf.loc[3, P + ["y"]].to_numpy()
+    pdf.loc[[3, 200], "w"] = 1e308
+    for cal, unit in ((OneVsRestCalibrator(VennAbersCalibrator(), score="proba"), "class"),
+                      (OneVsOneCalibrator(VennAbersCalibrator(), score="proba"), "pair")):
+        with pytest.raises(ValueError) as local:
+            _local(cal, pdf, P)
+        assert re.match(rf"sample_weight: the weights of the rows of {unit} \S.* tied at its "
+                        r"binary score \S+ sum to more than the largest float64", str(local.value))
+        with pytest.raises(ValueError) as remote:
+            vd.fit(_frame(pdf, cuts), cal, score_col=P, label_col="y", weight_col="w")
+        assert str(remote.value) == str(local.value)
 
 
 @given(picks=st.sampled_from(EXTREME).flatmap(

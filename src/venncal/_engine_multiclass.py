@@ -41,7 +41,7 @@ from .multiclass._common import MulticlassCalibrator
 from .multiclass._labels import _label_values
 from .multiclass._order import OrderTally, order_note
 from .multiclass._scores import proba_tolerance
-from .summary import ScoreSummary
+from .summary import ScoreSummary, WeightSumOverflow
 from .tables import Param, ParameterError, label_value
 
 __all__ = [
@@ -205,6 +205,8 @@ class ClassProblems:
     present: frozenset = frozenset()
     folds: frozenset = field(default_factory=frozenset)
     summary_error: str = ""
+    #: (summaries key, score) of tied weights that summed past float64 in a merge
+    overflow: tuple | None = None
     #: the rows kept for the fit, as :func:`~venncal.multiclass._order.column_order_note`
     #: counts them (None: no row kept)
     order: OrderTally | None = None
@@ -229,6 +231,7 @@ class ClassProblems:
             present=self.present | other.present,
             folds=self.folds | other.folds,
             summary_error=self.summary_error or other.summary_error,
+            overflow=self.overflow or other.overflow,
             order=(other.order if self.order is None else self.order if other.order is None
                    else self.order.merge(other.order)),
         )
@@ -265,6 +268,8 @@ class ClassProblems:
             )
         if self.summary_error:  # weights that no summary can hold, as the local fit finds last
             raise ValueError(self.summary_error)
+        if self.overflow:  # the same, found when partitions merged
+            raise ValueError(calibrator._tied_overflow(*self.overflow))
 
     def _check_scores(self, calibrator, K: int) -> None:
         if self.bad_scores:
@@ -412,12 +417,13 @@ def _unit_summaries(calibrator, classes, x, c, w, folds, keep, round_scores) -> 
         w_unit = None if w is None else (w if rows is None else w[rows])
         key = calibrator._unit_key(unit, names)
         if folds is None:
-            _put(pieces, key, column, y01, w_unit)
+            _put(calibrator, pieces, key, column, y01, w_unit)
             continue
         f_unit = fold_index if rows is None else fold_index[rows]
         for f, fold in enumerate(fold_ids.tolist()):
             m = f_unit == f
-            _put(pieces, (key, fold), column[m], y01[m], None if w_unit is None else w_unit[m])
+            _put(calibrator, pieces, (key, fold), column[m], y01[m],
+                 None if w_unit is None else w_unit[m])
     return pieces
 
 
@@ -446,9 +452,12 @@ def frame_summaries(pdf: pd.DataFrame, calibrator, classes: np.ndarray, codes: M
                                round_scores, partition)
 
 
-def _put(pieces: dict, key, column, y01, w) -> None:
+def _put(calibrator, pieces: dict, key, column, y01, w) -> None:
     if column.shape[0]:
-        pieces[key] = ScoreSummary._from_validated(np.ascontiguousarray(column), y01, w)
+        try:
+            pieces[key] = ScoreSummary._from_validated(np.ascontiguousarray(column), y01, w)
+        except WeightSumOverflow as exc:  # in the local fit's words
+            raise ValueError(calibrator._tied_overflow(key, exc.score)) from None
 
 
 def merge_parts(*parts) -> tuple[dict, ClassProblems]:
@@ -460,9 +469,12 @@ def merge_parts(*parts) -> tuple[dict, ClassProblems]:
         try:
             for key, piece in part_pieces.items():
                 pieces[key] = pieces[key].merge(piece) if key in pieces else piece
-        except ValueError as exc:  # tied weights past the float64 range: raised after the rest
+        except WeightSumOverflow as exc:  # tied weights past the float64 range: raised after
+            if problems.overflow is None:  # the rest, by fit_parts, in the local fit's words
+                problems = dataclasses.replace(problems, overflow=(key, exc.score))
+        except ValueError as exc:
             problems = dataclasses.replace(problems, summary_error=str(exc))
-    if problems.summary_error:
+    if problems.summary_error or problems.overflow:
         pieces = {}
     return pieces, problems
 

@@ -538,7 +538,7 @@ def check_weighted_classes(estimator_name: str, classes, y01, sample_weight) -> 
     """Raise if a class has zero total weight (``y01``: 0/1, or indices into ``classes``)."""
     if sample_weight is None:
         return
-    for k, label in enumerate(classes):
+    for k, label in enumerate(np.asarray(classes).tolist()):  # 1, not np.int64(1), in messages
         if not (sample_weight[np.asarray(y01) == k] > 0).any():
             raise ValueError(
                 f"{estimator_name} needs samples of at least 2 classes with positive weight; "

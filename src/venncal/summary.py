@@ -25,14 +25,22 @@ __all__ = ["ScoreSummary"]
 RADIX_MIN_ROWS = 4096
 
 
+class WeightSumOverflow(ValueError):
+    """Tied weights sum past the largest double; ``score`` is the score they are tied at."""
+
+    def __init__(self, message: str, score: float = float("nan")):  # pickles by its message
+        super().__init__(message)
+        self.score = score
+
+
 def _check_overflow(s, w, flags):
     """Raise when the kernel's ``flags`` say that tied weights summed past the largest double."""
     if flags & OVERFLOW:
         j = int(np.flatnonzero(~(w < np.inf))[0])
-        raise ValueError(
+        raise WeightSumOverflow(
             f"sample_weight: the weights of the observations with score {float(s[j])!r} sum "
-            "to more than the largest float64 (1.8e308); divide the weights by a common factor"
-        )
+            "to more than the largest float64 (1.8e308); divide the weights by a common factor",
+            float(s[j]))
 
 
 def summarize_exact(scores: np.ndarray, y01: np.ndarray, weights: np.ndarray | None):

@@ -20,7 +20,7 @@ from .._kernels.multiclass_lookup import (
 )
 from .._kernels.multiclass_tables import ivap_tables_list
 from ._cache import CACHES, fit_key, same_fit
-from ..summary import ScoreSummary
+from ..summary import ScoreSummary, WeightSumOverflow
 from ..venn_abers import VennAbersCalibrator
 from ._labels import observed_codes, recoded
 from ._scores import SCORE_KINDS, check_class_scores
@@ -218,7 +218,19 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
             raise ValueError(
                 f"{self._unit_name} {key!r} has no calibration rows (of positive weight){where}"
             )
-        return ScoreSummary._from_validated(np.ascontiguousarray(s), y01, w)
+        try:
+            return ScoreSummary._from_validated(np.ascontiguousarray(s), y01, w)
+        except WeightSumOverflow as exc:  # name the problem, not an inner score alone
+            raise ValueError(self._tied_overflow(key if fold is None else (key, fold),
+                                                 exc.score)) from None
+
+    def _tied_overflow(self, key, score: float) -> str:
+        """Why tied weights of a problem's summary (``key`` as :meth:`summaries` keys it)
+        cannot be summed: the words of the local fit and of the engines."""
+        unit, where = (key[0], f" in fold {key[1]!r}") if self._grouped else (key, "")
+        return (f"sample_weight: the weights of the rows of {self._unit_name} {unit!r}{where} "
+                f"tied at its binary score {score!r} sum to more than the largest float64 "
+                "(1.8e308); divide the weights by a common factor")
 
     # -- fitting --------------------------------------------------------------------
 

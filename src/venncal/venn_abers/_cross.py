@@ -121,7 +121,7 @@ class CrossVennAbersCalibrator(ScoreCalibrator):
             )
         ids, index = np.unique(f, return_inverse=True)
         sums = []
-        for k, fold in enumerate(ids):
+        for k, fold in enumerate(ids.tolist()):  # plain values: 1, not np.int64(1), in messages
             rows = index == k
             fold_w = None if w is None else w[rows]
             if fold_w is not None and not (fold_w > 0).any():
