@@ -55,13 +55,18 @@ def ovr_score(row, k: int, kind: str) -> float:
     """Binary score of class k against the rest (one-vs-rest)."""
     if kind != "logit":
         return float(row[k])
-    # (z_k - log sum_{c != k} exp z_c) / 2 in 80-digit decimals, rounded once to a double
+    # ((z_k - m) - log sum_{c != k} exp(z_c - m)) / 2, m the others' largest: the differences
+    # of doubles exact (1,200 digits hold any), the log in 60 digits, rounded once to a double
     with localcontext() as ctx:
-        ctx.prec = 80
+        ctx.prec = 1200
         others = [Decimal(float(v)) for c, v in enumerate(row) if c != k]
         m = max(others)
-        lse = m + sum((v - m).exp() for v in others).ln()
-        return float((Decimal(float(row[k])) - lse) / 2)
+        d = Decimal(float(row[k])) - m
+        diffs = [v - m for v in others]
+        with localcontext() as log_ctx:
+            log_ctx.prec = 60
+            log_rest = sum((+x).exp() for x in diffs).ln()
+        return float((d - log_rest) / 2)
 
 
 def ovr_pairs(cal_x, cal_y, test_x, classes, kind, w=None):
