@@ -173,8 +173,9 @@ def union_layout(Q, K, R, M):
     rows of ``Q``, a column of ``K``, the members' scales ``(M, Q)`` and the
     rates' two rows (:func:`~venncal._kernels.jumper_calls.rate_scratch`).
     """
-    # calls_layout's blocks for two parameters a function; its scratch is our desc
-    ctl, w, cap, err, rates, params, desc, _ = calls_layout(Q, K, R, np.int64(2))  # not a literal: one compiled layout
+    # calls_layout's blocks for two parameters a function; its scratch is our desc (the 2 as
+    # an int64, not a literal: one compiled layout)
+    ctl, w, cap, err, rates, params, desc, _ = calls_layout(Q, K, R, np.int64(2))
     scratch = desc + 2 * M + 1
     total = scratch + 2 * K * Q + 2 * Q + K + M * Q + 2 * R
     return ctl, w, cap, err, rates, params, desc, scratch, total

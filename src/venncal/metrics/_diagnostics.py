@@ -397,13 +397,14 @@ def _offset_fit(x, c1, c0, tol):
 
     Returns ``(a, optimality, evaluations)``; the optimality is the derivative
     of the weighted mean negative log-likelihood at ``a``, divided by the
-    lighter class's share of the weight (as :func:`fit_logistic`'s).
+    lighter class's share of the weight (``lighter_share``, as :func:`fit_logistic`'s).
     """
     from scipy.optimize import brentq
     from scipy.special import expit
 
-    total = float(np.sum(c1) + np.sum(c0))
-    share = min(1.0, 2.0 * min(float(np.sum(c1)), float(np.sum(c0))) / total)
+    from ..parametric._binary import lighter_share
+
+    share, _, total = lighter_share(c1, c0)
 
     def score(a):  # increasing in a; sigma(-eta) for the positives: no cancellation near 1
         eta = x + a

@@ -59,9 +59,9 @@ def _batch(scores, y, sample_weight):
     return s, t, np.ones_like(s) if w is None else w
 
 
-
 class WeightBoundError(ValueError):
     """Weights held whose exact sums could overflow (refused before any change)."""
+
 
 class QuantizedMap(OnlineCalibrator):
     """What both streams share: levels, the current groups, prediction.

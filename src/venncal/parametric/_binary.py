@@ -30,8 +30,8 @@ from ._inputs import check_open_proba, clipped_log_sides, power_of_two_scale
 from .._newton import minimize_convex
 
 __all__ = [
-    "BinaryFit", "Separable", "check_open_proba", "fit_logistic", "log_odds", "log_sides",
-    "scaled_class_weights",
+    "BinaryFit", "Separable", "check_open_proba", "fit_logistic", "lighter_share", "log_odds",
+    "log_sides", "scaled_class_weights",
 ]
 
 
@@ -66,6 +66,19 @@ class BinaryFit(NamedTuple):
     n_iter: int
     converged: bool
     why: str = ""
+
+
+def lighter_share(c1: np.ndarray, c0: np.ndarray) -> tuple[float, float, float]:
+    """``(share, light, total)``: ``share = min(1, 2 light / total)``, the lighter class's
+    weight ``light`` doubled over the ``total``.
+
+    The gradient of the mean loss is of the order of that share (a class of 1e-300 of the
+    total gives gradients of 1e-300 at any map): the logistic fits' tolerance is relative
+    to it (attack 17 F7), and 1 for balanced classes.
+    """
+    total = float(np.sum(c1 + c0))
+    light = min(float(np.sum(c1)), float(np.sum(c0)))
+    return min(1.0, 2.0 * light / total), light, total
 
 
 def scaled_class_weights(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -149,12 +162,7 @@ def fit_logistic(X, c1, c0, *, intercept: bool, nonneg, tol: float, max_iter: in
     """
     n, d = X.shape
     v = c1 + c0
-    total = float(np.sum(v))
-    # The gradient of the mean loss is of the order of the lighter class's share of the
-    # weight (a class of 1e-300 of the total gives gradients of 1e-300 at any map): the
-    # tolerance is relative to it (attack 17 F7), and 1 for balanced classes.
-    light = min(float(np.sum(c1)), float(np.sum(c0)))
-    share = min(1.0, 2.0 * light / total)
+    share, light, total = lighter_share(c1, c0)
     if not share >= MIN_SHARE:
         # the ratio as a power of two: it may underflow as a number
         held = (f"2**{math.log2(light) - math.log2(total):.1f}" if light > 0.0
