@@ -196,6 +196,7 @@ def _newton_direction(g: np.ndarray, H: np.ndarray) -> np.ndarray:
 def minimize_convex(
     terms: Callable[[np.ndarray], tuple[float, np.ndarray, np.ndarray]], x0, *,
     value: Callable[[np.ndarray], float] | None = None, tol: float = 1e-10, max_iter: int = 100,
+    polish: int = 0, settle: bool = False,
 ) -> MinimumND:
     """Minimise a smooth convex function of ``x`` in R^d by damped Newton steps.
 
@@ -212,7 +213,14 @@ def minimize_convex(
     steps.  ``converged`` also asks that the Newton step at the end be
     below ``1e-6 (1 + max |x|)``: a gradient that vanishes while the steps
     stay long is an infimum at infinity (separable classes), not a
-    minimum.  The caller warns or raises on ``converged=False``.
+    minimum.  The caller warns or raises on ``converged=False``.  With
+    ``settle``, where the gradient is within ``tol`` but the Newton step is
+    still long (only rows of small weight curve the function along some
+    direction), the search goes on, as long as steps lower the value or the
+    gradient.  ``polish`` full Newton steps more are taken at the end of a
+    converged search, each kept only if it lowers the gradient (Newton's
+    quadratic convergence: the last bits of a minimum that ``tol`` accepted
+    a few digits early).
 
     Examples
     --------
@@ -226,7 +234,7 @@ def minimize_convex(
     f, g, H = terms(x)
     gnorm = float(np.max(np.abs(g))) if g.size else 0.0
     it = 0
-    while it < max_iter and not gnorm <= tol:
+    while it < max_iter and not (gnorm <= tol and (not settle or _short_step(x, g, H))):
         if not (np.isfinite(f) and np.isfinite(gnorm)):
             break
         d = _newton_direction(g, np.asarray(H, dtype=np.float64))
@@ -253,13 +261,27 @@ def minimize_convex(
         f, g, H = terms(x)
         gnorm = float(np.max(np.abs(g))) if g.size else 0.0
         it += 1
-    converged = gnorm <= tol
-    if converged and g.size:
-        # A vanishing gradient with Newton steps that do not shrink is an
-        # infimum at infinity (e.g. separable classes), not a minimum.
-        d = _newton_direction(g, np.asarray(H, dtype=np.float64))
-        converged = float(np.max(np.abs(d))) <= 1e-6 * (1.0 + float(np.max(np.abs(x))))
+    # A vanishing gradient with Newton steps that do not shrink is an infimum at
+    # infinity (e.g. separable classes), not a minimum.
+    converged = gnorm <= tol and _short_step(x, g, H)
+    for _ in range(polish if converged else 0):
+        xt = x + _newton_direction(g, np.asarray(H, dtype=np.float64))
+        ft, gt, Ht = terms(xt)
+        gt_norm = float(np.max(np.abs(gt)))
+        if not (gt_norm < gnorm and ft <= f + 64 * np.finfo(float).eps * abs(f)):
+            break
+        x, f, g, H, gnorm = xt, ft, gt, Ht, gt_norm
+        it += 1
     return MinimumND(x, float(f), g, gnorm, it, bool(converged))
+
+
+def _short_step(x: np.ndarray, g: np.ndarray, H) -> bool:
+    """Whether the Newton step at ``x`` is below ``1e-6 (1 + max |x|)`` (any step is, in no
+    dimension)."""
+    if not g.size:
+        return True
+    d = _newton_direction(g, np.asarray(H, dtype=np.float64))
+    return float(np.max(np.abs(d))) <= 1e-6 * (1.0 + float(np.max(np.abs(x))))
 
 
 def _pcg(hessp, precond, rhs: np.ndarray, target: float, max_cg: int) -> tuple[np.ndarray, int]:

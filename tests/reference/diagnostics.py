@@ -3,14 +3,18 @@
 Each twin is the definition written out one row at a time (``math.fsum``
 sums of the rows of positive weight), independent of the vectorised code:
 
-- Spiegelhalter's z: the two sums and the normal tail;
+- Spiegelhalter's z: the two sums of the rows' terms, each term the product
+  of floats rounded to 53 bits after each multiplication with no bound on the
+  exponent (never subnormal), summed exactly (fractions), each sum rounded once,
+  and the normal tail;
 - calibration slope and intercept: the score equations solved by bisection
   (nested for the two-parameter fit: the profile score in the slope is
   monotone), not Newton;
 - KS and Kuiper: the cumulative deviation ``C(v) = sum_{p_i <= v} w_i (y_i - p_i)``
   at each distinct ``v``, computed afresh for each ``v`` (``O(n**2)``; ties
-  in ``p`` give one point of the path by definition), each term the float
-  ``w_i (y_i - p_i)`` and the sum exact (fractions), rounded once; the
+  in ``p`` give one point of the path by definition), each term
+  ``w_i (y_i - p_i)`` rounded to 53 bits (as Spiegelhalter's) and the sum exact
+  (fractions), rounded once; the
   variance ``sum w_i q_i`` (``q_i`` the float ``p_i (1 - p_i)``) likewise; the
   kernels' twins :func:`run_sums` and :func:`exact_dot`; their p-values by
   other series (the theta series of ``sup |B|`` for small arguments, and a
@@ -43,23 +47,58 @@ def _rows(y, p, w):
             if wi > 0]
 
 
-def _sqrt_scale(w) -> float:
-    """The square root of what the scaled weights are multiplied by to give the weights.
+def _unbounded(q):
+    """``(m, e)``: the rational ``q`` rounded to 53 significant bits (ties to even) with no
+    bound on its exponent, ``m`` in [0.5, 1] a float (1 when rounding carries), ``value = m * 2**e``."""
+    q = Fraction(q)
+    if q == 0:
+        return 0.0, 0
+    e = abs(q.numerator).bit_length() - abs(q.denominator).bit_length()
+    while abs(q) >= Fraction(2) ** e:  # 2**(e-1) <= |q| < 2**e
+        e += 1
+    while abs(q) < Fraction(2) ** (e - 1):
+        e -= 1
+    return float(q / Fraction(2) ** e), e  # Fraction -> float: correctly rounded, normal
 
-    A power of two, or its square root times one: 2**-1989 (weights near 1e-310) is
-    below the float64 range but its square root is not.
-    """
-    s = -_shift([1.0] if w is None else list(w))
-    return math.ldexp(math.sqrt(2.0) if s % 2 else 1.0, s // 2)
+
+def _term(*factors):
+    """The product of the float factors, left to right, each product rounded to 53 bits with
+    no bound on the exponent (what float64 gives in its normal range), as a Fraction."""
+    value = Fraction(float(factors[0]))
+    for f in factors[1:]:
+        m, e = _unbounded(value * Fraction(float(f)))
+        value = Fraction(m) * Fraction(2) ** e
+    return value
+
+
+def _over_root(num, den):
+    """``num / sqrt(den)`` of two rationals, each rounded once to 53 bits first, then the
+    mantissas' quotient by the root of the one (``den``'s exponent made even) rounded as float64
+    rounds it, then scaled by the power of two (inf past the float64 range)."""
+    nm, ne = _unbounded(num)
+    dm, de = _unbounded(den)
+    if de % 2:
+        dm, de = 2 * dm, de - 1
+    q = nm / math.sqrt(dm)
+    try:
+        return math.ldexp(q, ne - de // 2)
+    except OverflowError:
+        return math.copysign(math.inf, q)
+
+
+def _rows_as_given(y, p, w):
+    w = [1.0] * len(p) if w is None else list(w)
+    return [(float(bool(yi)), float(pi), float(wi)) for yi, pi, wi in zip(y, p, w) if wi > 0]
 
 
 def spiegelhalter(y, p, w=None):
-    rows = _rows(y, p, w)
-    num = math.fsum(wi * (yi - pi) * (1 - 2 * pi) for yi, pi, wi in rows)
-    den = math.fsum(wi * (1 - 2 * pi) ** 2 * pi * (1 - pi) for yi, pi, wi in rows)
+    """z from the rows' terms, each rounded to 53 bits whatever its exponent, summed exactly."""
+    rows = _rows_as_given(y, p, w)
+    num = sum((_term(wi, yi - pi, 1 - 2 * pi) for yi, pi, wi in rows), Fraction(0))
+    den = sum((_term(wi, (1 - 2 * pi) ** 2, pi, 1 - pi) for yi, pi, wi in rows), Fraction(0))
     if den == 0:
         raise ValueError("variance 0")
-    z = num / math.sqrt(den) * _sqrt_scale(w)
+    z = _over_root(num, den)
     return z, 2 * 0.5 * math.erfc(abs(z) / math.sqrt(2))
 
 
@@ -87,9 +126,15 @@ def _root(f, lo, hi, steps=200):
 
 def slope_intercept(y, p, w=None, clip=None):
     rows = _rows(y, p, w)
-    if clip is not None:
-        rows = [(yi, min(max(pi, clip), 1 - clip), wi) for yi, pi, wi in rows]
-    xs = [(yi, math.log(pi / (1 - pi)), wi) for yi, pi, wi in rows]
+
+    def logit(pi):  # p clipped to [clip, 1 - clip] (exact comparisons), on the logit scale
+        if clip is not None and pi < clip:
+            return math.log(clip / (1 - clip))
+        if clip is not None and 1 - Fraction(pi) < Fraction(clip):
+            return -math.log(clip / (1 - clip))
+        return math.log(pi / (1 - pi))
+
+    xs = [(yi, logit(pi), wi) for yi, pi, wi in rows]
 
     def score_a(a, b):  # derivative of the weighted negative log-likelihood in a
         return math.fsum(wi * _residual(a + b * x, yi) for yi, x, wi in xs)
@@ -108,18 +153,14 @@ def slope_intercept(y, p, w=None, clip=None):
 
 
 def _path(y, p, w):
-    rows = _rows(y, p, w)
-    var = float(sum(Fraction(wi) * Fraction(pi * (1 - pi)) for _, pi, wi in rows))
+    rows = _rows_as_given(y, p, w)
+    var = sum((Fraction(wi) * Fraction(pi * (1 - pi)) for _, pi, wi in rows), Fraction(0))
     if var == 0:
         raise ValueError("sigma 0")
     path = [0.0]
     for v in sorted({pi for _, pi, _ in rows}):
-        c = float(sum(Fraction(wi * (yi - pi)) for yi, pi, wi in rows if pi <= v))
-        c = c / math.sqrt(var)
-        try:
-            path.append(c * _sqrt_scale(w))
-        except OverflowError:
-            path.append(math.copysign(math.inf, c))
+        c = sum((_term(wi, yi - pi) for yi, pi, wi in rows if pi <= v), Fraction(0))
+        path.append(0.0 if c == 0 else _over_root(c, var))
     return path
 
 

@@ -14,8 +14,10 @@ of the total weight (they are tests, not means); the slope and intercept
 are maximum-likelihood estimates and do not change with a common factor of
 the weights.  Every sum is computed on the weights divided by a power of
 two (exact), so weights from 1e-310 to 1e308 neither overflow nor vanish; the
-sums of the three tests are exact, rounded once (:mod:`venncal._kernels.exact_sum`),
-so they do not depend on the order of the rows, to the bit.
+sums of the three tests are of row terms each rounded to 53 bits whatever its
+exponent, summed exactly and rounded once (:mod:`._wide`), so they do not
+depend on the order of the rows, to the bit, and a weight of 1e-310 beside
+1e300 keeps its digits.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from .._validation import NONE, Interval, validate_params, warn_if_relative_weig
 from ._checks import _check_inputs
 from ._docstrings import fill
 from ._smooth import _smooth_ece
+from ._wide import exact_product_terms, over_root, row_terms, wide_sums
 
 __all__ = [
     "CalibrationLine",
@@ -125,15 +128,9 @@ def brownian_range_sf(x: float) -> float:
     return float(min(1.0, max(0.0, 8.0 * math.fsum(signs * k * _normal_tail(k * x)))))
 
 
-#: The tests scale the weights to a largest in [2**959, 2**960): weights spanning more than
-#: 2**1022 (2**53 beside 1e-300) keep their digits instead of going subnormal, and sums of up
-#: to 2**63 rows stay below the largest double.
-TEST_SCALE = 960
-
-
-def _positive(y01, p, w, test: str | None = None, depth: int = 0, top: int = 0):
+def _positive(y01, p, w, test: str | None = None, depth: int = 0, top: int | None = 0):
     """The rows of positive weight, their weights scaled to a largest in [2**(top-1), 2**top),
-    and ``e`` with ``weights = scaled * 2**e``.
+    and ``e`` with ``weights = scaled * 2**e`` (``top=None``: the weights as given, ``e = 0``).
 
     ``test``: the name of a test whose p-value depends on the weights' total
     (frequency weights): weights that look relative get a ``WeightScaleWarning``.
@@ -149,46 +146,37 @@ def _positive(y01, p, w, test: str | None = None, depth: int = 0, top: int = 0):
         warn_if_relative_weights(test, total, int(keep.sum()),
                                  "its statistic and p-value, which grow with the total",
                                  stacklevel=4 + depth, what="this test")
+    if top is None:
+        return y01[keep], p[keep], w[keep], 0
     _, e = math.frexp(float(np.max(w)))
     return y01[keep], p[keep], np.ldexp(w[keep], top - e), e - top
 
 
-def _sqrt_pow2(e: int) -> float:
-    """``sqrt(2**e)`` without overflow."""
-    return math.ldexp(math.sqrt(2.0) if e % 2 else 1.0, e // 2)
+def _weights_or_ones(y01, p, w, e):
+    """The rows' weights as given (:func:`_positive` with ``top=None``); ones without weights."""
+    return y01, p, (np.ones_like(p) if w is None else w)
 
 
-def _unit_scaled(y01, p, ws, e):
-    """Without weights, weights 1 scaled as :func:`_positive` scales weights (to 2**959).
-
-    So a row's terms are the same with weights 1 as without weights: a forecast of
-    1e-310 gives a subnormal term (losing digits) in neither.
-    """
-    if ws is None:
-        return y01, p, np.full_like(p, 2.0 ** (TEST_SCALE - 1)), 1 - TEST_SCALE
-    return y01, p, ws, e
-
-
-def _exact_total(x: np.ndarray) -> float:
-    """``sum(x)`` computed exactly and rounded once (the partial sums below 2**1020)."""
-    from .._kernels.exact_sum import run_sums
-
-    return float(run_sums(np.ascontiguousarray(x, dtype=float),
-                          np.array([x.shape[0] - 1], dtype=np.int64))[0])
+def _total(m, k) -> tuple[float, int]:
+    """The exact sum of the terms ``m * 2**k`` (:func:`._wide.row_terms`), rounded once:
+    ``(value, exponent)``."""
+    values, exponents = wide_sums(m, k, np.array([m.shape[0] - 1], dtype=np.int64))
+    return float(values[0]), int(exponents[0])
 
 
 def _spiegelhalter(y01, p, w) -> CalibrationTest:
-    y01, p, ws, e = _unit_scaled(*_positive(y01, p, w, "spiegelhalter_test", top=TEST_SCALE))
+    y01, p, w = _weights_or_ones(*_positive(y01, p, w, "spiegelhalter_test", top=None))
     # Each row's terms from the weight outwards (w (1 - 2p)**2 p, not w times a subnormal
-    # (1 - 2p)**2 p for p = 1e-310), then summed exactly and rounded once.
-    num = _exact_total(ws * (y01 - p) * (1.0 - 2.0 * p))
-    den = _exact_total(ws * (1.0 - 2.0 * p) ** 2 * p * (1.0 - p))
+    # (1 - 2p)**2 p for p = 1e-310), each rounded to 53 bits whatever its exponent (a weight
+    # of 1e-310 beside 1e300 keeps its digits), then summed exactly and rounded once.
+    num, a = _total(*row_terms(w, y01 - p, 1.0 - 2.0 * p))
+    den, b = _total(*row_terms(w, (1.0 - 2.0 * p) ** 2, p, 1.0 - p))
     if not den > 0.0:
         raise ValueError(
             "spiegelhalter_test is undefined: every forecast of positive weight is 0, 1/2 or "
             "1, so the statistic has variance 0"
         )
-    z = num / math.sqrt(den) * _sqrt_pow2(e)
+    z = float(over_root(np.array([num]), np.array([a]), den, b)[0])
     return CalibrationTest(z, float(math.erfc(abs(z) / math.sqrt(2.0))))
 
 
@@ -233,47 +221,43 @@ def spiegelhalter_test(
     return _spiegelhalter(*_check_inputs(y, p, pos_label, sample_weight))
 
 
-def _cumulative(y01, p, w) -> tuple[np.ndarray, float]:
+def _cumulative(y01, p, w) -> np.ndarray:
     """The cumulative deviation at each distinct ``p`` (sorted), over ``sigma``.
 
     Rows of equal ``p`` are summed into one step.  Each point of the path is
-    the exact sum of the deviations ``w (y - p)`` (each rounded once, as a
-    float) of the rows with ``p`` up to that value, rounded to the nearest
-    float (:func:`venncal._kernels.exact_sum.run_sums`), and ``var`` is the
-    exact ``sum w q`` with ``q = p (1 - p)`` rounded per row, rounded once
-    (:func:`venncal._kernels.exact_sum.exact_dot`): neither depends on the
-    order of the rows, to the bit, and no cancellation loses a small
-    deviation beside huge ones.  Both sums are of weights scaled to below
-    2**960, so they stay below 2**1000; the path divided by ``sigma`` and
-    scaled back may pass the float64 range: inf (p-value 0).
+    the exact sum of the deviations ``w (y - p)`` (each rounded once to 53
+    bits, whatever its exponent: :func:`._wide.row_terms`) of the rows with
+    ``p`` up to that value, rounded once, and ``var`` is the exact ``sum w q``
+    with ``q = p (1 - p)`` rounded per row, rounded once
+    (:func:`._wide.wide_sums`): neither depends on the order of the rows, to
+    the bit, no cancellation loses a small deviation beside huge ones, and
+    no weight or deviation loses digits below the normal range (a weight of
+    1e-310 beside 1e300).  The path divided by ``sigma`` may pass the
+    float64 range: inf (p-value 0).
     """
-    from .._kernels.exact_sum import exact_dot, run_sums
-
-    y01, p, ws, e = _unit_scaled(*_positive(
-        y01, p, w, "the cumulative calibration tests (KS, Kuiper)", 1, top=TEST_SCALE))
-    dev = ws * (y01 - p)
+    y01, p, w = _weights_or_ones(*_positive(
+        y01, p, w, "the cumulative calibration tests (KS, Kuiper)", 1, top=None))
     order = np.argsort(p, kind="stable")  # any order within a run of ties gives the same sums
     ps = p[order]
     last = np.flatnonzero(np.r_[ps[1:] != ps[:-1], True])  # the end of each run of ties
-    path = run_sums(np.ascontiguousarray(dev[order]), last.astype(np.int64))
-    var = float(exact_dot(ws, p * (1.0 - p)))
+    path, exponents = wide_sums(*row_terms(w[order], y01[order] - ps), last)
+    var, b = _total(*exact_product_terms(w, p * (1.0 - p)))
     if not var > 0.0:
         raise ValueError(
             "the cumulative calibration tests are undefined: every forecast of positive weight "
             "is 0 or 1, so sigma = 0"
         )
-    with np.errstate(over="ignore"):  # beyond the float64 range: inf (p-value 0)
-        return np.r_[0.0, path] / math.sqrt(var) * _sqrt_pow2(e), var
+    return np.r_[0.0, over_root(path, exponents, var, b)]
 
 
 def _ks(y01, p, w) -> CalibrationTest:
-    path, _ = _cumulative(y01, p, w)
+    path = _cumulative(y01, p, w)
     stat = float(np.max(np.abs(path)))
     return CalibrationTest(stat, brownian_max_sf(stat))
 
 
 def _kuiper(y01, p, w) -> CalibrationTest:
-    path, _ = _cumulative(y01, p, w)
+    path = _cumulative(y01, p, w)
     stat = float(np.max(path) - np.min(path))
     return CalibrationTest(stat, brownian_range_sf(stat))
 
@@ -368,9 +352,7 @@ def _logit_inputs(y01, p, w, clip):
     from ..parametric._binary import scaled_class_weights
 
     y01, p, ws, _ = _positive(y01, p, w)
-    if clip is not None:
-        p = np.clip(p, clip, 1.0 - clip)
-    elif ((p == 0.0) | (p == 1.0)).any():
+    if clip is None and ((p == 0.0) | (p == 1.0)).any():
         i = int(np.flatnonzero((p == 0.0) | (p == 1.0))[0])
         raise ValueError(
             f"calibration_slope_intercept needs logit(p): p must lie in (0, 1) on the rows of "
@@ -384,7 +366,23 @@ def _logit_inputs(y01, p, w, clip):
             "with one class the intercept is infinite"
         )
     c1, c0 = scaled_class_weights(np.where(y01, u, 0.0), np.where(y01, 0.0, u))
-    return y01, np.log(p) - np.log1p(-p), c1, c0
+    return y01, _clipped_logit(p, clip), c1, c0
+
+
+def _clipped_logit(p, clip):
+    """``logit(p)``, with ``p`` clipped to ``[clip, 1 - clip]`` first (``clip`` None: none).
+
+    The ends are ``+-logit(clip)``, not the logit of the float ``1 - clip``:
+    below ``2**-53``, ``1 - clip`` rounds to 1 (an infinite logit), and above
+    it to a neighbour.  ``1 - p < clip`` is exact where it can hold (``p >=
+    1/2``: Sterbenz).
+    """
+    with np.errstate(divide="ignore"):
+        x = np.log(p) - np.log1p(-p)
+    if clip is None:
+        return x
+    end = math.log(clip) - math.log1p(-clip)
+    return np.where(p < clip, end, np.where(1.0 - p < clip, -end, x))
 
 
 def _not_converged(what: str, why: str) -> ValueError:
@@ -448,7 +446,7 @@ def _calibration_line(y01, p, w, clip=None, tol=1e-10, max_iter=100) -> Calibrat
         )
     # the two-parameter fit first: it refuses a class too light for float64 (fit_logistic)
     fit = fit_logistic(x[:, None], c1, c0, intercept=True, nonneg=[False], tol=tol,
-                       max_iter=max_iter)
+                       max_iter=max_iter, polish=3, settle=True)  # to the last digits
     if not fit.converged:
         spread = np.concatenate([c1[c1 > 0], c0[c0 > 0]])
         ratio = float(np.max(spread)) / float(np.min(spread))

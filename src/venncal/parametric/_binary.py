@@ -149,7 +149,8 @@ class _Problem:
         return logistic_value(self.Z, self.c1, self.c0, theta) / self.total
 
 
-def fit_logistic(X, c1, c0, *, intercept: bool, nonneg, tol: float, max_iter: int) -> BinaryFit:
+def fit_logistic(X, c1, c0, *, intercept: bool, nonneg, tol: float, max_iter: int,
+                 polish: int = 0, settle: bool = False) -> BinaryFit:
     """Minimise the weighted mean log loss of ``sigmoid(X coef + intercept)``.
 
     ``X`` (n, d): finite features; ``c1``, ``c0``: the rows' positive and
@@ -158,7 +159,8 @@ def fit_logistic(X, c1, c0, *, intercept: bool, nonneg, tol: float, max_iter: in
     coefficients constrained to be ``>= 0``.  A feature that is constant
     over the rows gets coefficient 0.  Raises :class:`Separable` when the
     likelihood has no maximum (checked by a linear program only when the
-    Newton search does not converge).
+    Newton search does not converge).  ``polish`` and ``settle``: as in
+    :func:`venncal._newton.minimize_convex`.
     """
     n, d = X.shape
     v = c1 + c0
@@ -191,7 +193,8 @@ def fit_logistic(X, c1, c0, *, intercept: bool, nonneg, tol: float, max_iter: in
         if intercept:
             x0[-1] = start_c
         face = full.sub(free)
-        m = minimize_convex(face.terms, x0, value=face.value, tol=gtol, max_iter=max_iter)
+        m = minimize_convex(face.terms, x0, value=face.value, tol=gtol, max_iter=max_iter,
+                             polish=polish, settle=settle)
         theta = np.zeros(Z.shape[1])
         theta[free] = m.x
         f, g, _ = full.terms(theta)

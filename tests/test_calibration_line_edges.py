@@ -1,0 +1,111 @@
+"""The calibration slope and intercept at the edges a hostile run found (issue 22, attack 29).
+
+- F2: weights spanning 3e7 were refused ("cannot be resolved in float64"): the
+  gradient met ``tol`` while Newton's step was still long (only the light rows
+  curve the slope), and the search stopped there.  It now goes on until the
+  step is short.
+- F3: the slope was right to about 8 digits (gradient within ``tol``); three
+  Newton steps more give the last bits.
+- F5: ``clip`` below ``2**-54`` left ``1 - clip`` = 1, an infinite logit, and
+  returned slope 0.0 with only numpy warnings.  The clipped ends are now
+  ``+-logit(clip)``.
+
+Reference: the maximum-likelihood fit in 60-digit decimals (Newton's method on
+the exact logit of each float ``p``), written out below.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal, localcontext
+
+import numpy as np
+import pytest
+
+from venncal.metrics import calibration_slope_intercept
+
+
+def _sig(t):
+    if t >= 0:
+        return 1 / (1 + (-t).exp())
+    e = t.exp()
+    return e / (1 + e)
+
+
+def _loss(y, x, w, b, c):
+    total = Decimal(0)
+    for yi, xi, wi in zip(y, x, w):
+        t = c + b * xi if yi else -(c + b * xi)  # -log sigmoid(t)
+        total += wi * ((1 + (-t).exp()).ln() if t > -50 else -t + (1 + t.exp()).ln())
+    return total
+
+
+def _mle(y, x, w):
+    """The two-parameter logistic MLE of y on x (Decimals): Newton steps, halved until the
+    loss falls, in 60 digits."""
+    b, c = Decimal(0), Decimal(0)
+    for _ in range(200):
+        g0 = g1 = h00 = h01 = h11 = Decimal(0)
+        for yi, xi, wi in zip(y, x, w):
+            s = _sig(c + b * xi)
+            r, v = wi * (s - yi), wi * s * (1 - s)
+            g0, g1 = g0 + r * xi, g1 + r
+            h00, h01, h11 = h00 + v * xi * xi, h01 + v * xi, h11 + v
+        det = h00 * h11 - h01 * h01
+        db, dc = (h11 * g0 - h01 * g1) / det, (h00 * g1 - h01 * g0) / det
+        base, step = _loss(y, x, w, b, c), Decimal(1)
+        while _loss(y, x, w, b - step * db, c - step * dc) > base and step > Decimal(10) ** -30:
+            step /= 2
+        b, c = b - step * db, c - step * dc
+        if abs(db) + abs(dc) < Decimal(10) ** -45:
+            break
+    return float(b), float(c)
+
+
+def _logit(p):
+    p = Decimal(float(p))
+    return (p / (1 - p)).ln()
+
+
+@pytest.mark.parametrize("k", [1e7, 3e7, 1e8, 2.0**30])
+def test_weights_spanning_a_few_decades_give_the_mle(k):
+    y = [0, 1, 0, 1, 1, 0]
+    p = [0.2, 0.3, 0.6, 0.7, 0.4, 0.5]
+    w = [k, k, 1, 1, 3, 1]
+    line = calibration_slope_intercept(np.array(y), np.array(p), sample_weight=np.array(w))
+    with localcontext() as ctx:
+        ctx.prec = 60
+        slope, fit_intercept = _mle(y, [_logit(v) for v in p], [Decimal(v) for v in w])
+    assert line.slope == pytest.approx(slope, rel=1e-13, abs=0.0)
+    assert line.fit_intercept == pytest.approx(fit_intercept, rel=1e-12, abs=1e-13)
+
+
+def test_the_slope_has_its_last_digits_beside_a_leverage_point():
+    p = [0.7179228243572395, 0.8853723958418406, 0.8010113164400638, 0.1428356073502678,
+         1 - 2.0**-53, 0.41063190103883707, 0.9062953716908317, 0.09196390339251835,
+         0.9741141247355789, 0.10480471802060887, 0.5, 0.71012471937151, 0.7520241853208298,
+         0.249770773372116, 0.7429710586848014, 0.5126431692144413, 0.05610845234167692,
+         0.10557851423962052, 0.2846325608575457, 0.8404999677416777, 0.4270711105900855,
+         0.2785630331196468, 0.5342034891359867, 0.3336145879548865]
+    y = [1, 1, 1, 0, 1, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 0]
+    line = calibration_slope_intercept(np.array(y), np.array(p))
+    with localcontext() as ctx:
+        ctx.prec = 60
+        slope, fit_intercept = _mle(y, [_logit(v) for v in p], [Decimal(1)] * len(p))
+    # was 3.418256552986615 against 3.4182565967738405 (1.3e-8 relative)
+    assert line.slope == pytest.approx(slope, rel=1e-14, abs=0.0)
+    assert line.fit_intercept == pytest.approx(fit_intercept, rel=1e-14, abs=0.0)
+
+
+@pytest.mark.parametrize("clip", [1e-12, 2.0**-53, 2.0**-54, 1e-17, 1e-300, 5e-324])
+def test_a_tiny_clip_clips_at_plus_minus_its_logit(clip):
+    y = [0, 1, 0, 1, 1, 0, 1, 0]
+    p = [0.0, 1.0, 0.3, 0.6, 0.8, 0.4, 0.0, 1.0]
+    line = calibration_slope_intercept(np.array(y), np.array(p), clip=clip)
+    with localcontext() as ctx:
+        ctx.prec = 60
+        end = (Decimal(clip) / (1 - Decimal(clip))).ln()
+        x = [end if v == 0.0 else -end if v == 1.0 else _logit(v) for v in p]
+        slope, _ = _mle(y, x, [Decimal(1)] * len(p))
+    # clip = 1e-17 gave slope 0.0 (fit_intercept 0.0, gradient_norm 0.0): 1 - clip rounded to 1
+    assert np.isfinite(line.slope) and line.slope > 0.0
+    assert line.slope == pytest.approx(slope, rel=1e-12, abs=0.0)
