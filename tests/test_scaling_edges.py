@@ -351,3 +351,27 @@ def test_calibrators_predict_finite_rows_for_logits_near_the_range(name):
     huge = np.array([[1.5e308, 0.0, 0.0], [0.0, 0.0, 1.7e308], [1e308, 1e308, -0.5e308]])
     p = cal.predict_proba(huge)
     assert np.isfinite(p).all() and np.all(np.abs(p.sum(axis=1) - 1) <= 1e-15)
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+@pytest.mark.parametrize("rows", [np.zeros((6, 3)), np.tile([1.0, -2.0, 0.5], (6, 1)),
+                                  np.tile([1.0, -2.0, 0.5], (6, 1)) + np.arange(6)[:, None]])
+def test_scores_the_same_on_every_row_are_refused_as_unidentified(cls, rows):
+    # attack 29 F4: constant logits fitted with a "separable classes" ConvergenceWarning (or
+    # none) and mapped other scores arbitrarily ([0, 5, 0]: 0.96, 0.0 or 0.003 for class 1).
+    # Rows of weight 0 do not count, and one row that differs makes the fit possible.
+    y = np.array([0, 0, 0, 1, 1, 2])
+    with pytest.raises(ValueError, match="the same on every calibration row .* not identified"):
+        cls().fit(rows, y)
+    with pytest.raises(ValueError, match="not identified"):
+        cls().fit(np.r_[rows, [[3.0, 0.0, 0.0]]], np.r_[y, 0], sample_weight=np.r_[np.ones(6), 0])
+
+
+def test_tied_rows_give_temperature_no_reason_but_their_own():
+    # attack 29 F4: all-tied rows were refused as "the scores separate the classes"
+    from venncal.parametric import TemperatureCalibrator
+
+    with pytest.raises(ValueError, match=r"every row's scores are tied .* log 3 at every"):
+        TemperatureCalibrator().fit(np.zeros((6, 3)), [0, 0, 0, 1, 1, 2])
+    with pytest.raises(ValueError, match="the scores separate the classes"):  # still separable
+        TemperatureCalibrator().fit(np.r_[np.zeros((3, 3)), np.eye(3)], [0, 1, 2, 0, 1, 2])

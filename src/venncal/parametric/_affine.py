@@ -332,6 +332,14 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
         seen = np.bincount(codes[w > 0], minlength=K)
         if not seen.all():
             raise ValueError(_absent_classes(classes, codes, raw, seen, type(self).__name__))
+        rows = x[w > 0]
+        if (rows == rows[0]).all():
+            raise ValueError(
+                f"{type(self).__name__}: the scores are the same on every calibration row (up "
+                "to a constant added to a row, which changes no probability), so the scales "
+                "and intercepts are not identified: every choice fits these rows equally and "
+                "would map other scores arbitrarily; fit on rows whose scores differ"
+            )
         codes = codes.astype(np.intp)
         pens, theta0 = self._choose_penalties(x, codes, w, classes)
         theta, f, gnorm, nit, ok, solver = self._solve(x, codes, w, pens, theta0)

@@ -190,6 +190,12 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
                 "loss is infinite at every temperature"
             )
         if np.all(label_score[live] == 0.0):
+            if np.all(z.min(axis=1)[live] == top[live]):
+                raise ValueError(
+                    "every row's scores are tied (the same for every class): the log loss is "
+                    f"log {K} at every temperature, so the rows choose no temperature; fit on "
+                    "rows whose scores differ between classes"
+                )
             raise ValueError(
                 "every row's label has the row's largest score: the log loss falls as the "
                 "temperature falls toward 0, and no temperature minimises it (the scores "
