@@ -454,3 +454,13 @@ def test_an_infinite_log_loss_is_explained(tmp_path, capsys):
     assert out.rstrip().splitlines()[-1] == (
         "note: log_loss is infinite: 3 rows forecast probability 0 for the class observed "
         "(1 with p = 1 and a negative label; 2 with p = 0 and a positive label)")
+
+
+def test_a_label_outside_classes_is_named_by_its_table_row(here, capsys):
+    # attack 30 F2: "at index 5" (from 0) where a bad cell of the same data row said "row 6"
+    with open("k7.csv", "w", newline="") as f:
+        out = csv.writer(f)
+        out.writerow(["a", "b", "label"])
+        out.writerows([["0.5", "0.5", lab] for lab in ["0", "1", "0", "1", "0", "7", "1"]])
+    fails(capsys, "evaluate k7.csv --prob-cols a,b --label-col label --classes 0,1",
+          r"label 7 \(in row 6\) that is not in classes")

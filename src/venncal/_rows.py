@@ -13,7 +13,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-__all__ = ["RowError", "rows_of"]
+__all__ = ["RowError", "as_read", "rows_of"]
 
 
 class RowError(ValueError):
@@ -136,3 +136,17 @@ def rows_of(rows: np.ndarray):
         yield
     except RowError as exc:
         raise exc.of_rows(rows) from None
+
+
+def as_read(exc: BaseException) -> str:
+    """The text of ``exc``, a :class:`RowError`'s row named as a table counts its rows (from 1).
+
+    Examples
+    --------
+    >>> as_read(RowError("y holds the label 7 (", 5, ")", at_index=True))
+    'y holds the label 7 (in row 6)'
+    >>> as_read(ValueError("no row"))
+    'no row'
+    """
+    return exc.renumbered(1) if isinstance(exc, RowError) else str(exc)
+

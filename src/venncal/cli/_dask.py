@@ -65,7 +65,8 @@ def add_engine_options(parser: argparse.ArgumentParser, *, fit: bool) -> None:
             type=_decimals,
             metavar="D",
             help="round the scores to D decimals first (numpy.round), to bound the distinct "
-            "scores brought to the client",
+            "scores brought to the client; with K classes, each one-vs-rest or pair "
+            "problem's binary score (docs/multiclass.md), not the --score-cols",
         )
         group.add_argument(
             "--max-distinct",

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from .._rows import as_read
 from ._common import (
     CLIError,
     check_distinct_columns,
@@ -227,7 +228,7 @@ def run(args: argparse.Namespace) -> int:
             for col, p in probs.items()
         }
     except (ValueError, TypeError) as exc:
-        raise CLIError(f"cannot evaluate {source}: {exc}") from None
+        raise CLIError(f"cannot evaluate {source}: {as_read(exc)}") from None
     n = y01.shape[0]
     report.info(
         f"{source}: {n:,} rows, positive class {positive!r} "
@@ -271,7 +272,7 @@ def _multiclass(args, report: Reporter, source: str, columns: dict, probs: dict)
         ev = evaluate_multiclass(y, proba, base=LOG_BASES[args.log_base], **options,
                                  diagnostics=args.diagnostics, bootstrap=args.bootstrap)
     except (ValueError, TypeError) as exc:
-        raise CLIError(f"cannot evaluate {source}: {exc}") from None
+        raise CLIError(f"cannot evaluate {source}: {as_read(exc)}") from None
     report.info(f"{source}: {y.shape[0]:,} rows, classes {', '.join(map(repr, classes))} "
                 f"(columns {', '.join(probs)}), {args.bins} {args.strategy} bins")
     if args.plot:

@@ -153,7 +153,8 @@ def _class_columns(y, n: int, k: int, classes) -> tuple[np.ndarray, np.ndarray]:
     if arr.dtype.kind == "c":
         raise TypeError("y must hold class labels; got complex values")
     if arr.dtype.kind == "f" and np.isnan(arr).any():
-        raise ValueError(f"y contains NaN (first at index {int(np.flatnonzero(np.isnan(arr))[0])})")
+        raise RowError("y contains NaN (first ", int(np.flatnonzero(np.isnan(arr))[0]), ")",
+                       at_index=True)
     if classes is None:
         try:
             cls = np.unique(arr)
@@ -191,10 +192,9 @@ def _columns_of(arr: np.ndarray, cls: np.ndarray) -> np.ndarray:
     missing = idx < 0
     if missing.any():
         i = int(np.flatnonzero(missing)[0])
-        raise ValueError(
-            f"y holds the label {arr[i].item() if isinstance(arr[i], np.generic) else arr[i]!r} "
-            f"(at index {i}) that is not in classes={cls.tolist()!r}"
-        )
+        label = arr[i].item() if isinstance(arr[i], np.generic) else arr[i]
+        raise RowError(f"y holds the label {label!r} (", i,  # a table names its row
+                       f") that is not in classes={cls.tolist()!r}", at_index=True)
     return idx
 
 
