@@ -41,7 +41,7 @@ from .multiclass._common import MulticlassCalibrator
 from .multiclass._labels import _label_values
 from .multiclass._order import OrderTally, order_note
 from .multiclass._scores import proba_tolerance
-from .summary import ScoreSummary, WeightSumOverflow
+from .summary import WeightSumOverflow
 from .tables import Param, ParameterError, label_value
 
 __all__ = [
@@ -454,10 +454,7 @@ def frame_summaries(pdf: pd.DataFrame, calibrator, classes: np.ndarray, codes: M
 
 def _put(calibrator, pieces: dict, key, column, y01, w) -> None:
     if column.shape[0]:
-        try:
-            pieces[key] = ScoreSummary._from_validated(np.ascontiguousarray(column), y01, w)
-        except WeightSumOverflow as exc:  # in the local fit's words
-            raise ValueError(calibrator._tied_overflow(key, exc.score)) from None
+        pieces[key] = calibrator._problem_summary(key, column, y01, w)
 
 
 def merge_parts(*parts) -> tuple[dict, ClassProblems]:

@@ -218,11 +218,16 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
             raise ValueError(
                 f"{self._unit_name} {key!r} has no calibration rows (of positive weight){where}"
             )
+        return self._problem_summary(key if fold is None else (key, fold), s, y01, w)
+
+    def _problem_summary(self, key, s, y01, w) -> ScoreSummary:
+        """The summary of one problem's rows (``key`` as :meth:`summaries` keys it); tied
+        weights past float64 named by the problem, not by an inner score alone (the local
+        fit's and the engines' partitions' words)."""
         try:
             return ScoreSummary._from_validated(np.ascontiguousarray(s), y01, w)
-        except WeightSumOverflow as exc:  # name the problem, not an inner score alone
-            raise ValueError(self._tied_overflow(key if fold is None else (key, fold),
-                                                 exc.score)) from None
+        except WeightSumOverflow as exc:
+            raise ValueError(self._tied_overflow(key, exc.score)) from None
 
     def _tied_overflow(self, key, score: float) -> str:
         """Why tied weights of a problem's summary (``key`` as :meth:`summaries` keys it)
