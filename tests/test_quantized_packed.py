@@ -93,6 +93,8 @@ def _unpacked(model) -> tuple:
     return tuple(a.copy() for a in model._tree), model._queue.copy()
 
 
+@pytest.mark.slow  # compiles dense_calls from Python for this test alone (~40 s cold); the
+# single calls' equality with the batch path above covers the same trees by default
 @given(steps=st.lists(st.tuples(st.floats(0, 1), st.booleans(), st.integers(1, 3)),
                       min_size=1, max_size=300),
        probes=st.lists(st.floats(-0.5, 1.5), min_size=1, max_size=5))
