@@ -319,6 +319,13 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
         Returns
         -------
         self
+
+        Raises
+        ------
+        ValueError
+            If a class has no row of positive weight, or if the scores are
+            the same on every row of positive weight (up to a constant added
+            to a row): the scales and intercepts are then not identified.
         """
         self._check_params()
         moved = []
