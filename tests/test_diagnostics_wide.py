@@ -26,8 +26,8 @@ from reference import diagnostics as ref
 from venncal.metrics import ks_calibration_test, kuiper_calibration_test, spiegelhalter_test
 from venncal.metrics._wide import SPAN, exact_product_terms, row_terms, wide_sums
 
-EDGE_WEIGHTS = [5e-324, 1.5e-323, 2.0**-1070, 1e-310, 1e-300, 1.0, 3.0, 2.0**53 + 2, 1e300,
-                1e308, 1.7e308]
+EDGE_WEIGHTS = [5e-324, 1.5e-323, 2.0**-1070, 1e-310, 1e-300, 1.0, 3.0, 2.0**53 - 1, 2.0**53,
+                2.0**53 + 2, 1e300, 1e308, 1.7e308]
 EDGE_FORECASTS = [0.0, 5e-324, 1e-310, 1e-300, 0.1, 0.25, 1 / 3, 0.5, 0.7, 1 - 2.0**-53, 1.0]
 
 
