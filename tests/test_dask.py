@@ -705,3 +705,18 @@ def test_a_file_whose_name_looks_like_a_glob_is_read_as_named(tmp_path, schedule
     local = fit_file(str(path), "platt", score_col="s", label_col="y")
     got = vd.fit_files(path, "platt", score_col="s", label_col="y")
     assert got.predict_proba([0.9]).tolist() == local.predict_proba([0.9]).tolist()
+
+
+@pytest.mark.parametrize("label", [0, 1])
+def test_fit_files_refuses_a_lone_0_or_1_as_the_local_fit_does(tmp_path, label):
+    # attack 32 F1: the engines placed a lone label 1 (a filtered extract of data coded 1/2)
+    # in classes {0, 1} and fitted p ~0.99 for everyone, exit 0, where the local fit refuses
+    pdf = _data(15).assign(y=label)
+    _csv_parts(tmp_path / "p", pdf, [(0, 200), (200, N)])
+    with dask.config.set(scheduler="synchronous"):
+        for method in ("ivap", "platt"):
+            with pytest.raises(ValueError, match=rf"y holds a single class \({label}\)"):
+                vd.fit_files(tmp_path / "p", method, score_col="s", label_col="y")
+        cal = vd.fit_files(tmp_path / "p", "isotonic", score_col="s", label_col="y",
+                           positive_label=str(label))  # named: a fit
+    assert cal.classes_.tolist()[1] == label

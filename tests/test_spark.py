@@ -588,3 +588,14 @@ def test_lookup_for_negated_calibrators(spark, method):
     s, y = pdf.s.to_numpy(), 1 - pdf.y.to_numpy()
     cal = NegatedScoreCalibrator(method_class(method)()).fit(s, y)
     _check_lookup(spark, cal, _lookup_queries(s, np.random.default_rng(18)))
+
+
+@pytest.mark.parametrize("label", [0, 1])
+def test_fit_refuses_a_lone_0_or_1_as_the_local_fit_does(spark, label):
+    # attack 32 F1: a lone label 1 (data coded 1/2, filtered) was fitted as classes {0, 1}
+    rng = np.random.default_rng(4)
+    df = spark.createDataFrame(pd.DataFrame({"s": rng.normal(size=60), "y": label}))
+    for method in ("ivap", "platt"):
+        with pytest.raises(ValueError, match=rf"y holds a single class \({label}\)"):
+            vs.fit(df, method, score_col="s", label_col="y")
+

@@ -269,7 +269,8 @@ def positive_label_of(labels, positive_label=None, classes=None, *, for_fit: boo
             "classifiers and needs exactly two classes"
         )
     if for_fit:
-        cls, _ = check_labels(observed, None, classes, advice="pass classes=[negative, positive]")
+        cls, _ = check_labels(observed, None, classes, advice="pass classes=[negative, positive]",
+                              single_01=False)  # as every batch fit: a lone 1 may be 1/2 data
         return plain(cls[1]), cls
     check_binary_labels(observed, observed.shape[0], pos_label=positive_label)
     if positive_label is not None:
