@@ -21,7 +21,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 from reference.platt_mle import platt_mle
 from sklearn.exceptions import ConvergenceWarning
@@ -106,6 +106,10 @@ def _rows(weights):
 TARGETS = st.sampled_from(["platt", "platt", "labels"])
 
 
+# No shrinking: each candidate runs the decimal reference, which took over 300 s on one
+# (a failure found in a CI rehearsal on 2026-11-28 was still shrinking after 20 minutes);
+# a failing example is reported as drawn.
+@settings(phases=[Phase.explicit, Phase.reuse, Phase.generate])
 @given(rows=_rows([1.0, 3.0, 0.1, 2.0**53]), targets=TARGETS)
 def test_weights_near_2_53_at_few_scores_give_the_mle_or_a_clear_error(rows, targets):
     _check(rows, targets)
