@@ -21,7 +21,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import Phase, given, settings
+from hypothesis import Phase, example, given, settings
 from hypothesis import strategies as st
 from reference.platt_mle import platt_mle
 from sklearn.exceptions import ConvergenceWarning
@@ -106,11 +106,16 @@ def _rows(weights):
 TARGETS = st.sampled_from(["platt", "platt", "labels"])
 
 
-# No shrinking: each candidate runs the decimal reference, which took over 300 s on one
-# (a failure found in a CI rehearsal on 2026-11-28 was still shrinking after 20 minutes);
-# a failing example is reported as drawn.
+# No shrinking: a failing example is reported as drawn (a failure in a CI rehearsal on
+# 2026-11-28 was still shrinking after 20 minutes).  That failure was the reference's: at
+# these two examples its Newton steps stalled at 1.5e-39 and 4.4e-40, above its stopping
+# rule of 1e-40, for 20,000 iterations (some 300 s) and then raised "did not converge";
+# the library's fits were the MLE to 1e-12.
 @settings(phases=[Phase.explicit, Phase.reuse, Phase.generate])
 @given(rows=_rows([1.0, 3.0, 0.1, 2.0**53]), targets=TARGETS)
+@example(rows=[(0.5, False, 1.0), (2.0, True, 2.0**53), (2.0, False, 1.0), (0.5, True, 3.0)],
+         targets="platt")
+@example(rows=[(0.0, False, 0.1), (-1.0, True, 0.1), (0.5, True, 2.0**53)], targets="labels")
 def test_weights_near_2_53_at_few_scores_give_the_mle_or_a_clear_error(rows, targets):
     _check(rows, targets)
 

@@ -7,7 +7,10 @@ method with a backtracking line search, from the best constant sigmoid
 (``A = 0``), in which no score's logit moves by more than 4 per step (a
 trust region: no step into the sigmoid's flat tails; full steps once the
 decrease is below what the loss's digits resolve), until the Newton step
-moves no logit by more than ``1e-40``.  For a single distinct score,
+moves no logit by more than ``1e-40``, or by less than ``1e-20`` but more
+than half the step before (the floor of the working digits: near a minimum whose
+loss is 1e-16 of the weight, rounding leaves steps of 1e-39 that do not
+shrink).  For a single distinct score,
 ``A = 0`` and ``B = ln(c0 / c1)`` (the constant MLE).
 """
 
@@ -74,6 +77,7 @@ def platt_mle(s, y, w, targets="platt", prec=None, negligible=0.0):
         # from the best constant: a = 0, b the log odds against of all the weight
         a, b = Decimal(0), (sum(c0 for _, _, c0 in pts) / sum(c1 for _, c1, _ in pts)).ln()
         current = loss(a, b)
+        last_move = None
         for _ in range(20000):
             ga = gb = haa = hab = hbb = Decimal(0)
             for x, c1, c0 in pts:
@@ -87,8 +91,12 @@ def platt_mle(s, y, w, targets="platt", prec=None, negligible=0.0):
             da, db = -(hbb * ga - hab * gb) / det, -(haa * gb - hab * ga) / det
             decrement = -(ga * da + gb * db)
             move = max(abs(da * x + db) for x, _, _ in pts)
-            if move < Decimal(10) ** -40:
+            if move < Decimal(10) ** -40 or (
+                    move < Decimal(10) ** -20 and last_move is not None and 2 * move > last_move):
+                # converged; or at the floor the working digits leave (the step no longer
+                # shrinks: Newton's method would square it), far below float64's resolution
                 return float(a + da), float(b + db)
+            last_move = move
             if decrement < Decimal(10) ** -(prec - 10) * current:
                 # below what the loss resolves: the quadratic model is exact, full step
                 a, b, current = a + da, b + db, loss(a + da, b + db)
