@@ -239,7 +239,7 @@ def run(args: argparse.Namespace) -> int:
         text = below_chance(ev["auc"], positive, others, subject=f"column {col!r}",
                             option="--positive-label")
         if text:
-            report.info(f"venncal evaluate: warning: {text}")
+            report.warn(text)  # even with --quiet: the metrics may be of the wrong class
     if args.min_bin_count is not None:
         _report_small_bins(report, results, args)
     # The images are written before the table: a failure leaves stdout empty.
