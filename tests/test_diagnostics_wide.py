@@ -5,7 +5,9 @@ Formed in float64 a term below ``2**-1022`` went subnormal and lost digits:
 weights of 1e-310 beside 1e300 gave z 1.1 % to 2.9 % off, KS 0.27 % off, and
 weights of ``5e-324`` beside ``1e308`` a false "every forecast is 0, 1/2 or 1".
 Each term is now rounded to 53 bits whatever its exponent
-(:mod:`venncal.metrics._wide`); these tests compare the three tests with
+(:mod:`venncal.metrics._wide`), and the deviations' terms, whose sums may
+cancel, are exact (attack 33 F1: rounded, weights of 2**100 whose deviations
+cancel gave z = -4.4e6 and KS 7e6, p-values 0, for 5e-24); these tests compare the three tests with
 their literal twins (fractions, ``tests/reference/diagnostics.py``) bit for
 bit at the edges, and the wide sums with exact rational sums on both of their
 paths (one scaling, Python integers).
@@ -24,7 +26,8 @@ from hypothesis import strategies as st
 
 from reference import diagnostics as ref
 from venncal.metrics import ks_calibration_test, kuiper_calibration_test, spiegelhalter_test
-from venncal.metrics._wide import SPAN, exact_product_terms, row_terms, wide_sums
+from venncal.metrics._wide import (SPAN, exact_difference, exact_product_terms, exact_terms,
+                                   row_terms, wide_sums)
 
 EDGE_WEIGHTS = [5e-324, 1.5e-323, 2.0**-1070, 1e-310, 1e-300, 1.0, 3.0, 2.0**53 - 1, 2.0**53,
                 2.0**53 + 2, 1e300, 1e308, 1.7e308]
@@ -48,7 +51,8 @@ def _exact_z(y, p, w):
     ([1, 1, 0], [0.3, 0.5, 0.7], [1e-310, 1e300, 1e-310], 0.0),  # was 1.1 % off
     ([0, 1, 1], [1e-310, 0.5, 0.1], [1e-310, 1e300, 1e-310], 4e-16),  # was 2.9 % off
     ([1, 1, 0], [1e-300, 0.5, 0.0], [1.0, 1.7e308, 1.0], 0.0),  # was 1.1e-5 off
-    ([1, 0, 0], [0.3, 0.5, 0.7], [5e-324, 1e308, 1.5e-323], 0.0),  # was refused: "0, 1/2 or 1"
+    # was refused: "0, 1/2 or 1"; 1 ulp: the denominator's terms are rounded
+    ([1, 0, 0], [0.3, 0.5, 0.7], [5e-324, 1e308, 1.5e-323], 4e-16),
 ])
 def test_spiegelhalter_keeps_its_digits_at_weights_spanning_past_the_normal_range(y, p, w, rel):
     z = spiegelhalter_test(y, p, sample_weight=w).statistic
@@ -64,6 +68,43 @@ def test_ks_keeps_its_digits_at_weights_spanning_past_the_normal_range():
     stat = ks_calibration_test(y, p, sample_weight=w).statistic
     assert stat == ref.ks(y, p, w)[0]
     assert stat == pytest.approx(1.0320936930842783e-155, rel=1e-15, abs=0.0)
+
+
+@pytest.mark.parametrize("scale, z, ks", [
+    (1.0, 5.820766091346741e-09, 9.313225746154785e-09),  # was z 1.94e-9, KS 1.55e-8
+    (2.0**100, 5.169878828456423e-24, 8.271806125530277e-24),  # was z -4.4e6, KS 7.0e6
+    (2.0**900, 2.0020830951831006e-144, 3.2033329522929610e-144),  # was z -1.1e127
+])
+def test_deviations_that_cancel_exactly_leave_what_is_left(scale, z, ks):
+    # 0.1 is 7205759403792794 * 2**-56: the rows at p = 0.1 deviate by exactly 0 in sum
+    p = np.array([0.1, 0.1, 0.1, 0.1, 0.25])
+    y = np.array([1, 0, 0, 0, 1])
+    w = np.array([7205759403792794.0, 2.0**55, 2.0**54, 10808639105689190.0, 1.0 / scale]) * scale
+    got_z = spiegelhalter_test(y, p, sample_weight=w).statistic
+    got_ks = ks_calibration_test(y, p, sample_weight=w).statistic
+    assert got_z == ref.spiegelhalter(y, p, w)[0] and got_ks == ref.ks(y, p, w)[0]
+    assert got_z == pytest.approx(z, rel=1e-15, abs=0.0)
+    assert got_ks == pytest.approx(ks, rel=1e-15, abs=0.0)
+
+
+@given(st.lists(st.tuples(st.sampled_from(EDGE_WEIGHTS + [-1.0, 0.1, 0.0]),
+                          st.sampled_from(EDGE_FORECASTS + [-0.2, 2.0**-53]),
+                          st.booleans()), min_size=1, max_size=6))
+def test_exact_terms_are_exact_at_the_edges(rows):
+    w = np.array([r[0] for r in rows])
+    p = np.array([r[1] for r in rows])
+    y = np.array([float(r[2]) for r in rows])
+    for factors, exact in (
+            ((exact_difference(y, p),),
+             [Fraction(a) * (Fraction(b) - Fraction(c)) for a, b, c in zip(w, y, p)]),
+            ((exact_difference(y, p), exact_difference(1.0, 2.0 * p)),
+             [Fraction(a) * (Fraction(b) - Fraction(c)) * (1 - 2 * Fraction(c))
+              for a, b, c in zip(w, y, p)])):
+        m, k = exact_terms(w, *factors)
+        per_row = m.shape[0] // w.shape[0]
+        got = [sum((_value(m[i * per_row + j], k[i * per_row + j]) for j in range(per_row)),
+                   Fraction(0)) for i in range(w.shape[0])]
+        assert got == exact
 
 
 @pytest.mark.filterwarnings("ignore::venncal.WeightScaleWarning")

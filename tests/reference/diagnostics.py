@@ -3,8 +3,9 @@
 Each twin is the definition written out one row at a time (``math.fsum``
 sums of the rows of positive weight), independent of the vectorised code:
 
-- Spiegelhalter's z: the two sums of the rows' terms, each term the product
-  of floats rounded to 53 bits after each multiplication with no bound on the
+- Spiegelhalter's z: the two sums of the rows' terms, the numerator's
+  ``w (y - p)(1 - 2p)`` exact (fractions), the denominator's the product of
+  floats rounded to 53 bits after each multiplication with no bound on the
   exponent (never subnormal), summed exactly (fractions), each sum rounded once,
   and the normal tail;
 - calibration slope and intercept: the score equations solved by bisection
@@ -13,8 +14,7 @@ sums of the rows of positive weight), independent of the vectorised code:
 - KS and Kuiper: the cumulative deviation ``C(v) = sum_{p_i <= v} w_i (y_i - p_i)``
   at each distinct ``v``, computed afresh for each ``v`` (``O(n**2)``; ties
   in ``p`` give one point of the path by definition), each term
-  ``w_i (y_i - p_i)`` rounded to 53 bits (as Spiegelhalter's) and the sum exact
-  (fractions), rounded once; the
+  ``w_i (y_i - p_i)`` and the sum exact (fractions), rounded once; the
   variance ``sum w_i q_i`` (``q_i`` the float ``p_i (1 - p_i)``) likewise; the
   kernels' twins :func:`run_sums` and :func:`exact_dot`; their p-values by
   other series (the theta series of ``sup |B|`` for small arguments, and a
@@ -92,9 +92,11 @@ def _rows_as_given(y, p, w):
 
 
 def spiegelhalter(y, p, w=None):
-    """z from the rows' terms, each rounded to 53 bits whatever its exponent, summed exactly."""
+    """z from the rows' terms (the numerator's exact, the denominator's each rounded to 53 bits
+    whatever its exponent), each sum exact."""
     rows = _rows_as_given(y, p, w)
-    num = sum((_term(wi, yi - pi, 1 - 2 * pi) for yi, pi, wi in rows), Fraction(0))
+    num = sum((Fraction(wi) * (Fraction(yi) - Fraction(pi)) * (1 - 2 * Fraction(pi))
+               for yi, pi, wi in rows), Fraction(0))
     den = sum((_term(wi, (1 - 2 * pi) ** 2, pi, 1 - pi) for yi, pi, wi in rows), Fraction(0))
     if den == 0:
         raise ValueError("variance 0")
@@ -159,7 +161,8 @@ def _path(y, p, w):
         raise ValueError("sigma 0")
     path = [0.0]
     for v in sorted({pi for _, pi, _ in rows}):
-        c = sum((_term(wi, yi - pi) for yi, pi, wi in rows if pi <= v), Fraction(0))
+        c = sum((Fraction(wi) * (Fraction(yi) - Fraction(pi)) for yi, pi, wi in rows if pi <= v),
+                Fraction(0))
         path.append(0.0 if c == 0 else _over_root(c, var))
     return path
 

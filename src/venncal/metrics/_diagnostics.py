@@ -14,10 +14,11 @@ of the total weight (they are tests, not means); the slope and intercept
 are maximum-likelihood estimates and do not change with a common factor of
 the weights.  Every sum is computed on the weights divided by a power of
 two (exact), so weights from 1e-310 to 1e308 neither overflow nor vanish; the
-sums of the three tests are of row terms each rounded to 53 bits whatever its
-exponent, summed exactly and rounded once (:mod:`._wide`), so they do not
-depend on the order of the rows, to the bit, and a weight of 1e-310 beside
-1e300 keeps its digits.
+sums of the three tests are of row terms whatever their exponents (the
+deviations exact, the positive variance terms rounded to 53 bits), summed
+exactly and rounded once (:mod:`._wide`), so they do not depend on the
+order of the rows, to the bit, a weight of 1e-310 beside 1e300 keeps its
+digits, and deviations that cancel leave exactly what is left.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from .._validation import NONE, Interval, validate_params, warn_if_relative_weig
 from ._checks import _check_inputs
 from ._docstrings import fill
 from ._smooth import _smooth_ece
-from ._wide import exact_product_terms, over_root, row_terms, wide_sums
+from ._wide import exact_difference, exact_product_terms, exact_terms, over_root, row_terms, wide_sums
 
 __all__ = [
     "CalibrationLine",
@@ -166,10 +167,12 @@ def _total(m, k) -> tuple[float, int]:
 
 def _spiegelhalter(y01, p, w) -> CalibrationTest:
     y01, p, w = _weights_or_ones(*_positive(y01, p, w, "spiegelhalter_test", top=None))
-    # Each row's terms from the weight outwards (w (1 - 2p)**2 p, not w times a subnormal
-    # (1 - 2p)**2 p for p = 1e-310), each rounded to 53 bits whatever its exponent (a weight
-    # of 1e-310 beside 1e300 keeps its digits), then summed exactly and rounded once.
-    num, a = _total(*row_terms(w, y01 - p, 1.0 - 2.0 * p))
+    # The numerator's terms w (y - p)(1 - 2p) exactly, whatever their exponents (they may
+    # cancel: rounded, weights of 2**100 whose deviations cancel gave z = -4.4e6 for 5e-24);
+    # the denominator's, all positive, from the weight outwards (w (1 - 2p)**2 p, not w times
+    # a subnormal (1 - 2p)**2 p for p = 1e-310), each rounded to 53 bits whatever its exponent
+    # (a weight of 1e-310 beside 1e300 keeps its digits); each sum exact, rounded once.
+    num, a = _total(*exact_terms(w, exact_difference(y01, p), exact_difference(1.0, 2.0 * p)))
     den, b = _total(*row_terms(w, (1.0 - 2.0 * p) ** 2, p, 1.0 - p))
     if not den > 0.0:
         raise ValueError(
@@ -225,9 +228,9 @@ def _cumulative(y01, p, w) -> np.ndarray:
     """The cumulative deviation at each distinct ``p`` (sorted), over ``sigma``.
 
     Rows of equal ``p`` are summed into one step.  Each point of the path is
-    the exact sum of the deviations ``w (y - p)`` (each rounded once to 53
-    bits, whatever its exponent: :func:`._wide.row_terms`) of the rows with
-    ``p`` up to that value, rounded once, and ``var`` is the exact ``sum w q``
+    the exact sum of the deviations ``w (y - p)`` (each exact, whatever its
+    exponent: :func:`._wide.exact_terms`) of the rows with ``p`` up to that
+    value, rounded once, and ``var`` is the exact ``sum w q``
     with ``q = p (1 - p)`` rounded per row, rounded once
     (:func:`._wide.wide_sums`): neither depends on the order of the rows, to
     the bit, no cancellation loses a small deviation beside huge ones, and
@@ -240,7 +243,9 @@ def _cumulative(y01, p, w) -> np.ndarray:
     order = np.argsort(p, kind="stable")  # any order within a run of ties gives the same sums
     ps = p[order]
     last = np.flatnonzero(np.r_[ps[1:] != ps[:-1], True])  # the end of each run of ties
-    path, exponents = wide_sums(*row_terms(w[order], y01[order] - ps), last)
+    m, k = exact_terms(w[order], exact_difference(y01[order], ps))
+    per_row = m.shape[0] // ps.shape[0]  # each row's terms are together: a run ends at its last
+    path, exponents = wide_sums(m, k, last * per_row + (per_row - 1))
     var, b = _total(*exact_product_terms(w, p * (1.0 - p)))
     if not var > 0.0:
         raise ValueError(

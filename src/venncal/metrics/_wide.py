@@ -6,10 +6,13 @@ float64, a term whose true value lies below ``2**-1022`` is subnormal and
 keeps only the bits above ``2**-1074``: a weight of 1e-310 beside one of
 1e300, or a weight of 1 with ``p = 1e-300`` beside a weight of 1.7e308,
 lost 1 to 3 % of the statistic.  Here each term is kept as a mantissa and an
-exponent (:func:`row_terms`): the product rounded after each multiplication
-exactly as float64 rounds it in its normal range, but with no bound on the
-exponent.  The sums of such terms (:func:`wide_sums`) are exact, rounded once
-to 53 bits: by :func:`venncal._kernels.exact_sum.run_sums` on the terms
+exponent, with no bound on the exponent: the signed deviations, whose sums
+may cancel, exactly (:func:`exact_terms`: ``y - p`` and ``1 - 2p`` as two
+floats each, every product as two; rounded terms of weights 2**100 whose
+deviations cancel to 0 gave z = -4.4e6 where the exact z is 5e-24), the
+positive variance terms rounded to 53 bits after each multiplication
+(:func:`row_terms`), a relative error of a few ulps.  The sums of such terms
+(:func:`wide_sums`) are exact, rounded once to 53 bits: by :func:`venncal._kernels.exact_sum.run_sums` on the terms
 scaled by one power of two when their exponents span less than
 :data:`SPAN` bits (any data with weights and forecasts in the normal
 range), by Python integers otherwise.
@@ -21,7 +24,8 @@ import itertools
 
 import numpy as np
 
-__all__ = ["SPAN", "exact_product_terms", "normalized", "over_root", "row_terms", "wide_sums"]
+__all__ = ["SPAN", "exact_difference", "exact_product_terms", "exact_terms", "normalized",
+           "over_root", "row_terms", "wide_sums"]
 
 #: The widest span of exponents summed by one scaling: the largest term is scaled to below
 #: 2**955 (so sums of up to 2**45 rows stay below 2**1000) and the smallest stays at or
@@ -54,6 +58,56 @@ def exact_product_terms(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.nd
     """
     ma, ka = np.frexp(np.asarray(a, dtype=float))
     mb, kb = np.frexp(np.asarray(b, dtype=float))
+    hi, lo, k = _mantissa_product(ma, ka, mb, kb)
+    return np.concatenate([hi, lo]), np.concatenate([k, k])
+
+
+def exact_difference(a, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``a - b`` exactly, as two floats ``(hi, lo)``: ``hi`` the rounded difference, ``lo`` its error.
+
+    Knuth's two-sum: exact for any finite floats whose difference does not
+    overflow (subnormals included).
+
+    Examples
+    --------
+    >>> hi, lo = exact_difference(1.0, np.array([0.1]))
+    >>> float(hi[0]), float(lo[0]) != 0.0
+    (0.9, True)
+    """
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    hi = a - b
+    bb = hi - a
+    lo = (a - (hi - bb)) + (-b - bb)
+    return hi, lo
+
+
+def exact_terms(first: np.ndarray, *sums: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The row-wise products ``first * (h1 + l1) * (h2 + l2) ...`` exactly, as terms ``(m, k)``.
+
+    Each row's product is the sum of ``T`` terms ``m * 2**k`` (``T`` up to
+    ``4**len(sums)``; a factor whose error parts ``l`` are all 0 doubles no
+    term), stored row after row: row ``i``'s terms are ``[i * T, (i + 1) * T)``,
+    so that ``T = m.shape[0] // len(first)``.  Exact for any exponents.
+    """
+    first = np.asarray(first, dtype=float)
+    m, k = np.frexp(first)
+    terms = [(m, k.astype(np.int64))]
+    for hi, lo in sums:
+        parts = [np.frexp(np.asarray(part, dtype=float))
+                 for part in ((hi, lo) if np.any(lo) else (hi,))]
+        grown = []
+        for tm, tk in terms:
+            for pm, pk in parts:
+                a, b, kk = _mantissa_product(tm, tk, pm, pk)
+                grown += [normalized(a, kk), normalized(b, kk)]
+        terms = grown
+    return (np.stack([tm for tm, _ in terms], axis=1).ravel(),
+            np.stack([tk for _, tk in terms], axis=1).ravel())
+
+
+def _mantissa_product(ma, ka, mb, kb):
+    """``(hi, lo, k)``: ``(ma * mb) * 2**(ka + kb) == (hi + lo) * 2**k`` exactly (Dekker)."""
     hi = ma * mb
     split = 134217729.0  # 2**27 + 1
     ah = split * ma
@@ -63,8 +117,7 @@ def exact_product_terms(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.nd
     bh = bh - (bh - mb)
     bl = mb - bh
     lo = ((ah * bh - hi) + ah * bl + al * bh) + al * bl
-    k = (ka + kb).astype(np.int64)
-    return np.concatenate([hi, lo]), np.concatenate([k, k])
+    return hi, lo, (ka + kb).astype(np.int64)
 
 
 def normalized(values: np.ndarray, exponents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
