@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import warnings
 
 import numpy as np
 import pytest
@@ -227,6 +228,24 @@ def test_subnormal_forecast_gives_valid_json(family, capsys, tmp_path):
     result = json.loads(out, parse_constant=lambda c: pytest.fail(f"non-JSON constant {c}"))
     assert np.isfinite(result["final_log10_S"])
     # the protected forecasts' log loss is the base's minus log10 S
+    assert result["protected"]["log10_loss"] == pytest.approx(
+        result["base"]["log10_loss"] - result["final_log10_S"], rel=1e-12)
+
+
+@pytest.mark.parametrize("family", ["quadratic", "cubic"])
+def test_forecasts_at_the_ends_of_the_unit_interval_raise_no_numpy_warning(family, capsys,
+                                                                         tmp_path):
+    # attack 33 F5: a protected p' rounding to 1 (p = 1 - 2**-53, label 0) made the summary
+    # take log10(0) before replacing it by the identity: numpy's "divide by zero" warning
+    path = tmp_path / "e.csv"
+    rows = [(0.3, 1), (1 - 2**-53, 0), (5e-324, 1), (0.7, 0), (1 - 2**-53, 0), (0.5, 1)] * 20
+    path.write_text("p,y\n" + "".join(f"{p!r},{y}\n" for p, y in rows))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        code, out, err = run(capsys, "monitor", str(path), "--prob-col", "p", "--label-col", "y",
+                             "--family", family, "--json")
+    assert code == 0 and "Warning" not in err, err
+    result = json.loads(out, parse_constant=lambda c: pytest.fail(f"non-JSON constant {c}"))
     assert result["protected"]["log10_loss"] == pytest.approx(
         result["base"]["log10_loss"] - result["final_log10_S"], rel=1e-12)
 

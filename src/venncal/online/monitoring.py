@@ -76,12 +76,15 @@ def check_forecasts(p: np.ndarray, y01: np.ndarray, source: str) -> None:
         )
 
 
-def _scores(y01: np.ndarray, p: np.ndarray) -> dict[str, float | None]:
+def _scores(y01: np.ndarray, p: np.ndarray, log10_loss: float | None = None) -> dict:
+    """The summary's scores of forecasts ``p``; ``log10_loss`` when given (else computed)."""
     from ..metrics import brier_loss, roc_auc
 
     both = 0 < int(y01.sum()) < y01.shape[0]
+    if log10_loss is None:
+        log10_loss = float(-np.sum(np.log10(np.where(y01, p, 1.0 - p))))
     return {
-        "log10_loss": float(-np.sum(np.log10(np.where(y01, p, 1.0 - p)))),
+        "log10_loss": log10_loss,
         "brier": brier_loss(y01, p),
         "auc": roc_auc(y01, p) if both else None,
     }
@@ -146,12 +149,12 @@ def monitor(p, y01, family: str = DEFAULT_FAMILY, *, jump_rate: float = 0.01, me
             progress.update(b, b / n)
     found = _changes(factors, changes, alpha, threshold)
     final = float(log10[-1])
-    protected = _scores(y01, proba)
     # The Jumper's identity: the protected forecasts' log loss is the base's minus log10 S
-    # (exact where -log10 p' is not: p' can be subnormal).  S = 0 (log10 S = -inf) only
-    # with a family that gave the label probability 0: then the protected loss is infinite.
+    # (exact where -log10 p' is not: p' can be subnormal, or 1 - p' round to 0, so it is
+    # never evaluated).  S = 0 (log10 S = -inf) only with a family that gave the label
+    # probability 0: then the protected loss is infinite.
     base = _scores(y01, p)
-    protected["log10_loss"] = base["log10_loss"] - final
+    protected = _scores(y01, proba, log10_loss=base["log10_loss"] - final)
     summary = {
         "rows": int(n),
         "positive_label": positive,
