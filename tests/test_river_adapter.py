@@ -177,3 +177,30 @@ def test_jump_rate_is_any_real_scalar_checked_by_the_jumper():
     with pytest.raises(ValueError, match="jump_rate must be a finite real number"):
         bad = ProtectedRiverClassifier(linear_model.LogisticRegression(), jump_rate=True)
         bad.learn_one({"x": 1.0}, True)
+
+
+@pytest.mark.parametrize("q", [1e-17, 1e-300, 5e-324])
+def test_a_negative_class_probability_1_minus_which_rounds_to_1_is_refused_plainly(q):
+    # attack 33 F4: a model giving only {False: 1e-17} was shown as {False: 0.0, True: 1.0},
+    # and the label False raised "p = 1 ... gave probability 0 to its label False", a
+    # forecast the model never made
+    class Negative(base.Classifier):
+        def learn_one(self, x, y):
+            pass
+
+        def predict_proba_one(self, x):
+            return {False: q}
+
+    model = ProtectedRiverClassifier(Negative(), classes=[False, True])
+    said = f"the model's probability of False for this x is {q!r}, below 2\\*\\*-53"
+    with pytest.raises(ValueError, match=said):
+        model.predict_proba_one({})
+    before = model.jumper.log10_value
+    with pytest.raises(ValueError, match=said):
+        model.learn_one({}, False)
+    assert model.jumper.log10_value == before
+    # at 2**-53 and above, 1 - q is not 1: the Jumper learns
+    model = ProtectedRiverClassifier(Negative(), classes=[False, True])
+    Negative.predict_proba_one = lambda self, x: {False: 2.0**-53}
+    model.learn_one({}, False)
+    assert np.isfinite(model.jumper.log10_value)

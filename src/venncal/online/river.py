@@ -133,7 +133,16 @@ class ProtectedRiverClassifier(base.Classifier):
         if pos in proba:
             value = float(proba[pos])
         elif neg in proba:
-            value = 1.0 - float(proba[neg])
+            q = float(proba[neg])
+            value = 1.0 - q
+            if value == 1.0 and q > 0.0:  # not certainty, but float64 cannot tell it apart
+                raise ValueError(
+                    f"the model's probability of {neg!r} for this x is {q!r}, below 2**-53: "
+                    f"its probability of {pos!r}, 1 - {q!r}, rounds to 1.0 in float64, and "
+                    f"the Jumper, whose forecasts are probabilities of {pos!r}, would take it "
+                    f"for certainty (probability 0 for {neg!r}); keep the model's "
+                    "probabilities at least 2**-53 from 0 and 1 (clip them)"
+                )
         else:
             return 0.5
         if not 0.0 <= value <= 1.0:  # NaN included
