@@ -185,6 +185,23 @@ def test_alarm_is_the_first_crossing():
         mart.alarm(1.0)
 
 
+def test_a_martingale_equal_to_one_over_alpha_alarms():
+    # attack 33 F3: every factor exactly 2 (f(p) = 0 or 2p - 1, p = 1/2, label 0), so
+    # S_k = 2**k; the alarm at alpha = 2**-k compared the rounded log10 S_k with log10 2**k
+    # and missed it in 159 of k = 1..199
+    from venncal.online import family
+
+    fam = family(lambda p: np.where(p <= 0.5, 0.0, 2 * p - 1))
+    missed = []
+    for k in range(1, 200):
+        mart = JumperMartingale(fam, 1.0, classes=[0, 1])
+        res = mart.run(np.full(k, 0.5), np.zeros(k, dtype=int))
+        if not (mart.alarm(2.0**-k) == res.alarm(2.0**-k) == k):
+            missed.append(k)
+        assert mart.alarm(2.0 ** -(k + 1)) is None  # S_k = 2**k is not 2**(k+1)
+    assert missed == []
+
+
 @pytest.mark.parametrize("make", [lambda: JumperMartingale(jump_rate=0.01), MeanJumper])
 def test_ville_alarm_rate_under_the_null(make):
     # Labels drawn from the base forecasts: P(sup S >= 1/alpha) <= alpha.

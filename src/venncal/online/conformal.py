@@ -136,7 +136,11 @@ class ConformalResult:
         return float(self.log10_martingale[-1])
 
     def alarm(self, alpha: float) -> int | None:
-        """First step ``n`` of this run (counted in the stream) with ``S_n >= 1/alpha``, or None."""
+        """First step ``n`` of this run (counted in the stream) with ``S_n >= 1/alpha``, or None.
+
+        ``log10 S_n`` within 8 ulps below ``log10(1/alpha)`` counts
+        (:func:`venncal.online._state.alarm_level`).
+        """
         hits = np.flatnonzero(self.log10_martingale >= alarm_level(alpha))
         return int(self.start + hits[0] + 1) if hits.size else None
 
