@@ -96,6 +96,36 @@ def test_the_slope_has_its_last_digits_beside_a_leverage_point():
     assert line.fit_intercept == pytest.approx(fit_intercept, rel=1e-14, abs=0.0)
 
 
+def test_the_slope_has_its_last_digits_beside_far_logits_and_weights_near_2_53():
+    # attack 33 F6: p of 1e-300 (logit -691) and 1e-17 among ordinary forecasts; the fit stopped
+    # at gradient 6.6e-13 with the slope 7.5e-10 off, and the polishing Newton step that took
+    # the gradient to 4.8e-16 was refused because the loss's rounding (2e-14) "raised" it
+    p = [0.2311051868246631, 0.4496442952536005, 1e-17, 0.6864368405867622,
+        0.04770355750606621, 1e-17, 0.6799416553538078, 0.12068644283707546, 0.1,
+        0.9999999999999999, 0.4112669883264877, 0.3313717689876547, 0.9999999999999999, 0.9,
+        0.5401650248527955, 0.624843513671861, 0.01, 0.05642784221346139,
+        0.8123094334807228, 0.5288092050691132, 0.25, 0.7924350416955073,
+        0.9196473209311538, 1e-17, 0.05550600113504629, 1e-300, 0.01, 0.73531555718748,
+        0.8049252790347754, 0.6621167701451044]
+    y = [0, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 1, 0, 1, 0, 0, 1, 1, 0, 1, 1, 0, 0, 0, 0, 1,
+        1, 1]
+    w = [9007199254740990.0, 9007199254740992.0, 9007199254740990.0, 9007199254740990.0,
+        9007199254740990.0, 9007199254740992.0, 9007199254740992.0, 9007199254740990.0,
+        9007199254740991.0, 9007199254740992.0, 9007199254740989.0, 9007199254740991.0,
+        9007199254740992.0, 9007199254740989.0, 9007199254740989.0, 9007199254740989.0,
+        9007199254740992.0, 9007199254740992.0, 9007199254740992.0, 9007199254740990.0,
+        9007199254740991.0, 9007199254740991.0, 9007199254740990.0, 9007199254740989.0,
+        9007199254740989.0, 9007199254740989.0, 9007199254740991.0, 9007199254740990.0,
+        9007199254740991.0, 9007199254740991.0]
+    line = calibration_slope_intercept(np.array(y), np.array(p), sample_weight=np.array(w))
+    with localcontext() as ctx:
+        ctx.prec = 60
+        slope, fit_intercept = _mle(y, [_logit(v) for v in p], [Decimal(v) for v in w])
+    # was 10.26418492769039 against 10.264184935432684
+    assert line.slope == pytest.approx(slope, rel=1e-13, abs=0.0)
+    assert line.fit_intercept == pytest.approx(fit_intercept, rel=1e-13, abs=0.0)
+
+
 @pytest.mark.parametrize("clip", [1e-12, 2.0**-53, 2.0**-54, 1e-17, 1e-300, 5e-324])
 def test_a_tiny_clip_clips_at_plus_minus_its_logit(clip):
     y = [0, 1, 0, 1, 1, 0, 1, 0]
