@@ -183,11 +183,40 @@ def test_a_million_distinct_scores_load_under_the_default_limit(tmp_path):
     persist.save(model, tmp_path / "m.json.gz")
     copy = persist.load(tmp_path / "m.json.gz")
     assert copy.p1_.tobytes() == model.p1_.tobytes()
-    # about 70 MB counted: it would load with a limit of an eighth of the default
-    copy = persist.load(tmp_path / "m.json.gz", max_bytes=MAX_BYTES // 8)
+    # about 137 MB counted (each array three times): it loads with a limit of half the default
+    copy = persist.load(tmp_path / "m.json.gz", max_bytes=MAX_BYTES // 2)
     assert copy.scores_.tobytes() == model.scores_.tobytes()
     with pytest.raises(ModelFormatError, match="more than max_bytes=20000000 allows"):
         persist.load(tmp_path / "m.json.gz", max_bytes=20_000_000)
+
+
+@pytest.mark.parametrize("version", [1, 3])
+def test_a_load_that_succeeds_peaks_below_max_bytes(tmp_path, version):
+    # attack 33 F2: each array was counted once, and a 17.9 MB file that save could write
+    # peaked at 827 MiB inside load under the 512 MiB default (2.66 times its arrays)
+    rng = np.random.default_rng(3)
+    n = 200_000
+    scores = rng.random(n)
+    model = venncal.VennAbersCalibrator().fit(scores, rng.random(n) < scores)
+    path = tmp_path / "m.json"
+    persist.save(model, path, format_version=version)
+    lo, hi = 1, 1 << 31  # the least max_bytes that loads, to 1 %
+    while hi - lo > hi // 100:
+        mid = (lo + hi) // 2
+        try:
+            persist.load(path, max_bytes=mid)
+            hi = mid
+        except ModelFormatError:
+            lo = mid
+    peaks = []
+    for _ in range(3):  # tracemalloc also counts other threads' allocations: the least of 3
+        tracemalloc.start()
+        try:
+            persist.load(path, max_bytes=hi)
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+    assert min(peaks) < lo, (min(peaks), lo)
 
 
 @pytest.mark.parametrize("version", [1, 2, 3])
