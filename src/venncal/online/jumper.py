@@ -197,9 +197,7 @@ class _Jumper(SingleCalls, OnlineCalibrator):
 
         Under the base forecasts, by Ville's inequality, an alarm is raised
         with probability at most ``alpha`` over the whole infinite stream.
-        None if ``S_n`` has stayed below ``1/alpha``.  ``log10 S_n`` within 8
-        ulps below ``log10(1/alpha)`` counts, so an ``S_n`` equal to ``1/alpha``
-        alarms (:func:`venncal.online._state.alarm_level`).
+        None if ``S_n`` has stayed below ``1/alpha`` (to 8 ulps of ``log10 S``: ``alarm_level``).
         """
         self._flush()
         return self._records.first_at_least(alarm_level(alpha))
