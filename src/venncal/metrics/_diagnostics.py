@@ -33,7 +33,8 @@ from .._validation import NONE, Interval, validate_params, warn_if_relative_weig
 from ._checks import _check_inputs
 from ._docstrings import fill
 from ._smooth import _smooth_ece
-from ._wide import exact_difference, exact_product_terms, exact_terms, over_root, row_terms, wide_sums
+from ._wide import (exact_difference, exact_product_terms, exact_terms, over_root, row_terms,
+                    wide_sums)
 
 __all__ = [
     "CalibrationLine",
@@ -244,7 +245,7 @@ def _cumulative(y01, p, w) -> np.ndarray:
     ps = p[order]
     last = np.flatnonzero(np.r_[ps[1:] != ps[:-1], True])  # the end of each run of ties
     m, k = exact_terms(w[order], exact_difference(y01[order], ps))
-    per_row = m.shape[0] // ps.shape[0]  # each row's terms are together: a run ends at its last
+    per_row = m.shape[0] // max(ps.shape[0], 1)  # a row's terms together: runs end at the last
     path, exponents = wide_sums(m, k, last * per_row + (per_row - 1))
     var, b = _total(*exact_product_terms(w, p * (1.0 - p)))
     if not var > 0.0:

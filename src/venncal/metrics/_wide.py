@@ -12,10 +12,11 @@ floats each, every product as two; rounded terms of weights 2**100 whose
 deviations cancel to 0 gave z = -4.4e6 where the exact z is 5e-24), the
 positive variance terms rounded to 53 bits after each multiplication
 (:func:`row_terms`), a relative error of a few ulps.  The sums of such terms
-(:func:`wide_sums`) are exact, rounded once to 53 bits: by :func:`venncal._kernels.exact_sum.run_sums` on the terms
-scaled by one power of two when their exponents span less than
-:data:`SPAN` bits (any data with weights and forecasts in the normal
-range), by Python integers otherwise.
+(:func:`wide_sums`) are exact, rounded once to 53 bits: by
+:func:`venncal._kernels.exact_sum.run_sums` on the terms scaled by one
+power of two when their exponents span less than :data:`SPAN` bits (any
+data with weights and forecasts in the normal range), by Python integers
+otherwise.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ def exact_product_terms(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.nd
 
 
 def exact_difference(a, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``a - b`` exactly, as two floats ``(hi, lo)``: ``hi`` the rounded difference, ``lo`` its error.
+    """``a - b`` exactly, as two floats ``(hi, lo)``: ``hi`` rounded, ``lo`` its error.
 
     Knuth's two-sum: exact for any finite floats whose difference does not
     overflow (subnormals included).
@@ -82,12 +83,13 @@ def exact_difference(a, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return hi, lo
 
 
-def exact_terms(first: np.ndarray, *sums: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+def exact_terms(first: np.ndarray,
+                *sums: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """The row-wise products ``first * (h1 + l1) * (h2 + l2) ...`` exactly, as terms ``(m, k)``.
 
-    Each row's product is the sum of ``T`` terms ``m * 2**k`` (``T`` up to
-    ``4**len(sums)``; a factor whose error parts ``l`` are all 0 doubles no
-    term), stored row after row: row ``i``'s terms are ``[i * T, (i + 1) * T)``,
+    Each row's product is the sum of ``T`` terms ``m * 2**k`` (each factor
+    multiplies ``T`` by 4, or by 2 when its error parts ``l`` are all 0),
+    stored row after row: row ``i``'s terms are ``[i * T, (i + 1) * T)``,
     so that ``T = m.shape[0] // len(first)``.  Exact for any exponents.
     """
     first = np.asarray(first, dtype=float)
