@@ -11,9 +11,10 @@ memory:
   default's quarter, takes about a second);
 - before the text is parsed, the Python objects its JSON values will take
   are bounded from its punctuation (:func:`json_cost`) and charged;
-- every array is charged three times its bytes (itself, the state derived
-  from it, the checks' temporaries) before it is allocated, and must leave
-  room for a copy more: a load that succeeds peaks below the budget.
+- every array is charged 1.5 times its bytes (itself and the state derived
+  from it) before it is allocated, with room for a copy of it besides, and
+  a calibrator's checks must find room for 1.5 times its arrays (their
+  temporaries, freed after): a load that succeeds peaks below the budget.
 """
 
 from __future__ import annotations
@@ -83,6 +84,10 @@ class Budget:
     def __init__(self, limit: int | None):
         self.limit = limit
         self.used = 0
+        #: the bytes of the arrays decoded so far, and of those in documents already checked
+        #: (a wrapper reserves for its own arrays' checks, not its members')
+        self.arrays = 0
+        self.claimed = 0
 
     @property
     def text_cap(self) -> int | None:
@@ -104,23 +109,31 @@ class Budget:
         self.used += nbytes
 
     def charge_array(self, nbytes: int, shape, dtype: str, where: str) -> None:
-        """Count an array of ``nbytes`` bytes three times (itself, the state derived from it, the
-        checks' temporaries), with room for one more copy besides.
+        """Count an array of ``nbytes`` bytes and half as much for the state derived from it,
+        with room for a temporary copy of it besides.
 
-        A loaded IVAP derives 0.4 times its saved arrays, and the checks'
-        temporaries peak at 2.66 times them in all (tracemalloc, 1e6 and 8e6
-        distinct scores); counted once, a 17.9 MB file that ``save`` could
+        A loaded IVAP derives 0.4 times its saved arrays (tracemalloc, 1e6
+        scores); the checks' temporaries are reserved per calibrator
+        (:meth:`reserve`).  Counted once, a 17.9 MB file that ``save`` could
         write took 827 MiB under the 512 MiB default (attack 33 F2).
         """
         nbytes += ARRAY_OVERHEAD
-        if self.limit is not None and self.used + 4 * nbytes > self.limit:
+        kept = nbytes + nbytes // 2
+        if self.limit is not None and self.used + kept + nbytes > self.limit:
             raise self._refuse(
                 where,
-                f"an array of shape {shape} and dtype {dtype} ({nbytes} bytes, and three times "
-                f"as much for the state derived from it and for checking it; {self.used} bytes "
+                f"an array of shape {shape} and dtype {dtype} ({nbytes} bytes, half as much "
+                f"for the state derived from it and as much for checking it; {self.used} bytes "
                 "already counted)",
             )
-        self.used += 3 * nbytes
+        self.used += kept
+        self.arrays += nbytes
+
+    def reserve(self, nbytes: int, where: str) -> None:
+        """Refuse unless ``nbytes`` more fit now (a calibrator's checks: freed when they end)."""
+        if self.limit is not None and self.used + nbytes > self.limit:
+            raise self._refuse(where, f"checking the loaded state ({nbytes} bytes of "
+                                      f"temporaries, {self.used} bytes already counted)")
 
 
 def _gunzip(raw: bytes, budget: Budget) -> bytearray:
