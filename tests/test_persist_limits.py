@@ -354,3 +354,18 @@ def test_json_cost_bounds_the_parsed_objects(text):
     kind = max(1, (sys.getsizeof(text) - sys.getsizeof("")) // len(text))
     assert peak <= kind * len(text) + json_cost(data)
     assert json_cost(data) == json_cost(text)
+
+
+@pytest.mark.parametrize("name", ["m.json", "m.json.gz"])
+def test_a_small_model_is_read_without_a_buffer_of_the_whole_cap(tmp_path, name):
+    # attack 35: read(max_bytes // 4 + 1) allocated 128 MiB to read a 2 KB model
+    model = venncal.VennAbersCalibrator().fit([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1])
+    persist.save(model, tmp_path / name)
+    persist.load(tmp_path / name)
+    tracemalloc.start()
+    try:
+        persist.load(tmp_path / name)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * MIB, peak
