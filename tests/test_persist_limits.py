@@ -212,12 +212,15 @@ def test_a_wrapper_of_ivaps_is_counted_near_its_peak(tmp_path):
             hi = mid
         except ModelFormatError:
             lo = mid
-    tracemalloc.start()
-    try:
-        persist.load(path, max_bytes=hi)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    peaks = []
+    for _ in range(3):  # tracemalloc also counts other threads' allocations: the least of 3
+        tracemalloc.start()
+        try:
+            persist.load(path, max_bytes=hi)
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+    peak = min(peaks)
     assert peak < lo and hi < 1.5 * peak, (peak, lo, hi)
 
 
@@ -362,10 +365,12 @@ def test_a_small_model_is_read_without_a_buffer_of_the_whole_cap(tmp_path, name)
     model = venncal.VennAbersCalibrator().fit([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1])
     persist.save(model, tmp_path / name)
     persist.load(tmp_path / name)
-    tracemalloc.start()
-    try:
-        persist.load(tmp_path / name)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert peak < 8 * MIB, peak
+    peaks = []
+    for _ in range(3):  # tracemalloc also counts other threads' allocations: the least of 3
+        tracemalloc.start()
+        try:
+            persist.load(tmp_path / name)
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+    assert min(peaks) < 8 * MIB, peaks
