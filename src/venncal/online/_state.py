@@ -22,7 +22,8 @@ def alarm_level(alpha: float) -> float:
     S``, rounded, lies within about an ulp of its exact value, so an ``S``
     equal to ``1/alpha`` (``2**10`` at ``alpha = 2**-10``) alarms, where the
     bare comparison missed it in 159 of ``k = 1..199`` (attack 33 F3); an
-    ``S`` within 2e-15 (relative) below ``1/alpha`` may alarm too, which
+    ``S`` below ``1/alpha`` by a factor within ``10**(8 ulp)`` may alarm too
+    (8e-15 relative at ``alpha = 0.01``, 1e-12 at ``alpha = 1e-300``), which
     changes Ville's bound by as much.
 
     Examples
