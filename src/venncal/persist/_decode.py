@@ -408,16 +408,14 @@ def _from_document(doc, outer: _Context, where: str, verified: bool):
         expected = {"classes_", *getattr(cls, "_state", ())}
         _check_keys(state, expected - (set(getattr(cls, "_state_added", {})) - state.keys()),
                     f"{inner}.state")
-        budget = ctx.budget
-        arrays, claimed = budget.arrays, budget.claimed
+        unchecked = ctx.budget.unchecked
         for name, value in state.items():
             setattr(calibrator, name, _decode(value, f"{inner}.state.{name}", ctx, verified))
         # the checks' temporaries, of this calibrator's own arrays (its members' were checked
-        # with theirs): an IVAP's peak at 1.26 times its arrays beyond them and the state
-        # derived from them (tracemalloc, 1e6 and 8e6 scores)
-        total = budget.arrays - arrays
-        budget.reserve(3 * (total - (budget.claimed - claimed)) // 2, inner)
-        budget.claimed = claimed + total
+        # with theirs and taken off): an IVAP's peak at 1.26 times its arrays beyond them and
+        # the state derived from them (tracemalloc, 1e6 and 8e6 scores)
+        ctx.budget.reserve(3 * (ctx.budget.unchecked - unchecked) // 2, inner)
+        ctx.budget.unchecked = unchecked
         # attributes computed from the saved ones (not saved: IVAP's q0_), then the checks
         checks += [("_derive_state", "inconsistent state"), ("_check_state", "inconsistent state")]
     for check, what in checks:

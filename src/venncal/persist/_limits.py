@@ -84,10 +84,9 @@ class Budget:
     def __init__(self, limit: int | None):
         self.limit = limit
         self.used = 0
-        #: the bytes of the arrays decoded so far, and of those in documents already checked
-        #: (a wrapper reserves for its own arrays' checks, not its members')
-        self.arrays = 0
-        self.claimed = 0
+        #: the bytes of the arrays decoded and not yet checked (a document's checks take
+        #: its own: its members' were checked, and taken off, before)
+        self.unchecked = 0
 
     @property
     def text_cap(self) -> int | None:
@@ -127,7 +126,7 @@ class Budget:
                 "already counted)",
             )
         self.used += kept
-        self.arrays += nbytes
+        self.unchecked += nbytes
 
     def reserve(self, nbytes: int, where: str) -> None:
         """Refuse unless ``nbytes`` more fit now (a calibrator's checks: freed when they end)."""
@@ -195,19 +194,14 @@ def _read_capped(f, cap: int | None):
     """
     if cap is None:
         return f.read()
-    first = f.read(min(CHUNK, cap + 1))
-    parts = [first]
-    total = len(first)
-    while first and total <= cap:
-        first = f.read(min(CHUNK, cap + 1 - total))
-        parts.append(first)
-        total += len(first)
-    if isinstance(parts[0], str):
-        return "".join(parts)
-    data = bytearray()
-    for piece in parts:
-        data += piece
-    return data
+    piece = f.read(min(CHUNK, cap + 1))
+    data = [piece] if isinstance(piece, str) else bytearray(piece)  # bytes: grown in place
+    total = len(piece)
+    while piece and total <= cap:
+        piece = f.read(min(CHUNK, cap + 1 - total))
+        data += [piece] if isinstance(data, list) else piece
+        total += len(piece)
+    return "".join(data) if isinstance(data, list) else data
 
 
 def read_document_text(path, budget: Budget) -> str:
