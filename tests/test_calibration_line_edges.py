@@ -139,3 +139,80 @@ def test_a_tiny_clip_clips_at_plus_minus_its_logit(clip):
     # clip = 1e-17 gave slope 0.0 (fit_intercept 0.0, gradient_norm 0.0): 1 - clip rounded to 1
     assert np.isfinite(line.slope) and line.slope > 0.0
     assert line.slope == pytest.approx(slope, rel=1e-12, abs=0.0)
+
+
+# Attack 35 F0: rows near-separated by heavy weights, made non-separable only by a light row
+# (p = 0.323, y = 1, weight 0.034).  The fit stopped where the gradient was within tol relative
+# to the total weight, on the heavy rows' near-separation, blind to the rows that bound the
+# slope: slope 3.4e10 (gradient_norm 2.6e-12) where the MLE is 85.2, with no error.  A fit is
+# now the maximum only if a Newton step there moves no weighted row's logit by more than 1e-6
+# (Platt's rule); where float64 cannot take it there, it is an error.
+_NEAR_SEPARATED = ([0, 0, 1, 1], [1e-17, 0.62, 0.99, 0.323])
+
+
+def _profile_mle(y, x, w, digits=40):
+    """The MLE by bisection on the profile likelihood's derivative (Decimals): for each slope b
+    the intercept c solves sum w (sigmoid(c + b x) - y) = 0; b solves the profile's score.
+    Slower than :func:`_mle`, but it needs no start near the maximum."""
+    def root(f):  # of an increasing f
+        lo, hi = Decimal(-1), Decimal(1)
+        while f(lo) > 0:
+            lo *= 2
+        while f(hi) < 0:
+            hi *= 2
+        while hi - lo > Decimal(10) ** -digits * (1 + abs(lo)):
+            mid = (lo + hi) / 2
+            lo, hi = (lo, mid) if f(mid) > 0 else (mid, hi)
+        return (lo + hi) / 2
+
+    def intercept(b):
+        return root(lambda c: sum(wi * (_sig(c + b * xi) - yi) for yi, xi, wi in zip(y, x, w)))
+
+    def profile_score(b):
+        c = intercept(b)
+        return sum(wi * (_sig(c + b * xi) - yi) * xi for yi, xi, wi in zip(y, x, w))
+
+    b = root(profile_score)
+    return float(b), float(intercept(b))
+
+
+@pytest.mark.parametrize("e", [10, 22])
+def test_a_light_row_that_bounds_the_slope_gives_the_mle(e):
+    y, p = _NEAR_SEPARATED
+    w = [10.0 ** (1.5 * e), 10.0**e, 10.0 ** (1.4 * e), 0.034]
+    line = calibration_slope_intercept(np.array(y), np.array(p), sample_weight=np.array(w))
+    with localcontext() as ctx:
+        ctx.prec = 60
+        slope, fit_intercept = _profile_mle(y, [_logit(v) for v in p], [Decimal(v) for v in w])
+    assert line.slope == pytest.approx(slope, rel=1e-12, abs=0.0)  # e = 22: 31.48964555558109
+    assert line.fit_intercept == pytest.approx(fit_intercept, rel=1e-12, abs=0.0)
+
+
+@pytest.mark.parametrize("w", [  # the slope it gave, and the MLE (_profile_mle, 120 digits)
+    [1e299, 1e200, 1e287, 0.034],  # 3.43e10 against 85.23
+    [3.16e37, 1e25, 1e35, 0.034],  # 2114 against 35.53
+    [10.0**42, 1e28, 10.0**39.2, 0.034],  # 30116 against 39.57
+    [10.0**120, 1e80, 10.0**112, 0.034],  # 121660 against 109.56
+])
+def test_a_light_row_lost_beside_heavy_ones_is_an_error_not_another_slope(w):
+    y, p = _NEAR_SEPARATED
+    with pytest.raises(ValueError, match=r"did not converge.*span a factor of .*cannot be "
+                                         r"resolved in float64.*rescale sample_weight"):
+        calibration_slope_intercept(np.array(y), np.array(p), sample_weight=np.array(w))
+
+
+def test_a_light_row_lost_among_many_is_an_error():
+    # attack 35's 17-row case: slope 8.2e10 against an MLE near 1e3
+    p = [0.6201097901854827, 0.3231068120061924, 0.005957895029025592, 1e-17,
+         0.8310171216815103, 0.7526193448309737, 0.02767311468643988, 0.6271425707069946, 0.01,
+         0.5519186364119885, 0.3625116036249833, 0.9, 0.9386536140258573, 0.7, 0.99,
+         0.8184222856355375, 0.26474697566693073]
+    y = [0, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0]
+    w = [5.885716623367596e+202, 0.03430985341191987, 5.63360512144381e+66,
+         2.0008962784764218e+299, 1.6317133370346194e+99, 2.428286487856439e+22,
+         8.348014000392916e-31, 6.81479894556059e-101, 5.311946293616934e+139,
+         2.509989355583314e-99, 1.746374187181866e+188, 2.1261644132844967e+36,
+         6.241186853696335e+248, 2.9973572698342265e-31, 1.3086949162549644e+287,
+         5.226726849841918e-230, 1.6854107799285528e-128]
+    with pytest.raises(ValueError, match="cannot be resolved in float64"):
+        calibration_slope_intercept(np.array(y), np.array(p), sample_weight=np.array(w))

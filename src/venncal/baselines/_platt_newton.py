@@ -13,6 +13,12 @@ import math
 import numpy as np
 from scipy.special import expit
 
+from ..parametric._binary import (  # shared with the calibration slope (metrics)
+    LOGIT_TOL as _LOGIT_TOL,
+    largest_move as _largest_move,
+    step_and_noise as _step_and_noise,
+)
+
 # Newton's method in standardized coordinates, on the mean loss: the gradient
 # is of order one at the start, so these tolerances are relative.
 _GTOL = 1e-12
@@ -33,11 +39,6 @@ _GTOL_LOOSE = 1e-8
 # A refit (_fit_tails) stopped at the limit of float64 precision is converged only if
 # the Newton step there is below this, relative.
 _SETTLED = 1e-6
-# A fit is converged only if the Newton step there moves no score's logit by more than
-# this: the gradient of the mean loss is no measure when most of the weight sits at one
-# score (2**53 beside weights of 1: the other scores' terms are 1e-16 of the loss, and
-# a gradient below _GTOL left their logits off by 1e-2).
-_LOGIT_TOL = 1e-6
 
 
 def _softplus(z):
@@ -155,56 +156,6 @@ def _settled(d, x, v) -> bool:
     the scaling (below ``2**-1022`` of the largest) does not count.
     """
     return _largest_move(d, x, v) <= _LOGIT_TOL
-
-
-def _largest_move(d, x, v) -> float:
-    move = np.abs(d[0] * x + d[1])
-    if not (v > 0).all():
-        move = move[v > 0]
-    return float(np.max(move, initial=0.0))
-
-
-def _precision(x, c1, c0, theta):
-    """Return ``(step, noise)`` at ``theta``: how far float64 leaves the logits from the MLE.
-
-    See :func:`_step_and_noise`.
-    """
-    u = theta[0] * x + theta[1]
-    p = expit(u)
-    q = expit(-u)
-    r = c0 * p - c1 * q
-    h = (c1 + c0) * p * q
-    hx = h * x
-    H = np.array([[np.dot(hx, x), hx.sum()], [hx.sum(), h.sum()]])
-    return _step_and_noise(x, c1, c0, p, q, np.array([np.dot(r, x), r.sum()]), H)
-
-
-def _step_and_noise(x, c1, c0, p, q, g, H):
-    """``(step, noise)`` from the probabilities ``p``, ``q = 1 - p``, gradient and Hessian.
-
-    ``step``: the largest change of a (weighted) calibration score's logit by the Newton
-    step (about its distance to the optimum).  ``noise``: the same for a
-    step of the gradient's rounding errors alone (a bound: each term of the
-    gradient to four units in its last place), the precision to which
-    float64 determines the fit.  Both are ``inf`` for a singular Hessian.
-    """
-    top = float(np.max(np.abs(H)))
-    if not top > 0:
-        return math.inf, math.inf
-    top = math.ldexp(1.0, math.frexp(top)[1])  # a power of two: exact
-    H = H / top
-    det = H[0, 0] * H[1, 1] - H[0, 1] * H[1, 0]
-    if not (det > 0 and np.isfinite(det)):
-        return math.inf, math.inf
-    with np.errstate(over="ignore"):  # det * top below the float64 range: numerically singular
-        inv = np.array([[H[1, 1], -H[0, 1]], [-H[1, 0], H[0, 0]]]) / (det * top)
-    if not np.isfinite(inv).all():
-        return math.inf, math.inf
-    m = c0 * p + c1 * q  # the size of each gradient term before it cancels
-    ax = np.abs(x)
-    err = 4.0 * 2.0**-53 * np.array([np.dot(m, ax), m.sum()])
-    v = c1 + c0
-    return _largest_move(-(inv @ g), x, v), _largest_move(np.abs(inv) @ err, ax, v)
 
 
 def _small_step(d, theta) -> bool:

@@ -21,6 +21,7 @@ from ..parametric._inputs import (
     clipped_log_sides,
     clipped_weight,
 )
+from ..parametric._binary import logit_precision as _precision
 from ._platt_newton import (
     _LOGIT_TOL,
     _MAX_ITER,
@@ -31,7 +32,6 @@ from ._platt_newton import (
     _inverse_plus_two,
     _log_class_sums,
     _negatives,
-    _precision,
     _scaled_weights,
     _unresolved,
 )

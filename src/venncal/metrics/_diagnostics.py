@@ -436,7 +436,7 @@ def _offset_fit(x, c1, c0, tol):
 
 
 def _calibration_line(y01, p, w, clip=None, tol=1e-10, max_iter=100) -> CalibrationLine:
-    from ..parametric._binary import fit_logistic
+    from ..parametric._binary import LOGIT_TOL, fit_logistic, line_precision
 
     y01, x, c1, c0 = _logit_inputs(y01, p, w, clip)
     if x.max() == x.min():
@@ -453,12 +453,21 @@ def _calibration_line(y01, p, w, clip=None, tol=1e-10, max_iter=100) -> Calibrat
     # the two-parameter fit first: it refuses a class too light for float64 (fit_logistic)
     fit = fit_logistic(x[:, None], c1, c0, intercept=True, nonneg=[False], tol=tol,
                        max_iter=max_iter, polish=3, settle=True)  # to the last digits
+    spread = np.concatenate([c1[c1 > 0], c0[c0 > 0]])
+    ratio = float(np.max(spread)) / float(np.min(spread))
+    hint = (f"; the weights span a factor of {ratio:.3g}: rows this much lighter than "
+            "others cannot be resolved in float64 (rescale sample_weight into a narrower range, "
+            "or drop the lightest rows)" if ratio > 1e8 else "")
     if not fit.converged:
-        spread = np.concatenate([c1[c1 > 0], c0[c0 > 0]])
-        ratio = float(np.max(spread)) / float(np.min(spread))
-        hint = (f"; the weights span a factor of {ratio:.3g}: rows this much lighter than "
-                "others cannot be resolved in float64" if ratio > 1e8 else "")
         raise _not_converged("two-parameter fit", fit.why + hint)
+    step, noise = line_precision(x, c1, c0, float(fit.coef[0]), float(fit.intercept))
+    if not (step <= LOGIT_TOL and noise <= LOGIT_TOL):
+        # the gradient met tol relative to the total weight, but the rows that bound the
+        # slope weigh too little beside it to be seen (attack 35 F0: 0.034 beside 1e37)
+        where = ("the Hessian there is singular in float64" if not math.isfinite(step + noise)
+                 else f"a Newton step there still moves a row's logit by {step:.3g} (float64's "
+                 f"rounding alone by {noise:.3g}; at the maximum both are below {LOGIT_TOL:g})")
+        raise _not_converged("two-parameter fit", f"the gradient is within tol, but {where}{hint}")
     a, g1, n1 = _offset_fit(x, c1, c0, tol)
     return CalibrationLine(float(fit.coef[0]), float(a), float(fit.intercept),
                            max(g1, fit.grad_norm), max(n1, fit.n_iter))
@@ -481,8 +490,8 @@ def calibration_slope_intercept(
     ``logit(p)``: damped Newton steps on the standardised feature (the core
     of :mod:`venncal.parametric`), stopped when the max-norm of the gradient
     of the (weighted) mean negative log-likelihood, divided by the lighter
-    class's share of the weight, is at most ``tol`` and the Newton step is
-    short.  The intercept is the root of its score, found by Brent's method
+    class's share of the weight, is at most ``tol`` and a Newton step from
+    there moves no weighted row's logit by more than 1e-6.  The intercept is the root of its score, found by Brent's method
     to the last bits.  Weights are frequency weights; the fits do not
     change with a common factor of the weights.  Weights that span so many
     decades that the light rows' pull on the fit is lost in float64 beside
@@ -514,8 +523,9 @@ def calibration_slope_intercept(
         If ``p`` holds 0 or 1 (without ``clip``), if the rows of positive
         weight hold a single class (intercept infinite), if ``p`` is
         constant (slope undefined), if ``logit(p)`` separates the labels
-        (slope infinite), or if a fit does not reach ``tol`` (for instance
-        weights spanning more decades than float64 resolves).
+        (slope infinite), or if a fit does not reach ``tol`` or the short
+        Newton step (for instance weights spanning more decades than float64
+        resolves: a row of 0.034 that alone bounds the slope, beside 1e35).
 
     Examples
     --------

@@ -24,14 +24,16 @@ from typing import NamedTuple
 
 import numpy as np
 from scipy.optimize import linprog
+from scipy.special import expit
 
 from .._kernels.parametric_binary import logistic_terms, logistic_value
 from ._inputs import check_open_proba, clipped_log_sides, power_of_two_scale
 from .._newton import minimize_convex
 
 __all__ = [
-    "BinaryFit", "Separable", "check_open_proba", "fit_logistic", "lighter_share", "log_odds",
-    "log_sides", "scaled_class_weights",
+    "LOGIT_TOL", "BinaryFit", "Separable", "check_open_proba", "fit_logistic", "largest_move",
+    "lighter_share", "line_precision", "log_odds", "log_sides", "logit_precision",
+    "scaled_class_weights", "step_and_noise",
 ]
 
 
@@ -42,6 +44,13 @@ class Separable(ValueError):
 #: The smallest ``share = 2 min(W1, W0) / W`` (the lighter class's share of the weight,
 #: doubled) that is fitted: below it the class's gradient lies past float64's normal range.
 MIN_SHARE = 2.0**-1022
+
+#: A fit is converged only if the Newton step there moves no score's logit by more than
+#: this (:func:`logit_precision`): the gradient of the mean loss is no measure when most of
+#: the weight sits at one score (2**53 beside weights of 1: the other scores' terms are
+#: 1e-16 of the loss, and a gradient below 1e-12 left Platt's logits off by 1e-2), nor when
+#: the rows that bound the slope weigh 1e-37 of the rest (attack 35 F0).
+LOGIT_TOL = 1e-6
 
 
 class BinaryFit(NamedTuple):
@@ -270,3 +279,68 @@ def _separable(Z, c1, c0, constrained) -> bool:
     bounds = [(0.0, 1.0) if j in constrained else (-1.0, 1.0) for j in range(d)]
     res = linprog(objective, A_ub=A, b_ub=np.zeros(A.shape[0]), bounds=bounds, method="highs")
     return bool(res.status == 0 and -res.fun > 1e-8 * max(1, A.shape[0]))
+
+
+def largest_move(d, x, v) -> float:
+    """The largest ``|d[0] x + d[1]|`` over the rows of positive weight ``v``: how far the
+    step ``d`` of (slope, intercept) on the feature ``x`` moves a weighted row's logit."""
+    move = np.abs(d[0] * x + d[1])
+    if not (v > 0).all():
+        move = move[v > 0]
+    return float(np.max(move, initial=0.0))
+
+
+def logit_precision(x, c1, c0, theta):
+    """Return ``(step, noise)`` at ``theta``: how far float64 leaves the logits from the MLE.
+
+    See :func:`step_and_noise`.
+    """
+    u = theta[0] * x + theta[1]
+    p = expit(u)
+    q = expit(-u)
+    r = c0 * p - c1 * q
+    h = (c1 + c0) * p * q
+    hx = h * x
+    H = np.array([[np.dot(hx, x), hx.sum()], [hx.sum(), h.sum()]])
+    return step_and_noise(x, c1, c0, p, q, np.array([np.dot(r, x), r.sum()]), H)
+
+
+def line_precision(x, c1, c0, slope, offset):
+    """``(step, noise)`` of :func:`logit_precision` at the line ``offset + slope x`` of a
+    feature ``x`` in its own unit (standardized here by the weights ``c1 + c0``)."""
+    total = float(np.sum(c1 + c0))
+    c1, c0 = c1 / total, c0 / total
+    center = float(np.dot(c1 + c0, x))
+    dev = x - center
+    spread = float(np.max(np.abs(dev)))
+    scale = spread * math.sqrt(float(np.dot(c1 + c0, (dev / spread) ** 2)))
+    theta = np.array([slope * scale, offset + slope * center])
+    return logit_precision(dev / scale, c1, c0, theta)
+
+
+def step_and_noise(x, c1, c0, p, q, g, H):
+    """``(step, noise)`` from the probabilities ``p``, ``q = 1 - p``, gradient and Hessian.
+
+    ``step``: the largest change of a (weighted) calibration score's logit by the Newton
+    step (about its distance to the optimum).  ``noise``: the same for a
+    step of the gradient's rounding errors alone (a bound: each term of the
+    gradient to four units in its last place), the precision to which
+    float64 determines the fit.  Both are ``inf`` for a singular Hessian.
+    """
+    top = float(np.max(np.abs(H)))
+    if not top > 0:
+        return math.inf, math.inf
+    top = math.ldexp(1.0, math.frexp(top)[1])  # a power of two: exact
+    H = H / top
+    det = H[0, 0] * H[1, 1] - H[0, 1] * H[1, 0]
+    if not (det > 0 and np.isfinite(det)):
+        return math.inf, math.inf
+    with np.errstate(over="ignore"):  # det * top below the float64 range: numerically singular
+        inv = np.array([[H[1, 1], -H[0, 1]], [-H[1, 0], H[0, 0]]]) / (det * top)
+    if not np.isfinite(inv).all():
+        return math.inf, math.inf
+    m = c0 * p + c1 * q  # the size of each gradient term before it cancels
+    ax = np.abs(x)
+    err = 4.0 * 2.0**-53 * np.array([np.dot(m, ax), m.sum()])
+    v = c1 + c0
+    return largest_move(-(inv @ g), x, v), largest_move(np.abs(inv) @ err, ax, v)
