@@ -186,6 +186,23 @@ def test_non_convergence_warns():
     assert cal.converged_ is False
 
 
+def test_a_light_row_that_bounds_the_map_is_fitted_or_warned():
+    # attack 35 F0 in the logistic core: rows near-separated by heavy weights, made
+    # non-separable only by a row of 0.034 (p = 0.323, y = 1).  At weights up to 1e299 the
+    # fit stopped where the gradient met tol relative to the total weight: a_ = 0,
+    # b_ = 3.3e11, converged_ True, calling the y = 0 row of weight 1e200 at 0.62 a certain 1.
+    # A fit now converges only when a Newton step there moves no weighted row's logit by
+    # more than 1e-6; the search goes on until it does, or warns.
+    p, y = np.array([1e-17, 0.62, 0.99, 0.323]), np.array([0, 0, 1, 1])
+    for cls in (BetaCalibrator, QuadraticLogisticCalibrator):
+        with pytest.warns(ConvergenceWarning, match="Newton step there is still long"):
+            cls().fit(p, y, sample_weight=np.array([1e299, 1e200, 1e287, 0.034]))
+        for w in ([1e15, 1e10, 1e14, 0.034], [3.16e37, 1e25, 1e35, 0.034]):  # these warned
+            cal = cls().fit(p, y, sample_weight=np.array(w))
+            q = cal.predict_proba(p)[:, 1]
+            assert cal.converged_ and q[1] < 1e-11 and q[2] == 1.0 and q[3] < 1e-15
+
+
 def test_kernel_equals_its_literal_twin():
     rng = np.random.default_rng(10)
     X = np.ascontiguousarray(rng.normal(size=(50, 3)) * [1, 30, 1])

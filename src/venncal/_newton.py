@@ -197,6 +197,7 @@ def minimize_convex(
     terms: Callable[[np.ndarray], tuple[float, np.ndarray, np.ndarray]], x0, *,
     value: Callable[[np.ndarray], float] | None = None, tol: float = 1e-10, max_iter: int = 100,
     polish: int = 0, settle: bool = False,
+    short: Callable[[np.ndarray, np.ndarray], bool] | None = None,
 ) -> MinimumND:
     """Minimise a smooth convex function of ``x`` in R^d by damped Newton steps.
 
@@ -213,7 +214,9 @@ def minimize_convex(
     steps.  ``converged`` also asks that the Newton step at the end be
     below ``1e-6 (1 + max |x|)``: a gradient that vanishes while the steps
     stay long is an infimum at infinity (separable classes), not a
-    minimum.  The caller warns or raises on ``converged=False``.  With
+    minimum.  ``short(x, d)``, if given, replaces that test of the Newton
+    step ``d`` at ``x`` (e.g. a step that moves no fitted value by more than
+    a tolerance).  The caller warns or raises on ``converged=False``.  With
     ``settle``, where the gradient is within ``tol`` but the Newton step is
     still long (only rows of small weight curve the function along some
     direction), the search goes on, as long as steps lower the value or the
@@ -235,7 +238,7 @@ def minimize_convex(
     f, g, H = terms(x)
     gnorm = float(np.max(np.abs(g))) if g.size else 0.0
     it = 0
-    while it < max_iter and not (gnorm <= tol and (not settle or _short_step(x, g, H))):
+    while it < max_iter and not (gnorm <= tol and (not settle or _short_step(x, g, H, short))):
         if not (np.isfinite(f) and np.isfinite(gnorm)):
             break
         d = _newton_direction(g, np.asarray(H, dtype=np.float64))
@@ -264,7 +267,7 @@ def minimize_convex(
         it += 1
     # A vanishing gradient with Newton steps that do not shrink is an infimum at
     # infinity (e.g. separable classes), not a minimum.
-    converged = gnorm <= tol and _short_step(x, g, H)
+    converged = gnorm <= tol and _short_step(x, g, H, short)
     for _ in range(polish if converged else 0):
         xt = x + _newton_direction(g, np.asarray(H, dtype=np.float64))
         ft, gt, Ht = terms(xt)
@@ -280,12 +283,14 @@ def minimize_convex(
     return MinimumND(x, float(f), g, gnorm, it, bool(converged))
 
 
-def _short_step(x: np.ndarray, g: np.ndarray, H) -> bool:
-    """Whether the Newton step at ``x`` is below ``1e-6 (1 + max |x|)`` (any step is, in no
-    dimension)."""
+def _short_step(x: np.ndarray, g: np.ndarray, H, short=None) -> bool:
+    """Whether the Newton step ``d`` at ``x`` is short: ``short(x, d)``, by default ``max |d|
+    <= 1e-6 (1 + max |x|)`` (any step is, in no dimension)."""
     if not g.size:
         return True
     d = _newton_direction(g, np.asarray(H, dtype=np.float64))
+    if short is not None:
+        return bool(short(x, d))
     return float(np.max(np.abs(d))) <= 1e-6 * (1.0 + float(np.max(np.abs(x))))
 
 

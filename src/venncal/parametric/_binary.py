@@ -157,6 +157,13 @@ class _Problem:
     def value(self, theta):
         return logistic_value(self.Z, self.c1, self.c0, theta) / self.total
 
+    def short(self, theta, d) -> bool:
+        """Whether the Newton step ``d`` moves no weighted row's logit by more than
+        ``LOGIT_TOL``: the gradient, relative to the total weight, is no measure of the rows
+        that weigh 1e-37 of it, though they alone may bound the fit (attack 35 F0)."""
+        move = np.abs(self.Z @ d)[(self.c1 + self.c0) > 0.0]
+        return float(np.max(move, initial=0.0)) <= LOGIT_TOL
+
 
 def fit_logistic(X, c1, c0, *, intercept: bool, nonneg, tol: float, max_iter: int,
                  polish: int = 0, settle: bool = False) -> BinaryFit:
@@ -203,7 +210,7 @@ def fit_logistic(X, c1, c0, *, intercept: bool, nonneg, tol: float, max_iter: in
             x0[-1] = start_c
         face = full.sub(free)
         m = minimize_convex(face.terms, x0, value=face.value, tol=gtol, max_iter=max_iter,
-                             polish=polish, settle=settle)
+                             polish=polish, settle=settle, short=face.short)
         theta = np.zeros(Z.shape[1])
         theta[free] = m.x
         f, g, _ = full.terms(theta)

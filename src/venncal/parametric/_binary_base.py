@@ -77,7 +77,7 @@ class BinaryParametricCalibrator(ProbaFitScores, ScoreCalibrator):
         X, intercept, nonneg, store = self._design(q, k)
         try:
             fit = fit_logistic(X, c1, c0, intercept=intercept, nonneg=nonneg,
-                               tol=self.tol, max_iter=self.max_iter)
+                               tol=self.tol, max_iter=self.max_iter, settle=True)
         except Separable as exc:
             raise ValueError(f"{name}: {exc}; no finite {name} fits these scores") from None
         except ValueError as exc:
