@@ -358,3 +358,19 @@ def test_an_unbounded_bracket_does_not_pin_the_minimiser(scale, light):
         cal = TemperatureCalibrator(score="logit").fit(z, [1, 0, 0], sample_weight=[1, 1, light])
     assert cal.converged_ or any(issubclass(w.category, ConvergenceWarning) for w in caught)
     assert cal.inverse_temperature_ * scale > 300  # far past the old stop (1 and 33)
+
+
+@pytest.mark.parametrize("heavy", [1e6, 1e12, 1e15, 1e37, 1e299])
+def test_rows_on_an_exponential_tail_fit_the_bisection_in_few_evaluations(heavy):
+    # Near-separated rows of heavy weight beside a row of weight 1e-5 of them (sitting 23):
+    # the loss falls along an exponential tail from the start (beta = 1 / mean gap = 2.2e5)
+    # to the minimiser 2.5, where Halley's steps kept one length (4.1 from beta = 877 on),
+    # and the search ran out of its 200 evaluations at beta = 101 (weights 1e15) with a
+    # ConvergenceWarning.  A step longer than half the one before now cuts the bracket.
+    x = np.log([1e-17, 0.62, 0.99, 0.323]) - np.log1p(-np.array([1e-17, 0.62, 0.99, 0.323]))
+    Z, y = np.column_stack([np.zeros(4), x]), np.array([0, 0, 1, 1])
+    w = np.array([heavy, heavy * 1e-5, heavy * 1e-1, 0.034])
+    cal = TemperatureCalibrator().fit(Z, y, sample_weight=w)
+    beta = temperature_bisection(Z, y, w)
+    assert cal.converged_ and cal.n_iter_ <= 40
+    assert cal.inverse_temperature_ == pytest.approx(beta, rel=2e-6, abs=0.0)
