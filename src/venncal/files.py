@@ -21,8 +21,8 @@ from ._engine import takes_class_scores
 from ._validation import check_sample_weight
 from .tables import Param, ParameterError, Retype, TableError, open_table, open_writer
 
-__all__ = ["calibrator_for", "fit_file", "method_calibrator", "takes_class_scores",
-           "transform_file"]
+__all__ = ["calibrator_for", "check_column_order", "fit_file", "method_calibrator",
+           "takes_class_scores", "transform_file"]
 
 #: Why ``uncalibrated`` (a comparison's reference row) is not fitted.
 UNCALIBRATED = (
@@ -318,7 +318,7 @@ def _fit(calibrator, kind, columns, score_cols, y, weights, groups, return_summa
         else:
             summary = calibrator.summaries(scores, y, weights, **groups)
             calibrator.fit_summary(summary)  # what fit does, keeping the summaries
-        _check_column_order(scores, y, calibrator.classes_, weights, score_cols)
+        check_column_order(scores, y, calibrator.classes_, weights, score_cols)
         return summary
     else:
         scores = columns[score_cols[0]]
@@ -328,8 +328,10 @@ def _fit(calibrator, kind, columns, score_cols, y, weights, groups, return_summa
     return summary
 
 
-def _check_column_order(scores, y, classes, weights, score_cols) -> None:
-    """Warn when the class-score columns look out of the order of the classes."""
+def check_column_order(scores, y, classes, weights, score_cols, option="--score-cols") -> None:
+    """Warn when the class-score columns ``score_cols`` look out of the order of the
+    ``classes`` (by :func:`venncal.multiclass._order.column_order_note`): ``fit_file`` and
+    ``venncal evaluate --prob-cols`` call it."""
     import warnings
 
     from .multiclass._labels import class_codes
@@ -337,8 +339,9 @@ def _check_column_order(scores, y, classes, weights, score_cols) -> None:
 
     # each row's index among the fitted classes, by the labels' one rule (the fit has
     # refused labels outside them already)
-    codes = class_codes(y, y.shape[0], classes, classes.shape[0])[1]
-    note = column_order_note(scores, codes, classes, weights, names=score_cols)
+    codes = class_codes(y, y.shape[0], classes, len(classes))[1]
+    note = column_order_note(scores, codes, classes, weights, names=score_cols,
+                             option=option)
     if note:
         warnings.warn(note, UserWarning, stacklevel=3)
 

@@ -258,6 +258,7 @@ def run(args: argparse.Namespace) -> int:
 def _multiclass(args, report: Reporter, source: str, columns: dict, probs: dict) -> int:
     """Evaluate K columns of class probabilities; return the exit code."""
     from .._columns import class_probabilities, weight_column
+    from ..files import check_column_order
     from ..metrics import evaluate_multiclass
 
     y = columns[args.label_col]
@@ -273,6 +274,7 @@ def _multiclass(args, report: Reporter, source: str, columns: dict, probs: dict)
                                  diagnostics=args.diagnostics, bootstrap=args.bootstrap)
     except (ValueError, TypeError) as exc:
         raise CLIError(f"cannot evaluate {source}: {as_read(exc)}") from None
+    check_column_order(proba, y, classes, weights, list(probs), "--prob-cols")  # as fit's
     report.info(f"{source}: {y.shape[0]:,} rows, classes {', '.join(map(repr, classes))} "
                 f"(columns {', '.join(probs)}), {args.bins} {args.strategy} bins")
     if args.plot:

@@ -60,7 +60,8 @@ class OrderTally(NamedTuple):
 
 def column_order_note(scores: np.ndarray, codes: np.ndarray, classes: Sequence,
                       sample_weight: np.ndarray | None = None,
-                      names: Sequence[str] | None = None) -> str | None:
+                      names: Sequence[str] | None = None,
+                      option: str = "--score-cols") -> str | None:
     """Return a warning when another order of the columns fits the labels far better, else None.
 
     The warning is given when, with each row's largest score read as its
@@ -78,6 +79,9 @@ def column_order_note(scores: np.ndarray, codes: np.ndarray, classes: Sequence,
     sample_weight : ndarray of shape (n_samples,), default=None
     names : sequence of K str, default=None
         The columns' names, for the message (default: their positions).
+    option : str, default="--score-cols"
+        The command line's option that lists the columns (named in the advice for
+        labels that ``--classes`` cannot name).
 
     Examples
     --------
@@ -89,11 +93,11 @@ def column_order_note(scores: np.ndarray, codes: np.ndarray, classes: Sequence,
     the score columns look out of the order of the classes: read as classes 'a', 'b', 'c' (in the order of the columns x, y, z), each row's largest score names its label on 0% of the rows; read as 'b', 'c', 'a', on 100%; name the class of each column, in column order (classes=['b', 'c', 'a'] in Python, --classes b,c,a on the command line)
     """
     tally = OrderTally.of(scores, codes, len(classes), sample_weight)
-    return order_note(tally, classes, names)
+    return order_note(tally, classes, names, option)
 
 
-def order_note(tally: OrderTally, classes: Sequence,
-               names: Sequence[str] | None = None) -> str | None:
+def order_note(tally: OrderTally, classes: Sequence, names: Sequence[str] | None = None,
+               option: str = "--score-cols") -> str | None:
     """:func:`column_order_note` from the rows' :class:`OrderTally`."""
     from scipy.optimize import linear_sum_assignment
 
@@ -118,7 +122,7 @@ def order_note(tally: OrderTally, classes: Sequence,
         column = dict(zip(cls.tolist(), col.tolist()))
         cli = ("; on the command line, where --classes cannot name labels holding a comma or "
                "spaces at their ends, give the columns in the order of the classes: "
-               f"--score-cols {shlex.quote(','.join(names[column[k]] for k in range(K)))}")
+               f"{option} {shlex.quote(','.join(names[column[k]] for k in range(K)))}")
     else:
         cli = "; on the command line, give the columns in the order of the classes"
     return (
