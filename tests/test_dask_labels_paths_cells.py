@@ -9,6 +9,7 @@ classes are named; text labels whose orders agree are fitted as the text they ar
 
 import io
 import os
+import re
 
 import numpy as np
 import pytest
@@ -360,3 +361,40 @@ def test_summarize_names_a_text_label_by_its_number():
             assert np.array_equal(getattr(got, name), getattr(want, name))
     with pytest.raises(venncal.tables.ParameterError, match="names both labels"):
         classes_for(["1", "1.0"], 1)
+
+
+@pytest.mark.parametrize("kind", ["decimal", "int"])
+def test_parquet_files_of_different_column_types_are_not_cast_to_one(tmp_path, kind):
+    """Dask writes Parquet output in one schema, the first file's: a decimal(5, 2) score of
+    -0.69 in the second file came out as -0.6900000000000001 (12 of 100 cells, pyarrow's cast),
+    exit 0 (attack 37 F1); int64 then double failed with a cut pyarrow message (F2).  Such
+    files are refused for Parquet output, naming the column, the types and the files; CSV
+    output writes each file's own cells."""
+    import decimal
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from venncal.tables import TableError
+
+    rng = np.random.default_rng(5)
+    s = np.round(rng.uniform(-3, 3, 100), 2)
+    y = (rng.random(100) < 0.5).astype("int64")
+    first = pa.array(s) if kind == "decimal" else pa.array(np.round(s * 100).astype("int64"))
+    second = (pa.array([decimal.Decimal(f"{v:.2f}") for v in s], pa.decimal128(5, 2))
+              if kind == "decimal" else pa.array(s))
+    (tmp_path / "in").mkdir()
+    pq.write_table(pa.table({"s": first, "y": y}), tmp_path / "in" / "a.parquet")
+    pq.write_table(pa.table({"s": second, "y": y}), tmp_path / "in" / "b.parquet")
+    model = venncal.IsotonicCalibrator().fit(s, y)
+    types = "decimal128(5, 2) here and double" if kind == "decimal" else "double here and int64"
+    with pytest.raises(TableError, match=rf"b.parquet: column 's' is {re.escape(types)} in "
+                                         r".*a.parquet; .*one schema.*write CSV output"):
+        vd.transform_files(tmp_path / "in", model, tmp_path / "out", score_col="s")
+    assert not (tmp_path / "out").exists()
+    vd.transform_files(tmp_path / "in", model, tmp_path / "o2" / "x-*.csv", score_col="s")
+    got = pd.read_csv(tmp_path / "o2" / "x-1.csv", dtype={"s": str})  # b.parquet's rows
+    if kind == "decimal":
+        assert got.s.tolist() == [f"{v:.2f}" for v in s]  # the decimals' own text
+    else:
+        assert np.array_equal(got.s.astype(float).to_numpy(), s)

@@ -265,6 +265,8 @@ def transform_files(
             source=inputs.source, column=clash[0],
         )
     typed_out = target.kind == "parquet"
+    if typed_out:
+        _files.check_parquet_types(inputs)
     # CSV to CSV passes every cell's text through; to Parquet, types are inferred
     text = header if (inputs.kind == "csv" and not typed_out) else score_cols
     raw = _files.read_frame(inputs, None, text if inputs.kind == "csv" else (), header, blocksize)
