@@ -293,3 +293,68 @@ def test_the_specification_example_of_the_canonical_encoding():
     )
     assert "`o` `02000000` `s` `01000000` `a` `n` `s` `01000000` `b` `l` `02000000` `d`" in (
         " ".join(text.split()))
+
+
+def test_nested_checksums_of_a_crafted_file_are_linear_in_its_size(monkeypatch):
+    # attack 36 F1: below a document whose checksum did not match, every nested document's
+    # checksum re-encoded its members: 100 documents nested around a list of 1e6 numbers
+    # (a 2 MB file) took 127 s to refuse.  The nested checks now encode at most twice the
+    # outer document's bytes in all (counted here, not timed).
+    from venncal.persist import _decode
+
+    encoded = []
+    real = _decode.document_crc32_sized
+
+    def counted(doc):
+        crc, size = real(doc)
+        encoded.append(size)
+        return crc, size
+
+    monkeypatch.setattr(_decode, "document_crc32_sized", counted)
+    doc = {"format": "venncal.calibrator", "format_version": 3, "venncal_version": "0.1.0",
+           "class": "venncal.baselines.PlattCalibrator",
+           "params": {"classes": [0] * 10_000, "targets": "platt"}, "state": None, "crc32": 1}
+    for level in range(40):
+        doc = {"format": "venncal.calibrator", "format_version": 3, "venncal_version": "0.1.0",
+               "class": "venncal.negated.NegatedScoreCalibrator", "params": {"calibrator": doc},
+               "state": None if level < 39 else {}, "crc32": 1}
+    with pytest.raises(ModelFormatError, match="checksum does not match"):
+        persist.load(io.StringIO(json.dumps(doc)))
+    assert sum(encoded) <= 4 * encoded[0] and len(encoded) <= 4  # it was 41 encodings
+    # a corrupt inner document of an ordinary file is still named (test_checksum_errors_say_where)
+
+
+@pytest.mark.parametrize("big", [10**400, -(10**400), 2**64 + 1, 2**53 + 1],
+                         ids=["1e400", "-1e400", "2**64+1", "2**53+1"])
+def test_integers_beyond_the_doubles_are_refused_not_crashed(tmp_path, big):
+    # an integer beyond the range of doubles in a document raised OverflowError from the
+    # checksum (math.copysign converts it) and then from the parameter check (math.isfinite)
+    assert persist._checksum.document_crc32({"a": big}) == persist._checksum.document_crc32(
+        {"a": float("inf") if big > 2**1024 else float("-inf") if big < -2**1024 else float(big)})
+    doc = json.loads(_text(venncal.PlattCalibrator().fit([0.1, 0.4, 0.6, 0.9], [0, 1, 0, 1])))
+    doc["params"]["eps"] = big
+    with pytest.raises(ModelFormatError, match="eps must be a finite real number"):
+        persist.load(io.StringIO(json.dumps(doc)))
+
+
+def test_lists_of_numbers_encode_as_their_items_one_by_one():
+    # the canonical encoding packs a list of plain numbers at once (numpy): the same bytes
+    from venncal.persist import _checksum
+
+    rng = random.Random(3)
+    pool = [0, -0.0, 1, 2**53 + 1, 2**63 - 1, -(2**63) - 1, 2**64 + 3, 10**400, -(10**400),
+            1e308, 5e-324, float("inf"), True, None, "x"]
+    for _ in range(500):
+        items = [rng.choice(pool + [rng.random(), rng.randint(-2**70, 2**70)])
+                 for _ in range(rng.randint(0, 40))]
+        if rng.random() < 0.7:  # numbers only
+            items = [v for v in items if type(v) in (int, float)]
+        one_by_one = _checksum._Crc()
+        one_by_one.buf += b"l" + _checksum._COUNT(len(items))
+        for item in items:
+            _checksum._encode(item, one_by_one)
+        one_by_one.flush()
+        at_once = _checksum._Crc()
+        _checksum._encode(items, at_once)
+        at_once.flush()
+        assert (at_once.crc, at_once.size) == (one_by_one.crc, one_by_one.size)

@@ -167,8 +167,8 @@ def validate_params(owner: str, params: Mapping[str, object], constraints: Mappi
         value = params[name]
         try:
             ok = any(rule(value) for rule in allowed)
-        except TypeError:  # a comparison the value does not support
-            ok = False
+        except (TypeError, OverflowError):  # a comparison the value does not support, or
+            ok = False  # an integer beyond the doubles (10**400 for a real: isfinite raises)
         if not ok:
             wanted = " or ".join(str(rule) for rule in allowed)
             raise ValueError(f"{owner}: {name} must be {wanted}; got {value!r}")

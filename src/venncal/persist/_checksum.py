@@ -30,12 +30,15 @@ import zlib
 
 import numpy as np
 
-__all__ = ["array_crc32", "document_crc32"]
+__all__ = ["array_crc32", "document_crc32", "document_crc32_sized"]
 
 _DOUBLE = struct.Struct("<d").pack
 _COUNT = struct.Struct("<I").pack
+_NUMBERS = frozenset({int, float})  # not bool: true and false are encoded as t and f
 # The canonical encoding is fed to zlib.crc32 in pieces of about this size.
 _FLUSH = 1 << 20
+# A list of numbers is encoded this many at a time.
+_PIECE = 1 << 14
 
 
 def array_crc32(arr: np.ndarray) -> int:
@@ -53,15 +56,26 @@ def array_crc32(arr: np.ndarray) -> int:
 class _Crc:
     """A running CRC-32 fed through a small buffer."""
 
-    __slots__ = ("buf", "crc")
+    __slots__ = ("buf", "crc", "size")
 
     def __init__(self):
         self.buf = bytearray()
         self.crc = 0
+        self.size = 0  # the bytes fed so far
 
     def flush(self) -> None:
         self.crc = zlib.crc32(self.buf, self.crc)
+        self.size += len(self.buf)
         self.buf.clear()
+
+
+def _doubles(values: list) -> bytes:
+    """The encodings of numbers (ints and floats), ``d`` and the 8 little-endian bytes of
+    each as a double (numpy converts an integer as ``float`` does: OverflowError beyond)."""
+    out = np.empty((len(values), 9), dtype=np.uint8)
+    out[:, 0] = ord("d")
+    out[:, 1:] = np.array(values, dtype="<f8").view(np.uint8).reshape(-1, 8)
+    return out.tobytes()
 
 
 def _double(x) -> float:
@@ -69,8 +83,8 @@ def _double(x) -> float:
         return x
     try:
         return float(x)
-    except OverflowError:  # an integer beyond the range of doubles
-        return math.copysign(math.inf, x)
+    except OverflowError:  # an integer beyond the range of doubles (copysign would convert it)
+        return math.inf if x > 0 else -math.inf
 
 
 def _utf8(s: str) -> bytes:
@@ -98,8 +112,19 @@ def _encode(value, out: _Crc, skip: str | None = None) -> None:
     elif isinstance(value, list):
         buf += b"l"
         buf += _COUNT(len(value))
-        for item in value:
-            _encode(item, out)
+        if len(value) > 1 and set(map(type, value)) <= _NUMBERS:
+            for start in range(0, len(value), _PIECE):  # 'd' and each double, as below
+                piece = value[start:start + _PIECE]
+                try:
+                    buf += _doubles(piece)
+                except OverflowError:  # an integer beyond doubles
+                    for item in piece:
+                        _encode(item, out)
+                if len(buf) >= _FLUSH:
+                    out.flush()
+        else:
+            for item in value:
+                _encode(item, out)
     elif isinstance(value, dict):
         if value.get("type") == "ndarray":
             skip = "data"
@@ -128,7 +153,12 @@ def document_crc32(document: dict) -> int:
     ...     {"a": {"type": "ndarray", "data": [2]}})
     True
     """
+    return document_crc32_sized(document)[0]
+
+
+def document_crc32_sized(document: dict) -> tuple[int, int]:
+    """Return :func:`document_crc32` and the length in bytes of the canonical encoding."""
     out = _Crc()
     _encode(document, out, skip="crc32")
     out.flush()
-    return out.crc
+    return out.crc, out.size
