@@ -206,8 +206,10 @@ class _Bag:
 def conformal_pvalues(scores, *, nonconformity: str = "high", seed: int = 0) -> np.ndarray:
     """Smoothed conformal p-values of each score against the scores before it (from step 1).
 
-    ``O(n log n)`` through a Fenwick tree on ranks; the counts are exact integers,
-    so each p-value is exact to the rounding of ``(gt + U eq) / n``.
+    ``O(n log n)`` through a Fenwick tree on ranks; the counts ``gt`` and ``eq`` are
+    exact integers, and each p-value ``(gt + U eq) / n`` is rounded three times
+    (the product, the sum, the quotient): within 2 ulps of the exact value (attack 36:
+    1.84 ulps at most over 3,885 p-values against fractions).
 
     Parameters
     ----------
