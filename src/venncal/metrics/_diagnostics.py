@@ -491,8 +491,9 @@ def calibration_slope_intercept(
     of :mod:`venncal.parametric`), stopped when the max-norm of the gradient
     of the (weighted) mean negative log-likelihood, divided by the lighter
     class's share of the weight, is at most ``tol`` and a Newton step from
-    there moves no weighted row's logit by more than 1e-6.  The intercept is the root of its score, found by Brent's method
-    to the last bits.  Weights are frequency weights; the fits do not
+    there moves no weighted row's logit by more than 1e-6.  The intercept
+    is the root of its score, found by Brent's method to the last bits.
+    Weights are frequency weights; the fits do not
     change with a common factor of the weights.  Weights that span so many
     decades that the light rows' pull on the fit is lost in float64 beside
     the heavy ones (one row of 1e100 among rows of 1) are an error, not a
