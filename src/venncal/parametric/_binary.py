@@ -161,7 +161,8 @@ class _Problem:
         """Whether the Newton step ``d`` moves no weighted row's logit by more than
         ``LOGIT_TOL``: the gradient, relative to the total weight, is no measure of the rows
         that weigh 1e-37 of it, though they alone may bound the fit (attack 35 F0)."""
-        move = np.abs(self.Z @ d)[(self.c1 + self.c0) > 0.0]
+        with np.errstate(over="ignore", invalid="ignore"):  # a step past the doubles is long
+            move = np.abs(self.Z @ d)[(self.c1 + self.c0) > 0.0]
         return float(np.max(move, initial=0.0)) <= LOGIT_TOL
 
 
