@@ -31,8 +31,7 @@ from .._rows import RowError
 from ..tables import Param, ParameterError, TableError, column_numbers, file_format, na_markers, open_table
 from ..tables._cells import EMPTY_NUMBER
 
-__all__ = ["DASK", "NUM", "InputFiles", "check_headers", "check_parquet_types", "input_files",
-           "parsed", "read_frame"]
+__all__ = ["DASK", "NUM", "InputFiles", "check_headers", "input_files", "parsed", "read_frame"]
 
 #: How messages name this reader (the command line: --engine dask).
 DASK = Param("engine", python="venncal.dask")
@@ -112,45 +111,44 @@ def input_files(data, sep: str | None = None) -> InputFiles:
     return InputFiles(data, files, kind, (sep or name_sep) if kind == "csv" else None, compression)
 
 
-def check_headers(inputs: InputFiles, roles: dict[str, Sequence[str]]) -> list[str]:
-    """Check every file's header for the columns of ``roles`` (parameter -> names); return one."""
-    header = None
+def check_headers(inputs: InputFiles, roles: dict[str, Sequence[str]],
+                  one_schema: bool = False) -> list[str]:
+    """Check every file's header for the columns of ``roles`` (parameter -> names); return one.
+
+    ``one_schema`` (for Parquet output): Parquet files whose shared columns
+    differ in type are refused.  Dask writes every partition in one schema
+    (the first file's): another type would be cast to it, a decimal
+    ``-0.69`` to the double after ``-0.69`` (pyarrow's cast is not correctly
+    rounded, attack 37 F1), an int64 column into a double one not at all (a
+    cut pyarrow error, F2).
+    """
+    header = first = None
     for path in inputs.files:
         with open_table(path, sep=inputs.sep) as table:
             for param, names in roles.items():
                 table.check_columns(names, param)
             if header is None:
-                header = table.columns
+                header, first = table.columns, getattr(table, "schema", None)
             elif inputs.kind == "csv" and table.columns != header:
                 raise _fail(
                     path, f"its header differs from that of {inputs.files[0]}; ", DASK,
                     " reads CSV files with one header",
                 )
+            elif one_schema and inputs.kind == "parquet":
+                _check_types(first, table.schema, path, inputs.files[0])
     return header
 
 
-def check_parquet_types(inputs: InputFiles) -> None:
-    """Refuse Parquet files whose shared columns differ in type, for Parquet output.
-
-    Dask writes every partition in one schema (the first file's): another
-    type would be cast to it, a decimal ``-0.69`` to the double after
-    ``-0.69`` (pyarrow's cast is not correctly rounded, attack 37 F1), an
-    int64 column into a double one not at all (a cut pyarrow error, F2).
-    """
-    if inputs.kind != "parquet" or len(inputs.files) < 2:
-        return
-    import pyarrow.parquet as pq
-
-    first = pq.read_schema(inputs.files[0])
-    for path in inputs.files[1:]:
-        for field in pq.read_schema(path):
-            if field.name in first.names and field.type != first.field(field.name).type:
-                raise _fail(
-                    path, f"column {field.name!r} is {field.type} here and "
-                    f"{first.field(field.name).type} in {inputs.files[0]}; ", DASK, " writes "
-                    "Parquet output in one schema for all files, which would change the column "
-                    "in some; give the files one type, or write CSV output",
-                )
+def _check_types(first, schema, path: str, first_path: str) -> None:
+    """Refuse ``path`` if a column it shares with ``first_path`` has another type there."""
+    for field in schema:
+        if field.name in first.names and field.type != first.field(field.name).type:
+            raise _fail(
+                path, f"column {field.name!r} is {field.type} here and "
+                f"{first.field(field.name).type} in {first_path}; ", DASK, " writes "
+                "Parquet output in one schema for all files, which would change the column "
+                "in some; give the files one type, or write CSV output",
+            )
 
 
 def first_line(exc: BaseException) -> str:

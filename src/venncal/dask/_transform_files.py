@@ -256,7 +256,8 @@ def transform_files(
     score_cols = list(_engine.names(score_col))
     inputs = _files.input_files(data, sep)
     target = output_target(output, inputs, sep, overwrite)
-    header = _files.check_headers(inputs, {"score_col": score_cols})
+    typed_out = target.kind == "parquet"
+    header = _files.check_headers(inputs, {"score_col": score_cols}, one_schema=typed_out)
     clash = [c for c in names if c in header]
     if clash:
         raise TableError(
@@ -264,9 +265,6 @@ def transform_files(
             "choose other output names with ", Param("output_cols"),
             source=inputs.source, column=clash[0],
         )
-    typed_out = target.kind == "parquet"
-    if typed_out:
-        _files.check_parquet_types(inputs)
     # CSV to CSV passes every cell's text through; to Parquet, types are inferred
     text = header if (inputs.kind == "csv" and not typed_out) else score_cols
     raw = _files.read_frame(inputs, None, text if inputs.kind == "csv" else (), header, blocksize)
