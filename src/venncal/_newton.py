@@ -114,7 +114,7 @@ def minimize_convex_nonnegative(
                 step, shrink = _shrink_step(lo, hi, shrink)
         if step is None:
             step = _halley_step(x, g, h, q, lo, hi)
-            if step is not None and abs(step - x) > 0.5 * last_move and math.isfinite(hi):
+            if step is not None and abs(step - x) > 0.5 * last_move:
                 # not converging fast: on an exponential tail (weights of 1e15 beside 1e10)
                 # Halley's steps keep one length, 4 units from beta = 877 down to 2.5
                 cut, shrink = _shrink_step(lo, hi, shrink)
