@@ -460,6 +460,32 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
     def _predict_p(self, q: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
+    def _predict_log_p(self, q: np.ndarray) -> np.ndarray | None:
+        """``log p`` for validated scores ``q``, or None where this calibrator has no such rule.
+
+        Overridden by the calibrators whose ``p`` is a sigmoid (Platt scaling,
+        the binary parametric calibrators), whose ``p`` underflows to 0 (or to
+        a subnormal of a few digits) where its logarithm is still a finite
+        number; every other calibrator's ``p`` is a ratio of weights, exact
+        to rounding down to 0 itself.
+        """
+        return None
+
+    def _log_p1(self, scores) -> np.ndarray | None:
+        """The logarithm of :meth:`predict_proba`'s column 1, or None if not computed separately.
+
+        For the calibrators whose probability is a sigmoid (Platt scaling, the
+        binary parametric calibrators) ``log p`` keeps its relative precision
+        where ``p`` itself underflows (past 1e-308); the one-vs-rest
+        calibrator normalises such rows in log space.  None for the others
+        (and for a subclass that predicts ``p`` by a rule of its own).
+        """
+        check_is_fitted(self, "classes_")
+        owner = next(k for k in type(self).__mro__ if "_predict_log_p" in vars(k))
+        if owner is ScoreCalibrator or type(self)._predict_p is not owner._predict_p:
+            return None
+        return self._predict_log_p(self._check_test_scores(scores))
+
     def _predict_p_and_complement(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(p, 1 - p)`` for validated scores ``q`` (:meth:`predict_proba`'s columns 1 and 0).
 

@@ -7,7 +7,7 @@ import warnings
 from typing import ClassVar
 
 import numpy as np
-from scipy.special import expit
+from scipy.special import expit, log_expit
 from sklearn.exceptions import ConvergenceWarning
 
 from .._base import ScoreCalibrator, check_float_numbers
@@ -344,6 +344,9 @@ class PlattCalibrator(ProbaFitScores, ScoreCalibrator):
 
     def _predict_p(self, q):
         return expit(-self._minus_logit(q))
+
+    def _predict_log_p(self, q):
+        return log_expit(-self._minus_logit(q))
 
     def _predict_p_and_complement(self, q):
         # the complement as expit(u), not 1 - p: 1 - p is 0 (or off by 1e-6 relative)

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import softmax
 from sklearn.utils.metaestimators import available_if
 
 from ._common import MulticlassCalibrator, base_has
 from ._scores import ovr_scores
 
 __all__ = ["OneVsRestCalibrator"]
+
+#: Rows with a one-vs-rest probability below this (the smallest normal double) are
+#: normalised in log space where the base gives logs: a subnormal q_k has fewer than 53 bits.
+_TINY = 2.0**-1022
 
 
 class OneVsRestCalibrator(MulticlassCalibrator):
@@ -57,7 +62,10 @@ class OneVsRestCalibrator(MulticlassCalibrator):
     probability of class k against the rest; a row whose K values ``q_k`` are
     all 0 (possible with isotonic or histogram bases, never with
     Venn-Abers, whose probabilities are positive) gets ``1 / K`` for every
-    class.
+    class.  With a sigmoid base (Platt scaling, the binary parametric
+    calibrators) a row with a value below ``2**-1022`` is normalised from
+    the logarithms, ``softmax(log q)``: the ``q_k`` underflow (to 0 past
+    margins of about -370) where ``log q_k`` is finite.
 
     :meth:`summaries` gives one :class:`~venncal.ScoreSummary` per class,
     keyed by the class label (by ``(label, fold)`` with a cross Venn-Abers
@@ -110,15 +118,59 @@ class OneVsRestCalibrator(MulticlassCalibrator):
     def _unit_column(self, prepared, x, unit, rows) -> np.ndarray:
         return prepared[unit[0]]
 
-    def _combine(self, q: np.ndarray) -> np.ndarray:
+    def predict_proba(self, scores) -> np.ndarray:
+        """Return calibrated class probabilities, rows summing to 1.
+
+        Parameters
+        ----------
+        scores : array-like of shape (n_samples, K)
+            Class scores of the kind ``score``, columns in the order of
+            ``classes_`` (with a cross Venn-Abers base also (n_samples, F,
+            K): one block per fold, in the order of ``folds_``).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, K)
+            ``q_k / sum_c q_c``; where a ``q_k`` of a row is below
+            ``2**-1022`` and the base's probability is a sigmoid (Platt
+            scaling, the binary parametric calibrators), from the logarithms
+            of the ``q_k`` (a softmax of them), which keep their relative
+            precision where the ``q_k`` themselves underflow.
+        """
+        x = self._test_scores(scores)
+        return self._combine(self._binary_proba(x), x)
+
+    def _combine(self, q: np.ndarray, x: np.ndarray | None = None) -> np.ndarray:
         q = np.ascontiguousarray(q.T)
+        # Rows with a q_k below the normal doubles: it may be a subnormal of a few digits, or 0
+        # where log q_k is finite (a sigmoid past -745), and its ratio to the row's sum a
+        # normal number (1e-63 beside q's of 1e-300): normalised from the logs.
+        tiny = np.flatnonzero(~(q.min(axis=1, initial=np.inf) >= _TINY)) if x is not None else []
+        logs = self._log_rows(x[tiny]) if len(tiny) else None
         total = q.sum(axis=1, keepdims=True)
         zero = ~(total[:, 0] > 0)
         if zero.any():
             q[zero] = 1.0
             total[zero] = q.shape[1]
         q /= total
+        if logs is not None:
+            # a row of logs all -inf (every sigmoid at its limit 0) has no ratio: as above
+            finite = np.isfinite(logs.max(axis=1))
+            q[tiny[finite]] = softmax(logs[finite], axis=1)
         return q
+
+    def _log_rows(self, x: np.ndarray) -> np.ndarray | None:
+        """``log q_k`` of the rows ``x`` (m, K), or None unless every calibrator computes them."""
+        if x.ndim != 2:
+            return None
+        logs = []
+        for cal, col in zip(self.calibrators_, self._binary_test(x), strict=True):
+            log_p1 = getattr(cal, "_log_p1", None)
+            lq = log_p1(col) if log_p1 is not None else None
+            if lq is None:
+                return None
+            logs.append(lq)
+        return np.stack(logs, axis=1)
 
     @available_if(base_has("predict_interval"))
     def predict_interval(self, scores) -> np.ndarray:

@@ -6,7 +6,7 @@ import warnings
 from typing import ClassVar
 
 import numpy as np
-from scipy.special import expit
+from scipy.special import expit, log_expit
 from sklearn.exceptions import ConvergenceWarning
 
 from .._base import ScoreCalibrator, check_float_numbers
@@ -114,6 +114,9 @@ class BinaryParametricCalibrator(ProbaFitScores, ScoreCalibrator):
 
     def _predict_p(self, q):
         return expit(self._logit(q))
+
+    def _predict_log_p(self, q):
+        return log_expit(self._logit(q))
 
     def _predict_p_and_complement(self, q):
         u = self._logit(q)
