@@ -320,3 +320,29 @@ def test_whole_number_weights_near_2_53_reload(version):
         assert_same_calibrator(model, copy)
         assert_same_predictions(model, copy)
     assert venncal.BBQCalibrator().fit(s, y, w).values_.max() >= 1.0 - 2.0**-52
+
+
+@pytest.mark.parametrize("wrapper", ["ovr", "ovo"])
+def test_wrappers_of_a_calibrator_holding_one_reload(wrapper, tmp_path):
+    # attack 38 F3: a base whose parameter is a calibrator (NegatedScoreCalibrator) was
+    # compared by identity, so load refused every file such a wrapper saved
+    from venncal import (NegatedScoreCalibrator, OneVsOneCalibrator, OneVsRestCalibrator,
+                         PlattCalibrator)
+
+    rng = np.random.default_rng(0)
+    S, y = rng.dirichlet(np.ones(3), 200), rng.integers(0, 3, 200)
+    make = OneVsRestCalibrator if wrapper == "ovr" else OneVsOneCalibrator
+    model = make(NegatedScoreCalibrator(NegatedScoreCalibrator(PlattCalibrator()))).fit(S, y)
+    persist.save(model, tmp_path / "m.json")
+    back = persist.load(tmp_path / "m.json")
+    np.testing.assert_array_equal(back.predict_proba(S), model.predict_proba(S))
+    # a member whose inner calibrator differs from the base's is still refused
+    doc = json.loads((tmp_path / "m.json").read_text())
+    text = json.dumps(doc)
+    assert text.count('"platt"') > 1
+    member = doc["state"]["calibrators_"][0]
+    inner = json.dumps(member).replace('"platt"', '"labels"')  # consistent within it
+    doc["state"]["calibrators_"][0] = json.loads(inner)
+    (tmp_path / "bad.json").write_text(json.dumps(seal(doc)))
+    with pytest.raises(ModelFormatError, match="every calibrator must have the base's calibrator"):
+        persist.load(tmp_path / "bad.json")

@@ -159,6 +159,23 @@ def same_values(a, b) -> bool:
     return a.tolist() == b.tolist()
 
 
+def same_param(a, b) -> bool:
+    """Whether two parameter values are the same, as two fits of one base would hold them.
+
+    Arrays by :func:`same_values`; estimators (a calibrator inside another,
+    as ``NegatedScoreCalibrator`` holds one) by their class and, recursively,
+    their parameters; other values by their type and ``==`` (NaN equal to NaN).
+    """
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return same_values(a, b)
+    if isinstance(a, BaseEstimator) or isinstance(b, BaseEstimator):
+        if type(a) is not type(b):
+            return False
+        pa, pb = a.get_params(deep=False), b.get_params(deep=False)
+        return pa.keys() == pb.keys() and all(same_param(pa[k], pb[k]) for k in pa)
+    return type(a) is type(b) and (a == b or (a != a and b != b))
+
+
 def paired(values: np.ndarray, complements: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(values, complements)`` that add to 1 within ``2**-53``, each precise relative to itself.
 

@@ -10,7 +10,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import check_summary, same_values
+from .._base import check_summary, same_param, same_values
 from .._validation import Check, Options, ParamsMixin, check_sample_weight, classes_array
 from .._kernels.multiclass_lookup import (
     index_lookup_columns,
@@ -387,7 +387,7 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
                     f"calibrators_ must hold {type(base).__name__} objects; got {type(cal).__name__}"
                 )
             for name, value in cal.get_params(deep=False).items():
-                if name in theirs and not _same_param(value, theirs[name]):
+                if name in theirs and not same_param(value, theirs[name]):
                     raise ValueError(f"every calibrator must have the base's {name}")
             if not same_values(cal.classes_, np.array([0, 1])):
                 raise ValueError("every binary calibrator's classes_ must be [0, 1]")
@@ -592,8 +592,3 @@ def _fit_ivap_many(template, summaries) -> list:
         calibrators.append(cal)
     return calibrators
 
-
-def _same_param(a, b) -> bool:
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return same_values(a, b)
-    return type(a) is type(b) and (a == b or (a != a and b != b))
