@@ -24,7 +24,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from reference import jumper_naive as ref
 from reference import jumper_union_naive as twin
 
-from venncal.online import JumperPredictor, MeanJumper, family, named, quadratic
+from venncal.online import JumperMartingale, JumperPredictor, MeanJumper, family, named, quadratic
 
 EDGES = [1e-300, 5e-324, 1.0 - 2.0**-53, 0.0, 1.0]
 
@@ -98,13 +98,18 @@ def test_an_exact_zero_stays_zero():
                         atol=1e-15)
 
 
-def test_a_rate_whose_jumps_underflow_is_refused_with_a_half_life():
-    with pytest.raises(ValueError, match=r"half_life=1\.0 needs every jumping rate .* J = 1e-310"):
+def test_a_rate_whose_jumps_underflow_is_refused():
+    with pytest.raises(ValueError, match=r"every jumping rate J needs J/K .* J = 1e-310.*forgetting"):
         JumperPredictor(named("shift+confidence"), 1e-310, half_life=1.0)
     with pytest.raises(ValueError, match="J = 1e-320"):
         MeanJumper(quadratic(), (0.1, 1e-320), half_life=5.0)
-    # without forgetting, and at J/K = 2**-1022 exactly, it runs
-    JumperPredictor(named("shift+confidence"), 1e-310).run([1e-300, 0.5], [True, False])
+    # without forgetting too (attack 38 F2: J = 5e-324, K = 2 made J/K 0, and log10 S -0.30
+    # where Algorithm 1 gives +76.14; J = 1.5e-323 rounded J/K by a third)
+    for J in (5e-324, 1.5e-323, 1e-310):
+        with pytest.raises(ValueError, match=r"J/K at least 2\*\*-1022 .*subnormal"):
+            JumperMartingale(quadratic(), J)
+    # at J/K = 2**-1022 exactly, it runs
+    JumperPredictor(quadratic(), 5 * 2.0**-1022).run([1e-300, 0.5], [True, False])
     JumperPredictor(quadratic(), 5 * 2.0**-1022, half_life=1.0).run([1e-300, 0.5], [True, False])
 
 

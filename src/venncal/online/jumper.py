@@ -138,13 +138,14 @@ class _Jumper(SingleCalls, OnlineCalibrator):
         self._rates = np.array(self._rate_values(), dtype=np.float64)
         self._gamma = forgetting_factor(self.half_life)
         K, small = len(self.family_), self._rates / len(self.family_) < _TINY
-        if self._gamma != 1.0 and small.any():
+        if small.any():
             raise ValueError(
-                f"half_life={self.half_life!r} needs every jumping rate J with J/K at least "
-                f"2**-1022 (K = {K} functions: J >= {K * _TINY:.3g}); got J = "
-                f"{float(self._rates[np.argmax(small)])!r}. Below it the jumps no longer keep the "
-                f"weights in the float range, and forgetting would bring back weights that "
-                f"have underflowed to 0")
+                f"every jumping rate J needs J/K at least 2**-1022 (K = {K} functions: "
+                f"J >= {K * _TINY:.3g}); got J = {float(self._rates[np.argmax(small)])!r}. "
+                "Below it J/K is a subnormal float, which rounds (to 0 at J = 5e-324), so the "
+                "jumps would not be the algorithm's"
+                + (", and forgetting would bring back weights that have underflowed to 0"
+                   if self._gamma != 1.0 else ""))
         self.reset()
 
     def _rate_values(self) -> tuple[float, ...]:
@@ -414,7 +415,8 @@ class JumperMartingale(_OneRate):
         ``E = (-1, -0.5, 0, 0.5, 1)``, as in the paper's experiments.
     jump_rate : float, default=0.01
         ``J`` in ``(0, 1]``: the fraction of the capital redistributed
-        uniformly over the family at each step.
+        uniformly over the family at each step.  Needs ``J/K >= 2**-1022``
+        for a family of ``K`` functions (else a ValueError).
     clip : (float, float), default=None
         If given, base probabilities are clipped to ``[low, high]`` first;
         the paper uses ``(0.1, 0.9)``.
@@ -425,7 +427,6 @@ class JumperMartingale(_OneRate):
         Exponential forgetting of the weights over the family (steps after
         which a step's evidence counts half); ``S`` stays a test martingale
         (see :mod:`venncal.online._jumper_forgetting`).  None: none, bit for bit.
-        Needs ``J/K >= 2**-1022`` for each rate (else a ValueError).
 
     Attributes
     ----------
@@ -502,7 +503,7 @@ class JumperPredictor(_OneRate):
     family : CalibratingFamily, default=None
         None means :func:`quadratic` with ``E = (-1, -0.5, 0, 0.5, 1)``.
     jump_rate : float, default=0.01
-        ``J`` in ``(0, 1]``.
+        ``J`` in ``(0, 1]``, with ``J/K >= 2**-1022`` for ``K`` functions.
     clip : (float, float), default=None
         Clip base probabilities to ``[low, high]`` first (the paper: ``(0.1, 0.9)``).
     classes : pair of labels, default=None
@@ -510,7 +511,6 @@ class JumperPredictor(_OneRate):
     half_life : float, default=None
         Forget the family's past log likelihoods with this half-life, so that
         the forecasts follow a drifting calibration faster; None: none.
-        Needs ``J/K >= 2**-1022`` for each rate (else a ValueError).
 
     Examples
     --------
@@ -543,7 +543,7 @@ class MeanJumper(_Jumper):
     family : CalibratingFamily, default=None
         None means :func:`quadratic` with ``E = (-1, -0.5, 0, 0.5, 1)``.
     jump_rates : tuple of float, default=(1, 0.1, 0.01, 0.001)
-        The rates, each in ``(0, 1]``.
+        The rates, each in ``(0, 1]`` with ``J/K >= 2**-1022`` for ``K`` functions.
     clip : (float, float), default=None
         Clip base probabilities to ``[low, high]`` first (the paper: ``(0.1, 0.9)``).
     classes : pair of labels, default=None
@@ -551,7 +551,6 @@ class MeanJumper(_Jumper):
     half_life : float, default=None
         Forget the family's past log likelihoods with this half-life, so that
         the forecasts follow a drifting calibration faster; None: none.
-        Needs ``J/K >= 2**-1022`` for each rate (else a ValueError).
 
     Attributes
     ----------
