@@ -56,7 +56,7 @@ def test_cox_values_equal_their_literal_twin_bit_for_bit(ps):
     np.testing.assert_array_equal(out, np.array(twin.cox_values(COX_PARAMS, ps)))
 
 
-@pytest.mark.parametrize("fam", [cox(), cox2(), cox(np.array(COX_PARAMS)[:, 1]), cox2(COX_PARAMS)],
+@pytest.mark.parametrize("fam", [cox(), cox2(), cox(np.unique(np.array(COX_PARAMS)[:, 1])), cox2(COX_PARAMS)],
                          ids=["cox", "cox2", "cox-edges", "cox2-edges"])
 def test_cox_tables_are_scipys_values_bit_for_bit(fam):
     # Before the kernels the table was expit(alpha + beta logit p) by SciPy: the same floats.
@@ -268,3 +268,18 @@ def test_a_forecast_at_minus_zero_is_not_the_values_at_zero():
     batch.learn_many([0.0], [False])
     assert fast.predict_proba_one(0.3)[True] == batch.predict_proba_many([0.3])[0, 1]
     assert fast.log10_value == batch.log10_value
+
+
+@pytest.mark.parametrize("make, first, second", [
+    (lambda: quadratic([0.0, 0.0, 1.0]), "eps=0", "eps=0"),
+    (lambda: quadratic([0.0, -0.0, 1.0]), "eps=0", "eps=-0"),
+    (lambda: cubic([(0.0, 0.5), (0.0, 0.25), (1.0, 0.5)]), "a=0,b=0.5", "a=0,b=0.25"),
+    (lambda: cox([1.0, 2.0, 2.0]), "beta=2", "beta=2"),
+    (lambda: cox2([(0.5, 1.0), (0.5, 1.0)]), "alpha=0.5,beta=1", "alpha=0.5,beta=1"),
+    (lambda: family(np.sqrt, np.sqrt), "sqrt", "sqrt"),
+])
+def test_a_family_with_a_function_twice_is_refused(make, first, second):
+    # attack 38 F4: quadratic([0, 0, 1]) weighed eps = 0 twice (log10 S -0.447) where
+    # union(quadratic([0, 0, 1])) kept it once (-0.710): one rule, a family is a set
+    with pytest.raises(ValueError, match=f"{first} and {second} are the same function"):
+        make()

@@ -297,7 +297,7 @@ def quadratic(E: Sequence[float] = (-1.0, -0.5, 0.0, 0.5, 1.0)) -> CalibratingFa
     array([[0.28]])
     """
     params = _params(E, 1, "E", -1.0, 1.0)
-    return CalibratingFamily("quadratic", params, [f"eps={_g(e)}" for e in params[:, 0]])
+    return _distinct(CalibratingFamily("quadratic", params, [f"eps={_g(e)}" for e in params[:, 0]]))
 
 
 #: The default grids of the families (``venncal monitor --family NAME`` uses them too).
@@ -333,7 +333,8 @@ def cubic(pairs: Sequence[tuple[float, float]] = CUBIC_GRID) -> CalibratingFamil
     params = _params(pairs, 2, "pairs", -1.0, 1.0)
     if (params[:, 1] < 0.0).any():
         raise ValueError(f"cubic: b must lie in [0, 1]; got {pairs!r}")
-    return CalibratingFamily("cubic", params, [f"a={_g(a)},b={_g(b)}" for a, b in params])
+    labels = [f"a={_g(a)},b={_g(b)}" for a, b in params]
+    return _distinct(CalibratingFamily("cubic", params, labels))
 
 
 def cox(betas: Sequence[float] = COX_GRID) -> CalibratingFamily:
@@ -356,7 +357,7 @@ def cox(betas: Sequence[float] = COX_GRID) -> CalibratingFamily:
            [0.0588, 0.5   ]])
     """
     params = _params(betas, 1, "betas")
-    return CalibratingFamily("cox", params, [f"beta={_g(b)}" for b in params[:, 0]])
+    return _distinct(CalibratingFamily("cox", params, [f"beta={_g(b)}" for b in params[:, 0]]))
 
 
 def cox2(pairs: Sequence[tuple[float, float]] = COX2_GRID) -> CalibratingFamily:
@@ -378,7 +379,8 @@ def cox2(pairs: Sequence[tuple[float, float]] = COX2_GRID) -> CalibratingFamily:
            [0.7311]])
     """
     params = _params(pairs, 2, "pairs")
-    return CalibratingFamily("cox2", params, [f"alpha={_g(a)},beta={_g(b)}" for a, b in params])
+    labels = [f"alpha={_g(a)},beta={_g(b)}" for a, b in params]
+    return _distinct(CalibratingFamily("cox2", params, labels))
 
 
 def family(*funcs: Callable[[np.ndarray], np.ndarray],
@@ -397,8 +399,8 @@ def family(*funcs: Callable[[np.ndarray], np.ndarray],
     Raises
     ------
     ValueError
-        If there is no function, a label is missing, or a function is not
-        vectorised or leaves ``[0, 1]`` on the grid.
+        If there is no function, a label is missing, a function is given
+        twice, or one is not vectorised or leaves ``[0, 1]`` on the grid.
 
     Examples
     --------
@@ -418,7 +420,7 @@ def family(*funcs: Callable[[np.ndarray], np.ndarray],
         labels = [getattr(f, "__name__", repr(f)) for f in funcs]
     elif len(labels) != len(funcs):
         raise ValueError(f"family: {len(funcs)} function(s) but {len(labels)} label(s)")
-    return CalibratingFamily("custom", np.zeros((len(funcs), 0)), labels, funcs)
+    return _distinct(CalibratingFamily("custom", np.zeros((len(funcs), 0)), labels, funcs))
 
 
 class _Union(CalibratingFamily):
@@ -466,6 +468,18 @@ class _Union(CalibratingFamily):
         self.__dict__.update(state)
         if "_compiled" not in state:
             self._compiled = describe(self.members)
+
+
+def _distinct(fam: CalibratingFamily) -> CalibratingFamily:
+    """``fam``, or a ValueError naming two of its functions that are one (by :func:`_key`)."""
+    seen: dict = {}
+    for k in range(len(fam)):
+        j = seen.setdefault(_key(fam, k), k)
+        if j != k:
+            raise ValueError(
+                f"{fam.kind}: {fam.labels[j]} and {fam.labels[k]} are the same function; a "
+                "family is a set (Algorithm 1 weighs each once, as union keeps it): give each once")
+    return fam
 
 
 def _key(fam: CalibratingFamily, k: int):
