@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import pickle
+import re
 import zlib
 
 import numpy as np
@@ -133,3 +134,19 @@ def test_a_window_past_numpys_largest_array_is_a_clear_error():
 
     with pytest.raises(MemoryError, match=r"window=1180591620717411303424 needs a ring"):
         QuantizedIsotonic(window=2**70)
+
+
+@pytest.mark.parametrize("w", [2**54, 2**999, 10**400, -(10**400), 2**53 + 1])
+def test_learn_one_takes_a_whole_number_weight_as_learn_many_does(w):
+    # attack 38 F6: learn_one refused 2**54 ("must be a finite non-negative number") that
+    # learn_many takes, and raised a bare OverflowError for 10**400
+    one, many = QuantizedIsotonic(levels=5), QuantizedIsotonic(levels=5)
+    try:
+        many.learn_many([0.5], [1], [w])
+    except ValueError as exc:
+        with pytest.raises(ValueError, match=re.escape(str(exc)[:40])):
+            one.learn_one(0.5, 1, w)
+        assert one.n_distinct == 0
+        return
+    one.learn_one(0.5, 1, w)
+    assert one.groups()["weight"].tolist() == many.groups()["weight"].tolist() == [float(w)]

@@ -42,11 +42,16 @@ def _weight(value, weight, method: str) -> float:
         warnings.warn(f"{method}(weight=...) is deprecated and will be removed in the next "
                       "release: use sample_weight=...", DeprecationWarning, stacklevel=3)
         value = weight
-    if isinstance(value, numbers.Real) and math.isfinite(value) and value >= 0 and (
-            isinstance(value, float) or value <= 2**53):
+    if isinstance(value, numbers.Real) and (isinstance(value, float) or abs(value) <= 2**53) \
+            and math.isfinite(value) and value >= 0:  # (isfinite(10**400) raises OverflowError)
         return float(value)
-    check_sample_weight(np.atleast_1d(value), 1, name="sample_weight")
-    raise ValueError(f"sample_weight must be a finite non-negative number; got {value!r}")
+    # the batch's checks and messages (an int beyond 2**53 that a double holds exactly passes,
+    # as in learn_many; one beyond the doubles is refused by name, not by an OverflowError)
+    w = None if value is None else check_sample_weight([value], 1, name="sample_weight",
+                                                       zero_total=True)
+    if w is None or not isinstance(value, numbers.Real):
+        raise ValueError(f"sample_weight must be a finite non-negative number; got {value!r}")
+    return float(w[0])
 
 
 def _batch(scores, y, sample_weight):
