@@ -10,6 +10,7 @@ value lies within the documented 1e-12 of a midpoint between levels.
 
 from __future__ import annotations
 
+import math
 import pickle
 from fractions import Fraction
 
@@ -30,8 +31,10 @@ def literal(s, y, w, h, levels):
     s, y, w = np.asarray(s)[keep], np.asarray(y)[keep], np.asarray(w)[keep]
     T = len(s)
     cells = {}
+    # weights relative to the largest one's power of two (2**(top - 1)): the largest in [1, 2)
+    top = int(np.frexp(w.max())[1]) if T else 0
     for t in range(1, T + 1):
-        wt = w[t - 1] * 2.0 ** (-(T - t) / h)
+        wt = math.ldexp(w[t - 1], 1 - top) * 2.0 ** (-(T - t) / h)
         if wt >= 2.0**-1022:
             key = (float(s[t - 1]), float(y[t - 1]))
             cells[key] = cells.get(key, Fraction(0)) + Fraction(wt)
@@ -52,7 +55,8 @@ def check(model, s, y, w, h):
             assert midpoint_distance(m, lv) <= TOL, (k, a, b, float(m))
 
 
-weights = st.sampled_from([1.0, 1.0, 2.0, 0.5, 0.0, 3.7, 1e-300, 1e-200, 1e20, 0.001])
+# (a span of 1e305 at most: beyond 2**1022 the lighter weight is refused, see below)
+weights = st.sampled_from([1.0, 1.0, 2.0, 0.5, 0.0, 3.7, 1e-300, 1e-200, 1e5, 0.001])
 
 
 @given(
@@ -99,6 +103,48 @@ def test_long_stream_rescales_and_old_observations_leave(n):
     np.testing.assert_array_equal(batch.thresholds_, model.thresholds_)
 
 
+@pytest.mark.parametrize("factor", [1.0, 2.0**-1000, 1e-300, 3.0, 1e300, 2.0**-1070])
+def test_a_common_factor_of_the_weights_does_not_change_the_map(factor):
+    """Attack 38 F1: with weights of 1e-300 the observation at 0 left after 25 steps at h = 1
+    (its absolute decayed weight below 2**-1022), where the fit of the stream keeps it: 1.0 for
+    0.0.  Weights are held relative to the largest one's power of two."""
+    s, y = [0.0] + [1.0] * 30, [0.0] + [1.0] * 30
+    one = QuantizedIsotonic(levels=11, half_life=1.0)
+    for a, b in zip(s, y, strict=True):
+        one.learn_one(a, b, factor)
+    many = QuantizedIsotonic(levels=11, half_life=1.0)
+    many.learn_many(s, y, np.full(31, factor))
+    for model in (one, many, pickle.loads(pickle.dumps(many))):
+        assert model.thresholds_.tolist() == [0.0, 1.0]
+        assert model.predict([0.0, 1.0]).tolist() == [0.0, 1.0]
+    check(many, np.array(s), np.array(y), np.full(31, factor), 1.0)
+
+
+def test_a_weight_beyond_2_1022_of_the_largest_is_refused():
+    model = QuantizedIsotonic(levels=5, half_life=1.0)
+    model.learn_one(0.9, 1, 1e300)
+    with pytest.raises(ValueError, match="below 2\\*\\*-1022 times the largest weight"):
+        model.learn_one(0.1, 0, 1e-300)
+    with pytest.raises(ValueError, match="below 2\\*\\*-1022 times the largest weight"):
+        model.learn_many([0.1, 0.2], [0, 1], [1e308, 1.0])  # the largest comes first
+    assert model.n_distinct == 1 and model._decay.T == 1  # nothing changed
+
+
+def test_a_larger_weight_shortens_the_lives_of_the_lighter_ones():
+    """A weight of 1e-300 beside weights of 1 (about 2**-997 of them) is held 25 steps at h = 1,
+    then leaves with its score, whether it came first or later."""
+    for first in (True, False):
+        model = QuantizedIsotonic(levels=5, half_life=1.0)
+        if not first:
+            model.learn_one(0.1, 0)
+        model.learn_one(0.9, 1, 1e-300)
+        for _ in range(25):
+            model.learn_one(0.1, 0)
+        assert model.thresholds_.tolist() == [0.1, 0.9]
+        model.learn_one(0.1, 0)
+        assert model.thresholds_.tolist() == [0.1]
+
+
 def test_tiny_weight_leaves_cleanly():
     """A weight of 1e-300 (about 2**-997) is held 25 steps at h = 1, then leaves with its score."""
     model = QuantizedIsotonic(levels=5, half_life=1.0)
@@ -142,9 +188,17 @@ def test_subnormal_and_huge_weights_are_clear_errors():
     model.learn_one(0.5, 1)
     with pytest.raises(ValueError, match="below 2\\*\\*-1022"):
         model.learn_one(0.3, 1, 1e-310)
-    with pytest.raises(ValueError, match="2\\*\\*1000"):
-        model.learn_many([0.2, 0.4], [0, 1], [1e301, 1e301])
     assert model.n_distinct == 1 and model._decay.T == 1  # nothing changed
+    # weights are held relative to the largest: 1e301 is no longer too heavy to hold
+    model.learn_many([0.2, 0.4], [0, 1], [1e301, 1e301])
+    assert model.n_distinct == 3 and model._decay.T == 3
+    # a stream pickled before the relative weights holds them as given: 2**1000 bounds them
+    old = QuantizedIsotonic(half_life=5)
+    old._decay.relative = False
+    old.learn_one(0.5, 1)
+    with pytest.raises(ValueError, match="2\\*\\*1000"):
+        old.learn_many([0.2, 0.4], [0, 1], [1e301, 1e301])
+    assert old.n_distinct == 1 and old._decay.T == 1  # nothing changed
     assert model.get_params() == {"levels": 101, "window": None, "half_life": 5}
     assert model.clone().half_life == 5
 
@@ -172,6 +226,7 @@ def test_a_refused_learn_across_a_rescale_changes_nothing():
     """Weights too heavy to hold as stored (2**256 times, the newest heavier) are found in a
     learn that rescales: the rows learned before it are taken back."""
     model = QuantizedIsotonic(levels=11, half_life=10.0)
+    model._decay.relative = False  # (pickled before the relative weights: no bound otherwise)
     model.learn_many([0.2, 0.6], [0.0, 1.0])
     before = (model._decay.T, model.n_distinct, model.predict([0.2, 0.6]).tolist())
     with pytest.raises(ValueError, match="as stored .*2\\*\\*256"):

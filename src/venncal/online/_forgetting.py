@@ -6,7 +6,8 @@ after ``T`` observations.  Decaying every stored weight at every step would
 cost O(n); instead the newest observations are inserted *heavier*: the
 ``t``-th with weight ``w * 2**e(t)``, ``e(t) = (t - base) / h - c``, which is
 proportional to the decayed weight (one factor ``2**e(T)`` for all, and
-multiplying every weight by one positive factor does not change the map).
+multiplying every weight by one positive factor does not change the map; the
+``w`` here and below are the relative weights ``u``, see *leaves*).
 The trees keep these weights exactly.  When ``e`` passes :data:`RESCALE`,
 every stored weight is multiplied by ``2**-k`` (``k = floor(e) - 1``): a power
 of two, exact for a normal float, and the stored weights are always at least
@@ -18,10 +19,21 @@ to ``2**RESCALE`` times the decayed ones, the bound on the weights held
 (their exact sums stay below ``2**1000``) applies to them as stored: a
 learn that would pass it is refused, and changes nothing.
 
+Weights are taken *relative* to the largest weight learned so far, by its
+power of two: ``u_i = w_i * 2**shift`` with ``shift = 1 - top`` and ``top``
+that weight's binary exponent (so the largest ``u`` is in ``[1, 2)``, and
+multiplying every weight by a power of two changes nothing at all, by any
+other factor at most when each observation leaves, by under ``h`` steps).
 An observation *leaves* (is deleted exactly, weight and score) at the first
-step ``T`` at which its decayed weight ``w_i * 2.0**(-(T - t_i) / h)`` (this
-float expression) is below ``2**-1022``, the smallest normal float: it never
-lingers as subnormal residue.  A weight below ``2**-1022`` is refused.
+step ``T`` at which its decayed relative weight ``u_i * 2.0**(-(T - t_i) / h)``
+(this float expression) is below ``2**-1022``, the smallest normal float: it
+never lingers as subnormal residue; for a weight equal to the largest, after
+about ``1022 h`` steps, whatever its scale.  When a larger power of two
+comes, every ``u`` held is divided by the same power of two (exactly), the
+observations that then leave leave, and the trees are rebuilt (at most once
+per power of two passed).  A weight below ``2**-1022`` times the largest
+(it would leave at once) is refused, with nothing changed.  A stream pickled
+before the relative weights keeps ``shift = 0`` (its weights as given).
 
 Tolerance: the stored weights are the decayed ones times one common factor
 up to a few roundings (each a relative ``2**-53``, plus ``RESCALE * 2**-53``
@@ -90,15 +102,21 @@ def last_step(w: float, t: int, h: float) -> int:
 class Decay:
     """The forgetting state of one stream: the step, the exponent's origin and the held observations.
 
-    ``held`` is a heap of ``[last step, t, score, target, stored weight]``:
-    the observations present, the first to leave on top.
+    ``held`` is a heap of ``[last step, t, score, target, stored weight, u]``:
+    the observations present, the first to leave on top; ``u = w 2**shift``
+    is the weight relative to the largest weight's power of two (``2**-shift``,
+    ``top`` its exponent).  An object pickled before the relative weights
+    (``relative`` False) keeps ``shift = 0``: weights as given.
     """
+
+    relative, top, shift = False, None, 0  # (pickled before the relative weights)
 
     def __init__(self, half_life: float):
         self.h = half_life
         self.T = 0  # observations learned
         self.base, self.c = 0, 0.0  # e(t) = (t - base) / h - c
         self.held: list = []
+        self.relative = True
 
     def exponent(self, t):
         return (t - self.base) / self.h - self.c
@@ -111,16 +129,79 @@ class Decay:
         with weights too heavy for a cheap bound (times ``2**RESCALE``) can
         fail after a change; ``host`` is copied first then.
         """
-        small = (w > 0) & (w < TINY)
+        if not np.all(w > 0):  # a zero weight drops its row: no step
+            s, y, w = s[w > 0], y[w > 0], w[w > 0]
+        if s.shape[0] == 0:
+            return
+        if self.relative:
+            self._learn_relative(host, s, y, w)
+            return
+        small = w < TINY
         if np.any(small):
             raise ValueError(
                 f"sample_weight {float(w[small][0])!r} is below 2**-1022 (subnormal): with "
                 "half_life every weight held must stay a normal float; multiply every weight "
                 "by one positive factor (the map does not change)")
-        if not np.all(w > 0):  # a zero weight drops its row: no step
-            s, y, w = s[w > 0], y[w > 0], w[w > 0]
-        if s.shape[0] == 0:
-            return
+        self._learn_scaled(host, s, y, w)
+
+    def _learn_relative(self, host, s, y, w) -> None:
+        """Learn rows of positive weight, each relative to the largest weight's power of two so far.
+
+        The rows are taken in runs of one largest power of two; where it
+        rises, every weight held is brought to the new one first
+        (:meth:`_raise_top`).  A weight below ``2**-1022`` times it would
+        leave at once: refused, with nothing changed.
+        """
+        if w.shape[0] == 1:  # one learn_one call: no array operations
+            u = math.ldexp(float(w[0]), self.shift)
+            if self.top is not None and math.frexp(float(w[0]))[1] <= self.top and u >= TINY:
+                self._learn_scaled(host, s, y, np.array([u]))
+                return
+        E = np.frexp(w)[1]
+        tops = np.maximum.accumulate(E) if self.top is None else \
+            np.maximum.accumulate(np.maximum(E, self.top))
+        small = np.ldexp(w, 1 - tops) < TINY
+        if np.any(small):
+            i = int(np.flatnonzero(small)[0])
+            raise ValueError(
+                f"sample_weight {float(w[i])!r} is below 2**-1022 times the largest weight "
+                f"learned so far ({math.ldexp(1.0, int(tops[i]) - 1):.3g} or more): with "
+                "half_life it would be forgotten at once; the weights of one stream must lie "
+                "within a factor of 2**1022 of each other")
+        starts = np.flatnonzero(np.diff(tops, prepend=tops[0] - 1))
+        for a, b in zip(starts, [*starts[1:], s.shape[0]], strict=True):
+            top = int(tops[a])
+            if self.top is None:
+                self.top, self.shift = top, 1 - top
+            elif top > self.top:
+                self._raise_top(host, top)
+            self._learn_scaled(host, s[a:b], y[a:b], np.ldexp(w[a:b], self.shift))
+
+    def _raise_top(self, host, top: int) -> None:
+        """Bring every weight held to the larger power of two ``2**(top - 1)`` (exactly).
+
+        Each held ``u`` and stored weight is multiplied by ``2**-k``; the
+        observations whose ``u`` now puts their last step before the next
+        step leave (they would be below ``2**-1022`` of it), and the trees
+        are rebuilt from those that stay (O(n log n), at most once per power
+        of two that the largest weight passes).
+        """
+        k = top - self.top
+        self.top, self.shift = top, self.shift - k
+        kept = []
+        for _, t, gs, gy, gw, u in self.held:
+            u = math.ldexp(u, -k)
+            if u >= TINY and (last := last_step(u, t, self.h)) >= self.T:
+                kept.append([last, t, gs, gy, math.ldexp(gw, -k), u])
+        heapq.heapify(kept)
+        self.held = kept
+        host._clear_trees()
+        if kept:
+            a = np.array([row[2:5] for row in kept])
+            host._learn_now(a[:, 0], a[:, 1], a[:, 2])
+
+    def _learn_scaled(self, host, s, y, w) -> None:
+        """Learn rows of weights ``w`` (relative ones with ``relative``), the leaving ones deleted."""
         if _room(host, y, w):
             self._learn(host, s, y, w)
             return
@@ -136,8 +217,11 @@ class Decay:
             raise WeightBoundError(
                 f"{type(host).__name__}(half_life={self.h!r}): the weights held would pass "
                 f"2**1000 as stored (up to 2**{RESCALE} times the decayed weights, the newest "
-                "heavier between rescales), where their exact sums could overflow; multiply "
-                "every weight by one positive factor (the map does not change)") from None
+                "heavier between rescales), where their exact sums could overflow; "
+                + ("too many observations are held at once: shorten the half-life"
+                   if self.relative else
+                   "multiply every weight by one positive factor (the map does not change)"))\
+                from None
 
     def _learn(self, host, s, y, w) -> None:
         i, m = 0, s.shape[0]
@@ -165,9 +249,9 @@ class Decay:
             host._learn_now(s[r], y[r], stored[r])
         for last, k in rows:
             heapq.heappush(self.held, [last, int(t[k]), float(s[k]), float(y[k]),
-                                       float(stored[k])])
+                                       float(stored[k]), float(w[k])])
         while self.held and self.held[0][0] < T:
-            _, _, gs, gy, gw = heapq.heappop(self.held)
+            gs, gy, gw = heapq.heappop(self.held)[2:5]
             host._remove(gs, gy, gw)
         self.T = T
 
@@ -185,5 +269,5 @@ class Decay:
             row[4] = math.ldexp(row[4], -k)
         host._clear_trees()
         if self.held:
-            a = np.array([row[2:] for row in self.held])
+            a = np.array([row[2:5] for row in self.held])
             host._learn_now(a[:, 0], a[:, 1], a[:, 2])
