@@ -413,3 +413,13 @@ def test_a_default_left_out_for_want_of_a_score_kind_says_how_to_give_it():
     # left out by methods=, not by the score kind: no hint
     chosen = compare(p, y, score="margin", methods=["platt", "quadratic-logistic"], folds=3, seed=0)
     assert "--score-kind" not in chosen.recommendation.reason
+
+
+def test_a_fold_of_weight_zero_is_named():
+    # attack 39 F4: every method failed on that fold with "sample_weight sums to zero", which
+    # named no fold, and compare returned no ranking
+    rng = np.random.default_rng(0)
+    y, z = rng.integers(0, 3, 60), rng.normal(size=(60, 3))
+    w = np.where(stratified_folds(y, 5, np.random.default_rng(0)) == 2, 0.0, 1.0)
+    with pytest.raises(ValueError, match="fold 2 .*12 held-out rows all have sample_weight 0"):
+        compare(z, y, score="logit", methods=["temperature"], sample_weight=w)

@@ -185,6 +185,7 @@ def compare(
     if note is not None:
         warnings.warn(note, UserWarning, stacklevel=2)
     fold_of = stratified_folds(codes, folds, np.random.default_rng(seed))
+    _check_fold_weights(fold_of, folds, seed, w)
     target = codes.astype(bool) if problem == BINARY else codes
     # The calibrators see the labels coded: booleans (True: classes_[1]) or indices 0..K-1.
     fit_classes = [False, True] if problem == BINARY else list(range(K))
@@ -210,6 +211,21 @@ def compare(
     return Comparison(problem=problem, classes=classes_, score=score, folds=folds, seed=seed,
                       y=codes, sample_weight=w, results=results, oof=oof,
                       metrics=metrics, intervals=intervals, notes=notes)
+
+
+def _check_fold_weights(fold_of: np.ndarray, folds: int, seed: int, w) -> None:
+    """Raise if a fold's held-out rows have no positive weight (nor then, with two folds
+    or more, another fold's training rows): no metric is defined on it, and every method
+    would fail there for a reason that names no fold."""
+    if w is None:
+        return
+    for f in range(folds):
+        rows = fold_of == f
+        if not (w[rows] > 0).any():
+            raise ValueError(
+                f"fold {f} (of folds 0..{folds - 1}, seed {seed}): its {int(rows.sum())} "
+                "held-out rows all have sample_weight 0, so no metric is defined there; use "
+                "fewer folds or another seed, or drop the rows of weight 0")
 
 
 def _below_chance(s, codes, w, classes_) -> str | None:
