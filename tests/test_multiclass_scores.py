@@ -151,3 +151,27 @@ def test_a_bad_row_is_renumbered_as_a_table_counts_its_rows():
     with pytest.raises(RowError) as info:
         check_class_scores([[0.5, 0.5], [0.2, 0.2]], 2, "proba")
     assert "; row 2 sums to 0.4 " in info.value.renumbered(1)
+
+
+def test_pair_scores_are_within_2_ulps_of_the_exact_log_ratio():
+    # attack 39 F2: near p_i = p_j the log2 of the rounded ratio was off by up to 100 % (2**-53
+    # for 2**-54) and by 2,828 ulps at ordinary probabilities; distinct ratios tied
+    from decimal import Decimal, localcontext
+
+    rng = np.random.default_rng(0)
+    pi = rng.random(4000)
+    near = pi * (1.0 + rng.normal(size=4000) * 10.0 ** rng.uniform(-15, -3, 4000))
+    far = pi * 2.0 ** rng.uniform(-60, 60, 4000)
+    pj = np.clip(np.concatenate([near, far, np.nextafter(pi, 2.0)]), 1e-300, 1.0)
+    pi = np.concatenate([pi, pi, pi])
+    x = np.column_stack([np.append(pi, [1 - 2.0**-53, 0.25349464481047634]),
+                         np.append(pj, [1.0, 0.25347538036723194])])
+    got = pair_scores(x, "proba", np.array([0]), np.array([1]))[0]
+    with localcontext() as ctx:
+        ctx.prec = 50
+        want = np.array([float((Decimal(b) / Decimal(a)).ln() / 2) for a, b in x])
+    assert abs(got[-2] - 2.0**-54) <= np.spacing(2.0**-54)  # -ln(1 - 2**-53) / 2 = 2**-54 (1e-32)
+    zero = want == 0.0
+    assert (got[zero] == 0.0).all()
+    ulps = np.abs(got[~zero] - want[~zero]) / np.spacing(np.abs(want[~zero]))
+    assert ulps.max() <= 2.0

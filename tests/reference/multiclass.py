@@ -45,10 +45,19 @@ def pair_score(xi: float, xj: float, kind: str) -> float:
     if xi == 0.0 or xj == 0.0:
         v = 0.0 if xi == xj else (ZERO_RATIO_LOG2 if xi == 0.0 else -ZERO_RATIO_LOG2)
     elif xj >= xi:
-        v = log2_ratio(xj, xi)
+        return _half_log(xj, xi)
     else:
-        v = -log2_ratio(xi, xj)
+        return -_half_log(xi, xj)
     return v * (math.log(2.0) / 2.0)
+
+
+def _half_log(hi: float, lo: float) -> float:
+    """``ln(hi / lo) / 2`` (hi >= lo > 0): a ratio below 2 by ``log1p`` of its excess over 1
+    (the exact excess rounded once), a larger one as ``E + log2(r)`` times ``ln(2) / 2``."""
+    rho = Fraction(hi) / Fraction(lo)
+    if rho < 2:
+        return math.log1p(float(rho - 1)) * 0.5
+    return log2_ratio(hi, lo) * (math.log(2.0) / 2.0)
 
 
 def ovr_score(row, k: int, kind: str) -> float:

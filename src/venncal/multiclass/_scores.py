@@ -22,7 +22,8 @@ with the chance of class k:
 The binary score of class j against class i (one-vs-one, pair ``(i, j)``,
 ``i`` before ``j`` in ``classes_``), increasing with ``p_j / (p_i + p_j)``:
 
-- proba: ``ln(p_j / p_i) / 2`` (from the exact ratio; ``+-1075 ln(2) / 2``
+- proba: ``ln(p_j / p_i) / 2`` (from the exact ratio: below 2, ``log1p`` of its exact
+  excess over 1 rounded once, within 2 ulps; ``+-1075 ln(2) / 2``
   when one of the two is 0, ``0`` when both are);
 - logit: ``(z_j - z_i) / 2`` (the same number for a softmax model);
 - margin: ``(m_j - m_i) / 2``.
