@@ -531,7 +531,7 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
         if self._needs_column0:
             r0, r1 = self._binary_proba(x, column0=True)
             return self._combine(r1, r0)
-        return self._combine(self._binary_proba(x))
+        return self._combine(self._binary_proba(x), x)
 
     def predict(self, scores) -> np.ndarray:
         """Return the most probable class of ``classes_`` (the first one on a tie)."""
@@ -563,7 +563,8 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
         """A unit's binary scores at its rows (all rows if ``rows`` is None)."""
         raise NotImplementedError
 
-    def _combine(self, p: np.ndarray) -> np.ndarray:
+    def _combine(self, p: np.ndarray, x: np.ndarray | None = None) -> np.ndarray:
+        """The probabilities (n, K) from the binary ones ``p`` (U, n) of the test scores ``x``."""
         raise NotImplementedError
 
 

@@ -118,28 +118,6 @@ class OneVsRestCalibrator(MulticlassCalibrator):
     def _unit_column(self, prepared, x, unit, rows) -> np.ndarray:
         return prepared[unit[0]]
 
-    def predict_proba(self, scores) -> np.ndarray:
-        """Return calibrated class probabilities, rows summing to 1.
-
-        Parameters
-        ----------
-        scores : array-like of shape (n_samples, K)
-            Class scores of the kind ``score``, columns in the order of
-            ``classes_`` (with a cross Venn-Abers base also (n_samples, F,
-            K): one block per fold, in the order of ``folds_``).
-
-        Returns
-        -------
-        ndarray of shape (n_samples, K)
-            ``q_k / sum_c q_c``; where a ``q_k`` of a row is below
-            ``2**-1022`` and the base's probability is a sigmoid (Platt
-            scaling, the binary parametric calibrators), from the logarithms
-            of the ``q_k`` (a softmax of them), which keep their relative
-            precision where the ``q_k`` themselves underflow.
-        """
-        x = self._test_scores(scores)
-        return self._combine(self._binary_proba(x), x)
-
     def _combine(self, q: np.ndarray, x: np.ndarray | None = None) -> np.ndarray:
         q = np.ascontiguousarray(q.T)
         # Rows with a q_k below the normal doubles: it may be a subnormal of a few digits, or 0
