@@ -350,10 +350,8 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
         """
         check_is_fitted(self, "classes_")
         q = self._check_test_scores(scores)
-        # The complement hook is used with the _predict_p of the class that defines it:
-        # a subclass that predicts otherwise gets the complement of its own p.
-        owner = next(k for k in type(self).__mro__ if "_predict_p_and_complement" in vars(k))
-        if type(self)._predict_p is owner._predict_p:
+        # a subclass that predicts otherwise gets the complement of its own p
+        if self._hook_applies("_predict_p_and_complement"):
             p, complement = self._predict_p_and_complement(q)
         else:
             p = self._predict_p(q)
@@ -498,10 +496,19 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
         (and for a subclass that predicts ``p`` by a rule of its own).
         """
         check_is_fitted(self, "classes_")
-        owner = next(k for k in type(self).__mro__ if "_predict_log_p" in vars(k))
-        if owner is ScoreCalibrator or type(self)._predict_p is not owner._predict_p:
+        if not self._hook_applies("_predict_log_p"):
             return None
         return self._predict_log_p(self._check_test_scores(scores))
+
+    def _hook_applies(self, hook: str) -> bool:
+        """Whether the rule ``hook`` beside ``_predict_p`` (its complement, its log) holds here.
+
+        A hook is used with the ``_predict_p`` of the class that defines it,
+        below :class:`ScoreCalibrator` (whose hooks are the defaults): a
+        subclass that predicts ``p`` by a rule of its own does not inherit it.
+        """
+        owner = next(k for k in type(self).__mro__ if hook in vars(k))
+        return owner is not ScoreCalibrator and type(self)._predict_p is owner._predict_p
 
     def _predict_p_and_complement(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(p, 1 - p)`` for validated scores ``q`` (:meth:`predict_proba`'s columns 1 and 0).
