@@ -181,6 +181,16 @@ def exact_dot(a, b):
                      Fraction(0)))
 
 
+def bin_residuals(ids, w, y, p, n_bins, scale):
+    """The twin of ``venncal._kernels.exact_sum.bin_residuals``: per bin, the exact
+    ``scale * sum w_i (y_i - p_i)`` in fractions, rounded once."""
+    sums = [Fraction(0)] * n_bins
+    for k, wi, yi, pi in zip(ids, w, y, p):
+        sums[int(k)] += Fraction(float(scale)) * Fraction(float(wi)) * (
+            Fraction(float(yi)) - Fraction(float(pi)))
+    return [float(s) for s in sums]
+
+
 def brownian_max_sf(x):
     if x < 0.1:  # P(max |B| < 0.1) < 1e-50
         return 1.0

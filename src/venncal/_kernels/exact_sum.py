@@ -4,7 +4,9 @@
 positions, each value the *exact* sum rounded to the nearest float64 (ties to
 even), so that it does not depend on the order of the terms summed before
 it; :func:`exact_dot` is the correctly rounded ``sum a_i b_i`` of exact
-products (the long accumulator of :mod:`venncal._kernels.exact`).
+products (the long accumulator of :mod:`venncal._kernels.exact`), and
+:func:`bin_residuals` the same per bin for ``sum w_i (y_i - p_i)``: the
+calibration gaps of the ECE without the cancellation of two rounded means.
 
 **The running sum** is an expansion (Shewchuk 1997): non-overlapping nonzero
 components ``e_0, ..., e_{m-1}`` of increasing magnitude (the lowest set bit
@@ -46,9 +48,9 @@ import numpy as np
 
 from ._jit import jit, jit_inline
 from .dd import two_sum_jit
-from .exact import NL, acc_add_prod, acc_round
+from .exact import NL, acc_add_float, acc_add_prod, acc_round
 
-__all__ = ["exact_dot", "run_sums"]
+__all__ = ["bin_residuals", "exact_dot", "run_sums"]
 
 _CAP = 2100  # components a non-overlapping expansion of floats can have (2098 bits), plus room
 _MIN_LIMIT = 8  # compress when the expansion grows past this (or twice its last length)
@@ -170,3 +172,41 @@ def exact_dot(a, b):
     for i in range(a.shape[0]):
         acc_add_prod(acc, row, a[i], b[i])
     return acc_round(acc, row)
+
+
+@jit
+def bin_residuals(ids, w, y, p, n_bins, scale):
+    """Per bin ``k``, ``scale * sum_{ids_i = k} w_i (y_i - p_i)`` of exact products, rounded once.
+
+    Parameters
+    ----------
+    ids : int64 array
+        The bin of each row, in ``[0, n_bins)``.
+    w, y, p : float64 arrays
+        Weights, labels (0 or 1) and predictions; ``scale * w_i`` exact (a power of two
+        ``scale`` and no overflow) and every ``scale * w_i`` and product below 2**1000.
+    n_bins : int
+    scale : float
+        A power of two: the sums are read ``scale`` times larger, so that one of small
+        weights keeps all its digits instead of rounding to a subnormal.
+
+    Returns
+    -------
+    float64 array
+        ``out[k]``: the exact ``scale * sum w_i y_i - scale * sum w_i p_i`` over bin ``k``,
+        rounded to the nearest float64 (ties to even); 0 for an empty bin.
+    """
+    acc = np.zeros((n_bins, NL + 1), dtype=np.int64)
+    for i in range(ids.shape[0]):
+        k = ids[i]
+        x = w[i] * scale
+        if y[i] != 0.0:
+            acc_add_float(acc, k, x)
+        if x == scale:  # a weight of 1: the product is p_i itself, scaled exactly
+            acc_add_float(acc, k, -scale * p[i])
+        else:
+            acc_add_prod(acc, k, -x, p[i])
+    out = np.empty(n_bins)
+    for k in range(n_bins):
+        out[k] = acc_round(acc, k)
+    return out

@@ -13,6 +13,7 @@ from .._binning import (
     upper_mass_bins_of_rows,
     upper_mass_starts,
 )
+from .._kernels.exact_sum import bin_residuals
 from .._validation import NONE, Interval, Options, validate_params
 from ..summary import ScoreSummary
 from ._checks import _check_inputs
@@ -33,7 +34,10 @@ class CalibrationBins(NamedTuple):
     sample weights, each bin's means are computed on its weights divided by
     a power of two (exact), so they are right for weights of any finite
     size; ``weight`` is ``inf`` for a bin whose total exceeds the largest
-    float64, and ``share`` stays exact.
+    float64, and ``share`` stays exact.  ``gap`` is each bin's
+    ``|frac_pos - mean_pred|`` from the exact sum of ``w (y - p)`` over the
+    bin, rounded once, divided by its weight: it keeps its relative
+    precision where the two means agree to their last digits.
     """
 
     edges: np.ndarray  #: (n_bins + 1,) non-decreasing, from 0 to 1
@@ -42,6 +46,9 @@ class CalibrationBins(NamedTuple):
     mean_pred: np.ndarray  #: (n_bins,) weighted mean of p; NaN for an empty bin
     frac_pos: np.ndarray  #: (n_bins,) weighted fraction of positives; NaN for an empty bin
     share: np.ndarray | None = None  #: (n_bins,) fraction of the total weight (P(k) of the ECE)
+    #: (n_bins,) ``abs(frac_pos - mean_pred)`` from the bin's exact ``sum w (y - p)`` (NaN for
+    #: an empty bin), the gap of the ECE and MCE; without it, the difference of the means
+    gap: np.ndarray | None = None
 
     @property
     def nonempty(self) -> np.ndarray:
@@ -160,16 +167,23 @@ def _bins(y01: np.ndarray, p: np.ndarray, w: np.ndarray | None, n_bins: int, str
         e = np.frexp(top)[1]
         wt = np.ldexp(w, -e[ids])
     scaled = np.bincount(ids, weights=wt, minlength=n_bins)
+    # the gaps from the exact sums of w (y - p), read 2**600 times larger: a bin of small
+    # weights keeps its digits (every w / 2**e is below 1, so no product reaches 2**1000)
+    residual = np.abs(bin_residuals(
+        ids, np.ascontiguousarray(wt, dtype=float), np.asarray(y01, dtype=float),
+        np.ascontiguousarray(p, dtype=float), n_bins, 2.0**600))
     sum_p = np.bincount(ids, weights=wt * p, minlength=n_bins)
     sum_y = np.bincount(ids, weights=wt * y01, minlength=n_bins)
     nonempty = scaled > 0
     mean_pred = np.divide(sum_p, scaled, out=np.full(n_bins, np.nan), where=nonempty)
+    gap = np.divide(residual, np.ldexp(scaled, 600), out=np.full(n_bins, np.nan),
+                    where=nonempty)
     frac_pos = np.divide(sum_y, scaled, out=np.full(n_bins, np.nan), where=nonempty)
     with np.errstate(over="ignore"):
         weight = np.ldexp(scaled, e)  # inf past the float64 range
     relative = np.ldexp(scaled, e - e[nonempty].max()) if nonempty.any() else scaled
     share = relative / relative.sum() if nonempty.any() else relative
-    return CalibrationBins(edges, ids, weight, mean_pred, frac_pos, share)
+    return CalibrationBins(edges, ids, weight, mean_pred, frac_pos, share, gap)
 
 
 def _errors(bins: CalibrationBins, min_bin_count: float | None = None) -> tuple[float, float]:
@@ -178,7 +192,7 @@ def _errors(bins: CalibrationBins, min_bin_count: float | None = None) -> tuple[
     The MCE is NaN when every non-empty bin is left out.
     """
     ne = bins.nonempty
-    gap = np.abs(bins.frac_pos - bins.mean_pred)
+    gap = np.abs(bins.frac_pos - bins.mean_pred) if bins.gap is None else bins.gap
     with np.errstate(over="ignore"):
         total = np.sum(bins.weight)
     ece = None
