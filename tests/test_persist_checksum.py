@@ -17,7 +17,6 @@ from test_persist import (
     _dummy,
     _fit,
     assert_same_calibrator,
-    seal,
     spec_array_crc,
     spec_canonical,
 )
@@ -56,7 +55,7 @@ def _checksums(value, found):
     return found
 
 
-@pytest.mark.parametrize("method", [*METHODS, "negated-cvap", "dummy"])
+@pytest.mark.parametrize("method", [*METHODS, "negated-cvap", "ovo-cvap", "dummy"])
 def test_checksums_are_those_the_specification_defines(method, dummy_registered):
     # computed here from docs/model-format.md alone, for every registered class
     # and every kind of value (the Dummy: NaN payloads, float16/32, strings, big
@@ -68,6 +67,11 @@ def test_checksums_are_those_the_specification_defines(method, dummy_registered)
         model = venncal.NegatedScoreCalibrator(venncal.CrossVennAbersCalibrator()).fit(
             scores, labels, folds=np.arange(60) % 2
         )
+    elif method == "ovo-cvap":  # documents three deep, which save encodes once each
+        rng = np.random.default_rng(0)
+        proba = rng.dirichlet(np.ones(4), 80)
+        model = venncal.OneVsOneCalibrator(venncal.CrossVennAbersCalibrator()).fit(
+            proba, rng.integers(0, 4, 80), folds=np.arange(80) % 3)
     else:
         model = _fit(method, "str", weighted=True)
     doc = json.loads(_text(model))
@@ -358,3 +362,27 @@ def test_lists_of_numbers_encode_as_their_items_one_by_one():
         _checksum._encode(items, at_once)
         at_once.flush()
         assert (at_once.crc, at_once.size) == (one_by_one.crc, one_by_one.size)
+
+
+def test_a_member_is_checked_once_on_load_and_always_outside():
+    """load checks each member once (its owner's check skips it); outside a load, an owner's
+    ``_check_state`` checks its members again."""
+    rng = np.random.default_rng(1)
+    proba = rng.dirichlet(np.ones(3), 60)
+    model = venncal.OneVsOneCalibrator(venncal.CrossVennAbersCalibrator()).fit(
+        proba, rng.integers(0, 3, 60), folds=np.arange(60) % 2)
+    calls = []
+    original = venncal.VennAbersCalibrator._check_state
+
+    def counted(self):
+        calls.append(id(self))
+        original(self)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(venncal.VennAbersCalibrator, "_check_state", counted)
+        copy = persist.load(io.StringIO(_text(model)))
+        assert len(calls) == len(set(calls)) == 3 * 2  # 3 pairs of 2 folds, once each
+    ivap = copy.calibrators_[1].calibrators_[0]
+    ivap.p1_ = ivap.p1_[::-1].copy()
+    with pytest.raises(ValueError, match="p1_"):
+        copy._check_state()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 from typing import ClassVar
 
@@ -146,6 +148,41 @@ def check_sums_to(total: float, parts: np.ndarray, what: str, scale=None) -> Non
         raise ValueError(
             f"{what} must be the sum of the {n - 2} weights ({exact!r}); got {total!r}"
         )
+
+
+#: The ids of the calibrators whose ``_check_state`` passed during the current ``load``
+#: (None outside one): a wrapper's check need not check its members again.
+_CHECKED: contextvars.ContextVar[set[int] | None] = contextvars.ContextVar(
+    "venncal_checked", default=None)
+
+
+@contextlib.contextmanager
+def checking_once():
+    """Within this block, :func:`check_member_state` skips the calibrators passed to :func:`checked`.
+
+    ``load`` decodes a model's members before the model and checks each of
+    them; a wrapper's ``_check_state`` then checks only how they fit together
+    (a one-vs-one CVAP of 50 classes checked each IVAP three times).
+    """
+    token = _CHECKED.set(set())
+    try:
+        yield
+    finally:
+        _CHECKED.reset(token)
+
+
+def checked(calibrator) -> None:
+    """Note that ``calibrator._check_state()`` passed (inside :func:`checking_once`)."""
+    seen = _CHECKED.get()
+    if seen is not None:
+        seen.add(id(calibrator))
+
+
+def check_member_state(calibrator) -> None:
+    """``calibrator._check_state()``, unless it passed already in this ``load``."""
+    seen = _CHECKED.get()
+    if seen is None or id(calibrator) not in seen:
+        calibrator._check_state()
 
 
 def same_values(a, b) -> bool:

@@ -10,7 +10,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import check_summary, same_param, same_values
+from .._base import check_member_state, check_summary, same_param, same_values
 from .._validation import Check, Options, ParamsMixin, check_sample_weight, classes_array
 from .._kernels.multiclass_lookup import (
     index_lookup_columns,
@@ -391,7 +391,7 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
                     raise ValueError(f"every calibrator must have the base's {name}")
             if not same_values(cal.classes_, np.array([0, 1])):
                 raise ValueError("every binary calibrator's classes_ must be [0, 1]")
-            cal._check_state()
+            check_member_state(cal)
         if self._grouped:
             folds = cals[0].folds_
             if any(not same_values(cal.folds_, folds) for cal in cals):

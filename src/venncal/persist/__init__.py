@@ -38,6 +38,7 @@ import io
 import json
 import os
 
+from ._checksum import nested_encodings
 from ._decode import from_document
 from ._encode import ZLIB_LEVEL, document, write_json
 from ._limits import Budget, read_document_text
@@ -109,7 +110,8 @@ def save(calibrator, path, *, format_version: int = FORMAT_VERSION) -> None:
     """
     if type(format_version) is not int or format_version not in _VERSIONS:
         raise ValueError(f"format_version must be 1, 2 or 3; got {format_version!r}")
-    doc = document(calibrator, format_version, zlib_level=_ZLIB_LEVEL)
+    with nested_encodings():  # each nested document encoded once for the checksums
+        doc = document(calibrator, format_version, zlib_level=_ZLIB_LEVEL)
     if hasattr(path, "write"):
         write_json(doc, path)
         path.write("\n")

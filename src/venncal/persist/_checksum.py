@@ -24,13 +24,15 @@ and of its value.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 import struct
 import zlib
 
 import numpy as np
 
-__all__ = ["array_crc32", "document_crc32", "document_crc32_sized"]
+__all__ = ["array_crc32", "document_crc32", "document_crc32_sized", "nested_encodings"]
 
 _DOUBLE = struct.Struct("<d").pack
 _COUNT = struct.Struct("<I").pack
@@ -54,19 +56,54 @@ def array_crc32(arr: np.ndarray) -> int:
 
 
 class _Crc:
-    """A running CRC-32 fed through a small buffer."""
+    """A running CRC-32 fed through a small buffer.
 
-    __slots__ = ("buf", "crc", "size")
+    ``memo``: id of a nested document -> its encoding, read instead of encoding it again
+    (:func:`nested_encodings`).
+    """
 
-    def __init__(self):
+    __slots__ = ("buf", "crc", "memo", "size")
+
+    def __init__(self, memo: dict | None = None):
         self.buf = bytearray()
         self.crc = 0
         self.size = 0  # the bytes fed so far
+        self.memo = memo
 
     def flush(self) -> None:
         self.crc = zlib.crc32(self.buf, self.crc)
         self.size += len(self.buf)
         self.buf.clear()
+
+
+class _Bytes(_Crc):
+    """The encoding kept whole, as bytes in ``buf``."""
+
+    __slots__ = ()
+
+    def flush(self) -> None:
+        pass
+
+
+_MEMO: contextvars.ContextVar[dict | None] = contextvars.ContextVar("venncal_crc_memo",
+                                                                      default=None)
+
+
+@contextlib.contextmanager
+def nested_encodings():
+    """Within this block, a document's encoding is kept for the documents around it.
+
+    ``save`` checksums each nested document, then the one around it, whose
+    encoding holds the first whole: kept, it is read, not encoded again once
+    per enclosing document (a one-vs-one CVAP: three times).  The documents
+    must not change inside the block once checksummed (``save`` builds each
+    from its members up).
+    """
+    token = _MEMO.set({})
+    try:
+        yield
+    finally:
+        _MEMO.reset(token)
 
 
 def _doubles(values: list) -> bytes:
@@ -93,6 +130,39 @@ def _utf8(s: str) -> bytes:
     return s.encode("utf-8", "surrogatepass")
 
 
+# The encodings of short strings and the sorted members of small objects, which a model
+# repeats thousands of times ("type", "dtype", "ndarray", the members of an array): kept
+# once each, up to these many (a loaded one-vs-one CVAP of 50 classes: 376,850 values).
+_CACHED = 4096
+_SHORT = 64
+_STRINGS: dict[str, bytes] = {}
+_MEMBERS: dict[tuple, tuple] = {}
+
+
+def _string(s: str) -> bytes:
+    """``s``, its UTF-8 length and bytes: the encoding of a string."""
+    hit = _STRINGS.get(s)
+    if hit is None:
+        raw = _utf8(s)
+        hit = b"s" + _COUNT(len(raw)) + raw
+        if len(s) <= _SHORT and len(_STRINGS) < _CACHED:
+            _STRINGS[s] = hit
+    return hit
+
+
+def _members(value: dict, skip: str | None) -> tuple:
+    """The names of ``value`` but ``skip`` in increasing order of their UTF-8 bytes, each
+    with its encoding: ``(encoding, name)`` pairs."""
+    names = tuple(value)
+    key = (names, skip)
+    hit = _MEMBERS.get(key)
+    if hit is None:
+        hit = tuple((_string(k), k) for _, k in sorted((_utf8(k), k) for k in names if k != skip))
+        if len(names) <= 16 and len(_MEMBERS) < _CACHED:
+            _MEMBERS[key] = hit
+    return hit
+
+
 def _encode(value, out: _Crc, skip: str | None = None) -> None:
     buf = out.buf
     if value is None:
@@ -102,10 +172,7 @@ def _encode(value, out: _Crc, skip: str | None = None) -> None:
     elif value is False:
         buf += b"f"
     elif isinstance(value, str):
-        raw = _utf8(value)
-        buf += b"s"
-        buf += _COUNT(len(raw))
-        buf += raw
+        buf += _string(value)
     elif isinstance(value, (int, float)):
         buf += b"d"
         buf += _DOUBLE(_double(value))
@@ -126,15 +193,20 @@ def _encode(value, out: _Crc, skip: str | None = None) -> None:
             for item in value:
                 _encode(item, out)
     elif isinstance(value, dict):
+        if out.memo is not None:
+            hit = out.memo.get(id(value))
+            if hit is not None:
+                buf += hit
+                if len(buf) >= _FLUSH:
+                    out.flush()
+                return
         if value.get("type") == "ndarray":
             skip = "data"
-        names = sorted((_utf8(k), k) for k in value if k != skip)
+        names = _members(value, skip)
         buf += b"o"
         buf += _COUNT(len(names))
-        for raw, name in names:
-            buf += b"s"
-            buf += _COUNT(len(raw))
-            buf += raw
+        for encoded, name in names:
+            buf += encoded
             _encode(value[name], out)
     else:  # pragma: no cover - JSON values are only the above
         raise TypeError(f"not a JSON value: {type(value).__name__}")
@@ -158,7 +230,22 @@ def document_crc32(document: dict) -> int:
 
 def document_crc32_sized(document: dict) -> tuple[int, int]:
     """Return :func:`document_crc32` and the length in bytes of the canonical encoding."""
-    out = _Crc()
-    _encode(document, out, skip="crc32")
-    out.flush()
-    return out.crc, out.size
+    memo = _MEMO.get()
+    if memo is None:
+        out = _Crc()
+        _encode(document, out, skip="crc32")
+        out.flush()
+        return out.crc, out.size
+    # each member apart, so that the encoding as a member of another document (with its
+    # crc32 among the members, in order) is put together from them
+    members = []
+    for encoded, name in _members(document, "crc32"):
+        part = _Bytes(memo)
+        _encode(document[name], part)
+        members.append((_utf8(name), encoded + part.buf))
+    data = b"o" + _COUNT(len(members)) + b"".join(m for _, m in members)
+    crc = zlib.crc32(data)
+    members.append((b"crc32", _string("crc32") + b"d" + _DOUBLE(float(crc))))
+    members.sort(key=lambda m: m[0])
+    memo[id(document)] = b"o" + _COUNT(len(members)) + b"".join(m for _, m in members)
+    return crc, len(data)

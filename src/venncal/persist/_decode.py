@@ -10,6 +10,7 @@ import zlib
 
 import numpy as np
 
+from .._base import checked, checking_once
 from .._registry import calibrator_class
 from ._checksum import array_crc32, document_crc32_sized
 from ._limits import CHUNK, Budget
@@ -368,7 +369,8 @@ def from_document(doc, budget: Budget):
     """
     corrupt: list[tuple[str, str]] = []
     try:
-        calibrator = _from_document(doc, _Context(0, budget, corrupt, [None]), "", False)
+        with checking_once():  # each member's state is checked once, not again by its owner
+            calibrator = _from_document(doc, _Context(0, budget, corrupt, [None]), "", False)
     except ModelFormatError as exc:
         if corrupt:  # say so too: the file was edited, or is corrupt
             raise ModelFormatError(
@@ -458,4 +460,6 @@ def _from_document(doc, outer: _Context, where: str, verified: bool):
                     getattr(calibrator, check)()
             except (TypeError, ValueError) as exc:
                 raise fail(inner, f"{what}: {exc}") from None
+    if not unfitted:
+        checked(calibrator)
     return calibrator

@@ -8,7 +8,7 @@ from typing import ClassVar
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import ScoreCalibrator, check_summary, same_values
+from .._base import ScoreCalibrator, check_member_state, check_summary, same_values
 from .._docs import fill
 from .._kernels import scaled_sum
 from .._validation import Options, check_scores
@@ -201,7 +201,7 @@ class CrossVennAbersCalibrator(ScoreCalibrator):
                 raise ValueError("every fold's classes_ must equal classes_")
             if cal.merge != self.merge:
                 raise ValueError("every fold's merge must be merge")
-            cal._check_state()
+            check_member_state(cal)
 
     def _check_test_scores(self, scores) -> list[np.ndarray]:
         """One validated array of test scores per fold (a 1-D array serves every fold)."""
