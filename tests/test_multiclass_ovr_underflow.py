@@ -94,3 +94,17 @@ def test_ratio_bases_keep_their_rule(base):
     q = np.stack([c.predict_proba(x[:, k])[:, 1] for k, c in enumerate(cal.calibrators_)], 1)
     want = np.full((1, 3), 1 / 3) if q.sum() == 0 else q / q.sum()
     np.testing.assert_array_equal(cal.predict_proba(x), want)
+
+
+def test_a_negated_sigmoid_base_normalises_from_the_logs_too(platt):
+    """NegatedScoreCalibrator(PlattCalibrator()) on minus the margins is Platt on the margins,
+    bit for bit, where every q_k underflows (it gave [1/3, 1/3, 1/3]: the wrapper had no logs)."""
+    from venncal import NegatedScoreCalibrator
+
+    m, y = _margins()
+    negated = OneVsRestCalibrator(NegatedScoreCalibrator(PlattCalibrator()), score="margin")
+    negated.fit(-m, y)
+    x = np.array([[-370.0, -465.0, -376.0], [-3700.0, -4650.0, -3760.0], [0.5, 0.1, -2.0]])
+    got = negated.predict_proba(-x)
+    np.testing.assert_array_equal(got, platt.predict_proba(x))
+    assert not np.allclose(got[1], 1 / 3)

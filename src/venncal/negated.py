@@ -279,6 +279,17 @@ class NegatedScoreCalibrator(ParamsMixin, BaseEstimator):
         check_is_fitted(self, "calibrator_")
         return self.calibrator_._predict_with_interval(negate_scores(scores))
 
+    def _log_p1(self, scores) -> np.ndarray | None:
+        """The wrapped calibrator's ``log p`` at ``-scores``, or None where it has none.
+
+        A sigmoid's ``p`` underflows where its log does not: the one-vs-rest
+        calibrator normalises such rows from the logs (attack 39 F1), for a
+        negated Platt base as for Platt itself.
+        """
+        check_is_fitted(self, "calibrator_")
+        log_p1 = getattr(self.calibrator_, "_log_p1", None)
+        return None if log_p1 is None else log_p1(negate_scores(scores))
+
     @own_knots
     def _knots(self) -> np.ndarray | None:
         """Minus the wrapped calibrator's knots, reversed: its steps at ``-scores``.
