@@ -226,3 +226,23 @@ def test_batch_lookup_equals_each_calibrator(merge):
     np.testing.assert_array_equal(cal.predict_proba(zt), q / q.sum(axis=1, keepdims=True))
     pairs = np.stack([c.predict_interval(zt[:, k]) for k, c in enumerate(cal.calibrators_)], 1)
     np.testing.assert_array_equal(cal.predict_interval(zt), pairs)
+
+
+@pytest.mark.parametrize("wrapper", [OneVsRestCalibrator, venncal.OneVsOneCalibrator])
+def test_a_negated_cross_venn_abers_base_predicts_from_k_or_f_times_k_columns(wrapper):
+    """Its members are NegatedScoreCalibrator objects (no calibrators_ of their own): the
+    folds are counted from folds_ (predict_proba raised AttributeError)."""
+    from venncal import CrossVennAbersCalibrator, NegatedScoreCalibrator
+    from venncal.multiclass._outputs import table_scores
+
+    rng = np.random.default_rng(3)
+    n, K = 90, 3
+    z = rng.normal(size=(n, K))
+    y = rng.integers(0, K, n)
+    folds = np.arange(n) % 3
+    model = wrapper(NegatedScoreCalibrator(CrossVennAbersCalibrator()), score="margin")
+    model.fit(-z, y, folds=folds)
+    plain = wrapper(CrossVennAbersCalibrator(), score="margin").fit(z, y, folds=folds)
+    np.testing.assert_array_equal(model.predict_proba(-z[:7]), plain.predict_proba(z[:7]))
+    blocks = np.concatenate([-z[:7]] * 3, axis=1)
+    assert table_scores(model, blocks).shape == (7, 3, K)

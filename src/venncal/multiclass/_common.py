@@ -403,7 +403,7 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
         """Validated test scores: (n, K), or (n, F, K) per fold with a cross Venn-Abers base."""
         check_is_fitted(self, "calibrators_")
         K = self.classes_.shape[0]
-        blocks = len(self.calibrators_[0].calibrators_) if self._grouped else None
+        blocks = len(self.folds_) if self._grouped else None
         return check_class_scores(scores, K, self.score, blocks=blocks)
 
     def _binary_test(self, x) -> np.ndarray:

@@ -85,7 +85,7 @@ def table_scores(calibrator, scores: np.ndarray) -> np.ndarray:
     if scores.ndim != 2 or scores.shape[1] == K:
         return scores
     grouped = getattr(calibrator, "_grouped", False)
-    F = len(calibrator.calibrators_[0].calibrators_) if grouped else 0
+    F = len(calibrator.folds_) if grouped else 0
     if grouped and scores.shape[1] == F * K:
         return scores.reshape(scores.shape[0], F, K)
     expected = f"{K}" + (f" or {F * K} ({F} folds x {K} classes)" if grouped else "")
