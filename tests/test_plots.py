@@ -242,3 +242,23 @@ def test_roc_title_and_framed_legend(data):
     ax = roc_curve(y, preds)
     assert ax.get_title() == "ROC curves"
     assert ax.get_legend().get_frame_on()
+
+
+@pytest.mark.parametrize("weight", [1e308, 2.0**1022])
+def test_weights_past_the_doubles_draw_their_shares(data, tmp_path, weight):
+    """Bin weights of 1e308 rows sum past the largest double: the counts' axis shows each
+    bin's share of the weight (matplotlib refused an infinite axis: "Axis limits cannot be
+    NaN or Inf")."""
+    y, p, _ = data
+    w = np.full(p.shape, weight)
+    ax = reliability_diagram(y, p, label="raw", n_bins=5, sample_weight=w)
+    _save(ax, tmp_path / "huge.png")
+    counts_ax = next(a for a in ax.figure.axes if a is not ax)
+    assert counts_ax.get_ylabel() == "share of the weight"
+    bins = calibration_bins(y, p, n_bins=5, sample_weight=w)
+    for patch in counts_ax.patches:
+        np.testing.assert_array_equal(patch.get_data().values, bins.share)
+    np.testing.assert_array_equal(_curve(ax, "raw"),
+                                  np.column_stack((bins.mean_pred, bins.frac_pos)))
+    small = reliability_diagram(y, p, label="raw", n_bins=5, sample_weight=w / 2.0**1000)
+    assert next(a for a in small.figure.axes if a is not small).get_ylabel() == "weight"

@@ -53,7 +53,9 @@ label : str, default=None
     "plot_counts": """\
 show_counts : bool, default=True
     Also draw the number of observations per bin (the total weight with
-    ``sample_weight``) as step outlines on a secondary y-axis at the right.
+    ``sample_weight``) as step outlines on a secondary y-axis at the right;
+    each bin's share of the weight where the weights sum past the largest
+    double.
 min_bin_count : float >= 0, default=None
     Draw the bins holding fewer rows (less total weight) as hollow
     markers: those :func:`venncal.metrics.mce` leaves out.""",

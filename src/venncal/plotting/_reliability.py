@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -111,19 +112,22 @@ def draw_reliability(ax: Axes, curves: Mapping[str, CalibrationBins], *, show_co
     """
     ax.plot([0, 1], [0, 1], ls="--", color="0.5", lw=1, label="perfectly calibrated")
     counts_ax = _counts_axes(ax) if show_counts else None
-    fullest = max(float(bins.weight.max()) for bins in curves.values())
+    heights, shares = _heights(curves)
+    fullest = max(float(h.max()) for h in heights.values())
     for name, bins in curves.items():
         ne = bins.nonempty
         (line,) = ax.plot(bins.mean_pred[ne], bins.frac_pos[ne], lw=1.2, label=name)
-        _bin_markers(ax, bins, fullest, min_bin_count, line.get_color())
+        _bin_markers(ax, bins, heights[name], fullest, min_bin_count, line.get_color())
         if counts_ax is not None:  # each curve's bin counts, in its colour
-            counts_ax.stairs(bins.weight, bins.edges, color=line.get_color(), alpha=0.35)
-            counts_ax.stairs(bins.weight, bins.edges, color=line.get_color(), fill=True, alpha=0.08)
+            counts_ax.stairs(heights[name], bins.edges, color=line.get_color(), alpha=0.35)
+            counts_ax.stairs(heights[name], bins.edges, color=line.get_color(), fill=True,
+                             alpha=0.08)
     if any(bins.small(min_bin_count).any() for bins in curves.values()):
         ax.scatter([], [], s=MARKER_AREA[0] * 4, facecolors="none", edgecolors="0.3",
                    label=f"fewer than {min_bin_count:g} rows (not in the MCE)")
     if counts_ax is not None:
-        _scale_counts(counts_ax, curves, "weight" if weighted else "count")
+        what = "weight" if weighted else "count"
+        _scale_counts(counts_ax, fullest, f"share of the {what}" if shares else what)
     ax.set_xlim(-0.02, 1.02)
     ax.set_ylim(-0.02, 1.02)
     # A square box (set_aspect(adjustable="box") is not allowed with a twin).
@@ -137,11 +141,26 @@ def draw_reliability(ax: Axes, curves: Mapping[str, CalibrationBins], *, show_co
     return ax
 
 
-def _bin_markers(ax: Axes, bins: CalibrationBins, fullest: float, min_bin_count, color) -> None:
-    """Discs at the bins' points, of area growing with the bin's weight; small bins hollow."""
+def _heights(curves: Mapping[str, CalibrationBins]) -> tuple[dict[str, np.ndarray], bool]:
+    """Each curve's bin weights, or their shares of its total weight, and whether shares.
+
+    Shares where a weight, or three times the largest (the counts' axis), passes the
+    largest double: weights of 1e308 would draw an infinite axis.
+    """
+    top = max(float(bins.weight.max()) for bins in curves.values())
+    if math.isfinite(3.0 * top):
+        return {name: bins.weight for name, bins in curves.items()}, False
+    return {name: bins.share if bins.share is not None else bins.weight / bins.weight.sum()
+            for name, bins in curves.items()}, True
+
+
+def _bin_markers(ax: Axes, bins: CalibrationBins, heights: np.ndarray, fullest: float,
+                 min_bin_count, color) -> None:
+    """Discs at the bins' points, of area growing with the bin's weight (``heights``, a share
+    where the weights pass the doubles' range); small bins hollow."""
     ne = bins.nonempty
     low, high = MARKER_AREA
-    area = low + (high - low) * bins.weight / fullest if fullest > 0 else np.full(ne.shape, low)
+    area = low + (high - low) * heights / fullest if fullest > 0 else np.full(ne.shape, low)
     small = bins.small(min_bin_count)
     for mask, face in ((ne & ~small, color), (small, "none")):
         if mask.any():
@@ -160,8 +179,7 @@ def _counts_axes(ax: Axes) -> Axes:
     return counts_ax
 
 
-def _scale_counts(counts_ax: Axes, curves: Mapping[str, CalibrationBins], what: str) -> None:
-    top = max(float(bins.weight.max()) for bins in curves.values())
+def _scale_counts(counts_ax: Axes, top: float, what: str) -> None:
     # Keep the counts in the lower third, out of the way of the curves.
     counts_ax.set_ylim(0, 3 * top if top > 0 else 1)
     counts_ax.set_ylabel(what, color="0.4")
