@@ -208,6 +208,25 @@ def test_slope_intercept_refuse_weights_past_float64_resolution(heavy):
     assert any("calibration_slope" in n and "weights span" in n for n in ev.notes)
 
 
+@pytest.mark.parametrize("y, p, w", [
+    # logit(p) does not separate the labels, but the row that joins them weighs 1e-300
+    ([0, 0, 1, 0, 0, 1, 1, 0, 0],
+     [1e-300, 1e-310, 1 - 2**-53, 1.0, 0.5394646261123279, 0.5253805104147993, 0.9,
+      0.6087880351081263, 0.3],
+     [1.0, 0.5, 1e300, 0.0, 1e300, 1e-300, 0.0, 2.0**53, 1.0]),
+    ([0, 1, 1, 1, 0], [1e-300, 0.8452300910015517, 0.8171458538819233, 0.1960980413704525, 0.5],
+     [0.0, 0.0, 1e-300, 1e300, 1.0]),
+])
+def test_slope_intercept_name_the_weights_when_the_fit_fails_in_float64(y, p, w):
+    # were a Separable "the likelihood has no maximum" (false: logit(p) does not separate
+    # the labels) and "the scores' features spread over too small a range; multiply the
+    # scores by a positive constant" (advice about a calibrator's scores, not about p)
+    with pytest.raises(ValueError, match="cannot be computed in float64; the weights span a "
+                                         "factor of [12]e[+]300") as info:
+        calibration_slope_intercept(y, p, sample_weight=w)
+    assert type(info.value) is ValueError
+
+
 def test_slope_intercept_refuse_a_class_that_rounds_to_zero_weight():
     # The negatives' weights, 5e-324 beside 1e308, round to 0 when scaled: a clear error, not
     # '2**-inf' or an empty array's max.

@@ -436,7 +436,7 @@ def _offset_fit(x, c1, c0, tol):
 
 
 def _calibration_line(y01, p, w, clip=None, tol=1e-10, max_iter=100) -> CalibrationLine:
-    from ..parametric._binary import LOGIT_TOL, fit_logistic, line_precision
+    from ..parametric._binary import LOGIT_TOL, Separable, fit_logistic, line_precision
 
     y01, x, c1, c0 = _logit_inputs(y01, p, w, clip)
     if x.max() == x.min():
@@ -450,14 +450,26 @@ def _calibration_line(y01, p, w, clip=None, tol=1e-10, max_iter=100) -> Calibrat
             "calibration_slope_intercept: logit(p) separates the two labels, so the slope is "
             "infinite (no maximum-likelihood fit)"
         )
-    # the two-parameter fit first: it refuses a class too light for float64 (fit_logistic)
-    fit = fit_logistic(x[:, None], c1, c0, intercept=True, nonneg=[False], tol=tol,
-                       max_iter=max_iter, polish=3, settle=True)  # to the last digits
     spread = np.concatenate([c1[c1 > 0], c0[c0 > 0]])
-    ratio = float(np.max(spread)) / float(np.min(spread))
-    hint = (f"; the weights span a factor of {ratio:.3g}: rows this much lighter than "
+    with np.errstate(over="ignore"):
+        ratio = float(np.max(spread)) / float(np.min(spread))
+    span = f"{ratio:.3g}" if math.isfinite(ratio) else "more than 1.8e+308"
+    hint = (f"; the weights span a factor of {span}: rows this much lighter than "
             "others cannot be resolved in float64 (rescale sample_weight into a narrower range, "
             "or drop the lightest rows)" if ratio > 1e8 else "")
+    # the two-parameter fit first: it refuses a class too light for float64 (fit_logistic)
+    try:
+        fit = fit_logistic(x[:, None], c1, c0, intercept=True, nonneg=[False], tol=tol,
+                           max_iter=max_iter, polish=3, settle=True)  # to the last digits
+    except ValueError as exc:
+        # logit(p) does not separate the labels (checked above): a fit that finds them
+        # separated, or its coefficients past the doubles, met rows it cannot weigh (its own
+        # words, of scores and features, would mislead here)
+        if not hint or not (isinstance(exc, Separable) or "coefficient" in str(exc)):
+            raise
+        raise ValueError(
+            "calibration_slope_intercept: the two-parameter fit cannot be computed in float64"
+            + hint) from exc
     if not fit.converged:
         raise _not_converged("two-parameter fit", fit.why + hint)
     step, noise = line_precision(x, c1, c0, float(fit.coef[0]), float(fit.intercept))
