@@ -462,9 +462,8 @@ def _calibration_line(y01, p, w, clip=None, tol=1e-10, max_iter=100) -> Calibrat
         fit = fit_logistic(x[:, None], c1, c0, intercept=True, nonneg=[False], tol=tol,
                            max_iter=max_iter, polish=3, settle=True)  # to the last digits
     except ValueError as exc:
-        # logit(p) does not separate the labels (checked above): a fit that finds them
-        # separated, or its coefficients past the doubles, met rows it cannot weigh (its own
-        # words, of scores and features, would mislead here)
+        # logit(p) does not separate the labels (checked above): a fit that finds them separated,
+        # or its coefficients past the doubles, met rows it cannot weigh (its words would mislead)
         if not hint or not (isinstance(exc, Separable) or "coefficient" in str(exc)):
             raise
         raise ValueError(
