@@ -246,3 +246,22 @@ def test_a_negated_cross_venn_abers_base_predicts_from_k_or_f_times_k_columns(wr
     np.testing.assert_array_equal(model.predict_proba(-z[:7]), plain.predict_proba(z[:7]))
     blocks = np.concatenate([-z[:7]] * 3, axis=1)
     assert table_scores(model, blocks).shape == (7, 3, K)
+
+
+@pytest.mark.parametrize("wrapper", [OneVsRestCalibrator, venncal.OneVsOneCalibrator])
+def test_a_negated_chain_is_refused_as_a_base_up_front(wrapper):
+    """A chain fits on the rows, not from summaries: as a base it was refused, but a negated
+    chain passed and fit failed with "has no fit_summary ...: call fit" (attack 42 F3)."""
+    from venncal import ChainedCalibrator, NegatedScoreCalibrator, PlattCalibrator
+    from venncal._engine import engine_calibrator
+    from venncal.multiclass._common import _is_binary_calibrator
+
+    chain = ChainedCalibrator(PlattCalibrator(), VennAbersCalibrator())
+    z = np.random.default_rng(0).normal(size=(30, 3))
+    with pytest.raises(ValueError, match="base must be a venncal binary score calibrator"):
+        wrapper(NegatedScoreCalibrator(chain), score="margin").fit(z, np.arange(30) % 3)
+    assert not _is_binary_calibrator(NegatedScoreCalibrator(NegatedScoreCalibrator(chain)))
+    assert _is_binary_calibrator(NegatedScoreCalibrator(PlattCalibrator()))
+    # the engines (Dask, Spark) refuse it before reading the data, as a chain itself
+    with pytest.raises(ValueError, match="cannot be fitted from a score summary"):
+        engine_calibrator(NegatedScoreCalibrator(chain), {}, None)

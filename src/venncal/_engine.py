@@ -34,6 +34,7 @@ from ._rounding import check_round_scores, check_rounding, rounded
 from ._rows import RowError
 from ._validation import check_binary_labels, check_labels, classes_array
 from ._weight_faults import WeightFaults
+from .negated import fits_from_summary
 from .multiclass import _outputs as multiclass_outputs
 from .summary import ScoreSummary
 from .tables import Param, ParameterError, classes_for, label_value
@@ -399,7 +400,7 @@ def engine_calibrator(method, params: Mapping, by: str | None, positive_label=No
         check_calibrator(calibrator, by, positive_label)
         return calibrator
     check_grouping(calibrator, by)
-    if not hasattr(calibrator, "fit_summary"):
+    if not fits_from_summary(calibrator):
         raise ValueError(f"{type(calibrator).__name__} cannot be fitted from a score summary")
     if positive_label is not None:
         check_positive_label(calibrator)

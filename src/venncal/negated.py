@@ -14,7 +14,7 @@ from ._base import own_knots
 from ._validation import Check, ParamsMixin, check_scores
 from .summary import ScoreSummary
 
-__all__ = ["NegatedScoreCalibrator", "negate_scores", "negate_summary"]
+__all__ = ["NegatedScoreCalibrator", "fits_from_summary", "negate_scores", "negate_summary"]
 
 
 def _is_calibrator(value) -> bool:
@@ -90,6 +90,14 @@ def _same_param(a, b) -> bool:
         pa, pb = a.get_params(deep=False), b.get_params(deep=False)
         return pa.keys() == pb.keys() and all(_same_param(pa[k], pb[k]) for k in pa)
     return type(a) is type(b) and a == b
+
+
+def fits_from_summary(calibrator) -> bool:
+    """Whether ``calibrator.fit_summary`` can fit it: a negated calibrator's, when the one it
+    wraps can (a negated chain has the method, and refuses when called)."""
+    while isinstance(calibrator, NegatedScoreCalibrator):
+        calibrator = calibrator.calibrator
+    return callable(getattr(calibrator, "fit_summary", None))
 
 
 def _inner_has(name: str):

@@ -20,6 +20,7 @@ from .._kernels.multiclass_lookup import (
 )
 from .._kernels.multiclass_tables import ivap_tables_list
 from ._cache import CACHES, fit_key, same_fit
+from ..negated import fits_from_summary
 from ..summary import ScoreSummary, WeightSumOverflow
 from ..venn_abers import VennAbersCalibrator
 from ._labels import observed_codes, recoded
@@ -31,8 +32,8 @@ __all__ = ["MulticlassCalibrator", "base_has"]
 def _is_binary_calibrator(value) -> bool:
     return value is None or (
         not isinstance(value, (type, MulticlassCalibrator))
-        and all(callable(getattr(value, m, None))
-                for m in ("fit_summary", "predict_proba", "get_params"))
+        and all(callable(getattr(value, m, None)) for m in ("predict_proba", "get_params"))
+        and fits_from_summary(value)
     )
 
 
