@@ -25,19 +25,59 @@ from venncal.online import QuantizedIsotonic
 TOL = Fraction(1, 10**12)
 
 
-def literal(s, y, w, h, levels):
-    """Scores held, their levels and exact isotonic values, by the definition."""
+class Refused(Exception):
+    """The documented rules refuse the row at index ``i`` (positive weights counted)."""
+
+    def __init__(self, i):
+        super().__init__(i)
+        self.i = i
+
+
+def simulate(s, y, w, h):
+    """The rows held after the stream, ``[(t, score, target, u)]``, and the step, by the rules
+    of docs/online.md taken literally, step by step: weights relative to the largest held (its
+    power of two: ``u = w 2**(1 - top)``), raised when a larger comes (refused if that would
+    make an observation leave at once), lowered when none of its power is held; an observation
+    leaves at the first step at which ``u 2.0**(-(T - t) / h)`` is below 2**-1022.  Raises
+    :class:`Refused` at a refused row."""
     keep = np.asarray(w) > 0  # a zero weight drops its row: no step
     s, y, w = np.asarray(s)[keep], np.asarray(y)[keep], np.asarray(w)[keep]
-    T = len(s)
+    tiny = 2.0**-1022
+    held, top = [], None
+
+    def alive(u, t, T):
+        return u * 2.0 ** (-(T - t) / h) >= tiny
+
+    for T in range(1, len(s) + 1):
+        e = math.frexp(float(w[T - 1]))[1]
+        if top is None:
+            top = e
+        if e > top:
+            k = e - top
+            if any(alive(u, t, T) and not alive(math.ldexp(u, -k), t, T) for t, _, _, u in held):
+                raise Refused(T - 1)
+            held = [(t, a, b, math.ldexp(u, -k)) for t, a, b, u in held]
+            top = e
+        u = math.ldexp(float(w[T - 1]), 1 - top)
+        if u < tiny:
+            raise Refused(T - 1)
+        held.append((T, float(s[T - 1]), float(y[T - 1]), u))
+        held = [row for row in held if alive(row[3], row[0], T)]
+        if not held:
+            top = None
+        elif max(row[3] for row in held) < 1.0:  # lowered to the largest held
+            k = 1 - math.frexp(max(row[3] for row in held))[1]
+            held = [(t, a, b, math.ldexp(u, k)) for t, a, b, u in held]
+            top -= k
+    return held, len(s)
+
+
+def literal(s, y, w, h, levels):
+    """Scores held, their levels and exact isotonic values, by the definition."""
+    held, T = simulate(s, y, w, h)
     cells = {}
-    # weights relative to the largest one's power of two (2**(top - 1)): the largest in [1, 2)
-    top = int(np.frexp(w.max())[1]) if T else 0
-    for t in range(1, T + 1):
-        wt = math.ldexp(w[t - 1], 1 - top) * 2.0 ** (-(T - t) / h)
-        if wt >= 2.0**-1022:
-            key = (float(s[t - 1]), float(y[t - 1]))
-            cells[key] = cells.get(key, Fraction(0)) + Fraction(wt)
+    for t, a, b, u in held:
+        cells[(a, b)] = cells.get((a, b), Fraction(0)) + Fraction(u * 2.0 ** (-(T - t) / h))
     return exact_map(cells, levels)
 
 
@@ -71,16 +111,30 @@ def test_forgetting_equals_the_literal_batch_fit(n, h, seed, wlist, split):
     s = np.round(rng.random(n), 2)  # ties
     y = (rng.random(n) < s).astype(float)
     w = np.array([wlist[i % len(wlist)] for i in range(n)])
+    try:  # where the rules refuse a row: the stream up to it, and the refusal
+        simulate(s, y, w, h)
+        end = n
+    except Refused as exc:
+        end = int(np.flatnonzero(w > 0)[exc.i])
     model = QuantizedIsotonic(levels=11, half_life=h)
     m = int(split * n)
     if np.any(w[:m] > 0):  # (learn_many refuses weights that sum to zero)
+        if end < m:  # refused, all of it: nothing learned
+            with pytest.raises(ValueError, match="2\\*\\*1022"):
+                model.learn_many(s[:m], y[:m], w[:m])
+            assert model.n_distinct == 0
+            return
         model.learn_many(s[:m], y[:m], w[:m])  # a batch, then single calls
     else:
         m = 0
     for i in range(m, n):
+        if i == end:
+            with pytest.raises(ValueError, match="2\\*\\*1022"):
+                model.learn_one(float(s[i]), float(y[i]), float(w[i]))
+            break
         model.learn_one(float(s[i]), float(y[i]), float(w[i]))
-    check(model, s, y, w, h)
-    check(pickle.loads(pickle.dumps(model)), s, y, w, h)
+    check(model, s[:end], y[:end], w[:end], h)
+    check(pickle.loads(pickle.dumps(model)), s[:end], y[:end], w[:end], h)
 
 
 @pytest.mark.parametrize("n", [1100, pytest.param(3000, marks=pytest.mark.slow)])
@@ -234,3 +288,40 @@ def test_a_refused_learn_across_a_rescale_changes_nothing():
     assert (model._decay.T, model.n_distinct, model.predict([0.2, 0.6]).tolist()) == before
     model.learn_many(np.linspace(0, 1, 3000), np.arange(3000) % 2, np.full(3000, 1e200))
     assert model._decay.T == 3002
+
+
+def test_the_weights_are_relative_to_the_largest_held_not_the_largest_ever():
+    """Attack 42 F4: one weight of 1e300, long gone, made later weights of 1 leave after 26 h
+    steps (not 1022 h) and refused 1e-9, for good.  Once none of its power of two is held,
+    the weights are held relative to the largest held."""
+    for batch in (False, True):
+        model = QuantizedIsotonic(levels=101, half_life=1.0)
+        s = [0.2] + [0.1] * 1100 + [0.5] + [0.1] * 5 + [0.9] + [0.1] * 40
+        y = [0.0] * len(s)
+        y[1101] = y[1107] = 1.0
+        w = [1e300] + [1.0] * 1100 + [1e-9] + [1.0] * 46
+        if batch:  # (one learn_many call takes its weights relative to its largest so far)
+            model.learn_many(s[:1101], y[:1101], w[:1101])
+            model.learn_many(s[1101:], y[1101:], w[1101:])
+        else:
+            for a, b, c in zip(s, y, w, strict=True):
+                model.learn_one(a, b, c)
+        assert model.predict_one(0.9) == 1.0  # was 0.0: the 0.9 row had left
+        check(model, np.array(s), np.array(y), np.array(w), 1.0)
+
+
+@pytest.mark.parametrize("first, second", [(1e-300, 2.0**30), (1e-300, 1e8), (1e-310, 1.0)])
+def test_a_weight_that_would_evict_a_held_one_is_refused(first, second):
+    """Attack 42 F7: a weight 2**1022 times a held one (decayed) made learn_one raise a bare
+    OverflowError ('math range error') or, below that, or in learn_many, silently deleted the
+    held observation (the level at 0.9 went from 1.0 to 0.0); the reverse order was refused.
+    Now refused in either order, nothing changed."""
+    model = QuantizedIsotonic(levels=101, half_life=100.0)
+    model.learn_one(0.9, 1, first)
+    with pytest.raises(ValueError, match="more than 2\\*\\*1022 times the decayed weight"):
+        model.learn_one(0.1, 0, second)
+    assert model.predict_one(0.9) == 1.0 and model.n_distinct == 1 and model._decay.T == 1
+    fresh = QuantizedIsotonic(levels=101, half_life=100.0)
+    with pytest.raises(ValueError, match="more than 2\\*\\*1022 times the decayed weight"):
+        fresh.learn_many([0.9, 0.1], [1, 0], [first, second])
+    assert fresh.n_distinct == 0 and fresh._decay.T == 0

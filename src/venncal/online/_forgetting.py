@@ -19,9 +19,11 @@ to ``2**RESCALE`` times the decayed ones, the bound on the weights held
 (their exact sums stay below ``2**1000``) applies to them as stored: a
 learn that would pass it is refused, and changes nothing.
 
-Weights are taken *relative* to the largest weight learned so far, by its
+Weights are taken *relative* to the largest weight held, by its
 power of two: ``u_i = w_i * 2**shift`` with ``shift = 1 - top`` and ``top``
-that weight's binary exponent (so the largest ``u`` is in ``[1, 2)``, and
+that weight's binary exponent (lowered, by :meth:`Decay._lower_top`, when
+the last observation of its power of two leaves; a ``learn_many`` call takes
+its weights relative to its largest so far) (so the largest ``u`` is in ``[1, 2)``, and
 multiplying every weight by a power of two changes nothing at all, by any
 other factor at most when each observation leaves, by under ``h`` steps).
 An observation *leaves* (is deleted exactly, weight and score) at the first
@@ -29,9 +31,10 @@ step ``T`` at which its decayed relative weight ``u_i * 2.0**(-(T - t_i) / h)``
 (this float expression) is below ``2**-1022``, the smallest normal float: it
 never lingers as subnormal residue; for a weight equal to the largest, after
 about ``1022 h`` steps, whatever its scale.  When a larger power of two
-comes, every ``u`` held is divided by the same power of two (exactly), the
-observations that then leave leave, and the trees are rebuilt (at most once
-per power of two passed).  A weight below ``2**-1022`` times the largest
+comes, every ``u`` held is divided by the same power of two (exactly) and the
+trees are rebuilt (at most once per power of two passed); a weight that
+would make a held observation leave at once is refused, with nothing
+changed.  A weight below ``2**-1022`` times the largest
 (it would leave at once) is refused, with nothing changed.  A stream pickled
 before the relative weights keeps ``shift = 0`` (its weights as given).
 
@@ -110,6 +113,7 @@ class Decay:
     """
 
     relative, top, shift = False, None, 0  # (pickled before the relative weights)
+    lower_due = False  # an observation of top's power of two left: see _settle
 
     def __init__(self, half_life: float):
         self.h = half_life
@@ -152,11 +156,14 @@ class Decay:
         (:meth:`_raise_top`).  A weight below ``2**-1022`` times it would
         leave at once: refused, with nothing changed.
         """
-        if w.shape[0] == 1:  # one learn_one call: no array operations
-            u = math.ldexp(float(w[0]), self.shift)
-            if self.top is not None and math.frexp(float(w[0]))[1] <= self.top and u >= TINY:
-                self._learn_scaled(host, s, y, np.array([u]))
-                return
+        if w.shape[0] == 1 and self.top is not None:  # one learn_one call: no array operations
+            x = float(w[0])
+            if math.frexp(x)[1] <= self.top:  # (then u <= 2: no overflow)
+                u = math.ldexp(x, self.shift)
+                if u >= TINY:
+                    self._learn_scaled(host, s, y, np.array([u]))
+                    self._settle(host)
+                    return
         E = np.frexp(w)[1]
         tops = np.maximum.accumulate(E) if self.top is None else \
             np.maximum.accumulate(np.maximum(E, self.top))
@@ -169,36 +176,108 @@ class Decay:
                 "half_life it would be forgotten at once; the weights of one stream must lie "
                 "within a factor of 2**1022 of each other")
         starts = np.flatnonzero(np.diff(tops, prepend=tops[0] - 1))
-        for a, b in zip(starts, [*starts[1:], s.shape[0]], strict=True):
-            top = int(tops[a])
-            if self.top is None:
-                self.top, self.shift = top, 1 - top
-            elif top > self.top:
-                self._raise_top(host, top)
-            self._learn_scaled(host, s[a:b], y[a:b], np.ldexp(w[a:b], self.shift))
+        # a larger power of two could refuse the learn after a change (_raise_top): all or
+        # nothing, as the rest of the learn (rare: at most once per power of two passed)
+        saved = copy.deepcopy(host) if len(starts) > 1 or (
+            self.top is not None and int(tops[0]) > self.top) else None
+        try:
+            for a, b in zip(starts, [*starts[1:], s.shape[0]], strict=True):
+                top = int(tops[a])
+                if self.top is None:
+                    self.top, self.shift = top, 1 - top
+                elif top > self.top:
+                    self._raise_top(host, top, float(w[a]))
+                i = a
+                while i < b:  # in segments that end where the top is lowered (_settle)
+                    j = self._segment_end(w, i, b)
+                    self._learn_scaled(host, s[i:j], y[i:j], np.ldexp(w[i:j], self.shift))
+                    self._settle(host)
+                    i = j
+        except ValueError:
+            if saved is not None:
+                host.__dict__.update(saved.__dict__)
+            raise
 
-    def _raise_top(self, host, top: int) -> None:
+    def _raise_top(self, host, top: int, weight: float) -> None:
         """Bring every weight held to the larger power of two ``2**(top - 1)`` (exactly).
 
-        Each held ``u`` and stored weight is multiplied by ``2**-k``; the
-        observations whose ``u`` now puts their last step before the next
-        step leave (they would be below ``2**-1022`` of it), and the trees
-        are rebuilt from those that stay (O(n log n), at most once per power
-        of two that the largest weight passes).
+        Each held ``u`` and stored weight is multiplied by ``2**-k``, and the
+        trees are rebuilt (O(n log n), at most once per power of two that
+        the largest weight passes).  An observation that would then leave at
+        once (below ``2**-1022`` of the new weight, decayed) is refused: the
+        new ``weight`` raises a ``ValueError`` naming it, and the caller
+        restores what was learned before.
         """
         k = top - self.top
-        self.top, self.shift = top, self.shift - k
         kept = []
-        for _, t, gs, gy, gw, u in self.held:
-            u = math.ldexp(u, -k)
-            if u >= TINY and (last := last_step(u, t, self.h)) >= self.T:
-                kept.append([last, t, gs, gy, math.ldexp(gw, -k), u])
-        heapq.heapify(kept)
-        self.held = kept
+        for last, t, gs, gy, gw, u in self.held:
+            v = math.ldexp(u, -k)
+            new_last = last_step(v, t, self.h) if v >= TINY else -1
+            if new_last < self.T + 1 <= last:  # it would have stayed: it would be evicted
+                raise ValueError(
+                    f"sample_weight {weight!r} is more than 2**1022 times the decayed weight "
+                    f"of an observation held (score {gs!r}, weight {math.ldexp(u, -self.shift)!r}"
+                    f", learned {self.T + 1 - t} steps before): with half_life that observation "
+                    "would be forgotten at once; the weights of one stream, decayed, must lie "
+                    "within a factor of 2**1022 of each other; nothing was learned")
+            if new_last >= self.T:
+                kept.append([new_last, t, gs, gy, math.ldexp(gw, -k), v])
+        self.top, self.shift = top, self.shift - k
+        self._rebuild(host, kept)
+
+    def _lower_top(self, host) -> None:
+        """Hold the weights relative to the largest *held*, once none held is of ``top``'s power
+        of two: each ``u`` and stored weight multiplied by ``2**k`` (exact: the largest stays
+        below 2), their last steps moved later, the trees rebuilt.
+
+        Without it a weight long gone would shorten every later life and refuse light weights
+        for good (attack 42 F4: one weight of 1e300, then weights of 1 forgotten after 26 h
+        steps, not 1022 h, and 1e-9 refused, after the 1e300 had left).
+        """
+        if not self.held:
+            self.top, self.shift = None, 0  # the next weight sets them
+            return
+        k = 1 - math.frexp(max(row[5] for row in self.held))[1]
+        if k <= 0:
+            return
+        self.top, self.shift = self.top - k, self.shift + k
+        self._rebuild(host, [[last_step(math.ldexp(u, k), t, self.h), t, gs, gy,
+                              math.ldexp(gw, k), math.ldexp(u, k)]
+                             for _, t, gs, gy, gw, u in self.held])
+
+    def _rebuild(self, host, rows: list) -> None:
+        heapq.heapify(rows)
+        self.held = rows
         host._clear_trees()
-        if kept:
-            a = np.array([row[2:5] for row in kept])
+        if rows:
+            a = np.array([row[2:5] for row in rows])
             host._learn_now(a[:, 0], a[:, 1], a[:, 2])
+
+    def _settle(self, host) -> None:
+        """After a learn (or a segment of one): lower ``top`` if an observation of its power of
+        two left and none is held now (most rows are lighter, or another of that power is found
+        at once).  Done between learns, not inside one, so that every weight of a learn is
+        taken relative to one top."""
+        if self.lower_due:
+            self.lower_due = False
+            if not any(r[5] >= 1.0 for r in self.held):
+                self._lower_top(host)
+
+    def _segment_end(self, w, i: int, b: int) -> int:
+        """The end of the rows ``w[i:b]`` to learn before :meth:`_settle`: after the first row at
+        whose step every observation of top's power of two (held, or learned before it) has
+        left, so that the rows after it are taken relative to the lowered top."""
+        if b - i == 1:
+            return b
+        until = max((r[0] for r in self.held if r[5] >= 1.0), default=-1)
+        u = np.ldexp(w[i:b], self.shift)
+        for k in range(b - i):
+            t = self.T + 1 + k
+            if t > until:
+                return i + k + 1
+            if u[k] >= 1.0:
+                until = max(until, last_step(float(u[k]), t, self.h))
+        return b
 
     def _learn_scaled(self, host, s, y, w) -> None:
         """Learn rows of weights ``w`` (relative ones with ``relative``), the leaving ones deleted."""
@@ -250,10 +329,13 @@ class Decay:
         for last, k in rows:
             heapq.heappush(self.held, [last, int(t[k]), float(s[k]), float(y[k]),
                                        float(stored[k]), float(w[k])])
+        top_left = False
         while self.held and self.held[0][0] < T:
-            gs, gy, gw = heapq.heappop(self.held)[2:5]
-            host._remove(gs, gy, gw)
+            row = heapq.heappop(self.held)
+            host._remove(row[2], row[3], row[4])
+            top_left = top_left or row[5] >= 1.0
         self.T = T
+        self.lower_due = self.lower_due or (top_left and self.relative)
 
     def _rescale(self, host, k: int, t: int) -> None:
         """Multiply every stored weight by ``2**-k`` (exact: none is subnormal) and rebuild the trees.
@@ -261,13 +343,13 @@ class Decay:
         Before step ``t``: the observations whose last step is ``t - 1`` leave
         first (their stored weights could underflow, attack 25 F1).
         """
+        top_left = False
         while self.held and self.held[0][0] < t:
-            heapq.heappop(self.held)
+            u = heapq.heappop(self.held)[5]
+            top_left = top_left or u >= 1.0
         self.c = self.c + k - (t - self.base) / self.h
         self.base = t
         for row in self.held:
             row[4] = math.ldexp(row[4], -k)
-        host._clear_trees()
-        if self.held:
-            a = np.array([row[2:5] for row in self.held])
-            host._learn_now(a[:, 0], a[:, 1], a[:, 2])
+        self.lower_due = self.lower_due or (top_left and self.relative)
+        self._rebuild(host, self.held)
