@@ -537,6 +537,24 @@ class ScoreCalibrator(ParamsMixin, BaseEstimator):
             return None
         return self._predict_log_p(self._check_test_scores(scores))
 
+    def _predict_wide_logit(self, q: np.ndarray) -> tuple | None:
+        """``logit p`` at validated scores ``q`` as :mod:`venncal._wide` numbers, or None."""
+        return None
+
+    def _wide_logit(self, scores) -> tuple | None:
+        """``logit p`` as ``(m, e)`` (:mod:`venncal._wide`), past the float64 range too.
+
+        For the sigmoid calibrators a logit such as ``a x + b`` passes
+        1.8e308 with finite ``a``, ``x``, ``b``: ``p`` and ``log p`` are then
+        0 and ``-inf`` as doubles, and the one-vs-rest calibrator compares
+        the logits themselves (the largest wins by more than ``2**970``).
+        None for the other calibrators.
+        """
+        check_is_fitted(self, "classes_")
+        if not self._hook_applies("_predict_wide_logit"):
+            return None
+        return self._predict_wide_logit(self._check_test_scores(scores))
+
     def _hook_applies(self, hook: str) -> bool:
         """Whether the rule ``hook`` beside ``_predict_p`` (its complement, its log) holds here.
 

@@ -298,6 +298,12 @@ class NegatedScoreCalibrator(ParamsMixin, BaseEstimator):
         log_p1 = getattr(self.calibrator_, "_log_p1", None)
         return None if log_p1 is None else log_p1(negate_scores(scores))
 
+    def _wide_logit(self, scores) -> tuple | None:
+        """The wrapped calibrator's wide logit at ``-scores`` (as :meth:`_log_p1`)."""
+        check_is_fitted(self, "calibrator_")
+        wide_logit = getattr(self.calibrator_, "_wide_logit", None)
+        return None if wide_logit is None else wide_logit(negate_scores(scores))
+
     @own_knots
     def _knots(self) -> np.ndarray | None:
         """Minus the wrapped calibrator's knots, reversed: its steps at ``-scores``.

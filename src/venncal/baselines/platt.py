@@ -10,6 +10,7 @@ import numpy as np
 from scipy.special import expit, log_expit
 from sklearn.exceptions import ConvergenceWarning
 
+from .. import _wide as wide
 from .._base import ScoreCalibrator, check_float_numbers
 from .._docs import fill
 from .._validation import Options, check_scores
@@ -347,6 +348,13 @@ class PlattCalibrator(ProbaFitScores, ScoreCalibrator):
 
     def _predict_log_p(self, q):
         return log_expit(-self._minus_logit(q))
+
+    def _predict_wide_logit(self, q):
+        # -(a_ q + b_) with the exponent apart: past 1.8e308 from finite a_, q, b_
+        if self.a_ == 0.0:
+            return wide.split(np.full(q.shape, -self.b_))
+        return wide.add(wide.mul(wide.split(np.full(q.shape, -self.a_)), wide.split(q)),
+                        wide.split(np.full(q.shape, -self.b_)))
 
     def _predict_p_and_complement(self, q):
         # the complement as expit(u), not 1 - p: 1 - p is 0 (or off by 1e-6 relative)

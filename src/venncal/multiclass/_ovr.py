@@ -6,6 +6,7 @@ import numpy as np
 from scipy.special import softmax
 from sklearn.utils.metaestimators import available_if
 
+from .. import _wide as wide
 from ._common import MulticlassCalibrator, base_has
 from ._scores import ovr_scores
 
@@ -132,10 +133,40 @@ class OneVsRestCalibrator(MulticlassCalibrator):
             total[zero] = q.shape[1]
         q /= total
         if logs is not None:
-            # a row of logs all -inf (every sigmoid at its limit 0) has no ratio: as above
             finite = np.isfinite(logs.max(axis=1))
             q[tiny[finite]] = softmax(logs[finite], axis=1)
+            if not finite.all():
+                self._widest(q, tiny[~finite], x)
         return q
+
+    def _widest(self, q: np.ndarray, rows: np.ndarray, x: np.ndarray) -> None:
+        """Rows whose logs are all ``-inf``: all to the largest logit, past 1.8e308 (attack 43 F1).
+
+        Each ``log q_k`` is below the doubles, so each logit ``t_k`` is (its
+        log is ``t_k`` to 1e-300 relative there): two distinct such logits
+        differ by more than ``2**970``, and the ratio of their ``q``'s
+        underflows to 0.  The row goes to its largest logit (shared by ties).
+        A logit infinite from an infinite input (a probability 0 with
+        ``eps=0``) is a limit, below every finite one; a row of limits only
+        has no ratio and stays as above.
+        """
+        wides = []
+        for cal, col in zip(self.calibrators_, self._binary_test(x[rows]), strict=True):
+            wide_logit = getattr(cal, "_wide_logit", None)
+            w = wide_logit(col) if wide_logit is not None else None
+            if w is None:
+                return
+            wides.append(w)
+        m = np.stack([w[0] for w in wides], axis=1)
+        e = np.stack([w[1] for w in wides], axis=1)
+        finite = np.isfinite(m)
+        # all are negative: the largest is the one of least exponent, to which the row is scaled
+        least = np.min(np.where(finite, e, 2**62), axis=1, keepdims=True)
+        key = np.where(finite, wide.scaled((m, e), -least), -np.inf)
+        best = key.max(axis=1, keepdims=True)
+        top = (key == best) & np.isfinite(best)
+        some = top.any(axis=1)
+        q[rows[some]] = top[some] / top[some].sum(axis=1, keepdims=True)
 
     def _log_rows(self, x: np.ndarray) -> np.ndarray | None:
         """``log q_k`` of the rows ``x`` (m, K), or None unless every calibrator computes them."""

@@ -7,6 +7,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from .. import _wide as wide
 from .._base import check_float_numbers
 from .._validation import Options
 from ._binary import log_sides
@@ -170,6 +171,16 @@ class BetaCalibrator(BinaryParametricCalibrator):
             u = (np.where(ls == -np.inf, 0.0, self.a_ * ls) if self.a_ == 0.0 else self.a_ * ls)
             v = (np.where(l1s == -np.inf, 0.0, self.b_ * l1s) if self.b_ == 0.0 else self.b_ * l1s)
             return u - v + self.c_
+
+    def _predict_wide_logit(self, q):
+        # a_ ln s - b_ ln(1 - s) + c_ with the exponent apart (a_ ln s passes 1.8e308
+        # for a_ past 2**1014); a coefficient 0 leaves out its side (0 at ln s = -inf)
+        ls, l1s = log_sides(q, self.score, self.eps)
+        terms = [wide.split(np.full(q.shape, self.c_))]
+        for coef, side in ((self.a_, ls), (-self.b_, l1s)):
+            if coef != 0.0:
+                terms.append(wide.mul(wide.split(np.full(q.shape, coef)), wide.split(side)))
+        return wide.add(*terms)
 
     def _check_state(self) -> None:
         super()._check_state()

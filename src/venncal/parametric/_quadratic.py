@@ -6,6 +6,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from .. import _wide as wide
 from .._base import check_float_arrays
 from ._binary import log_odds
 from ._binary_base import BinaryParametricCalibrator
@@ -106,7 +107,36 @@ class QuadraticLogisticCalibrator(BinaryParametricCalibrator):
         c0, c1, c2 = (float(v) for v in self.coef_)
         with np.errstate(over="ignore", invalid="ignore"):
             u = c0 + z * (c1 + c2 * z)
-        return np.where(np.isnan(u), c0, u)
+        return self._limits(z, u)
+
+    def _limits(self, z, u):
+        """``u`` with the polynomial's limits at ``z = +-inf`` (a probability 0 or 1, ``eps=0``).
+
+        The leading nonzero coefficient decides: ``c2 z^2``, else ``c1 z``,
+        else ``c0`` (``c0 + z (c1 + 0 z)`` is NaN at infinite ``z``).
+        """
+        inf = np.isinf(z)
+        if not inf.any():
+            return u
+        c0, c1, c2 = (float(v) for v in self.coef_)
+        if c2 != 0.0:
+            limit = np.full(z.shape, np.copysign(np.inf, c2))
+        elif c1 != 0.0:
+            limit = np.where(z > 0, 1.0, -1.0) * np.copysign(np.inf, c1)
+        else:
+            limit = np.full(z.shape, c0)
+        return np.where(inf, limit, u)
+
+    def _predict_wide_logit(self, q):
+        # c0 + z (c1 + c2 z) with the exponent apart (it passes 1.8e308 from finite z)
+        z = log_odds(q, self.score, self.eps)
+        c0, c1, c2 = (np.full(z.shape, float(v)) for v in self.coef_)
+        wz = wide.split(np.where(np.isinf(z), 0.0, z))
+        u = wide.add(wide.split(c0),
+                     wide.mul(wz, wide.add(wide.split(c1), wide.mul(wide.split(c2), wz))))
+        limit = wide.split(self._limits(z, np.zeros(z.shape)))
+        inf = np.isinf(z)
+        return np.where(inf, limit[0], u[0]), np.where(inf, limit[1], u[1])
 
     def _check_state(self) -> None:
         super()._check_state()
