@@ -219,3 +219,13 @@ def test_empty_forecasts_give_empty_tables():
     # table([]) raised numpy's "zero-size array to reduction operation minimum".
     for fam in (quadratic(), cox(), family(_square), named("shift+confidence")):
         assert fam.table([]).shape == (len(fam), 0)
+
+
+def test_labels_of_parameters_alike_to_six_digits_are_told_apart():
+    """%g named 1 and 1 + 2**-52 alike ("beta=1" twice); they are two functions."""
+    from venncal.online import cox2
+
+    assert cox([1.0, 1.0 + 2**-52]).labels == ["beta=1.0", "beta=1.0000000000000002"]
+    assert cox2([(0.0, 1.0), (0.0, 1.000000001)]).labels == ["alpha=0.0,beta=1.0",
+                                                            "alpha=0.0,beta=1.000000001"]
+    assert cox([0.5, 1.0, 2.0]).labels == ["beta=0.5", "beta=1", "beta=2"]

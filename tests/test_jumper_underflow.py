@@ -113,6 +113,21 @@ def test_a_rate_whose_jumps_underflow_is_refused():
     JumperPredictor(quadratic(), 5 * 2.0**-1022, half_life=1.0).run([1e-300, 0.5], [True, False])
 
 
+@pytest.mark.parametrize("fam", [quadratic(), named("shift+confidence"),
+                                 family(np.sqrt, np.square, lambda p: p ** 3,
+                                        labels=["sqrt", "square", "cube"])])
+def test_the_least_rate_printed_is_the_least_accepted(fam):
+    """The message printed the bound to 3 digits (6.67e-308 for K = 3 is refused)."""
+    import re
+
+    with pytest.raises(ValueError) as info:
+        JumperMartingale(fam, 1e-320)
+    least = float(re.search(r"J >= ([^)]+)\)", str(info.value)).group(1))
+    JumperMartingale(fam, least).run([0.3], [1])
+    with pytest.raises(ValueError, match="J/K at least"):
+        JumperMartingale(fam, float(np.nextafter(least, 0.0)))
+
+
 def _stream(draw_steps):
     p = np.array([s[0] for s in draw_steps])
     # no p = 0 with a positive label, no p = 1 with a negative one

@@ -125,6 +125,17 @@ def test_jumper_fast_path_keeps_errors():
     assert mart.n_seen_ == 1
 
 
+@pytest.mark.parametrize("cls", [JumperMartingale, JumperPredictor, MeanJumper])
+@pytest.mark.parametrize("weight", [None, "1", "0", "abc", b"1"])
+def test_jumper_learn_one_refuses_a_weight_that_is_no_number(cls, weight):
+    """None read as NaN ("must be finite"), "1" as 1 (accepted); both are no weight 0 or 1."""
+    obj = cls()
+    obj.learn_one(0.3, 1)
+    with pytest.raises(ValueError, match=r"must be 0 \(drop the row\) or 1 .*got " + repr(weight)[:2]):
+        obj.learn_one(0.4, 0, sample_weight=weight)
+    assert obj.n_seen_ == 1
+
+
 # -- the quantized stream ------------------------------------------------------------
 
 scores = st.one_of(st.sampled_from([0.0, 0.5, 1e-310, 1e308, -1e308, 0.1, 0.3]),

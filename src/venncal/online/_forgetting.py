@@ -34,7 +34,7 @@ about ``1022 h`` steps, whatever its scale.  When a larger power of two
 comes, every ``u`` held is divided by the same power of two (exactly) and the
 trees are rebuilt (at most once per power of two passed); a weight that
 would make a held observation leave at once is refused, with nothing
-changed.  A weight below ``2**-1022`` times the largest
+changed.  A weight below ``2**-1022`` times the largest's power of two
 (it would leave at once) is refused, with nothing changed.  A stream pickled
 before the relative weights keeps ``shift = 0`` (its weights as given).
 
@@ -172,7 +172,7 @@ class Decay:
             i = int(np.flatnonzero(small)[0])
             raise ValueError(
                 f"sample_weight {float(w[i])!r} is below 2**-1022 times the largest weight "
-                f"learned so far ({math.ldexp(1.0, int(tops[i]) - 1):.3g} or more): with "
+                f"held ({math.ldexp(1.0, int(tops[i]) - 1):.3g} or more): with "
                 "half_life it would be forgotten at once; the weights of one stream must lie "
                 "within a factor of 2**1022 of each other")
         starts = np.flatnonzero(np.diff(tops, prepend=tops[0] - 1))

@@ -140,14 +140,12 @@ class CalibratingFamily:
             the function and the first such index.
         """
         p = np.ascontiguousarray(p, dtype=np.float64)
+        out = np.empty((len(self), p.shape[0]))
         if self.kind in ("quadratic", "cubic"):
-            out = np.empty((len(self), p.shape[0]))
             polynomial_values(FAMILY_KINDS[self.kind], self.params, p, out)
         elif self.kind in ("cox", "cox2"):  # SciPy's expit(alpha + beta logit p), compiled
-            out = np.empty((len(self), p.shape[0]))
             cox_values(self._kernel_params(), p, out)
         else:
-            out = np.empty((len(self), p.shape[0]))
             for k in range(len(self)):
                 out[k] = self._evaluate_one(k, p)
         # min and max propagate NaN, which fails both comparisons.
@@ -274,8 +272,14 @@ def _params(values, width: int, name: str, low=-np.inf, high=np.inf) -> np.ndarr
     return arr
 
 
-def _g(x: float) -> str:
-    return f"{x:g}"
+def _named(params: np.ndarray, *names: str) -> list[str]:
+    """Labels ``name=value,...``: values as ``%g``, in full if that makes two alike (1, 1+2**-52)."""
+    for show in ("{:g}", "{!r}"):
+        labels = [",".join(f"{n}={show.format(float(v))}" for n, v in zip(names, row, strict=True))
+                  for row in params]
+        if len(set(labels)) >= len(set(map(tuple, params.tolist()))):  # equal params: one label
+            break
+    return labels
 
 
 def quadratic(E: Sequence[float] = (-1.0, -0.5, 0.0, 0.5, 1.0)) -> CalibratingFamily:
@@ -297,7 +301,7 @@ def quadratic(E: Sequence[float] = (-1.0, -0.5, 0.0, 0.5, 1.0)) -> CalibratingFa
     array([[0.28]])
     """
     params = _params(E, 1, "E", -1.0, 1.0)
-    return _distinct(CalibratingFamily("quadratic", params, [f"eps={_g(e)}" for e in params[:, 0]]))
+    return _distinct(CalibratingFamily("quadratic", params, _named(params, "eps")))
 
 
 #: The default grids of the families (``venncal monitor --family NAME`` uses them too).
@@ -333,8 +337,7 @@ def cubic(pairs: Sequence[tuple[float, float]] = CUBIC_GRID) -> CalibratingFamil
     params = _params(pairs, 2, "pairs", -1.0, 1.0)
     if (params[:, 1] < 0.0).any():
         raise ValueError(f"cubic: b must lie in [0, 1]; got {pairs!r}")
-    labels = [f"a={_g(a)},b={_g(b)}" for a, b in params]
-    return _distinct(CalibratingFamily("cubic", params, labels))
+    return _distinct(CalibratingFamily("cubic", params, _named(params, "a", "b")))
 
 
 def cox(betas: Sequence[float] = COX_GRID) -> CalibratingFamily:
@@ -357,7 +360,7 @@ def cox(betas: Sequence[float] = COX_GRID) -> CalibratingFamily:
            [0.0588, 0.5   ]])
     """
     params = _params(betas, 1, "betas")
-    return _distinct(CalibratingFamily("cox", params, [f"beta={_g(b)}" for b in params[:, 0]]))
+    return _distinct(CalibratingFamily("cox", params, _named(params, "beta")))
 
 
 def cox2(pairs: Sequence[tuple[float, float]] = COX2_GRID) -> CalibratingFamily:
@@ -379,8 +382,7 @@ def cox2(pairs: Sequence[tuple[float, float]] = COX2_GRID) -> CalibratingFamily:
            [0.7311]])
     """
     params = _params(pairs, 2, "pairs")
-    labels = [f"alpha={_g(a)},beta={_g(b)}" for a, b in params]
-    return _distinct(CalibratingFamily("cox2", params, labels))
+    return _distinct(CalibratingFamily("cox2", params, _named(params, "alpha", "beta")))
 
 
 def family(*funcs: Callable[[np.ndarray], np.ndarray],
@@ -435,9 +437,6 @@ class _Union(CalibratingFamily):
         self.params.setflags(write=False)
         self.funcs = None
         self._compiled = describe(self.members)  # None with a user's family among them
-
-    def __repr__(self) -> str:
-        return f"CalibratingFamily('union', {', '.join(self.labels)})"
 
     def _evaluate_one(self, k: int, p: np.ndarray) -> np.ndarray:
         for fam in self.members:

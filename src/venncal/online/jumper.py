@@ -48,6 +48,8 @@ sorting.  Either way it is ``classes_[1]``, and ``p`` is its probability.
 
 from __future__ import annotations
 
+import numbers
+
 import math
 from collections.abc import Iterator, Sequence
 from decimal import Decimal, localcontext
@@ -139,9 +141,12 @@ class _Jumper(SingleCalls, OnlineCalibrator):
         self._gamma = forgetting_factor(self.half_life)
         K, small = len(self.family_), self._rates / len(self.family_) < _TINY
         if small.any():
+            least = K * _TINY  # the least J with J/K >= 2**-1022, as the check divides
+            while least / K < _TINY:
+                least = float(np.nextafter(least, np.inf))
             raise ValueError(
                 f"every jumping rate J needs J/K at least 2**-1022 (K = {K} functions: "
-                f"J >= {K * _TINY:.3g}); got J = {float(self._rates[np.argmax(small)])!r}. "
+                f"J >= {least!r}); got J = {float(self._rates[np.argmax(small)])!r}. "
                 "Below it J/K is a subnormal float, which rounds (to 0 at J = 5e-324), so the "
                 "jumps would not be the algorithm's"
                 + (", and forgetting would bring back weights that have underflowed to 0"
@@ -332,6 +337,9 @@ class _Jumper(SingleCalls, OnlineCalibrator):
 
     def _learn_checked(self, p, y, sample_weight) -> None:
         """``learn_one`` of a step its fast path did not queue (a weight, a first label, a check)."""
+        if not isinstance(sample_weight, numbers.Real):  # None or "1" is no weight of 0 or 1
+            raise ValueError(f"sample_weight must be 0 (drop the row) or 1 for a Jumper, whose "
+                             f"steps are bets that cannot be weighted; got {sample_weight!r}")
         if self._queued(p, y, sample_weight):
             return
         self._flush()
