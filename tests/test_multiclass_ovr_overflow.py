@@ -17,8 +17,13 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from venncal import (BetaCalibrator, NegatedScoreCalibrator, OneVsRestCalibrator,
-                     PlattCalibrator, QuadraticLogisticCalibrator)
+from venncal import (
+    BetaCalibrator,
+    NegatedScoreCalibrator,
+    OneVsRestCalibrator,
+    PlattCalibrator,
+    QuadraticLogisticCalibrator,
+)
 from venncal import _wide as wide
 
 _BIG = st.floats(1.15e308, 1.7976931348623157e308)  # |a_k| >= 1.59: a_k m_k overflows
@@ -178,3 +183,45 @@ def test_quadratic_limits_at_probabilities_0_and_1(coef, want):
     cal = QuadraticLogisticCalibrator(score="proba", eps=0.0).fit(s, rng.uniform(size=400) < s)
     cal.coef_ = np.array(coef)
     np.testing.assert_array_equal(cal.predict_proba(np.array([0.0, 1.0]))[:, 1], want)
+
+
+def test_a_logit_whose_product_overflows_but_sum_does_not_is_finite(platt):
+    """Attack 44 F1: a_ x past the range with a_ x + b_ finite (1e300 * 2e8 - 1e308 = -1e308
+    negated): its log was -inf, so the row went to a smaller finite logit."""
+    cal = OneVsRestCalibrator(PlattCalibrator(), score="margin").fit(*_margins())
+    c = cal.calibrators_
+    c[0].a_, c[0].b_ = 1e300, -1e308
+    for k in (1, 2):
+        c[k].a_, c[k].b_ = 1.0, 0.0
+    x = np.array([[2e8, 1.5e308, 1.6e308]])
+    np.testing.assert_array_equal(c[0]._minus_logit(x[:, 0]), [1e308])  # exactly, as a double
+    np.testing.assert_array_equal(cal.predict_proba(x), [[1.0, 0.0, 0.0]])
+    assert c[0]._log_p1(x[:, 0])[0] == -1e308
+
+
+def test_quadratic_and_beta_logits_past_the_range_in_their_terms_only():
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 3, 400)
+    z = rng.normal(size=(400, 3))
+    z[np.arange(400), y] += 1.5
+    q = OneVsRestCalibrator(QuadraticLogisticCalibrator(), score="margin").fit(z, y)
+    q.calibrators_[0].coef_ = np.array([1e308, -1e300, 0.0])  # 1e308 - 1e300 * 2e8 = -1e308
+    q.calibrators_[1].coef_ = q.calibrators_[2].coef_ = np.array([0.0, 1.0, 0.0])
+    np.testing.assert_array_equal(q.predict_proba(np.array([[2e8, -1.5e308, -1.6e308]])),
+                                  [[1.0, 0.0, 0.0]])
+    # the binary calibrator (attack 44 F3): c0 + 2 c1 + 4 c2 = 0 exactly, p = 1/2 (it was 1)
+    binary = QuadraticLogisticCalibrator().fit(z[:, 0], y == 0)
+    M = float(np.finfo(float).max)
+    binary.coef_ = np.array([-(2.0**972), -M, 2.0**1023])
+    np.testing.assert_array_equal(binary.predict_proba(np.array([2.0])), [[0.5, 0.5]])
+    # beta 'am' shape, a = b = 1.5e308: a ln s - b ln(1 - s) = 1.5e308 ln(3/7) = -1.27e308
+    p = rng.dirichlet(np.ones(3), 400)
+    b = OneVsRestCalibrator(BetaCalibrator(score="proba"), score="proba").fit(p, p.argmax(1))
+    c = b.calibrators_
+    c[0].a_, c[0].b_, c[0].c_ = 1.5e308, 1.5e308, 0.0
+    c[1].a_, c[1].b_, c[1].c_ = 1.0, 0.0, -1.5e308
+    c[2].a_, c[2].b_, c[2].c_ = 1.0, 0.0, -1.6e308
+    t0 = c[0]._logit(np.array([0.3]))[0]
+    assert t0 == pytest.approx(1.5e308 * np.log(3 / 7), rel=1e-15)
+    np.testing.assert_array_equal(b.predict_proba(np.array([[0.3, 0.35, 0.35]])),
+                                  [[1.0, 0.0, 0.0]])

@@ -43,7 +43,7 @@ def _normal(m: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def mul(a: tuple, b: tuple) -> tuple[np.ndarray, np.ndarray]:
-    """The product of two wide numbers, rounded once (``0 * inf`` is NaN, as in float64).
+    """Return the product of two wide numbers, rounded once (``0 * inf`` is NaN, as in float64).
 
     >>> w = mul(split(np.array([1e308])), split(np.array([-4.0])))
     >>> scaled(w, -4).tolist()  # 4e308 / 16
@@ -56,7 +56,7 @@ def mul(a: tuple, b: tuple) -> tuple[np.ndarray, np.ndarray]:
 
 
 def add(*terms: tuple) -> tuple[np.ndarray, np.ndarray]:
-    """The sum of wide numbers, aligned to the largest exponent and rounded as in float64.
+    """Return the sum of wide numbers, aligned to the largest exponent and rounded as in float64.
 
     A term smaller than the largest by more than ``2**1074`` times counts as
     0 (it is below the last digit of the sum).

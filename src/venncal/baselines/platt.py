@@ -340,7 +340,12 @@ class PlattCalibrator(ProbaFitScores, ScoreCalibrator):
         with np.errstate(over="ignore", invalid="ignore"):
             u = self.a_ * q + self.b_
         if self.a_ == 0.0:
-            u = np.where(np.isnan(u), self.b_, u)
+            return np.where(np.isnan(u), self.b_, u)
+        # a_ q past the range while a_ q + b_ is not (1e300 * 2e8 - 1e308): the exponent apart
+        # (attack 44 F1: the sigmoid was 0 there, 1 in one-vs-rest beside finite logits)
+        over = np.isinf(u) & np.isfinite(q)
+        if over.any():
+            u[over] = -wide.scaled(self._predict_wide_logit(q[over]), 0)
         return u
 
     def _predict_p(self, q):

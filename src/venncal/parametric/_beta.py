@@ -170,7 +170,12 @@ class BetaCalibrator(BinaryParametricCalibrator):
         with np.errstate(over="ignore", invalid="ignore"):
             u = (np.where(ls == -np.inf, 0.0, self.a_ * ls) if self.a_ == 0.0 else self.a_ * ls)
             v = (np.where(l1s == -np.inf, 0.0, self.b_ * l1s) if self.b_ == 0.0 else self.b_ * l1s)
-            return u - v + self.c_
+            t = u - v + self.c_
+        # a side past the range while the sum is not: the exponent apart (attack 44 F1)
+        over = ~np.isfinite(t) & np.isfinite(ls) & np.isfinite(l1s)
+        if over.any():
+            t[over] = wide.scaled(self._predict_wide_logit(q[over]), 0)
+        return t
 
     def _predict_wide_logit(self, q):
         # a_ ln s - b_ ln(1 - s) + c_ with the exponent apart (a_ ln s passes 1.8e308

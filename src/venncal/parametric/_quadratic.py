@@ -107,6 +107,10 @@ class QuadraticLogisticCalibrator(BinaryParametricCalibrator):
         c0, c1, c2 = (float(v) for v in self.coef_)
         with np.errstate(over="ignore", invalid="ignore"):
             u = c0 + z * (c1 + c2 * z)
+        # a term past the range while the sum is not: the exponent apart (attack 44 F1, F3)
+        over = ~np.isfinite(u) & np.isfinite(z)
+        if over.any():
+            u[over] = wide.scaled(self._predict_wide_logit(q[over]), 0)
         return self._limits(z, u)
 
     def _limits(self, z, u):
