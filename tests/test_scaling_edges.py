@@ -375,3 +375,33 @@ def test_tied_rows_give_temperature_no_reason_but_their_own():
         TemperatureCalibrator().fit(np.zeros((6, 3)), [0, 0, 0, 1, 1, 2])
     with pytest.raises(ValueError, match="the scores separate the classes"):  # still separable
         TemperatureCalibrator().fit(np.r_[np.zeros((3, 3)), np.eye(3)], [0, 1, 2, 0, 1, 2])
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+@pytest.mark.parametrize(("K", "scale"), [(10, 1000.0), (3, 1e5), (10, 1.0)])
+def test_overconfident_logits_fit_from_temperature_scaling(cls, K, scale):
+    """Attack 45 F2: logits ~1000x overconfident saturate every softmax at the identity map,
+    where the Newton steps stalled (vector scaling: loss 435 after 6 steps, not converged, a
+    warning blaming separability). The fit now starts at temperature scaling's beta times the
+    identity; each map contains temperature scaling, so its loss is at most that one's."""
+    rng = np.random.default_rng(0)
+    z = rng.normal(size=(1000, K))
+    y = np.array([rng.choice(K, p=np.exp(r) / np.exp(r).sum()) for r in z])
+    temperature = venncal.TemperatureCalibrator().fit(z * scale, y).loss_
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        cal = cls().fit(z * scale, y)
+    assert cal.converged_
+    assert cal.loss_ <= temperature + 1e-9
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_logits_too_close_to_tell_apart_are_named_in_the_refusal(cls):
+    """Attack 45 F3: logits of 1e-300 differ on every row, but their log-probabilities round to
+    -ln 3 alike; the refusal said only that the scores are the same."""
+    rng = np.random.default_rng(5)
+    z = rng.normal(size=(60, 3)) * 2e-300
+    y = np.concatenate([np.arange(3), rng.integers(0, 3, 57)])
+    with pytest.raises(ValueError, match=r"log-probabilities as float64 rounds them.*positive "
+                                         r"constant, or fit TemperatureCalibrator"):
+        cls().fit(z, y)

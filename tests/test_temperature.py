@@ -1,5 +1,6 @@
 """Temperature scaling against its definition (tests/reference/parametric.py) and its edges."""
 
+import math
 import warnings
 
 import numpy as np
@@ -374,3 +375,22 @@ def test_rows_on_an_exponential_tail_fit_the_bisection_in_few_evaluations(heavy)
     beta = temperature_bisection(Z, y, w)
     assert cal.converged_ and cal.n_iter_ <= 40
     assert cal.inverse_temperature_ == pytest.approx(beta, rel=2e-6, abs=0.0)
+
+
+def test_label_gaps_below_the_doubles_reciprocal():
+    """Attack 45 F1: mean gaps below 1/1.8e308 started the search at beta = 1, doubled once per
+    evaluation (2**199 after 200: uniform predictions, a warning with a wrong reason); now it
+    starts at the largest double. Where the minimiser is past it, or the slope rounds to 0,
+    the fit refuses and says to rescale."""
+    e = 1e-309
+    cal = TemperatureCalibrator(classes=[0, 1]).fit(np.array([[e, 0.0], [0.0, e]]), [0, 0],
+                                                    sample_weight=np.array([1001.0, 999.0]))
+    exact = math.log(1001 / 999) / e  # 2.0000006666670178e306
+    assert cal.converged_
+    assert abs(cal.inverse_temperature_ / exact - 1) < 1e-5
+    with pytest.raises(ValueError, match=r"less than 1/1.8e308 .* near or past .* positive constant"):
+        TemperatureCalibrator(classes=[0, 1, 2]).fit(  # minimiser 6.95e308
+            np.array([[e, 0.0, 0.0], [0.0, e, 0.0]]), [0, 0], sample_weight=np.array([1001.0, 999.0]))
+    with pytest.raises(ValueError, match=r"less than 1/1.8e308"):  # it returned beta = 0
+        TemperatureCalibrator(classes=[0, 1]).fit(
+            np.array([[5e-324, 0.0], [5e-324, 0.0], [0.0, 5e-324]]), [0, 0, 0])

@@ -26,6 +26,7 @@ Python and could fail, and the error belongs to the call that gave the step.
 
 from __future__ import annotations
 
+import numbers
 from functools import partial
 
 import numpy as np
@@ -37,7 +38,6 @@ from .._kernels.jumper import (
     _rate_weights,
     forget,
 )
-from .._kernels.jumper_forget import coded_growth, forget_step, growth_near_one
 from .._kernels.jumper_calls import (
     CTL_GAMMA,
     CTL_LAST,
@@ -48,13 +48,14 @@ from .._kernels.jumper_calls import (
     calls_layout,
     jumper_calls,
 )
+from .._kernels.jumper_forget import coded_growth, forget_step, growth_near_one
 from .._kernels.jumper_union import union_calls, union_layout
-from .._validation import check_probabilities
+from .._validation import check_probabilities, check_scores
 from ._base import unit_weight
 from ._composite import describe
 from ._state import compiled_entry
 
-__all__ = ["ONE", "QUEUE", "SingleCalls"]
+__all__ = ["ONE", "QUEUE", "SingleCalls", "check_step_weight", "kept_rows"]
 
 #: Steps queued at most before they are applied.
 QUEUE = 256
@@ -85,6 +86,35 @@ def _path(fam) -> int:
     if kind in (0, 1):
         return kind
     return _COMPOSITE if _compiled(fam) is not None else _PYTHON
+
+
+#: The refusal of a weight other than 0 and 1.
+_WEIGHT = ("sample_weight must be 0 (drop the row) or 1 for a Jumper, whose steps are bets that "
+           "cannot be weighted; got ")
+
+
+def kept_rows(sample_weight, n: int) -> np.ndarray | None:
+    """Return the rows that count (weight 1) as a boolean mask, or None for all of them.
+
+    A Jumper's step is one bet, which cannot be split or repeated without changing the
+    stream: the frequency weights it takes are 1 (the step) and 0 (the row is dropped).
+    """
+    if sample_weight is None:
+        return None
+    w = check_scores(sample_weight, name="sample_weight")
+    if w.shape[0] != n:
+        raise ValueError(f"sample_weight has length {w.shape[0]}, but there are {n} forecasts")
+    bad = (w != 0.0) & (w != 1.0)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{_WEIGHT}{float(w[i])!r} at index {i}")
+    return None if (w == 1.0).all() else w == 1.0
+
+
+def check_step_weight(value) -> None:
+    """Refuse a ``learn_one`` weight that is no number (None read as NaN, "1" as 1): no change."""
+    if not isinstance(value, numbers.Real):
+        raise ValueError(f"{_WEIGHT}{value!r}")
 
 
 class SingleCalls:

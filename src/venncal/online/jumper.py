@@ -48,8 +48,6 @@ sorting.  Either way it is ``classes_[1]``, and ``p`` is its probability.
 
 from __future__ import annotations
 
-import numbers
-
 import math
 from collections.abc import Iterator, Sequence
 from decimal import Decimal, localcontext
@@ -65,11 +63,10 @@ from .._validation import (
     Interval,
     check_labels,
     check_probabilities,
-    check_scores,
     validate_params,
 )
 from ._base import OnlineCalibrator, unit_weight
-from ._jumper_calls import SingleCalls
+from ._jumper_calls import SingleCalls, check_step_weight, kept_rows
 from ._jumper_complement import complement_table, predict_both
 from ._jumper_forgetting import HALF_LIFE, forgetting_factor
 from ._state import AlarmRecords, JumperResult, alarm_level
@@ -97,27 +94,6 @@ def _is_rates(v) -> bool:
 
 def _is_classes(v) -> bool:
     return isinstance(v, (tuple, list, np.ndarray)) and len(v) == 2 and v[0] != v[1]
-
-
-def _kept_rows(sample_weight, n: int) -> np.ndarray | None:
-    """Return the rows that count (weight 1) as a boolean mask, or None for all of them.
-
-    A Jumper's step is one bet, which cannot be split or repeated without changing the
-    stream: the frequency weights it takes are 1 (the step) and 0 (the row is dropped).
-    """
-    if sample_weight is None:
-        return None
-    w = check_scores(sample_weight, name="sample_weight")
-    if w.shape[0] != n:
-        raise ValueError(f"sample_weight has length {w.shape[0]}, but there are {n} forecasts")
-    bad = (w != 0.0) & (w != 1.0)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"sample_weight must be 0 (drop the row) or 1 for a Jumper, whose steps are bets "
-            f"that cannot be weighted; got {float(w[i])!r} at index {i}"
-        )
-    return None if (w == 1.0).all() else w == 1.0
 
 
 class _Jumper(SingleCalls, OnlineCalibrator):
@@ -216,7 +192,7 @@ class _Jumper(SingleCalls, OnlineCalibrator):
         if self.clip is not None:
             p = np.clip(p, self.clip[0], self.clip[1])
         classes, y01 = check_labels(y, p.shape[0], self.classes_, advice=_ADVICE)
-        kept = _kept_rows(sample_weight, p.shape[0])
+        kept = kept_rows(sample_weight, p.shape[0])
         impossible = np.where(y01, p == 0.0, p == 1.0)
         if kept is not None:
             impossible &= kept
@@ -337,9 +313,7 @@ class _Jumper(SingleCalls, OnlineCalibrator):
 
     def _learn_checked(self, p, y, sample_weight) -> None:
         """``learn_one`` of a step its fast path did not queue (a weight, a first label, a check)."""
-        if not isinstance(sample_weight, numbers.Real):  # None or "1" is no weight of 0 or 1
-            raise ValueError(f"sample_weight must be 0 (drop the row) or 1 for a Jumper, whose "
-                             f"steps are bets that cannot be weighted; got {sample_weight!r}")
+        check_step_weight(sample_weight)
         if self._queued(p, y, sample_weight):
             return
         self._flush()

@@ -46,6 +46,7 @@ from ._inputs import (
 )
 from .._newton import minimize_convex, minimize_convex_newton_cg
 from ._penalty_cv import choose_penalties
+from ._temperature import inverse_temperature
 
 __all__ = [
     "AffineScalingBase", "NEWTON_MAX_PARAMS", "kronecker_preconditioner", "log_probabilities",
@@ -341,11 +342,15 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
             raise ValueError(_absent_classes(classes, codes, raw, seen, type(self).__name__))
         rows = x[w > 0]
         if (rows == rows[0]).all():
+            # (logits spanning 1e-300 in a row differ, but their log-probabilities round alike)
             raise ValueError(
                 f"{type(self).__name__}: the scores are the same on every calibration row (up "
                 "to a constant added to a row, which changes no probability), so the scales "
                 "and intercepts are not identified: every choice fits these rows equally and "
-                "would map other scores arbitrarily; fit on rows whose scores differ"
+                "would map other scores arbitrarily; fit on rows whose scores differ. (The "
+                "rows compared are the log-probabilities as float64 rounds them: logits that "
+                "differ within a row by less than about 1e-16 give the same; multiply such "
+                "logits by a positive constant, or fit TemperatureCalibrator.)"
             )
         codes = codes.astype(np.intp)
         pens, theta0 = self._choose_penalties(x, codes, w, classes)
@@ -392,8 +397,8 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
         solver = self.solver
         if solver == "auto":
             solver = "newton" if self._n_params(K, pens) <= NEWTON_MAX_PARAMS else "lbfgs"
-        if theta0 is None:
-            theta0 = self._start(K, pens)
+        if theta0 is None:  # the identity times temperature scaling's beta (attack 45 F2)
+            theta0 = self._start(K, pens) * inverse_temperature(x, codes, w, self.n_jobs)
         with sums.blocks:
             if solver == "newton":
                 res = minimize_convex(

@@ -27,7 +27,7 @@ from ._inputs import (
     power_of_two_scale,
 )
 
-__all__ = ["BLOCK_ROWS", "TemperatureCalibrator"]
+__all__ = ["BLOCK_ROWS", "TemperatureCalibrator", "inverse_temperature"]
 
 
 class TemperatureCalibrator(ParamsMixin, BaseEstimator):
@@ -211,8 +211,11 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
         if mean_gap == np.inf:  # gaps near the largest double: averaged in units of the largest
             top_gap = float(gap.max())
             mean_gap = float(np.average(gap / top_gap, weights=w[live])) * top_gap
-        start = 1.0 / mean_gap if 0.0 < mean_gap < np.inf and 1.0 / mean_gap < np.inf else 1.0
-        start = _subsample_start(z, top, codes, w, start, self.n_jobs)
+        # gaps below 1/1.8e308 (subnormal): from the largest double, not from 1, which the
+        # search doubled once per evaluation (2**200 after 200: attack 45 F1)
+        tiny = mean_gap < 1.0 / _MAX  # (0 too: a mean of subnormal gaps can round to 0)
+        start = 1.0 / mean_gap if not tiny and mean_gap < np.inf else 1.0
+        start = _MAX if tiny else _subsample_start(z, top, codes, w, start, self.n_jobs)
         # The derivative is the mean of mu_i - c_iy, both <= 0: its rounding error is
         # within (K + 16) eps of the mean of |mu_i| + |c_iy| = 2 mean_gap - g.
         unit = (K + 16) * 2.0**-52
@@ -223,6 +226,16 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
         with _blocked_terms(z, top, codes, w, total, self.n_jobs) as terms:
             result = minimize_convex_nonnegative(terms, start=start, tol=self.tol,
                                                  max_iter=self.max_iter, g_error=g_error)
+        if tiny and (result.x == 0.0 or (result.g < 0.0 and result.x >= _MAX / 2)):
+            # the slope rounds to 0 at beta = 0, or still falls at the largest double
+            raise ValueError(
+                "TemperatureCalibrator: the label's scores lie on average less than "
+                f"1/1.8e308 below their rows' largest (mean gap {mean_gap:.3g}), closer than "
+                "float64 can weigh (the inverse "
+                f"temperature would be near or past {_MAX:.3g}"
+                + (", and the log loss's slope rounds to 0" if result.x == 0.0 else "")
+                + "); multiply the scores by a positive constant (the inverse temperature "
+                "scales by its inverse)")
         self.classes_ = classes
         self.inverse_temperature_ = float(result.x)
         self.temperature_ = np.inf if result.x == 0.0 else 1.0 / result.x
@@ -322,6 +335,8 @@ class _blocked_terms:
         return f, g, h, q
 
 
+_MAX = float(np.finfo(np.float64).max)
+
 #: The fewest rows of the strided sample that gives the search its start;
 #: a fit on fewer than ``SUBSAMPLE_STRIDE * SUBSAMPLE_ROWS`` rows starts as before.
 SUBSAMPLE_ROWS = 2048
@@ -355,3 +370,26 @@ def _subsample_start(z, top, codes, w, start, n_jobs) -> float:
     if result.converged and 0.0 < result.x < math.inf:
         return float(result.x)
     return start
+
+
+def inverse_temperature(x: np.ndarray, codes: np.ndarray, w: np.ndarray, n_jobs) -> float:
+    """The ``beta`` of least log loss of ``softmax(beta x)`` on rows ``x`` (to 1e-6), or 1.0.
+
+    The start of the vector, matrix and structured scaling fits (a map
+    ``softmax(W x + b)`` with ``W = beta I``, ``b = 0``), in the scores' own
+    unit: from the identity, logits a thousand times overconfident saturate
+    every row's softmax, and the Newton steps stall there (attack 45 F2).
+    1.0 when the rows have no finite positive minimiser (separable rows).
+    """
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    top = x.max(axis=1)
+    gap = top - x[np.arange(x.shape[0]), codes]
+    total = float(np.sum(w))
+    with np.errstate(over="ignore"):
+        mean_gap = float(np.dot(w / total, gap)) if total > 0.0 else 0.0
+    if not 0.0 < mean_gap < np.inf or not 1.0 / mean_gap < np.inf:
+        return 1.0
+    with _blocked_terms(x, top, codes, w, total, n_jobs) as terms:
+        result = minimize_convex_nonnegative(terms, start=1.0 / mean_gap, tol=1e-6,
+                                             max_iter=60, rel_step=1e-3)
+    return float(result.x) if result.converged and 0.0 < result.x < math.inf else 1.0
