@@ -16,7 +16,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference.quantized_naive import exact_map, midpoint_distance
 
@@ -325,3 +325,57 @@ def test_a_weight_that_would_evict_a_held_one_is_refused(first, second):
     with pytest.raises(ValueError, match="more than 2\\*\\*1022 times the decayed weight"):
         fresh.learn_many([0.9, 0.1], [1, 0], [first, second])
     assert fresh.n_distinct == 0 and fresh._decay.T == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, 300),
+    h=st.sampled_from([0.005, 0.013, 0.5, 1.0, 2.5]),
+    seed=st.integers(0, 2**31),
+    wlist=st.lists(st.sampled_from([1.0, 2.0**-10, 2.0**-20, 0.5, 3.0, 1e-300, 1e5]),
+                   min_size=1, max_size=50),
+    cuts=st.lists(st.integers(1, 300), max_size=6),
+)
+def test_learn_many_in_chunks_follows_the_rules_row_by_row(n, h, seed, wlist, cuts):
+    """Attack 44 F4: where the top was lowered inside a learn_many call, the rows after it of a
+    larger power of two were taken as weights u >= 2 without raising the top: a weight that
+    learn_one refuses (it evicts a held observation) was accepted, and refused the next time."""
+    rng = np.random.default_rng(seed)
+    s = np.round(rng.random(n), 2)
+    y = (rng.random(n) < s).astype(float)
+    w = np.array([wlist[i % len(wlist)] for i in range(n)])
+    try:
+        simulate(s, y, w, h)
+        end = n
+    except Refused as exc:
+        end = int(np.flatnonzero(w > 0)[exc.i])
+    bounds = sorted({0, n, *[c for c in cuts if c < n]})
+    model = QuantizedIsotonic(levels=11, half_life=h)
+    for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+        if not np.any(w[a:b] > 0):
+            continue
+        if a <= end < b:  # the chunk holding the refused row: refused whole, nothing changed
+            before = pickle.dumps(model)
+            with pytest.raises(ValueError, match="2\\*\\*1022"):
+                model.learn_many(s[a:b], y[a:b], w[a:b])
+            assert pickle.dumps(model) == before
+            check(model, s[:a], y[:a], w[:a], h)
+            return
+        model.learn_many(s[a:b], y[a:b], w[a:b])
+    check(model, s, y, w, h)
+
+
+def test_a_weight_past_a_lowered_top_in_one_learn_many_is_refused_as_by_learn_one():
+    model = QuantizedIsotonic(levels=11, half_life=1.0)
+    model.learn_one(0.2, 0.0, sample_weight=1.0)  # the top; it leaves at step 1024
+    for t in range(2, 1024):
+        model.learn_one(0.9 if t == 12 else 0.2, 1.0 if t == 12 else 0.0, sample_weight=2.0**-10)
+    one, many = pickle.loads(pickle.dumps(model)), pickle.loads(pickle.dumps(model))
+    one.learn_one(0.2, 0.0, sample_weight=2.0**-10)  # the top leaves: lowered by 2**10
+    with pytest.raises(ValueError, match="more than 2\\*\\*1022 times the decayed weight"):
+        one.learn_one(0.5, 0.0, sample_weight=1.0)  # would evict the 0.9 of step 12
+    before = pickle.dumps(many)
+    with pytest.raises(ValueError, match="more than 2\\*\\*1022 times the decayed weight"):
+        many.learn_many(np.array([0.2, 0.5]), np.array([0.0, 0.0]),
+                        sample_weight=np.array([2.0**-10, 1.0]))  # was accepted (u = 1024)
+    assert pickle.dumps(many) == before

@@ -175,24 +175,26 @@ class Decay:
                 f"held ({math.ldexp(1.0, int(tops[i]) - 1):.3g} or more): with "
                 "half_life it would be forgotten at once; the weights of one stream must lie "
                 "within a factor of 2**1022 of each other")
-        starts = np.flatnonzero(np.diff(tops, prepend=tops[0] - 1))
-        # a larger power of two could refuse the learn after a change (_raise_top): all or
-        # nothing, as the rest of the learn (rare: at most once per power of two passed)
-        saved = copy.deepcopy(host) if len(starts) > 1 or (
-            self.top is not None and int(tops[0]) > self.top) else None
+        # a larger power of two could refuse the learn after a change (_raise_top), also after
+        # the top is lowered within the call: all or nothing, as the rest of the learn (rare)
+        m = s.shape[0]
+        until = max((r[0] for r in self.held if r[5] >= 1.0), default=-1)
+        raised = self.top is not None and int(tops[-1]) > self.top
+        saved = copy.deepcopy(host) if raised or m > 1 and (
+            self.top is None or until < self.T + m) else None
         try:
-            for a, b in zip(starts, [*starts[1:], s.shape[0]], strict=True):
-                top = int(tops[a])
+            i = 0
+            while i < m:  # runs of one top; a row above it raises it first (as learn_one)
                 if self.top is None:
-                    self.top, self.shift = top, 1 - top
-                elif top > self.top:
-                    self._raise_top(host, top, float(w[a]))
-                i = a
-                while i < b:  # in segments that end where the top is lowered (_settle)
-                    j = self._segment_end(w, i, b)
-                    self._learn_scaled(host, s[i:j], y[i:j], np.ldexp(w[i:j], self.shift))
-                    self._settle(host)
-                    i = j
+                    self.top, self.shift = int(E[i]), 1 - int(E[i])
+                elif E[i] > self.top:
+                    self._raise_top(host, int(E[i]), float(w[i]))
+                above = np.flatnonzero(E[i:] > self.top)
+                b = i + int(above[0]) if above.size else m
+                j = self._segment_end(w, i, b)  # where the top may be lowered (_settle)
+                self._learn_scaled(host, s[i:j], y[i:j], np.ldexp(w[i:j], self.shift))
+                self._settle(host)
+                i = j
         except ValueError:
             if saved is not None:
                 host.__dict__.update(saved.__dict__)
