@@ -405,3 +405,29 @@ def test_logits_too_close_to_tell_apart_are_named_in_the_refusal(cls):
     with pytest.raises(ValueError, match=r"log-probabilities as float64 rounds them.*positive "
                                          r"constant, or fit TemperatureCalibrator"):
         cls().fit(z, y)
+
+
+def test_vector_scaling_is_the_same_fit_at_any_scale_of_the_logits():
+    """Its objective has no penalty on the scales: log-probabilities below -2**16 are fitted in
+    units of a power of two, so tol means the same at every scale (at 1e10 it was never met:
+    200 iterations, a ConvergenceWarning, though the loss was right). Past 2**16 the log-softmax
+    of s z is s (z - max z) to the doubles' precision, so every such scale is one problem."""
+    z, y = _logits(3, n=400)
+    fits = []
+    for scale in (2.0**20, 2.0**40, 2.0**300):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ConvergenceWarning)
+            fits.append(VectorScalingCalibrator().fit(z * scale, y))
+        assert fits[-1].converged_
+        np.testing.assert_array_equal(fits[-1].scale_ * scale, fits[0].scale_ * 2.0**20)
+        np.testing.assert_array_equal(fits[-1].intercept_, fits[0].intercept_)
+        np.testing.assert_array_equal(fits[-1].predict_proba(z * scale),
+                                      fits[0].predict_proba(z * 2.0**20))
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_logits_past_2_to_the_480_are_refused_not_saved_unloadable(cls):
+    """Attack 45 F8: logits of 3e307 gave loss_ = inf: save wrote it, load refused it."""
+    z, y = _logits(4, n=60)
+    with pytest.raises(ValueError, match=r"log-probabilities reach .*multiply the logits"):
+        cls().fit(z * 1e300, y)

@@ -394,3 +394,32 @@ def test_label_gaps_below_the_doubles_reciprocal():
     with pytest.raises(ValueError, match=r"less than 1/1.8e308"):  # it returned beta = 0
         TemperatureCalibrator(classes=[0, 1]).fit(
             np.array([[5e-324, 0.0], [5e-324, 0.0], [0.0, 5e-324]]), [0, 0, 0])
+
+
+def test_a_row_spanning_near_the_largest_double_keeps_the_minimiser_at_zero():
+    """Attack 45 F4: the kernel's sums of K products (each up to a row's spread) overflowed for a
+    row spanning ~1e308, made g(0) = -inf, and the search 'converged' on the overflow (a
+    subnormal beta, row 0 at 0.357 where the exact minimiser 0 gives 0.05). Such rows are fitted
+    at 2**-k times the scores (beta times 2**k, exactly)."""
+    K = 20
+    z = np.zeros((4, K))
+    z[0, 0] = 1e308
+    z[1:, :] = np.arange(K) * 0.1
+    with pytest.warns(UserWarning, match="smallest at infinite temperature"):
+        cal = TemperatureCalibrator(classes=np.arange(K)).fit(z, [1, 0, 1, K - 1])
+    assert cal.inverse_temperature_ == 0.0
+    np.testing.assert_array_equal(cal.predict_proba(z[:1]), np.full((1, K), 1 / K))
+    z = np.array([[1.7e308, 0, 0], [0, 1.7e308, 0], [0, 0, 1], [1, 0, 0]])
+    for w in (None, np.array([1e-300, 1e-300, 1, 1])):
+        with pytest.warns(UserWarning, match="smallest at infinite temperature"):
+            cal = TemperatureCalibrator().fit(z, [1, 0, 2, 0], sample_weight=w)
+        assert cal.inverse_temperature_ == 0.0 and cal.grad_ > 0.0
+    # a spread of 1e308 with a finite positive minimiser: the same beta as at 2**-10 the scores
+    rng = np.random.default_rng(0)
+    z = rng.normal(size=(200, 5))
+    y = np.array([rng.choice(5, p=np.exp(r) / np.exp(r).sum()) for r in z])
+    small = TemperatureCalibrator().fit(z, y)
+    big = TemperatureCalibrator().fit(z * 2.0**1017, y)
+    assert big.inverse_temperature_ == pytest.approx(small.inverse_temperature_ * 2.0**-1017,
+                                                     rel=1e-6, abs=0.0)
+    assert big.loss_ == pytest.approx(small.loss_, rel=1e-9)

@@ -40,9 +40,11 @@ from ._inputs import (
     check_clipped_weight,
     check_fitted_classes,
     class_codes,
+    check_fit_rows,
     class_score_rows,
     clipped_weight,
     power_of_two_scale,
+    unit_shift,
 )
 from .._newton import minimize_convex, minimize_convex_newton_cg
 from ._penalty_cv import choose_penalties
@@ -341,17 +343,7 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
         if not seen.all():
             raise ValueError(_absent_classes(classes, codes, raw, seen, type(self).__name__))
         rows = x[w > 0]
-        if (rows == rows[0]).all():
-            # (logits spanning 1e-300 in a row differ, but their log-probabilities round alike)
-            raise ValueError(
-                f"{type(self).__name__}: the scores are the same on every calibration row (up "
-                "to a constant added to a row, which changes no probability), so the scales "
-                "and intercepts are not identified: every choice fits these rows equally and "
-                "would map other scores arbitrarily; fit on rows whose scores differ. (The "
-                "rows compared are the log-probabilities as float64 rounds them: logits that "
-                "differ within a row by less than about 1e-16 give the same; multiply such "
-                "logits by a positive constant, or fit TemperatureCalibrator.)"
-            )
+        check_fit_rows(type(self).__name__, rows)
         codes = codes.astype(np.intp)
         pens, theta0 = self._choose_penalties(x, codes, w, classes)
         theta, f, gnorm, nit, ok, solver = self._solve(x, codes, w, pens, theta0)
@@ -393,12 +385,31 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
     def _solve(self, x, codes, w, pens, theta0=None):
         """Minimise the objective on rows ``x``; ``(theta, f, |g|, iterations, ok, solver)``."""
         K = x.shape[1]
-        sums = _Sums(x, codes, w, self.n_jobs)
         solver = self.solver
         if solver == "auto":
             solver = "newton" if self._n_params(K, pens) <= NEWTON_MAX_PARAMS else "lbfgs"
-        if theta0 is None:  # the identity times temperature scaling's beta (attack 45 F2)
-            theta0 = self._start(K, pens) * inverse_temperature(x, codes, w, self.n_jobs)
+        mask = self._x_entries(K)
+        shift = unit_shift(x, w) if mask is not None else 0
+        if shift:  # the fit in units of 2**shift (attack 45 F2; see docs/parametric.md "Start")
+            x = np.ldexp(x, -shift)
+            if theta0 is not None:
+                theta0 = np.where(mask, np.ldexp(theta0, shift), theta0)
+        if theta0 is None:  # the identity, shrunk to temperature scaling's beta below 1 (45 F2)
+            beta = inverse_temperature(x, codes, w, self.n_jobs)
+            theta0 = self._start(K, pens) * min(1.0, beta)
+        theta, *rest = self._solved(x, codes, w, pens, theta0, solver)
+        if shift:
+            theta = np.where(mask, np.ldexp(theta, -shift), theta)
+        return (theta, *rest)
+
+    def _x_entries(self, K: int) -> np.ndarray | None:
+        """A mask of the parameters that multiply ``x``, where the objective is the same in any
+        unit of ``x`` (no penalty on them: vector scaling), else None."""
+        return None
+
+    def _solved(self, x, codes, w, pens, theta0, solver):
+        """:meth:`_solve` from ``theta0`` by ``solver``, in the units of ``x`` as given."""
+        sums = _Sums(x, codes, w, self.n_jobs)
         with sums.blocks:
             if solver == "newton":
                 res = minimize_convex(

@@ -14,6 +14,7 @@ from ..multiclass._scores import check_class_scores
 __all__ = [
     "EPS", "EPS_CONSTRAINT", "ProbaFitScores", "check_fitted_classes", "check_open_proba", "class_codes",
     "class_score_rows", "check_clipped_weight", "clipped_log_sides", "clipped_weight", "power_of_two_scale",
+    "check_fit_rows", "unit_shift",
 ]
 
 #: The default ``eps`` of the calibrators that take probabilities (``score="proba"``): every
@@ -196,3 +197,50 @@ def check_fitted_classes(classes_, classes) -> np.ndarray:
     elif not np.array_equal(np.unique(classes_), classes_):
         raise ValueError("classes_ must be sorted (no classes parameter was given)")
     return classes_
+
+
+#: Log-probabilities deeper than this are fitted in units of a power of two (:func:`unit_shift`).
+UNIT_LIMIT = 2.0**16
+
+
+def unit_shift(x: np.ndarray, w: np.ndarray) -> int:
+    """``k`` such that ``2**-k x`` of the rows of positive weight lies in (-2, 0], or 0.
+
+    0 unless a log-probability is below ``-UNIT_LIMIT``: vector scaling then
+    fits ``2**-k x`` (each scale ``a_k`` times ``2**k``, exactly: the same
+    objective, unpenalised), so that its tolerance on the gradient means the
+    same at any scale of the logits (it could not be met at 1e10).
+
+    >>> unit_shift(np.array([[0.0, -3e10]]), np.ones(1))
+    35
+    """
+    deepest = float(-x[w > 0].min()) if x.size and (w > 0).any() else 0.0
+    return math.frexp(deepest)[1] if deepest > UNIT_LIMIT else 0
+
+
+def check_fit_rows(name: str, rows: np.ndarray) -> None:
+    """Refuse the log-probability rows (of positive weight) that an affine scaling cannot fit.
+
+    Rows all alike (up to a constant, which changes no probability) leave
+    the map unidentified; log-probabilities below ``-2**480`` would make the
+    fit's curvature (products of two, summed over rows) pass the doubles
+    (attack 45 F8: a ``loss_`` of inf, saved, that ``load`` refused).
+    """
+    deepest = float(-rows.min()) if rows.size else 0.0
+    if deepest >= 2.0**480:
+        raise ValueError(
+            f"{name}: the log-probabilities reach {-deepest:.3g}: the fit's "
+            "curvature (products of two of them, summed over the rows) would pass the "
+            "doubles; multiply the logits by a positive constant, or fit "
+            "TemperatureCalibrator (which takes logits of any scale)")
+    if (rows == rows[0]).all():
+        # (logits spanning 1e-300 in a row differ, but their log-probabilities round alike)
+        raise ValueError(
+            f"{name}: the scores are the same on every calibration row (up "
+            "to a constant added to a row, which changes no probability), so the scales "
+            "and intercepts are not identified: every choice fits these rows equally and "
+            "would map other scores arbitrarily; fit on rows whose scores differ. (The "
+            "rows compared are the log-probabilities as float64 rounds them: logits that "
+            "differ within a row by less than about 1e-16 give the same; multiply such "
+            "logits by a positive constant, or fit TemperatureCalibrator.)"
+        )

@@ -177,6 +177,14 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
                                   moved=moved)
         z = np.ascontiguousarray(z)  # the kernel reads a chunk of rows as one run
         n, K = z.shape
+        # The kernel sums K products e v with |v| up to a row's spread: past 1.8e308 / (K + 16),
+        # fit 2**-k z (beta scales by 2**k, exactly) so that no sum overflows (attack 45 F4)
+        shift = 0
+        if z.dtype == np.float64 and n:
+            spread = float(np.max(top - z.min(axis=1)))
+            shift = max(0, math.frexp(spread)[1] + (K + 16).bit_length() - 1022)
+            if shift:
+                z, top = np.ldexp(z, -shift), np.ldexp(top, -shift)
         classes, codes = class_codes(y, n, self.classes, K)
         w = check_sample_weight(sample_weight, n)
         clipped = clipped_weight(np.ones(n) if w is None else w, moved[0]) if moved else 0.0
@@ -236,6 +244,9 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
                 + (", and the log loss's slope rounds to 0" if result.x == 0.0 else "")
                 + "); multiply the scores by a positive constant (the inverse temperature "
                 "scales by its inverse)")
+        if shift:  # back to the scores' unit: beta 2**-k, its derivative 2**k
+            result = result._replace(x=math.ldexp(result.x, -shift),
+                                     g=math.ldexp(result.g, shift))
         self.classes_ = classes
         self.inverse_temperature_ = float(result.x)
         self.temperature_ = np.inf if result.x == 0.0 else 1.0 / result.x

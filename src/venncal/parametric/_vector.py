@@ -103,6 +103,9 @@ class VectorScalingCalibrator(AffineScalingBase):
     def _start(self, K, pens):
         return np.concatenate([np.ones(K), np.zeros(K - 1)])
 
+    def _x_entries(self, K):
+        return np.arange(2 * K - 1) < K  # the scales a (the intercepts b do not multiply x)
+
     def _split(self, theta, K):
         return theta[:K].copy(), np.concatenate([theta[K:], [0.0]])
 
