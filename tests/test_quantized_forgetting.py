@@ -228,6 +228,24 @@ def test_bad_half_life_is_refused(bad):
         QuantizedIsotonic(half_life=bad)
 
 
+@pytest.mark.parametrize("h", [1e25, 1e19, 2.0**50 * (1 + 2.0**-52), 1.7976931348623157e308,
+                               5e-324, 1.5e-323, 1e-300, 2.0**-41])
+def test_a_half_life_out_of_the_supported_range_is_refused(h):
+    """Attack 44 F6: 1e25 hung learn_one (a loop stepping by 1 past 2**53), 1e19 took 3.7 s a
+    call, 5e-324 and the largest double raised a bare OverflowError."""
+    with pytest.raises(ValueError, match=r"between 2\*\*-40 and 2\*\*50"):
+        QuantizedIsotonic(levels=5, half_life=h).learn_one(0.3, 1.0)
+
+
+@pytest.mark.parametrize("h", [2.0**-40, 1 / 1100, 2.0**50])
+def test_the_ends_of_the_half_life_range_learn(h):
+    model = QuantizedIsotonic(levels=5, half_life=h)
+    for i in range(20):
+        model.learn_one(0.3 + 0.01 * (i % 5), float(i % 2))
+    model.learn_many(np.linspace(0, 1, 50), (np.arange(50) % 2).astype(float))
+    assert model.n_distinct == (1 if h < 1 else 55)
+
+
 def test_half_life_with_window_or_delete_is_refused():
     with pytest.raises(ValueError, match="cannot be combined"):
         QuantizedIsotonic(window=10, half_life=5)

@@ -75,6 +75,13 @@ def check_half_life(half_life, window) -> float | None:
             or not math.isfinite(half_life) or half_life <= 0:
         raise ValueError(f"half_life must be a positive finite number of observations or None; "
                          f"got {half_life!r}")
+    if not 2.0**-40 <= half_life <= 2.0**50:  # (attack 44 F6: 1e25 hung, 5e-324 overflowed)
+        raise ValueError(
+            f"half_life must lie between 2**-40 and 2**50 observations; got {half_life!r}: "
+            + ("from 1/1100 down every observation leaves at the next step, as at 2**-40"
+               if half_life < 1 else
+               "past 2**50 a weight would take more steps than float64 counts exactly to "
+               "leave (past 2**53 its decay per step rounds to 1): pass None for no forgetting"))
     if window is not None:
         raise ValueError("half_life and window cannot be combined: a window keeps the last "
                          "observations at full weight, a half-life decays them all; choose one")

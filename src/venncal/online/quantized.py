@@ -236,7 +236,7 @@ class QuantizedIsotonic(QueuedInserts, QuantizedMap):
         insert beyond them deletes the oldest.  :meth:`delete` is then not
         available.  Their ring is allocated when the object is made: 24 bytes
         per observation of the window (2.4 GB for ``window=10**8``).
-    half_life : float, default=None
+    half_life : float in [2**-40, 2**50], default=None
         Exponential forgetting: after ``T`` observations, the ``t``-th (of
         positive weight: a zero weight drops its row) weighs ``w 2**(-(T - t) /
         half_life)``; it leaves when that falls below ``2**-1022`` times the
