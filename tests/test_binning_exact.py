@@ -177,3 +177,18 @@ def test_ties_whose_sums_two_doubles_do_not_hold(n_bins):
         want[0], rel=1e-12)
     assert M.mce(y, p, n_bins=n_bins, strategy="quantile", sample_weight=w) == pytest.approx(
         want[1], rel=1e-12)
+
+
+@pytest.mark.parametrize("n_bins", [3, 6, 7])
+@pytest.mark.parametrize(("lo", "hi"), [(-1e-320, 1.7976931348623157e308),
+                                        (-1.7976931348623157e308, 5e-324)])
+def test_equal_width_edges_near_the_largest_double_are_exact_and_quiet(lo, hi, n_bins):
+    """Attack 45 F7: a span just below the largest double took linspace's path, whose k * step
+    rounds past it (a raw RuntimeWarning, an error under -W error; the edges were right)."""
+    from venncal._binning import equal_width_edges
+
+    edges = equal_width_edges(lo, hi, n_bins)  # pytest turns any warning into an error
+    assert edges[0] == lo and edges[-1] == hi and (np.diff(edges) > 0).all()
+    width = (Fraction(hi) - Fraction(lo)) / n_bins
+    for k, e in enumerate(edges):
+        assert abs(Fraction(float(e)) - (Fraction(lo) + k * width)) <= abs(width) * Fraction(1, 2**50)

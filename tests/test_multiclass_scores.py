@@ -87,6 +87,19 @@ def test_ovr_logit_scores(rows):
             assert got[r, k] == pytest.approx(want, rel=1e-13, abs=1e-15)
 
 
+@pytest.mark.parametrize("gap", [37.0, 40.0, 50.0, 60.0, 200.0, 700.0])
+def test_ovr_logit_scores_near_a_tie_keep_their_relative_precision(gap):
+    """Attack 45 F9: a class tied (or nearly) with the top and the rest far below has a score of
+    about -exp(-gap)/2, a normal double; log(h + l) of the others' sum rounded 1 + 4e-18 to 1
+    and gave 0, so isotonic pooled rows whose true order differs."""
+    rows = [[0.0, 0.0, -gap], [0.0, -1e-12, -gap], [-1e-12, 0.0, -gap - 3.0], [2.0, 2.0, 2.0 - gap]]
+    got = ovr_scores(np.array(rows), "logit").T
+    for r, row in enumerate(rows):
+        for k in range(3):
+            want = ref.ovr_score(row, k, "logit")
+            assert got[r, k] == pytest.approx(want, rel=1e-13, abs=0.0), (row, k)
+
+
 @given(st.lists(st.lists(st.integers(-40, 40), min_size=3, max_size=5), min_size=1,
                 max_size=10).filter(lambda rows: len({len(r) for r in rows}) == 1),
        st.integers(0, 52), st.booleans())

@@ -423,7 +423,7 @@ def upper_mass_bins_of_rows(
 def equal_width_edges(lo: float, hi: float, n_bins: int) -> np.ndarray:
     """Return ``n_bins + 1`` equal-width edges from ``lo`` to ``hi`` (``lo < hi``).
 
-    Safe when ``hi - lo`` overflows float64 (then built from half-widths);
+    Safe when ``hi - lo`` overflows float64, or nearly (then built from half-widths);
     the end points are exactly ``lo`` and ``hi``.
 
     Examples
@@ -433,7 +433,7 @@ def equal_width_edges(lo: float, hi: float, n_bins: int) -> np.ndarray:
     """
     with np.errstate(over="ignore"):
         span = hi - lo
-    if np.isfinite(span):
+    if span <= 2.0**1022:  # (nearer the largest double linspace's k * step rounds past it)
         edges = np.linspace(lo, hi, n_bins + 1)
     else:
         half = (hi / 2 - lo / 2) * (np.arange(n_bins + 1) / n_bins)

@@ -73,8 +73,11 @@ def ovr_score(row, k: int, kind: str) -> float:
         d = Decimal(float(row[k])) - m
         diffs = [v - m for v in others]
         with localcontext() as log_ctx:
+            # the sum is 1 + e (its largest term is exp(0)): 60 digits of e, not of 1 + e
             log_ctx.prec = 60
-            log_rest = sum((+x).exp() for x in diffs).ln()
+            excess = sum(((+x).exp() for x in diffs if x < 0), Decimal(sum(x == 0 for x in diffs) - 1))
+            log_ctx.prec = 60 + (max(0, -excess.adjusted()) if excess else 0)
+            log_rest = (1 + excess).ln()
         return float((d - log_rest) / 2)
 
 

@@ -76,7 +76,7 @@ def ovr_logit_into(z, out):
     columns: a relabelling of the classes moves no score by an ulp (which
     could move it across a calibration score, where IVAP jumps).  The score
     is ``((z_k - t) - log(rest)) / 2`` with ``t`` the ``m2`` or ``m`` above
-    and ``rest`` its sum: the logits' difference is taken first (exact when
+    and ``rest`` its sum (``log1p`` of the sum's excess over its term 1): the logits' difference is taken first (exact when
     they are within a factor of 2, Sterbenz), so that adding a constant to
     a row of such logits moves no score by an ulp either.
     """
@@ -94,14 +94,16 @@ def ovr_logit_into(z, out):
             th, tl = dd_add_jit(th, tl, math.exp(zs[c] - m))
         for c in range(K - 1):
             rh, rl = dd_add_jit(rh, rl, math.exp(zs[c] - m2))
-        rest = rh + rl
+        # each sum holds exp(0) = 1: its log is log1p of the excess (h - 1 is exact), which keeps
+        # 1 + 4e-18 (a class near the top, the rest 40 below) where log(h + l) gave 0 (45 F9)
+        log_rest_top = math.log1p((rh - 1.0) + rl)
         for k in range(K):
             zk = z[r, k]
             if zk == m:  # every class tied for the largest: the same sum
-                top, log_rest = m2, math.log(rest)
+                top, log_rest = m2, log_rest_top
             else:
                 oh, ol = dd_add_jit(th, tl, -math.exp(zk - m))
-                top, log_rest = m, math.log(max(oh + ol, 1.0))
+                top, log_rest = m, math.log1p(max((oh - 1.0) + ol, 0.0))
             # (zk - top) - log_rest, the logits' difference first: exact when they are close
             # (Sterbenz), so a constant added to the row moves no score (attack 27 F1: zk - lse
             # rounded lse at the logits' magnitude, and lost ln 2 entirely from 2**53 on)
