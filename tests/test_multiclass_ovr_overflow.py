@@ -26,6 +26,8 @@ from venncal import (
 )
 from venncal import _wide as wide
 
+from test_multiclass_ovr_underflow import _margins
+
 _BIG = st.floats(1.15e308, 1.7976931348623157e308)  # |a_k| >= 1.59: a_k m_k overflows
 _ANY = st.floats(allow_nan=False, allow_infinity=False)
 
@@ -59,14 +61,6 @@ def test_wide_limits_and_zeros_are_as_in_float64():
     assert np.isnan(w[0][0]) and w[0][1] == np.inf and w[0][2] == 0.0
     s = wide.add(wide.split(np.array([0.0, 5e-324])), wide.split(np.array([0.0, 1e308])))
     np.testing.assert_array_equal(wide.scaled(s, 0), [0.0, 1e308])
-
-
-def _margins(seed=0, n=300, K=3):
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, K, n)
-    m = rng.normal(size=(n, K))
-    m[np.arange(n), y] += 2.0
-    return m, y
 
 
 @pytest.fixture(scope="module")
@@ -160,10 +154,7 @@ def test_a_beta_base_with_a_steep_side():
 
 
 def test_a_quadratic_base_past_the_range():
-    rng = np.random.default_rng(2)
-    y = rng.integers(0, 3, 400)
-    z = rng.normal(size=(400, 3))
-    z[np.arange(400), y] += 1.5
+    z, y = _margins(2, n=400, shift=1.5)
     cal = OneVsRestCalibrator(QuadraticLogisticCalibrator(), score="margin").fit(z, y)
     for c, c2 in zip(cal.calibrators_, (-1.0, -2.0, -3.0), strict=True):
         c.coef_ = np.array([0.0, 0.0, c2])
@@ -200,10 +191,7 @@ def test_a_logit_whose_product_overflows_but_sum_does_not_is_finite(platt):
 
 
 def test_quadratic_and_beta_logits_past_the_range_in_their_terms_only():
-    rng = np.random.default_rng(2)
-    y = rng.integers(0, 3, 400)
-    z = rng.normal(size=(400, 3))
-    z[np.arange(400), y] += 1.5
+    z, y = _margins(2, n=400, shift=1.5)
     q = OneVsRestCalibrator(QuadraticLogisticCalibrator(), score="margin").fit(z, y)
     q.calibrators_[0].coef_ = np.array([1e308, -1e300, 0.0])  # 1e308 - 1e300 * 2e8 = -1e308
     q.calibrators_[1].coef_ = q.calibrators_[2].coef_ = np.array([0.0, 1.0, 0.0])
@@ -215,7 +203,7 @@ def test_quadratic_and_beta_logits_past_the_range_in_their_terms_only():
     binary.coef_ = np.array([-(2.0**972), -M, 2.0**1023])
     np.testing.assert_array_equal(binary.predict_proba(np.array([2.0])), [[0.5, 0.5]])
     # beta 'am' shape, a = b = 1.5e308: a ln s - b ln(1 - s) = 1.5e308 ln(3/7) = -1.27e308
-    p = rng.dirichlet(np.ones(3), 400)
+    p = np.random.default_rng(2).dirichlet(np.ones(3), 400)
     b = OneVsRestCalibrator(BetaCalibrator(score="proba"), score="proba").fit(p, p.argmax(1))
     c = b.calibrators_
     c[0].a_, c[0].b_, c[0].c_ = 1.5e308, 1.5e308, 0.0

@@ -16,11 +16,11 @@ from venncal import (BetaCalibrator, IsotonicCalibrator, OneVsRestCalibrator, Pl
                      VennAbersCalibrator)
 
 
-def _margins(seed=0, n=300, K=3):
+def _margins(seed=0, n=300, K=3, shift=2.0):
     rng = np.random.default_rng(seed)
     y = rng.integers(0, K, n)
     m = rng.normal(size=(n, K))
-    m[np.arange(n), y] += 2.0
+    m[np.arange(n), y] += shift
     return m, y
 
 
