@@ -192,3 +192,14 @@ def test_equal_width_edges_near_the_largest_double_are_exact_and_quiet(lo, hi, n
     width = (Fraction(hi) - Fraction(lo)) / n_bins
     for k, e in enumerate(edges):
         assert abs(Fraction(float(e)) - (Fraction(lo) + k * width)) <= abs(width) * Fraction(1, 2**50)
+
+
+def test_equal_width_edges_by_halves_are_quiet_too():
+    """Attack 46 F6: the half-width path's last edge (hi in reals) rounded past the largest
+    double: a raw 'overflow encountered in add' (the edge was then set to hi)."""
+    from venncal._binning import equal_width_edges
+
+    top = float(np.finfo(float).max)
+    for lo, n_bins in ((1e308, 2), (9.9186e307, 5), (-top, 3)):
+        edges = equal_width_edges(lo, top, n_bins)
+        assert edges[0] == lo and edges[-1] == top and (np.diff(edges) > 0).all()

@@ -431,3 +431,21 @@ def test_logits_past_2_to_the_480_are_refused_not_saved_unloadable(cls):
     z, y = _logits(4, n=60)
     with pytest.raises(ValueError, match=r"log-probabilities reach .*multiply the logits"):
         cls().fit(z * 1e300, y)
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+@pytest.mark.parametrize("scale", [1e-8, 1e-12])
+def test_tiny_logits_reach_temperature_scalings_loss(cls, scale):
+    """Attack 46 F7: on logits of 1e-12 the fits stopped near the identity (every gradient
+    component below tol), at a loss of 1.088 where temperature scaling, which each map contains
+    with no penalty, reaches 0.527 (with l2_*="cv": converged_ True, no warning). A fit above
+    temperature scaling's loss is fitted again from beta I, and the better kept."""
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 3, 200)
+    z = rng.normal(size=(200, 3))
+    z[np.arange(200), y] += 1.5
+    temperature = venncal.TemperatureCalibrator().fit(z * scale, y).loss_
+    with warnings.catch_warnings():  # (penalties by "cv" too, checked by hand: slow here)
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        cal = cls().fit(z * scale, y)
+    assert cal.loss_ <= temperature * (1 + 1e-6)

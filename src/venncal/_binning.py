@@ -437,7 +437,8 @@ def equal_width_edges(lo: float, hi: float, n_bins: int) -> np.ndarray:
         edges = np.linspace(lo, hi, n_bins + 1)
     else:
         half = (hi / 2 - lo / 2) * (np.arange(n_bins + 1) / n_bins)
-        edges = (lo + half) + half
+        with np.errstate(over="ignore"):  # the last, hi in reals, may round past: set below
+            edges = (lo + half) + half
     edges[0], edges[-1] = lo, hi
     return edges
 

@@ -385,26 +385,30 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
     def _solve(self, x, codes, w, pens, theta0=None):
         """Minimise the objective on rows ``x``; ``(theta, f, |g|, iterations, ok, solver)``."""
         K = x.shape[1]
-        solver = self.solver
-        if solver == "auto":
-            solver = "newton" if self._n_params(K, pens) <= NEWTON_MAX_PARAMS else "lbfgs"
+        solver = self.solver if self.solver != "auto" else (
+            "newton" if self._n_params(K, pens) <= NEWTON_MAX_PARAMS else "lbfgs")
         mask = self._x_entries(K)
         shift = unit_shift(x, w) if mask is not None else 0
         if shift:  # the fit in units of 2**shift (attack 45 F2; see docs/parametric.md "Start")
             x = np.ldexp(x, -shift)
             if theta0 is not None:
                 theta0 = np.where(mask, np.ldexp(theta0, shift), theta0)
+        beta, loss = inverse_temperature(x, codes, w, self.n_jobs) if theta0 is None else (1, 0)
         if theta0 is None:  # the identity, shrunk to temperature scaling's beta below 1 (45 F2)
-            beta = inverse_temperature(x, codes, w, self.n_jobs)
             theta0 = self._start(K, pens) * min(1.0, beta)
         theta, *rest = self._solved(x, codes, w, pens, theta0, solver)
+        if beta > 1.0 and rest[0] > loss + 1e-9 * max(1.0, loss):
+            # above temperature scaling's map (W = beta I: no penalty), which each contains:
+            # stopped near the identity on tiny logits (attack 46 F7); from beta I, the better
+            again = self._solved(x, codes, w, pens, self._start(K, pens) * beta, solver)
+            if again[1] < rest[0]:
+                theta, rest = again[0], [*again[1:3], again[3] + rest[2], *again[4:]]
         if shift:
             theta = np.where(mask, np.ldexp(theta, -shift), theta)
         return (theta, *rest)
 
     def _x_entries(self, K: int) -> np.ndarray | None:
-        """A mask of the parameters that multiply ``x``, where the objective is the same in any
-        unit of ``x`` (no penalty on them: vector scaling), else None."""
+        """The parameters multiplying ``x`` where no penalty weighs them (vector scaling)."""
         return None
 
     def _solved(self, x, codes, w, pens, theta0, solver):

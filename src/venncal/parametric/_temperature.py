@@ -383,14 +383,17 @@ def _subsample_start(z, top, codes, w, start, n_jobs) -> float:
     return start
 
 
-def inverse_temperature(x: np.ndarray, codes: np.ndarray, w: np.ndarray, n_jobs) -> float:
-    """The ``beta`` of least log loss of ``softmax(beta x)`` on rows ``x`` (to 1e-6), or 1.0.
+def inverse_temperature(x: np.ndarray, codes: np.ndarray, w: np.ndarray,
+                        n_jobs) -> tuple[float, float]:
+    """``(beta, loss)``: the least mean log loss of ``softmax(beta x)`` on rows ``x`` (to 1e-6).
+
+    ``(1.0, inf)`` where there is none to use.
 
     The start of the vector, matrix and structured scaling fits (a map
     ``softmax(W x + b)`` with ``W = beta I``, ``b = 0``), in the scores' own
     unit: from the identity, logits a thousand times overconfident saturate
     every row's softmax, and the Newton steps stall there (attack 45 F2).
-    1.0 when the rows have no finite positive minimiser (separable rows).
+    ``(1.0, inf)`` when the rows have no finite positive minimiser (separable rows).
     """
     x = np.ascontiguousarray(x, dtype=np.float64)
     top = x.max(axis=1)
@@ -399,8 +402,10 @@ def inverse_temperature(x: np.ndarray, codes: np.ndarray, w: np.ndarray, n_jobs)
     with np.errstate(over="ignore"):
         mean_gap = float(np.dot(w / total, gap)) if total > 0.0 else 0.0
     if not 0.0 < mean_gap < np.inf or not 1.0 / mean_gap < np.inf:
-        return 1.0
+        return 1.0, math.inf
     with _blocked_terms(x, top, codes, w, total, n_jobs) as terms:
         result = minimize_convex_nonnegative(terms, start=1.0 / mean_gap, tol=1e-6,
                                              max_iter=60, rel_step=1e-3)
-    return float(result.x) if result.converged and 0.0 < result.x < math.inf else 1.0
+    if result.converged and 0.0 < result.x < math.inf:
+        return float(result.x), float(result.f)
+    return 1.0, math.inf
