@@ -134,6 +134,9 @@ def test_jumper_learn_one_refuses_a_weight_that_is_no_number(cls, weight):
     with pytest.raises(ValueError, match=r"must be 0 \(drop the row\) or 1 .*got " + repr(weight)[:2]):
         obj.learn_one(0.4, 0, sample_weight=weight)
     assert obj.n_seen_ == 1
+    obj.learn_one(0.4, 0, sample_weight=np.True_)  # attack 46 F5: refused by the check above
+    obj.learn_one(0.4, 0, sample_weight=np.float32(0.0))
+    assert obj.n_seen_ == 2
 
 
 # -- the quantized stream ------------------------------------------------------------

@@ -113,7 +113,7 @@ def kept_rows(sample_weight, n: int) -> np.ndarray | None:
 
 def check_step_weight(value) -> None:
     """Refuse a ``learn_one`` weight that is no number (None read as NaN, "1" as 1): no change."""
-    if not isinstance(value, numbers.Real):
+    if not isinstance(value, (numbers.Real, np.bool_)):  # (np.True_ is 1, as True is)
         raise ValueError(f"{_WEIGHT}{value!r}")
 
 
