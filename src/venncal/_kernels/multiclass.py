@@ -76,9 +76,10 @@ def ovr_logit_into(z, out):
     columns: a relabelling of the classes moves no score by an ulp (which
     could move it across a calibration score, where IVAP jumps).  The score
     is ``((z_k - t) - log(rest)) / 2`` with ``t`` the ``m2`` or ``m`` above
-    and ``rest`` its sum (``log1p`` of the sum's excess over its term 1): the logits' difference is taken first (exact when
-    they are within a factor of 2, Sterbenz), so that adding a constant to
-    a row of such logits moves no score by an ulp either.
+    and ``rest`` its sum (the log as ``log1p`` of the sum's excess over its
+    term 1): the logits' difference is taken first (exact when they are
+    within a factor of 2, Sterbenz), so that adding a constant to a row of
+    such logits moves no score by an ulp either.
     """
     n, K = z.shape
     zs = np.empty(K)

@@ -185,7 +185,7 @@ class Decay:
         # a larger power of two could refuse the learn after a change (_raise_top), also after
         # the top is lowered within the call: all or nothing, as the rest of the learn (rare)
         m = s.shape[0]
-        until = max((r[0] for r in self.held if r[5] >= 1.0), default=-1)
+        until = self._top_until()
         raised = self.top is not None and int(tops[-1]) > self.top
         saved = copy.deepcopy(host) if raised or m > 1 and (
             self.top is None or until < self.T + m) else None
@@ -272,13 +272,17 @@ class Decay:
             if not any(r[5] >= 1.0 for r in self.held):
                 self._lower_top(host)
 
+    def _top_until(self) -> int:
+        """The last step of the observations held of ``top``'s power of two (``u >= 1``), or -1."""
+        return max((r[0] for r in self.held if r[5] >= 1.0), default=-1)
+
     def _segment_end(self, w, i: int, b: int) -> int:
         """The end of the rows ``w[i:b]`` to learn before :meth:`_settle`: after the first row at
         whose step every observation of top's power of two (held, or learned before it) has
         left, so that the rows after it are taken relative to the lowered top."""
         if b - i == 1:
             return b
-        until = max((r[0] for r in self.held if r[5] >= 1.0), default=-1)
+        until = self._top_until()
         u = np.ldexp(w[i:b], self.shift)
         for k in range(b - i):
             t = self.T + 1 + k

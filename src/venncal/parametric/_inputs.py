@@ -204,7 +204,7 @@ UNIT_LIMIT = 2.0**16
 
 
 def unit_shift(x: np.ndarray, w: np.ndarray) -> int:
-    """``k`` such that ``2**-k x`` of the rows of positive weight lies in (-2, 0], or 0.
+    """``k`` such that ``2**-k x`` of the rows of positive weight lies in (-1, 0], or 0.
 
     0 unless a log-probability is below ``-UNIT_LIMIT``: vector scaling then
     fits ``2**-k x`` (each scale ``a_k`` times ``2**k``, exactly: the same

@@ -387,8 +387,6 @@ def inverse_temperature(x: np.ndarray, codes: np.ndarray, w: np.ndarray,
                         n_jobs) -> tuple[float, float]:
     """``(beta, loss)``: the least mean log loss of ``softmax(beta x)`` on rows ``x`` (to 1e-6).
 
-    ``(1.0, inf)`` where there is none to use.
-
     The start of the vector, matrix and structured scaling fits (a map
     ``softmax(W x + b)`` with ``W = beta I``, ``b = 0``), in the scores' own
     unit: from the identity, logits a thousand times overconfident saturate
