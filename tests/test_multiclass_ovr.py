@@ -60,6 +60,23 @@ def test_weights_equal_the_literal_reference():
     np.testing.assert_allclose(got[:, :, 1], p1, rtol=0, atol=1e-12)
 
 
+def test_a_top_class_near_its_cancellation_is_ordered_as_defined():
+    """Attack 46 F1: row A = [ln 2, 0, 0] scored 0 for class 0 (exact -1.16e-17), above
+    B = [0, 0, -40] (-2.1e-18): class 0's IVAP interval at A was (0.5, 1), the definition's
+    (1/3, 2/3), and the probabilities moved by up to 1/3."""
+    a, b = [np.log(2.0), 0.0, 0.0], [0.0, 0.0, -40.0]
+    cal_x = np.array([a, b, [0.0, 5.0, 0.0], [0.0, 0.0, 5.0]])
+    cal_y = np.array([0, 1, 1, 2])
+    cal = OneVsRestCalibrator(score="logit").fit(cal_x, cal_y)
+    xt = np.array([a, b])
+    p0, p1 = ref.ovr_pairs(cal_x.tolist(), cal_y.tolist(), xt.tolist(), [0, 1, 2], "logit")
+    got = cal.predict_interval(xt)
+    np.testing.assert_allclose(got[:, :, 0], p0, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(got[:, :, 1], p1, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(got[0, 0], [1 / 3, 2 / 3], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(cal.predict_proba(xt), ref.ovr_proba(p0, p1), rtol=0, atol=1e-12)
+
+
 @pytest.mark.parametrize("scale", [700.0, 1e308])
 def test_extreme_logits(scale):
     rng = np.random.default_rng(4)

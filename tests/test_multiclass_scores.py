@@ -83,8 +83,8 @@ def test_ovr_logit_scores(rows):
     for r, row in enumerate(rows):
         for k in range(3):
             want = ref.ovr_score(row, k, "logit")
-            # want can be 1e-308 (rel); a top class's (m - m2) - log(rest) can cancel (abs)
-            assert got[r, k] == pytest.approx(want, rel=1e-13, abs=1e-15)
+            # want can be 1e-308 (rel); a top class's score near 0 is exact to K * 2**-105 (abs)
+            assert got[r, k] == pytest.approx(want, rel=1e-13, abs=1e-31)
 
 
 @pytest.mark.parametrize("gap", [37.0, 40.0, 50.0, 60.0, 200.0, 700.0])
@@ -109,6 +109,34 @@ def test_ovr_logit_scores_do_not_move_when_a_constant_is_added(rows, power, nega
     z = np.array(rows, dtype=np.float64)
     shift = (-1.0 if negative else 1.0) * 2.0**power
     assert ovr_scores(z + shift, "logit").tolist() == ovr_scores(z, "logit").tolist()
+
+
+_OTHERS = [0.0, -1e-9, -0.5, -3.0, -40.999999999, -41.0, -700.5, -1e300]
+
+
+@given(st.lists(st.sampled_from(_OTHERS), max_size=18),
+       st.sampled_from([0.0, 1e-17, -1e-16, 3e-16, 1e-10, -0.1, 0.2]),
+       st.sampled_from([0.0, -7.5, 1e3, 2.0**40, 1e300]))
+@example([0.0], 0.0, 0.0)
+@example([0.0, 0.0], 0.0, 0.0)
+def test_ovr_logit_score_of_a_top_class_near_its_cancellation(others, nudge, shift):
+    """Attack 46 F1: a strict top class whose margin is near log(rest) scores (d - log(rest)) / 2,
+    a cancellation: [ln 2, 0, 0] scored 0 (exact -1.16e-17), ordered above [0, 0, -40]'s
+    -2.1e-18, and one-vs-rest IVAP gave (0.5, 1) where the definition gives (1/3, 2/3)."""
+    others = [0.0, *others]  # the others' largest is 0 (the sum at least 1)
+    top = math.log(math.fsum(math.exp(v) for v in others)) + nudge
+    row = [v + shift for v in [top, *others]]
+    got = ovr_scores(np.array([row]), "logit")[:, 0]
+    for k, g in enumerate(got.tolist()):
+        want = ref.ovr_score(row, k, "logit")
+        assert g == pytest.approx(want, rel=1e-13, abs=len(row) * 2.0**-105), (row, k)
+
+
+def test_ovr_logit_scores_near_a_cancellation_keep_the_rows_order():
+    a, b = [math.log(2), 0.0, 0.0], [0.0, 0.0, -40.0]
+    got = ovr_scores(np.array([a, b]), "logit")[0].tolist()
+    assert got == [ref.ovr_score(a, 0, "logit"), ref.ovr_score(b, 0, "logit")]
+    assert got[0] < got[1] < 0.0
 
 
 @pytest.mark.parametrize("c", [1e17, 2.0**53, 1e300, 1e308, -1e308])

@@ -29,7 +29,7 @@ import math
 import numpy as np
 
 from ._jit import jit, jit_inline
-from .dd import dd_add_jit
+from .dd import dd_add_jit, dd_exp_jit, two_sum_jit
 
 __all__ = [
     "LN2_HALF",
@@ -58,6 +58,52 @@ def _half_diff(a, b):
     return 0.5 * a - 0.5 * b  # |a|, |b| > 2**970: exact halves, one rounding
 
 
+@jit_inline
+def _exp_diff(a, b):
+    """``exp(a - b)`` with the rounding of ``a - b`` (up to ``2**-53 |a - b|``) put back.
+
+    ``exp(-41 + 3.5e-15)`` differs from ``exp(-41)`` by 16 ulps: ``a - b``
+    rounded moved a small one-vs-rest score by that much (the rest's excess).
+    """
+    xh, xl = two_sum_jit(a, -b)
+    t = math.exp(xh)
+    if t > 0.0:
+        t += t * xl
+    return t
+
+
+#: Below this, a top class's score ``(d - log(rest)) / 2`` is a cancellation (attack 46 F1):
+#: that difference is off by up to about ``8 * 2**-53`` absolute (d, the rest's rounded
+#: exponentials, the log), below 1e-13 relative only from here up.  About 1.5 % of the
+#: rows of normal logits take the double-double path, 40 times dearer.
+_NEAR_TOP = 2.0**-7
+
+
+@jit_inline
+def _top_score_dd(zs, m):
+    """Score of the row's strict top class ``m`` from the others ``zs[:-1]``: ``-log1p(E) / 2``.
+
+    ``E = sum_c exp(z_c - m) - 1`` in double-double (each ``z_c - m`` exact by
+    TwoSum, its exponential to ``2**-102`` relative, terms below ``exp(-40)``
+    plain), so ``E`` is known to an absolute ``K * 2**-105`` or so where ``d -
+    log(rest)`` lost everything below ``2**-53``: ``[ln 2, 0, 0]`` scores
+    ``-1.16e-17``, not 0.
+    """
+    eh, el = -1.0, 0.0
+    for c in range(zs.shape[0] - 1):
+        xh, xl = two_sum_jit(zs[c], -m)
+        if xh < -40.0:  # exp(-40) = 4e-18: one rounding costs below 2**-105
+            t = math.exp(xh)
+            if t > 0.0:
+                t += t * xl
+            eh, el = dd_add_jit(eh, el, t)
+        else:
+            th, tl = dd_exp_jit(xh, xl)
+            eh, el = dd_add_jit(eh, el, th)
+            eh, el = dd_add_jit(eh, el, tl)
+    return -0.5 * (math.log1p(eh) + el / (1.0 + eh))
+
+
 @jit
 def ovr_logit_into(z, out):
     """One-vs-rest score of every class: ``out[k, r] = (z[r, k] - logsumexp(z[r, c], c != k)) / 2``.
@@ -79,7 +125,10 @@ def ovr_logit_into(z, out):
     and ``rest`` its sum (the log as ``log1p`` of the sum's excess over its
     term 1): the logits' difference is taken first (exact when they are
     within a factor of 2, Sterbenz), so that adding a constant to a row of
-    such logits moves no score by an ulp either.
+    such logits moves no score by an ulp either.  Where that difference
+    cancels (a strict top class scoring within ``_NEAR_TOP`` of 0: its margin
+    near ``log(rest)``), the score is recomputed as ``-log1p(E) / 2`` with
+    ``E`` in double-double (``_top_score_dd``).
     """
     n, K = z.shape
     zs = np.empty(K)
@@ -92,9 +141,9 @@ def ovr_logit_into(z, out):
         th, tl = 0.0, 0.0
         rh, rl = 0.0, 0.0
         for c in range(K):
-            th, tl = dd_add_jit(th, tl, math.exp(zs[c] - m))
+            th, tl = dd_add_jit(th, tl, _exp_diff(zs[c], m))
         for c in range(K - 1):
-            rh, rl = dd_add_jit(rh, rl, math.exp(zs[c] - m2))
+            rh, rl = dd_add_jit(rh, rl, _exp_diff(zs[c], m2))
         # each sum holds exp(0) = 1: its log is log1p of the excess (h - 1 is exact), which keeps
         # 1 + 4e-18 (a class near the top, the rest 40 below) where log(h + l) gave 0 (45 F9)
         log_rest_top = math.log1p((rh - 1.0) + rl)
@@ -103,7 +152,7 @@ def ovr_logit_into(z, out):
             if zk == m:  # every class tied for the largest: the same sum
                 top, log_rest = m2, log_rest_top
             else:
-                oh, ol = dd_add_jit(th, tl, -math.exp(zk - m))
+                oh, ol = dd_add_jit(th, tl, -_exp_diff(zk, m))
                 top, log_rest = m, math.log1p(max((oh - 1.0) + ol, 0.0))
             # (zk - top) - log_rest, the logits' difference first: exact when they are close
             # (Sterbenz), so a constant added to the row moves no score (attack 27 F1: zk - lse
@@ -111,6 +160,8 @@ def ovr_logit_into(z, out):
             d = zk - top
             if abs(d) < np.inf:
                 out[k, r] = 0.5 * (d - log_rest)
+                if zk == m and m2 < m and abs(out[k, r]) < _NEAR_TOP:
+                    out[k, r] = _top_score_dd(zs, m)
             else:  # |zk|, |top| > 2**970: exact halves
                 out[k, r] = (0.5 * zk - 0.5 * top) - 0.5 * log_rest
 
