@@ -396,6 +396,19 @@ def test_label_gaps_below_the_doubles_reciprocal():
             np.array([[5e-324, 0.0], [5e-324, 0.0], [0.0, 5e-324]]), [0, 0, 0])
 
 
+@pytest.mark.parametrize(("gap", "ntop"), [(1e-307, 10**5), (2.225e-308, 50), (5e-309, 2)])
+def test_a_minimiser_between_half_the_largest_double_and_it(gap, ntop):
+    """Attack 46 F8: minimisers in (9e307, 1.8e308) were refused as "near or past 1.8e308":
+    the bisection's midpoint 0.5 (lo + hi) overflowed, and the refusal took any beta above
+    half the largest double for one past it.  Exact: sigma(-beta gap) = 1 / (ntop + 1)."""
+    z = np.array([[0.0, -gap]] * (ntop + 1))
+    y = np.array([0] * ntop + [1])
+    cal = TemperatureCalibrator().fit(z, y)
+    exact = math.log(ntop) / gap
+    assert exact > 2.0**1023 and cal.converged_
+    assert abs(cal.inverse_temperature_ / exact - 1) < 1e-6
+
+
 def test_a_row_spanning_near_the_largest_double_keeps_the_minimiser_at_zero():
     """Attack 45 F4: the kernel's sums of K products (each up to a row's spread) overflowed for a
     row spanning ~1e308, made g(0) = -inf, and the search 'converged' on the overflow (a

@@ -122,7 +122,8 @@ def minimize_convex_nonnegative(
         if step is None and flat_steps:
             step, shrink = _shrink_step(lo, hi, shrink)
         if step is None:
-            step = 0.5 * (lo + hi) if math.isfinite(hi) else 2.0 * lo
+            # lo + (hi - lo) / 2: 0.5 (lo + hi) overflowed past 9e307 (attack 46 F8)
+            step = lo + 0.5 * (hi - lo) if math.isfinite(hi) else 2.0 * lo
             if not math.isfinite(step):
                 break
         last_move, x = abs(step - x), step
@@ -143,9 +144,9 @@ def _shrink_step(lo, hi, shrink):
         if not step > 0.0:
             step = 5e-324 if hi > 5e-324 else None
         return step, min(2 * shrink, 1024)
-    if hi > 4.0 * lo:
+    if hi / 4.0 > lo:
         return math.sqrt(lo) * math.sqrt(hi), shrink
-    mid = 0.5 * (lo + hi)
+    mid = lo + 0.5 * (hi - lo)  # no overflow near the largest double
     return (mid if lo < mid < hi else None), shrink
 
 

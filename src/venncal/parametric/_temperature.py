@@ -234,8 +234,9 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
         with _blocked_terms(z, top, codes, w, total, self.n_jobs) as terms:
             result = minimize_convex_nonnegative(terms, start=start, tol=self.tol,
                                                  max_iter=self.max_iter, g_error=g_error)
-        if tiny and (result.x == 0.0 or (result.g < 0.0 and result.x >= _MAX / 2)):
-            # the slope rounds to 0 at beta = 0, or still falls at the largest double
+        if tiny and (result.x == 0.0 or (result.g < 0.0 and result.x == _MAX)):
+            # the slope rounds to 0 at beta = 0, or still falls at the largest double (the
+            # search's start: a minimiser in (MAX/2, MAX) is found, attack 46 F8)
             raise ValueError(
                 "TemperatureCalibrator: the label's scores lie on average less than "
                 f"1/1.8e308 below their rows' largest (mean gap {mean_gap:.3g}), closer than "
