@@ -36,7 +36,7 @@ def test_cli_fit_and_compare_name_the_table_row(tmp_path, capsys):
     pc.write_csv(pa.table({"za": Z[:, 0], "zb": Z[:, 1], "zc": Z[:, 2], "y": y}),
                  tmp_path / "z.csv")
     err = _cli(capsys, ["fit", str(tmp_path / "z.csv"), "--score-cols", "za,zb,zc",
-                        "--score-kind", "logit", "--label-col", "y", "--method", "temperature",
+                        "--score-kind", "logit", "--label-col", "y", "--method", "vector-scaling",
                         "-o", str(tmp_path / "m.json")])
     assert "scores row 6 spans more than the largest double" in err
     s = rng.uniform(0.1, 0.9, 60)
@@ -52,11 +52,13 @@ def test_compare_names_the_input_row_in_each_folds_failure():
     z = rng.normal(size=(90, 3))
     y = np.where(rng.random(90) < 0.6, z.argmax(axis=1), rng.integers(0, 3, 90))
     z[40] = [-1e308, 1e308, 0.0]
-    result = compare(z, y, score="logit", methods=["temperature"], folds=3, seed=0)
-    reasons = set(result.failures("temperature").values())
+    result = compare(z, y, score="logit", methods=["vector-scaling"], folds=3, seed=0)
+    reasons = set(result.failures("vector-scaling").values())
     assert reasons == {"ValueError: scores row 40 (from 0) spans more than the largest double "
-                       "(-1e+308 to 1e+308): its softmax is 0 or 1 to every digit; rescale the "
-                       "logits"}
+                       "(-1e+308 to 1e+308): its smallest class's log-probability is below "
+                       "-1.8e308, which float64 cannot hold; multiply every row's scores by a "
+                       "positive constant below 1, or fit TemperatureCalibrator (which takes "
+                       "logits of any scale)"}
 
 
 class _Scale(ClassifierMixin, BaseEstimator):
@@ -125,11 +127,13 @@ def test_compare_file_names_a_folds_failure_at_the_table_row(tmp_path):
                  tmp_path / "z.csv")
     result = compare_file(str(tmp_path / "z.csv"), score_col=["za", "zb", "zc"], label_col="y",
                           score="logit",
-                          methods=["temperature", "ovr-platt"], folds=3, seed=0)
-    reasons = set(result.failures("temperature").values())
+                          methods=["vector-scaling", "ovr-platt"], folds=3, seed=0)
+    reasons = set(result.failures("vector-scaling").values())
     assert reasons == {"ValueError: scores row 41 spans more than the largest double "
-                       "(-1e+308 to 1e+308): its softmax is 0 or 1 to every digit; rescale the "
-                       "logits"}
+                       "(-1e+308 to 1e+308): its smallest class's log-probability is below "
+                       "-1.8e308, which float64 cannot hold; multiply every row's scores by a "
+                       "positive constant below 1, or fit TemperatureCalibrator (which takes "
+                       "logits of any scale)"}
     assert "row 41" in result.to_text() and "from 0" not in result.to_text()
 
 

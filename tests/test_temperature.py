@@ -14,7 +14,7 @@ from reference.parametric import (
     temperature_grad,
     temperature_loss,
 )
-from venncal.parametric import TemperatureCalibrator
+from venncal.parametric import TemperatureCalibrator, VectorScalingCalibrator
 
 
 def _logits(seed, n=300, K=4, scale=3.0, true_t=2.0):
@@ -154,8 +154,8 @@ def test_separable_scores_are_refused_and_useless_scores_warn():
 
 def test_bad_input_gets_a_clear_error():
     z, y = _logits(9, K=3)
-    with pytest.raises(ValueError, match="spans more than the largest double"):
-        TemperatureCalibrator().fit(np.array([[1e308, -1e308, 0.0]] * 3), [0, 1, 2])
+    with pytest.raises(ValueError, match="spans more than the largest double.*below -1.8e308"):
+        VectorScalingCalibrator().fit(np.array([[1e308, -1e308, 0.0]] * 3), [0, 1, 2])
     bad = z.copy()
     bad[3, 1] = np.nan
     with pytest.raises(ValueError, match="row 3"):
@@ -407,6 +407,28 @@ def test_a_minimiser_between_half_the_largest_double_and_it(gap, ntop):
     exact = math.log(ntop) / gap
     assert exact > 2.0**1023 and cal.converged_
     assert abs(cal.inverse_temperature_ / exact - 1) < 1e-6
+
+
+@pytest.mark.parametrize(("e", "bound"), [(1021, 7.9), (1022, 3.9)])
+def test_rows_spanning_more_than_the_doubles(e, bound):
+    """Attack 46 F4: rows spanning more than 1.8e308 were refused ("its softmax is 0 or 1 to
+    every digit"), though their inverse temperature is an ordinary double: the fit is exactly
+    equivariant, beta(2**e z) = 2**-e beta(z), and so are the predictions."""
+    rng = np.random.default_rng(0)
+    base = np.clip(rng.normal(size=(200, 5)) * 3, -bound, bound)  # 2**e base stays finite
+    p = np.exp(base / 2 - (base / 2).max(axis=1, keepdims=True))
+    y = np.array([rng.choice(5, p=row / row.sum()) for row in p])
+    ref_cal = TemperatureCalibrator().fit(base, y)
+    z = np.ldexp(base, e)
+    with np.errstate(over="ignore"):
+        assert not np.isfinite(z.max(axis=1) - z.min(axis=1)).all()
+    cal = TemperatureCalibrator().fit(z, y)
+    assert cal.converged_
+    assert cal.inverse_temperature_ == pytest.approx(
+        math.ldexp(ref_cal.inverse_temperature_, -e), rel=1e-9, abs=0.0)
+    np.testing.assert_allclose(cal.predict_proba(z), ref_cal.predict_proba(base), rtol=0,
+                               atol=1e-11)
+    assert cal.loss_ == pytest.approx(ref_cal.loss_, rel=1e-12, abs=0.0)
 
 
 def test_a_row_spanning_near_the_largest_double_keeps_the_minimiser_at_zero():

@@ -120,12 +120,13 @@ def check_clipped_weight(owner) -> None:
 
 
 def class_score_rows(scores, kind: str, classes, *, fitted: bool = False, eps: float = 0.0,
-                     moved: list | None = None):
+                     moved: list | None = None, wide: bool = False):
     """Return ``(z, top)``: validated class scores (n, K) and each row's largest score.
 
     ``kind="logit"`` keeps float32 scores as float32 (the kernels read them
     as float64); a row whose spread (largest minus smallest) is not a
-    finite double is refused.  ``kind="proba"`` validates probabilities as
+    finite double is refused unless ``wide`` (temperature scaling, which
+    fits and predicts such rows at a power of two of their scale).  ``kind="proba"`` validates probabilities as
     the multiclass calibrators do (finite, in [0, 1], rows summing to 1) and
     returns the logarithms of ``max(p, eps)``: every class probability below
     ``eps`` is raised to it (``eps = 0``: ``-inf`` for 0).  ``moved``: a list
@@ -156,14 +157,18 @@ def class_score_rows(scores, kind: str, classes, *, fitted: bool = False, eps: f
     else:
         z = check_class_scores(arr, K, "logit")
     top = z.max(axis=1).astype(np.float64)
+    if wide:
+        return z, top
     with np.errstate(over="ignore"):
         spread = top - z.min(axis=1).astype(np.float64)
-    wide = ~np.isfinite(spread)
-    if wide.any():
-        i = int(np.flatnonzero(wide)[0])
+    past = ~np.isfinite(spread)
+    if past.any():
+        i = int(np.flatnonzero(past)[0])
         raise RowError(
             "scores ", i, f" spans more than the largest double ({float(z[i].min())!r} to "
-            f"{float(z[i].max())!r}): its softmax is 0 or 1 to every digit; rescale the logits"
+            f"{float(z[i].max())!r}): its smallest class's log-probability is below -1.8e308, "
+            "which float64 cannot hold; multiply every row's scores by a positive constant "
+            "below 1, or fit TemperatureCalibrator (which takes logits of any scale)"
         )
     return z, top
 

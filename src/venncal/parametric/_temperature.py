@@ -174,15 +174,18 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
         self._check_params()
         moved = []
         z, top = class_score_rows(scores, self.score, self.classes, eps=float(self.eps),
-                                  moved=moved)
+                                  moved=moved, wide=True)
         z = np.ascontiguousarray(z)  # the kernel reads a chunk of rows as one run
         n, K = z.shape
         # The kernel sums K products e v with |v| up to a row's spread: past 1.8e308 / (K + 16),
         # fit 2**-k z (beta scales by 2**k, exactly) so that no sum overflows (attack 45 F4)
         shift = 0
         if z.dtype == np.float64 and n:
-            spread = float(np.max(top - z.min(axis=1)))
-            shift = max(0, math.frexp(spread)[1] + (K + 16).bit_length() - 1022)
+            # half the spread, which is finite for any row (rows spanning more than the
+            # doubles are fitted too: attack 46 F4); -inf entries (probability 0) are skipped
+            low = np.where(z > -np.inf, z, top[:, None]).min(axis=1)
+            half = float(np.max(0.5 * top - 0.5 * low))
+            shift = max(0, math.frexp(half)[1] + 1 + (K + 16).bit_length() - 1022)
             if shift:
                 z, top = np.ldexp(z, -shift), np.ldexp(top, -shift)
         classes, codes = class_codes(y, n, self.classes, K)
@@ -305,9 +308,18 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
         """
         check_is_fitted(self, "inverse_temperature_")
         z, top = class_score_rows(scores, self.score, self.classes_, fitted=True,
-                                  eps=float(self.eps))
+                                  eps=float(self.eps), wide=True)
         out = np.empty(z.shape, dtype=np.float64)
         beta = float(self.inverse_temperature_)
+        if beta < 2.0**-1000 and z.dtype == np.float64:
+            # a row spanning more than the doubles: its differences z - top overflow, where
+            # beta (z - top) = (2 beta) (z / 2 - top / 2) does not (the halves are exact
+            # there).  From 2**-1000 on, beta times such a difference is below -746:
+            # the kernel's probability 0 for an overflowed difference is then exact.
+            with np.errstate(over="ignore"):
+                past = ~(top - np.where(z > -np.inf, z, top[:, None]).min(axis=1) < np.inf)
+            if past.any():
+                z, top, beta = np.ldexp(z, -1), np.ldexp(top, -1), 2.0 * beta
         with BlockPool(z.shape[0], self.n_jobs, "temperature") as pool:
             pool.run(lambda b, lo, hi: softmax_scaled(z, top, beta, lo, hi, out))
         return out
