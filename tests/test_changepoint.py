@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 from reference import changepoint_naive as ref
@@ -138,6 +138,32 @@ def test_cusum_is_at_most_shiryaev_roberts_and_the_best_restarted_martingale(lf)
     path = np.concatenate(([0.0], np.cumsum(lf)))
     best = path[1:] - np.minimum.accumulate(path[:-1])
     assert_allclose(c, best, atol=1e-11)
+
+
+@given(st.lists(st.integers(-30, 32).map(lambda k: k / 10), min_size=1, max_size=40),
+       st.sampled_from(["cusum", "ville"]), st.sampled_from([10.0, 100.0, 1000.0]),
+       st.booleans())
+@example([-0.7, -1.0, 3.2, -1.9, 1.0, -0.3, 1.4, 1.5, -0.9, 0.1, -0.2, 0.7, 0.0, 1.0, 0.7, -0.4,
+          1.2, 0.7, 0.7, -0.3, 0.9, -0.2, 1.5], "ville", 100.0, True)
+def test_cusum_and_ville_alarm_where_the_exact_sum_reaches_the_level(lf, procedure, threshold,
+                                                                      restart):
+    """Attack 48 F2: the compensated sum was rounded before the comparison, so a sum 2**-54
+    below 2 alarmed at threshold 100 (the example: [8, 17, 21] where the exact sums give
+    [8, 17, 23]); 564 of 6,000 such streams alarmed early."""
+    got = detect_changes(lf, procedure=procedure, threshold=threshold, restart=restart)
+    assert got.alarms.tolist() == ref.log_space_alarms(procedure, lf, math.log10(threshold),
+                                                       restart)
+
+
+def test_factors_whose_sums_could_overflow_are_refused():
+    """Attack 48 F1: sums past the doubles became NaN or a -inf that never came back (a Ville
+    statistic 10^(-2e308) taken for 0 missed the alarm of [-1e308, -1e308, 1e308 x 3])."""
+    for lf in ([-1e308, -1e308, 1e308, 1e308, 1e308], [1e308, 1e308], [9e307, 9e307, 1.0]):
+        for procedure in PROCEDURES:
+            with pytest.raises(ValueError, match=r"absolute values sum to .* past 2\*\*1022"):
+                detect_changes(lf, procedure=procedure, threshold=1e300)
+    cp = detect_changes([2e307, -math.inf, 2e307], procedure="ville", threshold=1e300)
+    assert cp.alarms.tolist() == [1] and cp.log10_statistic[1] == -math.inf
 
 
 def test_huge_and_tiny_martingales_do_not_overflow():

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import math
 from decimal import Decimal, localcontext
+from fractions import Fraction
 
-__all__ = ["change_statistics"]
+__all__ = ["change_statistics", "log_space_alarms"]
 
 
 def change_statistics(procedure: str, log10_factors, threshold, restart: bool = True):
@@ -47,3 +48,28 @@ def change_statistics(procedure: str, log10_factors, threshold, restart: bool = 
                 else:
                     armed = False
         return alarms, path
+
+
+def log_space_alarms(procedure: str, log10_factors, level: float, restart: bool = True):
+    """Alarms of CUSUM or Ville from exact (Fraction) sums of the given ``log10`` factors.
+
+    ``log C_n = max(log C_{n-1}, 0) + l_n`` and ``log S_n = log S_{n-1} + l_n``,
+    every sum exact, compared with ``level`` (the double ``log10 threshold``) as
+    is: an alarm where the exact statistic is at least ``level``.
+    """
+    start = None if procedure == "cusum" else Fraction(0)  # None: log 0 = -inf
+    stat, alarms, armed = start, [], True
+    for n, lf in enumerate(log10_factors, start=1):
+        if lf == -math.inf or (stat is None and procedure == "ville"):
+            stat = None
+        elif procedure == "cusum":
+            stat = max(Fraction(0) if stat is None else stat, Fraction(0)) + Fraction(lf)
+        else:
+            stat = stat + Fraction(lf)
+        if armed and stat is not None and stat >= Fraction(level):
+            alarms.append(n)
+            if restart:
+                stat = start
+            else:
+                armed = False
+    return alarms

@@ -23,7 +23,10 @@ With ``restart`` the statistic goes back to its start after each alarm
 (``C = R = 0``, ``S = 1``); without it only the first alarm is reported and
 the statistic goes on unrestarted.  Sums of factors (CUSUM above 1, Ville)
 are compensated (TwoSum), so that their error does not grow with the number
-of steps; all values are logarithms, so nothing overflows (``10^10000``).
+of steps, and CUSUM and Ville alarm where that double-double sum (not its
+rounding) reaches ``level``; all values are logarithms, so nothing
+overflows (``10^10000``) while the factors' absolute values sum below
+``2**1022``, which the caller checks.
 Literal twin: ``tests/reference/changepoint_naive.py``.
 """
 
@@ -108,7 +111,9 @@ def change_statistics(code, log10_factors, level, restart, out_statistic, out_al
                 lo += e
         value = hi + lo
         out_statistic[i] = value
-        if armed and (value >= level or (code == 1 and (hi - level) + lo >= -slack)):
+        # the exact hi + lo against level: hi - level is exact near the level (Sterbenz), so
+        # a sum 2**-54 below 2 that rounds to 2 does not alarm (attack 48 F2: early alarms)
+        if armed and (hi - level) + lo >= -slack:
             out_alarms[count] = i + 1
             count += 1
             if restart:

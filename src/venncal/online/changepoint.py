@@ -135,8 +135,10 @@ def detect_changes(log10_factors, *, procedure: str = "cusum", threshold: float 
     ------
     ValueError
         For an unknown procedure, a threshold that is not a finite number
-        above 1, or factors that are not a 1-D array of numbers below
-        ``+inf`` (NaN or ``+inf`` named by their index).
+        above 1, factors that are not a 1-D array of numbers below
+        ``+inf`` (NaN or ``+inf`` named by their index), or finite factors
+        whose absolute values sum past ``2**1022`` (the running ``log10``
+        sums could overflow).
 
     Examples
     --------
@@ -166,11 +168,22 @@ def detect_changes(log10_factors, *, procedure: str = "cusum", threshold: float 
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(f"log10_factors must be numbers below +inf (-inf is a factor of 0); "
                          f"got {float(lf[i])!r} at index {i}")
+    with np.errstate(over="ignore"):
+        reach = float(np.sum(np.abs(lf[lf > -math.inf])))
+    if not reach < _REACH:  # attack 48 F1: the running sums overflowed to NaN and -inf
+        raise ValueError(
+            f"log10_factors: their absolute values sum to {reach:.3g}, past 2**1022 = "
+            f"{_REACH:.3g}: a running statistic could pass the largest double even in log10 "
+            "(a martingale beyond 10^(1.8e308))")
     statistic = np.empty(lf.shape[0])
     alarms = np.empty(lf.shape[0], dtype=np.int64)
     count = change_statistics(PROCEDURE_CODES[procedure], lf, math.log10(float(threshold)),
                               bool(restart), statistic, alarms)
     return ChangePoints(alarms[:count].copy(), statistic, float(threshold), procedure)
+
+
+#: The finite log10 factors' absolute values sum below this: no running statistic overflows.
+_REACH = 2.0**1022
 
 
 def log10_factors(log10_martingale, start: float = 0.0) -> np.ndarray:
