@@ -221,3 +221,23 @@ def test_a_heavy_tiny_error_beside_a_light_large_one():
     exact = exact_mean_square(y, p, w)
     root = Decimal(exact.numerator) / Decimal(exact.denominator)
     assert ulps(rmse(y, p, sample_weight=w), Fraction(root.sqrt())) <= 2
+
+
+@pytest.mark.parametrize("heavy", [1.0, 0.75, 1.5, 2.0**-1000])
+def test_a_subnormal_share_beside_a_weight_of_one(heavy):
+    """Attack 48 F3: the weights were scaled to [0.5, 1), which halved a largest weight of 1 and
+    turned 5e-324 beside it into 0: log loss 0.0 where the exact mean is 3.4e-321 (4.55e-321
+    with 0.75 instead of 1), ECE 0.0 where it is 5e-324."""
+    from venncal.metrics import ece, log_loss, multiclass_log_loss
+
+    w = [heavy, 5e-324]
+    exact = Decimal(5e-324) * Decimal(300) * Decimal(10).ln() / (Decimal(heavy) + Decimal(5e-324))
+    def close(got, want):  # a subnormal to its last unit, a normal double to 1e-14
+        return abs(Decimal(got) - want) <= max(Decimal(5e-324), want * Decimal(1e-14))
+
+    assert close(log_loss([1, 1], [1.0, 1e-300], sample_weight=w), exact)
+    got = multiclass_log_loss([0, 1], [[1.0, 0.0], [1 - 1e-300, 1e-300]], sample_weight=w)
+    assert close(got, exact)
+    exact_ece = Decimal(5e-324) / (Decimal(heavy) + Decimal(5e-324))
+    assert close(ece([1, 1], [1.0, 0.0], sample_weight=w), exact_ece)
+    assert ece([1, 1], [1.0, 0.0], sample_weight=w) > 0.0

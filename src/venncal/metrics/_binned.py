@@ -181,7 +181,9 @@ def _bins(y01: np.ndarray, p: np.ndarray, w: np.ndarray | None, n_bins: int, str
     frac_pos = np.divide(sum_y, scaled, out=np.full(n_bins, np.nan), where=nonempty)
     with np.errstate(over="ignore"):
         weight = np.ldexp(scaled, e)  # inf past the float64 range
-    relative = np.ldexp(scaled, e - e[nonempty].max()) if nonempty.any() else scaled
+    # + 1: a bin of one weight 5e-324 beside a bin of weight 1 kept 2**-1075, which rounded
+    # to 0 (attack 48 F3: an ECE of 0.0 where the exact one is 5e-324)
+    relative = np.ldexp(scaled, e - e[nonempty].max() + 1) if nonempty.any() else scaled
     share = relative / relative.sum() if nonempty.any() else relative
     return CalibrationBins(edges, ids, weight, mean_pred, frac_pos, share, gap)
 

@@ -8,11 +8,13 @@ calls too).  The checks themselves are :mod:`venncal._validation`'s.
 Weighted metrics are weighted means (or ratios of weighted sums), which do
 not change when every weight is multiplied by the same factor.  They are
 computed on the weights divided by a power of two that brings the largest
-to ``[0.5, 1)`` (:func:`_unit_scaled`): exact, so the answer is that of the
+to ``[1, 2)`` (:func:`_unit_scaled`): exact, so the answer is that of the
 weights given, and no sum can overflow whatever their size (1e308) or
 underflow whatever their smallness (1e-310).  Weights below ``2**-1022``
-times the largest then lose bits, but their share of any weighted mean is
-below ``2**-1022`` as well.
+times the largest then lose bits, and below ``2**-1075`` times it vanish,
+but their share of any weighted mean is that small as well (a mean of
+``5e-324`` weight beside a weight of 1 keeps it; beside 3 it is
+``1.6e-324`` of the total, past the doubles' resolution, and counts as 0).
 """
 
 from __future__ import annotations
@@ -100,9 +102,14 @@ def _check_inputs(y, p, pos_label=None, sample_weight=None):
 
 
 def _unit_scaled(w: np.ndarray) -> np.ndarray:
-    """``w`` times the power of two that brings its largest value to ``[0.5, 1)``."""
+    """``w`` times the power of two that brings its largest value to ``[1, 2)``.
+
+    Not ``[0.5, 1)``: that halved a largest weight of 1, and a weight of
+    ``5e-324`` beside it became 0 (attack 48 F3: a log loss of 0.0 where the
+    exact mean is ``3.4e-321``).
+    """
     _, e = math.frexp(float(np.max(w)))
-    return np.ldexp(w, -e)
+    return np.ldexp(w, 1 - e)
 
 
 def _mean(values: np.ndarray, w: np.ndarray | None) -> float:
