@@ -37,14 +37,15 @@ from ._blocks import BlockPool
 from ._inputs import (
     EPS,
     EPS_CONSTRAINT,
+    absent_classes,
     check_clipped_weight,
     check_fitted_classes,
     class_codes,
     check_fit_rows,
     class_score_rows,
     clipped_weight,
+    light_classes,
     power_of_two_scale,
-    unit_shift,
 )
 from .._newton import minimize_convex, minimize_convex_newton_cg
 from ._penalty_cv import choose_penalties
@@ -134,42 +135,6 @@ def smallest_positive(values, fallback: float) -> float:
     values = np.asarray(values, dtype=np.float64)
     pos = values[values > 0.0]
     return float(pos.min()) if pos.size else fallback
-
-
-def _absent_classes(classes, codes, raw, seen, name: str) -> str:
-    """The message for the classes without a row of weight that survives scaling (``seen == 0``).
-
-    ``seen``: each class's count of such rows; ``raw``: the weights before scaling (or None).
-    """
-    none = np.flatnonzero(seen == 0)
-    missing = classes[none].tolist()
-    absent = np.isin(codes, none)
-    tail = (f"{name} has no finite optimum then (the class's own parameters fall toward "
-            "-inf); drop the column or use TemperatureCalibrator")
-    if raw is not None and bool(np.any(raw[absent] > 0.0)):
-        return (
-            f"class(es) {missing!r} have no row of weight above 2**-1074 times the largest "
-            f"weight ({float(np.max(raw)):g}; theirs are at most "
-            f"{float(np.max(raw[absent])):g}), and such weights vanish when the weights are "
-            f"scaled to the largest: {tail}; rescale sample_weight to a narrower range"
-        )
-    return f"class(es) {missing!r} have no row of positive weight in y: {tail}"
-
-
-def _light_classes(codes, w, classes, tol: float) -> str:
-    """A note naming the classes whose share of the weight is below ``tol`` ("" if none).
-
-    The gradient in such a class's own parameters is of the order of its share at any
-    map, so the absolute tolerance cannot pin them (a class at 1e-100 of the weight).
-    """
-    share = np.bincount(codes, weights=w, minlength=len(classes)) / float(np.sum(w))
-    light = np.flatnonzero(share < tol)
-    if not light.size:
-        return ""
-    return (f"; class(es) {classes[light].tolist()!r} each hold less than tol={tol:g} of the "
-            f"total weight (the most: {float(share[light].max()):.3g}): the gradient in their "
-            "parameters is of that order at any map, so tol cannot pin them (weigh their rows "
-            "up, or use TemperatureCalibrator)")
 
 
 class _Sums:
@@ -341,7 +306,7 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
         w = np.ones(n) if w is None else power_of_two_scale(w)
         seen = np.bincount(codes[w > 0], minlength=K)
         if not seen.all():
-            raise ValueError(_absent_classes(classes, codes, raw, seen, type(self).__name__))
+            raise ValueError(absent_classes(classes, codes, raw, seen, type(self).__name__))
         rows = x[w > 0]
         check_fit_rows(type(self).__name__, rows)
         codes = codes.astype(np.intp)
@@ -357,7 +322,7 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
         self.converged_ = bool(ok)
         self.solver_ = solver
         self.clipped_weight_ = clipped
-        light = "" if ok else _light_classes(codes, w, classes, self.tol)
+        light = "" if ok else light_classes(codes, w, classes, self.tol)
         if not ok and gnorm <= self.tol:
             warnings.warn(
                 f"{type(self).__name__} did not converge ({solver}, {nit} iterations): the "
@@ -387,12 +352,10 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
         K = x.shape[1]
         solver = self.solver if self.solver != "auto" else (
             "newton" if self._n_params(K, pens) <= NEWTON_MAX_PARAMS else "lbfgs")
-        mask = self._x_entries(K)
-        shift = unit_shift(x, w) if mask is not None else 0
-        if shift:  # the fit in units of 2**shift (attack 45 F2; see docs/parametric.md "Start")
-            x = np.ldexp(x, -shift)
-            if theta0 is not None:
-                theta0 = np.where(mask, np.ldexp(theta0, shift), theta0)
+        frame, x_in = self._frame(x, w, pens), x  # unpenalised: in x's own unit (docs "Start")
+        if frame:
+            x = frame.x(x)
+            theta0 = None if theta0 is None else self._reframe(theta0, K, pens, frame.map_into)
         beta, loss = inverse_temperature(x, codes, w, self.n_jobs) if theta0 is None else (1, 0)
         if theta0 is None:  # the identity, shrunk to temperature scaling's beta below 1 (45 F2)
             theta0 = self._start(K, pens) * min(1.0, beta)
@@ -403,12 +366,26 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
             again = self._solved(x, codes, w, pens, self._start(K, pens) * beta, solver)
             if again[1] < rest[0]:
                 theta, rest = again[0], [*again[1:3], again[3] + rest[2], *again[4:]]
-        if shift:
-            theta = np.where(mask, np.ldexp(theta, -shift), theta)
+        if frame:
+            theta = self._reframe(theta, K, pens, frame.map_out)
+            rest[0] = self._kept_loss(x_in, codes, w, theta, pens, rest[0])
         return (theta, *rest)
 
-    def _x_entries(self, K: int) -> np.ndarray | None:
-        """The parameters multiplying ``x`` where no penalty weighs them (vector scaling)."""
+    def _kept_loss(self, x, codes, w, theta, pens, fitted: float) -> float:
+        """The loss of ``theta`` in the logits' own unit, with a warning if it lost the fit's."""
+        sums = _Sums(x, codes, w, self.n_jobs)
+        with sums.blocks:
+            f = float(self._objective(sums, theta, False, pens)[0])
+        if not f <= fitted + 1e-6 * max(1.0, fitted):  # (a, b near 1e12 at logits of 1e-12)
+            warnings.warn(
+                f"{type(self).__name__}: the map's parameters, in the scores' own unit, give a "
+                f"loss of {f:.9g} where the fit reached {fitted:.9g}: they lose digits to their "
+                "size (near-uniform scores: a large scale cancelling a large intercept); "
+                "multiply the logits by a positive constant", UserWarning, stacklevel=3)
+        return f
+
+    def _frame(self, x, w, pens):
+        """A :class:`._inputs.UnitFrame` where no penalty weighs the map (else None)."""
         return None
 
     def _solved(self, x, codes, w, pens, theta0, solver):

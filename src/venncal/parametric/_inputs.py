@@ -14,7 +14,7 @@ from ..multiclass._scores import check_class_scores
 __all__ = [
     "EPS", "EPS_CONSTRAINT", "ProbaFitScores", "check_fitted_classes", "check_open_proba", "class_codes",
     "class_score_rows", "check_clipped_weight", "clipped_log_sides", "clipped_weight", "power_of_two_scale",
-    "check_fit_rows", "unit_shift",
+    "check_fit_rows", "UnitFrame", "absent_classes", "light_classes",
 ]
 
 #: The default ``eps`` of the calibrators that take probabilities (``score="proba"``): every
@@ -204,23 +204,63 @@ def check_fitted_classes(classes_, classes) -> np.ndarray:
     return classes_
 
 
-#: Log-probabilities deeper than this are fitted in units of a power of two (:func:`unit_shift`).
+#: Log-probabilities deeper than this are fitted in units of a power of two (:class:`UnitFrame`).
 UNIT_LIMIT = 2.0**16
 
 
-def unit_shift(x: np.ndarray, w: np.ndarray) -> int:
-    """``k`` such that ``2**-k x`` of the rows of positive weight lies in (-1, 0], or 0.
+#: Log-probabilities whose deviations from their column's centre stay below this are
+#: fitted in units of a power of two too (:class:`UnitFrame`): near-uniform predictions.
+NEAR_UNIFORM = 2.0**-8
 
-    0 unless a log-probability is below ``-UNIT_LIMIT``: vector scaling then
-    fits ``2**-k x`` (each scale ``a_k`` times ``2**k``, exactly: the same
-    objective, unpenalised), so that its tolerance on the gradient means the
-    same at any scale of the logits (it could not be met at 1e10).
 
-    >>> unit_shift(np.array([[0.0, -3e10]]), np.ones(1))
-    35
+class UnitFrame:
+    """Vector scaling's frame: ``x'' = (x - m) 2**-s``, centred and scaled exactly.
+
+    ``m_k`` is the weighted mean of column ``k`` over the rows of positive
+    weight where each of them lies within a factor 2 of it (``x - m`` is
+    then exact, Sterbenz), else 0; ``s`` the power of two that brings the
+    largest ``|x - m|`` to ``[0.5, 1)`` where it is above ``UNIT_LIMIT`` or
+    below ``NEAR_UNIFORM``, else 0.  ``a x + b = a'' x'' + b''`` with
+    ``a'' = a 2**s`` and ``b''_k = b_k + a_k m_k - a_K m_K`` (vector
+    scaling's last intercept stays 0): the same unpenalised objective, in which
+    ``tol`` on the gradient means the same at any scale of the logits.  On
+    logits of 1e-9 the deviations of ``x`` from ``-ln K`` are 1e-9, the scales
+    near 1e9, and in the logits' own unit the gradient fell below ``tol``
+    (and its rounding above it) far from the optimum (attack 47 F1).  For
+    any map ``softmax(W x + b)``: ``W'' = W 2**s``, ``b'' = b + W m``; an
+    unpenalised one only (a penalty on ``W`` or ``b`` would change).
+
+    >>> f = UnitFrame(np.array([[-1.0, -2.0], [-1.5, -3e10]]), np.ones(2))
+    >>> f.shift, f.centre.tolist()
+    (35, [-1.25, 0.0])
     """
-    deepest = float(-x[w > 0].min()) if x.size and (w > 0).any() else 0.0
-    return math.frexp(deepest)[1] if deepest > UNIT_LIMIT else 0
+
+    def __init__(self, x: np.ndarray, w: np.ndarray):
+        live = x[w > 0] if x.size else x
+        K = x.shape[1]
+        self.centre = np.zeros(K)
+        if live.shape[0]:
+            m = np.average(live, axis=0, weights=w[w > 0])
+            near = np.all((live >= 2.0 * m) & (live <= 0.5 * m), axis=0) & (m < 0.0)
+            self.centre = np.where(near, m, 0.0)
+        dev = float(np.max(np.abs(live - self.centre))) if live.size else 0.0
+        self.shift = math.frexp(dev)[1] if (dev > UNIT_LIMIT or 0.0 < dev < NEAR_UNIFORM) else 0
+
+    def __bool__(self) -> bool:
+        return bool(self.shift or self.centre.any())
+
+    def x(self, x: np.ndarray) -> np.ndarray:
+        """``x''``, the rows in the frame."""
+        return np.ldexp(x - self.centre, -self.shift)
+
+    def map_into(self, W: np.ndarray, b: np.ndarray):
+        """``(W'', b'')`` of the map ``(W, b)`` (``W x + b = W'' x'' + b''``)."""
+        return np.ldexp(W, self.shift), b + W @ self.centre
+
+    def map_out(self, W2: np.ndarray, b2: np.ndarray):
+        """``(W, b)`` in the logits' own unit of the map ``(W'', b'')`` of the frame."""
+        W = np.ldexp(W2, -self.shift)
+        return W, b2 - W @ self.centre
 
 
 def check_fit_rows(name: str, rows: np.ndarray) -> None:
@@ -249,3 +289,39 @@ def check_fit_rows(name: str, rows: np.ndarray) -> None:
             "differ within a row by less than about 1e-16 give the same; multiply such "
             "logits by a positive constant, or fit TemperatureCalibrator.)"
         )
+
+
+def absent_classes(classes, codes, raw, seen, name: str) -> str:
+    """The message for the classes without a row of weight that survives scaling (``seen == 0``).
+
+    ``seen``: each class's count of such rows; ``raw``: the weights before scaling (or None).
+    """
+    none = np.flatnonzero(seen == 0)
+    missing = classes[none].tolist()
+    absent = np.isin(codes, none)
+    tail = (f"{name} has no finite optimum then (the class's own parameters fall toward "
+            "-inf); drop the column or use TemperatureCalibrator")
+    if raw is not None and bool(np.any(raw[absent] > 0.0)):
+        return (
+            f"class(es) {missing!r} have no row of weight above 2**-1074 times the largest "
+            f"weight ({float(np.max(raw)):g}; theirs are at most "
+            f"{float(np.max(raw[absent])):g}), and such weights vanish when the weights are "
+            f"scaled to the largest: {tail}; rescale sample_weight to a narrower range"
+        )
+    return f"class(es) {missing!r} have no row of positive weight in y: {tail}"
+
+
+def light_classes(codes, w, classes, tol: float) -> str:
+    """A note naming the classes whose share of the weight is below ``tol`` ("" if none).
+
+    The gradient in such a class's own parameters is of the order of its share at any
+    map, so the absolute tolerance cannot pin them (a class at 1e-100 of the weight).
+    """
+    share = np.bincount(codes, weights=w, minlength=len(classes)) / float(np.sum(w))
+    light = np.flatnonzero(share < tol)
+    if not light.size:
+        return ""
+    return (f"; class(es) {classes[light].tolist()!r} each hold less than tol={tol:g} of the "
+            f"total weight (the most: {float(share[light].max()):.3g}): the gradient in their "
+            "parameters is of that order at any map, so tol cannot pin them (weigh their rows "
+            "up, or use TemperatureCalibrator)")

@@ -14,7 +14,7 @@ from ._affine import (
     smallest_positive,
     standardising_basis,
 )
-from ._inputs import EPS
+from ._inputs import EPS, UnitFrame
 from ._penalty_cv import grid_rule
 
 CV, GRID = Options(("cv",)), grid_rule()
@@ -182,6 +182,14 @@ class MatrixScalingCalibrator(AffineScalingBase):
         if pens["l2_off_diagonal"] == 0.0:
             full[:, K - 1] -= 1.0  # the same map with W's last row 0
         return full.ravel()[self._free(K, pens)]
+
+    def _frame(self, x, w, pens):
+        return UnitFrame(x, w) if not any(pens.values()) else None
+
+    def _reframe(self, theta, K, pens, move):
+        full = self._full(theta, K, pens)
+        W, b = move(full[:, :K], full[:, K])  # the fixed last row stays 0
+        return np.hstack([W, b[:, None]]).ravel()[self._free(K, pens)]
 
     def _full(self, theta, K, pens):
         full = np.zeros(K * (K + 1))

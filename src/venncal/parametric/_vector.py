@@ -8,7 +8,7 @@ import numpy as np
 
 from .._kernels.parametric_matrix import vector_softmax
 from ._affine import AffineScalingBase
-from ._inputs import EPS
+from ._inputs import EPS, UnitFrame
 
 __all__ = ["VectorScalingCalibrator"]
 
@@ -103,8 +103,12 @@ class VectorScalingCalibrator(AffineScalingBase):
     def _start(self, K, pens):
         return np.concatenate([np.ones(K), np.zeros(K - 1)])
 
-    def _x_entries(self, K):
-        return np.arange(2 * K - 1) < K  # the scales a (the intercepts b do not multiply x)
+    def _frame(self, x, w, pens):
+        return UnitFrame(x, w)
+
+    def _reframe(self, theta, K, pens, move):
+        a, b = move(np.diag(theta[:K]), np.concatenate([theta[K:], [0.0]]))
+        return np.concatenate([np.diag(a), (b - b[-1])[:-1]])  # b_K = 0: less a constant
 
     def _split(self, theta, K):
         return theta[:K].copy(), np.concatenate([theta[K:], [0.0]])
