@@ -505,3 +505,21 @@ def test_unpenalised_matrix_scaling_of_extreme_logits_is_right_or_says_so(seed, 
         assert cal.converged_ and cal.loss_ <= vec.loss_ * (1 + 1e-9)
     p = cal.predict_proba(z * scale)
     assert -np.mean(np.log(p[np.arange(300), y])) == pytest.approx(cal.loss_, rel=1e-12)
+
+
+def test_a_class_of_constant_probability_is_fitted_quietly():
+    """Attack 47 F4: a class of probability 0.2 on every row (renormalised, its logarithm varies
+    in its last bit) warned "did not converge ... raise the penalties" at the optimum, for vector
+    scaling, which has no penalty; fitted in the frame, that column was first taken as a signal
+    (its rounding amplified 2**53 times: a scale of 1e15).  It is constant: the fit is the
+    optimum (scipy BFGS, gtol 1e-12: 0.9736260545865143), converged, with no warning."""
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 3, 300)
+    t = rng.uniform(0.05, 0.95, 300)
+    t = np.where(y == 0, np.clip(t + 0.2, 0, 0.99), np.clip(t - 0.1, 0.01, 1))
+    P = np.column_stack([0.8 * t, 0.8 * (1 - t), np.full(300, 0.2)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cal = VectorScalingCalibrator(score="proba").fit(P, y)
+    assert cal.converged_ and abs(cal.scale_[2]) < 10
+    assert cal.loss_ == pytest.approx(0.9736260545865143, rel=1e-12)

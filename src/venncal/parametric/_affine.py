@@ -323,15 +323,18 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
         self.solver_ = solver
         self.clipped_weight_ = clipped
         light = "" if ok else light_classes(codes, w, classes, self.tol)
+        # vector scaling has no penalty to raise (attack 47 F4: the advice was impossible)
+        flat = ("a penalty too small to pin the directions that change no prediction; raise "
+                "the penalties or choose them by cross-validation ('cv')"
+                if self._penalty_norms(K) else "a direction that changes no prediction, "
+                "which no penalty pins here (scores that barely vary between rows)")
         if not ok and gnorm <= self.tol:
             warnings.warn(
                 f"{type(self).__name__} did not converge ({solver}, {nit} iterations): the "
                 f"gradient's largest component, {gnorm:.3g}, is within tol={self.tol:g}, but "
                 "the Newton step there is still long, so the loss keeps falling along a "
                 "direction: separable classes (no finite optimum: some parameters grow "
-                "without bound) or a penalty too small to pin the directions that change no "
-                "prediction; raise the penalties or choose them by cross-validation ('cv')"
-                + light, ConvergenceWarning, stacklevel=2,
+                "without bound) or " + flat + light, ConvergenceWarning, stacklevel=2,
             )
         elif not ok:
             warnings.warn(

@@ -208,6 +208,9 @@ def check_fitted_classes(classes_, classes) -> np.ndarray:
 UNIT_LIMIT = 2.0**16
 
 
+#: A column within this (relative) of its centre on every row is constant (:class:`UnitFrame`):
+#: 256 ulps of it, well above the rounding of renormalised log-probabilities.
+FLAT = 2.0**-44
 #: Log-probabilities whose deviations from their column's centre stay below this are
 #: fitted in units of a power of two too (:class:`UnitFrame`): near-uniform predictions.
 NEAR_UNIFORM = 2.0**-8
@@ -221,6 +224,10 @@ class UnitFrame:
     then exact, Sterbenz), else 0; ``s`` the power of two that brings the
     largest ``|x - m|`` to ``[0.5, 1)`` where it is above ``UNIT_LIMIT`` or
     below ``NEAR_UNIFORM``, else 0.  ``a x + b = a'' x'' + b''`` with
+    A centred column within ``FLAT`` of its centre on every row is taken as
+    constant (0 in the frame: its scale then changes nothing, and its
+    rounding is not fitted; attack 47 F4, a class of probability 0.2 on
+    every row, whose renormalised logarithm varies in its last bit).
     ``a'' = a 2**s`` and ``b''_k = b_k + a_k m_k - a_K m_K`` (vector
     scaling's last intercept stays 0): the same unpenalised objective, in which
     ``tol`` on the gradient means the same at any scale of the logits.  On
@@ -243,15 +250,19 @@ class UnitFrame:
             m = np.average(live, axis=0, weights=w[w > 0])
             near = np.all((live >= 2.0 * m) & (live <= 0.5 * m), axis=0) & (m < 0.0)
             self.centre = np.where(near, m, 0.0)
-        dev = float(np.max(np.abs(live - self.centre))) if live.size else 0.0
+        spread = np.max(np.abs(live - self.centre), axis=0) if live.size else np.zeros(K)
+        # a centred column that varies only in its last bits (a class of constant probability,
+        # renormalised) is constant: amplified, its rounding would be fitted as a signal
+        self.flat = (self.centre != 0.0) & (spread <= np.abs(self.centre) * FLAT)
+        dev = float(np.max(np.where(self.flat, 0.0, spread))) if K else 0.0
         self.shift = math.frexp(dev)[1] if (dev > UNIT_LIMIT or 0.0 < dev < NEAR_UNIFORM) else 0
 
     def __bool__(self) -> bool:
         return bool(self.shift or self.centre.any())
 
     def x(self, x: np.ndarray) -> np.ndarray:
-        """``x''``, the rows in the frame."""
-        return np.ldexp(x - self.centre, -self.shift)
+        """``x''``, the rows in the frame (0 in a flat column)."""
+        return np.where(self.flat, 0.0, np.ldexp(x - self.centre, -self.shift))
 
     def map_into(self, W: np.ndarray, b: np.ndarray):
         """``(W'', b'')`` of the map ``(W, b)`` (``W x + b = W'' x'' + b''``)."""
