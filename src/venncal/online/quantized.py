@@ -240,7 +240,7 @@ class QuantizedIsotonic(QueuedInserts, QuantizedMap):
         Exponential forgetting: after ``T`` observations, the ``t``-th (of
         positive weight: a zero weight drops its row) weighs ``w 2**(-(T - t) /
         half_life)``; it leaves when that falls below ``2**-1022`` times the
-        largest weight held (its power of two: about ``1022 half_life``
+        largest weight held before the step (its power of two: about ``1022 half_life``
         steps for a weight equal to it, at any scale; a weight that would
         leave at once, or make one held leave at once, is refused) (:mod:`venncal.online._forgetting`: the map
         equals a batch fit with these weights up to a documented tolerance).  Not with ``window``;
