@@ -185,15 +185,14 @@ def equal_mass_cuts(
 
     Notes
     -----
-    The comparison is made as ``2 C_j - w_j < 2 b W / B`` (twice the middle
-    against twice the level; level ``b`` cuts at the number of scores below
-    it).  For integer weights whose total is below ``2**52`` (and, after the
-    power-of-two scaling, for any weights whose cumulative sums are exact in
-    float64) the left side is an integer and the right one either an integer
-    (computed exactly) or at least ``1/B`` away from one, so the comparison
-    is exact; otherwise it is made in floating point, and a middle within
-    rounding of a level (relative ``2**-52`` of the total) may go to either
-    side of it.
+    The rule is decided exactly, as ``B (C_{j-1} + C_j) >= 2 b W`` (twice
+    the middle against twice the level) on the exact sums of the weights:
+    the cuts are found on float running sums, which place each exactly
+    unless a middle lies within their rounding bound of a level; those
+    scores (usually none) are searched with exact sums (:func:`_exact_prefix`,
+    or integers in units of ``2**-1074``), as :func:`upper_mass_starts` does.
+    Before, a middle on a level went to either side: weights 0.7, 0.6, 0.7
+    and 7, 6, 7 gave different bins (attack 48 F4).
 
     Examples
     --------
@@ -201,7 +200,9 @@ def equal_mass_cuts(
     >>> equal_mass_cuts(np.ones(5), np.array([1, 2, 3]))
     (array([2, 2, 3]), array([0, 0, 1]), array([0, 1, 2]))
     """
-    shift = overflow_shift(weights)
+    raw_weights = weights
+    shift = overflow_shift(weights) or min(0, math.frexp(float(np.max(weights)))[1])
+    exact_scaling = not shift or scaling_is_exact(weights, shift)
     if shift:  # the rule is the same for any common factor of the weights
         weights = np.ldexp(weights, -shift)
     cum = np.cumsum(weights)
@@ -212,7 +213,29 @@ def equal_mass_cuts(
     np.cumsum(per_model[:-1], out=starts[1:])
     model = np.repeat(np.arange(counts.shape[0]), per_model)
     level = np.arange(model.shape[0]) - starts[model] + 1
-    raw = np.searchsorted(key, (2.0 * float(cum[-1])) * level / counts[model], side="left")
+    total = float(cum[-1])
+    target = (2.0 * total) * level / counts[model]
+    raw = np.searchsorted(key, target, side="left")
+    # |key_j - 2 (middle)| and |target - 2 b W / B| are within band: elsewhere the cut is exact
+    band = (4 * k + 16) * 2.0**-52 * total
+    first = np.searchsorted(key, target - band, side="left")
+    end = np.searchsorted(key, target + band, side="right")
+    unsure = np.flatnonzero(first < end)
+    if unsure.shape[0]:
+        exact = _exact_prefix([weights], cum, total) if exact_scaling else None
+        if exact is None:  # integers in units of 2**-1074 (a Python loop; rare)
+            upto = list(itertools.accumulate(_units(v) for v in raw_weights.tolist()))
+            exact = upto.__getitem__
+        whole = exact(k - 1)
+        for i in unsure.tolist():
+            B, b, lo_, hi_ = int(counts[model[i]]), int(level[i]), int(first[i]), int(end[i])
+            while lo_ < hi_:  # the first j in [first, end) with B (C_{j-1} + C_j) >= 2 b W
+                mid = (lo_ + hi_) // 2
+                if B * ((exact(mid - 1) if mid else 0) + exact(mid)) >= 2 * b * whole:
+                    hi_ = mid
+                else:
+                    lo_ = mid + 1
+            raw[i] = lo_
     # Drop cuts that leave an empty bin: at 0 or k, or equal to the previous
     # cut of the same model (raw cuts never decrease within a model).
     prev = np.empty_like(raw)

@@ -197,10 +197,9 @@ class BBQCalibrator(ScoreCalibrator):
     Bin counts that yield the same partition (possible only with ties or
     weights) give one model.  For ``n`` unit-weight distinct scores, every
     ``B <= n`` gives ``B`` non-empty bins of ``floor(n/B)`` or
-    ``ceil(n/B)`` scores.  The comparison is exact for integer (indeed
-    dyadic) weights whose cumulative sums are exact in float64; for other
-    weights it is made in floating point, so a score whose middle lies on a
-    level (to ``2**-52`` of the total) may go to either side of it.  Log
+    ``ceil(n/B)`` scores.  The comparison is exact for weights of any size
+    (decided on the exact sums where the float ones are within rounding of
+    a level: :func:`venncal._binning.equal_mass_cuts`, attack 48 F4).  Log
     evidences are accurate to about ``2**-52`` of their size (some ``N *
     2**-52`` nats), so models whose evidences differ by less than that
     share their weight arbitrarily (only for totals past about ``1e14``).
