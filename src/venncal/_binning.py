@@ -444,26 +444,27 @@ def upper_mass_bins_of_rows(
 
 
 def equal_width_edges(lo: float, hi: float, n_bins: int) -> np.ndarray:
-    """Return ``n_bins + 1`` equal-width edges from ``lo`` to ``hi`` (``lo < hi``).
+    """Return the ``n_bins + 1`` edges ``lo + k (hi - lo) / n_bins``, each correctly rounded.
 
-    Safe when ``hi - lo`` overflows float64, or nearly (then built from half-widths);
-    the end points are exactly ``lo`` and ``hi``.
+    Exact rational arithmetic (Python integers: their true division rounds
+    correctly), so an edge is the double nearest its real value, for any
+    ``lo < hi`` (``hi - lo`` may pass the largest double), and the end
+    points are exactly ``lo`` and ``hi``.  ``np.linspace`` rounded ``3 *
+    0.1`` to ``0.30000000000000004``, an ulp past ``3/10``, and a score
+    there fell in the bin below (attack 48 F5; 16 % of edges were an ulp off).
+    About 0.25 microseconds an edge.
 
     Examples
     --------
     >>> equal_width_edges(-1.0, 1.0, 4)
     array([-1. , -0.5,  0. ,  0.5,  1. ])
+    >>> float(equal_width_edges(0.0, 1.0, 10)[3])
+    0.3
     """
-    with np.errstate(over="ignore"):
-        span = hi - lo
-    if span <= 2.0**1022:  # (nearer the largest double linspace's k * step rounds past it)
-        edges = np.linspace(lo, hi, n_bins + 1)
-    else:
-        half = (hi / 2 - lo / 2) * (np.arange(n_bins + 1) / n_bins)
-        with np.errstate(over="ignore"):  # the last, hi in reals, may round past: set below
-            edges = (lo + half) + half
-    edges[0], edges[-1] = lo, hi
-    return edges
+    nlo, dlo = float(lo).as_integer_ratio()
+    nhi, dhi = float(hi).as_integer_ratio()
+    base, step, den = nlo * dhi * n_bins, nhi * dlo - nlo * dhi, dlo * dhi * n_bins
+    return np.array([(base + step * k) / den for k in range(n_bins + 1)], dtype=np.float64)
 
 
 def unit_edges(n_bins: int) -> np.ndarray:
