@@ -444,3 +444,19 @@ def test_ovo_method_prints_its_pairs(folder, capsys):
                         "--method ovo-ivap -o m.json")
     assert "against the rest" not in err
     assert re.search(r"7 vs 5: rows \d+, \d+ of them 7", err), err
+
+
+def test_fit_summary_of_weights_past_the_largest_double(folder, capsys):
+    """Attack 45 F6: weights of 1e308 printed "weight inf of inf" for every class; the sums are
+    printed in decimal past the doubles (a third of the rows weigh 1e308 here)."""
+    z, y, folds = _data(2, "numbers")
+    w = np.tile([1e308, 1e-310, 1.0], len(y) // 3 + 1)[: len(y)]
+    _write("cal.csv", z, y, folds, weights=w)
+    _, err = ok(capsys, f"fit cal.csv {SCORES} --score-kind logit --label-col y --weight-col w "
+                        "--method ovr-ivap -o m.json")
+    assert "inf" not in err
+    from decimal import Decimal
+
+    totals = re.findall(r"of (\d[\d.]*e\+\d+)", err)
+    exact = Decimal(int(np.count_nonzero(w == 1e308))) * Decimal(1e308)  # (the rest: below a digit)
+    assert len(totals) == 3 and all(abs(Decimal(t) / exact - 1) < Decimal("1e-5") for t in totals)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from decimal import Context, Decimal
 from fractions import Fraction
 
 import numpy as np
@@ -18,7 +20,7 @@ from ._kernels.radix import sort_with_payload
 from ._kernels.summary import INEXACT, OVERFLOW, negatives
 from ._validation import check_binary_labels, check_sample_weight, check_scores
 
-__all__ = ["ScoreSummary"]
+__all__ = ["ScoreSummary", "weight_texts"]
 
 #: Weighted data of at least this many rows are put in score order by the radix sort of
 #: :mod:`venncal._kernels.radix`, smaller ones by ``np.argsort`` (the same summary).
@@ -448,3 +450,30 @@ class ScoreSummary:
         cum = np.cumsum(b)
         wins = np.sum(a * (cum - 0.5 * b))  # the negatives below, half of those at the score
         return float(wins / (a.sum() * cum[-1]))
+
+
+def weight_texts(summaries) -> tuple[str, str]:
+    """``(total, positive)`` weight of some summaries as ``%g`` text, past the doubles too.
+
+    For messages: ``summary.total_weight`` is ``inf`` past the largest
+    double (weights of 1e308: "weight inf of inf", attack 45 F6); here the
+    sums are taken in units of the largest weight's power of two and printed
+    in decimal (``2.69654e+308``).  Six digits, as ``%g``.
+
+    >>> s = ScoreSummary.from_arrays([0.1, 0.2], [1, 0], sample_weight=[1e308, 1e308])
+    >>> weight_texts([s, s])
+    ('4e+308', '2e+308')
+    """
+    out = []
+    for name in ("weights", "positive_weights"):
+        parts = [np.asarray(getattr(s, name), dtype=np.float64) for s in summaries]
+        top = max((float(p.max()) for p in parts if p.size), default=0.0)
+        e = math.frexp(top)[1] if top > 0.0 else 0
+        total = Decimal(math.fsum(float(np.sum(np.ldexp(p, -e))) for p in parts))
+        value = total * Decimal(2) ** e
+        out.append(f"{float(value):g}" if value <= _MAX else
+                   format(Context(prec=6).plus(value).normalize(), "g"))
+    return out[0], out[1]
+
+
+_MAX = Decimal(float(np.finfo(np.float64).max))

@@ -110,17 +110,17 @@ def hint(text: str) -> str:
 
 def unit_lines(args: argparse.Namespace, summaries: dict) -> list[str]:
     """One line per class (ovr) or pair (ovo): its calibration rows (weight), from the summaries."""
+    from ..summary import weight_texts
+
     units: dict = {}
     for key, summary in summaries.items():
-        unit = key[0] if args.fold_col else key
-        total, positive = units.get(unit, (0.0, 0.0))
-        units[unit] = (total + summary.total_weight, positive + summary.positive_weight)
+        units.setdefault(key[0] if args.fold_col else key, []).append(summary)
     what = "weight" if args.weight_col else "rows"
     ovo = args.multiclass == "ovo" or args.method.startswith("ovo-")  # --method ovo-ivap too
     return [
-        f"  {unit!r} against the rest: {what} {pos:g} of {total:g}" if not ovo
-        else f"  {unit[1]!r} vs {unit[0]!r}: {what} {total:g}, {pos:g} of them {unit[1]!r}"
-        for unit, (total, pos) in units.items()
+        f"  {unit!r} against the rest: {what} {pos} of {total}" if not ovo
+        else f"  {unit[1]!r} vs {unit[0]!r}: {what} {total}, {pos} of them {unit[1]!r}"
+        for unit, (total, pos) in ((u, weight_texts(s)) for u, s in units.items())
     ]
 
 
