@@ -166,3 +166,24 @@ def test_the_negative_class_keeps_its_precision_where_p_is_near_1(score):
     assert proba[0] > 0.0 and proba[1] > 0.0
     assert proba[0] == pytest.approx(float(low), rel=rel, abs=0.0)
     assert proba[1] == pytest.approx(float(high), rel=rel, abs=0.0)
+
+
+def test_scores_offset_far_from_zero_keep_what_the_intercept_can_hold():
+    """Attack 47 F6: scores u + 1e15 (exact) gave predictions up to 0.06 from those on u: b_ was
+    rounded three times (an ulp, 0.25, off the nearest double) and a_ s was rounded before b_
+    was added (another 0.125).  b_ is now rounded once from the exact back-transform, a_ s + b_
+    is evaluated with the product's rounding put back, and a warning says that b_ holds the
+    map to half an ulp only (0.125 here)."""
+    from fractions import Fraction
+
+    rng = np.random.default_rng(0)
+    u = np.round(rng.normal(size=50) * 8) / 8 * 3
+    s = u + 1e15
+    y = (rng.random(50) < 1 / (1 + np.exp(-1.5 * u))).astype(int)
+    with pytest.warns(UserWarning, match=r"held in float64 to \+-0.125 only"):
+        cal = PlattCalibrator().fit(s, y)
+    ref = PlattCalibrator().fit(u, y)
+    got = cal._minus_logit(s)
+    exact = [float(Fraction(cal.a_) * Fraction(v) + Fraction(cal.b_)) for v in s.tolist()]
+    assert got.tolist() == exact  # a_ s + b_ rounded once
+    assert np.abs(got - ref._minus_logit(u)).max() <= 0.125 + 1e-9

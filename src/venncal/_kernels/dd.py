@@ -44,6 +44,7 @@ __all__ = [
     "dd_mul_jit",
     "distill_jit",
     "expansion_sign_jit",
+    "two_prod",
     "two_prod_jit",
     "two_sum",
     "two_sum_jit",
@@ -71,12 +72,29 @@ two_sum_jit = jit(two_sum)
 _two_sum = jit_inline(two_sum)  # the same, inlined into the helpers below
 
 
-@jit_inline
-def _split(a):
+def _split_plain(a):
     # a == hi + lo exactly, each half with at most 26 significant bits.
     c = _SPLITTER * a
     hi = c - (c - a)
     return hi, a - hi
+
+
+_split = jit_inline(_split_plain)
+
+
+def two_prod(a, b):
+    """Return ``(p, e)``: ``p = fl(a * b)`` and ``p + e == a * b`` exactly (Dekker).
+
+    Works on floats and, elementwise, on float64 arrays; valid under the
+    range stated in the module docstring.
+
+    >>> two_prod(0.1, 3.0)
+    (0.30000000000000004, -2.7755575615628914e-17)
+    """
+    p = a * b
+    ah, al = _split_plain(a)
+    bh, bl = _split_plain(b)
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
 @jit_inline

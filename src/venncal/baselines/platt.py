@@ -12,6 +12,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .. import _wide as wide
 from .._base import ScoreCalibrator, check_float_numbers
+from .._kernels.dd import two_prod, two_sum
 from .._docs import fill
 from .._validation import Options, check_scores
 from ..parametric._inputs import (
@@ -301,7 +302,7 @@ class PlattCalibrator(ProbaFitScores, ScoreCalibrator):
         # (with halves, the scale of the scores themselves is scale / k)
         with np.errstate(over="ignore", invalid="ignore"):
             a = float(-alpha / scale * k) + 0.0  # + 0.0 turns -0.0 into 0.0
-            b = float(alpha * (center * k) / scale - beta)
+            b = _intercept(a, center, beta)
             if not np.isfinite(b):  # scores near the float64 range: center / scale first
                 b = float(alpha * (center * k / scale) - beta)
         if not (np.isfinite(a) and np.isfinite(b)):
@@ -314,6 +315,13 @@ class PlattCalibrator(ProbaFitScores, ScoreCalibrator):
                 "A scales by its inverse)"
             )
         self.a_, self.b_ = a, b + 0.0
+        if math.ulp(b) > 2e-6:  # (attack 47 F6) the map is held to half an ulp of b_ only
+            warnings.warn(
+                f"PlattCalibrator: the scores lie far from 0 for their spread (around "
+                f"{center:.6g}), and the intercept b_ = {b:.17g} is held in float64 to "
+                f"+-{math.ulp(b) / 2:g} only: every prediction's log-odds may be off by that "
+                "much; subtract a constant near the scores' center first (Platt scaling is "
+                "equivariant: b_ absorbs it)", UserWarning, stacklevel=5)
 
     def _fit_constant(self, c1, c0, pos, neg, targets):
         """Set ``a_ = 0`` and ``b_ = log(c0) - log(c1)``, from the unscaled class weights if tiny."""
@@ -339,6 +347,12 @@ class PlattCalibrator(ProbaFitScores, ScoreCalibrator):
         # a log-odds of +-inf (a probability 1 or 0) with a_ = 0 leaves b_.
         with np.errstate(over="ignore", invalid="ignore"):
             u = self.a_ * q + self.b_
+            if abs(self.b_) >= 2.0**20 and self.a_ != 0.0:
+                # scores offset far from 0 (1e15 + u): a_ q and b_ cancel, and the rounding of
+                # a_ q (ulp(1e15) / 2) was the logit's error; put it back (attack 47 F6)
+                p, e = two_prod(self.a_, np.asarray(q, dtype=np.float64))
+                fine = np.isfinite(e) & (np.abs(p) < 2.0**990) & (np.abs(p) > 2.0**-960)
+                u = np.where(fine, (p + self.b_) + e, u)
         if self.a_ == 0.0:
             return np.where(np.isnan(u), self.b_, u)
         # a_ q past the range while a_ q + b_ is not (1e300 * 2e8 - 1e308): the exponent apart
@@ -366,6 +380,22 @@ class PlattCalibrator(ProbaFitScores, ScoreCalibrator):
         # where p is within a few ulps of 1 (issue 22)
         u = self._minus_logit(q)
         return expit(-u), expit(u)
+
+
+def _intercept(a: float, center: float, beta: float) -> float:
+    """``B = -(a center) - beta``, rounded once (``a center`` exact by TwoProduct).
+
+    The back-transform of the standardised fit for the slope ``a`` as stored:
+    at scores offset by 1e15, ``alpha (center k) / scale - beta`` rounded three
+    times and was an ulp (0.25) off the nearest double (attack 47 F6).  NaN
+    or inf where ``a center`` passes the range of the product (the caller
+    falls back).
+    """
+    if not (2.0**-960 < abs(a * center) < 2.0**990):
+        return float(-(a * center) - beta) if a * center == 0.0 else math.nan
+    p, e = two_prod(a, center)
+    t, te = two_sum(-p, -beta)
+    return float(t + (te - e))
 
 
 def _log_odds(p: np.ndarray, *, fitting: bool, eps: float, name: str = "scores"):
