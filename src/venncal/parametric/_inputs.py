@@ -224,10 +224,6 @@ class UnitFrame:
     then exact, Sterbenz), else 0; ``s`` the power of two that brings the
     largest ``|x - m|`` to ``[0.5, 1)`` where it is above ``UNIT_LIMIT`` or
     below ``NEAR_UNIFORM``, else 0.  ``a x + b = a'' x'' + b''`` with
-    A centred column within ``FLAT`` of its centre on every row is taken as
-    constant (0 in the frame: its scale then changes nothing, and its
-    rounding is not fitted; attack 47 F4, a class of probability 0.2 on
-    every row, whose renormalised logarithm varies in its last bit).
     ``a'' = a 2**s`` and ``b''_k = b_k + a_k m_k - a_K m_K`` (vector
     scaling's last intercept stays 0): the same unpenalised objective, in which
     ``tol`` on the gradient means the same at any scale of the logits.  On
@@ -236,6 +232,12 @@ class UnitFrame:
     (and its rounding above it) far from the optimum (attack 47 F1).  For
     any map ``softmax(W x + b)``: ``W'' = W 2**s``, ``b'' = b + W m``; an
     unpenalised one only (a penalty on ``W`` or ``b`` would change).
+
+    A centred column within ``FLAT`` of its centre on every row is taken as
+    constant: 0 in the frame, and its weights in ``W`` 0 out of it (the
+    intercept holds it), so its rounding is neither fitted nor amplified
+    (attack 47 F4: a class of probability 0.2 on every row, whose
+    renormalised logarithm varies in its last bit, got a scale of 1e15).
 
     >>> f = UnitFrame(np.array([[-1.0, -2.0], [-1.5, -3e10]]), np.ones(2))
     >>> f.shift, f.centre.tolist()
@@ -270,7 +272,7 @@ class UnitFrame:
 
     def map_out(self, W2: np.ndarray, b2: np.ndarray):
         """``(W, b)`` in the logits' own unit of the map ``(W'', b'')`` of the frame."""
-        W = np.ldexp(W2, -self.shift)
+        W = np.where(self.flat, 0.0, np.ldexp(W2, -self.shift))  # (columns of W)
         return W, b2 - W @ self.centre
 
 
