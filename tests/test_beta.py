@@ -408,3 +408,29 @@ def test_a_class_too_light_to_resolve_is_refused_with_its_share(make):
     with pytest.raises(ValueError, match=r"the lighter class holds 2\*\*-10[0-9.]+ of the "
                        r"total weight, below 2\*\*-1023"):
         make(score="proba").fit(s, y, sample_weight=w)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_quasi_separated_rows_are_refused_at_every_weight_scale(seed):
+    """Attack 48 F6: negatives below a threshold, one negative and one positive on it, positives
+    above: no maximum for any positive weights, but weights [9, 5, 5, 6] gave a "converged" fit
+    (the loss at its infimum to the last digit along the ray) and the same times 10 refused.
+    A fit that leaves a calibration row's logit past 25 is checked by the linear program."""
+    from venncal import QuadraticLogisticCalibrator
+
+    rng = np.random.default_rng(seed)
+    t = rng.uniform(0.3, 0.7)
+    s = np.concatenate([rng.uniform(0.01, t, 3), [t, t], rng.uniform(t, 0.99, 3)])
+    y = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    w = rng.integers(1, 10, 8).astype(float)
+    for cls in (BetaCalibrator, QuadraticLogisticCalibrator):
+        for k in (1.0, 10.0, 0.1, 1000.0, 2.0**-20):
+            with pytest.raises(ValueError, match="no maximum"):
+                cls().fit(s, y, sample_weight=w * k)
+
+
+def test_the_attacks_quasi_separated_example():
+    s, y = np.array([0.3, 0.7, 0.7, 0.95]), np.array([0, 0, 1, 1])
+    for w in ([9.0, 5.0, 5.0, 6.0], [90.0, 50.0, 50.0, 60.0], [9.0, 5.0, 5.0, 6000.0]):
+        with pytest.raises(ValueError, match="no maximum"):
+            BetaCalibrator().fit(s, y, sample_weight=np.array(w))

@@ -236,10 +236,10 @@ def _check_metrics(owner: str, metrics, known: tuple, default: tuple) -> tuple:
 
 
 def _weights(w, n):
-    """Row weights scaled to a largest in [0.5, 1), and the factor ``sqrt`` undoes for z."""
+    """Row weights scaled to a largest in [1, 2), and the factor ``sqrt`` undoes for z."""
     if w is None:
         return np.ones(n), 1.0
-    e = math.frexp(float(np.max(w)))[1]
+    e = math.frexp(float(np.max(w)))[1] - 1  # ws = w 2**-e (:func:`._checks._unit_scaled`)
     ws = _unit_scaled(w)
     light = float(np.min(w[w > 0]))
     if np.min(ws[w > 0]) < 2.0**-1021:  # a count times it would be subnormal, or 0
