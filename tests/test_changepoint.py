@@ -160,10 +160,16 @@ def test_factors_whose_sums_could_overflow_are_refused():
     statistic 10^(-2e308) taken for 0 missed the alarm of [-1e308, -1e308, 1e308 x 3])."""
     for lf in ([-1e308, -1e308, 1e308, 1e308, 1e308], [1e308, 1e308], [9e307, 9e307, 1.0]):
         for procedure in PROCEDURES:
-            with pytest.raises(ValueError, match=r"absolute values sum to .* past 2\*\*1022"):
+            with pytest.raises(ValueError, match=r"absolute values of a run .* sum to "
+                                                 r"\d\.\d+e\+30\d, past 2\*\*1022"):
                 detect_changes(lf, procedure=procedure, threshold=1e300)
     cp = detect_changes([2e307, -math.inf, 2e307], procedure="ville", threshold=1e300)
     assert cp.alarms.tolist() == [1] and cp.log10_statistic[1] == -math.inf
+    # attack 49 F3: a factor of 0 resets the statistic; only the runs between them count
+    cp = detect_changes([3e307, -math.inf, 3e307], procedure="cusum", threshold=10)
+    assert cp.alarms.tolist() == [1, 3]
+    with pytest.raises(ValueError, match=r"sum to 2\.000e\+308"):  # not "inf" (attack 49 F2)
+        detect_changes([1e308, -1e308])
 
 
 def test_huge_and_tiny_martingales_do_not_overflow():

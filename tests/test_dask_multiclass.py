@@ -168,8 +168,8 @@ def test_any_partition_boundaries(cuts, case, split_every):
 def _words(exc) -> str:
     """The message but the problem and score it names (the first found differs with the merge
     order)."""
-    return re.sub(r"the rows of .* tied at its binary score \S+",
-                  "the rows of U tied at its binary score S", str(exc))
+    return re.sub(r"the rows at binary score \S+ of .* sum to",
+                  "the rows at binary score S of U sum to", str(exc))
 
 
 #: Weights at the edges, in two sets: ScoreSummary adds tied weights exactly (so that any
@@ -191,8 +191,8 @@ def test_tied_weights_past_float64_name_the_problem_as_locally(cuts):
                       (OneVsOneCalibrator(VennAbersCalibrator(), score="proba"), "pair")):
         with pytest.raises(ValueError) as local:
             _local(cal, pdf, P)
-        assert re.match(rf"sample_weight: the weights of the rows of {unit} \S.* tied at its "
-                        r"binary score \S+ sum to more than the largest float64", str(local.value))
+        assert re.match(rf"sample_weight: the weights of the rows at binary score \S+ of {unit} "
+                        r"\S.* sum to more than the largest float64", str(local.value))
         with pytest.raises(ValueError) as remote:
             vd.fit(_frame(pdf, cuts), cal, score_col=P, label_col="y", weight_col="w")
         assert str(remote.value) == str(local.value)

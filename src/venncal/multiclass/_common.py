@@ -234,9 +234,12 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
         """Why tied weights of a problem's summary (``key`` as :meth:`summaries` keys it)
         cannot be summed: the words of the local fit and of the engines."""
         unit, where = (key[0], f" in fold {key[1]!r}") if self._grouped else (key, "")
-        return (f"sample_weight: the weights of the rows of {self._unit_name} {unit!r}{where} "
-                f"tied at its binary score {score!r} sum to more than the largest float64 "
-                "(1.8e308); divide the weights by a common factor")
+        # the problem, not "the rows of class 1": rows of every label tie there (attack 49 F4)
+        problem = f"{self._unit_name} {unit!r}" + (
+            " against the rest" if self._unit_name == "class" else "")
+        return (f"sample_weight: the weights of the rows at binary score {score!r} of "
+                f"{problem}{where} sum to more than the largest float64 (1.8e308); divide the "
+                "weights by a common factor")
 
     # -- fitting --------------------------------------------------------------------
 

@@ -71,6 +71,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from decimal import Decimal
 
 import numpy as np
 
@@ -168,13 +169,13 @@ def detect_changes(log10_factors, *, procedure: str = "cusum", threshold: float 
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(f"log10_factors must be numbers below +inf (-inf is a factor of 0); "
                          f"got {float(lf[i])!r} at index {i}")
-    with np.errstate(over="ignore"):
-        reach = float(np.sum(np.abs(lf[lf > -math.inf])))
-    if not reach < _REACH:  # attack 48 F1: the running sums overflowed to NaN and -inf
+    reach = _reach(lf)
+    if not reach < 2.0**22:  # attack 48 F1: the running sums overflowed to NaN and -inf
         raise ValueError(
-            f"log10_factors: their absolute values sum to {reach:.3g}, past 2**1022 = "
-            f"{_REACH:.3g}: a running statistic could pass the largest double even in log10 "
-            "(a martingale beyond 10^(1.8e308))")
+            f"log10_factors: the absolute values of a run of them (between factors of 0) sum "
+            f"to {Decimal(reach) * Decimal(2) ** 1000:.3e}, past 2**1022 = 4.49e+307: a running "
+            "statistic could pass the largest double even in log10 (a martingale beyond "
+            "10^(1.8e308))")
     statistic = np.empty(lf.shape[0])
     alarms = np.empty(lf.shape[0], dtype=np.int64)
     count = change_statistics(PROCEDURE_CODES[procedure], lf, math.log10(float(threshold)),
@@ -182,8 +183,19 @@ def detect_changes(log10_factors, *, procedure: str = "cusum", threshold: float 
     return ChangePoints(alarms[:count].copy(), statistic, float(threshold), procedure)
 
 
-#: The finite log10 factors' absolute values sum below this: no running statistic overflows.
-_REACH = 2.0**1022
+def _reach(lf: np.ndarray) -> float:
+    """The largest sum of ``|l|`` over a run of finite factors, in units of ``2**1000``.
+
+    A factor of 0 (``-inf``) resets every statistic (Ville's stays 0), so only
+    the runs between them must keep their sums below ``2**1022``, the bound
+    under which no running statistic overflows (attack 49 F3: ``[3e307, -inf,
+    3e307]`` was refused on the sum of all).
+    """
+    a = np.where(lf > -math.inf, np.ldexp(np.abs(lf), -1000), 0.0)  # at most 2**24 each
+    total = np.cumsum(a)
+    start = np.maximum.accumulate(np.where(lf == -math.inf, total, 0.0))
+    return float(np.max(total - start, initial=0.0))
+
 
 
 def log10_factors(log10_martingale, start: float = 0.0) -> np.ndarray:
