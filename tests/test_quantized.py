@@ -348,9 +348,9 @@ def test_learn_many_is_repeated_insert_and_errors():
         b.insert(*row)
     for key, v in a.groups().items():
         np.testing.assert_array_equal(v, b.groups()[key])
-    with pytest.raises(ValueError, match="no such observation"):
+    with pytest.raises(ValueError, match="less weight of .score, y. is held"):
         a.delete(s[0], 1 - y[0], 1)
-    with pytest.raises(ValueError, match="no such observation"):
+    with pytest.raises(ValueError, match="less weight of .score, y. is held"):
         a.delete(s[1], y[1], 10)
     with pytest.raises(ValueError, match="non-negative"):
         a.insert(0.5, 1, -1)

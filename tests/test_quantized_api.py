@@ -50,7 +50,7 @@ def test_delete_takes_sample_weight_and_weight_deprecated():
     with pytest.warns(DeprecationWarning, match=r"delete\(weight=...\) is deprecated"):
         model.delete(0.2, 1, weight=0.5)
     assert model.n_distinct == 1
-    with pytest.raises(ValueError, match=r"sample_weight=1.0\): no such observation"):
+    with pytest.raises(ValueError, match=r"sample_weight=1.0\): less weight of \(score, y\) is held"):
         model.delete(0.2, 1)
 
 

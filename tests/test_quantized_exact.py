@@ -87,7 +87,7 @@ def test_more_than_is_present_is_refused_and_nothing_changes():
     model = QuantizedIsotonic(levels=5)
     model.insert(0.5, 1, 0.1)
     model.insert(0.5, 1, 0.2)
-    with pytest.raises(ValueError, match="no such observation"):
+    with pytest.raises(ValueError, match="less weight of .score, y. is held"):
         model.delete(0.5, 1, 0.1 + 0.2)  # 0.30000000000000004 > 0.1 + 0.2 exactly
     model.delete(0.5, 1, 0.2)
     model.delete(0.5, 1, 0.1)

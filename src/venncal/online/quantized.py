@@ -272,7 +272,7 @@ class QuantizedIsotonic(QueuedInserts, QuantizedMap):
     >>> model.delete(0.6, 0)
     Traceback (most recent call last):
     ...
-    ValueError: cannot delete (score=0.6, y=0.0, sample_weight=1.0): no such observation
+    ValueError: cannot delete (score=0.6, y=0.0, sample_weight=1.0): less weight of (score, y) ...
 
     A window of the last 3 observations:
 
@@ -465,7 +465,8 @@ class QuantizedIsotonic(QueuedInserts, QuantizedMap):
             done = tree_delete(*self._kernel_args(), s, t, w)
         if not done:
             raise ValueError(
-                f"cannot delete (score={s!r}, y={t!r}, sample_weight={w!r}): no such observation"
+                f"cannot delete (score={s!r}, y={t!r}, sample_weight={w!r}): less weight of "
+                "(score, y) is held (or none); nothing changed"
             )
         self._held = max(self._held - w, 0.0)
         self._steps = None
