@@ -59,6 +59,15 @@ def _half_diff(a, b):
 
 
 @jit_inline
+def _exp_dd(xh, xl):
+    """``exp(xh + xl)`` to about an ulp: ``exp(xh)`` with the first-order term of ``xl``."""
+    t = math.exp(xh)
+    if t > 0.0:
+        t += t * xl
+    return t
+
+
+@jit_inline
 def _exp_diff(a, b):
     """``exp(a - b)`` with the rounding of ``a - b`` (up to ``2**-53 |a - b|``) put back.
 
@@ -66,10 +75,7 @@ def _exp_diff(a, b):
     rounded moved a small one-vs-rest score by that much (the rest's excess).
     """
     xh, xl = two_sum_jit(a, -b)
-    t = math.exp(xh)
-    if t > 0.0:
-        t += t * xl
-    return t
+    return _exp_dd(xh, xl)
 
 
 #: Below this, a top class's score ``(d - log(rest)) / 2`` is a cancellation (attack 46 F1):
@@ -93,10 +99,7 @@ def _top_score_dd(zs, m):
     for c in range(zs.shape[0] - 1):
         xh, xl = two_sum_jit(zs[c], -m)
         if xh < -40.0:  # exp(-40) = 4e-18: one rounding costs below 2**-105
-            t = math.exp(xh)
-            if t > 0.0:
-                t += t * xl
-            eh, el = dd_add_jit(eh, el, t)
+            eh, el = dd_add_jit(eh, el, _exp_dd(xh, xl))
         else:
             th, tl = dd_exp_jit(xh, xl)
             eh, el = dd_add_jit(eh, el, th)

@@ -183,8 +183,7 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
         if z.dtype == np.float64 and n:
             # half the spread, which is finite for any row (rows spanning more than the
             # doubles are fitted too: attack 46 F4); -inf entries (probability 0) are skipped
-            low = np.where(z > -np.inf, z, top[:, None]).min(axis=1)
-            half = float(np.max(0.5 * top - 0.5 * low))
+            half = float(np.max(0.5 * top - 0.5 * _lowest_live(z, top)))
             shift = max(0, math.frexp(half)[1] + 1 + (K + 16).bit_length() - 1022)
             if shift:
                 z, top = np.ldexp(z, -shift), np.ldexp(top, -shift)
@@ -317,7 +316,7 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
             # there).  From 2**-1000 on, beta times such a difference is below -746:
             # the kernel's probability 0 for an overflowed difference is then exact.
             with np.errstate(over="ignore"):
-                past = ~(top - np.where(z > -np.inf, z, top[:, None]).min(axis=1) < np.inf)
+                past = ~(top - _lowest_live(z, top) < np.inf)
             if past.any():
                 z, top, beta = np.ldexp(z, -1), np.ldexp(top, -1), 2.0 * beta
         with BlockPool(z.shape[0], self.n_jobs, "temperature") as pool:
@@ -360,6 +359,11 @@ class _blocked_terms:
 
 
 _MAX = float(np.finfo(np.float64).max)
+
+
+def _lowest_live(z: np.ndarray, top: np.ndarray) -> np.ndarray:
+    """Each row's smallest score but ``-inf`` (a probability 0, skipped by the kernels)."""
+    return np.where(z > -np.inf, z, top[:, None]).min(axis=1)
 
 #: The fewest rows of the strided sample that gives the search its start;
 #: a fit on fewer than ``SUBSAMPLE_STRIDE * SUBSAMPLE_ROWS`` rows starts as before.
