@@ -33,6 +33,7 @@ from venncal import (
     PlattCalibrator,
     VennAbersCalibrator,
 )
+from venncal._score_names import record as record_score_names
 from venncal.tables import TableError
 
 N = 240
@@ -83,9 +84,12 @@ PARTITIONINGS = {
 
 
 def _local(cal, pdf, cols, weights=True, by=None):
+    """The local fit on the same rows, with the names of its score columns."""
     folds = {} if by is None else {"folds": pdf[by].to_numpy()}
     w = pdf["w"].to_numpy() if weights else None
-    return _clone(cal).fit(pdf[cols].to_numpy(), pdf["y"].to_numpy(), w, **folds)
+    model = _clone(cal).fit(pdf[cols].to_numpy(), pdf["y"].to_numpy(), w, **folds)
+    record_score_names(model, cols)  # as the engines record them
+    return model
 
 
 def _clone(cal):
@@ -487,3 +491,18 @@ def test_round_scores_that_overflow_are_refused(cal):
         model = vd.fit(dd.from_pandas(pdf, npartitions=3), cal, score_col=["a", "b", "c"],
                        label_col="y", round_scores=-300)
     assert np.isfinite(model.predict_proba(z[:5])).all()
+
+
+def test_transforms_refuse_the_columns_in_another_order(tmp_path):
+    # the fits record their columns; the same columns in another order would relabel
+    pdf = _data(2)
+    got = vd.fit(_frame(pdf, PARTITIONINGS["2"]), OneVsRestCalibrator(score="logit"),
+                 score_col=Z, label_col="y")
+    assert got.score_cols_.tolist() == Z
+    with pytest.raises(ValueError, match="gives column 'z2' as the score of class 'a'"):
+        vd.transform(dd.from_pandas(pdf[Z], npartitions=2), got, Z[::-1])
+    folder = _csv_parts(tmp_path / "parts", pdf, [100])
+    files = vd.fit_files(folder, OneVsRestCalibrator(score="logit"), score_col=Z, label_col="y")
+    assert files.score_cols_.tolist() == Z
+    with pytest.raises(ValueError, match="gives column 'z2' as the score of class 'a'"):
+        vd.transform_files(folder, files, str(tmp_path / "out/"), score_col=Z[::-1])

@@ -32,6 +32,7 @@ from venncal import (
     PlattCalibrator,
     VennAbersCalibrator,
 )
+from venncal._score_names import record as record_score_names
 
 PANDAS_3 = int(pd.__version__.split(".")[0]) >= 3
 if PANDAS_3:
@@ -82,9 +83,12 @@ PARTITIONINGS = {
 
 
 def _local(cal, pdf, cols, weights=True, by=None):
+    """The local fit on the same rows, with the names of its score columns."""
     folds = {} if by is None else {"folds": pdf[by].to_numpy()}
     w = pdf["w"].to_numpy() if weights else None
-    return clone(cal).fit(pdf[cols].to_numpy(), pdf["y"].to_numpy(), w, **folds)
+    model = clone(cal).fit(pdf[cols].to_numpy(), pdf["y"].to_numpy(), w, **folds)
+    record_score_names(model, cols)  # as the engines record them
+    return model
 
 
 def _saved(model, tmp_path, name) -> bytes:
@@ -257,3 +261,13 @@ def test_columns_out_of_the_order_of_the_classes_are_warned_as_locally(spark):
         vs.fit(_frame(spark, pdf, PARTITIONINGS["7"]), cal, score_col=Z, label_col="y",
                weight_col="w")
     assert [str(w.message) for w in caught if "out of the order" in str(w.message)] == [expected]
+
+
+def test_transform_refuses_the_columns_in_another_order(spark):
+    # the fit records its columns; the same columns in another order would relabel
+    pdf = _data(2)
+    got = vs.fit(_frame(spark, pdf, PARTITIONINGS["1"]), OneVsRestCalibrator(score="logit"),
+                 score_col=Z, label_col="y")
+    assert got.score_cols_.tolist() == Z
+    with pytest.raises(ValueError, match="gives column 'z2' as the score of class 'a'"):
+        vs.transform(spark.createDataFrame(pdf[Z]), got, Z[::-1])

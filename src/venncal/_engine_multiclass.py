@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from . import _score_names as score_names
 from ._rounding import rounded
 from ._rows import RowError
 from ._weight_faults import WeightFaults
@@ -527,5 +528,8 @@ def fit_parts(calibrator, classes: np.ndarray, pieces: Mapping, problems: ClassP
                 raise ValueError(
                     f"{model._unit_name} {unit!r} has no calibration rows (of positive weight)"
                 )
-    return model.fit_summary(summaries)
+    model.fit_summary(summaries)
+    if score_cols is not None:  # checked by the transforms: another order relabels
+        score_names.record(model, score_cols)
+    return model
 

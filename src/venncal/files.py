@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from . import _engine
+from . import _score_names as score_names
 from ._engine import takes_class_scores
 from ._validation import check_sample_weight
 from .tables import Param, ParameterError, Retype, TableError, open_table, open_writer
@@ -299,6 +300,8 @@ def fit_file(
                            return_summary)
         except RowError as exc:  # named as the table counts its rows (from 1)
             raise ValueError(exc.renumbered(1)) from None
+    if classy:  # checked by transform_file: the same columns in another order relabel
+        score_names.record(calibrator, score_cols)
     return (calibrator, summary, y.shape[0]) if return_summary else calibrator
 
 
@@ -408,6 +411,7 @@ def transform_file(
     _engine.check_nan_scores(nan_scores)
     score_cols = [score_col] if isinstance(score_col, str) else list(score_col)
     names = list(_engine.output_names(calibrator, output_cols))
+    score_names.check(calibrator, score_cols)
     types: dict = {}  # columns whose type, inferred from the first rows, a later row widened
     while True:
         try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import functools
 
+from .. import _score_names as score_names
 from ._common import CLIError, check_distinct_columns, check_outputs, command, finish_table_parser
 from ._dask import add_engine_options, check_engine_options
 from ._multiclass import names
@@ -35,7 +36,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help="table of scores (CSV, plain or compressed, or Parquet; - for stdin); with "
         "--engine dask, a file, a directory or a quoted glob of them",
     )
-    scores = parser.add_mutually_exclusive_group(required=True)
+    scores = parser.add_mutually_exclusive_group()
     scores.add_argument(
         "--score-col",
         metavar="S[,S2,...]",
@@ -48,8 +49,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         type=names,
         metavar="A,B,...",
         help="for a model of K classes: its K class-score columns, in the order of the "
-        "classes 'venncal fit' reported (a cvap one: K, or K per fold, fold by fold); "
-        "writes p_<class> per class",
+        "classes 'venncal fit' reported (a cvap one: K, or K per fold, fold by fold; "
+        "default: the columns the model was fitted on); writes p_<class> per class",
     )
     parser.add_argument(
         "--intervals", action="store_true",
@@ -58,10 +59,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "against the rest (ovr) or of each pair b_vs_a (ovo); a binary Venn-Abers model writes "
         "p0 and p1 with or without it")
     parser.add_argument(
-        "-o",
-        "--output",
-        required=True,
-        metavar="OUT",
+        "-o", "--output", required=True, metavar="OUT",
         help="output table: .csv or .tsv (optionally + .gz, .bz2 or .zst), .parquet, or - "
         "for CSV on stdout; with --engine dask, a new directory: DIR/ (Parquet part files) "
         "or a quoted 'DIR/NAME-*.csv' (one file per partition, * its number)",
@@ -115,6 +113,8 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(f"--intervals: {args.model} holds a {type(model).__name__}, which gives "
                        "no intervals (a binary Venn-Abers model writes p0 and p1 with or "
                        "without --intervals)")
+    if args.score_col is None:
+        raise CLIError(f"{args.model} is a model of two classes: give --score-col")
     score_cols = [c.strip() for c in args.score_col.split(",")]
     check_distinct_columns({"--score-col": score_cols})
     # A model fitted per fold (CVAP) takes one score column per fold model.
@@ -146,6 +146,7 @@ def _multiclass(args, report, model, output_names, table_scores) -> int:
     """Predict with a model of K classes on ``--score-cols``; return the exit code."""
     import numpy as np
 
+    args.score_cols = args.score_cols or (None if args.score_col else score_names.recorded(model))
     if args.score_cols is None:
         raise CLIError(f"{args.model} is a model of {len(model.classes_)} classes: give its "
                        "class scores with --score-cols A,B,...")

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _engine
+from .. import _score_names as score_names
 from .._docs import fill
 from ..multiclass._outputs import is_multiclass
 from ..summary import ScoreSummary
@@ -336,6 +337,7 @@ def transform(
     _engine.check_nan_scores(nan_scores)
     names = _engine.output_names(calibrator, output_cols)
     score_cols = _engine.names(score_col)
+    score_names.check(calibrator, score_cols)
     meta = pd.DataFrame({c: pd.Series(dtype=t) for c, t in df.dtypes.items()})
     meta = meta.assign(**{name: pd.Series(dtype=np.float64) for name in names})
     model = shipped(calibrator)

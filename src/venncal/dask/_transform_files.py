@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _engine
+from .. import _score_names as score_names
 from .._rows import RowError
 from ..tables import Param, TableError, Writer, output_format
 from . import _files
@@ -254,6 +255,7 @@ def transform_files(
     _engine.check_nan_scores(nan_scores)
     names = list(_engine.output_names(calibrator, output_cols))
     score_cols = list(_engine.names(score_col))
+    score_names.check(calibrator, score_cols)
     inputs = _files.input_files(data, sep)
     target = output_target(output, inputs, sep, overwrite)
     typed_out = target.kind == "parquet"

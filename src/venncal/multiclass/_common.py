@@ -11,6 +11,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import check_member_state, check_summary, same_param, same_values
+from .._score_names import forget as forget_score_names
 from .._validation import Check, Options, ParamsMixin, check_sample_weight, classes_array
 from .._kernels.multiclass_lookup import (
     index_lookup_columns,
@@ -278,6 +279,7 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
         self
         """
         self._check_all_params()
+        forget_score_names(self)  # a fit on arrays: its columns have no names
         if not isinstance(summaries, Mapping) or len(summaries) == 0:
             raise TypeError(
                 "summaries must be a non-empty mapping of binary problem -> ScoreSummary "
@@ -340,8 +342,7 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
                 cal = copy.deepcopy(template)  # a clone, without clone's signature inspection
                 cal.fit_summary(per_unit[k] if grouped else per_unit[k][None])
                 calibrators.append(cal)
-        self.classes_ = classes
-        self.calibrators_ = calibrators
+        self.classes_, self.calibrators_ = classes, calibrators
         return self
 
     def _classes_of_keys(self, keys) -> np.ndarray:

@@ -32,6 +32,7 @@ from .._kernels.parametric_matrix import (
     vector_terms,
 )
 from .._rows import RowError
+from .._score_names import forget as forget_score_names
 from .._validation import NONE, Check, Interval, Options, ParamsMixin, check_sample_weight
 from ._blocks import BlockPool
 from ._inputs import (
@@ -295,6 +296,7 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
             the same on every row of positive weight (up to a constant added
             to a row): the scales and intercepts are then not identified.
         """
+        forget_score_names(self)  # a fit on arrays: its columns have no names
         self._check_params()
         moved = []
         x = log_probabilities(scores, self.score, self.classes, float(self.eps), moved)

@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._kernels.parametric import softmax_scaled, temperature_terms
 from .._newton import REL_STEP, minimize_convex_nonnegative
 from .._rows import RowError
+from .._score_names import forget as forget_score_names
 from .._validation import NONE, Check, Interval, Options, ParamsMixin, check_sample_weight
 from ._blocks import BLOCK_ROWS, BlockPool
 from ._inputs import (
@@ -171,6 +172,7 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
         -------
         self
         """
+        forget_score_names(self)  # a fit on arrays: its columns have no names
         self._check_params()
         moved = []
         z, top = class_score_rows(scores, self.score, self.classes, eps=float(self.eps),

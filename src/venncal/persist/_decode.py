@@ -10,6 +10,7 @@ import zlib
 
 import numpy as np
 
+from .. import _score_names as score_names
 from .._base import checked, checking_once
 from .._registry import calibrator_class
 from ._checksum import array_crc32, document_crc32_sized
@@ -59,6 +60,12 @@ class _Context:
         self.budget = budget
         self.corrupt = corrupt
         self.work = work
+
+
+def _takes_class_scores(calibrator) -> bool:
+    from .._engine import takes_class_scores
+
+    return takes_class_scores(calibrator)
 
 
 def _check_keys(obj: dict, expected, where: str) -> None:
@@ -441,6 +448,8 @@ def _from_document(doc, outer: _Context, where: str, verified: bool):
         # Members newer than the class's first saved models (``_state_added``) may be
         # absent: ``_derive_state`` fills them from what those models were fitted with.
         expected = {"classes_", *getattr(cls, "_state", ())}
+        if score_names.NAME in state and _takes_class_scores(calibrator):
+            expected.add(score_names.NAME)  # optional: the table fits' score columns
         _check_keys(state, expected - (set(getattr(cls, "_state_added", {})) - state.keys()),
                     f"{inner}.state")
         unchecked = ctx.budget.unchecked
@@ -453,6 +462,10 @@ def _from_document(doc, outer: _Context, where: str, verified: bool):
         ctx.budget.unchecked = unchecked
         # attributes computed from the saved ones (not saved: IVAP's q0_), then the checks
         checks += [("_derive_state", "inconsistent state"), ("_check_state", "inconsistent state")]
+        try:
+            score_names.check_state(calibrator)
+        except ValueError as exc:
+            raise fail(inner, f"inconsistent state: {exc}") from None
     for check, what in checks:
         if hasattr(calibrator, check):
             try:

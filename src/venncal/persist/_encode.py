@@ -12,6 +12,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from .. import _score_names as score_names
 from .._registry import class_path
 from .._version import __version__
 from ._checksum import array_crc32, document_crc32
@@ -176,6 +177,11 @@ def document(calibrator, version: int, *, fitted: bool = True, zlib_level: int =
                 continue
             state[name] = _encode(
                 getattr(calibrator, name), f"{cls.__name__}.{name}", version, zlib_level
+            )
+        names = getattr(calibrator, score_names.NAME, None)
+        if names is not None:  # the table fits' class-score columns (optional)
+            state[score_names.NAME] = _encode(
+                names, f"{cls.__name__}.{score_names.NAME}", version, zlib_level
             )
     params = {}
     # Parameters added after a class's first format: left out at their default, so that

@@ -20,6 +20,7 @@ from pyspark.sql import types as T
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _engine
+from .. import _score_names as score_names
 from . import _lookup
 from .._docs import fill
 from ._fit import finite
@@ -163,6 +164,7 @@ def transform(
     check_is_fitted(calibrator)
     names = _engine.output_names(calibrator, output_cols)
     score_cols = _engine.names(score_col)
+    score_names.check(calibrator, score_cols)
     _engine.check_columns(score_cols, df.columns)
     knots = _lookup.knots_of(calibrator) if method != "udf" and len(score_cols) == 1 else None
     if method == "lookup" and knots is None:
