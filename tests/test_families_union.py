@@ -229,3 +229,18 @@ def test_labels_of_parameters_alike_to_six_digits_are_told_apart():
     assert cox2([(0.0, 1.0), (0.0, 1.000000001)]).labels == ["alpha=0.0,beta=1.0",
                                                             "alpha=0.0,beta=1.000000001"]
     assert cox([0.5, 1.0, 2.0]).labels == ["beta=0.5", "beta=1", "beta=2"]
+
+
+def test_labels_alike_in_a_union_or_a_users_family_are_told_apart():
+    """Attack 46 F5: two functions of one label in a union (cox(1) + cox(1 + 2**-52))."""
+    assert (cox([1]) + cox([1 + 2**-52])).labels == ["cox:beta=1.0",
+                                                    "cox:beta=1.0000000000000002"]
+    assert (quadratic([0.5]) + quadratic([0.5 + 2**-53])).labels == [
+        "quadratic:eps=0.5", "quadratic:eps=0.5000000000000001"]
+    assert (quadratic() + cox()).labels[:2] == ["quadratic:eps=-1", "quadratic:eps=-0.5"]
+    square = family(lambda p: p**2, labels=["s"])
+    cube, fourth = family(lambda p: p**3, labels=["s"]), family(lambda p: p**4, labels=["s#2"])
+    assert union(square, cube, fourth).labels == ["s", "s#3", "s#2"]
+    assert family(lambda p: p**2, lambda p: p**3).labels == ["<lambda>", "<lambda>#2"]
+    with pytest.raises(ValueError, match="labels name one function each"):
+        family(lambda p: p**2, lambda p: p**3, labels=["s", "s"])

@@ -276,7 +276,7 @@ def test_a_forecast_at_minus_zero_is_not_the_values_at_zero():
     (lambda: cubic([(0.0, 0.5), (0.0, 0.25), (1.0, 0.5)]), "a=0,b=0.5", "a=0,b=0.25"),
     (lambda: cox([1.0, 2.0, 2.0]), "beta=2", "beta=2"),
     (lambda: cox2([(0.5, 1.0), (0.5, 1.0)]), "alpha=0.5,beta=1", "alpha=0.5,beta=1"),
-    (lambda: family(np.sqrt, np.sqrt), "sqrt", "sqrt"),
+    (lambda: family(np.sqrt, np.sqrt), "sqrt", "sqrt#2"),
 ])
 def test_a_family_with_a_function_twice_is_refused(make, first, second):
     # attack 38 F4: quadratic([0, 0, 1]) weighed eps = 0 twice (log10 S -0.447) where

@@ -44,6 +44,7 @@ import numpy as np
 from .._kernels.jumper import FAMILY_KINDS, family_ratios, polynomial_values, value_ratios
 from .._kernels.jumper_union import cox_values, union_ratios, union_values
 from ._composite import describe, stacked_ratios
+from ._family_params import _named, _params, numbered, union_labels
 
 __all__ = ["NAMED", "CalibratingFamily", "cox", "cox2", "cubic", "family", "named", "quadratic",
            "union"]
@@ -259,29 +260,6 @@ def _one_row(kind: str):
 _EVALUATORS = {kind: _one_row(kind) for kind in ("quadratic", "cubic", "cox", "cox2")}
 
 
-def _params(values, width: int, name: str, low=-np.inf, high=np.inf) -> np.ndarray:
-    arr = np.array(values, dtype=np.float64)
-    if width == 1 and arr.ndim == 1:
-        arr = arr[:, None]
-    if arr.ndim != 2 or arr.shape[1] != width or arr.shape[0] == 0:
-        shape = "a non-empty sequence of numbers" if width == 1 else (
-            f"a non-empty sequence of {width}-tuples")
-        raise ValueError(f"{name} must be {shape}; got {values!r}")
-    if not (np.isfinite(arr).all() and (arr >= low).all() and (arr <= high).all()):
-        raise ValueError(f"{name} must hold finite numbers in [{low:g}, {high:g}]; got {values!r}")
-    return arr
-
-
-def _named(params: np.ndarray, *names: str) -> list[str]:
-    """Labels ``name=value,...``: values as ``%g``, in full if that makes two alike (1, 1+2**-52)."""
-    for show in ("{:g}", "{!r}"):
-        labels = [",".join(f"{n}={show.format(float(v))}" for n, v in zip(names, row, strict=True))
-                  for row in params]
-        if len(set(labels)) >= len(set(map(tuple, params.tolist()))):  # equal params: one label
-            break
-    return labels
-
-
 def quadratic(E: Sequence[float] = (-1.0, -0.5, 0.0, 0.5, 1.0)) -> CalibratingFamily:
     """Return the quadratic family ``f_eps(p) = p + eps p (1 - p)``, ``eps`` in ``E`` (eq. (1)).
 
@@ -396,13 +374,15 @@ def family(*funcs: Callable[[np.ndarray], np.ndarray],
         return an array of the same shape with values in ``[0, 1]``.  Each is
         checked on the grid ``0, 0.001, ..., 1``.
     labels : sequence of str, optional
-        Names for the functions; by default their ``__name__``.
+        Distinct names for the functions; by default their ``__name__``
+        (numbered ``#2``, ``#3``, ... where alike, as two lambdas).
 
     Raises
     ------
     ValueError
-        If there is no function, a label is missing, a function is given
-        twice, or one is not vectorised or leaves ``[0, 1]`` on the grid.
+        If there is no function, a label is missing or given twice, a
+        function is given twice, or one is not vectorised or leaves
+        ``[0, 1]`` on the grid.
 
     Examples
     --------
@@ -418,10 +398,12 @@ def family(*funcs: Callable[[np.ndarray], np.ndarray],
     for f in funcs:
         if not callable(f):
             raise TypeError(f"family takes functions; got {f!r}")
-    if labels is None:
-        labels = [getattr(f, "__name__", repr(f)) for f in funcs]
+    if labels is None:  # two lambdas: "<lambda>", "<lambda>#2"
+        labels = numbered([getattr(f, "__name__", repr(f)) for f in funcs])
     elif len(labels) != len(funcs):
         raise ValueError(f"family: {len(funcs)} function(s) but {len(labels)} label(s)")
+    elif len(set(labels)) < len(labels):
+        raise ValueError(f"family: labels name one function each; got {list(labels)!r}")
     return _distinct(CalibratingFamily("custom", np.zeros((len(funcs), 0)), labels, funcs))
 
 
@@ -431,8 +413,7 @@ class _Union(CalibratingFamily):
     def __init__(self, members: Sequence[CalibratingFamily]) -> None:
         self.kind = "union"
         self.members = tuple(members)
-        self.labels = [(label if fam.kind == "custom" else f"{fam.kind}:{label}")
-                       for fam in self.members for label in fam.labels]
+        self.labels = union_labels(self.members)
         self.params = np.zeros((len(self.labels), 0))
         self.params.setflags(write=False)
         self.funcs = None
