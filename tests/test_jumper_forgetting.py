@@ -181,3 +181,20 @@ def test_a_pickle_from_before_forgetting_does_not_forget():
         old.learn_one(a, b)
     fresh.learn_many(p, y)
     assert old.log10_value == fresh.log10_value
+
+
+def test_forecasts_next_to_one_against_the_exact_twin():
+    # attack 44: 1 - f of a float table is not the function's complement near p = 1 (39 %
+    # off in a step at p = 1 - 2**-53); the twin takes the exact table, and refuses floats
+    fam = quadratic()
+    p = np.array([0.5, 1 - 2**-53, 1 - 2**-52, 1 - 2**-53, 0.3, 1 - 2**-53, 1 - 1e-12])
+    y = np.array([True, False, False, True, False, False, True])
+    for half_life in (0.5, 1.0, 20.0):
+        res = JumperPredictor(fam, 0.1, half_life=half_life).run(p, y)
+        forecasts, path = ref.jumper_forgetting(
+            p, y, ref.family_values("quadratic", fam.params, p), 0.1, half_life)
+        assert_allclose(res.log10_martingale, [ref.log10_of(s) for s in path], rtol=1e-12,
+                        atol=1e-13)
+        assert_allclose(res.protected_proba, [float(f) for f in forecasts], rtol=1e-14)
+    with pytest.raises(TypeError, match="exact values"):
+        ref.jumper_forgetting(p, y, fam.table(p), 0.1, 1.0)
