@@ -458,3 +458,41 @@ def test_a_row_spanning_near_the_largest_double_keeps_the_minimiser_at_zero():
     assert big.inverse_temperature_ == pytest.approx(small.inverse_temperature_ * 2.0**-1017,
                                                      rel=1e-6, abs=0.0)
     assert big.loss_ == pytest.approx(small.loss_, rel=1e-9)
+
+
+def test_a_slope_past_the_doubles_at_zero_gives_zero_not_an_overflow():
+    # attack 51 F1: the slope at beta = 0 is 2.39e308 in the scores' unit (math.ldexp overflowed)
+    with pytest.warns(UserWarning, match="smallest at infinite temperature"):
+        cal = TemperatureCalibrator(classes=[0, 1, 2]).fit(
+            np.array([[1.79e308, 1.79e308, -1.79e308]]), np.array([2]))
+    assert cal.inverse_temperature_ == 0.0 and cal.grad_ == np.finfo(float).max
+    assert cal.loss_ == pytest.approx(math.log(3), rel=1e-15)
+
+
+def test_a_row_loss_past_the_doubles_of_a_small_weight_is_finite(tmp_path):
+    # attack 51 F3: the row [1e308, -1e308] of weight 1e-320 has loss 5.4e309 (overflowed to
+    # inf before its weight), and load refused the saved model
+    import venncal
+
+    z = np.array([[0, 1], [1e308, -1e308], [0, 1.0]])
+    cal = TemperatureCalibrator().fit(z, np.array([1, 1, 0]), sample_weight=[1.0, 1e-320, 1e-300])
+    assert cal.inverse_temperature_ == pytest.approx(26.93788507, rel=1e-8)
+    assert cal.loss_ == pytest.approx(5.5875e-11, rel=1e-4, abs=0.0)
+    venncal.save(cal, tmp_path / "m.json")
+    assert venncal.load(tmp_path / "m.json").loss_ == cal.loss_
+
+
+def test_weights_that_vanish_in_float64_are_told():
+    # attack 51 F2: a weight below 2**-1074 of the largest counts as 0; beside logits near
+    # 1e308 its row's loss is not negligible: a warning, and refusals say it
+    z = np.array([[0, 1], [1e308, -1e308], [0, 1.0]])
+    y = np.array([1, 1, 0])
+    with pytest.warns(UserWarning, match="1 row.* of positive weight below 2..-1074"):
+        TemperatureCalibrator().fit(z, y, sample_weight=[1e300, 1e-300, 1e-10])
+    with pytest.raises(ValueError, match="largest score.*1 row.* count as weight 0"):
+        TemperatureCalibrator(classes=[0, 1]).fit(z[:2], y[:2], sample_weight=[1e300, 1e-300])
+    # ordinary logits: such a row is negligible, and nothing is said
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        TemperatureCalibrator().fit(np.array([[0, 1], [1, 0], [0, 1.0]]), y,
+                                    sample_weight=[1e300, 1e-300, 1e-10])

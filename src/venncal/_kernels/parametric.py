@@ -148,7 +148,11 @@ def temperature_terms(z, top, codes, w, beta, lo, hi, out):
             e2 = m2 / s
             var = max(e2 - mu * mu, 0.0)
             cy = np.float64(z[i, codes[i]]) - top[i]
-            f += wi * (math.log(s) - beta * cy)
+            term = math.log(s) - beta * cy
+            if term < math.inf:
+                f += wi * term
+            else:  # a row's loss past the doubles, of a small weight: taken at 2**-64 (attack 51 F3)
+                f += math.ldexp(wi * (math.log(s) * 2.0**-64 - (beta * 2.0**-64) * cy), 64)
             g += wi * (mu - cy)
             h += wi * var
             q += wi * (m3 / s - mu * (3.0 * e2 - 2.0 * mu * mu))

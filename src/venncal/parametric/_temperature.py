@@ -190,9 +190,12 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
             if shift:
                 z, top = np.ldexp(z, -shift), np.ldexp(top, -shift)
         classes, codes = class_codes(y, n, self.classes, K)
-        w = check_sample_weight(sample_weight, n)
-        clipped = clipped_weight(np.ones(n) if w is None else w, moved[0]) if moved else 0.0
-        w = np.ones(n) if w is None else power_of_two_scale(w)
+        given = check_sample_weight(sample_weight, n)
+        clipped = clipped_weight(np.ones(n) if given is None else given, moved[0]) if moved else 0.0
+        w = np.ones(n) if given is None else power_of_two_scale(given)
+        # weights below 2**-1074 of the largest vanish in float64 (attack 51 F2)
+        vanished = np.zeros(n, bool) if given is None else (given > 0) & (w == 0)
+        note = _vanished_note(vanished)
         label_score = z[np.arange(n), codes].astype(np.float64) - top
         live = w > 0
         if np.any(label_score[live] == -np.inf):
@@ -206,12 +209,12 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
                 raise ValueError(
                     "every row's scores are tied (the same for every class): the log loss is "
                     f"log {K} at every temperature, so the rows choose no temperature; fit on "
-                    "rows whose scores differ between classes"
+                    "rows whose scores differ between classes" + note
                 )
             raise ValueError(
                 "every row's label has the row's largest score: the log loss falls as the "
                 "temperature falls toward 0, and no temperature minimises it (the scores "
-                "separate the classes on these rows)"
+                "separate the classes on these rows)" + note
             )
         total = float(np.sum(w))
 
@@ -249,9 +252,13 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
                 + (", and the log loss's slope rounds to 0" if result.x == 0.0 else "")
                 + "); multiply the scores by a positive constant (the inverse temperature "
                 "scales by its inverse)")
-        if shift:  # back to the scores' unit: beta 2**-k, its derivative 2**k
-            result = result._replace(x=math.ldexp(result.x, -shift),
-                                     g=math.ldexp(result.g, shift))
+        if vanished.any():
+            _warn_vanished(given, vanished, z, top, K, result, total, note)
+        if shift:  # back to the scores' unit: beta 2**-k, its derivative 2**k (saturated at
+            # the largest double where it passes it: attack 51 F1)
+            g = math.copysign(_MAX, result.g) if abs(result.g) > math.ldexp(_MAX, -shift) \
+                else math.ldexp(result.g, shift)
+            result = result._replace(x=math.ldexp(result.x, -shift), g=g)
         self.classes_ = classes
         self.inverse_temperature_ = float(result.x)
         self.temperature_ = np.inf if result.x == 0.0 else 1.0 / result.x
@@ -361,6 +368,37 @@ class _blocked_terms:
 
 
 _MAX = float(np.finfo(np.float64).max)
+
+
+def _vanished_note(vanished: np.ndarray) -> str:
+    """The note of refusals when weights vanished in float64 (empty if none did)."""
+    count = int(np.count_nonzero(vanished))
+    if not count:
+        return ""
+    return (f" ({count} row(s) of positive weight below 2**-1074 times the largest weight "
+            "count as weight 0: float64 cannot hold their ratio)")
+
+
+def _warn_vanished(given, vanished, z, top, K, result, total, note) -> None:
+    """Warn when rows whose weight vanished could move the fitted loss (attack 51 F2).
+
+    A row's term of the weighted log loss is at most ``w (log K + beta spread)``:
+    with logits near the largest double a weight of 2**-1100 can still count.
+    """
+    rows = np.flatnonzero(vanished)
+    spread = top[rows] - _lowest_live(z[rows], top[rows])
+    with np.errstate(over="ignore", divide="ignore"):
+        bound = np.log2(math.log(K) + result.x * spread)
+        exp = math.frexp(float(np.max(given)))[1] - 1  # power_of_two_scale's division
+        reach = float(np.max(np.log2(given[rows]) - exp + bound))
+        level = math.log2(result.f * total) - 52 if result.f * total > 0 else -math.inf
+    if reach > level:
+        warnings.warn(
+            "TemperatureCalibrator: sample_weight spans more than float64 can hold: "
+            + note[2:-1] + "; the log loss of their rows at the fitted temperature may not be "
+            "negligible (their scores are far apart), so the fit may differ from the exact "
+            "one: give weights of a narrower range",
+            UserWarning, stacklevel=3)
 
 
 def _lowest_live(z: np.ndarray, top: np.ndarray) -> np.ndarray:
