@@ -88,3 +88,23 @@ def test_martingale_tolerance_where_the_ratios_round(name):
         want = ref.log10_of(ref.jumper_martingale([p0], [y0], table, 1.0)[0])
         got = JumperMartingale(fam, 1.0).run([p0], [y0]).log10_final
         assert abs(got - want) <= 2 * 2.0**-53 * max(1.0, abs(want) * math.log(10)) / math.log(10)
+
+
+@pytest.mark.parametrize("betas", [[1.0], [1.0, 2.0], [3.0], [2.0, 1.0]])
+@pytest.mark.parametrize("J", [1.0, 0.5, 0.01])
+def test_cox_families_of_betas_at_least_one_at_tiny_forecasts(betas, J):
+    # attack 50 F7: expit(z) below -709.78 was 0 (exp(-z) overflowed), so cox([1]) (the
+    # identity) forecast 0 at p = 1e-310, and the protected log loss was infinite
+    from venncal.online import cox
+
+    fam = cox(betas)
+    p = np.array([0.3, 1e-310, 0.6, 5e-320, 1e-105, *SUBNORMALS])
+    y = np.array([True] * p.shape[0])
+    got = JumperPredictor(fam, J).run(p, y).protected_proba
+    want = exact_proba(fam, p, y, J)
+    for g, v in zip(got.tolist(), want, strict=True):
+        assert abs(g - v) <= SMALLEST + 1e-12 * v
+        # positive where the exact mixture is at least 5e-324 (one just above 2**-1075,
+        # rounding up to it, is summed from halves of 5e-324 that round to 0)
+        assert (g > 0.0) == (v > 0.0) or v == SMALLEST
+    assert JumperPredictor(cox([1.0]), J).predict_proba_one(1e-310)[1] == 1e-310

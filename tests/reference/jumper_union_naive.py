@@ -38,8 +38,8 @@ def _logit(x: float) -> float:
 def _expit(z: float) -> float:
     try:
         e = math.exp(-z)
-    except OverflowError:  # exp(-z) beyond the floats: 1 / (1 + inf) = 0
-        return 0.0
+    except OverflowError:  # exp(-z) beyond the floats: 1 + exp(z) is 1, the value exp(z)
+        return math.exp(z)
     return 1.0 / (1.0 + e)
 
 

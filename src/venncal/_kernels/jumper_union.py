@@ -56,16 +56,20 @@ def cox_values(params, p, out):
     and ``expit(z) = 1 / (1 + exp(-z))``: the arithmetic of SciPy's ``logit``
     and ``expit``, operation for operation (``p = 0`` gives 0, ``p = 1`` gives 1
     for ``beta > 0``).  So are their roundings: the relative error grows with
-    ``|z|`` (``1e-13`` at ``p = 1e-300``), and a value below ``2**-1022`` may
-    underflow to 0 (``exp(-z)`` overflows); the likelihood ratios of
-    :func:`~venncal._kernels.jumper.family_ratios` are taken in logs instead.
+    ``|z|`` (``1e-13`` at ``p = 1e-300``).  Where ``exp(-z)`` overflows (``z <
+    -709.78``, where SciPy's ``expit`` gives 0) the value is ``exp(z)`` (``1 +
+    exp(z)`` is 1 there), a subnormal to within ``2**-1075`` of the exact one,
+    or 0 only where that is below ``2**-1075`` (attack 50 F7: ``cox([1])`` at
+    ``p = 1e-310`` gave 0).  The likelihood ratios of
+    :func:`~venncal._kernels.jumper.family_ratios` are taken in logs.
     """
     for i in range(p.shape[0]):
         lg = _logit(p[i])
         for k in range(params.shape[0]):
             beta = params[k, 1]
-            z = 0.0 if beta == 0.0 else beta * lg
-            out[k, i] = 1.0 / (1.0 + math.exp(-(params[k, 0] + z)))
+            z = params[k, 0] + (0.0 if beta == 0.0 else beta * lg)
+            e = math.exp(-z)
+            out[k, i] = 1.0 / (1.0 + e) if e < math.inf else math.exp(z)
 
 
 @jit_inline
