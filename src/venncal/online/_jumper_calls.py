@@ -226,7 +226,8 @@ class SingleCalls:
         """Queue the step if it needs no other check than these; return whether it was."""
         known = self._known
         if (known is None or type(p) not in _FAST_P or type(y) not in _FAST_Y
-                or not (sample_weight is ONE or unit_weight(sample_weight))):
+                or not (sample_weight is ONE or unit_weight(sample_weight))
+                or (type(p) is int and not 0 <= p <= 1)):  # (10**400: the checked path says)
             return False
         q = float(p)
         if not 0.0 <= q <= 1.0:
@@ -328,7 +329,7 @@ class SingleCalls:
                     self._applied_records(n)
                     proba = mv[out]
             return {negative: mv[low], positive: proba}  # the negative class formed directly
-        if self._queue and type(p) in _FAST_P:
+        if self._queue and type(p) in _FAST_P and not (type(p) is int and not 0 <= p <= 1):
             q = p if type(p) is float else float(p)
             if 0.0 <= q <= 1.0:
                 clip = self.clip

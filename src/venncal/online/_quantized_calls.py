@@ -170,6 +170,8 @@ class QueuedInserts:
         if not self._dense or self.window is not None or type(score) not in _FAST \
                 or type(y) not in _FAST_Y or not _held_exactly(score):
             return False
+        if type(y) is int and not 0 <= y <= 1:  # (10**400: the checked path says)
+            return False
         s = float(score) + 0.0  # -0.0 becomes 0.0, as in _real
         t = float(y)
         if s - s != 0.0 or (t != 0.0 and t != 1.0):  # not finite, or not a label

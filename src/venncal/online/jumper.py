@@ -326,7 +326,8 @@ class _Jumper(SingleCalls, OnlineCalibrator):
     def _scalar_step(self, p, y) -> tuple[np.ndarray, np.ndarray] | None:
         """Return ``(p, y01)`` as arrays of length 1 when no check can fail, else None."""
         if (self.classes_ is None or not np.isscalar(y)
-                or not isinstance(p, (float, int, np.floating, np.integer))):
+                or not isinstance(p, (float, int, np.floating, np.integer))
+                or (isinstance(p, int) and not 0 <= p <= 1)):  # (10**400: the checked path says)
             return None
         q = float(p)
         if not 0.0 <= q <= 1.0:

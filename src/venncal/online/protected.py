@@ -112,7 +112,8 @@ class ProtectedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
         self.clip = clip
 
     def _new_jumper(self):
-        kwargs = {"clip": self.clip, "classes": [False, True]}
+        # the estimator's classes: the Jumper's messages name the user's labels (attack 50 F2)
+        kwargs = {"clip": self.clip, "classes": self.classes_.tolist()}
         if np.ndim(self.jump_rate) == 0:
             return JumperPredictor(self.family, float(self.jump_rate), **kwargs)
         return MeanJumper(self.family, tuple(float(j) for j in self.jump_rate), **kwargs)
@@ -159,7 +160,9 @@ class ProtectedClassifier(WrapperMixin, ClassifierMixin, BaseEstimator):
                 f"y[{int(np.flatnonzero(unknown)[0])}] = {y[unknown][0]!r} is not one of the "
                 f"classes seen by fit {self.classes_.tolist()!r}"
             )
-        return y == self.classes_[1]
+        if list(self.jumper_.classes) == [False, True]:  # pickled before the classes were named
+            return y == self.classes_[1]
+        return y
 
     def predict_proba_stream(self, X, y) -> np.ndarray:
         """Run the Jumper over a labelled stream, in order; return the protected forecasts.
