@@ -523,3 +523,47 @@ def test_a_class_of_constant_probability_is_fitted_quietly():
         cal = VectorScalingCalibrator(score="proba").fit(P, y)
     assert cal.converged_ and abs(cal.scale_[2]) < 10
     assert cal.loss_ == pytest.approx(0.9736260545865143, rel=1e-12)
+
+
+def _attack51_f7():
+    rng = np.random.default_rng(3)
+    for _ in range(11):  # the attack's eleventh draw
+        n = int(rng.integers(30, 80))
+        K = int(rng.integers(2, 4))
+        scale = float(rng.choice([1e-9, 1e-10, 1e-11, 1e-12, 3e-13]))
+        z = rng.normal(size=(n, K)) * scale
+        if rng.random() < 0.5:
+            z[:, 0] = scale * 0.5
+        u = z / scale
+        y = np.array([rng.choice(K, p=np.exp(r - r.max()) / np.exp(r - r.max()).sum())
+                      for r in u * 0.8])
+        y[:K] = np.arange(K)
+    return z, y
+
+
+@pytest.mark.parametrize("cls", [VectorScalingCalibrator, "matrix"])
+def test_stored_parameters_that_round_the_logits_are_told(cls):
+    """Attack 51 F7: scales near 3e15 cancelling an intercept near 4e15 hold the logits to
+    +-0.5; the float64 loss of the stored map happened to be lower than the fit's, and the
+    one-sided check said nothing (predictions 0.053 off the stored map)."""
+    z, y = _attack51_f7()
+    make = (lambda: venncal.MatrixScalingCalibrator(l2_off_diagonal=0, l2_intercept=0)
+            ) if cls == "matrix" else cls
+    with pytest.warns(UserWarning, match=r"logits held to \+-[0-9.]+: they lose digits"):
+        make().fit(z, y)
+
+
+def test_a_flat_column_that_varies_beyond_rounding_is_told():
+    """Attack 51 F6: logits 2e-14 apart give log-probabilities that vary by 90 ulps: taken as
+    constant (a constant map, converged) without a word."""
+    rng = np.random.default_rng(0)
+    n = 400
+    for sc in (1e-12, 5e-14, 2e-14):
+        d = rng.normal(size=n) * sc
+        z = np.column_stack([np.zeros(n), d])
+        y = (rng.random(n) < 1 / (1 + np.exp(-d / sc))).astype(int)
+    with pytest.warns(UserWarning, match=r"class\(es\) \[0, 1\] vary only within 2\*\*-44"):
+        VectorScalingCalibrator().fit(z, y)
+    # the same logits times 1e10 carry the signal: fitted, near temperature scaling's loss
+    best = venncal.TemperatureCalibrator().fit(z * 1e10, y).loss_
+    assert VectorScalingCalibrator().fit(z * 1e10, y).loss_ <= best * (1 + 1e-9)

@@ -46,6 +46,7 @@ from ._inputs import (
     class_score_rows,
     clipped_weight,
     light_classes,
+    logit_rounding,
     power_of_two_scale,
 )
 from .._newton import minimize_convex, minimize_convex_newton_cg
@@ -313,6 +314,9 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
         check_fit_rows(type(self).__name__, rows)
         codes = codes.astype(np.intp)
         pens, theta0 = self._choose_penalties(x, codes, w, classes)
+        frame = self._frame(x, w, pens)
+        if frame:  # columns taken as constant that vary beyond rounding: said (51 F6)
+            frame.warn_noisy(type(self).__name__, classes)
         theta, f, gnorm, nit, ok, solver = self._solve(x, codes, w, pens, theta0)
         self.classes_ = classes
         self._store(np.asarray(theta, dtype=np.float64), K, pens)
@@ -381,10 +385,14 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
         sums = _Sums(x, codes, w, self.n_jobs)
         with sums.blocks:
             f = float(self._objective(sums, theta, False, pens)[0])
-        if not f <= fitted + 1e-6 * max(1.0, fitted):  # (a, b near 1e12 at logits of 1e-12)
+        got = []  # the map (W, b), as _reframe hands it over
+        self._reframe(theta, x.shape[1], pens, lambda W, b: got.append((W, b)) or (W, b))
+        err = logit_rounding(x[w > 0], *got[0])  # rounding may lower f too (attack 51 F7)
+        if not f <= fitted + 1e-6 * max(1.0, fitted) or err > 1e-5:
             warnings.warn(
                 f"{type(self).__name__}: the map's parameters, in the scores' own unit, give a "
-                f"loss of {f:.9g} where the fit reached {fitted:.9g}: they lose digits to their "
+                f"loss of {f:.9g} where the fit reached {fitted:.9g}, and logits held to "
+                f"+-{err:.2g}: they lose digits to their "
                 "size (near-uniform scores: a large scale cancelling a large intercept); "
                 "multiply the logits by a positive constant", UserWarning, stacklevel=3)
         return f

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -256,11 +257,25 @@ class UnitFrame:
         # a centred column that varies only in its last bits (a class of constant probability,
         # renormalised) is constant: amplified, its rounding would be fitted as a signal
         self.flat = (self.centre != 0.0) & (spread <= np.abs(self.centre) * FLAT)
+        # ... and one that varies by more than a log-softmax's rounding (36 ulps seen: 2**-47)
+        # may carry a signal: said (attack 51 F6: logits 1e-14 apart, 90 ulps of theirs)
+        self.noisy = self.flat & (spread > np.abs(self.centre) * 2.0**-46)
         dev = float(np.max(np.where(self.flat, 0.0, spread))) if K else 0.0
         self.shift = math.frexp(dev)[1] if (dev > UNIT_LIMIT or 0.0 < dev < NEAR_UNIFORM) else 0
 
     def __bool__(self) -> bool:
         return bool(self.shift or self.centre.any())
+
+    def warn_noisy(self, name: str, classes: np.ndarray) -> None:
+        """Warn of columns taken as constant although they vary beyond their rounding."""
+        if self.noisy.any():
+            which = classes[self.noisy].tolist()
+            warnings.warn(
+                f"{name}: the log-probabilities of class(es) {which} vary only within 2**-44 of "
+                "their size on every row, and are taken as constant (a class of constant "
+                "probability varies so by rounding); if they carry a signal (logits closer "
+                "than about 1e-13), multiply the logits by a positive constant",
+                UserWarning, stacklevel=3)
 
     def x(self, x: np.ndarray) -> np.ndarray:
         """``x''``, the rows in the frame (0 in a flat column)."""
@@ -274,6 +289,21 @@ class UnitFrame:
         """``(W, b)`` in the logits' own unit of the map ``(W'', b'')`` of the frame."""
         W = np.where(self.flat, 0.0, np.ldexp(W2, -self.shift))  # (columns of W)
         return W, b2 - W @ self.centre
+
+
+def logit_rounding(x: np.ndarray, W: np.ndarray, b: np.ndarray) -> float:
+    """A bound on the rounding of the logits ``W x + b`` of rows ``x`` in float64.
+
+    ``(K + 2) 2**-53 max_k (sum_j |W_kj| max_i |x_ij| + |b_k|)``: large parameters
+    cancelling (near-uniform scores) leave the logits, and so the predictions,
+    only that many digits (attack 51 F7: scales near 3e15 at logits of 1e-9 gave
+    logit steps of 0.5).
+    """
+    if not x.size:
+        return 0.0
+    K = W.shape[0]
+    top = np.abs(W) @ np.max(np.abs(x), axis=0) + np.abs(b)
+    return float((K + 2) * 2.0**-53 * np.max(top))
 
 
 def check_fit_rows(name: str, rows: np.ndarray) -> None:
