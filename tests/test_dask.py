@@ -720,3 +720,39 @@ def test_fit_files_refuses_a_lone_0_or_1_as_the_local_fit_does(tmp_path, label):
         cal = vd.fit_files(tmp_path / "p", "isotonic", score_col="s", label_col="y",
                            positive_label=str(label))  # named: a fit
     assert cal.classes_.tolist()[1] == label
+
+
+def test_int64_and_text_columns_a_double_cannot_hold_are_refused():
+    # attack 52 F1, F6: pd.to_numeric(...).to_numpy(float64) tied 2**53 + 1 with 2**53
+    y = [0, 1, 0, 1, 1, 0]
+    big = np.array([2**53 + k for k in range(1, 7)], dtype=np.int64)
+    texts = pd.Series(["9007199254740993", "2", "1", "3", "1e-400", "0"], dtype=object)
+    with dask.config.set(scheduler="synchronous"):
+        for s in (big, texts):
+            df = dd.from_pandas(pd.DataFrame({"s": s, "y": y}), npartitions=2)
+            with pytest.raises(ValueError, match="which a float64 cannot hold exactly|below "
+                                                 "the smallest float64"):
+                vd.fit(df, "ivap", score_col="s", label_col="y")
+        w = dd.from_pandas(pd.DataFrame({"s": np.arange(6.0), "y": y,
+                                         "w": np.full(6, 2**53 + 1, dtype=np.int64)}), 2)
+        with pytest.raises(ValueError, match="sample_weight at index 0 is 9007199254740993"):
+            vd.fit(w, "ivap", score_col="s", label_col="y", weight_col="w")
+        cal = venncal.VennAbersCalibrator().fit(np.array([2.0**53, 2.0**53 + 2, 1, 2]),
+                                                [0, 1, 0, 1])
+        scored = vd.transform(dd.from_pandas(pd.DataFrame({"s": big[:2]}), 1), cal, "s")
+        with pytest.raises(ValueError, match="which a float64 cannot hold exactly"):
+            scored.compute()
+
+
+def test_text_scores_are_checked_as_the_table_reader_checks_them():
+    # attack 52 F6: numpy text arrays skipped the exactness check the CLI applies to the same text
+    y = [1, 0, 0, 1]
+    for arr in (np.array(["9007199254740993", "9007199254740992", "1", "2"]),
+                np.array(["9007199254740993", "9007199254740992", "1", "2"], dtype=object)):
+        with pytest.raises(ValueError, match="at index 0 is '9007199254740993', which a float64"):
+            venncal.VennAbersCalibrator().fit(arr, y)
+    with pytest.raises(ValueError, match="'1e-400': not zero but below the smallest float64"):
+        venncal.VennAbersCalibrator().fit(np.array(["1e-400", "0.5", "0.7", "0.0"]), y)
+    np.testing.assert_array_equal(
+        venncal.VennAbersCalibrator().fit(np.array(["0.1", "0.2", "0", "1e-5"]), y).scores_,
+        [0.0, 1e-5, 0.1, 0.2])

@@ -599,3 +599,34 @@ def test_fit_refuses_a_lone_0_or_1_as_the_local_fit_does(spark, label):
         with pytest.raises(ValueError, match=rf"y holds a single class \({label}\)"):
             vs.fit(df, method, score_col="s", label_col="y")
 
+
+
+def test_long_and_text_columns_a_double_cannot_hold_are_refused(spark):
+    # attack 52 F1, F6: cast to double in SQL, 2**53 + 1 tied with 2**53, "1e-400" with 0
+    y = [0, 1, 0, 1, 1, 0]
+    longs = spark.createDataFrame([(2**53 + k, v) for k, v in enumerate(y, 1)], "s long, y long")
+    texts = spark.createDataFrame(
+        list(zip(["9007199254740993", "2", "1", "3", "0.5", "0"], y, strict=True)),
+        "s string, y long")
+    tiny = spark.createDataFrame(list(zip(["1e-400", "2", "1", "3", "0.5", "0"], y, strict=True)),
+                                 "s string, y long")
+    for frame, shown in ((longs, "9007199254740993"), (texts, "9007199254740993"),
+                         (tiny, "1e-400")):
+        with pytest.raises(ValueError, match=f"scores: column 's' holds {shown}, which a "
+                                             "float64 cannot hold exactly"):
+            vs.fit(frame, "ivap", score_col="s", label_col="y")
+    weights = spark.createDataFrame([(0.1 * k, v, 2**53 + 1) for k, v in enumerate(y)],
+                                    "s double, y long, w long")
+    with pytest.raises(ValueError, match="sample_weight: column 'w' holds 9007199254740993"):
+        vs.fit(weights, "ivap", score_col="s", label_col="y", weight_col="w")
+    # what a double holds exactly passes, as locally
+    held = spark.createDataFrame(list(zip(["0.5", "0.25", "1", "2", "1e-300", "0.0"], y,
+                                          strict=True)), "s string, y long")
+    np.testing.assert_array_equal(vs.fit(held, "ivap", score_col="s", label_col="y").scores_,
+                                  [0.0, 1e-300, 0.25, 0.5, 1.0, 2.0])
+    cal = VennAbersCalibrator().fit(np.array([2.0**53, 2.0**53 + 2, 1, 2]), [0, 1, 0, 1])
+    for method in ("lookup", "udf"):
+        scored = vs.transform(spark.createDataFrame([(2**53 + 1,)], "s long"), cal, "s",
+                              method=method)
+        with pytest.raises(Exception, match="float64 cannot hold exactly"):
+            scored.collect()

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import decimal
 import math
-
+import re
 import warnings
 
 import numpy as np
 
-__all__ = ["WeightScaleWarning", "check_held_exactly", "warn_if_relative_weights"]
+__all__ = ["WeightScaleWarning", "check_held_exactly", "exact_float64", "warn_if_relative_weights"]
+
+_WHOLE_TEXT = re.compile(r"\s*[+-]?[0-9]+\s*")
+_NONZERO_TEXT = re.compile(r"\s*[+-]?[^eE]*[1-9]")  # a non-zero digit before any exponent
 
 
 def _whole(v) -> int | None:
@@ -23,7 +26,18 @@ def _whole(v) -> int | None:
         return v
     if isinstance(v, decimal.Decimal) and v.is_finite() and v == v.to_integral_value():
         return int(v)
+    if isinstance(v, (str, bytes)) and _WHOLE_TEXT.fullmatch(t := _text(v)):
+        return int(t)  # the integer a text names ("9007199254740993": attack 52 F6)
     return None
+
+
+def _text(v) -> str:
+    return v.decode() if isinstance(v, bytes) else v
+
+
+def _underflows(v, f: float) -> bool:
+    """Whether ``v`` is a text naming a number other than 0 that reads as 0 (``"1e-400"``)."""
+    return f == 0.0 and isinstance(v, (str, bytes)) and bool(_NONZERO_TEXT.match(_text(v)))
 
 
 def check_held_exactly(arr: np.ndarray, out: np.ndarray, name: str) -> None:
@@ -43,10 +57,12 @@ def check_held_exactly(arr: np.ndarray, out: np.ndarray, name: str) -> None:
         fits = f < top
         held = fits & (np.where(fits, f, 0.0).astype(arr.dtype) == x)
         index = big
-    elif arr.dtype.kind == "O":  # Python ints of any size, whole Decimals (others are floats)
-        whole = [_whole(v) for v in arr.tolist()]
-        held = np.array([w is None or not math.isfinite(f) or int(f) == w
-                         for w, f in zip(whole, out.tolist())], dtype=bool)
+    elif arr.dtype.kind in "OUS":  # Python ints of any size, whole Decimals, texts
+        values, floats = arr.tolist(), out.tolist()
+        whole = [_whole(v) for v in values]
+        held = np.array([(w is None or not math.isfinite(f) or int(f) == w)
+                         and not _underflows(v, f)
+                         for v, w, f in zip(values, whole, floats)], dtype=bool)
         index = np.arange(arr.shape[0])
     else:
         with np.errstate(invalid="ignore"):
@@ -54,12 +70,35 @@ def check_held_exactly(arr: np.ndarray, out: np.ndarray, name: str) -> None:
         index = np.arange(arr.shape[0])
     if not held.all():
         i = int(index[np.flatnonzero(~held)[0]])
+        if arr.dtype.kind in "OUS" and _underflows(arr[i], float(out[i])):
+            raise ValueError(
+                f"{name} at index {i} is {arr[i:i + 1].tolist()[0]!r}: not zero but below the smallest float64 "
+                f"(5e-324), so it would read as 0 and tie with 0: venncal computes in float64; "
+                f"rescale {name} first")
         raise ValueError(
             f"{name} at index {i} is {arr[i:i + 1].tolist()[0]!r}, which a float64 cannot hold exactly (it would "
             f"be {float(out[i])!r}; integers past 2**53 round to a neighbour, so different "
             f"scores would tie): venncal computes in float64; subtract an offset or rescale "
             f"{name} first"
         )
+
+
+def exact_float64(values, name: str) -> np.ndarray:
+    """A column (pandas Series or array) as float64, NaN where missing; what float64 cannot
+    hold exactly refused as :func:`check_held_exactly` refuses it.
+
+    The engines' partitions and the local fit read columns alike (attack 52 F1, F6): int64
+    past 2**53 and texts such as ``"9007199254740993"`` or ``"1e-400"`` are refused, not
+    rounded into ties.
+    """
+    import pandas as pd
+
+    column = values if isinstance(values, pd.Series) else pd.Series(np.asarray(values))
+    out = pd.to_numeric(column).to_numpy(dtype=np.float64, na_value=np.nan)
+    arr = column.to_numpy()
+    if arr.dtype.kind in "iu" and arr.dtype.itemsize == 8 or arr.dtype.kind in "OUS":
+        check_held_exactly(arr, out, name)
+    return out
 
 
 class WeightScaleWarning(UserWarning):

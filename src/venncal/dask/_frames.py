@@ -13,6 +13,7 @@ import pandas as pd
 from .. import _engine
 from .. import _score_names as score_names
 from .._docs import fill
+from .._input_scales import exact_float64
 from ..multiclass._outputs import is_multiclass
 from ..summary import ScoreSummary
 from ._files import located_rows
@@ -25,12 +26,11 @@ def _partition_pieces(pdf, score_col, label_col, weight_col, by, round_scores, p
 
     See :mod:`venncal._engine`; the first bad score and weight are located in it.
     """
-    s = pd.to_numeric(pdf[score_col]).to_numpy(dtype=np.float64, na_value=np.nan)
+    s = exact_float64(pdf[score_col], "scores")  # as the local fit reads them (attack 52 F1)
     if round_scores is not None:
         s = _engine.rounded(s, round_scores)
     s = s + 0.0  # -0.0 becomes 0.0
-    w = None if weight_col is None else \
-        pd.to_numeric(pdf[weight_col]).to_numpy(dtype=np.float64, na_value=np.nan)
+    w = None if weight_col is None else exact_float64(pdf[weight_col], "sample_weight")
     labels, groups = pdf[label_col], (pdf[by] if by is not None else None)
     return (_engine.frame_pieces(s, w, labels, groups),
             _engine.frame_problems(s, w, labels, groups, partition))
@@ -252,7 +252,8 @@ def check_text_labels(dtype, labels: Sequence, label_col: str) -> None:
 
 
 def _score_partition(pdf, calibrator, score_cols, names, nan_scores):
-    scores = pdf[list(score_cols)].to_numpy(dtype=np.float64, na_value=np.nan)
+    scores = np.column_stack([exact_float64(pdf[c], "scores") for c in score_cols]
+                             ) if len(pdf) else np.empty((0, len(score_cols)))
     values, _ = _engine.score_rows(calibrator, scores, len(names), nan_scores)
     return pdf.assign(**dict(zip(names, values, strict=True)))
 

@@ -19,6 +19,7 @@ from .. import _engine
 from ..summary import ScoreSummary
 from .._docs import fill
 from ..multiclass._outputs import is_multiclass
+from ._exact import check_exact
 from ._summaries import collect_pieces
 
 __all__ = ["finite", "fit", "power_of_ten", "round_column", "summarize"]
@@ -99,6 +100,7 @@ def _collect(df, score_col, label_col, weight_col, by, round_scores, max_distinc
     """
     if not isinstance(max_distinct, int) or max_distinct < 1:
         raise ValueError(f"max_distinct must be a positive integer; got {max_distinct!r}")
+    check_exact(df, {"scores": score_col, "sample_weight": weight_col})  # (attack 52 F1)
     frame = _columns(df, score_col, label_col, weight_col, by, round_scores)
     pieces, problems, lost, error = collect_pieces(frame, by, max_distinct)
     if isinstance(pieces, int):

@@ -22,6 +22,7 @@ from pyspark.sql import functions as F
 from .. import _engine
 from .. import _engine_multiclass as mc
 from ..tables import label_value
+from ._exact import check_exact
 
 __all__ = ["fit_multiclass"]
 
@@ -82,6 +83,7 @@ def fit_multiclass(df, calibrator, *, score_col, label_col, weight_col, by, roun
     mc.check_label_count(len(raw))
     classes = mc.classes_of(calibrator, [label_value(v) for v in raw])
     mc.check_width(classes, score_cols)
+    check_exact(df, {**{f"scores ({c})": c for c in score_cols}, "sample_weight": weight_col})
     codes = mc.label_codes(classes, raw)
     columns = [F.col(c).cast("double").alias(f"s{k}") for k, c in enumerate(score_cols)]
     columns.append(F.col(label_col).alias("label"))

@@ -23,6 +23,7 @@ from .. import _engine
 from .. import _score_names as score_names
 from . import _lookup
 from .._docs import fill
+from ._exact import exact_double
 from ._fit import finite
 
 __all__ = ["TRANSFORM_METHODS", "transform"]
@@ -58,7 +59,7 @@ def _transform_lookup(df, table: _lookup.JumpTable, score_col, names, nan_scores
         pa.table({c: pa.array([v], pa.list_(kind)) for c, (v, kind) in arrays.items()})
     )
     thresholds, first, outputs = (one.select(c).scalar() for c in arrays)
-    out = df.withColumn(tmp[0], F.col(score_col).cast("double") + F.lit(0.0))  # -0.0 is 0.0
+    out = df.withColumn(tmp[0], exact_double(df, score_col, "scores") + F.lit(0.0))  # -0.0: 0.0
     if table.m > 1:  # the same float operations as _lookup.cell_of
         cell = (x - F.lit(table.lo)) * F.lit(table.scale)
         cell = F.least(F.greatest(cell, F.lit(0.0)), F.lit(table.m - 0.5)).cast("int")
@@ -92,7 +93,8 @@ def _transform_udf(df, calibrator, score_cols, names, nan_scores):
     out_type = T.StructType([T.StructField(name, T.DoubleType()) for name in names])
     udf = F.pandas_udf(score, out_type)
     tmp = "__venncal_scored__"
-    scored = df.withColumn(tmp, udf(F.struct(*[F.col(c).cast("double") for c in score_cols])))
+    scored = df.withColumn(tmp, udf(F.struct(*[exact_double(df, c, "scores").alias(f"_{k}")
+                                               for k, c in enumerate(score_cols)])))
     return scored.withColumns({name: F.col(tmp)[name] for name in names}).drop(tmp)
 
 

@@ -1,0 +1,68 @@
+"""Score and weight columns a float64 cannot hold exactly, refused on Spark as locally.
+
+The local fit refuses integers past 2**53 and texts such as ``"9007199254740993"``
+or ``"1e-400"`` (:func:`venncal._input_scales.check_held_exactly`): rounded to a
+double they would tie with a neighbour.  A Spark ``long``, whole ``decimal`` or
+``string`` column was cast to ``double`` in SQL, silently (attack 52 F1, F6).
+:func:`check_exact` refuses such a column before a fit (one more pass over it,
+only for those types); :func:`exact_double` is the column as a double that
+raises the same error lazily, where a transform reads it.  ``double``,
+``float`` and the narrower integer types are held exactly and pass unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+__all__ = ["check_exact", "exact_double"]
+
+#: A whole number of at most 38 digits (what ``decimal(38, 0)`` holds).
+_WHOLE = r"^\s*[+-]?[0-9]{1,38}\s*$"
+#: A non-zero digit before any exponent: the text names a number other than 0.
+_NONZERO = r"^\s*[+-]?[^eE]*[1-9]"
+_AFTER = ("which a float64 cannot hold exactly (an integer past 2**53 rounds to a neighbour, "
+          "a non-zero number below 5e-324 reads as 0: different scores would tie); venncal "
+          "computes in float64: subtract an offset or rescale the column first")
+
+
+def _inexact(df: DataFrame, col: str) -> Column | None:
+    """A boolean column: the value is not a double exactly; None for types that always are."""
+    kind = df.select(col).schema[0].dataType
+    c = F.col(col)
+    as_double = c.cast("double")
+    if isinstance(kind, T.LongType) or (isinstance(kind, T.DecimalType) and kind.scale == 0):
+        return as_double.cast("decimal(38,0)") != c.cast("decimal(38,0)")
+    if isinstance(kind, T.StringType):
+        whole = F.when(c.rlike(_WHOLE),  # (a branch: casts of other texts could overflow)
+                       F.trim(c).cast("decimal(38,0)") != as_double.cast("decimal(38,0)"))
+        return F.coalesce(whole, F.lit(False)) | ((as_double == 0.0) & c.rlike(_NONZERO))
+    return None
+
+
+def check_exact(df: DataFrame, columns: Mapping[str, str | None]) -> None:
+    """Raise ``ValueError`` if a column (``{role: column}``, None skipped) holds a value that
+    a float64 cannot hold exactly, naming it."""
+    for role, col in columns.items():
+        if col is None or col not in df.columns:  # (a missing column: the caller's check says)
+            continue
+        bad = _inexact(df, col)
+        if bad is None:
+            continue
+        found = df.where(bad).select(F.col(col).cast("string")).limit(1).collect()
+        if found:
+            raise ValueError(f"{role}: column {col!r} holds {found[0][0]}, {_AFTER}")
+
+
+def exact_double(df: DataFrame, col: str, role: str) -> Column:
+    """Column ``col`` as a double, raising (when evaluated) where it is not one exactly."""
+    bad = _inexact(df, col)
+    as_double = F.col(col).cast("double")
+    if bad is None:
+        return as_double
+    error = F.raise_error(F.concat(F.lit(f"{role}: column {col!r} holds "),
+                                   F.col(col).cast("string"), F.lit(f", {_AFTER}")))
+    return F.when(F.coalesce(bad, F.lit(False)), error).otherwise(as_double)
