@@ -155,6 +155,34 @@ def test_cusum_and_ville_alarm_where_the_exact_sum_reaches_the_level(lf, procedu
                                                        restart)
 
 
+@pytest.mark.parametrize("lf, procedure, threshold", [
+    ([-300.0, 0.1, -1e-40, 300.9, 2.273181642920008e-14], "ville", 10.0),
+    ([-1e16, -5e-324, 1.0, 1e16], "ville", 10.0),
+    ([300.0, 0.1, -1e-40, 7.8, 0.10000000000000017], "cusum", 1e308),
+    ([300.0, 0.1, -1e-40, 7.8, 0.10000000000000017], "ville", 1e308),
+])
+def test_a_tiny_factor_is_not_lost_before_the_comparison(lf, procedure, threshold):
+    """Attack 51 F4: the double-double's low part was summed with rounding, so a factor of
+    -1e-40 was lost and the exact sum 1 - 1e-40 alarmed at threshold 10 (never early, says
+    docs/online.md).  The sums are now exact expansions."""
+    for restart in (False, True):
+        got = detect_changes(lf, procedure=procedure, threshold=threshold, restart=restart)
+        assert got.alarms.tolist() == ref.log_space_alarms(procedure, lf, math.log10(threshold),
+                                                           restart) == []
+    # the same streams without the tiny factor reach the level exactly: alarmed
+    rest = [v for v in lf if abs(v) > 1e-30]
+    assert detect_changes(rest, procedure=procedure, threshold=threshold).alarms.tolist() != []
+
+
+@given(st.lists(st.sampled_from([-300.0, 300.0, 0.1, -0.1, 1 / 3, -1 / 3, 1e-40, -1e-40, 5e-324,
+                                 -5e-324, 2.0**-60, 1e16, -1e16, 0.7]), min_size=1, max_size=30),
+       st.sampled_from(["cusum", "ville"]), st.sampled_from([10.0, 100.0, 1e16]), st.booleans())
+def test_cusum_and_ville_are_exact_on_factors_of_any_scale(lf, procedure, threshold, restart):
+    got = detect_changes(lf, procedure=procedure, threshold=threshold, restart=restart)
+    assert got.alarms.tolist() == ref.log_space_alarms(procedure, lf, math.log10(threshold),
+                                                       restart)
+
+
 def test_factors_whose_sums_could_overflow_are_refused():
     """Attack 48 F1: sums past the doubles became NaN or a -inf that never came back (a Ville
     statistic 10^(-2e308) taken for 0 missed the alarm of [-1e308, -1e308, 1e308 x 3])."""
@@ -170,6 +198,12 @@ def test_factors_whose_sums_could_overflow_are_refused():
     assert cp.alarms.tolist() == [1, 3]
     with pytest.raises(ValueError, match=r"sum to 2\.000e\+308"):  # not "inf" (attack 49 F2)
         detect_changes([1e308, -1e308])
+    # attack 51 F5: each run's own sum (a rounded sum of the whole stream refused this run
+    # after an earlier one, naming a sum past 2**1022 that it is not)
+    a, b = 2.0**1021, 2.0**1021 - 2.0**969
+    for procedure in PROCEDURES:
+        detect_changes([a, b], procedure=procedure, threshold=10)
+        detect_changes([a, -math.inf, a, b], procedure=procedure, threshold=10)
 
 
 def test_huge_and_tiny_martingales_do_not_overflow():

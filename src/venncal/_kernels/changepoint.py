@@ -22,9 +22,12 @@ the level ``log10(threshold)``:
 With ``restart`` the statistic goes back to its start after each alarm
 (``C = R = 0``, ``S = 1``); without it only the first alarm is reported and
 the statistic goes on unrestarted.  Sums of factors (CUSUM above 1, Ville)
-are compensated (TwoSum), so that their error does not grow with the number
-of steps, and CUSUM and Ville alarm where that double-double sum (not its
-rounding) reaches ``level``; all values are logarithms, so nothing
+are exact: an expansion (Shewchuk's grow-expansion with zero elimination:
+non-overlapping doubles whose sum is the sum of the given factors exactly),
+so CUSUM resets where the exact sum is at most 0 and CUSUM and Ville alarm
+where it reaches ``level``, never early (a double-double whose low part was
+summed with rounding lost a factor of ``-1e-40``: attack 51 F4); the
+statistic reported is that sum rounded.  All values are logarithms, so nothing
 overflows (``10^10000``) while the factors' absolute values sum below
 ``2**1022``, which the caller checks.
 Literal twin: ``tests/reference/changepoint_naive.py``.
@@ -36,7 +39,7 @@ import math
 
 import numpy as np
 
-from ._jit import jit
+from ._jit import jit, jit_inline
 from .dd import dd_add_jit, two_sum_jit
 
 __all__ = ["PROCEDURE_CODES", "change_statistics", "sr_slack"]
@@ -65,6 +68,45 @@ def sr_slack(level):
     return math.ldexp(1.0, math.frexp(max(level, 1.0))[1] - 50)
 
 
+#: Room for an expansion: its doubles do not overlap, so at most one a bit of the range the
+#: sums span (below 2**1022, down to 2**-1074), plus the one added.
+_ROOM = 2200
+
+
+@jit_inline
+def _grow(e, m, x):
+    """Add ``x`` to the expansion ``e[:m]`` (increasing magnitudes), exactly; return its length."""
+    q = x
+    k = 0
+    for i in range(m):
+        q, h = two_sum_jit(q, e[i])
+        if h != 0.0:
+            e[k] = h
+            k += 1
+    if q != 0.0:
+        e[k] = q
+        k += 1
+    return k
+
+
+@jit_inline
+def _value(e, m):
+    """The expansion's sum, rounded (from its smallest part up)."""
+    s = 0.0
+    for i in range(m):
+        s += e[i]
+    return s
+
+
+@jit_inline
+def _sign_less(e, m, level, scratch):
+    """The sign of ``sum(e[:m]) - level``, exactly: that of the largest part of the difference."""
+    for i in range(m):
+        scratch[i] = e[i]
+    k = _grow(scratch, m, -level)
+    return 0.0 if k == 0 else math.copysign(1.0, scratch[k - 1])
+
+
 @jit
 def change_statistics(code, log10_factors, level, restart, out_statistic, out_alarms):
     """Fill ``out_statistic`` (one value a step) and ``out_alarms``; return the number of alarms.
@@ -86,6 +128,10 @@ def change_statistics(code, log10_factors, level, restart, out_statistic, out_al
     """
     start = 0.0 if code == 2 else -np.inf
     hi, lo = start, 0.0
+    e = np.empty(_ROOM)  # CUSUM and Ville: the exact sum (m parts), or -inf
+    scratch = np.empty(_ROOM)
+    m = 0
+    dead = code == 0  # the statistic is -inf (CUSUM's start; a factor of 0)
     count = 0
     armed = True
     slack = sr_slack(level) if code == 1 else 0.0
@@ -102,22 +148,32 @@ def change_statistics(code, log10_factors, level, restart, out_statistic, out_al
             else:
                 hi, lo = dd_add_jit(hi, lo, x)
         else:
-            if code == 0 and not hi + lo > 0.0:  # max(log C, 0): C below 1 starts again at 1
-                hi, lo = 0.0, 0.0
-            if hi == -np.inf or x == -np.inf:
-                hi, lo = -np.inf, 0.0
+            if code == 0 and (dead or m == 0 or e[m - 1] < 0.0):
+                # max(log C, 0): C at most 1 starts again at 1 (the exact sum's sign is
+                # that of its largest part)
+                m = 0
+                dead = False
+            if dead or x == -np.inf:
+                m = 0
+                dead = True
             else:
-                hi, e = two_sum_jit(hi, x)
-                lo += e
-        value = hi + lo
+                m = _grow(e, m, x)
+        if code == 1:
+            value = hi + lo
+            # the exact hi + lo against level: hi - level is exact near the level (Sterbenz),
+            # so a sum 2**-54 below 2 that rounds to 2 does not alarm (attack 48 F2)
+            reached = (hi - level) + lo >= -slack
+        else:
+            value = -np.inf if dead else _value(e, m)
+            reached = not dead and _sign_less(e, m, level, scratch) >= 0.0
         out_statistic[i] = value
-        # the exact hi + lo against level: hi - level is exact near the level (Sterbenz), so
-        # a sum 2**-54 below 2 that rounds to 2 does not alarm (attack 48 F2: early alarms)
-        if armed and (hi - level) + lo >= -slack:
+        if armed and reached:
             out_alarms[count] = i + 1
             count += 1
             if restart:
                 hi, lo = start, 0.0
+                m = 0
+                dead = code == 0
             else:
                 armed = False
     return count
