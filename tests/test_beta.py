@@ -273,6 +273,8 @@ def test_edge_scores_and_weights_give_a_finite_map_or_a_stated_refusal(rows, for
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
+            # near-separable edge rows: huge terms cancelling, said (attack 51 F8, F9)
+            warnings.filterwarnings("ignore", ".*far from 0 for their spread", UserWarning)
             cal.fit(s, y, sample_weight=w)
     except ValueError as exc:
         assert any(word in str(exc) for word in STATED), str(exc)
@@ -434,3 +436,24 @@ def test_the_attacks_quasi_separated_example():
     for w in ([9.0, 5.0, 5.0, 6.0], [90.0, 50.0, 50.0, 60.0], [9.0, 5.0, 5.0, 6000.0]):
         with pytest.raises(ValueError, match="no maximum"):
             BetaCalibrator().fit(s, y, sample_weight=np.array(w))
+
+
+@pytest.mark.parametrize("make, offsets", [
+    (lambda: __import__("venncal").parametric.QuadraticLogisticCalibrator(), (1e6, 1e8)),
+    (lambda: __import__("venncal").parametric.BetaCalibrator(score="logit"), (1e12, 1e15)),
+])
+def test_scores_far_from_0_whose_terms_cancel_are_told(make, offsets):
+    """Attack 51 F8, F9: logits offset by 1e12 (Beta) or 1e6 (quadratic) give map terms near
+    2e12 that cancel to log-odds near 0: predictions 4 % off the stored map, fits drifting
+    (the quadratic's c2 0.138 for 0.339), without a word."""
+    import warnings
+
+    rng = np.random.default_rng(0)
+    u = rng.normal(size=200)
+    y = (rng.random(200) < 1 / (1 + np.exp(-2 * u))).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        make().fit(u, y)  # near 0: quiet
+    for t in offsets:
+        with pytest.warns(UserWarning, match="far from 0 for their spread.*lose digits"):
+            make().fit(t + u, y)

@@ -179,6 +179,8 @@ def test_edge_logits_and_weights_give_a_finite_map_or_a_stated_refusal(rows):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
+            # near-separable edge rows: huge terms cancelling, said (attack 51 F8, F9)
+            warnings.filterwarnings("ignore", ".*far from 0 for their spread", UserWarning)
             cal.fit(z, y, sample_weight=w)
     except ValueError as exc:
         assert any(word in str(exc) for word in STATED), str(exc)
