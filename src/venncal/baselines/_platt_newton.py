@@ -105,7 +105,8 @@ def _fit_logit(x, c1, c0, theta=None, step_tol=None, at=None):
             top = math.ldexp(1.0, math.frexp(float(np.max(np.abs(H))))[1])
             H = H / top
             det = H[0, 0] * H[1, 1] - H[0, 1] * H[1, 0]
-        if det > 0 and np.isfinite(det):
+        newton = bool(det > 0 and np.isfinite(det))
+        if newton:
             d = np.array([H[1, 1] * g[0] - H[0, 1] * g[1], H[0, 0] * g[1] - H[1, 0] * g[0]])
             if top >= 1.0:
                 d /= -det * top
@@ -117,11 +118,13 @@ def _fit_logit(x, c1, c0, theta=None, step_tol=None, at=None):
         if gmax <= _GTOL and step_tol is None and _settled(d, x, c1 + c0):
             if at is not None:
                 at["precision"] = _step_and_noise(x, c1, c0, p, q, g, H * top)
-            return theta, True
+            # the last Newton step, quadratically exact here: the gradient test alone left
+            # probabilities 1e-12 off the optimum (3e-9 relative with mixed weights: attack 50 F5)
+            return (theta + d if newton else theta), True
         decrement = -float(np.dot(g, d))
         if (step_tol is not None and gmax <= _GTOL_LOOSE
                 and np.all(np.abs(d) <= step_tol * (1.0 + np.abs(theta)))):
-            return theta + d, True
+            return (theta + d if newton else theta), True
         if not decrement > 0 or np.all(np.abs(d) <= 1e-15 * (1.0 + np.abs(theta))):
             break  # at the limit of the precision
         if decrement <= _FULL_STEP_DECREMENT * min(1.0, loss):

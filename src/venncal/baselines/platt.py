@@ -100,7 +100,9 @@ class PlattCalibrator(ProbaFitScores, ScoreCalibrator):
     The fit depends on the data only through the score summary, and is exact
     to rounding: Newton's method with a backtracking line search on
     internally standardized scores, stopped when the gradient of the mean
-    loss is below 1e-12.  Sample weights are frequency weights; with
+    loss is below 1e-12, then one more Newton step (quadratically exact
+    there: the gradient test alone left probabilities 1e-12 off the optimum,
+    3e-9 relative in a light class).  Sample weights are frequency weights; with
     ``targets="platt"`` they also enter ``k+`` and ``k-``, so (as in
     scikit-learn) rescaling all weights changes the targets slightly, and
     weights that sum to less than half the number of rows get a
