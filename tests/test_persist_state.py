@@ -346,3 +346,21 @@ def test_wrappers_of_a_calibrator_holding_one_reload(wrapper, tmp_path):
     (tmp_path / "bad.json").write_text(json.dumps(seal(doc)))
     with pytest.raises(ModelFormatError, match="every calibrator must have the base's calibrator"):
         persist.load(tmp_path / "bad.json")
+
+
+def test_one_sign_of_zero_in_labels_and_folds(tmp_path):
+    """Attack 52 F5: -0.0 and 0.0 are one label (one fold); the saved classes_ (folds_) took
+    the sign of the first zero met, so the same data in another order wrote another file."""
+    from venncal import CrossVennAbersCalibrator, VennAbersCalibrator
+
+    s = np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6])
+    for y in (np.array([-0.0, 1.0, 0.0, 1.0, 0.0, 1.0]), np.array([0.0, 1.0, -0.0, 1.0, -0.0, 1.0])):
+        files = []
+        for order in (slice(None), slice(None, None, -1)):
+            persist.save(VennAbersCalibrator().fit(s[order], y[order]), tmp_path / "m.json")
+            files.append((tmp_path / "m.json").read_bytes())
+        assert files[0] == files[1]
+        assert not np.signbit(persist.load(tmp_path / "m.json").classes_).any()
+    for folds in (np.array([-0.0, 0.0, 1.0] * 4), np.array([0.0, -0.0, 1.0] * 4)):
+        cal = CrossVennAbersCalibrator().fit(np.arange(12) / 12, [0, 1] * 6, folds=folds)
+        assert cal.folds_.tolist() == [0.0, 1.0] and not np.signbit(cal.folds_).any()

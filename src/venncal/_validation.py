@@ -289,7 +289,9 @@ def label_values(arr: np.ndarray) -> np.ndarray:
         )
     if arr.dtype.kind not in "biufU":
         raise TypeError(f"labels must be numbers, booleans or text; got dtype {arr.dtype}")
-    return arr
+    # -0.0 and 0.0 are one label: +0.0, whatever the row order (attack 52 F5: the sign of
+    # a saved classes_ followed the first zero met)
+    return arr + arr.dtype.type(0) if arr.dtype.kind == "f" else arr
 
 
 def _numbers_exactly(values: list) -> np.ndarray:
@@ -316,7 +318,7 @@ def _numbers_exactly(values: list) -> np.ndarray:
             f"labels {_listed(values)} mix floats with integers that float64 cannot hold "
             f"exactly ({inexact[0]} is not {float(inexact[0])!r}): name integer labels only"
         )
-    return np.array([float(v) for v in values], dtype=np.float64)
+    return np.array([float(v) + 0.0 for v in values], dtype=np.float64)  # (-0.0: 0.0)
 
 
 def _listed(values: list, most: int = 6) -> str:

@@ -176,7 +176,8 @@ class CrossVennAbersCalibrator(ScoreCalibrator):
             cal.classes_ = self.classes_
             cal._fit_from(summary)
             calibrators.append(cal)
-        self.folds_ = ids
+        # -0.0 and 0.0 are one fold: +0.0, whatever the row order (attack 52 F5)
+        self.folds_ = ids + ids.dtype.type(0) if ids.dtype.kind == "f" else ids
         self.calibrators_ = calibrators
 
     def _check_state(self):
