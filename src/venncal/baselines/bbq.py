@@ -190,7 +190,8 @@ class BBQCalibrator(ScoreCalibrator):
     ``w_j``), the ``B``-bin model puts distinct score ``j`` in bin
     ``#{b in 1..B-1 : b W / B <= C_j - w_j / 2}``: the equal-weight bin that
     holds the middle of the score's cumulative-weight interval (the rule of
-    :class:`~venncal.baselines.HistogramBinningCalibrator`).  So tied scores
+    :class:`~venncal.baselines.HistogramBinningCalibrator`, on each distinct
+    score's weight summed and rounded once).  So tied scores
     are never split across bins; a score heavier than ``W / B`` swallows the
     bins around it, and bins that receive no score are dropped: the model
     then has fewer bins ``B``, and ``N'`` is shared among the bins it has.

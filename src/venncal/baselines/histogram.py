@@ -77,7 +77,10 @@ class HistogramBinningCalibrator(ScoreCalibrator):
     distinct score covers the interval ``(C_j - w_j, C_j]`` of cumulative
     weight; it goes to bin ``floor(n_bins * (C_j - w_j/2) / W)`` (capped at
     ``n_bins - 1``), the equal-weight bin holding the midpoint of its
-    interval.  Thus a distinct score is never split, and bins that receive
+    interval.  ``w_j`` is the weight of the summary (:class:`~venncal.ScoreSummary`):
+    the tied rows' weights summed and rounded once, so a midpoint within that
+    rounding of a bin boundary is decided on the rounded sum (``0.3 + 0.7`` is
+    taken as 1, exactly ``1 - 2**-54``; attack 50 F6).  Thus a distinct score is never split, and bins that receive
     no score are dropped (fewer, never empty bins).  For ``n`` unit-weight
     distinct scores and ``n_bins`` dividing ``n``, every bin holds
     ``n / n_bins`` of them; a score heavier than ``W / n_bins`` gets a bin
