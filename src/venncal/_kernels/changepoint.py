@@ -40,7 +40,8 @@ import math
 import numpy as np
 
 from ._jit import jit, jit_inline
-from .dd import dd_add_jit, two_sum_jit
+from .dd import dd_add_jit
+from .exact_sum import _grow  # GROW-EXPANSION with zero elimination
 
 __all__ = ["PROCEDURE_CODES", "change_statistics", "sr_slack"]
 
@@ -71,22 +72,6 @@ def sr_slack(level):
 #: Room for an expansion: its doubles do not overlap, so at most one a bit of the range the
 #: sums span (below 2**1022, down to 2**-1074), plus the one added.
 _ROOM = 2200
-
-
-@jit_inline
-def _grow(e, m, x):
-    """Add ``x`` to the expansion ``e[:m]`` (increasing magnitudes), exactly; return its length."""
-    q = x
-    k = 0
-    for i in range(m):
-        q, h = two_sum_jit(q, e[i])
-        if h != 0.0:
-            e[k] = h
-            k += 1
-    if q != 0.0:
-        e[k] = q
-        k += 1
-    return k
 
 
 @jit_inline
