@@ -398,3 +398,16 @@ def test_parquet_files_of_different_column_types_are_not_cast_to_one(tmp_path, k
         assert got.s.tolist() == [f"{v:.2f}" for v in s]  # the decimals' own text
     else:
         assert np.array_equal(got.s.astype(float).to_numpy(), s)
+
+
+def test_parquet_files_with_labels_of_two_kinds_are_refused(tmp_path):
+    # attack 52 F4: int 0/1 labels in one file and booleans in another were merged (True as 1),
+    # where CSV files, and the local reader, keep them apart
+    pd.DataFrame({"s": [0.1, 0.2, 0.3], "y": np.array([0, 1, 0])}).to_parquet(tmp_path / "a.parquet")
+    pd.DataFrame({"s": [0.4, 0.5, 0.6], "y": [True, False, True]}).to_parquet(tmp_path / "b.parquet")
+    with pytest.raises(venncal.tables.TableError, match="column 'y' holds booleans here and "
+                                                        "numbers in .*a.parquet"):
+        vd.fit_files(str(tmp_path), "ivap", score_col="s", label_col="y")
+    # int and float labels are both numbers (1 and 1.0 are one label): read as before
+    pd.DataFrame({"s": [0.4, 0.5, 0.6], "y": [1.0, 0.0, 1.0]}).to_parquet(tmp_path / "b.parquet")
+    assert vd.fit_files(str(tmp_path), "ivap", score_col="s", label_col="y").classes_.tolist() == [0, 1]

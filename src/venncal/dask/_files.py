@@ -112,8 +112,13 @@ def input_files(data, sep: str | None = None) -> InputFiles:
 
 
 def check_headers(inputs: InputFiles, roles: dict[str, Sequence[str]],
-                  one_schema: bool = False) -> list[str]:
+                  one_schema: bool = False, labels: Sequence[str] = ()) -> list[str]:
     """Check every file's header for the columns of ``roles`` (parameter -> names); return one.
+
+    ``labels``: Parquet files whose label columns hold labels of another kind
+    (booleans, numbers, text) are refused: Dask would read ``True`` of one
+    file as the number 1 of another (attack 52 F4), where CSV files, and the
+    local reader, keep them apart.
 
     ``one_schema`` (for Parquet output): Parquet files whose shared columns
     differ in type are refused.  Dask writes every partition in one schema
@@ -134,9 +139,37 @@ def check_headers(inputs: InputFiles, roles: dict[str, Sequence[str]],
                     path, f"its header differs from that of {inputs.files[0]}; ", DASK,
                     " reads CSV files with one header",
                 )
-            elif one_schema and inputs.kind == "parquet":
-                _check_types(first, table.schema, path, inputs.files[0])
+            elif inputs.kind == "parquet":
+                _check_label_kinds(first, table.schema, path, inputs.files[0], labels)
+                if one_schema:
+                    _check_types(first, table.schema, path, inputs.files[0])
     return header
+
+
+def _label_kind(kind) -> str:
+    import pyarrow as pa
+
+    if pa.types.is_boolean(kind):
+        return "booleans"
+    if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind):
+        return "numbers"
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        return "text"
+    return str(kind)
+
+
+def _check_label_kinds(first, schema, path: str, first_path: str, labels) -> None:
+    """Refuse ``path`` if a label column holds labels of another kind than in ``first_path``."""
+    for name in labels:
+        if name in schema.names and name in first.names:
+            here, there = _label_kind(schema.field(name).type), _label_kind(
+                first.field(name).type)
+            if here != there:
+                raise _fail(
+                    path, f"column {name!r} holds {here} here and {there} in {first_path}; ",
+                    DASK, " would take one for the other (True for 1): labels are numbers, "
+                    "booleans or text, of one kind; give the files one type",
+                )
 
 
 def _check_types(first, schema, path: str, first_path: str) -> None:

@@ -40,7 +40,7 @@ def _summarise(inputs, score_col, label_col, weight_col, by, round_scores, max_d
         roles["weight_col"] = [weight_col]
     if by is not None:
         roles["by"] = [by]
-    header = _files.check_headers(inputs, roles)
+    header = _files.check_headers(inputs, roles, labels=[c for c in (label_col, by) if c])
     numeric = [score_col, *([weight_col] if weight_col is not None else [])]
     labels = [c for c in (label_col, by) if c is not None] if inputs.kind == "csv" else []
     columns = _engine.input_columns(score_col, label_col, weight_col, by)
@@ -79,7 +79,7 @@ def _fit_multiclass(inputs, calibrator, score_col, label_col, weight_col, by, ro
         roles["weight_col"] = [weight_col]
     if by is not None:
         roles["by"] = [by]
-    header = _files.check_headers(inputs, roles)
+    header = _files.check_headers(inputs, roles, labels=[c for c in (label_col, by) if c])
     numeric = list(dict.fromkeys([*score_cols, *([weight_col] if weight_col is not None else [])]))
     csv = inputs.kind == "csv"
     labels = [c for c in (label_col, by) if c is not None] if csv else []
