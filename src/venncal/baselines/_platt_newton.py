@@ -124,7 +124,7 @@ def _fit_logit(x, c1, c0, theta=None, step_tol=None, at=None):
         decrement = -float(np.dot(g, d))
         if (step_tol is not None and gmax <= _GTOL_LOOSE
                 and np.all(np.abs(d) <= step_tol * (1.0 + np.abs(theta)))):
-            return (theta + d if newton else theta), True
+            return theta + d, True
         if not decrement > 0 or np.all(np.abs(d) <= 1e-15 * (1.0 + np.abs(theta))):
             break  # at the limit of the precision
         if decrement <= _FULL_STEP_DECREMENT * min(1.0, loss):
