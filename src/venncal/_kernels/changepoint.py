@@ -41,7 +41,7 @@ import numpy as np
 
 from ._jit import jit, jit_inline
 from .dd import dd_add_jit
-from .exact_sum import _grow  # GROW-EXPANSION with zero elimination
+from .exact_sum import _CAP, _grow  # GROW-EXPANSION with zero elimination, its room
 
 __all__ = ["PROCEDURE_CODES", "change_statistics", "sr_slack"]
 
@@ -67,11 +67,6 @@ def _log10_one_plus(a):
 def sr_slack(level):
     """How far below ``level`` a Shiryaev-Roberts statistic alarms: 8 ulps of ``max(level, 1)``."""
     return math.ldexp(1.0, math.frexp(max(level, 1.0))[1] - 50)
-
-
-#: Room for an expansion: its doubles do not overlap, so at most one a bit of the range the
-#: sums span (below 2**1022, down to 2**-1074), plus the one added.
-_ROOM = 2200
 
 
 @jit_inline
@@ -113,8 +108,8 @@ def change_statistics(code, log10_factors, level, restart, out_statistic, out_al
     """
     start = 0.0 if code == 2 else -np.inf
     hi, lo = start, 0.0
-    e = np.empty(_ROOM)  # CUSUM and Ville: the exact sum (m parts), or -inf
-    scratch = np.empty(_ROOM)
+    e = np.empty(_CAP)  # CUSUM and Ville: the exact sum (m parts; non-overlapping: one a bit)
+    scratch = np.empty(_CAP)
     m = 0
     dead = code == 0  # the statistic is -inf (CUSUM's start; a factor of 0)
     count = 0

@@ -252,8 +252,7 @@ def check_text_labels(dtype, labels: Sequence, label_col: str) -> None:
 
 
 def _score_partition(pdf, calibrator, score_cols, names, nan_scores):
-    scores = np.column_stack([exact_float64(pdf[c], "scores") for c in score_cols]
-                             ) if len(pdf) else np.empty((0, len(score_cols)))
+    scores = np.column_stack([exact_float64(pdf[c], "scores") for c in score_cols])
     values, _ = _engine.score_rows(calibrator, scores, len(names), nan_scores)
     return pdf.assign(**dict(zip(names, values, strict=True)))
 

@@ -314,10 +314,7 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
         check_fit_rows(type(self).__name__, rows)
         codes = codes.astype(np.intp)
         pens, theta0 = self._choose_penalties(x, codes, w, classes)
-        frame = self._frame(x, w, pens)
-        if frame:  # columns taken as constant that vary beyond rounding: said (51 F6)
-            frame.warn_noisy(type(self).__name__, classes)
-        theta, f, gnorm, nit, ok, solver = self._solve(x, codes, w, pens, theta0)
+        theta, f, gnorm, nit, ok, solver = self._solve(x, codes, w, pens, theta0, classes)
         self.classes_ = classes
         self._store(np.asarray(theta, dtype=np.float64), K, pens)
         for name, value in pens.items():
@@ -356,12 +353,17 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
             )
         return self
 
-    def _solve(self, x, codes, w, pens, theta0=None):
-        """Minimise the objective on rows ``x``; ``(theta, f, |g|, iterations, ok, solver)``."""
+    def _solve(self, x, codes, w, pens, theta0=None, classes=None):
+        """Minimise the objective on rows ``x``; ``(theta, f, |g|, iterations, ok, solver)``.
+
+        With ``classes`` (the fit's, not a cross-validation fold's), columns the frame takes
+        as constant although they vary beyond rounding are warned of (attack 51 F6)."""
         K = x.shape[1]
         solver = self.solver if self.solver != "auto" else (
             "newton" if self._n_params(K, pens) <= NEWTON_MAX_PARAMS else "lbfgs")
         frame, x_in = self._frame(x, w, pens), x  # unpenalised: in x's own unit (docs "Start")
+        if frame and classes is not None:
+            frame.warn_noisy(type(self).__name__, classes)
         if frame:
             x = frame.x(x)
             theta0 = None if theta0 is None else self._reframe(theta0, K, pens, frame.map_into)

@@ -275,7 +275,7 @@ class UnitFrame:
                 "their size on every row, and are taken as constant (a class of constant "
                 "probability varies so by rounding); if they carry a signal (logits closer "
                 "than about 1e-13), multiply the logits by a positive constant",
-                UserWarning, stacklevel=3)
+                UserWarning, stacklevel=4)
 
     def x(self, x: np.ndarray) -> np.ndarray:
         """``x''``, the rows in the frame (0 in a flat column)."""

@@ -4,8 +4,8 @@ The local fit refuses integers past 2**53 and texts such as ``"9007199254740993"
 or ``"1e-400"`` (:func:`venncal._input_scales.check_held_exactly`): rounded to a
 double they would tie with a neighbour.  A Spark ``long``, whole ``decimal`` or
 ``string`` column was cast to ``double`` in SQL, silently (attack 52 F1, F6).
-:func:`check_exact` refuses such a column before a fit (one more pass over it,
-only for those types); :func:`exact_double` is the column as a double that
+:func:`check_exact` refuses such a column before a fit (one more pass over the
+frame, only for those types); :func:`exact_double` is the column as a double that
 raises the same error lazily, where a transform reads it.  ``double``,
 ``float`` and the narrower integer types are held exactly and pass unchanged.
 """
@@ -45,16 +45,18 @@ def _inexact(df: DataFrame, col: str) -> Column | None:
 
 def check_exact(df: DataFrame, columns: Mapping[str, str | None]) -> None:
     """Raise ``ValueError`` if a column (``{role: column}``, None skipped) holds a value that
-    a float64 cannot hold exactly, naming it."""
-    for role, col in columns.items():
-        if col is None or col not in df.columns:  # (a missing column: the caller's check says)
-            continue
-        bad = _inexact(df, col)
-        if bad is None:
-            continue
-        found = df.where(bad).select(F.col(col).cast("string")).limit(1).collect()
-        if found:
-            raise ValueError(f"{role}: column {col!r} holds {found[0][0]}, {_AFTER}")
+    a float64 cannot hold exactly, naming it.  One pass over ``df`` for every such column."""
+    checked = {role: (col, bad) for role, col in columns.items()
+               if col is not None and col in df.columns  # (a missing column: the caller's check)
+               and (bad := _inexact(df, col)) is not None}
+    if not checked:
+        return
+    # a value each column cannot hold (or null), in one pass; the roles named in their order
+    row = df.agg(*[F.first(F.when(bad, F.col(col).cast("string")), ignorenulls=True)
+                   for col, bad in checked.values()]).collect()[0]
+    for (role, (col, _)), value in zip(checked.items(), row, strict=True):
+        if value is not None:
+            raise ValueError(f"{role}: column {col!r} holds {value}, {_AFTER}")
 
 
 def exact_double(df: DataFrame, col: str, role: str) -> Column:
