@@ -96,3 +96,23 @@ def test_softmax_matches_the_definition(K):
     want = e / e.sum(axis=1, keepdims=True)
     np.testing.assert_allclose(out, want, rtol=4e-16 * K, atol=0)
     assert (out[:, -1] == 0.0).all()
+
+
+@pytest.mark.parametrize("gap", [5.0, 23.0, 40.0, 700.0])
+def test_a_near_certain_rows_loss_keeps_its_digits(gap):
+    # log(1 + e) of a rounded 1 + e lost the small loss's digits: 1.6e-7 relative at gap 23
+    # (attack 51); log1p of the terms other than the top's keeps them, here and in the log-softmax
+    from decimal import Decimal, localcontext
+
+    from venncal._kernels.parametric_matrix import log_softmax_rows
+
+    z = np.array([[gap, 0.0, 1.0, -np.inf]])
+    with localcontext() as ctx:
+        ctx.prec = 800  # 1 + e^-700 held in full
+        want = (Decimal(-gap).exp() + Decimal(1 - gap).exp() + 1).ln()
+    out = np.zeros(4)
+    temperature_terms(z, z.max(axis=1), np.array([0]), np.ones(1), 1.0, 0, 1, out)
+    x = np.empty_like(z)
+    log_softmax_rows(z, z.max(axis=1), x)
+    for got in (out[0], -x[0, 0]):
+        assert abs(float((Decimal(got) - want) / want)) <= 2.0**-52

@@ -132,6 +132,8 @@ def temperature_terms(z, top, codes, w, beta, lo, hi, out):
                 continue
             o = (i - r0) * K
             s = 0.0
+            rest = 0.0  # s less one term of exactly 1 (the top's): log1p(rest) keeps its digits
+            one = False
             m1 = 0.0
             m2 = 0.0
             m3 = 0.0
@@ -141,6 +143,10 @@ def temperature_terms(z, top, codes, w, beta, lo, hi, out):
                 ev = e * v
                 ev2 = ev * v
                 s += e
+                if one or e != 1.0:
+                    rest += e
+                else:
+                    one = True
                 m1 += ev
                 m2 += ev2
                 m3 += ev2 * v
@@ -148,11 +154,12 @@ def temperature_terms(z, top, codes, w, beta, lo, hi, out):
             e2 = m2 / s
             var = max(e2 - mu * mu, 0.0)
             cy = np.float64(z[i, codes[i]]) - top[i]
-            term = math.log(s) - beta * cy
+            ls = math.log1p(rest) if one else math.log(s)
+            term = ls - beta * cy
             if term < math.inf:
                 f += wi * term
             else:  # a row's loss past the doubles, of a small weight: taken at 2**-64 (attack 51 F3)
-                f += math.ldexp(wi * (math.log(s) * 2.0**-64 - (beta * 2.0**-64) * cy), 64)
+                f += math.ldexp(wi * (ls * 2.0**-64 - (beta * 2.0**-64) * cy), 64)
             g += wi * (mu - cy)
             h += wi * var
             q += wi * (m3 / s - mu * (3.0 * e2 - 2.0 * mu * mu))

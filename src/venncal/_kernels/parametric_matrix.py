@@ -36,12 +36,15 @@ def log_softmax_rows(z, top, out):
     n, K = z.shape
     for i in range(n):
         t = top[i]
-        s = 0.0
+        rest = 0.0  # the sum less the top's term exp(0) = 1: log1p keeps the digits of a
+        one = False  # near-certain row (log-probability -1e-12 of its top, not a rounded log(s))
         for k in range(K):
             v = np.float64(z[i, k]) - t
-            if v != -np.inf:
-                s += math.exp(v)
-        ls = math.log(s)
+            if v == 0.0 and not one:
+                one = True
+            elif v != -np.inf:
+                rest += math.exp(v)
+        ls = math.log1p(rest) if one else math.log(rest)
         for k in range(K):
             out[i, k] = (np.float64(z[i, k]) - t) - ls
 
@@ -54,13 +57,19 @@ def _softmax_loss(u, y, p):
     for k in range(K):
         top = max(top, u[k])
     s = 0.0
+    rest = 0.0  # s less the top's term 1: log1p(rest) keeps a near-certain row's small loss
+    one = False
     for k in range(K):
         e = math.exp(u[k] - top)
         p[k] = e
         s += e
+        if one or e != 1.0:
+            rest += e
+        else:
+            one = True
     for k in range(K):
         p[k] /= s
-    return math.log(s) - (u[y] - top)
+    return (math.log1p(rest) if one else math.log(s)) - (u[y] - top)
 
 
 @jit
