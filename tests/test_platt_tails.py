@@ -187,3 +187,18 @@ def test_scores_offset_far_from_zero_keep_what_the_intercept_can_hold():
     exact = [float(Fraction(cal.a_) * Fraction(v) + Fraction(cal.b_)) for v in s.tolist()]
     assert got.tolist() == exact  # a_ s + b_ rounded once
     assert np.abs(got - ref._minus_logit(u)).max() <= 0.125 + 1e-9
+
+
+@pytest.mark.parametrize("offset", [20.0, 3e3, 3e5])
+def test_moderate_offsets_keep_the_stored_maps_log_odds_to_an_ulp(offset):
+    """Attack 51: the product's rounding was put back only from |b_| >= 2**20, so at an offset
+    of 3e5 the log-odds of the stored (a_, b_) were 3e-11 off (2e-11 relative in p)."""
+    rng = np.random.default_rng(3)
+    u = rng.normal(size=300)
+    s = u + offset
+    y = (rng.random(300) < 1 / (1 + np.exp(-2.0 * u))).astype(int)
+    cal = PlattCalibrator().fit(s, y)
+    assert abs(cal.b_) >= 16.0
+    got = cal._minus_logit(s)
+    exact = np.array([float(Fraction(cal.a_) * Fraction(v) + Fraction(cal.b_)) for v in s.tolist()])
+    assert np.all(np.abs(got - exact) <= np.spacing(np.abs(exact)))
