@@ -630,3 +630,15 @@ def test_long_and_text_columns_a_double_cannot_hold_are_refused(spark):
                               method=method)
         with pytest.raises(Exception, match="float64 cannot hold exactly"):
             scored.collect()
+    # attack 55 F2: whole texts of more than 38 digits; attack 54 F5: decimals of scale > 0
+    from decimal import Decimal
+
+    for value, typ in (("0" * 24 + "9007199254740993", "string"),
+                       ("9007199254740993" + "0" * 23 + "1", "string"),
+                       (Decimal("9007199254740993.00"), "decimal(20,2)")):
+        frame = spark.createDataFrame([(value, 1), ("0.5", 0) if typ == "string" else
+                                       (Decimal("0.50"), 0)], f"s {typ}, y long")
+        with pytest.raises(ValueError, match="which a float64 cannot hold exactly"):
+            vs.fit(frame, "ivap", score_col="s", label_col="y")
+        with pytest.raises(Exception, match="float64 cannot hold exactly"):
+            vs.transform(frame, cal, "s").collect()

@@ -38,9 +38,23 @@ def test_text_integers_not_held_are_refused(cells, row):
 
 
 def test_decimal_text_and_held_integers_are_read():
-    x = column_numbers(pa.array(["9007199254740993.0", "1e300", "18446744073709551616",
-                                 "9007199254740994", " 2 "]), "t.csv", "s")
-    assert x.tolist() == [2.0**53, 1e300, 2.0**64, 2.0**53 + 2, 2.0]
+    x = column_numbers(pa.array(["9007199254740992.0", "1e300", "18446744073709551616",
+                                 "9007199254740994", " 2 ", "0.1", "1.8446744073709551617e19"]),
+                       "t.csv", "s")
+    assert x.tolist() == [2.0**53, 1e300, 2.0**64, 2.0**53 + 2, 2.0, 0.1, 2.0**64]
+
+
+@pytest.mark.parametrize("text", ["9007199254740993.0", "+09007199254740993", "9007199254740993.5",
+                                  "9007199254740993" + "0" * 30 + "1"])
+def test_values_past_2_53_are_held_however_written(text):
+    """Attack 54 F2, 55 F2: past 2**53 a value written without an exponent must be its double
+    exactly, however written (text with an exponent is a float literal: the nearest double)."""
+    import venncal
+
+    with pytest.raises(TableError, match="row 2: .* is not a float64 exactly"):
+        column_numbers(pa.array(["1", text]), "t.csv", "s")
+    with pytest.raises(ValueError, match="at index 1 is .* cannot hold exactly"):
+        venncal.IsotonicCalibrator().fit(np.array(["1", text, "2", "3"]), [0, 1, 0, 1])
 
 
 @pytest.mark.parametrize("type_", [pa.int64(), pa.uint64()])

@@ -7,45 +7,105 @@ from __future__ import annotations
 
 import decimal
 import math
-import re
+import numbers
 import warnings
+from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["WeightScaleWarning", "check_held_exactly", "exact_float64", "warn_if_relative_weights"]
+__all__ = [
+    "WeightScaleWarning", "as_float64", "check_held_exactly", "exact_float64", "inexact",
+    "inexact_codes",
+    "warn_if_relative_weights",
+]
 
-_WHOLE_TEXT = re.compile(r"\s*[+-]?[0-9]+\s*")
-_NONZERO_TEXT = re.compile(r"\s*[+-]?[^eE]*[1-9]")  # a non-zero digit before any exponent
-
-
-def _whole(v) -> int | None:
-    """``v`` as an integer when it is one (a Python int, or a Decimal of no fraction), else None."""
-    if isinstance(v, bool):
-        return None
-    if isinstance(v, int):
-        return v
-    if isinstance(v, decimal.Decimal) and v.is_finite() and v == v.to_integral_value():
-        return int(v)
-    if isinstance(v, (str, bytes)) and _WHOLE_TEXT.fullmatch(t := _text(v)):
-        return int(t)  # the integer a text names ("9007199254740993": attack 52 F6)
-    return None
+#: Magnitudes from which a double's neighbours are 2 or more apart: values there (ids, counts,
+#: timestamps) must be held exactly, or two of them would tie.
+_EXACT_FROM = 2.0**53
 
 
 def _text(v) -> str:
-    return v.decode() if isinstance(v, bytes) else v
+    return (v.decode() if isinstance(v, bytes) else str(v)).strip()
 
 
-def _underflows(v, f: float) -> bool:
-    """Whether ``v`` is a text naming a number other than 0 that reads as 0 (``"1e-400"``)."""
-    return f == 0.0 and isinstance(v, (str, bytes)) and bool(_NONZERO_TEXT.match(_text(v)))
+def _decimal(v) -> decimal.Decimal | None:
+    """The exact value a text or Decimal names (underscores and any Unicode digits as Python
+    reads them), None if it names none."""
+    if isinstance(v, decimal.Decimal):
+        return v
+    try:
+        return decimal.Decimal(_text(v))
+    except (decimal.InvalidOperation, UnicodeDecodeError, ValueError):
+        return None
 
 
-def check_held_exactly(arr: np.ndarray, out: np.ndarray, name: str) -> None:
-    """Raise unless every value of ``arr`` (int64, uint64, longdouble) is ``out``'s double exactly.
+def inexact(v, f: float) -> int:
+    """Whether ``v`` read as the double ``f`` lost what it names: 0 held, 1 rounded, 2 underflowed.
+
+    The rule (docs/validation.md, "Numbers a double cannot hold"), by value, not by spelling:
+
+    - a value other than 0 must not read as 0 (``"1e-400"``, ``Decimal("1E-400")``,
+      ``Fraction(1, 10**400)``: it would tie with 0);
+    - a value of magnitude ``2**53`` or more must be ``f`` exactly: integers of any type,
+      Fractions, Decimals and texts without an exponent (``"9007199254740993"``,
+      ``"9007199254740993.0"``, ``"+09007199254740993"``, ``"9_007_199_254_740_993"``);
+      texts with an exponent are float literals (``"1e300"``, ``"3.390389054365211e+16"``,
+      the shortest text of a double), read as the nearest double, as any parser reads them;
+    - long doubles must be ``f`` exactly (a float128 array is refused alike);
+    - floats, and other values below ``2**53`` (``"0.1"``), are read as the nearest double.
+
+    NaN and infinities pass here: the callers refuse them with their own message.
+    """
+    if not math.isfinite(f) or isinstance(v, (bool, np.bool_, float)):
+        return 0  # (np.float64 is a float; float32 and float16 are held exactly)
+    if isinstance(v, np.floating):
+        if v.dtype.itemsize <= 8 or not np.isfinite(v):
+            return 0
+        exact = Fraction(*v.as_integer_ratio())
+        return 0 if exact == Fraction(f) else (2 if f == 0.0 else 1)
+    if isinstance(v, numbers.Rational):  # int, numpy integers, Fraction
+        exact = Fraction(v)
+        if exact == 0 or (f != 0.0 and abs(exact) < _EXACT_FROM):
+            return 0
+        return 2 if f == 0.0 else (0 if exact == Fraction(f) else 1)
+    if not isinstance(v, (str, bytes, decimal.Decimal)) or (f != 0.0 and abs(f) < _EXACT_FROM):
+        return 0
+    d = _decimal(v)
+    if d is None or not d.is_finite() or d.is_zero():
+        return 0
+    if f == 0.0:
+        return 2
+    if abs(d) < _EXACT_FROM or (not isinstance(v, decimal.Decimal) and (
+            "e" in (t := _text(v)) or "E" in t)):
+        return 0
+    return 0 if d == decimal.Decimal(f) else 1
+
+
+def inexact_codes(arr: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """:func:`inexact` of every value of ``arr`` (1-D, object or text) read as ``out`` (int8).
+
+    Only values read as 0 or past 2**53, and long doubles, are looked at one by one.
+    """
+    with np.errstate(invalid="ignore"):
+        maybe = (out == 0.0) | (np.abs(out) >= _EXACT_FROM)
+    if arr.dtype.kind == "O":  # long doubles inside an object array, at any magnitude
+        maybe |= np.fromiter((isinstance(v, np.floating) and v.dtype.itemsize > 8
+                              for v in arr.tolist()), dtype=bool, count=arr.shape[0])
+    codes = np.zeros(arr.shape[0], dtype=np.int8)
+    cand = np.flatnonzero(maybe & np.isfinite(out))
+    codes[cand] = [inexact(v, f) for v, f in zip(arr[cand].tolist(), out[cand].tolist())]
+    return codes
+
+
+def check_held_exactly(arr: np.ndarray, out: np.ndarray, name: str,
+                       shape: tuple[int, ...] | None = None) -> None:
+    """Raise unless every value of ``arr`` (1-D) read as ``out`` keeps what it names.
 
     Integers past 2**53 (nanosecond timestamps, counts, ids) and long doubles
-    round to a neighbouring double: two different scores would become one, a
-    tie the definitions then treat as one score.
+    round to a neighbouring double, numbers below 5e-324 to 0: two different
+    scores would become one, a tie the definitions then treat as one score.
+    Object and text arrays follow :func:`inexact`.  ``shape``: the array's own,
+    when ``arr`` is it flattened (the error names its row and column).
     """
     if arr.dtype.kind in "iu":
         big = np.flatnonzero((arr > 2**53) | (arr < -(2**53)) if arr.dtype.kind == "i"
@@ -56,49 +116,92 @@ def check_held_exactly(arr: np.ndarray, out: np.ndarray, name: str) -> None:
         top = 2.0**63 if arr.dtype.kind == "i" else 2.0**64
         fits = f < top
         held = fits & (np.where(fits, f, 0.0).astype(arr.dtype) == x)
-        index = big
-    elif arr.dtype.kind in "OUS":  # Python ints of any size, whole Decimals, texts
-        values, floats = arr.tolist(), out.tolist()
-        whole = [_whole(v) for v in values]
-        held = np.array([(w is None or not math.isfinite(f) or int(f) == w)
-                         and not _underflows(v, f)
-                         for v, w, f in zip(values, whole, floats)], dtype=bool)
-        index = np.arange(arr.shape[0])
+        bad = big[~held]
+        code = 1
+    elif arr.dtype.kind in "OUS":  # Python numbers of any size, Decimals, Fractions, texts
+        codes = inexact_codes(arr, out)
+        bad = np.flatnonzero(codes)
+        code = int(codes[bad[0]]) if bad.size else 0
     else:
         with np.errstate(invalid="ignore"):
             held = (out.astype(arr.dtype) == arr) | np.isnan(arr)
-        index = np.arange(arr.shape[0])
-    if not held.all():
-        i = int(index[np.flatnonzero(~held)[0]])
-        if arr.dtype.kind in "OUS" and _underflows(arr[i], float(out[i])):
-            raise ValueError(
-                f"{name} at index {i} is {arr[i:i + 1].tolist()[0]!r}: not zero but below the smallest float64 "
-                f"(5e-324), so it would read as 0 and tie with 0: venncal computes in float64; "
-                f"rescale {name} first")
+        bad = np.flatnonzero(~held)
+        code = 1
+    if bad.size == 0:
+        return
+    i = int(bad[0])
+    value = arr[i:i + 1].tolist()[0]
+    at = (f"index {i}" if shape is None or len(shape) < 2 else
+          "row {}, column {}".format(*np.unravel_index(i, (shape[0], -1) if len(shape) == 2
+                                                       else (shape[0], int(np.prod(shape[1:]))))))
+    if code == 2:
         raise ValueError(
-            f"{name} at index {i} is {arr[i:i + 1].tolist()[0]!r}, which a float64 cannot hold exactly (it would "
-            f"be {float(out[i])!r}; integers past 2**53 round to a neighbour, so different "
-            f"scores would tie): venncal computes in float64; subtract an offset or rescale "
-            f"{name} first"
-        )
+            f"{name} at {at} is {value!r}: not zero but below the smallest float64 "
+            f"(5e-324), so it would read as 0 and tie with 0: venncal computes in float64; "
+            f"rescale {name} first")
+    raise ValueError(
+        f"{name} at {at} is {value!r}, which a float64 cannot hold exactly (it would "
+        f"be {float(out[i])!r}; past 2**53, and for long doubles anywhere, a value rounds to "
+        f"a neighbouring double, so different scores would tie): venncal computes in "
+        f"float64; subtract an offset or rescale {name} first"
+    )
+
+
+def as_float64(arr: np.ndarray, name: str) -> np.ndarray:
+    """``arr`` (numbers, texts or objects, any shape) as float64, refusing what it cannot hold.
+
+    Texts are read as Python reads them (correctly rounded); an element that is
+    no number is a ``TypeError`` naming it, an integer past float64's range a
+    ``ValueError``; what :func:`check_held_exactly` refuses is refused, at its
+    flat index.  NaN and infinities are kept (the callers' checks name them).
+    """
+    if arr.dtype.kind in "OUS":
+        try:
+            out = arr.astype(np.float64)
+        except OverflowError:  # a Python int past float64's range
+            raise ValueError(f"{name} holds an integer beyond float64's range (about "
+                             "1.8e308): venncal computes in float64; rescale it first") from None
+        except (TypeError, ValueError):
+            flat = arr.reshape(-1).tolist()
+            i = next((i for i, v in enumerate(flat) if not _reads(v)), None)
+            what = "" if i is None else f" ({name} at index {i} is {flat[i]!r})"
+            raise TypeError(
+                f"{name} must be real numbers; got an array of dtype {arr.dtype}{what}"
+            ) from None
+        check_held_exactly(arr.reshape(-1), out.reshape(-1), name, arr.shape)
+        return out
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be real numbers; got an array of dtype {arr.dtype}")
+    out = arr.astype(np.float64)
+    if arr.dtype.itemsize > 8 or (arr.dtype.kind in "iu" and arr.dtype.itemsize == 8):
+        check_held_exactly(arr.reshape(-1), out.reshape(-1), name, arr.shape)
+    return out
+
+
+def _reads(v) -> bool:
+    try:
+        float(v)
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return True
 
 
 def exact_float64(values, name: str) -> np.ndarray:
-    """A column (pandas Series or array) as float64, NaN where missing; what float64 cannot
-    hold exactly refused as :func:`check_held_exactly` refuses it.
+    """A column (pandas Series or array) as float64, NaN where missing, read as the local fit
+    reads it (:func:`as_float64`).
 
-    The engines' partitions and the local fit read columns alike (attack 52 F1, F6): int64
-    past 2**53 and texts such as ``"9007199254740993"`` or ``"1e-400"`` are refused, not
-    rounded into ties.
+    The engines' partitions and the local fit read columns alike (attack 52 F1, F6; attack
+    55 F1: ``pandas.to_numeric`` was not correctly rounded, 37 % of random texts read as a
+    neighbour): int64 past 2**53 and texts such as ``"9007199254740993"`` or ``"1e-400"``
+    are refused, not rounded into ties.  Nullable and Arrow columns are read as Python
+    objects, so that an integer beside a missing value is not first made a float.
     """
     import pandas as pd
 
     column = values if isinstance(values, pd.Series) else pd.Series(np.asarray(values))
-    out = pd.to_numeric(column).to_numpy(dtype=np.float64, na_value=np.nan)
-    arr = column.to_numpy()
-    if arr.dtype.kind in "iu" and arr.dtype.itemsize == 8 or arr.dtype.kind in "OUS":
-        check_held_exactly(arr, out, name)
-    return out
+    if isinstance(column.dtype, np.dtype) and column.dtype.kind in "biuf":
+        return as_float64(column.to_numpy(), name)
+    return as_float64(column.to_numpy(dtype=object, na_value=math.nan), name)
 
 
 class WeightScaleWarning(UserWarning):

@@ -1,9 +1,9 @@
 """Score and weight columns a float64 cannot hold exactly, refused on Spark as locally.
 
 The local fit refuses integers past 2**53 and texts such as ``"9007199254740993"``
-or ``"1e-400"`` (:func:`venncal._input_scales.check_held_exactly`): rounded to a
-double they would tie with a neighbour.  A Spark ``long``, whole ``decimal`` or
-``string`` column was cast to ``double`` in SQL, silently (attack 52 F1, F6).
+or ``"1e-400"`` (:func:`venncal._input_scales.inexact`): rounded to a double they
+would tie with a neighbour.  A Spark ``long``, ``decimal`` or ``string`` column was
+cast to ``double`` in SQL, silently (attack 52 F1, F6).
 :func:`check_exact` refuses such a column before a fit (one more pass over the
 frame, only for those types); :func:`exact_double` is the column as a double that
 raises the same error lazily, where a transform reads it.  ``double``,
@@ -12,34 +12,48 @@ raises the same error lazily, where a transform reads it.  ``double``,
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 
+import numpy as np
+import pandas as pd
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 __all__ = ["check_exact", "exact_double"]
 
-#: A whole number of at most 38 digits (what ``decimal(38, 0)`` holds).
-_WHOLE = r"^\s*[+-]?[0-9]{1,38}\s*$"
-#: A non-zero digit before any exponent: the text names a number other than 0.
-_NONZERO = r"^\s*[+-]?[^eE]*[1-9]"
-_AFTER = ("which a float64 cannot hold exactly (an integer past 2**53 rounds to a neighbour, "
+_AFTER = ("which a float64 cannot hold exactly (past 2**53 a value rounds to a neighbour, "
           "a non-zero number below 5e-324 reads as 0: different scores would tie); venncal "
           "computes in float64: subtract an offset or rescale the column first")
 
 
+@functools.cache
+def _inexact_udf():
+    """A pandas UDF ``(value, its double) -> bool``: the local rule, element by element."""
+    from .._input_scales import inexact_codes
+
+    @F.pandas_udf("boolean")
+    def inexact(values: pd.Series, doubles: pd.Series) -> pd.Series:
+        out = doubles.to_numpy(dtype=np.float64, na_value=np.nan)
+        return pd.Series(inexact_codes(values.to_numpy(dtype=object), out) != 0)
+
+    return inexact
+
+
 def _inexact(df: DataFrame, col: str) -> Column | None:
-    """A boolean column: the value is not a double exactly; None for types that always are."""
+    """A boolean column: the value is not a double exactly; None for types that always are.
+
+    ``long`` is compared in SQL; ``string`` and ``decimal`` (any scale) by the local rule,
+    :func:`venncal._input_scales.inexact`, in a pandas UDF (attack 55 F2: whole texts of
+    more than 38 digits, and attack 54 F5: decimals of scale above 0, were not checked).
+    """
     kind = df.select(col).schema[0].dataType
     c = F.col(col)
-    as_double = c.cast("double")
-    if isinstance(kind, T.LongType) or (isinstance(kind, T.DecimalType) and kind.scale == 0):
-        return as_double.cast("decimal(38,0)") != c.cast("decimal(38,0)")
-    if isinstance(kind, T.StringType):
-        whole = F.when(c.rlike(_WHOLE),  # (a branch: casts of other texts could overflow)
-                       F.trim(c).cast("decimal(38,0)") != as_double.cast("decimal(38,0)"))
-        return F.coalesce(whole, F.lit(False)) | ((as_double == 0.0) & c.rlike(_NONZERO))
+    if isinstance(kind, T.LongType):
+        return c.cast("double").cast("decimal(38,0)") != c.cast("decimal(38,0)")
+    if isinstance(kind, (T.StringType, T.DecimalType)):
+        return _inexact_udf()(c, c.cast("double"))
     return None
 
 

@@ -8,8 +8,11 @@ later: :meth:`TableError.moved`).
 
 from __future__ import annotations
 
+import decimal
+
 import numpy as np
 
+from .._input_scales import inexact
 from ._errors import TableError
 from ._formats import arrow
 
@@ -94,11 +97,14 @@ def _first_inexact_ints(ints: np.ndarray) -> int:
 
 
 def _first_inexact_text(cleaned, values) -> int:
-    """Index of the first integer literal of ``cleaned`` that its double ``values`` is not, or -1.
+    """Index of the first text of ``cleaned`` that its double ``values`` does not hold, or -1.
 
-    Only literals of magnitude 2**53 or more can be inexact; they are parsed
-    as int64 or uint64 by pyarrow (vectorized), and those past 64 bits (rare)
-    one by one as Python integers.
+    The rule of the Python API (:func:`venncal._input_scales.inexact`): a value of
+    magnitude 2**53 or more written without an exponent (``9007199254740993``,
+    ``9007199254740993.0``) must be its double exactly; text with an exponent is a
+    float literal (``1e300``, ``3.390389054365211e+16``), read as the nearest double.
+    Only cells of that magnitude are looked at; integer literals are parsed as int64
+    or uint64 by pyarrow (vectorized), the rest one by one.
     """
     pa = arrow()
     pc = pa.compute
@@ -108,20 +114,26 @@ def _first_inexact_text(cleaned, values) -> int:
         return -1
     texts = pc.take(cleaned, pa.array(index))
     integer = pc.match_substring_regex(texts, _INTEGER_TEXT).to_numpy(zero_copy_only=False)
-    index, texts = index[integer], texts.filter(pa.array(integer))
-    if index.size == 0:
-        return -1
-    for t in (pa.int64(), pa.uint64()):
-        try:
-            i = _first_inexact_ints(pc.cast(texts, t).to_numpy(zero_copy_only=False))
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            continue
-        return -1 if i < 0 else int(index[i])
-    x = values.take(pa.array(index)).to_numpy(zero_copy_only=False)
-    for j, (text, value) in enumerate(zip(texts.to_pylist(), x.tolist(), strict=True)):
-        if not np.isfinite(value) or int(text) != int(value):
-            return int(index[j])
-    return -1
+    first, judged = [], np.zeros_like(integer)
+    if integer.any():
+        ints = texts.filter(pa.array(integer))
+        for t in (pa.int64(), pa.uint64()):
+            try:
+                i = _first_inexact_ints(pc.cast(ints, t).to_numpy(zero_copy_only=False))
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                continue  # (past 64 bits: one by one below)
+            first.append(-1 if i < 0 else int(index[integer][i]))
+            judged = integer
+            break
+    rest = np.flatnonzero(~judged)
+    x = values.take(pa.array(index[rest])).to_numpy(zero_copy_only=False)
+    for j, text, value in zip(rest.tolist(), texts.take(pa.array(rest)).to_pylist(),
+                              x.tolist(), strict=True):
+        if inexact(text, value):
+            first.append(int(index[j]))
+            break
+    hits = [i for i in first if i >= 0]
+    return min(hits) if hits else -1
 
 
 def _first_underflow(cleaned, values) -> int:
@@ -144,18 +156,21 @@ def _underflow_problem(value) -> str:
 
 
 def _first_inexact_decimal(arr, values) -> int:
-    """Index of the first integer of a decimal column (scale <= 0) a float64 cannot hold, or -1."""
+    """Index of the first value of a decimal column (any scale) of magnitude 2**53 or more
+    that its double ``values`` is not exactly, or -1."""
     x = values.to_numpy(zero_copy_only=False)
     big = np.flatnonzero(np.abs(np.nan_to_num(x)) >= 2.0**53)  # (below, every integer is exact)
-    for i in big.tolist():  # past 2**53 only: compared exactly, as Python integers
-        if int(arr[i].as_py()) != int(x[i]):
+    for i in big.tolist():  # past 2**53 only: compared exactly, as Decimals
+        d = arr[i].as_py()
+        if abs(d) >= 2**53 and d != decimal.Decimal(float(x[i])):
             return i
     return -1
 
 
 def _inexact_problem(value, x: float) -> str:
-    return (f"the integer {value!r} is not a float64 exactly (it would be {x!r}; integers past "
-            f"2**53 round to a neighbour, so different values would tie): venncal computes in "
+    whole = isinstance(value, int) or (isinstance(value, str) and value.strip().lstrip("+-").isdigit())
+    return (f"{'the integer ' if whole else ''}{value!r} is not a float64 exactly (it would be {x!r}; past 2**53 a value rounds "
+            f"to a neighbouring double, so different values would tie): venncal computes in "
             f"float64; subtract an offset or rescale the column first")
 
 
@@ -206,16 +221,14 @@ def column_numbers(
 ) -> np.ndarray:
     """Return an Arrow column of numbers (or of their text) as float64.
 
-    Integers are read exactly or refused: an integer cell (an Arrow integer
-    column, or text that is an integer literal, digits with an optional
-    sign and no '.' nor exponent) whose value a float64 cannot hold (past
-    2**53: ``9007199254740993``) is an error naming its row and value, as
-    the Python API refuses such int64/uint64 scores, since two different
-    values would become one double and tie; so is an integer of a decimal
-    column of scale 0 (``decimal128(20, 0)``).  Decimal and scientific text
-    (``0.1``, ``9007199254740993.0``, ``1e300``), floating columns and
-    decimal columns of scale > 0 are read as the nearest double; text of a number other than 0
-    below the smallest double (``1e-400``, which would read as 0) is an error.
+    Values past 2**53 are read exactly or refused, as the Python API reads them
+    (:func:`venncal._input_scales.inexact`): an integer column, a decimal column
+    or text without an exponent (``9007199254740993``, ``9007199254740993.0``)
+    whose value a float64 cannot hold is an error naming its row and value, since
+    two different values would become one double and tie; text with an exponent
+    is a float literal (``1e300``), read as the nearest double, as are values below
+    2**53 (``0.1``) and floating columns; text of a number other than 0 below the
+    smallest double (``1e-400``, which would read as 0) is an error.
 
     Parameters
     ----------
@@ -283,17 +296,17 @@ def column_numbers(
         if i >= 0:
             raise TableError.at_cell(source, column, first_row + i,
                                      _inexact_problem(int(ints[i]), values[i].as_py()))
-    elif pa.types.is_decimal(t) and t.scale <= 0:  # integers: read exactly or refused
-        values = pc.cast(arr, pa.float64(), safe=False)
-        i = _first_inexact_decimal(arr, values)
-        if i >= 0:
-            raise TableError.at_cell(source, column, first_row + i,
-                                     _inexact_problem(int(arr[i].as_py()), values[i].as_py()))
     elif pa.types.is_decimal(t):
         # to the nearest double, through the decimal's text: pyarrow's cast of a decimal to
         # float64 is not correctly rounded (decimal128(5, 2) 0.83 became 0.8300000000000001;
-        # 4,382 of 33,211 random two-place decimals one ulp off), its cast of text is
+        # 4,382 of 33,211 random two-place decimals one ulp off), its cast of text is; past
+        # 2**53 read exactly or refused, whatever the scale (attack 54 F5)
         values = pc.cast(pc.cast(arr, pa.string()), pa.float64())
+        i = _first_inexact_decimal(arr, values)
+        if i >= 0:
+            v = arr[i].as_py()
+            raise TableError.at_cell(source, column, first_row + i, _inexact_problem(
+                int(v) if v == v.to_integral_value() else v, values[i].as_py()))
     elif pa.types.is_floating(t):
         values = pc.cast(arr, pa.float64())  # exact (float16 and float32 widen)
     elif pa.types.is_null(t):
