@@ -487,12 +487,31 @@ def test_weights_that_vanish_in_float64_are_told():
     # 1e308 its row's loss is not negligible: a warning, and refusals say it
     z = np.array([[0, 1], [1e308, -1e308], [0, 1.0]])
     y = np.array([1, 1, 0])
-    with pytest.warns(UserWarning, match="1 row.* of positive weight below 2..-1074"):
+    with pytest.warns(UserWarning, match="2 row.* of positive weight below 2..-1022"):
         TemperatureCalibrator().fit(z, y, sample_weight=[1e300, 1e-300, 1e-10])
     with pytest.raises(ValueError, match="largest score.*1 row.* count as weight 0"):
         TemperatureCalibrator(classes=[0, 1]).fit(z[:2], y[:2], sample_weight=[1e300, 1e-300])
-    # ordinary logits: such a row is negligible, and nothing is said
+    # ordinary logits: such a row is negligible, and nothing is said (with 1e-10 for the last
+    # weight, 1e-310 of the largest, it keeps 44 bits and its row is most of the loss: told)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         TemperatureCalibrator().fit(np.array([[0, 1], [1, 0], [0, 1.0]]), y,
-                                    sample_weight=[1e300, 1e-300, 1e-10])
+                                    sample_weight=[1e300, 1e-300, 1.0])
+
+
+def test_weights_rounded_to_a_subnormal_are_told():
+    """Attack 54 F7: a weight of 5 * 2**-1000 beside weights of 2**75 is 2.5 * 2**-1074 once
+    scaled, rounded to 2 * 2**-1074; beside a row spanning 3.4e308 it moved beta by 46 %, and
+    only weights rounded to 0 were told.  A weight scaled exactly (4 * 2**-1000) is silent."""
+    rng = np.random.default_rng(3)
+    n = 30
+    s = rng.uniform(-1, 1, n) * 1e-14
+    y = (rng.random(n) < 1 / (1 + np.exp(-1e14 * s))).astype(int)
+    z = np.vstack([[1.7e308, -1.7e308], np.column_stack([np.zeros(n), s])])
+    Y = np.r_[1, y]
+    for w0 in (5 * 2.0**-1000, 3 * 2.0**-1000):
+        with pytest.warns(UserWarning, match="1 row.* keep only a few bits"):
+            TemperatureCalibrator().fit(z, Y, sample_weight=np.r_[w0, np.full(n, 2.0**75)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        TemperatureCalibrator().fit(z, Y, sample_weight=np.r_[4 * 2.0**-1000, np.full(n, 2.0**75)])

@@ -193,8 +193,11 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
         given = check_sample_weight(sample_weight, n)
         clipped = clipped_weight(np.ones(n) if given is None else given, moved[0]) if moved else 0.0
         w = np.ones(n) if given is None else power_of_two_scale(given)
-        # weights below 2**-1074 of the largest vanish in float64 (attack 51 F2)
+        # weights below 2**-1074 of the largest vanish in float64 (attack 51 F2), below
+        # 2**-1022 of it they keep a few bits only (subnormal: attack 54 F7)
         vanished = np.zeros(n, bool) if given is None else (given > 0) & (w == 0)
+        damaged = np.zeros(n, bool) if given is None else (given > 0) & (
+            np.ldexp(w, math.frexp(float(np.max(given)))[1] - 1) != given)
         note = _vanished_note(vanished)
         label_score = z[np.arange(n), codes].astype(np.float64) - top
         live = w > 0
@@ -252,8 +255,8 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
                 + (", and the log loss's slope rounds to 0" if result.x == 0.0 else "")
                 + "); multiply the scores by a positive constant (the inverse temperature "
                 "scales by its inverse)")
-        if vanished.any():
-            _warn_vanished(given, vanished, z, top, K, result, total, note)
+        if damaged.any():
+            _warn_vanished(given, damaged, z, top, K, result, total)
         if shift:  # back to the scores' unit: beta 2**-k, its derivative 2**k (saturated at
             # the largest double where it passes it: attack 51 F1)
             g = math.copysign(_MAX, result.g) if abs(result.g) > math.ldexp(_MAX, -shift) \
@@ -379,25 +382,31 @@ def _vanished_note(vanished: np.ndarray) -> str:
             "count as weight 0: float64 cannot hold their ratio)")
 
 
-def _warn_vanished(given, vanished, z, top, K, result, total, note) -> None:
-    """Warn when rows whose weight vanished could move the fitted loss (attack 51 F2).
+def _warn_vanished(given, damaged, z, top, K, result, total) -> None:
+    """Warn when rows whose weight vanished or rounded could move the fitted loss.
 
-    A row's term of the weighted log loss is at most ``w (log K + beta spread)``:
-    with logits near the largest double a weight of 2**-1100 can still count.
+    Weights below 2**-1022 of the largest are subnormal once scaled: they are
+    rounded by up to 2**-1075 (a few bits left: attack 54 F7), or to 0 below
+    2**-1074 (attack 51 F2).  A row's term of the weighted log loss is at most
+    ``w (log K + beta spread)``: with logits near the largest double the
+    rounding of a weight of 2**-1100 can still count.
     """
-    rows = np.flatnonzero(vanished)
+    rows = np.flatnonzero(damaged)
     spread = top[rows] - _lowest_live(z[rows], top[rows])
     with np.errstate(over="ignore", divide="ignore"):
         bound = np.log2(math.log(K) + result.x * spread)
         exp = math.frexp(float(np.max(given)))[1] - 1  # power_of_two_scale's division
-        reach = float(np.max(np.log2(given[rows]) - exp + bound))
+        error = np.minimum(np.log2(given[rows]) - exp, -1075.0)  # each weight's rounding
+        reach = float(np.max(error + bound))
         level = math.log2(result.f * total) - 52 if result.f * total > 0 else -math.inf
     if reach > level:
+        lost = rows.shape[0]
         warnings.warn(
-            "TemperatureCalibrator: sample_weight spans more than float64 can hold: "
-            + note[2:-1] + "; the log loss of their rows at the fitted temperature may not be "
-            "negligible (their scores are far apart), so the fit may differ from the exact "
-            "one: give weights of a narrower range",
+            f"TemperatureCalibrator: sample_weight spans more than float64 can hold: {lost} "
+            "row(s) of positive weight below 2**-1022 times the largest weight keep only a "
+            "few bits of it, or none below 2**-1074; the log loss of their rows at the fitted "
+            "temperature may not be negligible (their scores are far apart), so the fit may "
+            "differ from the exact one: give weights of a narrower range",
             UserWarning, stacklevel=3)
 
 
