@@ -164,3 +164,28 @@ def test_the_fit_ends_on_a_newton_step():
                               sample_weight=[7, 7, 1e5, 0.1, 0.1, 1e5, 7])
     assert m.predict_proba([-3.0])[0, 0] == pytest.approx(0.00022176744196006281, rel=1e-14,
                                                           abs=0)
+
+
+@pytest.mark.parametrize("w0, s0, other", [(2.0**-1000, -1e300, 2.0**75), (5e-324, -1e300, 1.0),
+                                           (3 * 2.0**-1000, -1.7e308, 2.0**75)])
+def test_a_vanished_weight_at_an_extreme_score_does_not_flatten_the_fit(w0, s0, other):
+    """Attack 54 F10: a row whose weight is below 2**-1074 of the total, at -1e300, set the
+    spread that standardised the others (x ~ 1e-300): a_ = 0, p(1) = 0.37 for an exact 0.97,
+    silently.  Its pull on the fit is 1e-23: the fit is the one without it."""
+    rng = np.random.default_rng(3)
+    n = 30
+    t = rng.normal(size=n)
+    y = (rng.random(n) < 1 / (1 + np.exp(-3 * t))).astype(int)
+    for targets in ("labels", "platt"):
+        got = PlattCalibrator(targets=targets).fit(np.r_[s0, t], np.r_[1, y],
+                                                   sample_weight=np.r_[w0, np.full(n, other)])
+        want = PlattCalibrator(targets=targets).fit(t, y, sample_weight=np.full(n, other))
+        assert (got.a_, got.b_) == (want.a_, want.b_)
+
+
+def test_a_vanished_weight_whose_score_could_move_the_fit_is_refused():
+    rng = np.random.default_rng(3)
+    t = rng.normal(size=30) * 1e-300
+    y = (rng.random(30) < 1 / (1 + np.exp(-3e300 * t))).astype(int)
+    with pytest.raises(ValueError, match="below 2..-1074 times the total have scores so far out"):
+        PlattCalibrator().fit(np.r_[1.7e308, t], np.r_[0, y], sample_weight=np.r_[5e-324, np.ones(30)])

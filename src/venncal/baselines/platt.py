@@ -226,6 +226,15 @@ class PlattCalibrator(ProbaFitScores, ScoreCalibrator):
         c1, c0 = c1 / total, c0 / total
 
         v = c1 + c0
+        gone = (v == 0.0) & (w > 0)  # below 2**-1074 of the total: out of the fit (54 F10)
+        dropped = None
+        if gone.any() and not gone.all():
+            # their scores still set the spread that standardises the others (-1e300 of weight
+            # 5e-324 beside N(0, 1) of weight 1 put those at x ~ 1e-300: a = 0, silently);
+            # their loss at the fit is bounded below, and a refusal if it could count
+            dropped = (s[gone], w[gone])
+            keep = ~gone
+            s, a, b, c1, c0, v = s[keep], a[keep], b[keep], c1[keep], c0[keep], v[keep]
         center = float(np.dot(v, s))
         with np.errstate(over="ignore"):
             dev = s - center
@@ -300,6 +309,8 @@ class PlattCalibrator(ProbaFitScores, ScoreCalibrator):
                 stacklevel=4,
             )
         alpha, beta = theta
+        if dropped is not None:
+            _check_dropped_negligible(dropped, w, center, scale, k)
         # logit(p) = alpha * (s - center) / scale + beta = -(A s + B)
         # (with halves, the scale of the scores themselves is scale / k)
         with np.errstate(over="ignore", invalid="ignore"):
@@ -432,6 +443,26 @@ def _constant_intercept(a: float, neg: float, platt) -> float:
         c1 = _log_sum([(a, 1.0 - off_pos), (neg, t_neg)])
         c0 = _log_sum([(a, off_pos), (neg, 1.0 - t_neg)])
     return float(c0 - c1) + 0.0
+
+
+def _check_dropped_negligible(dropped, w, center, scale, k) -> None:
+    """Raise if the rows left out of the fit (weight below 2**-1074 of the total) could move it.
+
+    A row's pull on the fit, its loss's gradient, is at most its share of the weight
+    times ``|x|``, its standardised score; beside a Hessian of order 1 on the others,
+    a pull below 1e-9 moves no logit by more than ``LOGIT_TOL`` (1e-6).
+    """
+    s_d, w_d = dropped
+    with np.errstate(over="ignore", divide="ignore"):
+        reach = np.log2(np.abs(s_d * k - center * k)) - math.log2(scale)
+        pull = np.log2(w_d) - math.log2(float(np.sum(w))) + reach
+    if float(np.max(pull)) > math.log2(1e-9):
+        raise ValueError(
+            f"PlattCalibrator: sample_weight spans from {float(w.min()):.3g} to "
+            f"{float(w.max()):.3g}, and rows of weight below 2**-1074 times the total have "
+            "scores so far out that they could move the fit, though float64 cannot weigh "
+            "them beside the others; rescale the weights into a narrower range, or drop the "
+            "lightest")
 
 
 def _check_no_score_vanishes(s, w, scaled):
