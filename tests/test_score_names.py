@@ -74,6 +74,29 @@ def test_a_table_fit_records_its_columns_and_refuses_them_reordered(tmp_path, ki
     assert got.filter(like="p_").equals(same.filter(like="p_"))
 
 
+@pytest.mark.parametrize("kind", list(MODELS))
+def test_predict_proba_on_a_dataframe_checks_the_recorded_columns(tmp_path, kind):
+    """Attack 54 F9: the recorded columns given to predict_proba as a DataFrame in another
+    order relabelled the classes without a word; a fit on a DataFrame recorded no names."""
+    frame = _table(tmp_path / "d.csv")
+    for model in (fit_file(tmp_path / "d.csv", MODELS[kind](), score_col=COLS, label_col="y"),
+                  MODELS[kind]().fit(frame[COLS], frame["y"])):
+        assert recorded(model) == COLS
+        want = model.predict_proba(frame[COLS].to_numpy())
+        assert model.predict_proba(frame[COLS]).tobytes() == want.tobytes()
+        renamed = frame[COLS].rename(columns=dict(zip(COLS, "abc", strict=True)))
+        assert model.predict_proba(renamed).tobytes() == want.tobytes()
+        for wrong in (["zb", "za", "zc"], ["zc", "zb", "za"]):
+            with pytest.raises(ParameterError, match="scores gives column .* the model was"):
+                model.predict_proba(frame[wrong])
+            with pytest.raises(ParameterError, match="the model was fitted on"):
+                model.predict(frame[wrong])
+        persist.save(model, tmp_path / "m.json")
+        assert recorded(persist.load(tmp_path / "m.json")) == COLS
+        model.fit(frame[COLS].to_numpy(), frame["y"].to_numpy())
+        assert not hasattr(model, NAME)
+
+
 def test_the_refusal_names_the_classes():
     model = OneVsRestCalibrator().fit(np.eye(3)[[0, 1, 2] * 4], ["ant", "bee", "cat"] * 4)
     record(model, COLS)

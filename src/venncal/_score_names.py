@@ -5,11 +5,12 @@ A model of K classes takes one score column per class, in the order of its
 prediction, without a word.  The table fits (:func:`venncal.files.fit_file`,
 :func:`venncal.dask.fit`, :func:`venncal.dask.fit_files`,
 :func:`venncal.spark.fit`) therefore record the names of the columns as
-``score_cols_`` (:func:`record`), a fit on arrays leaves none
-(:func:`forget`), and the table predictions (:func:`venncal.files.transform_file`,
+``score_cols_`` (:func:`record`), and so does a fit on a DataFrame
+(:func:`from_frame`); a fit on arrays leaves none (:func:`forget`), and the table predictions (:func:`venncal.files.transform_file`,
 :func:`venncal.dask.transform`, :func:`venncal.dask.transform_files`,
 :func:`venncal.spark.transform`, ``venncal predict``) refuse columns that
-name a recorded column at another place (:func:`check`).  Columns of other
+name a recorded column at another place (:func:`check`), and so do
+``predict_proba`` and ``predict`` given a DataFrame (:func:`check_frame`).  Columns of other
 names (a table whose columns were renamed) are taken in the order given.
 ``venncal.persist`` saves the member (:func:`check_state` on load).
 """
@@ -22,7 +23,9 @@ import numpy as np
 
 from .tables import Param, ParameterError
 
-__all__ = ["NAME", "check", "check_state", "forget", "record", "recorded"]
+__all__ = [
+    "NAME", "check", "check_frame", "check_state", "forget", "from_frame", "record", "recorded",
+]
 
 #: The fitted attribute.
 NAME = "score_cols_"
@@ -31,6 +34,25 @@ NAME = "score_cols_"
 def record(model, score_cols: Sequence[str]) -> None:
     """Set ``model.score_cols_``: the names of its class-score columns, in order."""
     setattr(model, NAME, np.array([str(c) for c in score_cols], dtype=str))
+
+
+def _frame_names(scores) -> list[str] | None:
+    """The column names of a table (pandas or polars DataFrame, pyarrow Table), else None."""
+    names = getattr(scores, "columns", None)
+    names = getattr(scores, "column_names", None) if names is None else names
+    return None if names is None or isinstance(scores, np.ndarray) else [str(c) for c in names]
+
+
+def from_frame(model, scores):
+    """Set ``score_cols_`` to the column names of a table ``scores`` (distinct names, one per
+    column: a fit on a DataFrame, as scikit-learn's ``feature_names_in_``), else drop it (a
+    fit on arrays: its columns have no names); return ``model``."""
+    names = _frame_names(scores)
+    if names is not None and len(names) > 1 and len(set(names)) == len(names):
+        record(model, names)
+    else:
+        forget(model)
+    return model
 
 
 def forget(model) -> None:
@@ -44,7 +66,16 @@ def recorded(model) -> list[str] | None:
     return None if names is None else [str(c) for c in names.tolist()]
 
 
-def check(model, score_cols: Sequence[str]) -> None:
+def check_frame(model, scores) -> None:
+    """:func:`check` the column names of ``scores`` when it is a table (a pandas or polars
+    DataFrame, a pyarrow Table) and ``model`` recorded its columns: the same columns in
+    another order relabelled ``predict_proba``'s classes without a word (attack 54 F9)."""
+    names = _frame_names(scores)
+    if names is not None and recorded(model) is not None:
+        check(model, names, Param("scores"))
+
+
+def check(model, score_cols: Sequence[str], param: Param = Param("score_col")) -> None:
     """Raise unless ``score_cols`` give each recorded column at its place.
 
     With K recorded columns, the ``j``-th column given is class ``j mod K``'s
@@ -74,7 +105,7 @@ give the columns in that order
         if c in names and names.index(c) != j % K:
             k = names.index(c)
             raise ParameterError(
-                Param("score_col"), f" gives column {c!r} as the score "
+                param, f" gives column {c!r} as the score "
                 f"of class {classes[j % K]!r}; the model was fitted on {names!r}, where {c!r} "
                 f"is the score of class {classes[k]!r}: give the columns in that order",
             )

@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import same_values
 from .._rows import RowError, rows_of
-from .._score_names import forget as forget_score_names
+from .._score_names import check_frame, from_frame
 from .._validation import RANDOM_STATE, Check, Interval, Options, ParamsMixin, check_sample_weight
 from ..negated import _same_param
 from ..parametric._inputs import _as_array
@@ -319,7 +319,7 @@ class ChainedCalibrator(ParamsMixin, BaseEstimator):
         -------
         self
         """
-        forget_score_names(self)  # a fit on arrays: its columns have no names
+        from_frame(self, scores)  # a DataFrame's column names, or none (arrays)
         kind = self._chain_kind()
         x = self._scores(scores, kind)
         y = np.asarray(y)
@@ -431,6 +431,7 @@ class ChainedCalibrator(ParamsMixin, BaseEstimator):
             fold, in the order of ``folds_``.
         """
         check_is_fitted(self, "then_")
+        check_frame(self, scores)  # a DataFrame's columns at their recorded places (54 F9)
         kind = stage_kind(self.first, "first")
         x = self._scores(scores, kind)
         if not isinstance(self.first_, list):

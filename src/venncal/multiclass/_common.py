@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import check_member_state, check_summary, same_param, same_values
-from .._score_names import forget as forget_score_names
+from .._score_names import check_frame, forget, from_frame
 from .._validation import Check, Options, ParamsMixin, check_sample_weight, classes_array
 from .._kernels.multiclass_lookup import (
     index_lookup_columns,
@@ -100,9 +100,7 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
             return None
         cls = classes_array(self.classes)
         if cls.ndim != 1 or cls.shape[0] < 2:
-            raise ValueError(
-                f"classes must name at least two labels; got {self.classes!r}"
-            )
+            raise ValueError(f"classes must name at least two labels; got {self.classes!r}")
         if np.unique(cls).shape[0] != cls.shape[0]:
             raise ValueError(f"classes must be distinct labels; got {self.classes!r}")
         return cls
@@ -250,7 +248,7 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
         Parameters
         ----------
         scores : array-like of shape (n_samples, K)
-            Class scores of the kind ``score``.
+            Class scores of the kind ``score`` (a DataFrame's names are kept: ``score_cols_``).
         y : array-like of shape (n_samples,)
             Class labels (any K >= 2 values).
         sample_weight : array-like of shape (n_samples,), default=None
@@ -262,7 +260,8 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
         -------
         self
         """
-        return self.fit_summary(self.summaries(scores, y, sample_weight, folds=folds))
+        return from_frame(self.fit_summary(self.summaries(scores, y, sample_weight, folds=folds)),
+                          scores)
 
     def fit_summary(self, summaries: Mapping):
         """Fit from one :class:`~venncal.ScoreSummary` per binary problem (and fold).
@@ -279,7 +278,7 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
         self
         """
         self._check_all_params()
-        forget_score_names(self)  # a fit on arrays: its columns have no names
+        forget(self)  # names of columns: a table fit records them after (from_frame, record)
         if not isinstance(summaries, Mapping) or len(summaries) == 0:
             raise TypeError(
                 "summaries must be a non-empty mapping of binary problem -> ScoreSummary "
@@ -407,9 +406,9 @@ class MulticlassCalibrator(ParamsMixin, BaseEstimator):
     def _test_scores(self, scores):
         """Validated test scores: (n, K), or (n, F, K) per fold with a cross Venn-Abers base."""
         check_is_fitted(self, "calibrators_")
-        K = self.classes_.shape[0]
+        check_frame(self, scores)  # a DataFrame's columns at their recorded places (54 F9)
         blocks = len(self.folds_) if self._grouped else None
-        return check_class_scores(scores, K, self.score, blocks=blocks)
+        return check_class_scores(scores, self.classes_.shape[0], self.score, blocks=blocks)
 
     def _binary_test(self, x) -> np.ndarray:
         """Binary scores, shape (U, n), or (U, n, F) from per-fold blocks (n, F, K)."""

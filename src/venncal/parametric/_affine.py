@@ -32,7 +32,7 @@ from .._kernels.parametric_matrix import (
     vector_terms,
 )
 from .._rows import RowError
-from .._score_names import forget as forget_score_names
+from .._score_names import check_frame, from_frame
 from .._validation import NONE, Check, Interval, Options, ParamsMixin, check_sample_weight
 from ._blocks import BlockPool
 from ._inputs import (
@@ -297,7 +297,7 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
             the same on every row of positive weight (up to a constant added
             to a row): the scales and intercepts are then not identified.
         """
-        forget_score_names(self)  # a fit on arrays: its columns have no names
+        from_frame(self, scores)  # a DataFrame's column names, or none (arrays)
         self._check_params()
         moved = []
         x = log_probabilities(scores, self.score, self.classes, float(self.eps), moved)
@@ -582,6 +582,7 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
         ndarray of shape (n_samples, K)
         """
         check_is_fitted(self, "converged_")
+        check_frame(self, scores)  # a DataFrame's columns at their recorded places (54 F9)
         x = log_probabilities(scores, self.score, self.classes_, float(self.eps))
         out = np.empty(x.shape, dtype=np.float64)
         self._predict(x, out)

@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._kernels.parametric import softmax_scaled, temperature_terms
 from .._newton import REL_STEP, minimize_convex_nonnegative
 from .._rows import RowError
-from .._score_names import forget as forget_score_names
+from .._score_names import check_frame, from_frame
 from .._validation import NONE, Check, Interval, Options, ParamsMixin, check_sample_weight
 from ._blocks import BLOCK_ROWS, BlockPool
 from ._inputs import (
@@ -172,7 +172,7 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
         -------
         self
         """
-        forget_score_names(self)  # a fit on arrays: its columns have no names
+        from_frame(self, scores)  # a DataFrame's column names, or none (arrays)
         self._check_params()
         moved = []
         z, top = class_score_rows(scores, self.score, self.classes, eps=float(self.eps),
@@ -318,6 +318,7 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
         ndarray of shape (n_samples, K)
         """
         check_is_fitted(self, "inverse_temperature_")
+        check_frame(self, scores)  # a DataFrame's columns at their recorded places (54 F9)
         z, top = class_score_rows(scores, self.score, self.classes_, fitted=True,
                                   eps=float(self.eps), wide=True)
         out = np.empty(z.shape, dtype=np.float64)
