@@ -180,3 +180,12 @@ def test_protected_classifier_routes_through_the_fix():
     before = clf.jumper_.log10_value
     clf.partial_fit(np.array([[E53]]), np.array([0]))  # main: 2**-53, where 2.6e-17 is implied
     assert_allclose(proba[0, 0], 2.0**-53 * 10.0 ** (clf.jumper_.log10_value - before), rtol=1e-9)
+
+
+def test_named_classes_keep_their_order_as_documented():
+    """Attack 53 F1: the parameter docs said the positive class is the larger; the order given
+    is kept ([negative, positive]), as the module docs and docs/online.md say."""
+    from venncal.online import JumperPredictor
+
+    assert JumperPredictor(classes=[2, 1]).predict_proba_one(0.9) == pytest.approx({2: 0.1, 1: 0.9})
+    assert "[negative, positive]" in " ".join(JumperPredictor.__doc__.split())

@@ -490,7 +490,8 @@ class JumperPredictor(_OneRate):
     clip : (float, float), default=None
         Clip base probabilities to ``[low, high]`` first (the paper: ``(0.1, 0.9)``).
     classes : pair of labels, default=None
-        The two labels; the positive class is the larger.
+        The two labels ``[negative, positive]``, in that order (``classes_[1]``, whose
+        probability ``p`` is); None: the labels of the first batch, the larger positive.
     half_life : float, default=None
         Forget the family's past log likelihoods with this half-life, so that
         the forecasts follow a drifting calibration faster; None: none.
@@ -530,7 +531,8 @@ class MeanJumper(_Jumper):
     clip : (float, float), default=None
         Clip base probabilities to ``[low, high]`` first (the paper: ``(0.1, 0.9)``).
     classes : pair of labels, default=None
-        The two labels; the positive class is the larger.
+        The two labels ``[negative, positive]``, in that order (``classes_[1]``, whose
+        probability ``p`` is); None: the labels of the first batch, the larger positive.
     half_life : float, default=None
         Forget the family's past log likelihoods with this half-life, so that
         the forecasts follow a drifting calibration faster; None: none.
