@@ -363,3 +363,22 @@ def test_a_small_model_is_read_without_a_buffer_of_the_whole_cap(tmp_path, name)
         finally:
             tracemalloc.stop()
     assert min(peaks) < 8 * MIB, peaks
+
+
+@pytest.mark.parametrize("bad", ["<08", "|01", "<05", "0000005f8", "(2)f8", "f8,f8", "<f08"])
+def test_a_corrupt_dtype_text_is_a_format_error(tmp_path, bad):
+    """Attack 53 F2: numpy parses a repeat count ("<08") with ast.literal_eval, whose
+    SyntaxError escaped venncal.load; dtype texts are checked before numpy reads them."""
+    import json
+
+    import venncal
+    from venncal import PlattCalibrator
+    from venncal.persist import ModelFormatError
+
+    model = PlattCalibrator().fit(np.linspace(-3, 3, 50), np.arange(50) % 3 == 0)
+    venncal.save(model, tmp_path / "m.json")
+    text = (tmp_path / "m.json").read_text()
+    for good in sorted(set(json.loads(text)["state"]["classes_"]["dtype"] for _ in [0])):
+        (tmp_path / "c.json").write_text(text.replace(f'"dtype": "{good}"', f'"dtype": "{bad}"'))
+        with pytest.raises(ModelFormatError, match="dtype"):
+            venncal.load(tmp_path / "c.json")

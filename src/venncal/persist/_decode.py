@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import math
+import re
 import sys
 import zlib
 
@@ -138,10 +139,7 @@ def _decode_array(obj: dict, where: str, ctx: _Context) -> np.ndarray:
     _check_keys(obj, _LIST_KEYS | crc, where)
     if crc:
         _check_crc(obj, where)
-    try:
-        dtype = np.dtype(obj["dtype"])
-    except (TypeError, ValueError):
-        raise fail(where, f"unknown dtype {obj['dtype']!r}") from None
+    dtype = _dtype(obj["dtype"], where)
     if not isinstance(obj["dtype"], str) or dtype.kind not in ARRAY_KINDS:
         raise fail(where, f"unsupported dtype {obj['dtype']!r}")
     shape = obj["shape"]
@@ -181,14 +179,27 @@ def _decode_array(obj: dict, where: str, ctx: _Context) -> np.ndarray:
     return _verify(_reshape(arr, shape, where), obj, where, ctx)
 
 
+#: The dtype texts a file may name (a byte order, a kind, a size without a leading zero):
+#: anything else is refused before numpy parses it (its parser of repeat counts raised a
+#: SyntaxError on "<08": attack 53 F2).
+_DTYPE_TEXT = re.compile(r"[<>|=]?(?:[biufc][1-9][0-9]?|U[1-9][0-9]{0,8}|[OVSMm][0-9]*)")
+
+
+def _dtype(name, where: str) -> np.dtype:
+    """``np.dtype(name)`` for a plain dtype text, or :func:`fail` ("unknown dtype")."""
+    if not (isinstance(name, str) and _DTYPE_TEXT.fullmatch(name)):
+        raise fail(where, f"unknown dtype {name!r}")
+    try:
+        return np.dtype(name)
+    except (TypeError, ValueError, SyntaxError):
+        raise fail(where, f"unknown dtype {name!r}") from None
+
+
 def _bytes_dtype(name, where: str) -> np.dtype:
     """Return the dtype of an array stored as bytes (one of ``BYTES_DTYPES``), or raise."""
     if isinstance(name, str) and name in BYTES_DTYPES:
         return np.dtype(name)
-    try:
-        dtype = np.dtype(name)
-    except (TypeError, ValueError):
-        raise fail(where, f"unknown dtype {name!r}") from None
+    dtype = _dtype(name, where)
     if dtype.kind == "U":
         raise fail(where, f"dtype {name!r}: string arrays are stored as JSON lists, not bytes")
     if dtype.byteorder == ">":
