@@ -179,10 +179,10 @@ def _decode_array(obj: dict, where: str, ctx: _Context) -> np.ndarray:
     return _verify(_reshape(arr, shape, where), obj, where, ctx)
 
 
-#: The dtype texts a file may name (a byte order, a kind, a size without a leading zero):
-#: anything else is refused before numpy parses it (its parser of repeat counts raised a
-#: SyntaxError on "<08": attack 53 F2).
-_DTYPE_TEXT = re.compile(r"[<>|=]?(?:[biufc][1-9][0-9]?|U[1-9][0-9]{0,8}|[OVSMm][0-9]*)")
+#: The dtype texts numpy is asked about (a byte order, then a name starting with a letter,
+#: an optional unit): repeat counts, tuples and records are refused before numpy parses them
+#: (its parser of repeat counts raised a SyntaxError on "<08": attack 53 F2).
+_DTYPE_TEXT = re.compile(r"[<>|=]?[A-Za-z][A-Za-z0-9]*(?:\[[A-Za-z0-9]+\])?")
 
 
 def _dtype(name, where: str) -> np.dtype:
