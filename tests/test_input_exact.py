@@ -103,3 +103,24 @@ def test_dask_reads_a_partition_as_the_local_fit_does():
             with pytest.raises(ValueError, match="cannot hold exactly"):
                 vd.fit(dd.from_pandas(quad, npartitions=2), "isotonic", score_col="s",
                        label_col="y")
+
+
+@pytest.mark.parametrize("value", [np.longdouble(1) / np.longdouble(10), Fraction(1, 2**1100),
+                                   Fraction(2**53 + 1)], ids=["longdouble", "tiny", "big"])
+def test_single_calls_refuse_what_the_many_calls_refuse(value):
+    """Attack 53 F3, F4: the quantized streams' and the Jumper's single calls rounded long
+    doubles and Fractions that learn_many refuses (a weight of 2**-1100 vanished, silently)."""
+    from venncal.online import JumperPredictor, OrderedQuantizedIsotonic, QuantizedIsotonic
+
+    if isinstance(value, np.longdouble) and np.finfo(np.longdouble).nmant <= 52:
+        pytest.skip("long double is float64 here")
+    q = QuantizedIsotonic(levels=5)
+    calls = [lambda: q.learn_one(0.1, 1, sample_weight=value), lambda: q.insert(value, 1),
+             lambda: q.delete(0.1, 1, sample_weight=value),
+             lambda: OrderedQuantizedIsotonic(levels=5).learn_one(value, 1)]
+    if value < 1:
+        calls += [lambda: q.predict_one(value), lambda: JumperPredictor().learn_one(value, 1)]
+    for call in calls:
+        with pytest.raises(ValueError, match="cannot hold exactly|below the smallest float64"):
+            call()
+    assert q.groups()["weight"].size == 0

@@ -188,3 +188,19 @@ def test_edge_logits_and_weights_give_a_finite_map_or_a_stated_refusal(rows):
     assert np.isfinite(cal.coef_).all() and np.isfinite(cal.loss_)
     p = cal.predict_proba(np.array(EDGE_Z + [-1.7e308, 1.7e308]))
     assert np.isfinite(p).all() and ((p >= 0) & (p <= 1)).all()
+
+
+def test_offset_scores_read_as_separable_say_so():
+    """Attack 54 F8: interleaved classes at 3e7 + N(0, 1) were refused as separable, with no
+    word of the offset; the refusal now names it (the centred scores fit)."""
+    from scipy.special import expit
+
+    from venncal import QuadraticLogisticCalibrator
+
+    rng = np.random.default_rng(1)
+    t = rng.normal(size=200) * float(rng.choice([1, 1e-3, 10]))  # (1.0: the attack's draws)
+    tt = t / np.std(t)
+    y = (rng.random(200) < expit(0.3 + 1.2 * tt - 0.5 * tt**2)).astype(int)
+    with pytest.raises(ValueError, match="far from 0 for their spread .* centre or rescale"):
+        QuadraticLogisticCalibrator(score="logit").fit(3e7 + t, y)
+    QuadraticLogisticCalibrator(score="logit").fit((3e7 + t) - 3e7, y)

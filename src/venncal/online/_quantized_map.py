@@ -28,11 +28,13 @@ UNSET = object()  # the deprecated ``weight=`` keyword, not given
 
 def _real(value, name: str) -> float:
     """Return ``value`` as a finite float (the rule of ``check_scores``)."""
-    if isinstance(value, float) or (isinstance(value, numbers.Real) and -(2**53) <= value <= 2**53):
+    if isinstance(value, float) or (isinstance(value, numbers.Integral)
+                                    and -(2**53) <= value <= 2**53):
         if math.isfinite(value):
             return float(value) + 0.0  # -0.0 becomes 0.0: one key per score
     # the rest as check_scores reads it: integers past 2**53 (a double cannot hold them:
-    # two scores would tie) and text are refused there
+    # two scores would tie), text, long doubles and Fractions a double cannot hold (attack
+    # 53 F3, F4: rounded here, refused by learn_many) are refused there
     return float(check_scores(np.atleast_1d(value), name=name)[0]) + 0.0
 
 
@@ -42,7 +44,7 @@ def _weight(value, weight, method: str) -> float:
         warnings.warn(f"{method}(weight=...) is deprecated and will be removed in the next "
                       "release: use sample_weight=...", DeprecationWarning, stacklevel=3)
         value = weight
-    if isinstance(value, numbers.Real) and (isinstance(value, float) or abs(value) <= 2**53) \
+    if (isinstance(value, float) or (isinstance(value, numbers.Integral) and abs(value) <= 2**53)) \
             and math.isfinite(value) and value >= 0:  # (isfinite(10**400) raises OverflowError)
         return float(value)
     # the batch's checks and messages (an int beyond 2**53 that a double holds exactly passes,

@@ -327,6 +327,7 @@ class _Jumper(SingleCalls, OnlineCalibrator):
         """Return ``(p, y01)`` as arrays of length 1 when no check can fail, else None."""
         if (self.classes_ is None or not np.isscalar(y)
                 or not isinstance(p, (float, int, np.floating, np.integer))
+                or (isinstance(p, np.floating) and p.dtype.itemsize > 8)  # (53 F3: long double)
                 or (isinstance(p, int) and not 0 <= p <= 1)):  # (10**400: the checked path says)
             return None
         q = float(p)

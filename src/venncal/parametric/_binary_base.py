@@ -79,7 +79,8 @@ class BinaryParametricCalibrator(ProbaFitScores, ScoreCalibrator):
             fit = fit_logistic(X, c1, c0, intercept=intercept, nonneg=nonneg,
                                tol=self.tol, max_iter=self.max_iter, settle=True)
         except Separable as exc:
-            raise ValueError(f"{name}: {exc}; no finite {name} fits these scores") from None
+            raise ValueError(f"{name}: {exc}; no finite {name} fits these scores"
+                             + _far_from_zero(q)) from None
         except ValueError as exc:
             raise ValueError(f"{name}: {exc}") from None
         store(fit.coef, fit.intercept)
@@ -142,6 +143,18 @@ def _warn_cancelling(name: str, X: np.ndarray, coef, intercept: float) -> None:
             f"{top:.3g} on them and cancel to log-odds near 0, which float64 holds to "
             f"+-{err:.2g} only, so the fit and every prediction lose digits; centre or rescale "
             "the scores first", UserWarning, stacklevel=5)
+
+
+def _far_from_zero(q: np.ndarray) -> str:
+    """A note for a separation verdict on scores offset far from 0 for their spread (3e7 + N(0,
+    1): the terms of the map cancel, and interleaved classes read as separable: 54 F8)."""
+    spread = float(np.max(q) - np.min(q)) if q.size else 0.0
+    center = float(np.max(np.abs(q))) if q.size else 0.0
+    if not (spread > 0 and center > 2.0**20 * spread):
+        return ""
+    return (f"; or the scores lie so far from 0 for their spread (up to {center:.6g}, over "
+            f"{spread:.3g}) that float64 cannot weigh the map's terms on them: centre or "
+            "rescale the scores first (subtract a constant near their middle)")
 
 
 def _proba_scores(scores, owner: str) -> np.ndarray:
