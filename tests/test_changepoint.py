@@ -287,3 +287,22 @@ def test_ville_first_alarm_frequency():
     lf = _calibrated_factors(2_000_000, seed=9).reshape(2000, 1000)
     hits = sum(detect_changes(row, procedure="ville", restart=False).alarms.size for row in lf)
     assert hits <= binom.ppf(0.999, 2000, 0.01)
+
+
+def test_cusum_and_ville_statistics_are_the_exact_sums_correctly_rounded():
+    """Attack 54 F6: the statistic was the expansion summed from its smallest part up, 1 ulp
+    off the exact sum's nearest double (2.0 for 2 - 2**-53 - 2**-200, at a step that did not
+    alarm at threshold 100)."""
+    from fractions import Fraction
+
+    factors = [2 - 2**-52, 2**-53, -(2**-200)]
+    for procedure in ("ville", "cusum"):
+        cp = detect_changes(factors, procedure=procedure, threshold=100.0)
+        assert cp.alarms.tolist() == []
+        assert cp.log10_statistic.tolist() == [2 - 2**-52, 2.0, 2 - 2**-52]
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        f = rng.normal(size=40) * 10.0 ** rng.integers(-20, 1, size=40)
+        cp = detect_changes(f, procedure="ville", threshold=1e300, restart=False)
+        exact = np.cumsum([Fraction(v) for v in f.tolist()])
+        assert cp.log10_statistic.tolist() == [float(v) for v in exact]

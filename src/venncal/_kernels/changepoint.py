@@ -41,7 +41,7 @@ import numpy as np
 
 from ._jit import jit, jit_inline
 from .dd import dd_add_jit
-from .exact_sum import _CAP, _grow  # GROW-EXPANSION with zero elimination, its room
+from .exact_sum import _CAP, _grow, _round  # GROW-EXPANSION with zero elimination, its room
 
 __all__ = ["PROCEDURE_CODES", "change_statistics", "sr_slack"]
 
@@ -71,11 +71,9 @@ def sr_slack(level):
 
 @jit_inline
 def _value(e, m):
-    """The expansion's sum, rounded (from its smallest part up)."""
-    s = 0.0
-    for i in range(m):
-        s += e[i]
-    return s
+    """The expansion's sum, correctly rounded (to nearest, ties to even: attack 54 F6, it was
+    summed from its smallest part up, 1 ulp off in 10 % of steps)."""
+    return _round(e, m)
 
 
 @jit_inline
