@@ -635,7 +635,8 @@ def test_long_and_text_columns_a_double_cannot_hold_are_refused(spark):
 
     for value, typ in (("0" * 24 + "9007199254740993", "string"),
                        ("9007199254740993" + "0" * 23 + "1", "string"),
-                       (Decimal("9007199254740993.00"), "decimal(20,2)")):
+                       (Decimal("9007199254740993.00"), "decimal(20,2)"),
+                       ("1.5d", "string"), ("0x1p3", "string")):  # (55 F4: Java's numbers)
         frame = spark.createDataFrame([(value, 1), ("0.5", 0) if typ == "string" else
                                        (Decimal("0.50"), 0)], f"s {typ}, y long")
         with pytest.raises(ValueError, match="which a float64 cannot hold exactly"):

@@ -24,7 +24,8 @@ from pyspark.sql import types as T
 __all__ = ["check_exact", "exact_double"]
 
 _AFTER = ("which a float64 cannot hold exactly (past 2**53 a value rounds to a neighbour, "
-          "a non-zero number below 5e-324 reads as 0: different scores would tie); venncal "
+          "a non-zero number below 5e-324 reads as 0: different scores would tie), or a text "
+          "that is no decimal number as venncal reads numbers (\"1.5d\", \"0x1p3\"); venncal "
           "computes in float64: subtract an offset or rescale the column first")
 
 
@@ -36,7 +37,16 @@ def _inexact_udf():
     @F.pandas_udf("boolean")
     def inexact(values: pd.Series, doubles: pd.Series) -> pd.Series:
         out = doubles.to_numpy(dtype=np.float64, na_value=np.nan)
-        return pd.Series(inexact_codes(values.to_numpy(dtype=object), out) != 0)
+        objects = values.to_numpy(dtype=object)
+        bad = inexact_codes(objects, out) != 0
+        # texts Spark reads as numbers and Python as none ("1.5d", "0x1p3": attack 55 F4)
+        text = np.fromiter((isinstance(v, str) for v in objects), bool, objects.shape[0])
+        for i in np.flatnonzero(text & ~np.isnan(out) & ~bad):
+            try:
+                float(objects[i])
+            except ValueError:
+                bad[i] = True
+        return pd.Series(bad)
 
     return inexact
 
