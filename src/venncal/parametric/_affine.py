@@ -346,6 +346,11 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
                 f"(tol={self.tol:g}); separable classes (no finite optimum), a penalty "
                 "too small to pin the directions that change no prediction, or too few "
                 "iterations" + (
+                    "; it stopped before max_iter, where no step lowers the loss beyond its "
+                    "rounding: with near-constant log-probabilities (logits close together) "
+                    "float64 holds the loss to far fewer digits than tol asks of its "
+                    "gradient; multiply the logits by a positive constant, or loosen tol"
+                    if solver == "newton" and nit < self.max_iter else "") + (
                     "; with many classes and light penalties the objective is flat along "
                     "the directions only the penalties curve (each ~2 * penalty / (K (K-1))): "
                     "choose the penalties by cross-validation ('cv'), raise them, or loosen tol"
