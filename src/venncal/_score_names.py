@@ -6,12 +6,14 @@ prediction, without a word.  The table fits (:func:`venncal.files.fit_file`,
 :func:`venncal.dask.fit`, :func:`venncal.dask.fit_files`,
 :func:`venncal.spark.fit`) therefore record the names of the columns as
 ``score_cols_`` (:func:`record`), and so does a fit on a DataFrame
-(:func:`from_frame`); a fit on arrays leaves none (:func:`forget`), and the table predictions (:func:`venncal.files.transform_file`,
+(:func:`from_frame`); a fit on arrays leaves none (:func:`forget`), and the
+table predictions (:func:`venncal.files.transform_file`,
 :func:`venncal.dask.transform`, :func:`venncal.dask.transform_files`,
 :func:`venncal.spark.transform`, ``venncal predict``) refuse columns that
 name a recorded column at another place (:func:`check`), and so do
-``predict_proba`` and ``predict`` given a DataFrame (:func:`check_frame`).  Columns of other
-names (a table whose columns were renamed) are taken in the order given.
+``predict_proba`` and ``predict`` given a DataFrame (:func:`check_frame`).
+Columns of other names (a table whose columns were renamed) are taken in
+the order given.
 ``venncal.persist`` saves the member (:func:`check_state` on load).
 """
 

@@ -168,8 +168,10 @@ def _first_inexact_decimal(arr, values) -> int:
 
 
 def _inexact_problem(value, x: float) -> str:
-    whole = isinstance(value, int) or (isinstance(value, str) and value.strip().lstrip("+-").isdigit())
-    return (f"{'the integer ' if whole else ''}{value!r} is not a float64 exactly (it would be {x!r}; past 2**53 a value rounds "
+    whole = isinstance(value, int) or (
+        isinstance(value, str) and value.strip().lstrip("+-").isdigit())
+    return (f"{'the integer ' if whole else ''}{value!r} is not a float64 exactly (it would be "
+            f"{x!r}; past 2**53 a value rounds "
             f"to a neighbouring double, so different values would tie): venncal computes in "
             f"float64; subtract an offset or rescale the column first")
 
