@@ -231,9 +231,9 @@ def minimize_convex(
     rounding alone), or after ``max_iter`` steps.  ``converged`` also asks
     that the Newton step at the end be below ``1e-6 (1 + max |x|)``: a
     gradient that vanishes while the steps stay long is an infimum at
-    infinity (separable classes), not a minimum.  ``short(x, d)``, if given, replaces that test of the Newton
-    step ``d`` at ``x`` (e.g. a step that moves no fitted value by more than
-    a tolerance).  The caller warns or raises on ``converged=False``.  With
+    infinity (separable classes), not a minimum.  ``short(x, d)``, if
+    given, replaces that test of the Newton step ``d`` at ``x`` (e.g. a step
+    that moves no fitted value by more than a tolerance).  The caller warns or raises on ``converged=False``.  With
     ``settle``, where the gradient is within ``tol`` but the Newton step is
     still long (only rows of small weight curve the function along some
     direction), the search goes on, as long as steps lower the value or the
