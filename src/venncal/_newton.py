@@ -218,30 +218,29 @@ def minimize_convex(
 
     ``terms(x)`` returns the value, the gradient (d,) and the Hessian (d, d);
     ``value(x)``, if given, the value alone (used by the line search; by
-    default ``terms(x)[0]``).  Each step solves the Newton system (damped
-    when the Hessian is singular, see :func:`_newton_direction`) and halves
-    the step until the Armijo condition ``f(x + t d) <= f(x) + 1e-4 t g.d``
-    holds, or, near the minimum where the values agree to rounding, until
-    the value is within a few ulps and the gradient is smaller.  The search
-    stops when ``max |grad| <= tol`` (converged), when no step lowers the
-    value or the gradient (at the limit of the double precision: not
-    converged unless the gradient is within ``tol``), after
-    :data:`STALL_STEPS` steps that lower neither the value by ``1e-9`` of
-    it nor the gradient to half its best (steps accepted on the value's
-    rounding alone), or after ``max_iter`` steps.  ``converged`` also asks
-    that the Newton step at the end be below ``1e-6 (1 + max |x|)``: a
-    gradient that vanishes while the steps stay long is an infimum at
-    infinity (separable classes), not a minimum.  ``short(x, d)``, if
-    given, replaces that test of the Newton step ``d`` at ``x`` (e.g. a step
-    that moves no fitted value by more than a tolerance).  The caller warns or raises on ``converged=False``.  With
-    ``settle``, where the gradient is within ``tol`` but the Newton step is
-    still long (only rows of small weight curve the function along some
-    direction), the search goes on, as long as steps lower the value or the
-    gradient.  ``polish`` full Newton steps more are taken at the end of a
-    converged search, each kept only if it lowers the gradient, to a quarter
-    or with a value no higher to rounding (Newton's
-    quadratic convergence: the last bits of a minimum that ``tol`` accepted
-    a few digits early).
+    default ``terms(x)[0]``).  Each step solves the Newton system (damped when
+    the Hessian is singular, see :func:`_newton_direction`) and halves the step
+    until the Armijo condition ``f(x + t d) <= f(x) + 1e-4 t g.d`` holds, or,
+    near the minimum where the values agree to rounding, until the value is
+    within a few ulps and the gradient is smaller.  The search stops when ``max
+    |grad| <= tol`` (converged), when no step lowers the value or the gradient
+    (at the limit of the double precision: not converged unless the gradient is
+    within ``tol``), after :data:`STALL_STEPS` steps that lower neither the
+    value by ``1e-9`` of it nor the gradient to half its best (steps accepted
+    on the value's rounding alone), or after ``max_iter`` steps.  ``converged``
+    also asks that the Newton step at the end be below ``1e-6 (1 + max |x|)``:
+    a gradient that vanishes while the steps stay long is an infimum at
+    infinity (separable classes), not a minimum.  ``short(x, d)``, if given,
+    replaces that test of the Newton step ``d`` at ``x`` (e.g. a step that
+    moves no fitted value by more than a tolerance).  The caller warns or raises
+    on ``converged=False``.  With ``settle``, where the gradient is within
+    ``tol`` but the Newton step is still long (only rows of small weight curve
+    the function along some direction), the search goes on, as long as steps
+    lower the value or the gradient.  ``polish`` full Newton steps more are
+    taken at the end of a converged search, each kept only if it lowers the
+    gradient, to a quarter or with a value no higher to rounding (Newton's
+    quadratic convergence: the last bits of a minimum that ``tol`` accepted a
+    few digits early).
 
     Examples
     --------
