@@ -124,3 +124,32 @@ def test_single_calls_refuse_what_the_many_calls_refuse(value):
         with pytest.raises(ValueError, match="cannot hold exactly|below the smallest float64"):
             call()
     assert q.groups()["weight"].size == 0
+
+
+def test_a_refused_cell_of_a_score_matrix_is_named():
+    """Attack 56 F7: a refusal inside a 2-D matrix crashed in np.unravel_index."""
+    from venncal.multiclass._scores import check_class_scores
+
+    scores = np.array([[0.1, 0.2, 0.7], [0.2, 2**53 + 1, 0.5]], dtype=object)
+    with pytest.raises(ValueError, match="scores at row 1, column 1 is 9007199254740993"):
+        check_class_scores(scores, 3, "logit")
+    with pytest.raises(ValueError, match="row 0, column 2 is '1e-400': not zero"):
+        venncal.TemperatureCalibrator().fit(np.array([["0.1", "0.2", "1e-400"]] * 2), [0, 1])
+
+
+@pytest.mark.parametrize("values", [[0.5, 2**53 + 1, 2**53, 0.1], (0.5, np.uint64(2**64 - 1), 0.1, 0.2)])
+def test_a_list_of_floats_and_integers_past_2_53_is_refused(values):
+    """Attack 56 F6: numpy made the list float64 before the check: 2**53 + 1 tied with 2**53."""
+    for fit in (lambda: venncal.IsotonicCalibrator().fit(values, [1, 1, 0, 0]),
+                lambda: venncal.VennAbersCalibrator().fit(values, [1, 1, 0, 0]),
+                lambda: venncal.TemperatureCalibrator().fit([list(values)[:2], [0.1, 0.2]], [0, 1])):
+        with pytest.raises(ValueError, match="cannot hold exactly"):
+            fit()
+    assert venncal.IsotonicCalibrator().fit([0.5, 2**53, 0.1], [1, 1, 0]).predict([2**53])[0] == 1.0
+
+
+def test_a_finite_number_past_the_doubles_is_named_so():
+    """Attack 56 F5: '1e400' was reported as "NaN or infinite"."""
+    for values in (np.array(["0.5", "1e400"]), np.array([0.5, Decimal("1e400")], dtype=object)):
+        with pytest.raises(ValueError, match="past the largest float64 .* read as infinite"):
+            check_scores(values)

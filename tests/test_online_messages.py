@@ -15,19 +15,19 @@ HUGE = 10**400  # an int beyond float64: float() raised a bare OverflowError
                                   lambda: MeanJumper(classes=[0, 1])])
 def test_a_huge_integer_forecast_is_named(make):
     obj = make()
-    with pytest.raises(ValueError, match="p holds an integer beyond float64's range"):
+    with pytest.raises(ValueError, match="p holds a number beyond float64's range"):
         obj.learn_one(HUGE, 1)
     obj.learn_one(0.3, 1)  # a queued step, then the fast predict path
-    with pytest.raises(ValueError, match="p holds an integer beyond float64's range"):
+    with pytest.raises(ValueError, match="p holds a number beyond float64's range"):
         obj.predict_proba_one(HUGE)
     assert obj.predict_proba_one(1)[1] == 1.0
 
 
 def test_a_huge_integer_target_or_score_is_named():
     q = QuantizedIsotonic()
-    with pytest.raises(ValueError, match="y holds an integer beyond float64's range"):
+    with pytest.raises(ValueError, match="y holds a number beyond float64's range"):
         q.learn_one(0.3, HUGE)
-    with pytest.raises(ValueError, match="score holds an integer beyond float64's range"):
+    with pytest.raises(ValueError, match="score holds a number beyond float64's range"):
         q.learn_one(HUGE, 1)
 
 

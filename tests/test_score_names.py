@@ -97,6 +97,29 @@ def test_predict_proba_on_a_dataframe_checks_the_recorded_columns(tmp_path, kind
         assert not hasattr(model, NAME)
 
 
+def test_a_pyarrow_table_is_checked_by_its_column_names(tmp_path):
+    """Attack 56 F2: a pyarrow Table's .columns are its data: the names were the data's text
+    and a reordered Table was taken silently."""
+    import pyarrow as pa
+
+    frame = _table(tmp_path / "d.csv")
+    table = pa.Table.from_pandas(frame[COLS], preserve_index=False)
+    for model in (OneVsRestCalibrator(score="logit").fit(frame[COLS], frame["y"]),
+                  TemperatureCalibrator().fit(table, frame["y"])):
+        assert recorded(model) == COLS
+        with pytest.raises(ParameterError, match="the model was fitted on"):
+            model.predict_proba(table.select(["zb", "za", "zc"]))
+
+
+def test_a_failed_refit_leaves_no_names(tmp_path):
+    """Attack 56 F3: the names were recorded before the fit, and kept when the refit raised."""
+    frame = _table(tmp_path / "d.csv")
+    model = TemperatureCalibrator().fit(frame[COLS], frame["y"])
+    with pytest.raises(ValueError):
+        model.fit(frame[["zb", "za", "zc"]], np.where(frame["y"] == "ant", "bee", "ant")[:0])
+    assert recorded(model) is None
+
+
 def test_the_refusal_names_the_classes():
     model = OneVsRestCalibrator().fit(np.eye(3)[[0, 1, 2] * 4], ["ant", "bee", "cat"] * 4)
     record(model, COLS)

@@ -14,7 +14,7 @@ from fractions import Fraction
 import numpy as np
 
 __all__ = [
-    "WeightScaleWarning", "as_float64", "check_held_exactly", "exact_float64", "inexact",
+    "WeightScaleWarning", "as_array", "as_float64", "check_held_exactly", "exact_float64", "inexact",
     "inexact_codes",
     "warn_if_relative_weights",
 ]
@@ -40,7 +40,8 @@ def _decimal(v) -> decimal.Decimal | None:
 
 
 def inexact(v, f: float) -> int:
-    """Whether ``v`` read as the double ``f`` lost what it names: 0 held, 1 rounded, 2 underflowed.
+    """Whether ``v`` read as the double ``f`` lost what it names: 0 held, 1 rounded, 2 underflowed,
+    3 overflowed (a finite number read as infinite).
 
     The rule (docs/validation.md, "Numbers a double cannot hold"), by value, not by spelling:
 
@@ -56,8 +57,13 @@ def inexact(v, f: float) -> int:
 
     NaN and infinities pass here: the callers refuse them with their own message.
     """
-    if not math.isfinite(f) or isinstance(v, (bool, np.bool_, float)):
+    if isinstance(v, (bool, np.bool_, float)):
         return 0  # (np.float64 is a float; float32 and float16 are held exactly)
+    if math.isinf(f):  # a finite number past the doubles ("1e400": not "NaN or infinite")
+        d = _decimal(v) if isinstance(v, (str, bytes, decimal.Decimal)) else None
+        return 3 if (d is not None and d.is_finite()) or isinstance(v, numbers.Rational) else 0
+    if not math.isfinite(f):
+        return 0
     if isinstance(v, np.floating):
         if v.dtype.itemsize <= 8 or not np.isfinite(v):
             return 0
@@ -92,7 +98,7 @@ def inexact_codes(arr: np.ndarray, out: np.ndarray) -> np.ndarray:
         maybe |= np.fromiter((isinstance(v, np.floating) and v.dtype.itemsize > 8
                               for v in arr.tolist()), dtype=bool, count=arr.shape[0])
     codes = np.zeros(arr.shape[0], dtype=np.int8)
-    cand = np.flatnonzero(maybe & np.isfinite(out))
+    cand = np.flatnonzero((maybe & np.isfinite(out)) | np.isinf(out))
     codes[cand] = [inexact(v, f) for v, f in zip(arr[cand].tolist(), out[cand].tolist())]
     return codes
 
@@ -131,9 +137,12 @@ def check_held_exactly(arr: np.ndarray, out: np.ndarray, name: str,
         return
     i = int(bad[0])
     value = arr[i:i + 1].tolist()[0]
-    at = (f"index {i}" if shape is None or len(shape) < 2 else
-          "row {}, column {}".format(*np.unravel_index(i, (shape[0], -1) if len(shape) == 2
-                                                       else (shape[0], int(np.prod(shape[1:]))))))
+    at = (f"index {i}" if shape is None or len(shape) < 2 else  # (56 F7: not -1 in unravel)
+          "row {}, column {}".format(*np.unravel_index(i, (shape[0], int(np.prod(shape[1:]))))))
+    if code == 3:
+        raise ValueError(
+            f"{name} at {at} is {value!r}, past the largest float64 (about 1.8e308): it would "
+            f"read as infinite; venncal computes in float64: rescale {name} first")
     if code == 2:
         raise ValueError(
             f"{name} at {at} is {value!r}: not zero but below the smallest float64 "
@@ -142,9 +151,25 @@ def check_held_exactly(arr: np.ndarray, out: np.ndarray, name: str,
     raise ValueError(
         f"{name} at {at} is {value!r}, which a float64 cannot hold exactly (it would "
         f"be {float(out[i])!r}; past 2**53, and for long doubles anywhere, a value rounds to "
-        f"a neighbouring double, so different scores would tie): venncal computes in "
-        f"float64; subtract an offset or rescale {name} first"
+        f"a neighbouring double, so different values would tie): venncal computes in "
+        f"float64; subtract an offset or rescale {name} first (a floating-point value past "
+        f"2**53 written without an exponent, '1152921504606847000', is read as the integer "
+        f"it names: write it with one, 1.152921504606847e18)"
     )
+
+
+def as_array(values) -> np.ndarray:
+    """``np.asarray(values)``, but a list or tuple whose integers past 2**53 numpy would make
+    floats beside a float (``[0.5, 2**53 + 1]``: attack 56 F6) is kept as objects, so that
+    :func:`as_float64` refuses them as it refuses them in an object array."""
+    arr = np.asarray(values)
+    if arr.dtype.kind in "fc" and arr.size and isinstance(values, (list, tuple)):
+        objects = np.asarray(values, dtype=object)
+        if objects.shape == arr.shape and any(
+                isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))
+                and not -(2**53) <= int(v) <= 2**53 for v in objects.ravel().tolist()):
+            return objects
+    return arr
 
 
 def as_float64(arr: np.ndarray, name: str) -> np.ndarray:
@@ -159,7 +184,7 @@ def as_float64(arr: np.ndarray, name: str) -> np.ndarray:
         try:
             out = arr.astype(np.float64)
         except OverflowError:  # a Python int past float64's range
-            raise ValueError(f"{name} holds an integer beyond float64's range (about "
+            raise ValueError(f"{name} holds a number beyond float64's range (about "
                              "1.8e308): venncal computes in float64; rescale it first") from None
         except (TypeError, ValueError):
             flat = arr.reshape(-1).tolist()

@@ -40,8 +40,8 @@ def record(model, score_cols: Sequence[str]) -> None:
 
 def _frame_names(scores) -> list[str] | None:
     """The column names of a table (pandas or polars DataFrame, pyarrow Table), else None."""
-    names = getattr(scores, "columns", None)
-    names = getattr(scores, "column_names", None) if names is None else names
+    names = getattr(scores, "column_names", None)  # pyarrow (whose .columns are the data: 56 F2)
+    names = getattr(scores, "columns", None) if names is None else names
     return None if names is None or isinstance(scores, np.ndarray) else [str(c) for c in names]
 
 

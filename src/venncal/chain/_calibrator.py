@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._base import same_values
 from .._rows import RowError, rows_of
 from .._score_names import check_frame, from_frame
+from .._score_names import forget as forget_score_names
 from .._validation import RANDOM_STATE, Check, Interval, Options, ParamsMixin, check_sample_weight
 from ..negated import _same_param
 from ..parametric._inputs import _as_array
@@ -319,7 +320,7 @@ class ChainedCalibrator(ParamsMixin, BaseEstimator):
         -------
         self
         """
-        from_frame(self, scores)  # a DataFrame's column names, or none (arrays)
+        forget_score_names(self)  # and a DataFrame's names once fitted (56 F3)
         kind = self._chain_kind()
         x = self._scores(scores, kind)
         y = np.asarray(y)
@@ -335,7 +336,7 @@ class ChainedCalibrator(ParamsMixin, BaseEstimator):
             first = clone(self.first).fit(x, y, w)
             extra = {} if folds is None else {"folds": folds}
             then = self._fit_then(self._output(first, x, kind), y, w, **extra)
-            return self._set_fitted(first, then)
+            return from_frame(self._set_fitted(first, then), scores)
         parts = row_parts(self.fitting, y, w, calibration_size=self.calibration_size,
                           cv=self.cv, random_state=self.random_state, folds=folds)
         try:
@@ -353,11 +354,11 @@ class ChainedCalibrator(ParamsMixin, BaseEstimator):
         if self.fitting == "split":
             (_, b), = parts
             then = self._fit_then(out, y[b], subset(w, b), rows=b)
-            return self._set_fitted(firsts[0], then)
+            return from_frame(self._set_fitted(firsts[0], then), scores)
         kept = np.sort(np.concatenate([b for _, b in parts]))
         ids = fold_ids(parts, x.shape[0], folds)[kept]
         then = self._fit_then(out[kept], y[kept], subset(w, kept), rows=kept, folds=ids)
-        return self._set_fitted(firsts, then)
+        return from_frame(self._set_fitted(firsts, then), scores)
 
     def _fit_firsts(self, parts, x, y, w, kind):
         """The first stage fitted on each part's first rows, and its output on its second rows.

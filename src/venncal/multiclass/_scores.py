@@ -43,7 +43,7 @@ from .._kernels.multiclass import (
     pair_half_diff_into,
     pair_log_ratio_into,
 )
-from .._input_scales import as_float64
+from .._input_scales import as_array, as_float64
 from .._rows import RowError
 
 __all__ = [
@@ -66,7 +66,7 @@ def check_class_scores(scores, K: int, kind: str, *, name: str = "scores", block
     are accepted besides (n, K) (a cross Venn-Abers base).  Errors
     (:class:`RowError`) name the first bad row, counted from 0.
     """
-    arr = as_float64(np.asarray(scores), name)  # texts, 2**53 + 1, "1e-400" as 1-D scores (54 F1)
+    arr = as_float64(as_array(scores), name)  # texts, 2**53 + 1, "1e-400" as 1-D scores (54 F1)
     shapes = f"(n_samples, {K})" + ("" if blocks is None else f" or (n_samples, {blocks}, {K})")
     ok = arr.ndim == 2 or (blocks is not None and arr.ndim == 3 and arr.shape[1] == blocks)
     if not ok or arr.shape[-1] != K:

@@ -33,6 +33,7 @@ from .._kernels.parametric_matrix import (
 )
 from .._rows import RowError
 from .._score_names import check_frame, from_frame
+from .._score_names import forget as forget_score_names
 from .._validation import NONE, Check, Interval, Options, ParamsMixin, check_sample_weight
 from ._blocks import BlockPool
 from ._inputs import (
@@ -297,7 +298,7 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
             the same on every row of positive weight (up to a constant added
             to a row): the scales and intercepts are then not identified.
         """
-        from_frame(self, scores)  # a DataFrame's column names, or none (arrays)
+        forget_score_names(self)  # and a DataFrame's names once fitted (56 F3)
         self._check_params()
         moved = []
         x = log_probabilities(scores, self.score, self.classes, float(self.eps), moved)
@@ -356,7 +357,7 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
                     "choose the penalties by cross-validation ('cv'), raise them, or loosen tol"
                     if solver == "lbfgs" else "") + light, ConvergenceWarning, stacklevel=2,
             )
-        return self
+        return from_frame(self, scores)  # a DataFrame's column names, or none (arrays)
 
     def _solve(self, x, codes, w, pens, theta0=None, classes=None):
         """Minimise the objective on rows ``x``; ``(theta, f, |g|, iterations, ok, solver)``.

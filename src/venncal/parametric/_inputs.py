@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 
+from .._input_scales import as_array
 from .._rows import RowError
 from .._validation import Interval
 from ..multiclass._labels import _label_values, class_codes
@@ -107,7 +108,7 @@ def _as_array(scores) -> np.ndarray:
             return np.from_dlpack(scores)
         except (BufferError, RuntimeError, TypeError):  # e.g. on a GPU: copy through asarray
             pass
-    return np.asarray(scores)
+    return as_array(scores)  # (a list of floats and ints past 2**53: 56 F6)
 
 
 def check_clipped_weight(owner) -> None:

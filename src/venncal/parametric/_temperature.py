@@ -15,6 +15,7 @@ from .._kernels.parametric import softmax_scaled, temperature_terms
 from .._newton import REL_STEP, minimize_convex_nonnegative
 from .._rows import RowError
 from .._score_names import check_frame, from_frame
+from .._score_names import forget as forget_score_names
 from .._validation import NONE, Check, Interval, Options, ParamsMixin, check_sample_weight
 from ._blocks import BLOCK_ROWS, BlockPool
 from ._inputs import (
@@ -172,7 +173,7 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
         -------
         self
         """
-        from_frame(self, scores)  # a DataFrame's column names, or none (arrays)
+        forget_score_names(self)  # and a DataFrame's names once fitted (56 F3)
         self._check_params()
         moved = []
         z, top = class_score_rows(scores, self.score, self.classes, eps=float(self.eps),
@@ -286,7 +287,7 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
                 "information the temperature can use, and every prediction is uniform over "
                 "the classes of nonzero probability", UserWarning, stacklevel=2,
             )
-        return self
+        return from_frame(self, scores)  # a DataFrame's column names, or none (arrays)
 
     def _derive_state(self) -> None:
         """Set ``temperature_`` from the loaded ``inverse_temperature_`` (for :func:`venncal.load`)."""

@@ -129,7 +129,7 @@ def _first_inexact_text(cleaned, values) -> int:
     x = values.take(pa.array(index[rest])).to_numpy(zero_copy_only=False)
     for j, text, value in zip(rest.tolist(), texts.take(pa.array(rest)).to_pylist(),
                               x.tolist(), strict=True):
-        if inexact(text, value):
+        if inexact(text, value) == 1:  # (past the range: named below, "1e309")
             first.append(int(index[j]))
             break
     hits = [i for i in first if i >= 0]
