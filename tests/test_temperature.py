@@ -515,3 +515,22 @@ def test_weights_rounded_to_a_subnormal_are_told():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         TemperatureCalibrator().fit(z, Y, sample_weight=np.r_[4 * 2.0**-1000, np.full(n, 2.0**75)])
+
+
+def test_a_rounded_weight_that_pulls_the_minimiser_is_told():
+    """Attack 56 F8: a weight of 1.2346 * 2**-1030 beside 2**40 keeps 4 bits once scaled; at
+    logits of 1e124 beside others of 1e-200 its loss is negligible but its pull on the slope
+    sets beta (1.3 % off): told, as a weight held exactly (2**-1030) is not."""
+    import math
+
+    rng = np.random.default_rng(1)
+    n = 40
+    Z = rng.normal(size=(n, 3))
+    y = np.array([rng.choice(3, p=np.exp(2 * r) / np.exp(2 * r).sum()) for r in Z])
+    Zx = np.vstack([Z * 1e-200, [1e124, -1e124, 0.0]])
+    yx = np.r_[y, 2]
+    with pytest.warns(UserWarning, match="keep only a few bits"):
+        TemperatureCalibrator().fit(Zx, yx, np.r_[np.full(n, 2.0**40), math.ldexp(1.2345678901, -1030)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        TemperatureCalibrator().fit(Zx, yx, np.r_[np.full(n, 2.0**40), math.ldexp(1.0, -1030)])

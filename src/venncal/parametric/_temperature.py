@@ -257,7 +257,7 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
                 + "); multiply the scores by a positive constant (the inverse temperature "
                 "scales by its inverse)")
         if damaged.any():
-            _warn_vanished(given, damaged, z, top, K, result, total)
+            _warn_vanished(given, damaged, z, top, K, result, total, g_error(result.g))
         if shift:  # back to the scores' unit: beta 2**-k, its derivative 2**k (saturated at
             # the largest double where it passes it: attack 51 F1)
             g = math.copysign(_MAX, result.g) if abs(result.g) > math.ldexp(_MAX, -shift) \
@@ -384,14 +384,18 @@ def _vanished_note(vanished: np.ndarray) -> str:
             "count as weight 0: float64 cannot hold their ratio)")
 
 
-def _warn_vanished(given, damaged, z, top, K, result, total) -> None:
+def _warn_vanished(given, damaged, z, top, K, result, total, g_err) -> None:
     """Warn when rows whose weight vanished or rounded could move the fitted loss.
 
     Weights below 2**-1022 of the largest are subnormal once scaled: they are
     rounded by up to 2**-1075 (a few bits left: attack 54 F7), or to 0 below
     2**-1074 (attack 51 F2).  A row's term of the weighted log loss is at most
     ``w (log K + beta spread)``: with logits near the largest double the
-    rounding of a weight of 2**-1100 can still count.
+    rounding of a weight of 2**-1100 can still count.  Its pull on the slope,
+    which sets the minimiser, is at most ``w spread``: beside rows whose
+    slope is tiny (logits of 1e-200) it can move beta (1-2 % for a weight of
+    2**-1030 beside 2**40 at logits of 1e124: attack 56 F8), so that is
+    weighed against the slope's own rounding ``g_err`` too.
     """
     rows = np.flatnonzero(damaged)
     spread = top[rows] - _lowest_live(z[rows], top[rows])
@@ -401,7 +405,9 @@ def _warn_vanished(given, damaged, z, top, K, result, total) -> None:
         error = np.minimum(np.log2(given[rows]) - exp, -1075.0)  # each weight's rounding
         reach = float(np.max(error + bound))
         level = math.log2(result.f * total) - 52 if result.f * total > 0 else -math.inf
-    if reach > level:
+        pull = float(np.max(error + np.log2(spread)))
+        slack = math.log2(g_err * total) if g_err * total > 0 else -math.inf
+    if reach > level or pull > slack:
         lost = rows.shape[0]
         warnings.warn(
             f"TemperatureCalibrator: sample_weight spans more than float64 can hold: {lost} "
