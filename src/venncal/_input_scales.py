@@ -163,7 +163,8 @@ def as_array(values) -> np.ndarray:
     floats beside a float (``[0.5, 2**53 + 1]``: attack 56 F6) is kept as objects, so that
     :func:`as_float64` refuses them as it refuses them in an object array."""
     arr = np.asarray(values)
-    if arr.dtype.kind in "fc" and arr.size and isinstance(values, (list, tuple)):
+    if arr.dtype.kind in "fc" and arr.size and isinstance(values, (list, tuple)) and bool(
+            np.any(np.abs(arr) >= 2.0**53)):  # (else none is past 2**53: the fast path)
         objects = np.asarray(values, dtype=object)
         if objects.shape == arr.shape and any(
                 isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))
