@@ -153,3 +153,16 @@ def test_a_finite_number_past_the_doubles_is_named_so():
     for values in (np.array(["0.5", "1e400"]), np.array([0.5, Decimal("1e400")], dtype=object)):
         with pytest.raises(ValueError, match="past the largest float64 .* read as infinite"):
             check_scores(values)
+
+
+def test_lists_of_0d_arrays_numpy_scalars_and_texts_are_read_by_value():
+    """Attack 57 F1, F3, F4: a 0-d integer array past 2**53 in a list was floated silently; a
+    float32 beside texts was read from its str; a long double past the doubles was "NaN"."""
+    with pytest.raises(ValueError, match="cannot hold exactly"):
+        check_scores([np.array(2**53 + 1), np.array(0.5)])
+    assert check_scores(["0.5", np.float32(0.1)]).tolist() == [0.5, float(np.float32(0.1))]
+    if np.finfo(np.longdouble).max > np.finfo(np.float64).max:
+        big = np.longdouble("1e4000")
+        for values in (np.array([big, 0.5], dtype=object), np.array([big, 0.5])):
+            with pytest.raises(ValueError, match="past the largest float64"):
+                check_scores(values)

@@ -111,13 +111,20 @@ def test_a_pyarrow_table_is_checked_by_its_column_names(tmp_path):
             model.predict_proba(table.select(["zb", "za", "zc"]))
 
 
-def test_a_failed_refit_leaves_no_names(tmp_path):
-    """Attack 56 F3: the names were recorded before the fit, and kept when the refit raised."""
+@pytest.mark.parametrize("kind", list(MODELS))
+def test_a_failed_refit_keeps_the_old_fit_and_its_names(tmp_path, kind):
+    """Attack 56 F3, 57 F0: names recorded before the fit stayed when the refit raised; dropped
+    then, the old fit stayed without them and took its columns reordered.  A failed refit now
+    leaves the model as it was: the old fit, its names, the reordered columns refused."""
     frame = _table(tmp_path / "d.csv")
-    model = TemperatureCalibrator().fit(frame[COLS], frame["y"])
+    model = MODELS[kind]().fit(frame[COLS], frame["y"])
+    before = model.predict_proba(frame[COLS].to_numpy())
     with pytest.raises(ValueError):
-        model.fit(frame[["zb", "za", "zc"]], np.where(frame["y"] == "ant", "bee", "ant")[:0])
-    assert recorded(model) is None
+        model.fit(frame[["zb", "za", "zc"]], frame["y"][:10])
+    assert recorded(model) == COLS
+    assert model.predict_proba(frame[COLS]).tobytes() == before.tobytes()
+    with pytest.raises(ParameterError, match="the model was fitted on"):
+        model.predict_proba(frame[["zc", "zb", "za"]])
 
 
 def test_the_refusal_names_the_classes():

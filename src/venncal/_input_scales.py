@@ -57,11 +57,14 @@ def inexact(v, f: float) -> int:
 
     NaN and infinities pass here: the callers refuse them with their own message.
     """
+    if isinstance(v, np.ndarray) and v.ndim == 0:
+        v = v[()]  # its scalar (a list of 0-d arrays: attack 57 F1)
     if isinstance(v, (bool, np.bool_, float)):
         return 0  # (np.float64 is a float; float32 and float16 are held exactly)
     if math.isinf(f):  # a finite number past the doubles ("1e400": not "NaN or infinite")
         d = _decimal(v) if isinstance(v, (str, bytes, decimal.Decimal)) else None
-        return 3 if (d is not None and d.is_finite()) or isinstance(v, numbers.Rational) else 0
+        return 3 if (d is not None and d.is_finite()) or isinstance(v, numbers.Rational) or (
+            isinstance(v, np.floating) and np.isfinite(v)) else 0
     if not math.isfinite(f):
         return 0
     if isinstance(v, np.floating):
@@ -132,7 +135,7 @@ def check_held_exactly(arr: np.ndarray, out: np.ndarray, name: str,
         with np.errstate(invalid="ignore"):
             held = (out.astype(arr.dtype) == arr) | np.isnan(arr)
         bad = np.flatnonzero(~held)
-        code = 1
+        code = 3 if bad.size and np.isinf(out[bad[0]]) else 1  # (a long double past the range)
     if bad.size == 0:
         return
     i = int(bad[0])
@@ -163,13 +166,18 @@ def as_array(values) -> np.ndarray:
     floats beside a float (``[0.5, 2**53 + 1]``: attack 56 F6) is kept as objects, so that
     :func:`as_float64` refuses them as it refuses them in an object array."""
     arr = np.asarray(values)
-    if arr.dtype.kind in "fc" and arr.size and isinstance(values, (list, tuple)) and bool(
-            np.any(np.abs(arr) >= 2.0**53)):  # (else none is past 2**53: the fast path)
+    if not (isinstance(values, (list, tuple)) and arr.size):
+        return arr
+    if arr.dtype.kind in "fc" and bool(np.any(np.abs(arr) >= 2.0**53)):  # (else: fast path)
         objects = np.asarray(values, dtype=object)
         if objects.shape == arr.shape and any(
-                isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))
-                and not -(2**53) <= int(v) <= 2**53 for v in objects.ravel().tolist()):
-            return objects
+                (isinstance(v, numbers.Integral) or (isinstance(v, np.ndarray)
+                                                     and v.dtype.kind in "iu" and v.ndim == 0))
+                and not isinstance(v, (bool, np.bool_)) and not -(2**53) <= int(v) <= 2**53
+                for v in objects.ravel().tolist()):
+            return objects  # (0-d integer arrays too: attack 57 F1)
+    elif arr.dtype.kind in "US" and not all(isinstance(v, (str, bytes)) for v in values):
+        return np.asarray(values, dtype=object)  # numbers beside texts, not their str (57 F3)
     return arr
 
 
@@ -183,7 +191,8 @@ def as_float64(arr: np.ndarray, name: str) -> np.ndarray:
     """
     if arr.dtype.kind in "OUS":
         try:
-            out = arr.astype(np.float64)
+            with np.errstate(over="ignore"):  # (a long double past the range: named below)
+                out = arr.astype(np.float64)
         except OverflowError:  # a Python int past float64's range
             raise ValueError(f"{name} holds a number beyond float64's range (about "
                              "1.8e308): venncal computes in float64; rescale it first") from None
@@ -198,7 +207,8 @@ def as_float64(arr: np.ndarray, name: str) -> np.ndarray:
         return out
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"{name} must be real numbers; got an array of dtype {arr.dtype}")
-    out = arr.astype(np.float64)
+    with np.errstate(over="ignore"):  # (a long double past the range: named below)
+        out = arr.astype(np.float64)
     if arr.dtype.itemsize > 8 or (arr.dtype.kind in "iu" and arr.dtype.itemsize == 8):
         check_held_exactly(arr.reshape(-1), out.reshape(-1), name, arr.shape)
     return out

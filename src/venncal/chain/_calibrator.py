@@ -12,7 +12,6 @@ from sklearn.utils.validation import check_is_fitted
 from .._base import same_values
 from .._rows import RowError, rows_of
 from .._score_names import check_frame, from_frame
-from .._score_names import forget as forget_score_names
 from .._validation import RANDOM_STATE, Check, Interval, Options, ParamsMixin, check_sample_weight
 from ..negated import _same_param
 from ..parametric._inputs import _as_array
@@ -320,7 +319,6 @@ class ChainedCalibrator(ParamsMixin, BaseEstimator):
         -------
         self
         """
-        forget_score_names(self)  # and a DataFrame's names once fitted (56 F3)
         kind = self._chain_kind()
         x = self._scores(scores, kind)
         y = np.asarray(y)

@@ -33,7 +33,6 @@ from .._kernels.parametric_matrix import (
 )
 from .._rows import RowError
 from .._score_names import check_frame, from_frame
-from .._score_names import forget as forget_score_names
 from .._validation import NONE, Check, Interval, Options, ParamsMixin, check_sample_weight
 from ._blocks import BlockPool
 from ._inputs import (
@@ -298,7 +297,6 @@ class AffineScalingBase(ParamsMixin, BaseEstimator):
             the same on every row of positive weight (up to a constant added
             to a row): the scales and intercepts are then not identified.
         """
-        forget_score_names(self)  # and a DataFrame's names once fitted (56 F3)
         self._check_params()
         moved = []
         x = log_probabilities(scores, self.score, self.classes, float(self.eps), moved)

@@ -15,7 +15,6 @@ from .._kernels.parametric import softmax_scaled, temperature_terms
 from .._newton import REL_STEP, minimize_convex_nonnegative
 from .._rows import RowError
 from .._score_names import check_frame, from_frame
-from .._score_names import forget as forget_score_names
 from .._validation import NONE, Check, Interval, Options, ParamsMixin, check_sample_weight
 from ._blocks import BLOCK_ROWS, BlockPool
 from ._inputs import (
@@ -173,7 +172,6 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
         -------
         self
         """
-        forget_score_names(self)  # and a DataFrame's names once fitted (56 F3)
         self._check_params()
         moved = []
         z, top = class_score_rows(scores, self.score, self.classes, eps=float(self.eps),
