@@ -166,3 +166,13 @@ def test_lists_of_0d_arrays_numpy_scalars_and_texts_are_read_by_value():
         for values in (np.array([big, 0.5], dtype=object), np.array([big, 0.5])):
             with pytest.raises(ValueError, match="past the largest float64"):
                 check_scores(values)
+
+
+def test_ragged_lists_iterators_and_huge_integers_get_clear_messages():
+    """Attack 57 F5: numpy's "inhomogeneous shape", a generator's "shape ()", no index."""
+    with pytest.raises(ValueError, match="scores must be an array of numbers; got a ragged"):
+        check_scores([[0.5], [0.2, 0.3]])
+    with pytest.raises(TypeError, match="not an iterator or a generator"):
+        check_scores(x for x in [0.5, 0.2])
+    with pytest.raises(ValueError, match="beyond float64's range at index 1"):
+        check_scores([0.5, 10**400])

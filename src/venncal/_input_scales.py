@@ -161,11 +161,21 @@ def check_held_exactly(arr: np.ndarray, out: np.ndarray, name: str,
     )
 
 
-def as_array(values) -> np.ndarray:
+def as_array(values, name: str = "values") -> np.ndarray:
     """``np.asarray(values)``, but a list or tuple whose integers past 2**53 numpy would make
     floats beside a float (``[0.5, 2**53 + 1]``: attack 56 F6) is kept as objects, so that
-    :func:`as_float64` refuses them as it refuses them in an object array."""
-    arr = np.asarray(values)
+    :func:`as_float64` refuses them as it refuses them in an object array.  A ragged list or
+    an iterator is a clear error naming ``name`` (57 F5)."""
+    if hasattr(values, "__next__") and not hasattr(values, "__len__"):
+        raise TypeError(f"{name} must be an array-like of numbers, not an iterator or a "
+                        "generator: pass list(...) of it")
+    try:
+        arr = np.asarray(values)
+    except ValueError as exc:
+        if "inhomogeneous" not in str(exc):
+            raise
+        raise ValueError(f"{name} must be an array of numbers; got a ragged sequence (its "
+                         "rows or items have different lengths)") from None
     if not (isinstance(values, (list, tuple)) and arr.size):
         return arr
     if arr.dtype.kind in "fc" and bool(np.any(np.abs(arr) >= 2.0**53)):  # (else: fast path)
@@ -194,7 +204,10 @@ def as_float64(arr: np.ndarray, name: str) -> np.ndarray:
             with np.errstate(over="ignore"):  # (a long double past the range: named below)
                 out = arr.astype(np.float64)
         except OverflowError:  # a Python int past float64's range
-            raise ValueError(f"{name} holds a number beyond float64's range (about "
+            flat = arr.reshape(-1).tolist()
+            i = next((i for i, v in enumerate(flat) if _overflows(v)), None)
+            what = "" if i is None else f" at index {i} ({_short(flat[i])})"
+            raise ValueError(f"{name} holds a number beyond float64's range{what} (about "
                              "1.8e308): venncal computes in float64; rescale it first") from None
         except (TypeError, ValueError):
             flat = arr.reshape(-1).tolist()
@@ -212,6 +225,21 @@ def as_float64(arr: np.ndarray, name: str) -> np.ndarray:
     if arr.dtype.itemsize > 8 or (arr.dtype.kind in "iu" and arr.dtype.itemsize == 8):
         check_held_exactly(arr.reshape(-1), out.reshape(-1), name, arr.shape)
     return out
+
+
+def _overflows(v) -> bool:
+    try:
+        float(v)
+    except OverflowError:
+        return True
+    except (TypeError, ValueError):
+        return False
+    return False
+
+
+def _short(v) -> str:
+    text = repr(v)
+    return text if len(text) <= 40 else text[:18] + "..." + text[-18:]
 
 
 def _reads(v) -> bool:

@@ -93,7 +93,7 @@ def _bad_value(before: str, i: int, after: str, row_base: int | None,
 
 def _real_1d(values, name: str, what: str) -> np.ndarray:
     """``values`` as a contiguous, non-empty 1-D float64 array (not yet checked for NaN)."""
-    arr = as_array(values)  # (a list of floats and ints past 2**53: 56 F6)
+    arr = as_array(values, name)  # (a list of floats and ints past 2**53: 56 F6)
     if arr.dtype.kind == "c":
         raise TypeError(f"{name} must be real numbers; got complex values")
     if arr.ndim == 1:  # (texts too: "9007199254740993", "1e-400": attack 52 F6, 54 F1-F3)
