@@ -534,3 +534,16 @@ def test_a_rounded_weight_that_pulls_the_minimiser_is_told():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         TemperatureCalibrator().fit(Zx, yx, np.r_[np.full(n, 2.0**40), math.ldexp(1.0, -1030)])
+
+
+@pytest.mark.parametrize("r, told", [(1e-13, False), (1e-12, False), (1e-10, True)])
+def test_the_rounded_weight_warning_is_not_early(r, told):
+    """Attack 57 F6: the caution fired where the rounding moved beta by 1e-15, 100x below the
+    search's own error; its loss bound also overflowed (beta spread past the doubles)."""
+    d, W = 1e-200, 1.3 * 2.0**-1030
+    z = np.array([[0, d]] * 4 + [[0, r * (2.0**40 * d) / W]])
+    y = np.array([1, 1, 1, 0, 0])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        TemperatureCalibrator().fit(z, y, sample_weight=np.array([2.0**40] * 4 + [W]))
+    assert any("keep only a few bits" in str(c.message) for c in caught) == told

@@ -398,13 +398,16 @@ def _warn_vanished(given, damaged, z, top, K, result, total, g_err) -> None:
     rows = np.flatnonzero(damaged)
     spread = top[rows] - _lowest_live(z[rows], top[rows])
     with np.errstate(over="ignore", divide="ignore"):
-        bound = np.log2(math.log(K) + result.x * spread)
+        # log2(log K + beta spread), in logs: beta spread passes the doubles (1e200 x 1e108)
+        bound = np.logaddexp2(math.log2(math.log(K)), np.log2(result.x) + np.log2(spread))
         exp = math.frexp(float(np.max(given)))[1] - 1  # power_of_two_scale's division
         error = np.minimum(np.log2(given[rows]) - exp, -1075.0)  # each weight's rounding
         reach = float(np.max(error + bound))
-        level = math.log2(result.f * total) - 52 if result.f * total > 0 else -math.inf
+        level = math.log2(result.f * total) - 45 if result.f * total > 0 else -math.inf
         pull = float(np.max(error + np.log2(spread)))
-        slack = math.log2(g_err * total) if g_err * total > 0 else -math.inf
+        # 2**7 above the loss's and the slope's rounding: where the fit moves by more than the
+        # search's own error (~1e-13 relative), not 1e-15 (attack 57 F6: a caution 100x early)
+        slack = math.log2(g_err * total) + 7 if g_err * total > 0 else -math.inf
     if reach > level or pull > slack:
         lost = rows.shape[0]
         warnings.warn(
