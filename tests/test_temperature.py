@@ -547,3 +547,19 @@ def test_the_rounded_weight_warning_is_not_early(r, told):
         warnings.simplefilter("always")
         TemperatureCalibrator().fit(z, y, sample_weight=np.array([2.0**40] * 4 + [W]))
     assert any("keep only a few bits" in str(c.message) for c in caught) == told
+
+
+def test_tiny_logits_are_scaled_up_before_the_fit():
+    """Attack 57 A0: logits near 1e-300 with weights spanning 1e300 (none rounded): the slope's
+    terms were subnormal, beta 3.57e302 for an exact 6.7316813453370825e302 (Decimal), 47 %
+    low, converged_ True.  The logits are now scaled up by a power of two, as large ones are
+    scaled down (beta scales back exactly)."""
+    from pathlib import Path
+
+    d = np.load(Path(__file__).parent / "data" / "temperature_tiny_logits.npy")
+    z, y, w = d[:, :2], d[:, 2].astype(int), d[:, 3]
+    keep = w >= w.max() * 2.0**-1022
+    model = TemperatureCalibrator().fit(z[keep], y[keep], sample_weight=w[keep])
+    assert model.inverse_temperature_ == pytest.approx(6.7316813453370825e302, rel=2e-6)
+    up = TemperatureCalibrator().fit(np.ldexp(z[keep], 600), y[keep], sample_weight=w[keep])
+    assert np.ldexp(up.inverse_temperature_, 600) == pytest.approx(6.7316813453370825e302, rel=2e-6)

@@ -186,6 +186,11 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
             # doubles are fitted too: attack 46 F4); -inf entries (probability 0) are skipped
             half = float(np.max(0.5 * top - 0.5 * _lowest_live(z, top)))
             shift = max(0, math.frexp(half)[1] + 1 + (K + 16).bit_length() - 1022)
+            if 0.0 < half < 2.0**-500:  # tiny logits: 2**k z (beta scales by 2**-k), so that the
+                # slope's terms are not subnormal (logits of 1e-300: beta 47 % off, attack 57 A0)
+                finite = np.abs(z[np.isfinite(z)])
+                room = 1000 - math.frexp(float(finite.max()) if finite.size else 0.0)[1]
+                shift = -max(0, min(-math.frexp(half)[1], room))
             if shift:
                 z, top = np.ldexp(z, -shift), np.ldexp(top, -shift)
         classes, codes = class_codes(y, n, self.classes, K)
@@ -258,9 +263,19 @@ class TemperatureCalibrator(ParamsMixin, BaseEstimator):
             _warn_vanished(given, damaged, z, top, K, result, total, g_error(result.g))
         if shift:  # back to the scores' unit: beta 2**-k, its derivative 2**k (saturated at
             # the largest double where it passes it: attack 51 F1)
-            g = math.copysign(_MAX, result.g) if abs(result.g) > math.ldexp(_MAX, -shift) \
-                else math.ldexp(result.g, shift)
-            result = result._replace(x=math.ldexp(result.x, -shift), g=g)
+            g = math.copysign(_MAX, result.g) if shift > 0 and abs(result.g) > math.ldexp(
+                _MAX, -shift) else math.ldexp(result.g, shift)
+            try:
+                x = math.ldexp(result.x, -shift)
+            except OverflowError:  # (tiny logits scaled up: a minimiser past 1.8e308)
+                raise ValueError(
+                    "TemperatureCalibrator: the label's scores lie on average less than "
+                    f"1/1.8e308 below their rows' largest (mean gap "
+                    f"{math.ldexp(mean_gap, shift):.3g}), closer than float64 can weigh (the "
+                    f"inverse temperature would be near or past {_MAX:.3g}); multiply the "
+                    "scores by a positive constant (the inverse temperature scales by its "
+                    "inverse)") from None
+            result = result._replace(x=x, g=g)
         self.classes_ = classes
         self.inverse_temperature_ = float(result.x)
         self.temperature_ = np.inf if result.x == 0.0 else 1.0 / result.x
