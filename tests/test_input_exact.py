@@ -176,3 +176,15 @@ def test_ragged_lists_iterators_and_huge_integers_get_clear_messages():
         check_scores(x for x in [0.5, 0.2])
     with pytest.raises(ValueError, match="beyond float64's range at index 1"):
         check_scores([0.5, 10**400])
+
+
+def test_a_table_with_an_int64_column_beside_floats_is_read_exactly():
+    """Attack 57 A2: numpy made a frame's int64 column float beside a float column (2**53 + 1
+    read as 2**53); an all-int64 frame was refused."""
+    import pyarrow as pa
+
+    frame = pd.DataFrame({"a": np.array([2**53 + 1, 1, 2, 3], dtype=np.int64),
+                          "b": [0.5, 0.1, 0.2, 0.3]})
+    for table in (frame, pa.Table.from_pandas(frame, preserve_index=False)):
+        with pytest.raises(ValueError, match="row 0, column 0 is 9007199254740993"):
+            venncal.TemperatureCalibrator().fit(table, [0, 1, 0, 1])

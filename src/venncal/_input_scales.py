@@ -169,6 +169,7 @@ def as_array(values, name: str = "values") -> np.ndarray:
     if hasattr(values, "__next__") and not hasattr(values, "__len__"):
         raise TypeError(f"{name} must be an array-like of numbers, not an iterator or a "
                         "generator: pass list(...) of it")
+    values = _mixed_table(values)
     try:
         arr = np.asarray(values)
     except ValueError as exc:
@@ -189,6 +190,24 @@ def as_array(values, name: str = "values") -> np.ndarray:
     elif arr.dtype.kind in "US" and not all(isinstance(v, (str, bytes)) for v in values):
         return np.asarray(values, dtype=object)  # numbers beside texts, not their str (57 F3)
     return arr
+
+
+def _mixed_table(values):
+    """A pandas DataFrame or pyarrow Table with a 64-bit integer column beside columns of other
+    types, as objects: numpy would make its integers floats (2**53 + 1 beside a float column
+    read as 2**53: attack 57 A2); anything else unchanged."""
+    if hasattr(values, "column_names") and hasattr(values, "to_pandas"):  # pyarrow
+        kinds = {str(t) for t in values.schema.types}
+        if kinds & {"int64", "uint64"} and len(kinds) > 1:
+            return np.column_stack([np.asarray(c.to_pylist(), dtype=object)
+                                    for c in values.columns])
+        return values
+    dtypes = getattr(values, "dtypes", None)
+    if dtypes is not None and hasattr(values, "to_numpy") and not isinstance(values, np.ndarray):
+        kinds = {str(t) for t in (dtypes if hasattr(dtypes, "__iter__") else [dtypes])}
+        if kinds & {"int64", "uint64", "Int64", "UInt64"} and len(kinds) > 1:
+            return values.to_numpy(dtype=object)
+    return values
 
 
 def as_float64(arr: np.ndarray, name: str) -> np.ndarray:
