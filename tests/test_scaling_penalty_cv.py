@@ -14,7 +14,6 @@ from sklearn.exceptions import ConvergenceWarning
 import venncal
 from venncal.parametric import MatrixScalingCalibrator, StructuredMatrixScalingCalibrator
 from venncal.parametric._penalty_cv import default_grid, stratified_folds
-from venncal.persist import ModelFormatError
 
 CLASSES = [MatrixScalingCalibrator, StructuredMatrixScalingCalibrator]
 

@@ -14,9 +14,8 @@ from fractions import Fraction
 import numpy as np
 
 __all__ = [
-    "WeightScaleWarning", "as_array", "as_float64", "check_held_exactly", "exact_float64", "inexact",
-    "inexact_codes",
-    "warn_if_relative_weights",
+    "WeightScaleWarning", "as_array", "as_float64", "check_held_exactly", "exact_float64",
+    "inexact", "inexact_codes", "warn_if_relative_weights",
 ]
 
 #: Magnitudes from which a double's neighbours are 2 or more apart: values there (ids, counts,
