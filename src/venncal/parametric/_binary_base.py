@@ -148,7 +148,8 @@ def _warn_cancelling(name: str, X: np.ndarray, coef, intercept: float) -> None:
 def _far_from_zero(q: np.ndarray) -> str:
     """A note for a separation verdict on scores offset far from 0 for their spread (3e7 + N(0,
     1): the terms of the map cancel, and interleaved classes read as separable: 54 F8)."""
-    spread = float(np.max(q) - np.min(q)) if q.size else 0.0
+    # halves: the spread of scores at +-1e308 is past the doubles (a RuntimeWarning)
+    spread = 2.0 * float(0.5 * np.max(q) - 0.5 * np.min(q)) if q.size else 0.0
     center = float(np.max(np.abs(q))) if q.size else 0.0
     if not (spread > 0 and center > 2.0**20 * spread):
         return ""
