@@ -42,7 +42,7 @@ def inexact(v, f: float) -> int:
     """Whether ``v`` read as the double ``f`` lost what it names: 0 held, 1 rounded, 2 underflowed,
     3 overflowed (a finite number read as infinite).
 
-    The rule (docs/validation.md, "Numbers a double cannot hold"), by value, not by spelling:
+    The rule (docs/architecture.md, Validation; docs/cli.md, Numbers), by value, not by spelling:
 
     - a value other than 0 must not read as 0 (``"1e-400"``, ``Decimal("1E-400")``,
       ``Fraction(1, 10**400)``: it would tie with 0);
