@@ -32,7 +32,7 @@ _AFTER = ("which a float64 cannot hold exactly (past 2**53 a value rounds to a n
 @functools.cache
 def _inexact_udf():
     """A pandas UDF ``(value, its double) -> bool``: the local rule, element by element."""
-    from .._input_scales import inexact_codes
+    from .._input_scales import _reads, inexact_codes
 
     @F.pandas_udf("boolean")
     def inexact(values: pd.Series, doubles: pd.Series) -> pd.Series:
@@ -42,10 +42,7 @@ def _inexact_udf():
         # texts Spark reads as numbers and Python as none ("1.5d", "0x1p3": attack 55 F4)
         text = np.fromiter((isinstance(v, str) for v in objects), bool, objects.shape[0])
         for i in np.flatnonzero(text & ~np.isnan(out) & ~bad):
-            try:
-                float(objects[i])
-            except ValueError:
-                bad[i] = True
+            bad[i] = not _reads(objects[i])
         return pd.Series(bad)
 
     return inexact
